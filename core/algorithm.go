@@ -1,0 +1,57 @@
+package core
+
+import "time"
+
+// Algorithm is one limit's rule: a validated value whose step is a pure
+// function of (state, now, cost). The algorithms of this package are the only
+// implementations: every store must know how to apply each of them.
+type Algorithm interface {
+	// Validate reports whether the parameters are usable; the error wraps
+	// [ErrInvalidConfig].
+	Validate() error
+	compile() (stepper, error)
+}
+
+// outcome is one algorithm step's verdict. Durations are nanoseconds.
+type outcome struct {
+	allowed    bool
+	remaining  int64
+	resetAfter int64
+	retryAfter int64
+	delay      int64
+}
+
+// stepper is a compiled algorithm. Its state is words() int64 words; the all
+// zero state is a key never seen. now is Unix nanoseconds and may be older
+// than instants the state has seen (callers race): a stepper must never grant
+// more for an older now than it would for the newest one it has seen.
+type stepper interface {
+	words() int
+	// take decides taking cost at now. When commit is set and the take is
+	// allowed, st is updated; st is never written otherwise.
+	take(st []int64, now, cost int64, commit bool) outcome
+	// denied records a denied attempt in st for algorithms that penalise
+	// them; others leave st untouched.
+	denied(st []int64, now, cost int64)
+	// refund gives back cost taken at the instant taken, as far as st still
+	// holds it.
+	refund(st []int64, now, taken, cost int64)
+	// idleAt is the instant from which st behaves as the zero state.
+	idleAt(st []int64) int64
+	// quota is the most granted at once and the time that quota takes to
+	// replenish.
+	quota() (int64, time.Duration)
+}
+
+// noPenalty provides the denied method of algorithms whose denials change
+// nothing.
+type noPenalty struct{}
+
+func (noPenalty) denied([]int64, int64, int64) {}
+
+func nonNeg(d int64) int64 {
+	if d < 0 {
+		return 0
+	}
+	return d
+}

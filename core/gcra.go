@@ -1,0 +1,85 @@
+package core
+
+import (
+	"fmt"
+	"time"
+)
+
+// GCRA is the generic cell rate algorithm: requests are spaced by the
+// emission interval I = Rate.Period/Rate.Limit (rounded up to a nanosecond),
+// with Burst of them allowed at once.
+//
+// It keeps one word per key, the theoretical arrival time TAT. A request of
+// cost c at now moves it to TAT' = max(TAT, now) + c·I and is admitted when
+// TAT' − now ≤ Burst·I. Over any interval T it admits at most Burst +
+// ⌈T/I⌉ units.
+//
+// A caller whose now is older than what the key has seen is decided more
+// strictly, never more leniently: max(TAT, now) − now only grows as now
+// shrinks.
+type GCRA struct {
+	Rate Rate
+	// Burst is how many units may pass at once; 0 means Rate.Limit.
+	Burst int64
+}
+
+// Validate reports whether g is usable.
+func (g GCRA) Validate() error { _, err := g.compile(); return err }
+
+func (g GCRA) compile() (stepper, error) {
+	if err := g.Rate.validate("GCRA"); err != nil {
+		return nil, err
+	}
+	burst := g.Burst
+	if burst == 0 {
+		burst = g.Rate.Limit
+	}
+	if burst < 1 {
+		return nil, fmt.Errorf("core: GCRA: burst %d must be ≥ 1: %w", g.Burst, ErrInvalidConfig)
+	}
+	iv := g.Rate.interval()
+	tol, ok := mulSpan(burst, iv)
+	if !ok {
+		return nil, fmt.Errorf("core: GCRA: burst %d × interval %v overflows 73 years: %w", burst, time.Duration(iv), ErrInvalidConfig)
+	}
+	return &gcraStep{interval: iv, tolerance: tol, burst: burst}, nil
+}
+
+// gcraStep is also the meter of LeakyBucket and the smooth mode of Hybrid.
+type gcraStep struct {
+	noPenalty
+	interval, tolerance, burst int64
+}
+
+func (g *gcraStep) words() int { return 1 }
+
+func (g *gcraStep) quota() (int64, time.Duration) { return g.burst, time.Duration(g.tolerance) }
+
+func (g *gcraStep) take(st []int64, now, cost int64, commit bool) outcome {
+	tat := st[0]
+	if cost > g.burst {
+		return g.deny(tat, now, int64(Never))
+	}
+	diff := max(tat, now) + cost*g.interval - now
+	if diff > g.tolerance {
+		return g.deny(tat, now, diff-g.tolerance)
+	}
+	if commit {
+		st[0] = now + diff
+	}
+	return outcome{allowed: true, remaining: (g.tolerance - diff) / g.interval, resetAfter: diff}
+}
+
+func (g *gcraStep) deny(tat, now, retry int64) outcome {
+	debt := nonNeg(tat - now)
+	return outcome{remaining: nonNeg(g.tolerance-debt) / g.interval, resetAfter: debt, retryAfter: retry}
+}
+
+func (g *gcraStep) refund(st []int64, now, _, cost int64) {
+	if cost > g.burst {
+		cost = g.burst
+	}
+	st[0] = max(st[0]-cost*g.interval, min(st[0], now))
+}
+
+func (g *gcraStep) idleAt(st []int64) int64 { return st[0] }

@@ -1,0 +1,114 @@
+package core
+
+import (
+	"context"
+	"fmt"
+)
+
+// Limiter decides requests of one [Policy] against a [Store] on a [Clock].
+// It is safe for concurrent use.
+type Limiter struct {
+	policy *Policy
+	table  Table
+	mem    *memTable // the table when it is the in-memory store's: called directly
+	clock  Clock
+}
+
+type limiterConfig struct {
+	store Store
+	clock Clock
+}
+
+// Option configures a [Limiter].
+type Option func(*limiterConfig)
+
+// WithStore makes the limiter keep its state in s. Without it, each limiter
+// has its own [MemoryStore] with default options.
+func WithStore(s Store) Option { return func(c *limiterConfig) { c.store = s } }
+
+// WithClock makes the limiter read time from c. Without it (or with nil),
+// it reads the system clock.
+func WithClock(c Clock) Option { return func(cfg *limiterConfig) { cfg.clock = c } }
+
+// NewLimiter returns a limiter for p.
+func NewLimiter(p *Policy, opts ...Option) (*Limiter, error) {
+	if p == nil {
+		return nil, fmt.Errorf("core: nil policy: %w", ErrInvalidConfig)
+	}
+	var cfg limiterConfig
+	for _, o := range opts {
+		o(&cfg)
+	}
+	if cfg.store == nil {
+		ms, err := NewMemoryStore(MemoryOptions{})
+		if err != nil {
+			return nil, err
+		}
+		cfg.store = ms
+	}
+	t, err := cfg.store.Bind(p)
+	if err != nil {
+		return nil, fmt.Errorf("core: binding policy %q: %w", p.name, err)
+	}
+	l := &Limiter{policy: p, table: t, clock: cfg.clock}
+	l.mem, _ = t.(*memTable)
+	return l, nil
+}
+
+// Policy returns the limiter's policy.
+func (l *Limiter) Policy() *Policy { return l.policy }
+
+func (l *Limiter) now() int64 {
+	if l.clock == nil {
+		return systemNow()
+	}
+	return l.clock.Now().UnixNano()
+}
+
+func (l *Limiter) do(ctx context.Context, req Request) (res Result, err error) {
+	req.Now = l.now()
+	if l.mem != nil {
+		l.mem.do(&req, &res)
+		return res, nil
+	}
+	return l.table.Do(ctx, req)
+}
+
+// Allow takes one unit for key. It is AllowN(ctx, key, 1).
+func (l *Limiter) Allow(ctx context.Context, key string) (Result, error) {
+	return l.AllowN(ctx, key, 1)
+}
+
+// AllowN takes cost units for key if every limit of the policy admits them,
+// and reports the decision. A denial consumes nothing.
+func (l *Limiter) AllowN(ctx context.Context, key string, cost int64) (Result, error) {
+	if cost < 1 {
+		return Result{}, fmt.Errorf("core: cost %d: %w", cost, ErrInvalidCost)
+	}
+	return l.do(ctx, Request{Op: OpTake, Key: key, Cost: cost})
+}
+
+// Peek reports what AllowN would decide for cost, consuming nothing.
+func (l *Limiter) Peek(ctx context.Context, key string, cost int64) (Result, error) {
+	if cost < 1 {
+		return Result{}, fmt.Errorf("core: cost %d: %w", cost, ErrInvalidCost)
+	}
+	return l.do(ctx, Request{Op: OpPeek, Key: key, Cost: cost})
+}
+
+// Refund gives back what taken consumed, as far as the limits still hold it
+// (a fixed window that has ended no longer counts the cost, so nothing is
+// given back to the next one). It returns what a peek of cost 1 reports
+// afterwards, or [ErrNotTaken] when taken consumed nothing.
+func (l *Limiter) Refund(ctx context.Context, key string, taken Result) (Result, error) {
+	if !taken.taken {
+		return Result{}, ErrNotTaken
+	}
+	return l.do(ctx, Request{Op: OpRefund, Key: key, Cost: taken.Cost, Taken: taken.at})
+}
+
+// Reset forgets key: its next request is decided as a first one.
+func (l *Limiter) Reset(ctx context.Context, key string) error {
+	_, err := l.do(ctx, Request{Op: OpReset, Key: key})
+	return err
+}

@@ -1,0 +1,98 @@
+package core
+
+import (
+	"fmt"
+	"hash/maphash"
+	"math/bits"
+)
+
+// DefaultMaxKeys is the MaxKeys of a [MemoryStore] whose options leave it 0.
+const DefaultMaxKeys = 1 << 20
+
+// WhenFull is what a [MemoryStore] table does with a new key when it holds
+// MaxKeys keys none of which has recovered.
+type WhenFull uint8
+
+const (
+	// RefuseNew denies requests of new keys (Result.Allowed false, with
+	// RetryAfter the time until the nearest entry recovers) and keeps every
+	// existing key. Nothing is forgotten, so nothing is over-admitted; the
+	// price is that new clients wait during a flood of keys. The default.
+	RefuseNew WhenFull = iota
+	// EvictNearest forgets the entry nearest to recovery (among up to 128
+	// entries around the new key's slot) to make room. New clients keep
+	// being served, at the price of admitting the evicted key again early.
+	EvictNearest
+)
+
+// MemoryOptions configures a [MemoryStore].
+type MemoryOptions struct {
+	// MaxKeys bounds the keys each bound policy keeps: a hard bound, split
+	// evenly across shards (a shard refuses or evicts when it holds
+	// MaxKeys/Shards keys). 0 means [DefaultMaxKeys].
+	MaxKeys int
+	// Shards is the number of independently locked shards, a power of two.
+	// 0 picks up to 64, keeping at least 16 keys per shard.
+	Shards int
+	// WhenFull chooses what happens to new keys when a shard is full.
+	WhenFull WhenFull
+}
+
+// MemoryStore keeps limiter state in process memory: the default store.
+//
+// Each bound policy gets a sharded open-addressing table of fixed-size
+// entries (a 64-bit keyed hash of the key followed by the policy's state
+// words), so deciding for an existing key allocates nothing. Keys themselves
+// are not kept: two keys whose hashes collide (about 1 in 3·10^7 at 10^6
+// keys, with a per-store random seed an attacker cannot aim at) share state,
+// which can only deny more, never admit more.
+//
+// An entry that has fully recovered is indistinguishable from a new key, so
+// dropping it is exact. Recovered entries are dropped whenever a shard must
+// grow or is full: incrementally, per shard, with no goroutine.
+type MemoryStore struct {
+	opts MemoryOptions
+	seed maphash.Seed
+}
+
+// NewMemoryStore returns an empty store.
+func NewMemoryStore(opts MemoryOptions) (*MemoryStore, error) {
+	if opts.MaxKeys == 0 {
+		opts.MaxKeys = DefaultMaxKeys
+	}
+	if opts.MaxKeys < 1 {
+		return nil, fmt.Errorf("core: memory store: MaxKeys %d: %w", opts.MaxKeys, ErrInvalidConfig)
+	}
+	if opts.Shards == 0 {
+		opts.Shards = 64
+		for opts.Shards > 1 && opts.MaxKeys/opts.Shards < 16 {
+			opts.Shards /= 2
+		}
+	}
+	if opts.Shards < 1 || opts.Shards&(opts.Shards-1) != 0 || opts.Shards > opts.MaxKeys {
+		return nil, fmt.Errorf("core: memory store: Shards %d must be a power of two ≤ MaxKeys: %w", opts.Shards, ErrInvalidConfig)
+	}
+	if opts.WhenFull > EvictNearest {
+		return nil, fmt.Errorf("core: memory store: WhenFull %d: %w", opts.WhenFull, ErrInvalidConfig)
+	}
+	return &MemoryStore{opts: opts, seed: maphash.MakeSeed()}, nil
+}
+
+// Bind returns a new, empty table for p.
+func (m *MemoryStore) Bind(p *Policy) (Table, error) {
+	if p == nil {
+		return nil, fmt.Errorf("core: memory store: nil policy: %w", ErrInvalidConfig)
+	}
+	shardBits := uint(bits.TrailingZeros(uint(m.opts.Shards)))
+	t := &memTable{
+		policy:    p,
+		seed:      m.seed,
+		shards:    make([]memShard, m.opts.Shards),
+		shardBits: shardBits,
+		perShard:  m.opts.MaxKeys / m.opts.Shards,
+		evict:     m.opts.WhenFull == EvictNearest,
+		stride:    1 + p.words,
+		zero:      make([]int64, p.words),
+	}
+	return t, nil
+}

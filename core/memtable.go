@@ -1,0 +1,273 @@
+package core
+
+import (
+	"context"
+	"hash/maphash"
+	"math/bits"
+	"sync"
+	"time"
+)
+
+// memTable is one policy's state in a MemoryStore: shards of linear-probing
+// hash tables whose slots are stride int64 words, the key's hash (never 0,
+// which marks an empty slot) followed by the policy's state.
+type memTable struct {
+	policy    *Policy
+	seed      maphash.Seed
+	shards    []memShard
+	shardBits uint
+	perShard  int
+	evict     bool
+	stride    int
+	zero      []int64 // the state of a key never seen; never written
+}
+
+type memShard struct {
+	mu    sync.Mutex
+	slots []int64
+	cap   int // slots
+	n     int // live entries
+	// nextIdle is a lower bound of the instant the next live entry
+	// recovers, as of the last sweep or rebuild.
+	nextIdle int64
+	_        [128 - 56]byte
+}
+
+// Load factors: a shard grows when an insert would pass 4/5 full, by half,
+// so it is between 8/15 and 4/5 full once warm: 20 to 30 bytes per GCRA key.
+func maxLoad(c int) int { return c * 4 / 5 }
+
+const evictScan = 128 // slots examined for EvictNearest
+
+const maxInt64 = int64(1<<63 - 1)
+
+// Do applies req; see [Table].
+func (t *memTable) Do(_ context.Context, req Request) (res Result, err error) {
+	t.do(&req, &res)
+	return res, nil
+}
+
+func (t *memTable) hash(key string) uint64 {
+	h := maphash.String(t.seed, key)
+	if h == 0 {
+		h = 1
+	}
+	return h
+}
+
+// home returns the preferred slot of hash h in a shard of c slots. The top
+// shardBits bits chose the shard, so they are shifted out first.
+func (t *memTable) home(h uint64, c int) int {
+	hi, _ := bits.Mul64(h<<t.shardBits, uint64(c))
+	return int(hi)
+}
+
+// find returns the offset of h's slot, or of the empty slot where it would go.
+func (t *memTable) find(s *memShard, h uint64) (int, bool) {
+	if s.cap == 0 {
+		return 0, false
+	}
+	i := t.home(h, s.cap)
+	for {
+		off := i * t.stride
+		switch uint64(s.slots[off]) {
+		case h:
+			return off, true
+		case 0:
+			return off, false
+		}
+		if i++; i == s.cap {
+			i = 0
+		}
+	}
+}
+
+func (t *memTable) do(req *Request, res *Result) {
+	h := t.hash(req.Key)
+	s := &t.shards[h>>(64-t.shardBits)&(uint64(len(t.shards))-1)]
+	s.mu.Lock()
+	off, found := t.find(s, h)
+	p := t.policy
+	switch {
+	case req.Op == OpReset:
+		if found {
+			t.remove(s, off)
+		}
+		*res = Result{}
+	case found && req.Op == OpTake:
+		p.take(s.slots[off+1:off+t.stride], req.Now, req.Cost, true, res)
+	case found && req.Op == OpRefund:
+		st := s.slots[off+1 : off+t.stride]
+		p.refund(st, req.Now, req.Taken, req.Cost)
+		p.take(st, req.Now, 1, false, res)
+	case found: // OpPeek
+		p.take(s.slots[off+1:off+t.stride], req.Now, req.Cost, false, res)
+	case req.Op == OpTake:
+		// A new key: decide on the zero state first, so that a denial
+		// (a cost beyond any quota) takes no slot.
+		p.take(t.zero, req.Now, req.Cost, false, res)
+		if !res.Allowed {
+			break
+		}
+		off, ok := t.insert(s, h, off, req.Now)
+		if !ok {
+			t.refuse(s, req.Now, res)
+			break
+		}
+		p.take(s.slots[off+1:off+t.stride], req.Now, req.Cost, true, res)
+	case req.Op == OpRefund:
+		p.take(t.zero, req.Now, 1, false, res)
+	default: // OpPeek of a new key
+		p.take(t.zero, req.Now, req.Cost, false, res)
+	}
+	s.mu.Unlock()
+}
+
+// insert claims a slot for h, whose probe ended at the empty slot off. It
+// makes room first when the shard is full or too loaded, and reports false
+// when the shard is full and may not evict.
+func (t *memTable) insert(s *memShard, h uint64, off int, now int64) (int, bool) {
+	switch {
+	case s.n >= t.perShard:
+		if now >= s.nextIdle {
+			t.sweep(s, now)
+		}
+		if s.n >= t.perShard && !(t.evict && t.evictNearest(s, h)) {
+			return 0, false
+		}
+		off, _ = t.find(s, h)
+	case s.n+1 > maxLoad(s.cap):
+		t.rebuild(s, now)
+		off, _ = t.find(s, h)
+	}
+	s.slots[off] = int64(h)
+	s.n++
+	return off, true
+}
+
+// capLimit is the most slots a shard needs: enough for perShard entries
+// under the maximum load.
+func (t *memTable) capLimit() int { return t.perShard*5/4 + 2 }
+
+// rebuild copies the live entries of s into a new slot array, dropping the
+// recovered ones, and grows it by half when the live entries still fill
+// more than two thirds of the maximum load.
+func (t *memTable) rebuild(s *memShard, now int64) {
+	live := 0
+	for off := 0; off < len(s.slots); off += t.stride {
+		if s.slots[off] != 0 && t.policy.idleAt(s.slots[off+1:off+t.stride]) > now {
+			live++
+		}
+	}
+	c := s.cap
+	if c == 0 || live+1 > maxLoad(c)*2/3 {
+		c = min(max(8, c+c/2), t.capLimit())
+	}
+	old := s.slots
+	s.slots, s.cap, s.n, s.nextIdle = make([]int64, c*t.stride), c, 0, maxInt64
+	for off := 0; off < len(old); off += t.stride {
+		if old[off] == 0 {
+			continue
+		}
+		at := t.policy.idleAt(old[off+1 : off+t.stride])
+		if at <= now {
+			continue
+		}
+		s.nextIdle = min(s.nextIdle, at)
+		dst, _ := t.find(s, uint64(old[off]))
+		copy(s.slots[dst:dst+t.stride], old[off:off+t.stride])
+		s.n++
+	}
+}
+
+// sweep drops the recovered entries of s in place and records when the
+// next of the others recovers, so that a full shard is not swept again
+// before anything can have recovered.
+func (t *memTable) sweep(s *memShard, now int64) {
+	next := maxInt64
+	for i := 0; i < s.cap; {
+		off := i * t.stride
+		if s.slots[off] != 0 {
+			at := t.policy.idleAt(s.slots[off+1 : off+t.stride])
+			if at <= now {
+				t.remove(s, off) // shifts a later entry into i: look again
+				continue
+			}
+			next = min(next, at)
+		}
+		i++
+	}
+	s.nextIdle = next
+}
+
+// evictNearest forgets the entry nearest to recovery among up to evictScan
+// slots from h's home slot, and reports whether it found one.
+func (t *memTable) evictNearest(s *memShard, h uint64) bool {
+	best, bestAt := -1, int64(0)
+	i := t.home(h, s.cap)
+	for k := 0; k < min(evictScan, s.cap); k++ {
+		off := i * t.stride
+		if s.slots[off] != 0 {
+			if at := t.policy.idleAt(s.slots[off+1 : off+t.stride]); best < 0 || at < bestAt {
+				best, bestAt = off, at
+			}
+		}
+		if i++; i == s.cap {
+			i = 0
+		}
+	}
+	if best < 0 {
+		return false
+	}
+	t.remove(s, best)
+	return true
+}
+
+// refuse fills res with the denial of a new key in a full shard: it may
+// retry when the shard's nearest entry recovers.
+func (t *memTable) refuse(s *memShard, now int64, res *Result) {
+	t.policy.take(t.zero, now, res.Cost, false, res)
+	for i := range res.limits[:res.n] {
+		l := &res.limits[i]
+		l.Allowed, l.Remaining, l.RetryAfter = false, 0, time.Duration(max(1, s.nextIdle-now))
+	}
+	res.summarize()
+}
+
+// remove empties the slot at off, shifting later entries of its probe run
+// back so that no lookup stops early.
+func (t *memTable) remove(s *memShard, off int) {
+	i := off / t.stride
+	for j := i; ; {
+		if j++; j == s.cap {
+			j = 0
+		}
+		jo := j * t.stride
+		hj := uint64(s.slots[jo])
+		if hj == 0 {
+			break
+		}
+		// The entry at j may move to i only if its home is not cyclically
+		// within (i, j].
+		k := t.home(hj, s.cap)
+		if (i <= j && i < k && k <= j) || (i > j && (i < k || k <= j)) {
+			continue
+		}
+		copy(s.slots[i*t.stride:(i+1)*t.stride], s.slots[jo:jo+t.stride])
+		i = j
+	}
+	clear(s.slots[i*t.stride : (i+1)*t.stride])
+	s.n--
+}
+
+// Len returns the number of entries the table holds, recovered or not.
+func (t *memTable) Len() int {
+	n := 0
+	for i := range t.shards {
+		s := &t.shards[i]
+		s.mu.Lock()
+		n += s.n
+		s.mu.Unlock()
+	}
+	return n
+}

@@ -1,0 +1,159 @@
+package core
+
+import (
+	"fmt"
+	"time"
+)
+
+// Limit is one named limit of a [Policy].
+type Limit struct {
+	// Name identifies the limit in results and headers, e.g. "burst" or
+	// "daily". Names are unique within a policy; an empty name is allowed
+	// for a policy's only limit.
+	Name      string
+	Algorithm Algorithm
+}
+
+// Policy is a name and one to [MaxLimits] limits. A request is admitted only
+// if every limit admits it, and a denial changes no limit's state (the one
+// exception is [SlidingLog] with CountRejected, which records denied
+// attempts on purpose). A Policy is immutable and safe for concurrent use.
+type Policy struct {
+	name   string
+	limits []limitSpec
+	words  int
+}
+
+type limitSpec struct {
+	Limit
+	step   stepper
+	off    int
+	quota  int64
+	window time.Duration
+}
+
+// NewPolicy validates limits and returns the policy that decides them
+// together.
+func NewPolicy(name string, limits ...Limit) (*Policy, error) {
+	if len(limits) == 0 || len(limits) > MaxLimits {
+		return nil, fmt.Errorf("core: policy %q has %d limits, want 1 to %d: %w", name, len(limits), MaxLimits, ErrInvalidConfig)
+	}
+	p := &Policy{name: name}
+	seen := map[string]bool{}
+	for _, l := range limits {
+		if seen[l.Name] {
+			return nil, fmt.Errorf("core: policy %q: duplicate limit name %q: %w", name, l.Name, ErrInvalidConfig)
+		}
+		seen[l.Name] = true
+		if l.Algorithm == nil {
+			return nil, fmt.Errorf("core: policy %q: limit %q has no algorithm: %w", name, l.Name, ErrInvalidConfig)
+		}
+		st, err := l.Algorithm.compile()
+		if err != nil {
+			return nil, fmt.Errorf("core: policy %q: limit %q: %w", name, l.Name, err)
+		}
+		q, w := st.quota()
+		p.limits = append(p.limits, limitSpec{Limit: l, step: st, off: p.words, quota: q, window: w})
+		p.words += st.words()
+	}
+	return p, nil
+}
+
+// MustPolicy is like [NewPolicy] but panics on an invalid configuration. It
+// is meant for package-level variables and tests, never for serving paths.
+func MustPolicy(name string, limits ...Limit) *Policy {
+	p, err := NewPolicy(name, limits...)
+	if err != nil {
+		panic(err)
+	}
+	return p
+}
+
+// Single returns a policy of one limit, named like the policy.
+func Single(name string, a Algorithm) (*Policy, error) {
+	return NewPolicy(name, Limit{Name: name, Algorithm: a})
+}
+
+// Name returns the policy's name.
+func (p *Policy) Name() string { return p.name }
+
+// Limits returns a copy of the policy's limits, in order.
+func (p *Policy) Limits() []Limit {
+	out := make([]Limit, len(p.limits))
+	for i := range p.limits {
+		out[i] = p.limits[i].Limit
+	}
+	return out
+}
+
+// StateWords returns how many int64 words of state the policy keeps per key.
+func (p *Policy) StateWords() int { return p.words }
+
+// take decides taking cost at now on st (p.words words) into res. With
+// commit set, an admitted take is written to st; a denial writes nothing
+// except the penalties of algorithms that record denied attempts.
+func (p *Policy) take(st []int64, now, cost int64, commit bool, res *Result) {
+	res.n = uint8(len(p.limits))
+	res.at, res.Cost, res.taken = now, cost, false
+	if len(p.limits) == 1 {
+		l := &p.limits[0]
+		o := l.step.take(st, now, cost, commit)
+		l.fill(&res.limits[0], o)
+		if commit && !o.allowed {
+			l.step.denied(st, now, cost)
+		}
+		res.taken = commit && o.allowed
+		res.summarize()
+		return
+	}
+	all := true
+	for i := range p.limits {
+		l := &p.limits[i]
+		o := l.step.take(l.state(st), now, cost, false)
+		l.fill(&res.limits[i], o)
+		all = all && o.allowed
+	}
+	if commit {
+		for i := range p.limits {
+			l := &p.limits[i]
+			if all {
+				l.fill(&res.limits[i], l.step.take(l.state(st), now, cost, true))
+			} else {
+				l.step.denied(l.state(st), now, cost)
+			}
+		}
+		res.taken = all
+	}
+	res.summarize()
+}
+
+// refund gives back cost taken at the instant taken.
+func (p *Policy) refund(st []int64, now, taken, cost int64) {
+	for i := range p.limits {
+		l := &p.limits[i]
+		l.step.refund(l.state(st), now, taken, cost)
+	}
+}
+
+// idleAt returns the instant from which st behaves as a key never seen.
+func (p *Policy) idleAt(st []int64) int64 {
+	at := int64(-1 << 63)
+	for i := range p.limits {
+		l := &p.limits[i]
+		if t := l.step.idleAt(l.state(st)); t > at {
+			at = t
+		}
+	}
+	return at
+}
+
+func (l *limitSpec) state(st []int64) []int64 { return st[l.off : l.off+l.step.words()] }
+
+func (l *limitSpec) fill(r *LimitResult, o outcome) {
+	*r = LimitResult{
+		Name: l.Name, Quota: l.quota, Window: l.window,
+		Allowed: o.allowed, Remaining: o.remaining,
+		ResetAfter: time.Duration(o.resetAfter), RetryAfter: time.Duration(o.retryAfter),
+		Delay: time.Duration(o.delay),
+	}
+}

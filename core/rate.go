@@ -1,0 +1,98 @@
+package core
+
+import (
+	"fmt"
+	"math"
+	"time"
+)
+
+// maxSpan is the longest duration any algorithm keeps in its state: about
+// 73 years. Capping spans keeps now + span + span inside an int64 of Unix
+// nanoseconds until the year 2262.
+const maxSpan = int64(1) << 61
+
+// Rate is Limit events per Period. The zero Rate is invalid.
+type Rate struct {
+	Limit  int64
+	Period time.Duration
+}
+
+// Per returns the rate of n events per d.
+func Per(n int64, d time.Duration) Rate { return Rate{Limit: n, Period: d} }
+
+// PerSecond returns the rate of n events per second.
+func PerSecond(n int64) Rate { return Rate{Limit: n, Period: time.Second} }
+
+// PerMinute returns the rate of n events per minute.
+func PerMinute(n int64) Rate { return Rate{Limit: n, Period: time.Minute} }
+
+// PerHour returns the rate of n events per hour.
+func PerHour(n int64) Rate { return Rate{Limit: n, Period: time.Hour} }
+
+// PerDay returns the rate of n events per 24 hours.
+func PerDay(n int64) Rate { return Rate{Limit: n, Period: 24 * time.Hour} }
+
+// RateOf returns the rate of perSecond events per second, for rates that are
+// not a whole number of events per period. The emission interval is rounded
+// up to a whole nanosecond, so the rate granted is never above the one asked
+// for. It fails for NaN, infinities, values ≤ 0, rates above 1e9/s and rates
+// so slow that one interval exceeds about 73 years.
+func RateOf(perSecond float64) (Rate, error) {
+	if math.IsNaN(perSecond) || math.IsInf(perSecond, 0) || perSecond <= 0 {
+		return Rate{}, fmt.Errorf("core: rate %v per second: %w", perSecond, ErrInvalidConfig)
+	}
+	ns := math.Ceil(1e9 / perSecond)
+	if ns < 1 || ns > float64(maxSpan) {
+		return Rate{}, fmt.Errorf("core: rate %v per second is outside [1/73y, 1e9/s]: %w", perSecond, ErrInvalidConfig)
+	}
+	return Rate{Limit: 1, Period: time.Duration(ns)}, nil
+}
+
+// String formats r as "100/1m0s".
+func (r Rate) String() string { return fmt.Sprintf("%d/%v", r.Limit, r.Period) }
+
+func (r Rate) validate(what string) error {
+	if r.Limit <= 0 {
+		return fmt.Errorf("core: %s: rate limit %d must be > 0: %w", what, r.Limit, ErrInvalidConfig)
+	}
+	if r.Period <= 0 || int64(r.Period) > maxSpan {
+		return fmt.Errorf("core: %s: rate period %v must be in (0, 73y]: %w", what, r.Period, ErrInvalidConfig)
+	}
+	return nil
+}
+
+// interval returns the emission interval in nanoseconds, rounded up so that
+// the rate granted never exceeds r.
+func (r Rate) interval() int64 {
+	p := int64(r.Period)
+	return p/r.Limit + btoi(p%r.Limit != 0)
+}
+
+// perSecond returns r as a float64 number of events per second.
+func (r Rate) perSecond() float64 { return float64(r.Limit) / r.Period.Seconds() }
+
+func btoi(b bool) int64 {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// mulSpan returns a*b and whether it stays within maxSpan (a, b ≥ 0).
+func mulSpan(a, b int64) (int64, bool) {
+	if a == 0 || b == 0 {
+		return 0, true
+	}
+	if a > maxSpan/b {
+		return 0, false
+	}
+	p := a * b
+	return p, p <= maxSpan
+}
+
+func validWindow(what string, w time.Duration) error {
+	if w <= 0 || int64(w) > maxSpan {
+		return fmt.Errorf("core: %s: window %v must be in (0, 73y]: %w", what, w, ErrInvalidConfig)
+	}
+	return nil
+}
