@@ -65,27 +65,39 @@ func (l *Limiter) now() int64 {
 	return l.clock.Now().UnixNano()
 }
 
-func (l *Limiter) do(ctx context.Context, req Request) (res Result, err error) {
+// do applies req (its Now set here) into res.
+func (l *Limiter) do(ctx context.Context, req Request, res *Result) error {
 	req.Now = l.now()
 	if l.mem != nil {
-		l.mem.do(&req, &res)
-		return res, nil
+		l.mem.do(&req, res)
+		return nil
 	}
-	return l.table.Do(ctx, req)
+	r, err := l.table.Do(ctx, req)
+	*res = r
+	return err
 }
 
 // Allow takes one unit for key. It is AllowN(ctx, key, 1).
-func (l *Limiter) Allow(ctx context.Context, key string) (Result, error) {
-	return l.AllowN(ctx, key, 1)
+func (l *Limiter) Allow(ctx context.Context, key string) (res Result, err error) {
+	err = l.Take(ctx, key, 1, &res)
+	return res, err
 }
 
 // AllowN takes cost units for key if every limit of the policy admits them,
 // and reports the decision. A denial consumes nothing.
-func (l *Limiter) AllowN(ctx context.Context, key string, cost int64) (Result, error) {
+func (l *Limiter) AllowN(ctx context.Context, key string, cost int64) (res Result, err error) {
+	err = l.Take(ctx, key, cost, &res)
+	return res, err
+}
+
+// Take is [Limiter.AllowN] writing the decision into res, for callers that
+// reuse a Result: the in-memory store then copies nothing.
+func (l *Limiter) Take(ctx context.Context, key string, cost int64, res *Result) error {
 	if cost < 1 {
-		return Result{}, fmt.Errorf("core: cost %d: %w", cost, ErrInvalidCost)
+		*res = Result{}
+		return fmt.Errorf("core: cost %d: %w", cost, ErrInvalidCost)
 	}
-	return l.do(ctx, Request{Op: OpTake, Key: key, Cost: cost})
+	return l.do(ctx, Request{Op: OpTake, Key: key, Cost: cost}, res)
 }
 
 // Peek reports what AllowN would decide for cost, consuming nothing.
@@ -93,7 +105,9 @@ func (l *Limiter) Peek(ctx context.Context, key string, cost int64) (Result, err
 	if cost < 1 {
 		return Result{}, fmt.Errorf("core: cost %d: %w", cost, ErrInvalidCost)
 	}
-	return l.do(ctx, Request{Op: OpPeek, Key: key, Cost: cost})
+	var res Result
+	err := l.do(ctx, Request{Op: OpPeek, Key: key, Cost: cost}, &res)
+	return res, err
 }
 
 // Refund gives back what taken consumed, as far as the limits still hold it
@@ -104,11 +118,13 @@ func (l *Limiter) Refund(ctx context.Context, key string, taken Result) (Result,
 	if !taken.taken {
 		return Result{}, ErrNotTaken
 	}
-	return l.do(ctx, Request{Op: OpRefund, Key: key, Cost: taken.Cost, Taken: taken.at})
+	var res Result
+	err := l.do(ctx, Request{Op: OpRefund, Key: key, Cost: taken.Cost, Taken: taken.at}, &res)
+	return res, err
 }
 
 // Reset forgets key: its next request is decided as a first one.
 func (l *Limiter) Reset(ctx context.Context, key string) error {
-	_, err := l.do(ctx, Request{Op: OpReset, Key: key})
-	return err
+	var res Result
+	return l.do(ctx, Request{Op: OpReset, Key: key}, &res)
 }

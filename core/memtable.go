@@ -226,10 +226,15 @@ func (t *memTable) evictNearest(s *memShard, h uint64) bool {
 // refuse fills res with the denial of a new key in a full shard: it may
 // retry when the shard's nearest entry recovers.
 func (t *memTable) refuse(s *memShard, now int64, res *Result) {
-	t.policy.take(t.zero, now, res.Cost, false, res)
-	for i := range res.limits[:res.n] {
-		l := &res.limits[i]
-		l.Allowed, l.Remaining, l.RetryAfter = false, 0, time.Duration(max(1, s.nextIdle-now))
+	p := t.policy
+	p.take(t.zero, now, res.Cost, false, res)
+	wait := max(1, s.nextIdle-now)
+	if len(p.limits) == 1 {
+		res.Allowed, res.Remaining, res.RetryAfter = false, 0, time.Duration(wait)
+		return
+	}
+	for i := range p.limits {
+		res.per[i].allowed, res.per[i].remaining, res.per[i].retryAfter = false, 0, wait
 	}
 	res.summarize()
 }

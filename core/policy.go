@@ -93,37 +93,34 @@ func (p *Policy) StateWords() int { return p.words }
 // commit set, an admitted take is written to st; a denial writes nothing
 // except the penalties of algorithms that record denied attempts.
 func (p *Policy) take(st []int64, now, cost int64, commit bool, res *Result) {
-	res.n = uint8(len(p.limits))
-	res.at, res.Cost, res.taken = now, cost, false
+	res.at, res.Cost, res.policy = now, cost, p
 	if len(p.limits) == 1 {
 		l := &p.limits[0]
 		o := l.step.take(st, now, cost, commit)
-		l.fill(&res.limits[0], o)
 		if commit && !o.allowed {
 			l.step.denied(st, now, cost)
 		}
 		res.taken = commit && o.allowed
-		res.summarize()
+		res.set(0, &o)
 		return
 	}
 	all := true
 	for i := range p.limits {
 		l := &p.limits[i]
-		o := l.step.take(l.state(st), now, cost, false)
-		l.fill(&res.limits[i], o)
-		all = all && o.allowed
+		res.per[i] = l.step.take(l.state(st), now, cost, false)
+		all = all && res.per[i].allowed
 	}
 	if commit {
 		for i := range p.limits {
 			l := &p.limits[i]
 			if all {
-				l.fill(&res.limits[i], l.step.take(l.state(st), now, cost, true))
+				res.per[i] = l.step.take(l.state(st), now, cost, true)
 			} else {
 				l.step.denied(l.state(st), now, cost)
 			}
 		}
-		res.taken = all
 	}
+	res.taken = commit && all
 	res.summarize()
 }
 
@@ -148,12 +145,3 @@ func (p *Policy) idleAt(st []int64) int64 {
 }
 
 func (l *limitSpec) state(st []int64) []int64 { return st[l.off : l.off+l.step.words()] }
-
-func (l *limitSpec) fill(r *LimitResult, o outcome) {
-	*r = LimitResult{
-		Name: l.Name, Quota: l.quota, Window: l.window,
-		Allowed: o.allowed, Remaining: o.remaining,
-		ResetAfter: time.Duration(o.resetAfter), RetryAfter: time.Duration(o.retryAfter),
-		Delay: time.Duration(o.delay),
-	}
-}

@@ -41,14 +41,16 @@ type LimitResult struct {
 // describe the binding limit: for a denial the denying limit with the longest
 // RetryAfter, otherwise the limit with the least Remaining.
 //
-// The zero Result is a denial of nothing.
+// The zero Result is a denial of nothing. A Result is a plain value: copy it
+// freely; [Limiter.Take] fills one in place for callers that reuse it.
 type Result struct {
 	// Allowed reports whether every limit of the policy admitted the request.
 	Allowed bool
-	// Name, Limit, Remaining and ResetAfter are the binding limit's Name,
-	// Quota, Remaining and ResetAfter.
+	// Name, Limit, Window, Remaining and ResetAfter are the binding limit's
+	// Name, Quota, Window, Remaining and ResetAfter.
 	Name       string
 	Limit      int64
+	Window     time.Duration
 	Remaining  int64
 	ResetAfter time.Duration
 	// RetryAfter is, for a denial, the exact wait until the same request
@@ -60,14 +62,13 @@ type Result struct {
 	Cost int64
 
 	at     int64 // Unix nanoseconds the decision was made at
+	policy *Policy
 	taken  bool  // the cost was consumed (a Refund may give it back)
-	n      uint8
-	limits [MaxLimits]LimitResult
+	bind   uint8 // index of the binding limit
+	// per holds each limit's outcome when the policy has more than one;
+	// a single limit's is the top level.
+	per [MaxLimits]outcome
 }
-
-// Limits returns the result of each limit of the policy, in policy order.
-// The slice aliases r.
-func (r *Result) Limits() []LimitResult { return r.limits[:r.n] }
 
 // At returns the instant the decision was made at.
 func (r *Result) At() time.Time { return time.Unix(0, r.at) }
@@ -76,29 +77,66 @@ func (r *Result) At() time.Time { return time.Unix(0, r.at) }
 // [Limiter.Refund] may give it back.
 func (r *Result) Taken() bool { return r.taken }
 
-// summarize sets the top-level fields from the per-limit results.
+// NumLimits returns the number of limits of the policy decided.
+func (r *Result) NumLimits() int {
+	if r.policy == nil {
+		return 0
+	}
+	return len(r.policy.limits)
+}
+
+// Limits returns the result of each limit of the policy, in policy order.
+func (r *Result) Limits() []LimitResult { return r.AppendLimits(nil) }
+
+// AppendLimits appends the result of each limit of the policy to dst, in
+// policy order, and returns the extended slice: with a dst of capacity
+// [MaxLimits] it allocates nothing.
+func (r *Result) AppendLimits(dst []LimitResult) []LimitResult {
+	n := r.NumLimits()
+	if n == 1 {
+		l := &r.policy.limits[0]
+		return append(dst, LimitResult{
+			Name: l.Name, Quota: l.quota, Window: l.window, Allowed: r.Allowed,
+			Remaining: r.Remaining, ResetAfter: r.ResetAfter, RetryAfter: r.RetryAfter, Delay: r.Delay,
+		})
+	}
+	for i := 0; i < n; i++ {
+		l, o := &r.policy.limits[i], &r.per[i]
+		dst = append(dst, LimitResult{
+			Name: l.Name, Quota: l.quota, Window: l.window, Allowed: o.allowed,
+			Remaining: o.remaining, ResetAfter: time.Duration(o.resetAfter),
+			RetryAfter: time.Duration(o.retryAfter), Delay: time.Duration(o.delay),
+		})
+	}
+	return dst
+}
+
+// set fills the top-level fields from the outcome of limit i.
+func (r *Result) set(i int, o *outcome) {
+	l := &r.policy.limits[i]
+	r.bind = uint8(i)
+	r.Allowed, r.Name, r.Limit, r.Window = o.allowed, l.Name, l.quota, l.window
+	r.Remaining, r.ResetAfter = o.remaining, time.Duration(o.resetAfter)
+	r.RetryAfter, r.Delay = time.Duration(o.retryAfter), time.Duration(o.delay)
+}
+
+// summarize sets the top-level fields from the per-limit outcomes of a
+// policy of several limits.
 func (r *Result) summarize() {
-	ls := r.limits[:r.n]
-	b := 0
-	r.Allowed = true
-	r.Delay = 0
-	for i := range ls {
-		if ls[i].Delay > r.Delay {
-			r.Delay = ls[i].Delay
-		}
-		if !ls[i].Allowed {
-			if r.Allowed || ls[i].RetryAfter > ls[b].RetryAfter {
+	n := len(r.policy.limits)
+	b, allowed, delay := 0, true, int64(0)
+	for i := 0; i < n; i++ {
+		o := &r.per[i]
+		delay = max(delay, o.delay)
+		if !o.allowed {
+			if allowed || o.retryAfter > r.per[b].retryAfter {
 				b = i
 			}
-			r.Allowed = false
-		} else if r.Allowed && ls[i].Remaining < ls[b].Remaining {
+			allowed = false
+		} else if allowed && o.remaining < r.per[b].remaining {
 			b = i
 		}
 	}
-	l := &ls[b]
-	r.Name, r.Limit, r.Remaining, r.ResetAfter = l.Name, l.Quota, l.Remaining, l.ResetAfter
-	r.RetryAfter = 0
-	if !r.Allowed {
-		r.RetryAfter = l.RetryAfter
-	}
+	r.set(b, &r.per[b])
+	r.Delay = time.Duration(delay)
 }
