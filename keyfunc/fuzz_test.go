@@ -1,0 +1,142 @@
+package keyfunc
+
+import (
+	"errors"
+	"net/netip"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// fuzzConfigs are the ClientIP configurations FuzzClientIP picks from.
+var fuzzConfigs = []IPOptions{
+	{},
+	{TrustedProxies: prefixes("10.0.0.0/8", "2001:db8:ffff::/48"), Headers: []string{"X-Real-IP"}},
+	{TrustedProxies: prefixes("10.0.0.0/8", "2001:db8:ffff::/48"), Source: SourceForwarded, IPv4Prefix: 24, IPv6Prefix: 48},
+	{TrustedHops: 1, Headers: []string{"X-Real-IP"}, IPv6Prefix: 128},
+	{TrustedHops: 2},
+	{TrustedHops: 2, Source: SourceForwarded, IPv4Prefix: 16},
+}
+
+// FuzzClientIP checks that ClientIP never panics and that a key it returns is
+// a canonical, masked prefix of an address written somewhere in the request:
+// it can't make up a client.
+func FuzzClientIP(f *testing.F) {
+	f.Add("10.0.0.1:443", "203.0.113.9, 10.0.0.2", `for="[2001:db8::1]:80"`, "198.51.100.1", uint8(1))
+	f.Fuzz(func(t *testing.T, remote, xff, fwd, realIP string, mode uint8) {
+		opts := fuzzConfigs[int(mode)%len(fuzzConfigs)]
+		fn, err := ClientIP(opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r := newReq(remote)
+		for _, v := range strings.Split(xff, "\n") {
+			r.Header.Add("X-Forwarded-For", v)
+		}
+		for _, v := range strings.Split(fwd, "\n") {
+			r.Header.Add("Forwarded", v)
+		}
+		if realIP != "" {
+			r.Header.Add("X-Real-IP", realIP)
+		}
+		key, err := fn(r)
+
+		peer, peerErr := netip.ParseAddrPort(remote)
+		peerOK := peerErr == nil && peer.Addr().Zone() == ""
+		if err != nil {
+			if !errors.Is(err, ErrNoKey) || key != "" {
+				t.Fatalf("error %v with key %q", err, key)
+			}
+			if peerOK {
+				t.Fatalf("RemoteAddr %q is usable, yet: %v", remote, err)
+			}
+			return
+		}
+
+		p, perr := netip.ParsePrefix(key)
+		if perr != nil || p.String() != key || p != p.Masked() || p.Addr().Is4In6() || p.Addr().Zone() != "" {
+			t.Fatalf("key %q is not a canonical masked prefix", key)
+		}
+		v4, v6 := 32, 64
+		if opts.IPv4Prefix != 0 {
+			v4 = opts.IPv4Prefix
+		}
+		if opts.IPv6Prefix != 0 {
+			v6 = opts.IPv6Prefix
+		}
+		if want := map[bool]int{true: v4, false: v6}[p.Addr().Is4()]; p.Bits() != want {
+			t.Fatalf("key %q: want /%d", key, want)
+		}
+		if peerOK && opts.TrustedHops == 0 && !anyContains(opts.TrustedProxies, peer.Addr().Unmap()) {
+			if want, _ := peer.Addr().Unmap().Prefix(p.Bits()); want != p {
+				t.Fatalf("untrusted peer %q gave key %q", remote, key)
+			}
+		}
+		if !writtenIn(p, remote, xff, fwd, realIP) {
+			t.Fatalf("key %q is no address of the request", key)
+		}
+	})
+}
+
+func anyContains(ps []netip.Prefix, a netip.Addr) bool {
+	for _, p := range ps {
+		if p.Contains(a) {
+			return true
+		}
+	}
+	return false
+}
+
+// writtenIn reports whether some substring of the inputs, backslashes
+// dropped (Forwarded quoted pairs), is a zone-free address that p holds
+// once unmapped.
+func writtenIn(p netip.Prefix, inputs ...string) bool {
+	for _, s := range inputs {
+		s = strings.ReplaceAll(s, `\`, "")
+		for i := range len(s) {
+			for j := i + 2; j <= len(s) && j-i <= 64; j++ {
+				a, err := netip.ParseAddr(s[i:j])
+				if err != nil || a.Zone() != "" {
+					continue
+				}
+				if m, err := a.Unmap().Prefix(p.Bits()); err == nil && m == p {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
+
+// FuzzJoin checks that Join is injective: two lists of parts give the same
+// key only when they are equal, and the key decodes back into its parts.
+func FuzzJoin(f *testing.F) {
+	f.Add("a|b", "c", "a", "b|c", "", uint8(0))
+	f.Fuzz(func(t *testing.T, a1, a2, b1, b2, b3 string, shape uint8) {
+		x := []string{a1, a2}[:1+int(shape)%2]
+		y := []string{b1, b2, b3}[:1+int(shape/2)%3]
+		kx, ex := joinParts(t, x)
+		ky, ey := joinParts(t, y)
+		for _, c := range []struct {
+			parts []string
+			key   string
+			err   error
+		}{{x, kx, ex}, {y, ky, ey}} {
+			if slices.Contains(c.parts, "") {
+				if !errors.Is(c.err, ErrNoKey) {
+					t.Fatalf("parts %q with an empty one: %q, %v", c.parts, c.key, c.err)
+				}
+				continue
+			}
+			if c.err != nil {
+				t.Fatal(c.err)
+			}
+			if back, ok := splitJoined(c.key); !ok || !slices.Equal(back, c.parts) {
+				t.Fatalf("key %q decodes to %q, not %q", c.key, back, c.parts)
+			}
+		}
+		if ex == nil && ey == nil && (kx == ky) != slices.Equal(x, y) {
+			t.Fatalf("%q and %q give keys %q and %q", x, y, kx, ky)
+		}
+	})
+}

@@ -1,0 +1,304 @@
+package keyfunc
+
+import (
+	"fmt"
+	"iter"
+	"net/http"
+	"net/netip"
+	"slices"
+	"strconv"
+)
+
+// Source selects the list header a [ClientIP] extractor walks when the direct
+// peer is a trusted proxy.
+type Source int
+
+const (
+	// SourceXForwardedFor walks X-Forwarded-For. It is the zero value and
+	// so the default.
+	SourceXForwardedFor Source = iota
+	// SourceForwarded walks the for= parameters of the RFC 7239 Forwarded
+	// header.
+	SourceForwarded
+	// SourceNone walks no list header: only the headers named in
+	// [IPOptions.Headers] are read.
+	SourceNone
+)
+
+// String returns the name of the header s walks, or "none".
+func (s Source) String() string {
+	switch s {
+	case SourceXForwardedFor:
+		return "X-Forwarded-For"
+	case SourceForwarded:
+		return "Forwarded"
+	case SourceNone:
+		return "none"
+	}
+	return "Source(" + strconv.Itoa(int(s)) + ")"
+}
+
+// IPOptions configures [ClientIP]. The zero value keys every request by its
+// direct peer, r.RemoteAddr, and reads no header.
+type IPOptions struct {
+	// TrustedProxies are the networks of the proxies in front of the
+	// application. Forwarding headers are read only when the direct peer is
+	// in one of them, and X-Forwarded-For or Forwarded is walked from the
+	// right, skipping entries in them: the first entry outside them is the
+	// client. When every entry is inside them, the left-most one is the
+	// client. Prefixes of v4-mapped IPv6 addresses (::ffff:10.0.0.0/104)
+	// are taken as the IPv4 prefix they map.
+	TrustedProxies []netip.Prefix
+	// TrustedProxyCIDRs are more trusted networks in text form: CIDRs such
+	// as "10.0.0.0/8" or "2001:db8::/32", or single addresses. They are
+	// parsed by ClientIP, which fails on any it can't parse.
+	TrustedProxyCIDRs []string
+	// TrustedHops is the number of proxies in front of the application when
+	// their addresses are not known. The direct peer is then always taken as
+	// a trusted proxy, and the client is the entry TrustedHops from the
+	// right of X-Forwarded-For or Forwarded (1: the right-most one). A chain
+	// shorter than TrustedHops is not used. TrustedHops and trusted networks
+	// are exclusive: set one or the other.
+	TrustedHops int
+	// Source is the list header walked: X-Forwarded-For (the default) or
+	// Forwarded, or none. Setting Forwarded needs trusted proxies or hops.
+	Source Source
+	// Headers are single-address headers set by the trusted proxies, such as
+	// "X-Real-IP", "CF-Connecting-IP" or "True-Client-IP", read in order
+	// before the list header and only when the direct peer is trusted. None
+	// is read unless named here: name only the headers that the proxies
+	// overwrite, since a client can send any of them. Setting Headers needs
+	// trusted proxies or hops.
+	Headers []string
+	// IPv4Prefix is the prefix length IPv4 clients are keyed by, 8 to 32;
+	// 0 means 32.
+	IPv4Prefix int
+	// IPv6Prefix is the prefix length IPv6 clients are keyed by, 32 to 128;
+	// 0 means 64, the usual size of one site's network.
+	IPv6Prefix int
+}
+
+// ClientIP returns a Func that keys a request by its client's IP address,
+// masked to a prefix and written in canonical form: "198.51.100.7/32",
+// "2001:db8:1:2::/64". It fails, wrapping [ErrInvalidOptions], on options it
+// can't use: unparseable trusted networks, prefix lengths out of range, hops
+// below zero, hops together with trusted networks, unknown sources, invalid
+// header names, or headers to read with nothing trusted.
+//
+// The client is the direct peer, r.RemoteAddr ("host:port" or a bare
+// address), unless the peer is a trusted proxy (see [IPOptions]); then it is
+// taken from the first of these that is present in the request:
+//
+//  1. each header named in [IPOptions.Headers], in order. It must hold one
+//     address, on one line.
+//  2. the list header of [IPOptions.Source], all of its lines merged in
+//     order and walked from the right.
+//
+// Forwarding headers fail closed: when the header that decides holds an
+// entry that can't be used — empty, unparseable, an address with a zone ID,
+// "unknown" or an obfuscated Forwarded identifier — among the entries walked
+// to find the client, or several lines of a single-address header, the
+// header is not used at all and the client is the direct peer. Entries left
+// of the client are never read. No other header is then tried.
+//
+// Every address is unmapped (::ffff:192.0.2.1 is 192.0.2.1) before it is
+// checked against trusted networks or keyed, ports are dropped, and addresses
+// with a zone ID are refused. A RemoteAddr that can't be used gives an error
+// wrapping [ErrNoKey].
+func ClientIP(opts IPOptions) (Func, error) {
+	c, err := newIPExtractor(opts)
+	if err != nil {
+		return nil, err
+	}
+	return c.key, nil
+}
+
+type ipExtractor struct {
+	trusted []netip.Prefix
+	hops    int
+	source  Source
+	headers []string // canonical names
+	v4Bits  int
+	v6Bits  int
+}
+
+func invalid(format string, args ...any) error {
+	return fmt.Errorf("%w: "+format, append([]any{ErrInvalidOptions}, args...)...)
+}
+
+func newIPExtractor(opts IPOptions) (*ipExtractor, error) {
+	c := &ipExtractor{hops: opts.TrustedHops, source: opts.Source, v4Bits: 32, v6Bits: 64}
+	for _, p := range opts.TrustedProxies {
+		if !p.IsValid() || p.Addr().Zone() != "" {
+			return nil, invalid("trusted proxy prefix %v is not valid", p)
+		}
+		c.trusted = append(c.trusted, normalizePrefix(p))
+	}
+	for _, s := range opts.TrustedProxyCIDRs {
+		p, err := parseCIDR(s)
+		if err != nil {
+			return nil, invalid("trusted proxy %q: %v", s, err)
+		}
+		c.trusted = append(c.trusted, p)
+	}
+	switch {
+	case c.hops < 0:
+		return nil, invalid("TrustedHops %d is below zero", c.hops)
+	case c.hops > 0 && len(c.trusted) > 0:
+		return nil, invalid("TrustedHops and trusted proxy networks are exclusive")
+	}
+	trusts := c.hops > 0 || len(c.trusted) > 0
+	switch c.source {
+	case SourceXForwardedFor, SourceNone:
+	case SourceForwarded:
+		if !trusts {
+			return nil, invalid("Source %v needs trusted proxies or hops", c.source)
+		}
+	default:
+		return nil, invalid("unknown %v", c.source)
+	}
+	if len(opts.Headers) > 0 && !trusts {
+		return nil, invalid("Headers need trusted proxies or hops")
+	}
+	for _, h := range opts.Headers {
+		if !isToken(h) {
+			return nil, invalid("header name %q is not valid", h)
+		}
+		h = http.CanonicalHeaderKey(h)
+		switch {
+		case h == "X-Forwarded-For" || h == "Forwarded":
+			return nil, invalid("%s is a list header: select it with Source", h)
+		case slices.Contains(c.headers, h):
+			return nil, invalid("header %s is named twice", h)
+		}
+		c.headers = append(c.headers, h)
+	}
+	if opts.IPv4Prefix != 0 {
+		if opts.IPv4Prefix < 8 || opts.IPv4Prefix > 32 {
+			return nil, invalid("IPv4Prefix %d is out of 8..32", opts.IPv4Prefix)
+		}
+		c.v4Bits = opts.IPv4Prefix
+	}
+	if opts.IPv6Prefix != 0 {
+		if opts.IPv6Prefix < 32 || opts.IPv6Prefix > 128 {
+			return nil, invalid("IPv6Prefix %d is out of 32..128", opts.IPv6Prefix)
+		}
+		c.v6Bits = opts.IPv6Prefix
+	}
+	return c, nil
+}
+
+// parseCIDR parses a CIDR or a single address into a masked prefix.
+func parseCIDR(s string) (netip.Prefix, error) {
+	if p, err := netip.ParsePrefix(s); err == nil {
+		return normalizePrefix(p), nil
+	}
+	a, err := netip.ParseAddr(s)
+	if err != nil {
+		return netip.Prefix{}, fmt.Errorf("neither a CIDR nor an address")
+	}
+	if a.Zone() != "" {
+		return netip.Prefix{}, fmt.Errorf("address has a zone")
+	}
+	a = a.Unmap()
+	return netip.PrefixFrom(a, a.BitLen()), nil
+}
+
+// normalizePrefix masks p and turns a v4-mapped prefix of 96 bits or more
+// into the IPv4 prefix it maps, since addresses are unmapped before they are
+// checked.
+func normalizePrefix(p netip.Prefix) netip.Prefix {
+	if a := p.Addr(); a.Is4In6() && p.Bits() >= 96 {
+		p = netip.PrefixFrom(a.Unmap(), p.Bits()-96)
+	}
+	return p.Masked()
+}
+
+func (c *ipExtractor) key(r *http.Request) (string, error) {
+	peer, ok := parseNode(r.RemoteAddr, false)
+	if !ok {
+		return "", fmt.Errorf("keyfunc: client IP: unusable RemoteAddr %.64q: %w", r.RemoteAddr, ErrNoKey)
+	}
+	client := peer
+	if c.peerTrusted(peer) {
+		if a, ok := c.fromHeaders(r.Header); ok {
+			client = a
+		}
+	}
+	bits := c.v6Bits
+	if client.Is4() {
+		bits = c.v4Bits
+	}
+	p, err := client.Prefix(bits)
+	if err != nil { // unreachable: bits were checked and client has no zone
+		return "", fmt.Errorf("keyfunc: client IP: %w: %w", err, ErrNoKey)
+	}
+	return p.String(), nil
+}
+
+func (c *ipExtractor) peerTrusted(peer netip.Addr) bool {
+	return c.hops > 0 || c.isTrusted(peer)
+}
+
+func (c *ipExtractor) isTrusted(a netip.Addr) bool {
+	for _, p := range c.trusted {
+		if p.Contains(a) {
+			return true
+		}
+	}
+	return false
+}
+
+// fromHeaders returns the client named by the first forwarding header present
+// in h; ok is false when none is present or the one present can't be used.
+func (c *ipExtractor) fromHeaders(h http.Header) (netip.Addr, bool) {
+	for _, name := range c.headers {
+		switch vals := h.Values(name); len(vals) {
+		case 0:
+			continue
+		case 1:
+			return parseNode(trimOWS(vals[0]), false)
+		default:
+			return netip.Addr{}, false
+		}
+	}
+	switch c.source {
+	case SourceXForwardedFor:
+		if vals := h.Values("X-Forwarded-For"); len(vals) > 0 {
+			return c.walk(xffEntries(vals))
+		}
+	case SourceForwarded:
+		if vals := h.Values("Forwarded"); len(vals) > 0 {
+			return c.walk(forwardedEntries(vals))
+		}
+	}
+	return netip.Addr{}, false
+}
+
+// walk picks the client among entries given from the right-most one: the one
+// c.hops from the right, or the first one that is not a trusted proxy (the
+// left-most one when all are). Every entry reached must be usable.
+func (c *ipExtractor) walk(entries iter.Seq2[netip.Addr, bool]) (netip.Addr, bool) {
+	n := 0
+	var last netip.Addr
+	for a, ok := range entries {
+		if !ok {
+			return netip.Addr{}, false
+		}
+		n++
+		if c.hops > 0 {
+			if n == c.hops {
+				return a, true
+			}
+			continue
+		}
+		if !c.isTrusted(a) {
+			return a, true
+		}
+		last = a
+	}
+	if c.hops > 0 || n == 0 {
+		return netip.Addr{}, false
+	}
+	return last, true
+}
