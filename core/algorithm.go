@@ -28,7 +28,9 @@ type outcome struct {
 type stepper interface {
 	words() int
 	// take decides taking cost at now. When commit is set and the take is
-	// allowed, st is updated; st is never written otherwise.
+	// allowed, st is updated; st is never written otherwise. A cost of 0
+	// (never committed) reports the state as it stands: allowed, with what
+	// remains and when it resets.
 	take(st []int64, now, cost int64, commit bool) outcome
 	// denied records a denied attempt in st for algorithms that penalise
 	// them; others leave st untouched.

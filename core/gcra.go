@@ -40,7 +40,7 @@ func (g GCRA) compile() (stepper, error) {
 	iv := g.Rate.interval()
 	tol, ok := mulSpan(burst, iv)
 	if !ok {
-		return nil, fmt.Errorf("core: GCRA: burst %d × interval %v overflows 73 years: %w", burst, time.Duration(iv), ErrInvalidConfig)
+		return nil, fmt.Errorf("core: GCRA: burst %d × interval %v exceeds 36 years: %w", burst, time.Duration(iv), ErrInvalidConfig)
 	}
 	return &gcraStep{interval: iv, tolerance: tol, burst: burst}, nil
 }

@@ -68,6 +68,10 @@ func (l *Limiter) now() int64 {
 // do applies req (its Now set here) into res.
 func (l *Limiter) do(ctx context.Context, req Request, res *Result) error {
 	req.Now = l.now()
+	if req.Now < 0 || req.Now > maxInstant {
+		*res = Result{}
+		return fmt.Errorf("core: now %d ns: %w", req.Now, ErrClock)
+	}
 	if l.mem != nil {
 		l.mem.do(&req, res)
 		return nil

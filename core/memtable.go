@@ -114,7 +114,9 @@ func (t *memTable) do(req *Request, res *Result) {
 			t.refuse(s, req.Now, res)
 			break
 		}
-		p.take(s.slots[off+1:off+t.stride], req.Now, req.Cost, true, res)
+		st := s.slots[off+1 : off+t.stride]
+		p.take(st, req.Now, req.Cost, true, res)
+		s.nextIdle = min(s.nextIdle, p.idleAt(st))
 	case req.Op == OpRefund:
 		p.take(t.zero, req.Now, 1, false, res)
 	default: // OpPeek of a new key

@@ -110,14 +110,16 @@ func (p *Policy) take(st []int64, now, cost int64, commit bool, res *Result) {
 		res.per[i] = l.step.take(l.state(st), now, cost, false)
 		all = all && res.per[i].allowed
 	}
-	if commit {
-		for i := range p.limits {
-			l := &p.limits[i]
-			if all {
-				res.per[i] = l.step.take(l.state(st), now, cost, true)
-			} else {
-				l.step.denied(l.state(st), now, cost)
-			}
+	for i := range p.limits {
+		l := &p.limits[i]
+		switch {
+		case all && commit:
+			res.per[i] = l.step.take(l.state(st), now, cost, true)
+		case !all && res.per[i].allowed:
+			// Nothing is taken: report this limit's state as it stands.
+			res.per[i] = l.step.take(l.state(st), now, 0, false)
+		case !all && commit:
+			l.step.denied(l.state(st), now, cost)
 		}
 	}
 	res.taken = commit && all

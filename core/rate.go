@@ -7,9 +7,12 @@ import (
 )
 
 // maxSpan is the longest duration any algorithm keeps in its state: about
-// 73 years. Capping spans keeps now + span + span inside an int64 of Unix
-// nanoseconds until the year 2262.
-const maxSpan = int64(1) << 61
+// 36 years. With instants capped at maxInstant, now + span + span always
+// fits in an int64 of Unix nanoseconds.
+const maxSpan = int64(1) << 60
+
+// maxInstant is the latest instant a decision may be made at: early 2188.
+const maxInstant = int64(1<<63-1) - 2*maxSpan
 
 // Rate is Limit events per Period. The zero Rate is invalid.
 type Rate struct {
@@ -36,14 +39,14 @@ func PerDay(n int64) Rate { return Rate{Limit: n, Period: 24 * time.Hour} }
 // not a whole number of events per period. The emission interval is rounded
 // up to a whole nanosecond, so the rate granted is never above the one asked
 // for. It fails for NaN, infinities, values ≤ 0, rates above 1e9/s and rates
-// so slow that one interval exceeds about 73 years.
+// so slow that one interval exceeds about 36 years.
 func RateOf(perSecond float64) (Rate, error) {
 	if math.IsNaN(perSecond) || math.IsInf(perSecond, 0) || perSecond <= 0 {
 		return Rate{}, fmt.Errorf("core: rate %v per second: %w", perSecond, ErrInvalidConfig)
 	}
 	ns := math.Ceil(1e9 / perSecond)
-	if ns < 1 || ns > float64(maxSpan) {
-		return Rate{}, fmt.Errorf("core: rate %v per second is outside [1/73y, 1e9/s]: %w", perSecond, ErrInvalidConfig)
+	if perSecond > 1e9 || ns > float64(maxSpan) {
+		return Rate{}, fmt.Errorf("core: rate %v per second is outside [1/36y, 1e9/s]: %w", perSecond, ErrInvalidConfig)
 	}
 	return Rate{Limit: 1, Period: time.Duration(ns)}, nil
 }
@@ -56,7 +59,7 @@ func (r Rate) validate(what string) error {
 		return fmt.Errorf("core: %s: rate limit %d must be > 0: %w", what, r.Limit, ErrInvalidConfig)
 	}
 	if r.Period <= 0 || int64(r.Period) > maxSpan {
-		return fmt.Errorf("core: %s: rate period %v must be in (0, 73y]: %w", what, r.Period, ErrInvalidConfig)
+		return fmt.Errorf("core: %s: rate period %v must be in (0, 36y]: %w", what, r.Period, ErrInvalidConfig)
 	}
 	return nil
 }
@@ -92,7 +95,7 @@ func mulSpan(a, b int64) (int64, bool) {
 
 func validWindow(what string, w time.Duration) error {
 	if w <= 0 || int64(w) > maxSpan {
-		return fmt.Errorf("core: %s: window %v must be in (0, 73y]: %w", what, w, ErrInvalidConfig)
+		return fmt.Errorf("core: %s: window %v must be in (0, 36y]: %w", what, w, ErrInvalidConfig)
 	}
 	return nil
 }

@@ -1,0 +1,299 @@
+package coretest
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/floodgate-go/floodgate/core"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// T0 is the instant the suite's schedules start at.
+var T0 = time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+
+// NewStore returns an empty store for one subtest.
+type NewStore func(t *testing.T) core.Store
+
+// Run runs the conformance suite against the stores newStore returns: a
+// table of behaviours at fixed instants of a fake clock, all-or-nothing
+// policies, refunds, resets, key isolation, exact admission under
+// concurrency, and a differential check against the in-memory store on
+// random traces of every algorithm.
+func Run(t *testing.T, newStore NewStore) {
+	t.Run("Table", func(t *testing.T) { runTable(t, newStore) })
+	t.Run("AllOrNothing", func(t *testing.T) { runAllOrNothing(t, newStore) })
+	t.Run("RefundAndReset", func(t *testing.T) { runRefundAndReset(t, newStore) })
+	t.Run("KeyIsolation", func(t *testing.T) { runKeyIsolation(t, newStore) })
+	t.Run("Concurrent", func(t *testing.T) { runConcurrent(t, newStore) })
+	t.Run("Differential", func(t *testing.T) { runDifferential(t, newStore) })
+}
+
+// limiter binds p to a fresh store on a fake clock reading T0.
+func limiter(t *testing.T, newStore NewStore, p *core.Policy) (*core.Limiter, *Clock) {
+	t.Helper()
+	clk := NewClock(T0)
+	l, err := core.NewLimiter(p, core.WithStore(newStore(t)), core.WithClock(clk))
+	require.NoError(t, err)
+	return l, clk
+}
+
+// step is one operation of a table case and what it must report.
+type step struct {
+	at        time.Duration // since T0
+	op        core.Op
+	cost      int64
+	allowed   bool
+	remaining int64
+	retry     time.Duration // RetryAfter; checked when the step is denied
+	reset     time.Duration // ResetAfter; checked when non-zero
+	delay     time.Duration
+}
+
+func take(at time.Duration, cost int64, allowed bool, remaining int64, retry, reset time.Duration) step {
+	return step{at: at, op: core.OpTake, cost: cost, allowed: allowed, remaining: remaining, retry: retry, reset: reset}
+}
+
+func runSteps(t *testing.T, l *core.Limiter, clk *Clock, key string, steps []step) {
+	t.Helper()
+	ctx := context.Background()
+	var last core.Result
+	for i, s := range steps {
+		clk.Set(T0.Add(s.at))
+		var r core.Result
+		var err error
+		switch s.op {
+		case core.OpTake:
+			r, err = l.AllowN(ctx, key, s.cost)
+		case core.OpPeek:
+			r, err = l.Peek(ctx, key, s.cost)
+		case core.OpRefund:
+			r, err = l.Refund(ctx, key, last)
+		case core.OpReset:
+			require.NoError(t, l.Reset(ctx, key), "step %d", i)
+			continue
+		}
+		require.NoError(t, err, "step %d", i)
+		msg := fmt.Sprintf("step %d at %v", i, s.at)
+		assert.Equal(t, s.allowed, r.Allowed, msg)
+		assert.Equal(t, s.remaining, r.Remaining, msg)
+		if !s.allowed {
+			assert.Equal(t, s.retry, r.RetryAfter, msg)
+		} else {
+			assert.Zero(t, r.RetryAfter, msg)
+		}
+		if s.reset != 0 {
+			assert.Equal(t, s.reset, r.ResetAfter, msg)
+		}
+		assert.Equal(t, s.delay, r.Delay, msg)
+		if s.op == core.OpTake {
+			last = r
+		}
+	}
+}
+
+const sec = time.Second
+
+func runTable(t *testing.T, newStore NewStore) {
+	for _, tc := range tableCases() {
+		t.Run(tc.name, func(t *testing.T) {
+			p, err := core.Single(tc.name, tc.alg)
+			require.NoError(t, err)
+			l, clk := limiter(t, newStore, p)
+			runSteps(t, l, clk, "key", tc.steps)
+		})
+	}
+}
+
+type tableCase struct {
+	name  string
+	alg   core.Algorithm
+	steps []step
+}
+
+// tableCases are hand-derived schedules, one or more per algorithm.
+func tableCases() []tableCase {
+	return []tableCase{
+		{"GCRA", core.GCRA{Rate: core.PerMinute(3)}, []step{
+			take(0, 1, true, 2, 0, 20*sec),
+			take(0, 1, true, 1, 0, 40*sec),
+			take(0, 1, true, 0, 0, 60*sec),
+			take(1*sec, 1, false, 0, 19*sec, 59*sec),
+			take(20*sec, 1, true, 0, 0, 60*sec),
+			take(20*sec, 4, false, 0, core.Never, 60*sec),
+			{at: 80 * sec, op: core.OpPeek, cost: 1, allowed: true, remaining: 2, reset: 20 * sec},
+			take(80*sec, 2, true, 1, 0, 40*sec),
+			{at: 80 * sec, op: core.OpRefund, cost: 2, allowed: true, remaining: 2, reset: 20 * sec},
+			take(80*sec, 3, true, 0, 0, 60*sec),
+			take(80*sec, 1, false, 0, 20*sec, 60*sec),
+			{at: 80 * sec, op: core.OpReset},
+			take(80*sec, 3, true, 0, 0, 60*sec),
+		}},
+	}
+}
+
+// runAllOrNothing checks that a denial by one limit changes no limit.
+func runAllOrNothing(t *testing.T, newStore NewStore) {
+	p, err := core.NewPolicy("two",
+		core.Limit{Name: "burst", Algorithm: core.GCRA{Rate: core.PerSecond(1), Burst: 5}},
+		core.Limit{Name: "slow", Algorithm: core.GCRA{Rate: core.PerHour(3)}})
+	require.NoError(t, err)
+	l, clk := limiter(t, newStore, p)
+	ctx := context.Background()
+	for i := 0; i < 3; i++ {
+		r, err := l.Allow(ctx, "k")
+		require.NoError(t, err)
+		require.True(t, r.Allowed)
+	}
+	// "slow" is spent; "burst" has 2 left and must keep them through denials.
+	for i := 0; i < 10; i++ {
+		r, err := l.Allow(ctx, "k")
+		require.NoError(t, err)
+		require.False(t, r.Allowed)
+		assert.Equal(t, "slow", r.Name)
+		assert.Equal(t, 20*time.Minute, r.RetryAfter)
+		ls := r.Limits()
+		require.Len(t, ls, 2)
+		assert.True(t, ls[0].Allowed)
+		assert.Equal(t, int64(2), ls[0].Remaining)
+		assert.False(t, ls[1].Allowed)
+	}
+	clk.Set(T0.Add(20 * time.Minute))
+	r, err := l.AllowN(ctx, "k", 1)
+	require.NoError(t, err)
+	require.True(t, r.Allowed)
+	assert.Equal(t, int64(4), r.Limits()[0].Remaining, "the burst limit was refilled, not charged by the denials")
+}
+
+func runRefundAndReset(t *testing.T, newStore NewStore) {
+	p, err := core.Single("r", core.GCRA{Rate: core.PerMinute(10)})
+	require.NoError(t, err)
+	l, _ := limiter(t, newStore, p)
+	ctx := context.Background()
+	r, err := l.AllowN(ctx, "k", 7)
+	require.NoError(t, err)
+	require.True(t, r.Allowed)
+	assert.Equal(t, int64(3), r.Remaining)
+	after, err := l.Refund(ctx, "k", r)
+	require.NoError(t, err)
+	assert.Equal(t, int64(9), after.Remaining, "a peek of 1 after the refund")
+	_, err = l.Refund(ctx, "k", after)
+	assert.ErrorIs(t, err, core.ErrNotTaken)
+	denied, err := l.AllowN(ctx, "k", 11)
+	require.NoError(t, err)
+	_, err = l.Refund(ctx, "k", denied)
+	assert.ErrorIs(t, err, core.ErrNotTaken)
+	r, err = l.AllowN(ctx, "k", 10)
+	require.NoError(t, err)
+	require.True(t, r.Allowed)
+	require.NoError(t, l.Reset(ctx, "k"))
+	r, err = l.AllowN(ctx, "k", 10)
+	require.NoError(t, err)
+	assert.True(t, r.Allowed, "reset forgets the key")
+	_, err = l.AllowN(ctx, "k", 0)
+	assert.ErrorIs(t, err, core.ErrInvalidCost)
+}
+
+func runKeyIsolation(t *testing.T, newStore NewStore) {
+	p, err := core.Single("iso", core.GCRA{Rate: core.PerHour(2)})
+	require.NoError(t, err)
+	l, _ := limiter(t, newStore, p)
+	ctx := context.Background()
+	for _, k := range []string{"a", "b", "", "a|b", "{a}"} {
+		for i := 0; i < 2; i++ {
+			r, err := l.Allow(ctx, k)
+			require.NoError(t, err)
+			require.True(t, r.Allowed, "key %q", k)
+		}
+		r, err := l.Allow(ctx, k)
+		require.NoError(t, err)
+		require.False(t, r.Allowed, "key %q", k)
+	}
+}
+
+// runConcurrent: 64 goroutines × 1,000 calls on one key with burst 100 and
+// a negligible rate admit exactly 100.
+func runConcurrent(t *testing.T, newStore NewStore) {
+	goroutines, calls := 64, 1000
+	if testing.Short() {
+		calls = 100
+	}
+	p, err := core.Single("c", core.GCRA{Rate: core.PerDay(1), Burst: 100})
+	require.NoError(t, err)
+	l, err := core.NewLimiter(p, core.WithStore(newStore(t)))
+	require.NoError(t, err)
+	var admitted atomic.Int64
+	var wg sync.WaitGroup
+	for g := 0; g < goroutines; g++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := 0; i < calls; i++ {
+				r, err := l.Allow(context.Background(), "hot")
+				if err == nil && r.Allowed {
+					admitted.Add(1)
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	assert.Equal(t, int64(100), admitted.Load())
+}
+
+// runDifferential replays random traces against the store under test and
+// a reference in-memory store, and requires identical decisions.
+func runDifferential(t *testing.T, newStore NewStore) {
+	traces := 300
+	if testing.Short() {
+		traces = 50
+	}
+	rng := rand.New(rand.NewPCG(7, 11))
+	algs := Algorithms()
+	for i := 0; i < traces; i++ {
+		a := algs[i%len(algs)]
+		p, err := core.Single(a.Name, a.Algorithm)
+		require.NoError(t, err)
+		got, clk := limiter(t, newStore, p)
+		ref, err := core.NewLimiter(p, core.WithClock(clk))
+		require.NoError(t, err)
+		replay(t, rng, clk, got, ref, a.Name)
+	}
+}
+
+func replay(t *testing.T, rng *rand.Rand, clk *Clock, got, ref *core.Limiter, name string) {
+	t.Helper()
+	ctx := context.Background()
+	var lastGot, lastRef core.Result
+	for s := 0; s < 40; s++ {
+		clk.Advance(time.Duration(rng.Int64N(int64(2 * time.Second))))
+		key := fmt.Sprint("k", rng.IntN(3))
+		cost := 1 + rng.Int64N(3)
+		var g, r core.Result
+		var eg, er error
+		switch op := rng.IntN(10); {
+		case op < 7:
+			g, eg = got.AllowN(ctx, key, cost)
+			r, er = ref.AllowN(ctx, key, cost)
+			lastGot, lastRef = g, r
+		case op < 8:
+			g, eg = got.Peek(ctx, key, cost)
+			r, er = ref.Peek(ctx, key, cost)
+		case op < 9:
+			g, eg = got.Refund(ctx, key, lastGot)
+			r, er = ref.Refund(ctx, key, lastRef)
+		default:
+			eg, er = got.Reset(ctx, key), ref.Reset(ctx, key)
+		}
+		require.Equal(t, er, eg, "%s step %d", name, s)
+		require.Equal(t, r.Allowed, g.Allowed, "%s step %d", name, s)
+		require.Equal(t, r.Remaining, g.Remaining, "%s step %d", name, s)
+		require.Equal(t, r.RetryAfter, g.RetryAfter, "%s step %d", name, s)
+		require.Equal(t, r.ResetAfter, g.ResetAfter, "%s step %d", name, s)
+		require.Equal(t, r.Delay, g.Delay, "%s step %d", name, s)
+	}
+}
