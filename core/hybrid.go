@@ -50,7 +50,7 @@ import (
 // key never seen from its window's end (bursty mode) or from TAT (smooth
 // mode) on.
 //
-// Window + Quota·I must not exceed about 73 years (so Window is at most
+// Window + Quota·I must not exceed about 36 years (so Window is at most
 // about 36 years).
 type Hybrid struct {
 	// Quota is how many units pass per window in bursty mode, and per
@@ -74,7 +74,7 @@ func (h Hybrid) compile() (stepper, error) {
 	iv := w/h.Quota + btoi(w%h.Quota != 0)
 	tol, ok := mulSpan(h.Quota, iv)
 	if !ok || tol > maxSpan-w {
-		return nil, fmt.Errorf("core: Hybrid: window %v + quota %d × interval %v overflows 73 years: %w", h.Window, h.Quota, time.Duration(iv), ErrInvalidConfig)
+		return nil, fmt.Errorf("core: Hybrid: window %v + quota %d × interval %v exceeds 36 years: %w", h.Window, h.Quota, time.Duration(iv), ErrInvalidConfig)
 	}
 	return &hybridStep{limit: h.Quota, window: w, interval: iv, tolerance: tol}, nil
 }

@@ -77,7 +77,7 @@ func (b LeakyBucket) compile() (stepper, error) {
 	iv := b.Rate.interval()
 	tol, ok := mulSpan(capacity, iv)
 	if !ok {
-		return nil, fmt.Errorf("core: LeakyBucket: capacity %d × interval %v overflows 73 years: %w", capacity, time.Duration(iv), ErrInvalidConfig)
+		return nil, fmt.Errorf("core: LeakyBucket: capacity %d × interval %v exceeds 36 years: %w", capacity, time.Duration(iv), ErrInvalidConfig)
 	}
 	// (NoDelay−1)·I < Capacity·I: no overflow.
 	free := max(0, b.NoDelay-1) * iv

@@ -235,14 +235,14 @@ func TestLeakyBucketValidate(t *testing.T) {
 		{"negative limit", core.LeakyBucket{Rate: core.Per(-1, time.Second)}, false},
 		{"zero period", core.LeakyBucket{Rate: core.Per(1, 0)}, false},
 		{"negative period", core.LeakyBucket{Rate: core.Per(1, -time.Second)}, false},
-		{"period beyond 73 years", core.LeakyBucket{Rate: core.Per(1, time.Duration(math.MaxInt64))}, false},
+		{"period beyond 36 years", core.LeakyBucket{Rate: core.Per(1, time.Duration(math.MaxInt64))}, false},
 		{"negative capacity", core.LeakyBucket{Rate: core.PerSecond(5), Capacity: -1}, false},
 		{"negative NoDelay", core.LeakyBucket{Rate: core.PerSecond(5), NoDelay: -1}, false},
 		{"NoDelay above capacity", core.LeakyBucket{Rate: core.PerSecond(5), Capacity: 3, NoDelay: 4}, false},
 		{"NoDelay above default capacity", core.LeakyBucket{Rate: core.PerSecond(5), NoDelay: 6}, false},
 		{"capacity × interval overflows", core.LeakyBucket{Rate: core.PerDay(1), Capacity: math.MaxInt64 / 1000}, false},
-		{"capacity × interval beyond 73 years", core.LeakyBucket{Rate: core.PerDay(1), Capacity: 365 * 74}, false},
-		{"capacity × interval just within 73 years", core.LeakyBucket{Rate: core.PerDay(1), Capacity: 365 * 72}, true},
+		{"capacity × interval beyond 36 years", core.LeakyBucket{Rate: core.PerDay(1), Capacity: 365 * 37}, false},
+		{"capacity × interval just within 36 years", core.LeakyBucket{Rate: core.PerDay(1), Capacity: 365 * 35}, true},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
