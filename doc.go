@@ -1,0 +1,26 @@
+// Package floodgate is a rate limiter for Go HTTP services: per-client
+// limits on one process or across a fleet, exact under concurrency, with
+// the response headers well-behaved clients obey.
+//
+// This root package holds no code; import what you need:
+//
+//   - [github.com/floodgate-go/floodgate/core]: the algorithms (GCRA, token
+//     bucket, leaky bucket with shaping delays, fixed window, sliding log,
+//     sliding window counter, quota/linear hybrid, rolling-window quotas,
+//     warm-up), policies of several limits decided all-or-nothing, the
+//     bounded in-memory store and the [core.Limiter] usable without HTTP.
+//   - [github.com/floodgate-go/floodgate/core/coretest]: a fake clock and the
+//     conformance suite every store passes.
+//   - [github.com/floodgate-go/floodgate/keyfunc]: what a request is limited
+//     by: the client IP (trusted proxies only, IPv6 prefixes), hashed API
+//     keys and users, routes, injective joins.
+//   - [github.com/floodgate-go/floodgate/headers]: Retry-After,
+//     X-RateLimit-* and the IETF RateLimit / RateLimit-Policy fields.
+//
+// A limiter in four lines:
+//
+//	p, _ := core.Single("api", core.GCRA{Rate: core.PerMinute(100), Burst: 20})
+//	lim, _ := core.NewLimiter(p)
+//	res, _ := lim.Allow(ctx, clientKey)
+//	if !res.Allowed { /* wait res.RetryAfter */ }
+package floodgate
