@@ -1,0 +1,245 @@
+package core
+
+import (
+	"fmt"
+	"time"
+)
+
+// MaxSlidingLogLimit is the largest Limit of a [SlidingLog]. Its state is
+// Limit+2 words per key (512 KiB at this limit); use [SlidingWindow] or
+// [RollingWindow], whose state does not grow with the limit, for larger ones.
+const MaxSlidingLogLimit = 1 << 16
+
+// SlidingLog admits at most Limit units in any trailing Window, exactly: a
+// request of cost c at now is admitted when the units admitted in
+// (now − Window, now] plus c are at most Limit.
+//
+// It keeps a log of the instants of the last Limit units per key, one entry
+// per unit of cost: Limit+2 words (a ring of Limit timestamps, the index of
+// the oldest and the number of entries), so Limit is at most
+// [MaxSlidingLogLimit]. An entry of instant t counts while now − t < Window.
+//
+// A denied request can pass when enough entries have expired: RetryAfter is
+// the exact time until the (n+c−Limit)-th oldest of the n counted entries
+// expires, or [Never] when c exceeds Limit. ResetAfter is the time until the
+// newest entry expires; Remaining is Limit minus the counted entries.
+//
+// With CountRejected, denied attempts are logged too (one entry per unit of
+// cost, at the instant of the attempt), so a client that keeps hammering
+// stays denied until it slows down below Limit per Window: the limit then
+// bounds attempted units rather than admitted ones. When the log is full the
+// new entries overwrite the oldest. Keeping only the Limit newest entries
+// decides exactly as the whole log would: the dropped entries are older than
+// every kept one, so while any of them still counts all Limit kept ones
+// count too and any request (of cost ≥ 1) is denied either way; once they
+// have all expired the kept entries are the whole log. A denial's RetryAfter
+// then counts the denied attempt as logged: it is the exact wait of the
+// client whose attempt it was, so a client that waits as told before
+// retrying gets through. (A Peek logs nothing but is told the
+// same as the attempt would be, so a wait that may be longer than it needs.
+// In a policy of several limits, an attempt denied by another limit is
+// logged here too, which the other limit's RetryAfter cannot account for.)
+// An attempt whose cost exceeds Limit is never logged: it says nothing
+// about the client's rate.
+//
+// Time only moves forwards in the log: a caller whose now is older than the
+// newest entry (it raced a newer caller) is decided, and logged, as of the
+// newest entry's instant, exactly as the newest caller would be. The newest
+// entry is the log's only memory of time: once a refund has removed it, an
+// older caller is decided at its own now.
+//
+// Refund removes up to cost entries whose instant equals taken exactly.
+// Entries of a take decided at a stale now were logged at a later instant
+// and are not found: refunds err towards admitting less.
+type SlidingLog struct {
+	// Limit is the most units admitted in any trailing Window, in
+	// [1, MaxSlidingLogLimit].
+	Limit int64
+	// Window is the length of the trailing window, in (0, 73 years].
+	Window time.Duration
+	// CountRejected logs denied attempts as well as admitted ones.
+	CountRejected bool
+}
+
+// Validate reports whether s is usable.
+func (s SlidingLog) Validate() error { _, err := s.compile(); return err }
+
+func (s SlidingLog) compile() (stepper, error) {
+	if s.Limit < 1 || s.Limit > MaxSlidingLogLimit {
+		return nil, fmt.Errorf("core: SlidingLog: limit %d must be in [1, %d] (use SlidingWindow or RollingWindow for larger limits): %w",
+			s.Limit, MaxSlidingLogLimit, ErrInvalidConfig)
+	}
+	if err := validWindow("SlidingLog", s.Window); err != nil {
+		return nil, err
+	}
+	return &slidingLogStep{limit: s.Limit, window: int64(s.Window), countRejected: s.CountRejected}, nil
+}
+
+// slidingLogStep keeps st[0], the ring index of the oldest entry, st[1],
+// the number of entries, and the ring st[2:2+limit] of entry instants,
+// oldest first, never decreasing.
+type slidingLogStep struct {
+	limit, window int64
+	countRejected bool
+}
+
+// slLog is a view of a sliding log's state.
+type slLog struct {
+	ring    []int64
+	head, n int64
+}
+
+func (s *slidingLogStep) words() int { return int(s.limit) + 2 }
+
+func (s *slidingLogStep) quota() (int64, time.Duration) { return s.limit, time.Duration(s.window) }
+
+func (s *slidingLogStep) view(st []int64) slLog {
+	l := slLog{ring: st[2 : 2+s.limit], head: st[0], n: st[1]}
+	if l.head < 0 || l.head >= s.limit {
+		l.head = 0
+	}
+	l.n = min(max(l.n, 0), s.limit)
+	return l
+}
+
+// at returns the i-th oldest entry (0 ≤ i < n).
+func (l *slLog) at(i int64) int64 { return l.ring[l.pos(i)] }
+
+func (l *slLog) pos(i int64) int64 {
+	p := l.head + i
+	if p >= int64(len(l.ring)) {
+		p -= int64(len(l.ring))
+	}
+	return p
+}
+
+// search returns the number of entries ≤ t.
+func (l *slLog) search(t int64) int64 {
+	lo, hi := int64(0), l.n
+	for lo < hi {
+		m := int64(uint64(lo+hi) >> 1)
+		if l.at(m) <= t {
+			lo = m + 1
+		} else {
+			hi = m
+		}
+	}
+	return lo
+}
+
+// clock returns the instant now is decided at (never before the newest
+// entry) and the index of the oldest entry still counted then.
+func (s *slidingLogStep) clock(l *slLog, now int64) (eff, first int64) {
+	eff = now
+	if l.n > 0 {
+		eff = max(eff, l.at(l.n-1))
+	}
+	return eff, l.search(eff - s.window)
+}
+
+// push appends c entries at t, dropping the oldest when the log is full.
+func (l *slLog) push(t, c int64) {
+	size := int64(len(l.ring))
+	if c >= size {
+		for i := range l.ring {
+			l.ring[i] = t
+		}
+		l.head, l.n = 0, size
+		return
+	}
+	for ; c > 0; c-- {
+		if l.n == size {
+			l.ring[l.head] = t
+			if l.head++; l.head == size {
+				l.head = 0
+			}
+		} else {
+			l.ring[l.pos(l.n)] = t
+			l.n++
+		}
+	}
+}
+
+// drop forgets the first entries.
+func (l *slLog) drop(first int64) {
+	l.head, l.n = l.pos(first), l.n-first
+	if l.n == 0 {
+		l.head = 0
+	}
+}
+
+func (l *slLog) store(st []int64) { st[0], st[1] = l.head, l.n }
+
+func (s *slidingLogStep) take(st []int64, now, cost int64, commit bool) outcome {
+	l := s.view(st)
+	eff, first := s.clock(&l, now)
+	live := l.n - first
+	if cost > s.limit-live {
+		o := outcome{remaining: s.limit - live}
+		if live > 0 {
+			o.resetAfter = l.at(l.n-1) + s.window - now
+		}
+		switch {
+		case cost > s.limit:
+			o.retryAfter = int64(Never)
+		case !s.countRejected:
+			// The (live+cost−limit)-th oldest counted entry must expire.
+			o.retryAfter = l.at(first+live+cost-s.limit-1) + s.window - now
+		case 2*cost <= s.limit:
+			// The attempt is logged as cost entries at eff, dropping the
+			// oldest beyond limit: the log becomes the last limit−cost
+			// counted entries and cost entries at eff, whose cost-th
+			// oldest must expire.
+			o.retryAfter = l.at(first+live+2*cost-s.limit-1) + s.window - now
+		default:
+			o.retryAfter = eff + s.window - now
+		}
+		return o
+	}
+	if commit {
+		l.drop(first)
+		l.push(eff, cost)
+		l.store(st)
+	}
+	return outcome{allowed: true, remaining: s.limit - live - cost, resetAfter: eff + s.window - now}
+}
+
+func (s *slidingLogStep) denied(st []int64, now, cost int64) {
+	if !s.countRejected || cost > s.limit {
+		return
+	}
+	l := s.view(st)
+	eff, first := s.clock(&l, now)
+	l.drop(first)
+	l.push(eff, cost)
+	l.store(st)
+}
+
+func (s *slidingLogStep) refund(st []int64, _, taken, cost int64) {
+	l := s.view(st)
+	hi := l.search(taken)
+	lo := hi
+	if taken > -1<<63 {
+		lo = l.search(taken - 1)
+	}
+	k := min(cost, hi-lo)
+	if k <= 0 {
+		return
+	}
+	for i := hi; i < l.n; i++ {
+		l.ring[l.pos(i-k)] = l.at(i)
+	}
+	l.n -= k
+	if l.n == 0 {
+		l.head = 0
+	}
+	l.store(st)
+}
+
+func (s *slidingLogStep) idleAt(st []int64) int64 {
+	l := s.view(st)
+	if l.n == 0 {
+		return 0
+	}
+	return l.at(l.n-1) + s.window
+}
