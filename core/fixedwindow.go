@@ -39,7 +39,7 @@ import (
 type FixedWindow struct {
 	// Limit is the most units a window admits; it must be ≥ 1.
 	Limit int64
-	// Window is the length of a window, in (0, 73 years].
+	// Window is the length of a window, in (0, 36 years].
 	Window time.Duration
 	// Anchored starts each key's window at its first admitted request
 	// instead of aligning windows to the Unix epoch.

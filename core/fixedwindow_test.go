@@ -198,7 +198,7 @@ func TestFixedWindowValidate(t *testing.T) {
 	winInvalid(t, map[string]core.Algorithm{
 		"minimal":    core.FixedWindow{Limit: 1, Window: 1},
 		"huge limit": core.FixedWindow{Limit: 1<<63 - 1, Window: time.Hour},
-		"73 years":   core.FixedWindow{Limit: 10, Window: time.Duration(1) << 61},
+		"36 years":   core.FixedWindow{Limit: 10, Window: time.Duration(1) << 60},
 		"anchored":   core.FixedWindow{Limit: 10, Window: time.Hour, Anchored: true},
 	}, map[string]core.Algorithm{
 		"zero":            core.FixedWindow{},

@@ -46,7 +46,7 @@ type RollingWindow struct {
 	// periods, ≥ 1.
 	Quota int64
 	// Window is the length of the rolling window: a multiple of Period of
-	// at most MaxRollingPeriods periods, in (0, 73 years].
+	// at most MaxRollingPeriods periods, in (0, 36 years].
 	Window time.Duration
 	// Period is the granularity at which the window rolls, in (0, Window].
 	Period time.Duration

@@ -132,7 +132,7 @@ func TestRollingWindowValidate(t *testing.T) {
 		"daily and hourly": core.RollingWindow{Quota: 10000, Window: 24 * time.Hour, Period: time.Hour, PeriodCap: 1000},
 		"1024 periods":     core.RollingWindow{Quota: 5, Window: 1024 * time.Second, Period: time.Second},
 		"cap = quota":      core.RollingWindow{Quota: 5, Window: time.Hour, Period: time.Minute, PeriodCap: 5},
-		"73 years":         core.RollingWindow{Quota: 5, Window: time.Duration(1) << 61, Period: time.Duration(1) << 58},
+		"36 years":         core.RollingWindow{Quota: 5, Window: time.Duration(1) << 60, Period: time.Duration(1) << 57},
 	}, map[string]core.Algorithm{
 		"zero":               core.RollingWindow{},
 		"zero quota":         core.RollingWindow{Window: time.Hour, Period: time.Minute},

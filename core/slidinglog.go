@@ -55,7 +55,7 @@ type SlidingLog struct {
 	// Limit is the most units admitted in any trailing Window, in
 	// [1, MaxSlidingLogLimit].
 	Limit int64
-	// Window is the length of the trailing window, in (0, 73 years].
+	// Window is the length of the trailing window, in (0, 36 years].
 	Window time.Duration
 	// CountRejected logs denied attempts as well as admitted ones.
 	CountRejected bool

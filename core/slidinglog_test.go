@@ -197,7 +197,7 @@ func TestSlidingLogValidate(t *testing.T) {
 	winInvalid(t, map[string]core.Algorithm{
 		"minimal":       core.SlidingLog{Limit: 1, Window: 1},
 		"largest limit": core.SlidingLog{Limit: core.MaxSlidingLogLimit, Window: time.Hour},
-		"73 years":      core.SlidingLog{Limit: 10, Window: time.Duration(1) << 61},
+		"36 years":      core.SlidingLog{Limit: 10, Window: time.Duration(1) << 60},
 	}, map[string]core.Algorithm{
 		"zero":            core.SlidingLog{},
 		"zero limit":      core.SlidingLog{Window: time.Second},

@@ -59,7 +59,7 @@ import (
 type SlidingWindow struct {
 	// Limit is the most units the estimate admits, ≥ 1.
 	Limit int64
-	// Window is the length of a window, in (0, 73 years].
+	// Window is the length of a window, in (0, 36 years].
 	Window time.Duration
 }
 

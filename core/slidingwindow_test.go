@@ -136,7 +136,7 @@ func TestSlidingWindowNever(t *testing.T) {
 func TestSlidingWindowValidate(t *testing.T) {
 	winInvalid(t, map[string]core.Algorithm{
 		"minimal":    core.SlidingWindow{Limit: 1, Window: 1},
-		"huge limit": core.SlidingWindow{Limit: math.MaxInt64, Window: time.Duration(1) << 61},
+		"huge limit": core.SlidingWindow{Limit: math.MaxInt64, Window: time.Duration(1) << 60},
 	}, map[string]core.Algorithm{
 		"zero":            core.SlidingWindow{},
 		"zero limit":      core.SlidingWindow{Window: time.Second},
