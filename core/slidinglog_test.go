@@ -76,7 +76,7 @@ func TestSlidingLogCountRejected(t *testing.T) {
 	// A client that waits RetryAfter after each denial gets through: the
 	// wait includes its own logged attempt.
 	l, clk := winLimiter(t, core.SlidingLog{Limit: 3, Window: 10 * time.Second, CountRejected: true})
-	at := t0
+	var at time.Time
 	for i := range 3 {
 		require.True(t, winTake(t, l, clk, t0.Add(time.Duration(i)*time.Second), "k", 1).Allowed)
 	}

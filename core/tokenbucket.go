@@ -57,7 +57,7 @@ type TokenBucket struct {
 
 // Validate reports whether b is usable: Rate must be valid, Burst ≥ 0, and
 // refilling an empty bucket (Burst·Rate.Period/Rate.Limit) must take at most
-// about 73 years.
+// about 36 years.
 func (b TokenBucket) Validate() error { _, err := b.compile(); return err }
 
 func (b TokenBucket) compile() (stepper, error) {
@@ -74,7 +74,7 @@ func (b TokenBucket) compile() (stepper, error) {
 	iv := b.Rate.interval()
 	fill, ok := mulSpan(burst, iv)
 	if !ok {
-		return nil, fmt.Errorf("core: TokenBucket: burst %d × interval %v overflows 73 years: %w", burst, time.Duration(iv), ErrInvalidConfig)
+		return nil, fmt.Errorf("core: TokenBucket: burst %d × interval %v overflows 36 years: %w", burst, time.Duration(iv), ErrInvalidConfig)
 	}
 	limit := b.Rate.perSecond()
 	if !(limit > 0) || math.IsInf(limit, 0) {

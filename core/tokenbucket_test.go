@@ -624,8 +624,8 @@ func TestTokenBucketValidate(t *testing.T) {
 		{"period over 73 years", core.TokenBucket{Rate: core.Rate{Limit: 1, Period: time.Duration(1<<61 + 1)}}, false},
 		{"negative burst", core.TokenBucket{Rate: core.PerSecond(1), Burst: -1}, false},
 		{"refill overflows", core.TokenBucket{Rate: core.PerDay(1), Burst: 1 << 20}, false},
-		{"refill at the bound", core.TokenBucket{Rate: core.Rate{Limit: 1, Period: 1 << 30}, Burst: 1 << 31}, true},
-		{"refill just over", core.TokenBucket{Rate: core.Rate{Limit: 1, Period: 1 << 30}, Burst: 1<<31 + 1}, false},
+		{"refill at the bound", core.TokenBucket{Rate: core.Rate{Limit: 1, Period: 1 << 30}, Burst: 1 << 30}, true},
+		{"refill just over", core.TokenBucket{Rate: core.Rate{Limit: 1, Period: 1 << 30}, Burst: 1<<30 + 1}, false},
 		{"huge burst at 1 ns", core.TokenBucket{Rate: core.Rate{Limit: 1, Period: 1}, Burst: math.MaxInt64}, false},
 		{"fast rate", core.TokenBucket{Rate: core.Rate{Limit: math.MaxInt64, Period: 1}, Burst: 1}, true},
 	}

@@ -72,8 +72,8 @@ type WarmUp struct {
 }
 
 // Validate reports whether w is usable: Rate must be valid, WarmUp in
-// (0, 73 years], ColdFactor 0 or finite and ≥ 1, Rate.Period·ColdFactor at
-// most 73 years, and maxPermits below 2^52, so that permits are counted
+// (0, 36 years], ColdFactor 0 or finite and ≥ 1, Rate.Period·ColdFactor at
+// most 36 years, and maxPermits below 2^52, so that permits are counted
 // exactly.
 func (w WarmUp) Validate() error { _, err := w.compile(); return err }
 
@@ -82,7 +82,7 @@ func (w WarmUp) compile() (stepper, error) {
 		return nil, err
 	}
 	if w.WarmUp <= 0 || int64(w.WarmUp) > maxSpan {
-		return nil, fmt.Errorf("core: WarmUp: warm-up %v must be in (0, 73y]: %w", w.WarmUp, ErrInvalidConfig)
+		return nil, fmt.Errorf("core: WarmUp: warm-up %v must be in (0, 36y]: %w", w.WarmUp, ErrInvalidConfig)
 	}
 	cf := w.ColdFactor
 	if cf == 0 {
@@ -92,7 +92,7 @@ func (w WarmUp) compile() (stepper, error) {
 		return nil, fmt.Errorf("core: WarmUp: cold factor %v must be finite and ≥ 1: %w", w.ColdFactor, ErrInvalidConfig)
 	}
 	if float64(w.Rate.Period)*cf > float64(maxSpan) {
-		return nil, fmt.Errorf("core: WarmUp: period %v × cold factor %v overflows 73 years: %w", w.Rate.Period, cf, ErrInvalidConfig)
+		return nil, fmt.Errorf("core: WarmUp: period %v × cold factor %v overflows 36 years: %w", w.Rate.Period, cf, ErrInvalidConfig)
 	}
 	stable := float64(w.Rate.Period) / float64(w.Rate.Limit)
 	cold := stable * cf
