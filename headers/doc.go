@@ -1,0 +1,44 @@
+// Package headers writes the rate-limit response header fields of a
+// [core.Result]: Retry-After, the de facto X-RateLimit-Limit,
+// X-RateLimit-Remaining and X-RateLimit-Reset trio, and the IETF fields of
+// draft-ietf-httpapi-ratelimit-headers in one of three shapes ([Draft]).
+//
+// A [Writer] is built once by [New] and is then safe for concurrent use. Its
+// [Writer.Write] costs two allocations per call whatever the number of
+// fields: every value is formatted into one stack buffer that becomes one
+// string, and every field's []string is a one-element window of one shared
+// slice.
+//
+// # What is written
+//
+// Every value comes from the Result and the Writer's own options: nothing
+// of the request is ever copied into a response field. The partition key of
+// [Writer.WriteKey] is written only as a keyed hash (HMAC-SHA-256), never as
+// the key itself.
+//
+// Durations are written as whole seconds rounded up, so that a client that
+// waits what it is told never comes back early.
+//
+//   - Retry-After is written on denials only: the wait until the same
+//     request would pass, at least 1. A request that can never pass (its
+//     RetryAfter is [core.Never]: its cost exceeds a limit's quota) gets no
+//     Retry-After, because no wait would make it pass and any number would
+//     invite a retry that is bound to fail.
+//   - X-RateLimit-Limit and X-RateLimit-Remaining are the binding limit's
+//     quota and remaining, the remaining being 0 on every denial.
+//     X-RateLimit-Reset is the Unix time, in seconds rounded up, at which the
+//     binding limit is fully replenished if nothing more is taken
+//     (At + ResetAfter), as GitHub writes it.
+//   - The IETF fields follow the chosen [Draft]. Their reset values ("t" in
+//     draft 11, "reset" in drafts 6 and 7) are ResetAfter in seconds rounded
+//     up, except on a denial, where the drafts ask the reset to agree with
+//     Retry-After: a limit that denied the request then reports r=0 and the
+//     same wait as Retry-After (draft 11: its own wait, which is never
+//     longer). A window ("w") is the time a limit's whole quota takes to
+//     replenish, in seconds rounded up and at least 1.
+//
+// Field names default to the names above and can be changed or omitted one by
+// one ([Options]). Names are stored in their canonical form
+// ([http.CanonicalHeaderKey]), so http.Header.Get finds them; on the wire
+// field names are case-insensitive (and lower-case in HTTP/2 and HTTP/3).
+package headers

@@ -1,0 +1,166 @@
+package headers_test
+
+import (
+	"context"
+	"net/http"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/floodgate-go/floodgate/core"
+	"github.com/floodgate-go/floodgate/core/coretest"
+	"github.com/floodgate-go/floodgate/headers"
+)
+
+// FuzzWrite decides a few requests on a policy of one or two GCRA limits of
+// random names, rates, bursts and costs at random instants, and checks that
+// every field written for every decision is valid: the IETF fields parse as
+// the Structured Fields of their draft, one item per limit with the limits'
+// names, and the integer fields are non-negative integers that agree with
+// the decision.
+func FuzzWrite(f *testing.F) {
+	f.Fuzz(func(t *testing.T, name1, name2 string, two bool,
+		limit1, period1, burst1, limit2, period2, burst2, cost int64,
+		steps uint8, step int64, draft uint8, key string) {
+		limits := []core.Limit{{Name: name1, Algorithm: core.GCRA{Rate: core.Per(limit1, time.Duration(period1)), Burst: burst1}}}
+		if two {
+			if name2 == name1 {
+				name2 += "2"
+			}
+			limits = append(limits, core.Limit{Name: name2, Algorithm: core.GCRA{Rate: core.Per(limit2, time.Duration(period2)), Burst: burst2}})
+		}
+		p, err := core.NewPolicy("fuzz", limits...)
+		if err != nil {
+			return // an invalid rate or burst
+		}
+		clk := coretest.NewClock(t0)
+		l, err := core.NewLimiter(p, core.WithClock(clk))
+		if err != nil {
+			t.Fatal(err)
+		}
+		d := headers.Draft(draft % 3)
+		opts := headers.Options{Draft: d}
+		if d == headers.DraftIETF11 && key != "" {
+			opts.PartitionKeySecret = []byte("fuzz secret, sixteen bytes at least")
+		}
+		w, err := headers.New(opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cost = max(cost, 1)
+		wait := time.Duration(uint64(step) % uint64(100*time.Second))
+		for i := range int(steps%16) + 1 {
+			c := int64(1)
+			if i%3 == 2 {
+				c = cost
+			}
+			r, err := l.AllowN(context.Background(), key, c)
+			if err != nil {
+				t.Fatal(err)
+			}
+			h := http.Header{}
+			w.WriteKey(h, &r, key)
+			checkFuzzed(t, h, d, &r, limits)
+			clk.Advance(wait)
+		}
+	})
+}
+
+func checkFuzzed(t *testing.T, h http.Header, d headers.Draft, r *core.Result, limits []core.Limit) {
+	t.Helper()
+	checkValid(t, h, d)
+	num := func(name string) int64 {
+		t.Helper()
+		n, err := checkInt(h.Get(name))
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		return n
+	}
+	retry, hasRetry := h["Retry-After"]
+	if want := !r.Allowed && r.RetryAfter != core.Never; hasRetry != want {
+		t.Fatalf("Retry-After %q written for allowed=%v retry=%v", retry, r.Allowed, r.RetryAfter)
+	}
+	if hasRetry && num("Retry-After") < 1 {
+		t.Fatalf("Retry-After %q", retry)
+	}
+	if !r.Allowed && num("X-RateLimit-Remaining") != 0 {
+		t.Fatalf("denied with X-RateLimit-Remaining %q", h.Get("X-RateLimit-Remaining"))
+	}
+	num("X-RateLimit-Limit")
+	num("X-RateLimit-Reset")
+	switch d {
+	case headers.DraftIETF11:
+		pol, err := checkPolicy11(h.Get("RateLimit-Policy"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		rl, err := checkRateLimit11(h.Get("RateLimit"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(pol) != len(limits) || len(rl) != len(limits) {
+			t.Fatalf("%d limits, %d policies, %d items", len(limits), len(pol), len(rl))
+		}
+		seen := map[string]bool{}
+		for i, lim := range limits {
+			name := pol[i].bare.(string)
+			if rl[i].bare.(string) != name {
+				t.Fatalf("item %d: policy %q, limit %q", i, name, rl[i].bare)
+			}
+			if plainName(lim.Name) && name != lim.Name {
+				t.Fatalf("name %q written as %q", lim.Name, name)
+			}
+			if seen[name] {
+				t.Fatalf("two limits written as %q", name)
+			}
+			seen[name] = true
+			if rem, _ := rl[i].param("r"); !r.Limits()[i].Allowed && rem != int64(0) {
+				t.Fatalf("limit %q denied with r=%v", lim.Name, rem)
+			}
+		}
+		if hasRetry {
+			// No effective window ends after Retry-After for a limit
+			// that denied the request.
+			ra := num("Retry-After")
+			for i, lr := range r.Limits() {
+				if tt, _ := rl[i].param("t"); !lr.Allowed && tt.(int64) > ra {
+					t.Fatalf("limit %q: t=%v after Retry-After %d", lr.Name, tt, ra)
+				}
+			}
+		}
+	case headers.DraftIETF7:
+		v, err := checkRateLimit7(h.Get("RateLimit"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !r.Allowed && v[1] != 0 {
+			t.Fatalf("denied with %q", h.Get("RateLimit"))
+		}
+		if hasRetry && strconv.FormatInt(v[2], 10) != retry[0] {
+			t.Fatalf("reset %d, Retry-After %s", v[2], retry[0])
+		}
+	case headers.DraftIETF6:
+		if _, err := checkPolicy67(h.Get("RateLimit-Policy")); err != nil {
+			t.Fatal(err)
+		}
+		if !r.Allowed && num("RateLimit-Remaining") != 0 {
+			t.Fatalf("denied with RateLimit-Remaining %q", h.Get("RateLimit-Remaining"))
+		}
+		num("RateLimit-Limit")
+		if hasRetry && h.Get("RateLimit-Reset") != retry[0] {
+			t.Fatalf("reset %s, Retry-After %s", h.Get("RateLimit-Reset"), retry[0])
+		}
+	}
+}
+
+// plainName reports whether name is written as itself: printable ASCII
+// without '%' (quotes and backslashes are escaped, and unescaped by parsing).
+func plainName(name string) bool {
+	for i := 0; i < len(name); i++ {
+		if c := name[i]; c < 0x20 || c > 0x7e || c == '%' {
+			return false
+		}
+	}
+	return true
+}
