@@ -67,7 +67,7 @@ func Example() {
 	// X-Ratelimit-Remaining: 9
 	// X-Ratelimit-Reset: 1767323046
 	// allowed: false
-	// Ratelimit: "burst";r=0;t=1, "daily";r=989;t=951
+	// Ratelimit: "burst";r=0;t=1, "daily";r=990;t=864
 	// Ratelimit-Policy: "burst";q=10;w=6, "daily";q=1000;w=86400
 	// Retry-After: 1
 	// X-Ratelimit-Limit: 10
@@ -144,7 +144,7 @@ func ExampleWriter_Write_never() {
 	printHeader(h)
 	// Output:
 	// allowed: false never: true
-	// Ratelimit: "burst";r=0;t=0, "daily";r=950;t=4320
+	// Ratelimit: "burst";r=0;t=0, "daily";r=1000;t=0
 	// Ratelimit-Policy: "burst";q=10;w=6, "daily";q=1000;w=86400
 }
 

@@ -274,7 +274,8 @@ func (w *Writer) write(h http.Header, r *core.Result, key string, withPK bool) {
 	if r == nil || h == nil {
 		return
 	}
-	ls := r.Limits()
+	var lbuf [core.MaxLimits]core.LimitResult
+	ls := r.AppendLimits(lbuf[:0])
 	if len(ls) == 0 {
 		return
 	}

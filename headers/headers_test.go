@@ -153,7 +153,7 @@ func TestWriteDraft11(t *testing.T) {
 			"X-RateLimit-Remaining", "0",
 			"X-RateLimit-Reset", strconv.Itoa(t0s+6),
 			"RateLimit-Policy", policy,
-			"RateLimit", `"burst";r=0;t=1, "daily";r=989;t=951`,
+			"RateLimit", `"burst";r=0;t=1, "daily";r=990;t=864`,
 		),
 	}, {
 		name: "half a burst later",
@@ -316,7 +316,7 @@ func TestNever(t *testing.T) {
 	h = write(newWriter(t, headers.Options{}), r)
 	assert.NotContains(t, h, "Retry-After")
 	assert.Equal(t, "0", h.Get("X-RateLimit-Remaining"))
-	assert.Equal(t, `"burst";r=0;t=0, "daily";r=989;t=951`, h.Get("RateLimit"))
+	assert.Equal(t, `"burst";r=0;t=0, "daily";r=1000;t=0`, h.Get("RateLimit"))
 	checkValid(t, h, headers.DraftIETF11)
 }
 
