@@ -133,4 +133,3 @@ func BenchmarkHeapPerKey(b *testing.B) {
 		})
 	}
 }
-
