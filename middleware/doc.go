@@ -1,0 +1,23 @@
+// Package middleware limits the requests of a net/http server.
+//
+// A [Middleware] extracts a key from each request (the client IP by
+// default, see package keyfunc), lets a [Selector] pick the limiter that
+// decides it (one limiter, per-route [Routes], per-tenant [Tiers]), asks the
+// limiter, writes the rate-limit headers (package headers) and then either
+// calls the next handler or answers 429 with an RFC 9457
+// application/problem+json body.
+//
+// It never waves a request through by accident: a request whose key cannot
+// be extracted is refused (403) unless Options.Key itself falls back (see
+// keyfunc.First); a store error fails closed (503 with Retry-After) unless
+// Options.FailOpen says otherwise.
+//
+// Count-only-if (Options.CountIf) takes the request's cost before the
+// handler runs and refunds it afterwards when the response status says the
+// request should not count, so parallel requests cannot race past a limit.
+// Shaping delays (core.LeakyBucket) are waited out before the handler, and
+// given back when the request is cancelled while waiting.
+//
+// Router adapters (adapters/chilimit, ginlimit, echolimit) call
+// [Middleware.Begin] and [Admission.End] directly.
+package middleware

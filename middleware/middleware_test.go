@@ -1,0 +1,254 @@
+package middleware_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"net/http"
+	"net/http/httptest"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/floodgate-go/floodgate/core"
+	"github.com/floodgate-go/floodgate/keyfunc"
+	"github.com/floodgate-go/floodgate/middleware"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func TestAllowThenDeny(t *testing.T) {
+	clk := newClock()
+	h := handler(t, limiter(t, clk, core.GCRA{Rate: core.PerMinute(2)}), middleware.Options{}, okHandler)
+	for i := 0; i < 2; i++ {
+		w := get(h, "192.0.2.1:1000")
+		require.Equal(t, http.StatusOK, w.Code)
+		assert.Equal(t, "2", w.Header().Get("X-RateLimit-Limit"))
+		assert.Equal(t, []string{"1", "0"}[i], w.Header().Get("X-RateLimit-Remaining"))
+		assert.Empty(t, w.Header().Get("Retry-After"))
+	}
+	w := get(h, "192.0.2.1:1001")
+	require.Equal(t, http.StatusTooManyRequests, w.Code)
+	assert.Equal(t, "30", w.Header().Get("Retry-After"))
+	assert.Equal(t, "0", w.Header().Get("X-RateLimit-Remaining"))
+	assert.Equal(t, "application/problem+json", w.Header().Get("Content-Type"))
+	var body map[string]any
+	require.NoError(t, json.Unmarshal(w.Body.Bytes(), &body))
+	assert.Equal(t, middleware.ProblemType, body["type"])
+	assert.Equal(t, float64(429), body["status"])
+	assert.Equal(t, []any{"api"}, body["violated-policies"])
+	// Another client is not affected.
+	assert.Equal(t, http.StatusOK, get(h, "192.0.2.2:1000").Code)
+	clk.Set(t0.Add(30 * time.Second))
+	assert.Equal(t, http.StatusOK, get(h, "192.0.2.1:1000").Code)
+}
+
+func TestCustomDenied(t *testing.T) {
+	h := handler(t, limiter(t, newClock(), core.GCRA{Rate: core.PerHour(1)}), middleware.Options{
+		Denied: func(w http.ResponseWriter, _ *http.Request, res core.Result) {
+			w.WriteHeader(http.StatusTeapot)
+			_, _ = w.Write([]byte(res.Name))
+		},
+	}, okHandler)
+	get(h, "192.0.2.1:1")
+	w := get(h, "192.0.2.1:1")
+	assert.Equal(t, http.StatusTeapot, w.Code)
+	assert.Equal(t, "api", w.Body.String())
+	assert.Equal(t, "3600", w.Header().Get("Retry-After"), "headers are set before Denied runs")
+}
+
+func TestNoKeyIsRefusedNeverPassed(t *testing.T) {
+	lim := limiter(t, newClock(), core.GCRA{Rate: core.PerHour(1)})
+	var errs []error
+	h := handler(t, lim, middleware.Options{
+		Key:     keyfunc.Header("X-API-Key"),
+		OnError: func(_ *http.Request, err error) { errs = append(errs, err) },
+	}, okHandler)
+	w := get(h, "192.0.2.1:1")
+	assert.Equal(t, http.StatusForbidden, w.Code)
+	require.Len(t, errs, 1)
+	assert.ErrorIs(t, errs[0], keyfunc.ErrNoKey)
+
+	// With a fallback, the client IP limits keyless requests.
+	ip, err := keyfunc.ClientIP(keyfunc.IPOptions{})
+	require.NoError(t, err)
+	h = handler(t, lim, middleware.Options{Key: keyfunc.First(keyfunc.Header("X-API-Key"), ip)}, okHandler)
+	assert.Equal(t, http.StatusOK, get(h, "192.0.2.9:1").Code)
+	assert.Equal(t, http.StatusTooManyRequests, get(h, "192.0.2.9:2").Code)
+}
+
+func TestFailModes(t *testing.T) {
+	var reported atomic.Int64
+	onErr := func(_ *http.Request, err error) {
+		if errors.Is(err, errDown) {
+			reported.Add(1)
+		}
+	}
+	closed := handler(t, failing{}, middleware.Options{OnError: onErr, FailRetryAfter: 1500 * time.Millisecond}, okHandler)
+	w := get(closed, "192.0.2.1:1")
+	assert.Equal(t, http.StatusServiceUnavailable, w.Code)
+	assert.Equal(t, "2", w.Header().Get("Retry-After"))
+	open := handler(t, failing{}, middleware.Options{OnError: onErr, FailOpen: true}, okHandler)
+	assert.Equal(t, http.StatusOK, get(open, "192.0.2.1:1").Code)
+	dry := handler(t, failing{}, middleware.Options{OnError: onErr, DryRun: true}, okHandler)
+	assert.Equal(t, http.StatusOK, get(dry, "192.0.2.1:1").Code)
+	assert.Equal(t, int64(3), reported.Load())
+}
+
+func TestDryRunReportsButNeverBlocks(t *testing.T) {
+	var denied atomic.Int64
+	h := handler(t, limiter(t, newClock(), core.GCRA{Rate: core.PerHour(2)}), middleware.Options{
+		DryRun:   true,
+		OnDenied: func(*http.Request, core.Result) { denied.Add(1) },
+	}, okHandler)
+	for i := 0; i < 5; i++ {
+		w := get(h, "192.0.2.1:1")
+		assert.Equal(t, http.StatusOK, w.Code)
+		assert.Empty(t, w.Header().Get("X-RateLimit-Limit"), "shadow mode changes no response")
+	}
+	assert.Equal(t, int64(3), denied.Load())
+}
+
+func TestSkipAndCost(t *testing.T) {
+	h := handler(t, limiter(t, newClock(), core.FixedWindow{Limit: 10, Window: time.Hour}), middleware.Options{
+		Skip: func(r *http.Request) bool { return r.URL.Path == "/health" },
+		Cost: func(r *http.Request) int64 {
+			if r.Method == http.MethodPost {
+				return 4
+			}
+			return 1
+		},
+	}, okHandler)
+	for i := 0; i < 20; i++ {
+		r := httptest.NewRequest(http.MethodGet, "/health", nil)
+		w := httptest.NewRecorder()
+		h.ServeHTTP(w, r)
+		require.Equal(t, http.StatusOK, w.Code)
+		require.Empty(t, w.Header().Get("X-RateLimit-Remaining"))
+	}
+	post := func() *httptest.ResponseRecorder {
+		w := httptest.NewRecorder()
+		h.ServeHTTP(w, httptest.NewRequest(http.MethodPost, "/", nil))
+		return w
+	}
+	assert.Equal(t, "6", post().Header().Get("X-RateLimit-Remaining"))
+	assert.Equal(t, "2", post().Header().Get("X-RateLimit-Remaining"))
+	assert.Equal(t, http.StatusTooManyRequests, post().Code)
+
+	bad := handler(t, limiter(t, newClock(), core.GCRA{Rate: core.PerHour(2)}), middleware.Options{
+		Cost: func(*http.Request) int64 { return 0 },
+	}, okHandler)
+	assert.Equal(t, http.StatusInternalServerError, get(bad, "192.0.2.1:1").Code, "a bad cost is never a bypass")
+}
+
+// 200 parallel wrong passwords against a limit of 5 let at most 5 reach
+// the handler: the cost is taken before it runs.
+func TestCountOnlyIfIsAtomic(t *testing.T) {
+	lim := limiter(t, newClock(), core.GCRA{Rate: core.PerHour(5)})
+	var reached atomic.Int64
+	release := make(chan struct{})
+	h := handler(t, lim, middleware.Options{CountIf: func(s int) bool { return s >= 400 }},
+		http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+			reached.Add(1)
+			<-release
+			w.WriteHeader(http.StatusUnauthorized)
+		}))
+	var wg sync.WaitGroup
+	var statuses sync.Map
+	for i := 0; i < 200; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			w := get(h, "192.0.2.1:1")
+			v, _ := statuses.LoadOrStore(w.Code, new(atomic.Int64))
+			v.(*atomic.Int64).Add(1)
+		}()
+	}
+	// Let the handlers finish only after every request has been decided.
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		n := int64(0)
+		statuses.Range(func(_, v any) bool { n += v.(*atomic.Int64).Load(); return true })
+		if n+reached.Load() >= 200 || time.Now().After(deadline) {
+			break
+		}
+		time.Sleep(time.Millisecond)
+	}
+	close(release)
+	wg.Wait()
+	assert.LessOrEqual(t, reached.Load(), int64(5))
+	assert.Equal(t, int64(5), reached.Load())
+}
+
+// Requests whose status does not count are refunded.
+func TestCountOnlyIfRefunds(t *testing.T) {
+	lim := limiter(t, newClock(), core.GCRA{Rate: core.PerHour(3)})
+	status := http.StatusOK
+	h := handler(t, lim, middleware.Options{CountIf: func(s int) bool { return s >= 400 }},
+		http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { w.WriteHeader(status) }))
+	for i := 0; i < 50; i++ {
+		require.Equal(t, http.StatusOK, get(h, "192.0.2.1:1").Code, "successes never count")
+	}
+	status = http.StatusUnauthorized
+	for i := 0; i < 3; i++ {
+		require.Equal(t, http.StatusUnauthorized, get(h, "192.0.2.1:1").Code)
+	}
+	assert.Equal(t, http.StatusTooManyRequests, get(h, "192.0.2.1:1").Code)
+}
+
+// A shaping delay is waited out before the handler, and given back when
+// the request is cancelled during the wait (timers on synctest's clock).
+func TestShapingDelay(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		clk := newClock()
+		lim := limiter(t, clk, core.LeakyBucket{Rate: core.PerSecond(10), Capacity: 5})
+		var served []time.Duration
+		start := time.Now()
+		h := handler(t, lim, middleware.Options{}, http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+			served = append(served, time.Since(start))
+		}))
+		for i := 0; i < 3; i++ {
+			require.Equal(t, http.StatusOK, get(h, "192.0.2.1:1").Code)
+		}
+		// The limiter's clock stands still: request i waits i·100 ms.
+		assert.Equal(t, []time.Duration{0, 100 * time.Millisecond, 300 * time.Millisecond}, served)
+
+		ctx, cancel := context.WithCancel(context.Background())
+		r := httptest.NewRequest(http.MethodGet, "/", nil).WithContext(ctx)
+		r.RemoteAddr = "192.0.2.1:1"
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			h.ServeHTTP(httptest.NewRecorder(), r)
+		}()
+		synctest.Wait()
+		cancel()
+		<-done
+		assert.Len(t, served, 3, "a cancelled request never reaches the handler")
+		res, err := lim.Peek(context.Background(), "192.0.2.1/32", 1)
+		require.NoError(t, err)
+		assert.Equal(t, int64(1), res.Remaining, "its slot was given back (0 had it been kept)")
+	})
+}
+
+func TestMaxDelayDenies(t *testing.T) {
+	lim := limiter(t, newClock(), core.LeakyBucket{Rate: core.PerSecond(1), Capacity: 10})
+	h := handler(t, lim, middleware.Options{MaxDelay: 1500 * time.Millisecond}, okHandler)
+	for i := 0; i < 2; i++ {
+		require.Equal(t, http.StatusOK, get(h, "192.0.2.1:1").Code)
+	}
+	w := get(h, "192.0.2.1:1")
+	assert.Equal(t, http.StatusTooManyRequests, w.Code, "a 2 s delay is beyond MaxDelay")
+	assert.Equal(t, "1", w.Header().Get("Retry-After"))
+}
+
+func TestNewErrors(t *testing.T) {
+	_, err := middleware.New(nil, middleware.Options{})
+	assert.ErrorIs(t, err, core.ErrInvalidConfig)
+	_, err = middleware.NewSelect(nil, middleware.Options{})
+	assert.ErrorIs(t, err, core.ErrInvalidConfig)
+	_, err = middleware.New(failing{}, middleware.Options{MaxDelay: -1})
+	assert.ErrorIs(t, err, core.ErrInvalidConfig)
+}

@@ -1,0 +1,56 @@
+package middleware
+
+import (
+	"net/http"
+	"time"
+
+	"github.com/floodgate-go/floodgate/core"
+	"github.com/floodgate-go/floodgate/headers"
+	"github.com/floodgate-go/floodgate/keyfunc"
+)
+
+// Options configures a [Middleware]. The zero Options limit by client IP
+// (RemoteAddr only), cost 1, every header on, fail closed.
+type Options struct {
+	// Key extracts the key a request is limited by. nil means the client
+	// IP from RemoteAddr, grouped by /64 for IPv6 (keyfunc.ClientIP with
+	// zero options). An error refuses the request: to fall back to another
+	// key instead, use keyfunc.First.
+	Key keyfunc.Func
+	// Cost returns a request's cost; nil means 1. A cost below 1 is a bug
+	// in the function: the request is answered 500 and OnError is called.
+	Cost func(*http.Request) int64
+	// Skip exempts the requests it reports true for.
+	Skip func(*http.Request) bool
+	// CountIf, when set, makes a request count only if CountIf reports true
+	// for its response status: the cost is taken before the handler runs
+	// and refunded after it otherwise. For a login route,
+	// func(s int) bool { return s >= 400 } counts failures only.
+	CountIf func(status int) bool
+	// Headers writes the rate-limit headers; nil means every header of
+	// headers.New(headers.Options{}).
+	Headers *headers.Writer
+	// FailOpen serves requests when the limiter fails (a store error);
+	// otherwise they are answered 503 with a Retry-After of FailRetryAfter.
+	FailOpen bool
+	// FailRetryAfter is the Retry-After of 503 answers; 0 means 1 second.
+	FailRetryAfter time.Duration
+	// OnError is called with every limiter or configuration error.
+	OnError func(r *http.Request, err error)
+	// DryRun decides and reports (OnDenied) but never blocks nor delays a
+	// request, and writes no rate-limit header: a shadow mode to try a
+	// policy on live traffic.
+	DryRun bool
+	// OnDenied is called for every denied request, in dry-run mode too.
+	OnDenied func(r *http.Request, res core.Result)
+	// Denied writes the answer to a denied request, replacing the default
+	// 429 problem+json body. The rate-limit headers are already set.
+	Denied func(w http.ResponseWriter, r *http.Request, res core.Result)
+	// NoKey writes the answer to a request whose key or limiter cannot be
+	// determined; nil means 403 with a problem+json body.
+	NoKey func(w http.ResponseWriter, r *http.Request, err error)
+	// MaxDelay bounds the shaping delay a request may wait: a longer one is
+	// given back and answered as a denial. 0 means no bound beyond the
+	// bucket's own capacity.
+	MaxDelay time.Duration
+}

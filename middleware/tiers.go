@@ -1,0 +1,51 @@
+package middleware
+
+import (
+	"errors"
+	"fmt"
+	"net/http"
+
+	"github.com/floodgate-go/floodgate/core"
+)
+
+// ErrUnknownTier is returned (and the request refused) when a request's
+// tier has no limiter.
+var ErrUnknownTier = errors.New("middleware: unknown tier")
+
+// Tiers returns a [Selector] that picks a limiter by the request's tier:
+// resolve names it (from an authenticated tenant, say) and tiers maps each
+// name to the limiter of its plan, so tiers can differ in limits and
+// windows (free 60/min + 1,000/day, pro 600/min + 100,000/day). A resolve
+// error or an unknown tier refuses the request: it is never served
+// unlimited. Each tier keeps its own state, so a tenant that changes tier
+// starts the new plan's limits afresh.
+func Tiers(resolve func(*http.Request) (string, error), tiers map[string]Limiter) (Selector, error) {
+	if resolve == nil || len(tiers) == 0 {
+		return nil, fmt.Errorf("middleware: Tiers needs a resolver and at least one tier: %w", core.ErrInvalidConfig)
+	}
+	t := tierSelector{resolve: resolve, tiers: make(map[string]Limiter, len(tiers))}
+	for name, l := range tiers {
+		if l == nil {
+			return nil, fmt.Errorf("middleware: tier %q has no limiter: %w", name, core.ErrInvalidConfig)
+		}
+		t.tiers[name] = l
+	}
+	return t, nil
+}
+
+type tierSelector struct {
+	resolve func(*http.Request) (string, error)
+	tiers   map[string]Limiter
+}
+
+func (t tierSelector) Select(r *http.Request, _ string) (Limiter, string, error) {
+	name, err := t.resolve(r)
+	if err != nil {
+		return nil, "", fmt.Errorf("middleware: resolving the tier: %w", err)
+	}
+	l, ok := t.tiers[name]
+	if !ok {
+		return nil, "", fmt.Errorf("%w %q", ErrUnknownTier, name)
+	}
+	return l, "", nil
+}
