@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/floodgate-go/floodgate/internal/sftest"
+
 	"github.com/floodgate-go/floodgate/core"
 	"github.com/floodgate-go/floodgate/core/coretest"
 	"github.com/floodgate-go/floodgate/headers"
@@ -71,7 +73,7 @@ func checkFuzzed(t *testing.T, h http.Header, d headers.Draft, r *core.Result, l
 	checkValid(t, h, d)
 	num := func(name string) int64 {
 		t.Helper()
-		n, err := checkInt(h.Get(name))
+		n, err := sftest.CheckInt(h.Get(name))
 		if err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}
@@ -91,11 +93,11 @@ func checkFuzzed(t *testing.T, h http.Header, d headers.Draft, r *core.Result, l
 	num("X-RateLimit-Reset")
 	switch d {
 	case headers.DraftIETF11:
-		pol, err := checkPolicy11(h.Get("RateLimit-Policy"))
+		pol, err := sftest.CheckPolicy11(h.Get("RateLimit-Policy"))
 		if err != nil {
 			t.Fatal(err)
 		}
-		rl, err := checkRateLimit11(h.Get("RateLimit"))
+		rl, err := sftest.CheckRateLimit11(h.Get("RateLimit"))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -104,9 +106,9 @@ func checkFuzzed(t *testing.T, h http.Header, d headers.Draft, r *core.Result, l
 		}
 		seen := map[string]bool{}
 		for i, lim := range limits {
-			name := pol[i].bare.(string)
-			if rl[i].bare.(string) != name {
-				t.Fatalf("item %d: policy %q, limit %q", i, name, rl[i].bare)
+			name := pol[i].Bare.(string)
+			if rl[i].Bare.(string) != name {
+				t.Fatalf("item %d: policy %q, limit %q", i, name, rl[i].Bare)
 			}
 			if plainName(lim.Name) && name != lim.Name {
 				t.Fatalf("name %q written as %q", lim.Name, name)
@@ -115,7 +117,7 @@ func checkFuzzed(t *testing.T, h http.Header, d headers.Draft, r *core.Result, l
 				t.Fatalf("two limits written as %q", name)
 			}
 			seen[name] = true
-			if rem, _ := rl[i].param("r"); !r.Limits()[i].Allowed && rem != int64(0) {
+			if rem, _ := rl[i].Param("r"); !r.Limits()[i].Allowed && rem != int64(0) {
 				t.Fatalf("limit %q denied with r=%v", lim.Name, rem)
 			}
 		}
@@ -124,13 +126,13 @@ func checkFuzzed(t *testing.T, h http.Header, d headers.Draft, r *core.Result, l
 			// that denied the request.
 			ra := num("Retry-After")
 			for i, lr := range r.Limits() {
-				if tt, _ := rl[i].param("t"); !lr.Allowed && tt.(int64) > ra {
+				if tt, _ := rl[i].Param("t"); !lr.Allowed && tt.(int64) > ra {
 					t.Fatalf("limit %q: t=%v after Retry-After %d", lr.Name, tt, ra)
 				}
 			}
 		}
 	case headers.DraftIETF7:
-		v, err := checkRateLimit7(h.Get("RateLimit"))
+		v, err := sftest.CheckRateLimit7(h.Get("RateLimit"))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -141,7 +143,7 @@ func checkFuzzed(t *testing.T, h http.Header, d headers.Draft, r *core.Result, l
 			t.Fatalf("reset %d, Retry-After %s", v[2], retry[0])
 		}
 	case headers.DraftIETF6:
-		if _, err := checkPolicy67(h.Get("RateLimit-Policy")); err != nil {
+		if _, err := sftest.CheckPolicy67(h.Get("RateLimit-Policy")); err != nil {
 			t.Fatal(err)
 		}
 		if !r.Allowed && num("RateLimit-Remaining") != 0 {

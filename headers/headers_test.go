@@ -12,6 +12,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/floodgate-go/floodgate/internal/sftest"
+
 	"github.com/floodgate-go/floodgate/core"
 	"github.com/floodgate-go/floodgate/core/coretest"
 	"github.com/floodgate-go/floodgate/headers"
@@ -90,18 +92,18 @@ func checkValid(t testing.TB, h http.Header, d headers.Draft) {
 		switch name {
 		case "Retry-After", "X-Ratelimit-Limit", "X-Ratelimit-Remaining", "X-Ratelimit-Reset",
 			"Ratelimit-Limit", "Ratelimit-Remaining", "Ratelimit-Reset":
-			_, err = checkInt(v)
+			_, err = sftest.CheckInt(v)
 		case "Ratelimit-Policy":
 			if d == headers.DraftIETF11 {
-				_, err = checkPolicy11(v)
+				_, err = sftest.CheckPolicy11(v)
 			} else {
-				_, err = checkPolicy67(v)
+				_, err = sftest.CheckPolicy67(v)
 			}
 		case "Ratelimit":
 			if d == headers.DraftIETF11 {
-				_, err = checkRateLimit11(v)
+				_, err = sftest.CheckRateLimit11(v)
 			} else {
-				_, err = checkRateLimit7(v)
+				_, err = sftest.CheckRateLimit7(v)
 			}
 		default:
 			t.Fatalf("unexpected field %s: %q", name, v)
@@ -264,16 +266,16 @@ func TestRemainingZeroOnEveryDenial(t *testing.T) {
 				assert.Equal(t, "0", h.Get("X-RateLimit-Remaining"), "request %d", i)
 				switch d {
 				case headers.DraftIETF11:
-					items, err := checkRateLimit11(h.Get("RateLimit"))
+					items, err := sftest.CheckRateLimit11(h.Get("RateLimit"))
 					require.NoError(t, err)
 					for j, lr := range r.Limits() {
 						if !lr.Allowed || lr.Name == r.Name {
-							rem, _ := items[j].param("r")
+							rem, _ := items[j].Param("r")
 							assert.Equal(t, int64(0), rem, "request %d, %s", i, lr.Name)
 						}
 					}
 				case headers.DraftIETF7:
-					v, err := checkRateLimit7(h.Get("RateLimit"))
+					v, err := sftest.CheckRateLimit7(h.Get("RateLimit"))
 					require.NoError(t, err)
 					assert.Equal(t, int64(0), v[1])
 				case headers.DraftIETF6:
@@ -469,16 +471,16 @@ func TestNamesEscaped(t *testing.T) {
 		h.Get("RateLimit-Policy"))
 	checkValid(t, h, headers.DraftIETF11)
 
-	pol, err := checkPolicy11(h.Get("RateLimit-Policy"))
+	pol, err := sftest.CheckPolicy11(h.Get("RateLimit-Policy"))
 	require.NoError(t, err)
-	rl, err := checkRateLimit11(h.Get("RateLimit"))
+	rl, err := sftest.CheckRateLimit11(h.Get("RateLimit"))
 	require.NoError(t, err)
 	want := []string{`say "hi"`, `back\slash`, "100%25 caf%c3%a9%09%7f", "a, b;c=d"}
 	require.Len(t, pol, len(want))
 	require.Len(t, rl, len(want))
 	for i := range want {
-		assert.Equal(t, want[i], pol[i].bare)
-		assert.Equal(t, want[i], rl[i].bare)
+		assert.Equal(t, want[i], pol[i].Bare)
+		assert.Equal(t, want[i], rl[i].Bare)
 	}
 
 	// An empty name is an empty sf-string.
@@ -508,9 +510,9 @@ func TestPartitionKey(t *testing.T) {
 	for name, vs := range h {
 		assert.NotContains(t, vs[0], "user-42", name)
 	}
-	items, err := checkRateLimit11(h.Get("RateLimit"))
+	items, err := sftest.CheckRateLimit11(h.Get("RateLimit"))
 	require.NoError(t, err)
-	got, _ := items[0].param("pk")
+	got, _ := items[0].Param("pk")
 	assert.Len(t, got, 12)
 
 	// Write never writes pk; WriteKey without a secret is Write.

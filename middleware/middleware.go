@@ -20,12 +20,11 @@ var ErrInvalidCost = errors.New("middleware: cost below 1")
 // Middleware limits requests; see the package documentation. It is safe
 // for concurrent use.
 type Middleware struct {
-	sel        Selector
-	opts       Options
-	key        keyfunc.Func
-	hdr        *headers.Writer
-	failRetry  string
-	failDetail []byte
+	sel       Selector
+	opts      Options
+	key       keyfunc.Func
+	hdr       *headers.Writer
+	failRetry string
 }
 
 // New returns a middleware that decides every request with l.

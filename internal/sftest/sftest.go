@@ -1,4 +1,7 @@
-package headers_test
+// Package sftest parses RFC 9651 structured fields strictly, for tests that
+// check the rate-limit headers floodgate writes. It is not a general-purpose
+// parser and is internal to floodgate.
+package sftest
 
 // A small RFC 9651 Structured Field parser, following the parsing algorithms
 // of its section 4.2, to check that what the Writer writes parses. It is
@@ -10,42 +13,42 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
-	"testing"
-
-	"github.com/stretchr/testify/assert"
-	"github.com/stretchr/testify/require"
 )
 
 type (
-	sfToken   string // a Token bare item
-	sfDisplay string // a Display String bare item
+	Token     string // a Token bare item
+	Display   string // a Display String bare item
 	sfDate    int64  // a Date bare item
 	sfDecimal string // a Decimal bare item, as written
 )
 
-type sfParam struct {
+// Param is one parameter of an item or inner list.
+type Param struct {
 	key string
 	val any
 }
 
-type sfItem struct {
-	bare   any // int64, sfDecimal, string, sfToken, []byte, bool, sfDate, sfDisplay
-	params []sfParam
+// Item is a bare item and its parameters.
+type Item struct {
+	Bare   any // int64, sfDecimal, string, Token, []byte, bool, sfDate, Display
+	params []Param
 }
 
-type sfInnerList struct {
-	items  []sfItem
-	params []sfParam
+// InnerList is a parenthesised list of items and its parameters.
+type InnerList struct {
+	items  []Item
+	params []Param
 }
 
-type sfDictMember struct {
+// DictMember is one member of a dictionary.
+type DictMember struct {
 	key   string
-	value any // sfItem or sfInnerList
+	value any // Item or InnerList
 }
 
-// param returns the value of the parameter key, the last one if repeated,
+// Param returns the value of the parameter key, the last one if repeated,
 // and whether it is present.
-func (it sfItem) param(key string) (v any, ok bool) {
+func (it Item) Param(key string) (v any, ok bool) {
 	for _, p := range it.params {
 		if p.key == key {
 			v, ok = p.val, true
@@ -78,8 +81,8 @@ func (p *sfParser) skipOWS() {
 	}
 }
 
-// parseSFList parses a field value as an sf-list.
-func parseSFList(s string) ([]any, error) {
+// ParseList parses a field value as an sf-list.
+func ParseList(s string) ([]any, error) {
 	p := &sfParser{s: s}
 	p.skipSP()
 	var members []any
@@ -105,11 +108,11 @@ func parseSFList(s string) ([]any, error) {
 	return members, nil
 }
 
-// parseSFDict parses a field value as an sf-dictionary.
-func parseSFDict(s string) ([]sfDictMember, error) {
+// ParseDict parses a field value as an sf-dictionary.
+func ParseDict(s string) ([]DictMember, error) {
 	p := &sfParser{s: s}
 	p.skipSP()
-	var members []sfDictMember
+	var members []DictMember
 	for !p.eof() {
 		key, err := p.key()
 		if err != nil {
@@ -126,7 +129,7 @@ func parseSFDict(s string) ([]sfDictMember, error) {
 			if err != nil {
 				return nil, err
 			}
-			v = sfItem{bare: true, params: params}
+			v = Item{Bare: true, params: params}
 		}
 		replaced := false
 		for j := range members {
@@ -135,7 +138,7 @@ func parseSFDict(s string) ([]sfDictMember, error) {
 			}
 		}
 		if !replaced {
-			members = append(members, sfDictMember{key, v})
+			members = append(members, DictMember{key, v})
 		}
 		p.skipOWS()
 		if p.eof() {
@@ -153,17 +156,17 @@ func parseSFDict(s string) ([]sfDictMember, error) {
 	return members, nil
 }
 
-// parseSFItem parses a field value as an sf-item.
-func parseSFItem(s string) (sfItem, error) {
+// ParseItem parses a field value as an sf-item.
+func ParseItem(s string) (Item, error) {
 	p := &sfParser{s: s}
 	p.skipSP()
 	it, err := p.item()
 	if err != nil {
-		return sfItem{}, err
+		return Item{}, err
 	}
 	p.skipSP()
 	if !p.eof() {
-		return sfItem{}, p.errorf("trailing characters")
+		return Item{}, p.errorf("trailing characters")
 	}
 	return it, nil
 }
@@ -175,9 +178,9 @@ func (p *sfParser) itemOrInnerList() (any, error) {
 	return p.item()
 }
 
-func (p *sfParser) innerList() (sfInnerList, error) {
+func (p *sfParser) innerList() (InnerList, error) {
 	p.i++ // '('
-	var l sfInnerList
+	var l InnerList
 	for !p.eof() {
 		p.skipSP()
 		if !p.eof() && p.peek() == ')' {
@@ -198,17 +201,17 @@ func (p *sfParser) innerList() (sfInnerList, error) {
 	return l, p.errorf("unterminated inner list")
 }
 
-func (p *sfParser) item() (sfItem, error) {
+func (p *sfParser) item() (Item, error) {
 	bare, err := p.bareItem()
 	if err != nil {
-		return sfItem{}, err
+		return Item{}, err
 	}
 	params, err := p.params()
-	return sfItem{bare: bare, params: params}, err
+	return Item{Bare: bare, params: params}, err
 }
 
-func (p *sfParser) params() ([]sfParam, error) {
-	var params []sfParam
+func (p *sfParser) params() ([]Param, error) {
+	var params []Param
 	for !p.eof() && p.peek() == ';' {
 		p.i++
 		p.skipSP()
@@ -225,7 +228,7 @@ func (p *sfParser) params() ([]sfParam, error) {
 		}
 		// RFC 9651 lets a later parameter overwrite an earlier one of the
 		// same key; duplicates are kept here so that checks can refuse them.
-		params = append(params, sfParam{key, v})
+		params = append(params, Param{key, v})
 	}
 	return params, nil
 }
@@ -351,7 +354,7 @@ func (p *sfParser) str() (string, error) {
 	return "", p.errorf("unterminated string")
 }
 
-func (p *sfParser) token() (sfToken, error) {
+func (p *sfParser) token() (Token, error) {
 	start := p.i
 	p.i++
 	for !p.eof() {
@@ -361,7 +364,7 @@ func (p *sfParser) token() (sfToken, error) {
 		}
 		p.i++
 	}
-	return sfToken(p.s[start:p.i]), nil
+	return Token(p.s[start:p.i]), nil
 }
 
 func (p *sfParser) byteSeq() ([]byte, error) {
@@ -397,7 +400,7 @@ func (p *sfParser) boolean() (bool, error) {
 	return false, p.errorf("bad boolean")
 }
 
-func (p *sfParser) displayString() (sfDisplay, error) {
+func (p *sfParser) displayString() (Display, error) {
 	p.i++ // '%'
 	if p.eof() || p.peek() != '"' {
 		return "", p.errorf("want '\"' after '%%'")
@@ -425,7 +428,7 @@ func (p *sfParser) displayString() (sfDisplay, error) {
 			b = append(b, byte(v))
 			p.i += 2
 		case c == '"':
-			return sfDisplay(b), nil
+			return Display(b), nil
 		default:
 			b = append(b, c)
 		}
@@ -443,24 +446,24 @@ func isTchar(c byte) bool {
 
 // Checks of the fields the Writer writes.
 
-// checkSFListOf parses v as an sf-list of items (no inner lists) whose bare
+// CheckListOf parses v as an sf-list of items (no inner lists) whose bare
 // items satisfy bare and whose parameters are listed in want: each must be an
 // Integer ≥ min (or a Byte Sequence for pk), and required ones present.
-func checkSFListOf(v string, bare func(any) error, required []string, optional map[string]int64) ([]sfItem, error) {
-	members, err := parseSFList(v)
+func CheckListOf(v string, bare func(any) error, required []string, optional map[string]int64) ([]Item, error) {
+	members, err := ParseList(v)
 	if err != nil {
 		return nil, err
 	}
 	if len(members) == 0 {
 		return nil, errors.New("empty list")
 	}
-	items := make([]sfItem, 0, len(members))
+	items := make([]Item, 0, len(members))
 	for _, m := range members {
-		it, ok := m.(sfItem)
+		it, ok := m.(Item)
 		if !ok {
 			return nil, fmt.Errorf("member %v is not an item", m)
 		}
-		if err := bare(it.bare); err != nil {
+		if err := bare(it.Bare); err != nil {
 			return nil, err
 		}
 		seen := map[string]bool{}
@@ -494,40 +497,40 @@ func checkSFListOf(v string, bare func(any) error, required []string, optional m
 	return items, nil
 }
 
-func isString(v any) error {
+func IsString(v any) error {
 	if _, ok := v.(string); !ok {
 		return fmt.Errorf("bare item %v is %T, want a string", v, v)
 	}
 	return nil
 }
 
-func isNonNegInt(v any) error {
+func IsNonNegInt(v any) error {
 	if n, ok := v.(int64); !ok || n < 0 {
 		return fmt.Errorf("bare item %v is %T, want a non-negative integer", v, v)
 	}
 	return nil
 }
 
-// checkPolicy11 checks a draft 11 RateLimit-Policy value.
-func checkPolicy11(v string) ([]sfItem, error) {
-	return checkSFListOf(v, isString, []string{"q"}, map[string]int64{"q": 0, "w": 1})
+// CheckPolicy11 checks a draft 11 RateLimit-Policy value.
+func CheckPolicy11(v string) ([]Item, error) {
+	return CheckListOf(v, IsString, []string{"q"}, map[string]int64{"q": 0, "w": 1})
 }
 
-// checkRateLimit11 checks a draft 11 RateLimit value.
-func checkRateLimit11(v string) ([]sfItem, error) {
-	return checkSFListOf(v, isString, []string{"r"}, map[string]int64{"r": 0, "t": 0})
+// CheckRateLimit11 checks a draft 11 RateLimit value.
+func CheckRateLimit11(v string) ([]Item, error) {
+	return CheckListOf(v, IsString, []string{"r"}, map[string]int64{"r": 0, "t": 0})
 }
 
-// checkPolicy67 checks a drafts 6 and 7 RateLimit-Policy value, including
+// CheckPolicy67 checks a drafts 6 and 7 RateLimit-Policy value, including
 // draft 7's rule that no two items share a quota.
-func checkPolicy67(v string) ([]sfItem, error) {
-	items, err := checkSFListOf(v, isNonNegInt, []string{"w"}, map[string]int64{"w": 1})
+func CheckPolicy67(v string) ([]Item, error) {
+	items, err := CheckListOf(v, IsNonNegInt, []string{"w"}, map[string]int64{"w": 1})
 	if err != nil {
 		return nil, err
 	}
 	seen := map[int64]bool{}
 	for _, it := range items {
-		q := it.bare.(int64)
+		q := it.Bare.(int64)
 		if seen[q] {
 			return nil, fmt.Errorf("two policies with quota %d", q)
 		}
@@ -536,11 +539,11 @@ func checkPolicy67(v string) ([]sfItem, error) {
 	return items, nil
 }
 
-// checkRateLimit7 checks a draft 7 RateLimit value and returns its limit,
+// CheckRateLimit7 checks a draft 7 RateLimit value and returns its limit,
 // remaining and reset.
-func checkRateLimit7(v string) ([3]int64, error) {
+func CheckRateLimit7(v string) ([3]int64, error) {
 	var out [3]int64
-	members, err := parseSFDict(v)
+	members, err := ParseDict(v)
 	if err != nil {
 		return out, err
 	}
@@ -552,22 +555,22 @@ func checkRateLimit7(v string) ([3]int64, error) {
 		if members[i].key != k {
 			return out, fmt.Errorf("member %d is %q, want %q", i, members[i].key, k)
 		}
-		it, ok := members[i].value.(sfItem)
+		it, ok := members[i].value.(Item)
 		if !ok || len(it.params) != 0 {
 			return out, fmt.Errorf("%s is not a bare item", k)
 		}
-		n, ok := it.bare.(int64)
+		n, ok := it.Bare.(int64)
 		if !ok || n < 0 {
-			return out, fmt.Errorf("%s=%v, want a non-negative integer", k, it.bare)
+			return out, fmt.Errorf("%s=%v, want a non-negative integer", k, it.Bare)
 		}
 		out[i] = n
 	}
 	return out, nil
 }
 
-// checkInt checks that v is a non-negative integer of at most 15 digits, as
+// CheckInt checks that v is a non-negative integer of at most 15 digits, as
 // delay-seconds, an epoch and an sf-integer all are.
-func checkInt(v string) (int64, error) {
+func CheckInt(v string) (int64, error) {
 	if v == "" || len(v) > 15 {
 		return 0, fmt.Errorf("integer %q: empty or too long", v)
 	}
@@ -576,102 +579,9 @@ func checkInt(v string) (int64, error) {
 			return 0, fmt.Errorf("integer %q: not digits", v)
 		}
 	}
-	it, err := parseSFItem(v)
+	it, err := ParseItem(v)
 	if err != nil {
 		return 0, err
 	}
-	return it.bare.(int64), nil
-}
-
-// The checks above must refuse what is not a valid field, or they prove
-// nothing.
-func TestSFChecks(t *testing.T) {
-	policy := map[string]bool{
-		`"a";q=1;w=1`:                    true,
-		`"a";q=0, "b";q=5;w=60`:          true,
-		`"a";q=1;w=1;pk=:AAEC:`:          true,
-		`"a\"b\\c";q=1`:                  true,
-		`"a";q=1,"b";q=2`:                true,
-		`"a";q=1 ,	"b";q=2`:              true,
-		`"a";q=1;w=0`:                    false, // w ≥ 1
-		`"a";q=-1`:                       false,
-		`"a";q=1.5`:                      false,
-		`"a";w=1`:                        false, // q required
-		`"a";q=1;x=1`:                    false,
-		`"a";q=1;q=2`:                    false,
-		`a;q=1`:                          false, // a token
-		`1;q=1`:                          false,
-		`("a");q=1`:                      false, // an inner list
-		`"a";q=1,`:                       false,
-		`"a";q=1,,"b";q=1`:               false,
-		`"a\q";q=1`:                      false,
-		`"a;q=1`:                         false,
-		"\"\xc3\xa9\";q=1":               false,
-		"\"a\tb\";q=1":                   false,
-		`"a";q=1234567890123456`:         false, // 16 digits
-		`"a";q=123456789012345`:          true,
-		`"a";q=1;pk=abc`:                 false,
-		`"a";q=1;pk=:AAE:`:               false, // bad base64
-		`"a";q=1;Q=1`:                    false,
-		``:                               false,
-		`"a" ;q=1`:                       false,
-		`"a";q=1 "b"`:                    false,
-		`"a";q=1;w=2;pk=:AAEC:;t=?1`:     false,
-		`"a";q=1;w=2;pk=:AAEC:, "b";q=3`: true,
-	}
-	for v, ok := range policy {
-		_, err := checkPolicy11(v)
-		assert.Equal(t, ok, err == nil, "%q: %v", v, err)
-	}
-	rl := map[string]bool{
-		`"a";r=1;t=0`:  true,
-		`"a";r=1`:      true,
-		`"a";t=1`:      false,
-		`"a";r=1;t=-1`: false,
-		`"a";r=1;q=1`:  false,
-	}
-	for v, ok := range rl {
-		_, err := checkRateLimit11(v)
-		assert.Equal(t, ok, err == nil, "%q: %v", v, err)
-	}
-	p67 := map[string]bool{
-		`10;w=1, 100;w=60`: true,
-		`10;w=1, 10;w=60`:  false, // one quota twice
-		`10`:               false, // w required
-		`"a";w=1`:          false,
-		`-1;w=1`:           false,
-	}
-	for v, ok := range p67 {
-		_, err := checkPolicy67(v)
-		assert.Equal(t, ok, err == nil, "%q: %v", v, err)
-	}
-	d7 := map[string]bool{
-		`limit=10, remaining=0, reset=1`:   true,
-		`limit=10,remaining=0,reset=1`:     true,
-		`limit=10, remaining=0`:            false,
-		`remaining=0, limit=10, reset=1`:   false,
-		`limit=10, remaining=-1, reset=1`:  false,
-		`limit=10;x, remaining=0, reset=1`: false,
-		`limit=(10), remaining=0, reset=1`: false,
-	}
-	for v, ok := range d7 {
-		_, err := checkRateLimit7(v)
-		assert.Equal(t, ok, err == nil, "%q: %v", v, err)
-	}
-	ints := map[string]bool{"0": true, "123456789012345": true, "1234567890123456": false, "-1": false, " 1": false, "1.0": false, "": false, "+1": false}
-	for v, ok := range ints {
-		_, err := checkInt(v)
-		assert.Equal(t, ok, err == nil, "%q: %v", v, err)
-	}
-	// The other bare item types parse.
-	m, err := parseSFList(`tok/en:x, ?0, @1700000000, %"caf%c3%a9", 1.125, -4, ("a" 1);p`)
-	require.NoError(t, err)
-	require.Len(t, m, 7)
-	assert.Equal(t, sfToken("tok/en:x"), m[0].(sfItem).bare)
-	assert.Equal(t, false, m[1].(sfItem).bare)
-	assert.Equal(t, sfDate(1700000000), m[2].(sfItem).bare)
-	assert.Equal(t, sfDisplay("café"), m[3].(sfItem).bare)
-	assert.Equal(t, sfDecimal("1.125"), m[4].(sfItem).bare)
-	assert.Equal(t, int64(-4), m[5].(sfItem).bare)
-	assert.Len(t, m[6].(sfInnerList).items, 2)
+	return it.Bare.(int64), nil
 }
