@@ -1,0 +1,162 @@
+package core_test
+
+import (
+	"context"
+	"math/rand/v2"
+	"sort"
+	"testing"
+	"time"
+
+	"github.com/floodgate-go/floodgate/core"
+	"github.com/floodgate-go/floodgate/core/coretest"
+	"github.com/stretchr/testify/require"
+)
+
+// allAlgorithms returns one configuration of every algorithm with a quota
+// of q per window w (where the algorithm has those notions).
+func allAlgorithms(q int64, w time.Duration) []core.Algorithm {
+	return []core.Algorithm{
+		core.GCRA{Rate: core.Per(q, w)},
+		core.TokenBucket{Rate: core.Per(q, w)},
+		core.LeakyBucket{Rate: core.Per(q, w), Capacity: q, NoDelay: q / 2},
+		core.FixedWindow{Limit: q, Window: w},
+		core.FixedWindow{Limit: q, Window: w, Anchored: true},
+		core.SlidingLog{Limit: q, Window: w},
+		core.SlidingLog{Limit: q, Window: w, CountRejected: true},
+		core.SlidingWindow{Limit: q, Window: w},
+		core.Hybrid{Quota: q, Window: w},
+		core.RollingWindow{Quota: q, Window: w, Period: w / 4},
+		core.WarmUp{Rate: core.Per(q, w), WarmUp: w},
+	}
+}
+
+// Callers whose clock readings arrive out of order (goroutines racing
+// between reading the clock and reaching the store) are decided as if they
+// came at the latest instant seen, never earlier: they never get more
+// admissions than the same arrivals with each reading raised to the
+// running maximum, plus one; and for the rate algorithms never more than
+// the ideal burst + ⌈rate·span⌉, plus one.
+func TestOutOfOrderNowNeverMintsCapacity(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	ctx := context.Background()
+	schedules := 300
+	if testing.Short() {
+		schedules = 50
+	}
+	const q, w = 8, 4 * time.Second
+	for _, a := range allAlgorithms(q, w) {
+		for s := 0; s < schedules; s++ {
+			n := 20 + rng.IntN(60)
+			at := make([]time.Duration, n)
+			for i := range at {
+				at[i] = time.Duration(rng.Int64N(int64(12 * time.Second)))
+			}
+			sort.Slice(at, func(i, j int) bool { return at[i] < at[j] })
+			racing := append([]time.Duration(nil), at...)
+			// Reorder within small groups, as racing callers do.
+			for i := 0; i+1 < n; i++ {
+				j := i + rng.IntN(min(4, n-i))
+				racing[i], racing[j] = racing[j], racing[i]
+			}
+			clamped := append([]time.Duration(nil), racing...)
+			for i := 1; i < n; i++ {
+				clamped[i] = max(clamped[i], clamped[i-1])
+			}
+			admitted := func(order []time.Duration) int64 {
+				clk := coretest.NewClock(t0)
+				l := newLimiter(t, clk, core.Limit{Name: "x", Algorithm: a})
+				k := int64(0)
+				for _, d := range order {
+					clk.Set(t0.Add(d))
+					r, err := l.Allow(ctx, "k")
+					require.NoError(t, err)
+					if r.Allowed {
+						k++
+					}
+				}
+				return k
+			}
+			got := admitted(racing)
+			require.LessOrEqual(t, got, admitted(clamped)+1, "%T schedule %d", a, s)
+			switch a.(type) {
+			case core.GCRA, core.TokenBucket, core.LeakyBucket:
+				span := at[n-1] - at[0]
+				ideal := q + (int64(span)*q+int64(w)-1)/int64(w)
+				require.LessOrEqual(t, got, ideal+1, "%T schedule %d", a, s)
+			}
+		}
+	}
+}
+
+// FuzzOperations applies random operation sequences to every algorithm:
+// nothing panics, every result is within its bounds, and no interval of
+// one window ever admits more than twice the quota (plus one unit of
+// rounding).
+func FuzzOperations(f *testing.F) {
+	f.Add([]byte{0, 1, 2, 3, 4, 5, 6, 7, 8, 9})
+	f.Add([]byte{255, 0, 255, 0, 128, 64, 32, 16, 8, 4, 2, 1})
+	f.Add([]byte("hammer the same key with growing costs and refunds"))
+	const q, w = 5, 4 * time.Second
+	f.Fuzz(func(t *testing.T, ops []byte) {
+		ctx := context.Background()
+		for _, a := range allAlgorithms(q, w) {
+			clk := coretest.NewClock(t0)
+			l := newLimiter(t, clk, core.Limit{Name: "x", Algorithm: a})
+			var admitted []time.Time
+			var last core.Result
+			for i := 0; i+1 < len(ops) && i < 400; i += 2 {
+				op, arg := ops[i], ops[i+1]
+				switch op % 8 {
+				case 0, 1, 2, 3:
+					clk.Advance(time.Duration(arg) * 25 * time.Millisecond)
+				case 4:
+					clk.Set(clk.Now().Add(-time.Duration(arg) * time.Millisecond)) // a stale reading
+				case 5:
+					r, err := l.Peek(ctx, "k", 1+int64(arg%8))
+					require.NoError(t, err)
+					check(t, a, r)
+				case 6:
+					if last.Taken() {
+						_, err := l.Refund(ctx, "k", last)
+						require.NoError(t, err)
+						admitted = admitted[:len(admitted)-int(last.Cost)]
+						last = core.Result{}
+					}
+					continue
+				}
+				cost := 1 + int64(arg%3)
+				r, err := l.AllowN(ctx, "k", cost)
+				require.NoError(t, err)
+				check(t, a, r)
+				if r.Allowed {
+					for c := int64(0); c < cost; c++ {
+						admitted = append(admitted, clk.Now())
+					}
+					last = r
+				}
+			}
+			sort.Slice(admitted, func(i, j int) bool { return admitted[i].Before(admitted[j]) })
+			for i := range admitted {
+				j := i
+				for j < len(admitted) && admitted[j].Sub(admitted[i]) < w {
+					j++
+				}
+				require.LessOrEqual(t, j-i, 2*q+1, "%T: %d admitted within %v", a, j-i, w)
+			}
+		}
+	})
+}
+
+func check(t *testing.T, a core.Algorithm, r core.Result) {
+	t.Helper()
+	require.GreaterOrEqual(t, r.Remaining, int64(0), "%T", a)
+	require.LessOrEqual(t, r.Remaining, r.Limit, "%T", a)
+	require.GreaterOrEqual(t, r.ResetAfter, time.Duration(0), "%T", a)
+	require.GreaterOrEqual(t, r.RetryAfter, time.Duration(0), "%T", a)
+	require.GreaterOrEqual(t, r.Delay, time.Duration(0), "%T", a)
+	if r.Allowed {
+		require.Zero(t, r.RetryAfter, "%T", a)
+	} else {
+		require.Positive(t, r.RetryAfter, "%T", a)
+	}
+}
