@@ -85,9 +85,23 @@ func (t *memTable) find(s *memShard, h uint64) (int, bool) {
 func (t *memTable) do(req *Request, res *Result) {
 	h := t.hash(req.Key)
 	s := &t.shards[h>>(64-t.shardBits)&(uint64(len(t.shards))-1)]
+	p := t.policy
 	s.mu.Lock()
 	off, found := t.find(s, h)
-	p := t.policy
+	if found && req.Op == OpTake && len(p.limits) == 1 {
+		// The hot path: only the step runs under the lock; the result is
+		// filled after it is released.
+		st := s.slots[off+1 : off+t.stride]
+		step := p.limits[0].step
+		o := step.take(st, req.Now, req.Cost, true)
+		if !o.allowed {
+			step.denied(st, req.Now, req.Cost)
+		}
+		s.mu.Unlock()
+		res.at, res.Cost, res.policy, res.taken = req.Now, req.Cost, p, o.allowed
+		res.set(0, &o)
+		return
+	}
 	switch {
 	case req.Op == OpReset:
 		if found {
