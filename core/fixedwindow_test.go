@@ -154,7 +154,7 @@ func TestFixedWindowRefund(t *testing.T) {
 	assert.ErrorIs(t, err, core.ErrNotTaken)
 
 	// A take and its refund at the same instant leave a fresh key.
-	s, err := core.WinCompile(core.FixedWindow{Limit: 2, Window: 10 * time.Second, Anchored: true})
+	s, err := core.NewProbe(core.FixedWindow{Limit: 2, Window: 10 * time.Second, Anchored: true})
 	require.NoError(t, err)
 	st := make([]int64, s.Words())
 	now := fwStart.UnixNano()

@@ -175,7 +175,7 @@ type lbhTaken struct{ at, cost int64 }
 // takes of taken or of its own, and calls check (if not nil) with each
 // take's outcome. The first operation is at now itself. It returns the
 // newest instant and the takes left.
-func lbhOps(rng *rand.Rand, p *core.LBHProbe, st []int64, quota, unit, now int64, n int, taken []lbhTaken, check func(step int, o core.LBHOutcome)) (int64, []lbhTaken) {
+func lbhOps(rng *rand.Rand, p *core.Probe, st []int64, quota, unit, now int64, n int, taken []lbhTaken, check func(step int, o core.ProbeOutcome)) (int64, []lbhTaken) {
 	taken = append([]lbhTaken(nil), taken...)
 	for s := range n {
 		if s > 0 {
@@ -202,7 +202,7 @@ func lbhOps(rng *rand.Rand, p *core.LBHProbe, st []int64, quota, unit, now int64
 // lbhRandomState applies random takes and refunds to a fresh state from
 // start on and returns the state, the newest instant it has seen and the
 // takes not refunded.
-func lbhRandomState(rng *rand.Rand, p *core.LBHProbe, quota, unit, start int64, steps int) ([]int64, int64, []lbhTaken) {
+func lbhRandomState(rng *rand.Rand, p *core.Probe, quota, unit, start int64, steps int) ([]int64, int64, []lbhTaken) {
 	st := make([]int64, p.Words())
 	now, taken := lbhOps(rng, p, st, quota, unit, start, steps, nil, nil)
 	return st, now, taken
@@ -210,14 +210,14 @@ func lbhRandomState(rng *rand.Rand, p *core.LBHProbe, quota, unit, start int64, 
 
 // lbhSameFuture checks that states a and b decide the same random sequence
 // of takes and refunds from now on (refunding takes of taken too).
-func lbhSameFuture(t *testing.T, rng *rand.Rand, p *core.LBHProbe, a, b []int64, quota, unit, now int64, taken []lbhTaken, where ...any) {
+func lbhSameFuture(t *testing.T, rng *rand.Rand, p *core.Probe, a, b []int64, quota, unit, now int64, taken []lbhTaken, where ...any) {
 	t.Helper()
 	a, b = append([]int64(nil), a...), append([]int64(nil), b...)
 	seed := rng.Uint64()
-	var outs []core.LBHOutcome
-	lbhOps(rand.New(rand.NewPCG(seed, 1)), p, a, quota, unit, now, 12, taken, func(_ int, o core.LBHOutcome) { outs = append(outs, o) })
+	var outs []core.ProbeOutcome
+	lbhOps(rand.New(rand.NewPCG(seed, 1)), p, a, quota, unit, now, 12, taken, func(_ int, o core.ProbeOutcome) { outs = append(outs, o) })
 	i := 0
-	lbhOps(rand.New(rand.NewPCG(seed, 1)), p, b, quota, unit, now, 12, taken, func(s int, o core.LBHOutcome) {
+	lbhOps(rand.New(rand.NewPCG(seed, 1)), p, b, quota, unit, now, 12, taken, func(s int, o core.ProbeOutcome) {
 		if o != outs[i] {
 			require.Equal(t, outs[i], o, append(where, "future step", s)...)
 		}
@@ -235,7 +235,7 @@ func lbhCheckIdleAt(t *testing.T, seed uint64, states int, gen lbhGen) {
 	rng := rand.New(rand.NewPCG(seed, seed^0x1d1e))
 	for n := range states {
 		a, quota, unit := gen(rng)
-		p, err := core.NewLBHProbe(a)
+		p, err := core.NewProbe(a)
 		require.NoError(t, err)
 		st, last, taken := lbhRandomState(rng, p, quota, unit, t0.UnixNano(), 1+rng.IntN(30))
 		at := p.IdleAt(st)
@@ -260,7 +260,7 @@ func lbhCheckTakeRefund(t *testing.T, seed uint64, states int, gen lbhGen) {
 	rng := rand.New(rand.NewPCG(seed, seed^0x4ef0))
 	for n := range states {
 		a, quota, unit := gen(rng)
-		p, err := core.NewLBHProbe(a)
+		p, err := core.NewProbe(a)
 		require.NoError(t, err)
 		st, now, taken := lbhRandomState(rng, p, quota, unit, t0.UnixNano(), rng.IntN(30))
 		now += lbhGap(rng, unit, quota)
@@ -282,7 +282,7 @@ func lbhCheckStaleNow(t *testing.T, seed uint64, states int, gen lbhGen) {
 	rng := rand.New(rand.NewPCG(seed, seed^0x57a1e))
 	for n := range states {
 		a, quota, unit := gen(rng)
-		p, err := core.NewLBHProbe(a)
+		p, err := core.NewProbe(a)
 		require.NoError(t, err)
 		st, last, _ := lbhRandomState(rng, p, quota, unit, t0.UnixNano(), 1+rng.IntN(30))
 		for range 4 {

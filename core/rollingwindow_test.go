@@ -103,7 +103,7 @@ func TestRollingWindowRefund(t *testing.T) {
 	assert.True(t, winTake(t, l, clk, rwStart.Add(3*time.Second), "k", 2).Allowed)
 
 	// A take and its refund at the same instant leave a fresh key.
-	s, err := core.WinCompile(core.RollingWindow{Quota: 4, Window: 3 * time.Second, Period: time.Second})
+	s, err := core.NewProbe(core.RollingWindow{Quota: 4, Window: 3 * time.Second, Period: time.Second})
 	require.NoError(t, err)
 	st := make([]int64, s.Words())
 	now := rwStart.UnixNano()

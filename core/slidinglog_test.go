@@ -158,7 +158,7 @@ func TestSlidingLogRefund(t *testing.T) {
 	assert.Equal(t, int64(0), r.Remaining)
 
 	// A take and its refund at the same instant leave a fresh key.
-	s, err := core.WinCompile(core.SlidingLog{Limit: 3, Window: 10 * time.Second})
+	s, err := core.NewProbe(core.SlidingLog{Limit: 3, Window: 10 * time.Second})
 	require.NoError(t, err)
 	st := make([]int64, s.Words())
 	now := t0.UnixNano()

@@ -112,7 +112,7 @@ func TestSlidingWindowRefund(t *testing.T) {
 	assert.False(t, r.Allowed)
 
 	// A take and its refund at the same instant leave a fresh key.
-	s, err := core.WinCompile(core.SlidingWindow{Limit: 3, Window: 10 * time.Second})
+	s, err := core.NewProbe(core.SlidingWindow{Limit: 3, Window: 10 * time.Second})
 	require.NoError(t, err)
 	st := make([]int64, s.Words())
 	now := t0.UnixNano()
@@ -323,9 +323,9 @@ func swMeasure(t *testing.T, lo, hi float64, seed uint64) (m swVersusSL) {
 		limit  = 10
 		window = int64(10 * time.Second)
 	)
-	sw, err := core.WinCompile(core.SlidingWindow{Limit: limit, Window: time.Duration(window)})
+	sw, err := core.NewProbe(core.SlidingWindow{Limit: limit, Window: time.Duration(window)})
 	require.NoError(t, err)
-	sl, err := core.WinCompile(core.SlidingLog{Limit: limit, Window: time.Duration(window)})
+	sl, err := core.NewProbe(core.SlidingLog{Limit: limit, Window: time.Duration(window)})
 	require.NoError(t, err)
 	rng := rand.New(rand.NewPCG(2026, seed))
 	st1, st2 := make([]int64, sw.Words()), make([]int64, sl.Words())

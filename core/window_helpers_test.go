@@ -133,7 +133,7 @@ func winInvalid(t *testing.T, good, bad map[string]core.Algorithm) {
 // ≥ idleAt, some of them out of order.
 func winCheckIdleAt(t *testing.T, a core.Algorithm, span time.Duration, maxCost int64, rounds int) {
 	t.Helper()
-	s, err := core.WinCompile(a)
+	s, err := core.NewProbe(a)
 	require.NoError(t, err)
 	rng := rand.New(rand.NewPCG(11, uint64(span)))
 	sp := int64(span)
@@ -192,7 +192,7 @@ func winCheckIdleAt(t *testing.T, a core.Algorithm, span time.Duration, maxCost 
 // winRandomOp applies a random operation to st at now and returns its
 // outcome (the zero outcome for a refund or a denied attempt). Admitted
 // takes append their instant to takens; refunds use them.
-func winRandomOp(rng *rand.Rand, s core.WinStep, st []int64, now, maxCost int64, takens *[]int64) core.WinOutcome {
+func winRandomOp(rng *rand.Rand, s *core.Probe, st []int64, now, maxCost int64, takens *[]int64) core.ProbeOutcome {
 	cost := 1 + rng.Int64N(maxCost)
 	switch k := rng.IntN(10); {
 	case k < 6:
