@@ -6,24 +6,58 @@ import (
 	"strconv"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/floodgate-go/floodgate/core"
 )
 
-// benchAlgorithms are the algorithms every benchmark runs, keyed by name.
-var benchAlgorithms = []struct {
+type namedAlgorithm struct {
 	name string
 	alg  core.Algorithm
-}{
-	{"GCRA", core.GCRA{Rate: core.PerSecond(1), Burst: 1e9}},
 }
 
-// denyAlgorithms admit one unit and then deny for a long time.
-var denyAlgorithms = []struct {
-	name string
-	alg  core.Algorithm
-}{
+// benchAlgorithms always admit: capacities far beyond what a run takes,
+// with rates slow enough that keys never recover (and so stay in the table).
+var benchAlgorithms = []namedAlgorithm{
+	{"GCRA", core.GCRA{Rate: core.PerSecond(1), Burst: 1e9}},
+	{"TokenBucket", core.TokenBucket{Rate: core.PerSecond(1), Burst: 1e9}},
+	{"LeakyBucket", core.LeakyBucket{Rate: core.PerSecond(1), Capacity: 1e9, NoDelay: 1e9}},
+	{"FixedWindow", core.FixedWindow{Limit: 1e15, Window: 24 * time.Hour}},
+	{"SlidingLog", core.SlidingLog{Limit: 8, Window: time.Nanosecond}},
+	{"SlidingWindow", core.SlidingWindow{Limit: 1e15, Window: 24 * time.Hour}},
+	{"Hybrid", core.Hybrid{Quota: 1e12, Window: 24 * time.Hour}},
+	{"RollingWindow", core.RollingWindow{Quota: 1e15, Window: 24 * time.Hour, Period: time.Hour}},
+	{"WarmUp", core.WarmUp{Rate: core.PerSecond(1e9), WarmUp: time.Nanosecond}},
+}
+
+// liveAlgorithms are benchAlgorithms whose keys stay in the table for
+// hours, for the benchmarks of many keys and heap per key: each key is hit
+// a few times only, so the small sliding log and the slow warm-up still
+// admit.
+var liveAlgorithms = func() []namedAlgorithm {
+	out := append([]namedAlgorithm(nil), benchAlgorithms...)
+	for i := range out {
+		switch out[i].name {
+		case "SlidingLog":
+			out[i].alg = core.SlidingLog{Limit: 8, Window: 24 * time.Hour}
+		case "WarmUp":
+			out[i].alg = core.WarmUp{Rate: core.PerHour(1), WarmUp: time.Hour}
+		}
+	}
+	return out
+}()
+
+// denyAlgorithms admit a little and then deny for a long time.
+var denyAlgorithms = []namedAlgorithm{
 	{"GCRA", core.GCRA{Rate: core.PerDay(1), Burst: 1}},
+	{"TokenBucket", core.TokenBucket{Rate: core.PerDay(1), Burst: 1}},
+	{"LeakyBucket", core.LeakyBucket{Rate: core.PerDay(1), Capacity: 1}},
+	{"FixedWindow", core.FixedWindow{Limit: 1, Window: 24 * time.Hour}},
+	{"SlidingLog", core.SlidingLog{Limit: 8, Window: 24 * time.Hour}},
+	{"SlidingWindow", core.SlidingWindow{Limit: 1, Window: 24 * time.Hour}},
+	{"Hybrid", core.Hybrid{Quota: 1, Window: 24 * time.Hour}},
+	{"RollingWindow", core.RollingWindow{Quota: 1, Window: 24 * time.Hour, Period: time.Hour}},
+	{"WarmUp", core.WarmUp{Rate: core.PerDay(1), WarmUp: time.Hour}},
 }
 
 func benchLimiter(b *testing.B, a core.Algorithm, maxKeys int) *core.Limiter {
@@ -47,10 +81,7 @@ func BenchmarkHotKey(b *testing.B) {
 	ctx := context.Background()
 	for _, tc := range []struct {
 		path string
-		algs []struct {
-			name string
-			alg  core.Algorithm
-		}
+		algs []namedAlgorithm
 	}{{"allow", benchAlgorithms}, {"deny", denyAlgorithms}} {
 		for _, a := range tc.algs {
 			b.Run(a.name+"/"+tc.path+"/sequential", func(b *testing.B) {
@@ -88,7 +119,7 @@ func keyNames(n int) []string {
 func BenchmarkManyKeys(b *testing.B) {
 	ctx := context.Background()
 	keys := keyNames(manyKeys)
-	for _, a := range benchAlgorithms {
+	for _, a := range liveAlgorithms {
 		b.Run(a.name, func(b *testing.B) {
 			l := benchLimiter(b, a.alg, 2*manyKeys)
 			for _, k := range keys {
@@ -115,7 +146,7 @@ func BenchmarkManyKeys(b *testing.B) {
 func BenchmarkHeapPerKey(b *testing.B) {
 	ctx := context.Background()
 	keys := keyNames(manyKeys)
-	for _, a := range benchAlgorithms {
+	for _, a := range liveAlgorithms {
 		b.Run(a.name, func(b *testing.B) {
 			for b.Loop() {
 				var before, after runtime.MemStats
