@@ -9,6 +9,7 @@ import (
 
 	"github.com/floodgate-go/floodgate/core"
 	"github.com/floodgate-go/floodgate/core/coretest"
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
 
@@ -159,4 +160,53 @@ func check(t *testing.T, a core.Algorithm, r core.Result) {
 	} else {
 		require.Positive(t, r.RetryAfter, "%T", a)
 	}
+}
+
+// Every algorithm at the edges of the range: windows of 1 ns and 365 days,
+// the slowest and fastest rates, at 1970 and near 2188. Nothing panics,
+// every result is within bounds, the first unit passes and a cost beyond
+// the quota is told Never.
+func TestEveryAlgorithmAtTheEdges(t *testing.T) {
+	slow, err := core.RateOf(1e-9)
+	require.NoError(t, err)
+	fast, err := core.RateOf(1e9)
+	require.NoError(t, err)
+	year := 365 * 24 * time.Hour
+	var algs []core.Algorithm
+	for _, w := range []time.Duration{time.Nanosecond, year} {
+		algs = append(algs, allAlgorithms(1, w)...)
+		algs = append(algs, allAlgorithms(1e6, w)...)
+	}
+	for _, r := range []core.Rate{slow, fast, core.PerDay(5), core.Per(5, 24*time.Hour)} {
+		algs = append(algs, core.GCRA{Rate: r}, core.TokenBucket{Rate: r}, core.LeakyBucket{Rate: r})
+	}
+	ctx := context.Background()
+	for _, a := range algs {
+		if err := a.Validate(); err != nil {
+			// Some combinations exceed the 36-year span: refused, cleanly.
+			require.ErrorIs(t, err, core.ErrInvalidConfig, "%T%+v", a, a)
+			continue
+		}
+		for _, at := range []time.Time{time.Unix(0, 1), time.Date(2187, 1, 1, 0, 0, 0, 0, time.UTC)} {
+			clk := coretest.NewClock(at)
+			l := newLimiter(t, clk, core.Limit{Name: "x", Algorithm: a})
+			r, err := l.Allow(ctx, "k")
+			require.NoError(t, err)
+			require.True(t, r.Allowed, "%T%+v at %v: the first unit passes", a, a, at)
+			require.GreaterOrEqual(t, r.Limit, int64(1), "%T%+v: quota ≥ 1", a, a)
+			check(t, a, r)
+			r, err = l.AllowN(ctx, "k", 1<<62)
+			require.NoError(t, err)
+			require.False(t, r.Allowed)
+			require.Equal(t, core.Never, r.RetryAfter, "%T%+v", a, a)
+			for i := 0; i < 5; i++ {
+				clk.Advance(time.Duration(i) * time.Hour)
+				r, err = l.AllowN(ctx, "k", 1+int64(i))
+				require.NoError(t, err)
+				check(t, a, r)
+			}
+		}
+	}
+	_, err = core.RateOf(2e9)
+	assert.ErrorIs(t, err, core.ErrInvalidConfig)
 }
