@@ -7,15 +7,18 @@
 // limiter must run where the pattern is known. Two mounts do that:
 //
 //   - [Limit] as inline middleware: r.With(chilimit.Limit(m)).Get(...), or
-//     r.Use(chilimit.Limit(m)) inside r.Group or r.Route. chi runs inline
-//     middleware after the route is found.
+//     r.Use(chilimit.Limit(m)) inside r.Group. chi runs inline middleware
+//     after the route is found, wherever the group is (in r.Route too).
 //   - [LimitMux] with the root router's Use: it resolves the pattern itself
 //     with the router's Find before routing, so it limits every request,
 //     404s and 405s included (with the route template "").
 //
-// Limit mounted with the root router's Use would see no pattern: every
-// request would be selected as by plain net/http ([middleware.Routes]
-// then matches ServeMux patterns, not chi's). Use LimitMux there.
+// The Use of a router runs before that router routes: Limit mounted with
+// the root router's Use sees no pattern (every request is then selected as
+// by plain net/http: [middleware.Routes] matches ServeMux patterns, not
+// chi's), and with the Use of a sub-router made by r.Route or r.Mount it
+// sees only the mount point's pattern ("/api/*"). Use LimitMux on the root
+// router, or Limit inline, instead.
 //
 // The decision, the headers and the 429 answer are the middleware's; the
 // key is Options.Key (by default the client IP from RemoteAddr).
