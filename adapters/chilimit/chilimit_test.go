@@ -114,8 +114,10 @@ func TestDeniedRequestsSkipTheHandler(t *testing.T) {
 
 func TestCountIfSeesTheHandlerStatus(t *testing.T) {
 	for name, mount := range map[string]func(*middleware.Middleware, chi.Router) func(http.Handler) http.Handler{
-		"Limit":    func(m *middleware.Middleware, _ chi.Router) func(http.Handler) http.Handler { return chilimit.Limit(m) },
-		"LimitMux": func(m *middleware.Middleware, r chi.Router) func(http.Handler) http.Handler { return chilimit.LimitMux(m, r) },
+		"Limit": func(m *middleware.Middleware, _ chi.Router) func(http.Handler) http.Handler { return chilimit.Limit(m) },
+		"LimitMux": func(m *middleware.Middleware, r chi.Router) func(http.Handler) http.Handler {
+			return chilimit.LimitMux(m, r)
+		},
 	} {
 		t.Run(name, func(t *testing.T) {
 			m, err := middleware.New(limiter(t, core.GCRA{Rate: core.PerHour(1)}), middleware.Options{CountIf: func(s int) bool { return s >= 400 }})
