@@ -14,7 +14,7 @@ import (
 // Per-route limits keyed by chi's pattern: /users/{id} is one route
 // however many ids are asked for.
 func Example() {
-	users, _ := core.NewLimiter(core.MustPolicy("users", core.Limit{Name: "users", Algorithm: core.FixedWindow{Limit: 2, Window: 3600e9}}))
+	users, _ := core.NewLimiter(core.MustPolicy("users", core.Limit{Name: "users", Algorithm: core.GCRA{Rate: core.PerHour(2)}}))
 	routes := middleware.NewRoutes(nil)
 	if err := routes.Add("GET /users/{id}", users); err != nil {
 		panic(err)

@@ -3,7 +3,6 @@ package echolimit_test
 import (
 	"fmt"
 	"net/http/httptest"
-	"time"
 
 	"github.com/floodgate-go/floodgate/adapters/echolimit"
 	"github.com/floodgate-go/floodgate/core"
@@ -14,7 +13,7 @@ import (
 // Per-route limits keyed by echo's template: /users/:id is one route
 // however many ids are asked for.
 func Example() {
-	users, _ := core.NewLimiter(core.MustPolicy("users", core.Limit{Name: "users", Algorithm: core.FixedWindow{Limit: 2, Window: time.Hour}}))
+	users, _ := core.NewLimiter(core.MustPolicy("users", core.Limit{Name: "users", Algorithm: core.GCRA{Rate: core.PerHour(2)}}))
 	routes := middleware.NewRoutes(nil)
 	if err := routes.Add("GET /users/:id", users); err != nil {
 		panic(err)

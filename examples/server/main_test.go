@@ -16,7 +16,7 @@ import (
 // TestServe starts the server on 127.0.0.1:0, waits for "listening on",
 // exhausts a limit of 3 and shuts the server down.
 func TestServe(t *testing.T) {
-	cfg, err := parseConfig([]string{"-addr", "127.0.0.1:0", "-limit", "3", "-window", "1h", "-algorithm", "fixed-window"}, io.Discard)
+	cfg, err := parseConfig([]string{"-addr", "127.0.0.1:0", "-limit", "3", "-window", "1h"}, io.Discard)
 	require.NoError(t, err)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()

@@ -58,7 +58,7 @@ func (d *directory) set(tenant, plan string) {
 }
 
 // plan is a limiter of perMinute and perDay requests.
-func plan(name string, perMinute, perDay int64) (*core.Limiter, error) {
+func plan(name string, perMinute, perDay int64, opts ...core.Option) (*core.Limiter, error) {
 	p, err := core.NewPolicy(name,
 		core.Limit{Name: "minute", Algorithm: core.GCRA{Rate: core.PerMinute(perMinute)}},
 		core.Limit{Name: "day", Algorithm: core.FixedWindow{Limit: perDay, Window: 24 * time.Hour}},
@@ -66,16 +66,17 @@ func plan(name string, perMinute, perDay int64) (*core.Limiter, error) {
 	if err != nil {
 		return nil, err
 	}
-	return core.NewLimiter(p)
+	return core.NewLimiter(p, opts...)
 }
 
-// newHandler limits each tenant (the key) by its plan (the tier).
-func newHandler(dir *directory) (http.Handler, error) {
-	free, err := plan("free", 60, 1_000)
+// newHandler limits each tenant (the key) by its plan (the tier); opts
+// are the limiters' options (tests pass a clock).
+func newHandler(dir *directory, opts ...core.Option) (http.Handler, error) {
+	free, err := plan("free", 60, 1_000, opts...)
 	if err != nil {
 		return nil, err
 	}
-	pro, err := plan("pro", 600, 100_000)
+	pro, err := plan("pro", 600, 100_000, opts...)
 	if err != nil {
 		return nil, err
 	}

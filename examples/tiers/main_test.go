@@ -3,6 +3,10 @@ package main
 import (
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/floodgate-go/floodgate/core"
+	"github.com/floodgate-go/floodgate/core/coretest"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -10,7 +14,7 @@ import (
 
 func TestDemo(t *testing.T) {
 	dir := &directory{plans: map[string]string{"acme": "pro", "globex": "free"}}
-	h, err := newHandler(dir)
+	h, err := newHandler(dir, core.WithClock(coretest.NewClock(time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC))))
 	require.NoError(t, err)
 	var out strings.Builder
 	demo(&out, h, dir)
