@@ -32,6 +32,7 @@ type call struct {
 	status  int           // of the handler (200 when 0): what it answers if reached
 	want    int           // the status the client must see
 	headers map[string]string
+	body    string // the exact body, when not empty
 }
 
 // behaviour is a case of the table every stack runs.
@@ -99,6 +100,46 @@ func behaviours() []behaviour {
 		twoPerTen("FixedWindow", core.FixedWindow{Limit: 2, Window: ten}, 5, 5, 5, 5),
 		// SlidingLog: both entries at t0 leave the trailing window at t0+10.
 		twoPerTen("SlidingLog", core.SlidingLog{Limit: 2, Window: ten}, 10, 10, 10, 10),
+		{
+			name: "skip",
+			build: func(t *testing.T, clk core.Clock) *middleware.Middleware {
+				return single(t, clk, core.GCRA{Rate: core.PerHour(1)}, middleware.Options{
+					Skip: func(r *http.Request) bool { return r.URL.Path == "/hello" },
+				})
+			},
+			calls: []call{
+				{want: 200, headers: map[string]string{"X-RateLimit-Limit": "", "RateLimit": ""}},
+				{want: 200}, {want: 200},
+				{path: "/users/1", want: 200, headers: map[string]string{"X-RateLimit-Remaining": "0"}},
+				{path: "/users/2", want: 429},
+				{want: 200},
+			},
+		},
+		{
+			// FixedWindow 5 per 10 s, t0 5 s into the window; a login
+			// costs 3. A denial for cost leaves the remaining units to
+			// cheaper requests.
+			name: "custom cost",
+			build: func(t *testing.T, clk core.Clock) *middleware.Middleware {
+				return single(t, clk, core.FixedWindow{Limit: 5, Window: 10 * time.Second}, middleware.Options{
+					Cost: func(r *http.Request) int64 {
+						if r.URL.Path == "/login" {
+							return 3
+						}
+						return 1
+					},
+				})
+			},
+			calls: []call{
+				{method: "POST", path: "/login", want: 200, headers: hdr(5, 2, 5, `"api";q=5;w=10`, `"api";r=2;t=5`, 0)},
+				{method: "POST", path: "/login", want: 429, headers: map[string]string{"Retry-After": "5"}},
+				{want: 200, headers: map[string]string{"X-RateLimit-Remaining": "1"}},
+				{want: 200, headers: map[string]string{"X-RateLimit-Remaining": "0"}},
+				{want: 429, headers: map[string]string{"Retry-After": "5"}},
+				{at: 5 * time.Second, method: "POST", path: "/login", want: 200, headers: map[string]string{"X-RateLimit-Remaining": "2"}},
+			},
+		},
+		twoLimits(),
 		{
 			name: "key isolation and recovery",
 			build: func(t *testing.T, clk core.Clock) *middleware.Middleware {
@@ -174,6 +215,46 @@ func behaviours() []behaviour {
 				return single(t, clk, core.GCRA{Rate: core.PerHour(1)}, middleware.Options{DryRun: true})
 			},
 			calls: []call{{want: 200}, {want: 200, headers: map[string]string{"X-RateLimit-Remaining": ""}}},
+		},
+	}
+}
+
+// twoLimits is a policy of two limits: "burst", GCRA 2 per 10 s (I = 5 s,
+// τ = 10 s), and "daily", FixedWindow 3 per day. t0 is 11,045 s into its
+// UTC day, so the day ends 75,355 s after t0. X-RateLimit-* describe the
+// limit with the fewest units remaining; the IETF fields list both.
+func twoLimits() behaviour {
+	pol := `"burst";q=2;w=10, "daily";q=3;w=86400`
+	problem := func(violated string) string {
+		return `{"type":"` + middleware.ProblemType + `","title":"Too Many Requests","status":429,` +
+			`"detail":"the request exceeds the rate limit","violated-policies":["` + violated + `"]}` + "\n"
+	}
+	return behaviour{
+		name: "two limits",
+		build: func(t *testing.T, clk core.Clock) *middleware.Middleware {
+			p, err := core.NewPolicy("api",
+				core.Limit{Name: "burst", Algorithm: core.GCRA{Rate: core.Per(2, 10*time.Second)}},
+				core.Limit{Name: "daily", Algorithm: core.FixedWindow{Limit: 3, Window: 24 * time.Hour}})
+			require.NoError(t, err)
+			l, err := core.NewLimiter(p, core.WithClock(clk))
+			require.NoError(t, err)
+			m, err := middleware.New(l, middleware.Options{})
+			require.NoError(t, err)
+			return m
+		},
+		calls: []call{
+			// burst TAT t0+5; daily 2 left.
+			{want: 200, headers: hdr(2, 1, 5, pol, `"burst";r=1;t=5, "daily";r=2;t=75355`, 0)},
+			// burst TAT t0+10; daily 1 left.
+			{want: 200, headers: hdr(2, 0, 10, pol, `"burst";r=0;t=10, "daily";r=1;t=75355`, 0)},
+			// burst denies: one unit in 5 s; daily unchanged.
+			{want: 429, headers: hdr(2, 0, 10, pol, `"burst";r=0;t=5, "daily";r=1;t=75355`, 5), body: problem("burst")},
+			// At t0+10 burst admits (TAT t0+15) and daily is spent: the
+			// daily limit is the one X-RateLimit-* describe.
+			{at: 10 * time.Second, want: 200, headers: hdr(3, 0, 75355, pol, `"burst";r=1;t=5, "daily";r=0;t=75345`, 0)},
+			// At t0+20 burst is full again and daily denies until the day
+			// ends.
+			{at: 20 * time.Second, want: 429, headers: hdr(3, 0, 75355, pol, `"burst";r=2;t=0, "daily";r=0;t=75335`, 75335), body: problem("daily")},
 		},
 	}
 }
@@ -254,6 +335,9 @@ func runBehaviour(t *testing.T, s stack, b behaviour) []answer {
 		}
 		for k, v := range c.headers {
 			assert.Equal(t, v, w.Header().Get(k), "%s: %s", msg, k)
+		}
+		if c.body != "" {
+			assert.Equal(t, c.body, w.Body.String(), msg)
 		}
 		checkInvariants(t, msg, w)
 		out = append(out, a)

@@ -1,0 +1,61 @@
+package chilimit_test
+
+import (
+	"net/http"
+	"net/http/httptest"
+	"testing"
+
+	"github.com/floodgate-go/floodgate/adapters/chilimit"
+	"github.com/floodgate-go/floodgate/core"
+	"github.com/floodgate-go/floodgate/middleware"
+	"github.com/go-chi/chi/v5"
+)
+
+type sink struct {
+	h    http.Header
+	code int
+}
+
+func (s *sink) Header() http.Header         { return s.h }
+func (s *sink) WriteHeader(code int)        { s.code = code }
+func (s *sink) Write(b []byte) (int, error) { return len(b), nil }
+
+// BenchmarkOverhead is the cost of the limiter (allow path, every header
+// on) over the same chi router without it.
+func BenchmarkOverhead(b *testing.B) {
+	m, err := middleware.New(limiter(b, core.GCRA{Rate: core.PerSecond(1_000_000_000)}), middleware.Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, c := range []struct {
+		name  string
+		mount func(chi.Router)
+	}{
+		{"bare", func(chi.Router) {}},
+		{"limited", func(r chi.Router) { r.Use(chilimit.Limit(m)) }},
+		{"limited-mux", nil},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			r := chi.NewRouter()
+			if c.mount == nil {
+				r.Use(chilimit.LimitMux(m, r))
+				c.mount = func(chi.Router) {}
+			}
+			r.Group(func(g chi.Router) {
+				c.mount(g)
+				g.Get("/users/{id}", ok)
+			})
+			req := httptest.NewRequest(http.MethodGet, "/users/42", nil)
+			w := &sink{h: http.Header{}}
+			b.ReportAllocs()
+			for b.Loop() {
+				clear(w.h)
+				w.code = 200
+				r.ServeHTTP(w, req)
+				if w.code != 200 {
+					b.Fatal(w.code)
+				}
+			}
+		})
+	}
+}

@@ -1,0 +1,46 @@
+// Package echolimit mounts a floodgate [middleware.Middleware] on an echo
+// server (github.com/labstack/echo/v4), passing echo's route template
+// (c.Path(), "/users/:id") so that per-route policies
+// ([middleware.Routes]) apply to a route however many URLs it matches.
+//
+// Mount it with e.Use(echolimit.Limit(m)), on a group, or on single
+// routes; not with e.Pre, which runs before routing, when c.Path() is not
+// yet known.
+//
+// The decision, the headers and the 429 answer are the middleware's. Keys
+// come from Options.Key, by default the client IP from RemoteAddr: echo's
+// RealIP, which without an IPExtractor believes any X-Forwarded-For, is
+// used only if you opt in with [RealIP].
+package echolimit
+
+import (
+	"github.com/floodgate-go/floodgate/middleware"
+	"github.com/labstack/echo/v4"
+)
+
+// Limit returns echo middleware limiting requests with m by c.Path(). A
+// request m refuses is answered by m, and the middleware returns nil so
+// that echo writes nothing more.
+//
+// When m counts only some statuses (Options.CountIf), an error the handler
+// returns is handed to echo's HTTPErrorHandler at once, so that the status
+// it writes is the one counted, and Limit returns nil: middleware mounted
+// outside Limit see the written response, not the error.
+func Limit(m *middleware.Middleware) echo.MiddlewareFunc {
+	return func(next echo.HandlerFunc) echo.HandlerFunc {
+		return func(c echo.Context) error {
+			a, ok := m.Begin(c.Response(), c.Request(), c.Path())
+			if !ok {
+				return nil
+			}
+			if !a.Counting() {
+				return next(c)
+			}
+			if err := next(c); err != nil {
+				c.Error(err)
+			}
+			a.End(c.Request().Context(), c.Response().Status)
+			return nil
+		}
+	}
+}

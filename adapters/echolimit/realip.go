@@ -1,0 +1,43 @@
+package echolimit
+
+import (
+	"fmt"
+	"net/http"
+	"net/netip"
+
+	"github.com/floodgate-go/floodgate/keyfunc"
+	"github.com/labstack/echo/v4"
+)
+
+// RealIP returns a keyfunc.Func, for Options.Key, that keys a request by
+// e's idea of the client, echo's Context.RealIP, masked like
+// keyfunc.ClientIP's default (/32 for IPv4, /64 for IPv6). It is an
+// opt-in: set e.IPExtractor first (echo.ExtractIPFromXFFHeader with
+// echo.TrustIPRange, say), since without one echo believes the first
+// X-Forwarded-For entry of any request.
+func RealIP(e *echo.Echo) keyfunc.Func {
+	return func(r *http.Request) (string, error) {
+		var s string
+		if e.IPExtractor != nil {
+			s = e.IPExtractor(r)
+		} else {
+			s = e.NewContext(r, nil).RealIP()
+		}
+		return prefixKey(s)
+	}
+}
+
+// prefixKey turns an address into the key keyfunc.ClientIP would give it.
+func prefixKey(s string) (string, error) {
+	a, err := netip.ParseAddr(s)
+	if err != nil || a.Zone() != "" {
+		return "", fmt.Errorf("echolimit: client address %q: %w", s, keyfunc.ErrNoKey)
+	}
+	a = a.Unmap()
+	bits := 32
+	if a.Is6() {
+		bits = 64
+	}
+	p, _ := a.Prefix(bits)
+	return p.String(), nil
+}

@@ -1,0 +1,37 @@
+// Package ginlimit mounts a floodgate [middleware.Middleware] on a gin
+// engine (github.com/gin-gonic/gin), passing gin's route template
+// (c.FullPath(), "/users/:id") so that per-route policies
+// ([middleware.Routes]) apply to a route however many URLs it matches.
+//
+// Mount it with engine.Use(ginlimit.Limit(m)), on a group, or on single
+// routes: gin routes a request before running its handlers, so the
+// template is known wherever the handler runs. Requests matching no route
+// are limited with the template "".
+//
+// The decision, the headers and the 429 answer are the middleware's. Keys
+// come from Options.Key, by default the client IP from RemoteAddr: gin's
+// ClientIP, which trusts X-Forwarded-For from every peer unless
+// engine.SetTrustedProxies says otherwise, is used only if you opt in with
+// [ClientIP].
+package ginlimit
+
+import (
+	"github.com/floodgate-go/floodgate/middleware"
+	"github.com/gin-gonic/gin"
+)
+
+// Limit returns a gin handler limiting requests with m by c.FullPath(). A
+// request m refuses is answered by m and aborted.
+func Limit(m *middleware.Middleware) gin.HandlerFunc {
+	return func(c *gin.Context) {
+		a, ok := m.Begin(c.Writer, c.Request, c.FullPath())
+		if !ok {
+			c.Abort()
+			return
+		}
+		c.Next()
+		if a.Counting() {
+			a.End(c.Request.Context(), c.Writer.Status())
+		}
+	}
+}

@@ -1,0 +1,68 @@
+// Command echo limits an echo server per route: /users/:id is one route
+// however many ids are requested.
+//
+//	go run ./examples/echo
+//	curl -i 127.0.0.1:8080/users/1
+package main
+
+import (
+	"flag"
+	"fmt"
+	"log"
+	"net"
+	"net/http"
+	"time"
+
+	"github.com/floodgate-go/floodgate/adapters/echolimit"
+	"github.com/floodgate-go/floodgate/core"
+	"github.com/floodgate-go/floodgate/middleware"
+	"github.com/labstack/echo/v4"
+)
+
+func main() {
+	addr := flag.String("addr", "127.0.0.1:8080", "listen address")
+	flag.Parse()
+	h, err := newRouter()
+	if err != nil {
+		log.Fatal(err)
+	}
+	ln, err := net.Listen("tcp", *addr)
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println("listening on", ln.Addr())
+	srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}
+	log.Fatal(srv.Serve(ln))
+}
+
+// newRouter is the application: 100 requests a minute per client, 10 for
+// user pages and 5 for login attempts.
+func newRouter() (http.Handler, error) {
+	routes := middleware.NewRoutes(gcra("default", core.PerMinute(100)))
+	if err := routes.Add("GET /users/:id", gcra("users", core.PerMinute(10))); err != nil {
+		return nil, err
+	}
+	if err := routes.Add("POST /login", gcra("login", core.PerMinute(5))); err != nil {
+		return nil, err
+	}
+	m, err := middleware.NewSelect(routes, middleware.Options{})
+	if err != nil {
+		return nil, err
+	}
+
+	e := echo.New()
+	e.HideBanner = true
+	e.Use(echolimit.Limit(m)) // the template is c.Path()
+	e.GET("/hello", func(c echo.Context) error { return c.String(http.StatusOK, "hello\n") })
+	e.GET("/users/:id", func(c echo.Context) error { return c.String(http.StatusOK, "user "+c.Param("id")+"\n") })
+	e.POST("/login", func(c echo.Context) error { return c.String(http.StatusOK, "welcome\n") })
+	return e, nil
+}
+
+func gcra(name string, rate core.Rate) *core.Limiter {
+	l, err := core.NewLimiter(core.MustPolicy(name, core.Limit{Name: name, Algorithm: core.GCRA{Rate: rate}}))
+	if err != nil {
+		panic(err)
+	}
+	return l
+}

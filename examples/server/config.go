@@ -1,0 +1,196 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/floodgate-go/floodgate/core"
+	"github.com/floodgate-go/floodgate/headers"
+	"github.com/floodgate-go/floodgate/keyfunc"
+	"github.com/floodgate-go/floodgate/middleware"
+)
+
+// config is what the flags describe.
+type config struct {
+	addr   string
+	policy *core.Policy
+	store  string // "memory" or a redis:// URL
+	opts   middleware.Options
+}
+
+// errHelp is returned for -h: usage was printed, nothing is wrong.
+var errHelp = flag.ErrHelp
+
+type list []string
+
+func (l *list) String() string     { return strings.Join(*l, ",") }
+func (l *list) Set(s string) error { *l = append(*l, s); return nil }
+
+// parseConfig turns the command-line arguments into a config; its errors
+// are one line each. Usage goes to usage on -h only.
+func parseConfig(args []string, usage io.Writer) (*config, error) {
+	fs := flag.NewFlagSet("server", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	var proxies list
+	addr := fs.String("addr", "127.0.0.1:8080", "listen address")
+	alg := fs.String("algorithm", "gcra", "gcra, token-bucket, leaky-bucket, fixed-window, sliding-log, sliding-window, hybrid, rolling-window or warm-up")
+	limit := fs.Int64("limit", 60, "requests per window")
+	window := fs.Duration("window", time.Minute, "window")
+	burst := fs.Int64("burst", 0, "most requests at once (gcra, token-bucket, leaky-bucket); default the limit")
+	key := fs.String("key", "ip", "ip or header:NAME")
+	fs.Var(&proxies, "trusted-proxy", "trusted proxy CIDR, with -key ip (repeatable)")
+	v6 := fs.Int("ipv6-prefix", 64, "IPv6 prefix length clients are keyed by")
+	store := fs.String("store", "memory", "memory or redis://host:port")
+	fail := fs.String("fail", "closed", "open, closed or local (local is closed with the memory store)")
+	hdrs := fs.String("headers", "xratelimit,ietf,retry-after", "comma list of xratelimit, ietf, retry-after")
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			fs.SetOutput(usage)
+			fs.PrintDefaults()
+		}
+		return nil, err
+	}
+	if fs.NArg() > 0 {
+		return nil, fmt.Errorf("unexpected argument %q", fs.Arg(0))
+	}
+	set := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+
+	cfg := &config{addr: *addr, store: *store}
+	if *limit < 1 {
+		return nil, fmt.Errorf("-limit %d: want at least 1", *limit)
+	}
+	if *window <= 0 {
+		return nil, fmt.Errorf("-window %v: want a positive duration", *window)
+	}
+	if !set["burst"] {
+		*burst = *limit
+	} else if *burst < 1 {
+		return nil, fmt.Errorf("-burst %d: want at least 1", *burst)
+	}
+	a, err := algorithm(*alg, *limit, *window, *burst, set["burst"])
+	if err != nil {
+		return nil, err
+	}
+	if cfg.policy, err = core.Single("api", a); err != nil {
+		return nil, fmt.Errorf("-algorithm %s: %w", *alg, err)
+	}
+	if cfg.opts.Key, err = keyFunc(*key, proxies, *v6, set); err != nil {
+		return nil, err
+	}
+	if err := checkStore(*store); err != nil {
+		return nil, err
+	}
+	switch *fail {
+	case "open":
+		cfg.opts.FailOpen = true
+	case "closed", "local":
+	default:
+		return nil, fmt.Errorf("-fail %q: want open, closed or local", *fail)
+	}
+	if cfg.opts.Headers, err = headerWriter(*hdrs); err != nil {
+		return nil, err
+	}
+	return cfg, nil
+}
+
+// algorithm returns the named algorithm at limit per window.
+func algorithm(name string, limit int64, window time.Duration, burst int64, burstSet bool) (core.Algorithm, error) {
+	rate := core.Per(limit, window)
+	var a core.Algorithm
+	switch name {
+	case "gcra":
+		return core.GCRA{Rate: rate, Burst: burst}, nil
+	case "token-bucket":
+		return core.TokenBucket{Rate: rate, Burst: burst}, nil
+	case "leaky-bucket":
+		return core.LeakyBucket{Rate: rate, Capacity: burst, NoDelay: burst}, nil
+	case "fixed-window":
+		a = core.FixedWindow{Limit: limit, Window: window}
+	case "sliding-log":
+		a = core.SlidingLog{Limit: limit, Window: window}
+	case "sliding-window":
+		a = core.SlidingWindow{Limit: limit, Window: window}
+	case "hybrid":
+		a = core.Hybrid{Quota: limit, Window: window}
+	case "rolling-window":
+		period := window
+		if window%10 == 0 {
+			period = window / 10
+		}
+		a = core.RollingWindow{Quota: limit, Window: window, Period: period}
+	case "warm-up":
+		a = core.WarmUp{Rate: rate, WarmUp: window}
+	default:
+		return nil, fmt.Errorf("-algorithm %q: want gcra, token-bucket, leaky-bucket, fixed-window, sliding-log, sliding-window, hybrid, rolling-window or warm-up", name)
+	}
+	if burstSet {
+		return nil, fmt.Errorf("-burst applies to gcra, token-bucket and leaky-bucket only, not %s", name)
+	}
+	return a, nil
+}
+
+// keyFunc returns the key of -key, -trusted-proxy and -ipv6-prefix.
+func keyFunc(key string, proxies []string, v6 int, set map[string]bool) (keyfunc.Func, error) {
+	if key == "ip" {
+		k, err := keyfunc.ClientIP(keyfunc.IPOptions{TrustedProxyCIDRs: proxies, IPv6Prefix: v6})
+		if err != nil {
+			return nil, fmt.Errorf("-trusted-proxy or -ipv6-prefix: %w", err)
+		}
+		return k, nil
+	}
+	name, ok := strings.CutPrefix(key, "header:")
+	if !ok || name == "" {
+		return nil, fmt.Errorf("-key %q: want ip or header:NAME", key)
+	}
+	if set["trusted-proxy"] || set["ipv6-prefix"] {
+		return nil, errors.New("-trusted-proxy and -ipv6-prefix need -key ip")
+	}
+	return headerKey(name)
+}
+
+// headerKey is keyfunc.Header, with its panic on an invalid name as an
+// error.
+func headerKey(name string) (k keyfunc.Func, err error) {
+	defer func() {
+		if recover() != nil {
+			err = fmt.Errorf("-key header:%s: invalid header name", name)
+		}
+	}()
+	return keyfunc.Header(name), nil
+}
+
+// checkStore accepts memory and redis://host:port.
+func checkStore(s string) error {
+	if s == "memory" {
+		return nil
+	}
+	u, err := url.Parse(s)
+	if err != nil || u.Scheme != "redis" || u.Hostname() == "" || u.Port() == "" || (u.Path != "" && u.Path != "/") {
+		return fmt.Errorf("-store %q: want memory or redis://host:port", s)
+	}
+	return nil
+}
+
+// headerWriter writes the fields of the -headers list.
+func headerWriter(s string) (*headers.Writer, error) {
+	omit := headers.RetryAfter | headers.XRateLimit | headers.IETF
+	for f := range strings.SplitSeq(s, ",") {
+		switch strings.TrimSpace(f) {
+		case "xratelimit":
+			omit &^= headers.XRateLimit
+		case "ietf":
+			omit &^= headers.IETF
+		case "retry-after":
+			omit &^= headers.RetryAfter
+		default:
+			return nil, fmt.Errorf("-headers %q: want a comma list of xratelimit, ietf, retry-after", s)
+		}
+	}
+	return headers.New(headers.Options{Omit: omit})
+}
