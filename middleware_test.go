@@ -141,6 +141,26 @@ func behaviours() []behaviour {
 		},
 		twoLimits(),
 		{
+			// A cost beyond the burst can never pass: 413, not 429, and no
+			// Retry-After; the limit's state is untouched.
+			name: "cost beyond the quota",
+			build: func(t *testing.T, clk core.Clock) *middleware.Middleware {
+				return single(t, clk, core.GCRA{Rate: core.Per(2, 10*time.Second)}, middleware.Options{
+					Cost: func(r *http.Request) int64 {
+						if r.Method == http.MethodPost {
+							return 3
+						}
+						return 1
+					},
+				})
+			},
+			calls: []call{
+				{method: "POST", path: "/login", want: 413, headers: map[string]string{
+					"Retry-After": "", "X-RateLimit-Remaining": "0", "Content-Type": "application/problem+json"}},
+				{want: 200, headers: map[string]string{"X-RateLimit-Remaining": "1"}},
+			},
+		},
+		{
 			name: "key isolation and recovery",
 			build: func(t *testing.T, clk core.Clock) *middleware.Middleware {
 				return single(t, clk, core.GCRA{Rate: core.PerMinute(1)}, middleware.Options{})
@@ -357,6 +377,11 @@ func checkInvariants(t *testing.T, msg string, w *httptest.ResponseRecorder) {
 	if v := w.Header().Get("RateLimit"); v != "" {
 		_, err := sftest.CheckRateLimit11(v)
 		assert.NoError(t, err, msg)
+	}
+	if w.Code == http.StatusRequestEntityTooLarge {
+		assert.Empty(t, w.Header().Get("Retry-After"), "%s: no wait lets it pass", msg)
+		assert.Contains(t, w.Body.String(), middleware.ProblemType, msg)
+		return
 	}
 	if w.Code != http.StatusTooManyRequests {
 		return

@@ -43,8 +43,10 @@ type Options struct {
 	DryRun bool
 	// OnDenied is called for every denied request, in dry-run mode too.
 	OnDenied func(r *http.Request, res core.Result)
-	// Denied writes the answer to a denied request, replacing the default
-	// 429 problem+json body. The rate-limit headers are already set.
+	// Denied writes the answer to a denied request, replacing the default:
+	// 429 with a problem+json body, or 413 when the request's cost exceeds
+	// what a limit ever grants (res.RetryAfter is core.Never). The
+	// rate-limit headers are already set.
 	Denied func(w http.ResponseWriter, r *http.Request, res core.Result)
 	// NoKey writes the answer to a request whose key or limiter cannot be
 	// determined; nil means 403 with a problem+json body.

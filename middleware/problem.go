@@ -12,8 +12,11 @@ import (
 // draft-ietf-httpapi-ratelimit-headers.
 const ProblemType = "https://iana.org/assignments/http-problem-types#quota-exceeded"
 
-// writeDenied writes the default 429 answer: an RFC 9457 problem naming the
-// violated limits in "violated-policies".
+// writeDenied writes the default answer to a denial: an RFC 9457 problem
+// naming the violated limits in "violated-policies". It is 429 Too Many
+// Requests with Retry-After, except for a request whose cost exceeds what a
+// limit ever grants at once (RetryAfter core.Never): no wait would let it
+// pass, so it is 413 Content Too Large, without Retry-After.
 func writeDenied(w http.ResponseWriter, res *core.Result) {
 	var buf [core.MaxLimits]core.LimitResult
 	var names []string
@@ -24,11 +27,12 @@ func writeDenied(w http.ResponseWriter, res *core.Result) {
 			names = append(names, l.Name)
 		}
 	}
-	detail := "the request exceeds the rate limit"
 	if res.RetryAfter == core.Never {
-		detail = "the request costs more than the rate limit ever grants at once"
+		writeProblem(w, http.StatusRequestEntityTooLarge, "Content Too Large",
+			"the request costs more than the rate limit ever grants at once", names)
+		return
 	}
-	writeProblem(w, http.StatusTooManyRequests, "Too Many Requests", detail, names)
+	writeProblem(w, http.StatusTooManyRequests, "Too Many Requests", "the request exceeds the rate limit", names)
 }
 
 // writeProblem writes an application/problem+json answer. A non-nil
