@@ -16,9 +16,9 @@ import (
 // OWASP ASVS 4.0 V2.2.1 asks that no more than 100 failed attempts per
 // hour be possible on a single account, and NIST SP 800-63B §5.2.2 that
 // failed attempts on an account be limited to no more than 100. With these
-// values an attacker who retries the instant each lock ends gets at most 5
-// free failures and 13 locked ones (1 s + 2 s + ... + 2048 s already exceed
-// an hour) in the first hour, about 6 per hour afterwards (5 free per window
+// values an attacker who retries the instant each lock ends gets at most 17
+// failures in the first hour (5 free, then one each after locks of 1 s,
+// 2 s, ..., 1024 s; 1 s + 2 s + ... + 2048 s exceed an hour), about 6 per hour afterwards (5 free per window
 // and one per hour-long lock), and never more than 100 in any hour
 // (TestDefaultsBoundFailuresPerHour checks it over two days). Doubling
 // rather than a hard lockout after N failures is NIST's own suggestion
