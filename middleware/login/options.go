@@ -17,8 +17,9 @@ import (
 // hour be possible on a single account, and NIST SP 800-63B §5.2.2 that
 // failed attempts on an account be limited to no more than 100. With these
 // values an attacker who retries the instant each lock ends gets at most 17
-// failures in the first hour (5 free, then one each after locks of 1 s,
-// 2 s, ..., 1024 s; 1 s + 2 s + ... + 2048 s exceed an hour), about 6 per hour afterwards (5 free per window
+// failures in the first hour (5 free, the 6th that sets the first lock,
+// then one after each lock of 1 s, 2 s, ..., 1024 s; the next lock, 2048 s,
+// runs past the hour), about 6 per hour afterwards (5 free per window
 // and one per hour-long lock), and never more than 100 in any hour
 // (TestDefaultsBoundFailuresPerHour checks it over two days). Doubling
 // rather than a hard lockout after N failures is NIST's own suggestion
