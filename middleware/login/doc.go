@@ -1,0 +1,29 @@
+// Package login throttles failed login attempts per account and per client
+// network.
+//
+// A [Guard] keys every attempt twice: by the submitted username (normalized,
+// then hashed by package keyfunc, so raw usernames are never kept and an
+// unknown username is counted exactly like a known one: the guard never
+// knows which accounts exist) and by the client's network (keyfunc.ClientIP,
+// an IPv4 address or an IPv6 /64 by default). An attempt proceeds to the
+// credential check only when both keys admit it.
+//
+// Only failed attempts count: the guard takes one failure from both keys
+// before the credentials are checked and refunds it when they were right.
+// Taking first is what makes the limit hold under concurrency: parallel
+// guesses each consume a failure atomically, so no more of them reach the
+// credential check than the limits allow. A success refunds both keys and
+// may reset the account's counter (Options.ResetAccountOnSuccess), never the
+// network's: an attacker who logs in to an account of their own must not
+// clear the counter of the network they guess from.
+//
+// A throttled attempt is answered the same whichever key throttled it and
+// whether or not the account exists: 429, a fixed problem+json body, and a
+// Retry-After of the time until both keys would admit the attempt. No
+// rate-limit header reveals counters on any response.
+//
+// [Guard.Handler] is the net/http form: it reads the username from the
+// request body (a form or a JSON object) without consuming it, and learns
+// the outcome from the response status. [Guard.Begin] is the manual form,
+// for handlers that know the username and the outcome themselves.
+package login

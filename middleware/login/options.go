@@ -1,0 +1,96 @@
+package login
+
+import (
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/floodgate-go/floodgate/core"
+	"github.com/floodgate-go/floodgate/keyfunc"
+)
+
+// DefaultAccount is the per-account limit when Options.Account is nil:
+// 5 free failures per hour, then lockouts of 1 s doubling up to 1 hour,
+// forgiven after 24 hours without a failure.
+//
+// OWASP ASVS 4.0 V2.2.1 asks that no more than 100 failed attempts per
+// hour be possible on a single account, and NIST SP 800-63B §5.2.2 that
+// failed attempts on an account be limited to no more than 100. With these
+// values an attacker who retries the instant each lock ends gets at most 17
+// failures in the first hour (5 free, the 6th that sets the first lock,
+// then one after each lock of 1 s, 2 s, ..., 1024 s; the next lock, 2048 s,
+// runs past the hour), about 6 per hour afterwards (5 free per window
+// and one per hour-long lock), and never more than 100 in any hour
+// (TestDefaultsBoundFailuresPerHour checks it over two days). Doubling
+// rather than a hard lockout after N failures is NIST's own suggestion
+// (waits that grow as failures accumulate): an attacker cannot lock a user
+// out for longer than the current wait, and a user who mistypes a few
+// times waits seconds, not hours.
+var DefaultAccount = core.Backoff{Free: 5, Window: time.Hour, Base: time.Second, Max: time.Hour, Forgive: 24 * time.Hour}
+
+// DefaultNetwork is the per-network limit when Options.Network is nil: 100
+// free failures per hour, then lockouts of 1 s doubling up to 1 hour,
+// forgiven after 24 hours without a failure. It is higher than the
+// per-account limit because many users may share one address (NAT, a
+// campus, a mobile carrier); it bounds credential stuffing, one network
+// trying many accounts, which the per-account limit cannot see.
+var DefaultNetwork = core.Backoff{Free: 100, Window: time.Hour, Base: time.Second, Max: time.Hour, Forgive: 24 * time.Hour}
+
+// DefaultMaxBody is the most body bytes [Guard.Handler] reads to find the
+// username when Options.MaxBody is 0.
+const DefaultMaxBody = 64 << 10
+
+// Options configures a [Guard]. The zero Options use [DefaultAccount] and
+// [DefaultNetwork], in-memory state, the client's direct peer address, and
+// count every response outside 2xx and 3xx as a failure.
+type Options struct {
+	// Account limits failures per account; nil means DefaultAccount. Any
+	// algorithm works; core.Backoff is the one meant for this.
+	Account core.Algorithm
+	// Network limits failures per client network; nil means
+	// DefaultNetwork.
+	Network core.Algorithm
+	// Store keeps the state of both limits (each in its own table); nil
+	// means one core.MemoryStore with core.EvictNearest, so that a flood
+	// of made-up usernames cannot fill the table and refuse real users
+	// (the price: under such a flood the entries nearest to recovery may
+	// be forgotten early).
+	Store core.Store
+	// Clock is the limiters' clock; nil means the system clock.
+	Clock core.Clock
+	// IP says how the client network is found: trusted proxies, prefix
+	// lengths (see keyfunc.IPOptions). The zero value keys by the direct
+	// peer, IPv4 /32 and IPv6 /64, and trusts no forwarding header.
+	IP keyfunc.IPOptions
+	// Normalize maps a username to the form accounts are counted by; nil
+	// trims surrounding white space and lower-cases it. Normalizing more
+	// coarsely than the application matches usernames only shares
+	// counters between accounts (stricter); more finely would let an
+	// attacker spread guesses at one account over spellings of its name.
+	Normalize func(string) string
+	// ResetAccountOnSuccess forgets the account's failures on a successful
+	// login, instead of only refunding the attempt. The network counter is
+	// never reset.
+	ResetAccountOnSuccess bool
+	// Field is the name of the username field of a form or JSON body;
+	// "" means "username".
+	Field string
+	// MaxBody bounds the body bytes [Guard.Handler] reads; 0 means
+	// DefaultMaxBody. A longer body is answered 413.
+	MaxBody int64
+	// Succeeded tells [Guard.Handler] whether a response status is a
+	// successful login; nil means 2xx and 3xx. Every other status (401,
+	// 403, but also 400 or 500) counts as a failure.
+	Succeeded func(status int) bool
+	// OnLockout is called when a failed attempt leaves a key locked, with
+	// the key's kind, "account" or "network", and the time until it admits
+	// again: log every lockout there.
+	OnLockout func(kind string, retryAfter time.Duration)
+	// OnError is called with every store or key error; r is nil for errors
+	// of [Attempt.Succeeded] and [Attempt.Failed].
+	OnError func(r *http.Request, err error)
+}
+
+func defaultNormalize(s string) string { return strings.ToLower(strings.TrimSpace(s)) }
+
+func defaultSucceeded(status int) bool { return status >= 200 && status < 400 }

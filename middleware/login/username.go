@@ -1,0 +1,88 @@
+package login
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"io"
+	"mime"
+	"net/http"
+	"net/url"
+	"strings"
+)
+
+// Errors of reading the username from a request body, answered 413, 415
+// and 400 by [Guard.Handler].
+var (
+	ErrBodyTooLarge     = errors.New("login: request body too large")
+	ErrUnsupportedMedia = errors.New("login: body is neither a form nor JSON")
+	ErrBadBody          = errors.New("login: unparseable body")
+)
+
+// readUsername returns the value of field in r's body, a form
+// (application/x-www-form-urlencoded) or a JSON object, reading at most
+// limit bytes and putting the bytes back in r.Body for the handler. A field
+// sent more than once (in JSON, under any keys equal up to case, which
+// encoding/json would match) is refused: the guard and the handler must
+// agree on the username.
+func readUsername(r *http.Request, field string, limit int64) (string, error) {
+	mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type"))
+	if err != nil || (mt != "application/x-www-form-urlencoded" && mt != "application/json") {
+		return "", ErrUnsupportedMedia
+	}
+	if r.Body == nil {
+		return "", ErrBadBody
+	}
+	b, err := io.ReadAll(io.LimitReader(r.Body, limit+1))
+	if err != nil {
+		return "", ErrBadBody
+	}
+	if int64(len(b)) > limit {
+		return "", ErrBodyTooLarge
+	}
+	_ = r.Body.Close()
+	r.Body = io.NopCloser(bytes.NewReader(b))
+	if mt == "application/json" {
+		return jsonField(b, field)
+	}
+	vals, err := url.ParseQuery(string(b))
+	if err != nil || len(vals[field]) > 1 {
+		return "", ErrBadBody
+	}
+	return vals.Get(field), nil
+}
+
+// jsonField returns the string value of field in the JSON object b.
+func jsonField(b []byte, field string) (string, error) {
+	d := json.NewDecoder(bytes.NewReader(b))
+	if t, err := d.Token(); err != nil || t != json.Delim('{') {
+		return "", ErrBadBody
+	}
+	var name string
+	found := false
+	for d.More() {
+		t, err := d.Token()
+		if err != nil {
+			return "", ErrBadBody
+		}
+		key, _ := t.(string)
+		var v json.RawMessage
+		if err := d.Decode(&v); err != nil {
+			return "", ErrBadBody
+		}
+		if !strings.EqualFold(key, field) {
+			continue
+		}
+		if found || json.Unmarshal(v, &name) != nil {
+			return "", ErrBadBody
+		}
+		found = true
+	}
+	if t, err := d.Token(); err != nil || t != json.Delim('}') {
+		return "", ErrBadBody
+	}
+	if _, err := d.Token(); err != io.EOF {
+		return "", ErrBadBody
+	}
+	return name, nil
+}
