@@ -28,6 +28,7 @@ func allAlgorithms(q int64, w time.Duration) []core.Algorithm {
 		core.Hybrid{Quota: q, Window: w},
 		core.RollingWindow{Quota: q, Window: w, Period: w / 4},
 		core.WarmUp{Rate: core.Per(q, w), WarmUp: w},
+		core.Backoff{Free: q, Window: w, Base: w / 4, Max: w, Forgive: 2 * w},
 	}
 }
 

@@ -122,17 +122,17 @@ func TestBackoffRefundRestores(t *testing.T) {
 }
 
 func TestBackoffCostZeroAndNever(t *testing.T) {
-	p, err := core.NewBackoffProbe(core.Backoff{Free: 3, Window: time.Minute})
+	p, err := core.NewProbe(core.Backoff{Free: 3, Window: time.Minute})
 	require.NoError(t, err)
 	st := make([]int64, p.Words())
 	now := t0.UnixNano()
-	assert.Equal(t, core.BackoffOutcome{Allowed: true, Remaining: 3}, p.Take(st, now, 0, false))
+	assert.Equal(t, core.ProbeOutcome{Allowed: true, Remaining: 3}, p.Take(st, now, 0, false))
 	p.Take(st, now, 2, true)
-	assert.Equal(t, core.BackoffOutcome{Allowed: true, Remaining: 1, ResetAfter: int64(time.Minute)}, p.Take(st, now, 0, false))
-	assert.Equal(t, core.BackoffOutcome{Remaining: 1, ResetAfter: int64(time.Minute), RetryAfter: int64(core.Never)}, p.Take(st, now, 4, true))
+	assert.Equal(t, core.ProbeOutcome{Allowed: true, Remaining: 1, ResetAfter: int64(time.Minute)}, p.Take(st, now, 0, false))
+	assert.Equal(t, core.ProbeOutcome{Remaining: 1, ResetAfter: int64(time.Minute), RetryAfter: int64(core.Never)}, p.Take(st, now, 4, true))
 	p.Take(st, now, 2, true) // one beyond Free: locked for 1 s
-	assert.Equal(t, core.BackoffOutcome{Allowed: true, ResetAfter: int64(24 * time.Hour)}, p.Take(st, now, 0, false))
-	assert.Equal(t, core.BackoffOutcome{ResetAfter: int64(24 * time.Hour), RetryAfter: int64(time.Second)}, p.Take(st, now, 1, true))
+	assert.Equal(t, core.ProbeOutcome{Allowed: true, ResetAfter: int64(24 * time.Hour)}, p.Take(st, now, 0, false))
+	assert.Equal(t, core.ProbeOutcome{ResetAfter: int64(24 * time.Hour), RetryAfter: int64(time.Second)}, p.Take(st, now, 1, true))
 }
 
 func TestBackoffValidate(t *testing.T) {
@@ -167,8 +167,8 @@ func TestBackoffValidate(t *testing.T) {
 
 // boRandomOps drives p from st with a random schedule starting at now and
 // returns every outcome.
-func boRandomOps(p *core.BackoffProbe, st []int64, now int64, rng *rand.Rand, n int) []core.BackoffOutcome {
-	var out []core.BackoffOutcome
+func boRandomOps(p *core.Probe, st []int64, now int64, rng *rand.Rand, n int) []core.ProbeOutcome {
+	var out []core.ProbeOutcome
 	var takenAt, takenCost int64 = -1, 0
 	for i := 0; i < n; i++ {
 		now += rng.Int64N(int64(3 * time.Second))
@@ -194,7 +194,7 @@ func boRandomOps(p *core.BackoffProbe, st []int64, now int64, rng *rand.Rand, n 
 
 // boRandomState builds a state by a random schedule and returns it with
 // the instant of its last operation.
-func boRandomState(p *core.BackoffProbe, rng *rand.Rand) ([]int64, int64) {
+func boRandomState(p *core.Probe, rng *rand.Rand) ([]int64, int64) {
 	st := make([]int64, p.Words())
 	now := t0.UnixNano()
 	var takenAt, takenCost int64 = -1, 0
@@ -223,7 +223,7 @@ var boConfigs = []core.Backoff{
 func TestBackoffIdleAtExact(t *testing.T) {
 	rng := rand.New(rand.NewPCG(11, 12))
 	for _, b := range boConfigs {
-		p, err := core.NewBackoffProbe(b)
+		p, err := core.NewProbe(b)
 		require.NoError(t, err)
 		for i := 0; i < 3000; i++ {
 			st, last := boRandomState(p, rng)
@@ -246,7 +246,7 @@ func TestBackoffIdleAtExact(t *testing.T) {
 func TestBackoffRefundExact(t *testing.T) {
 	rng := rand.New(rand.NewPCG(21, 22))
 	for _, b := range boConfigs {
-		p, err := core.NewBackoffProbe(b)
+		p, err := core.NewProbe(b)
 		require.NoError(t, err)
 		for i := 0; i < 3000; i++ {
 			st, now := boRandomState(p, rng)
@@ -271,7 +271,7 @@ func TestBackoffRefundExact(t *testing.T) {
 func TestBackoffStaleNowNeverMoreLenient(t *testing.T) {
 	rng := rand.New(rand.NewPCG(31, 32))
 	for _, b := range boConfigs {
-		p, err := core.NewBackoffProbe(b)
+		p, err := core.NewProbe(b)
 		require.NoError(t, err)
 		for i := 0; i < 3000; i++ {
 			st, now := boRandomState(p, rng)
@@ -291,7 +291,7 @@ func TestBackoffStaleNowNeverMoreLenient(t *testing.T) {
 func TestBackoffRetryAfterExact(t *testing.T) {
 	rng := rand.New(rand.NewPCG(41, 42))
 	for _, b := range boConfigs {
-		p, err := core.NewBackoffProbe(b)
+		p, err := core.NewProbe(b)
 		require.NoError(t, err)
 		for i := 0; i < 3000; i++ {
 			st, now := boRandomState(p, rng)
