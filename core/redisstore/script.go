@@ -5,7 +5,6 @@ import (
 	"embed"
 	"encoding/hex"
 	"fmt"
-	"math"
 	"strings"
 	"time"
 
@@ -112,9 +111,79 @@ func specOf(a core.Algorithm) (algSpec, error) {
 			return algSpec{}, invalid("SlidingWindow: limit %d × window %d µs exceeds 2^53", a.Limit, w)
 		}
 		return algSpec{"slidingwindow", fmt.Sprintf("ALG.slidingwindow(%d, %d)", a.Limit, w), true}, nil
+	case core.TokenBucket:
+		burst := a.Burst
+		if burst == 0 {
+			burst = a.Rate.Limit
+		}
+		p := int64(a.Rate.Period)
+		ivNS := p/a.Rate.Limit + btoi(p%a.Rate.Limit != 0)
+		if burst > (int64(1)<<52)/ivNS {
+			return algSpec{}, invalid("TokenBucket: filling burst %d at %v takes 2^52 ns (52 days) or more", burst, a.Rate)
+		}
+		limit := float64(a.Rate.Limit) / a.Rate.Period.Seconds()
+		return algSpec{"tokenbucket", fmt.Sprintf("ALG.tokenbucket(%s, %d)", luaFloat(limit), burst), true}, nil
+	case core.Hybrid:
+		w, err := wholeUS("Hybrid: window", a.Window)
+		if err != nil {
+			return algSpec{}, err
+		}
+		ivNS := int64(a.Window)/a.Quota + btoi(int64(a.Window)%a.Quota != 0)
+		iv := (ivNS + 999) / 1000
+		if !spanOK(a.Quota, iv) || a.Quota*iv > maxSpanUS-w {
+			return algSpec{}, invalid("Hybrid: window + quota × interval exceeds 36 years in µs")
+		}
+		return algSpec{"hybrid", fmt.Sprintf("ALG.hybrid(%d, %d, %d, %d)", a.Quota, w, iv, a.Quota*iv), true}, nil
+	case core.RollingWindow:
+		if _, err := wholeUS("RollingWindow: window", a.Window); err != nil {
+			return algSpec{}, err
+		}
+		per, err := wholeUS("RollingWindow: period", a.Period)
+		if err != nil {
+			return algSpec{}, err
+		}
+		if a.Quota >= maxExact {
+			return algSpec{}, invalid("RollingWindow: quota %d exceeds 2^53", a.Quota)
+		}
+		pcap := a.PeriodCap
+		if pcap == 0 {
+			pcap = a.Quota
+		}
+		return algSpec{"rollingwindow", fmt.Sprintf("ALG.rollingwindow(%d, %d, %d, %d)", a.Quota, pcap, per, int64(a.Window/a.Period)), true}, nil
+	case core.SlidingLog:
+		w, err := wholeUS("SlidingLog: window", a.Window)
+		if err != nil {
+			return algSpec{}, err
+		}
+		if a.Limit > MaxSlidingLogLimit {
+			return algSpec{}, invalid("SlidingLog: limit %d exceeds the Redis store's %d (use SlidingWindow or RollingWindow)", a.Limit, MaxSlidingLogLimit)
+		}
+		return algSpec{"slidinglog", fmt.Sprintf("ALG.slidinglog(%d, %d, %t)", a.Limit, w, a.CountRejected), !a.CountRejected}, nil
+	case core.WarmUp:
+		cf := a.ColdFactor
+		if cf == 0 {
+			cf = 3
+		}
+		if float64(a.WarmUp) >= 1<<52 || float64(a.Rate.Period)*cf >= 1<<52 {
+			return algSpec{}, invalid("WarmUp: warm-up %v or period × cold factor reaches 2^52 ns (52 days)", a.WarmUp)
+		}
+		stable := float64(a.Rate.Period) / float64(a.Rate.Limit)
+		cold := stable * cf
+		warm := float64(a.WarmUp)
+		threshold := 0.5 * warm / stable
+		maxP := threshold + 2*warm/(stable+cold)
+		slope := (cold - stable) / (maxP - threshold)
+		coolDown := warm / maxP
+		return algSpec{"warmup", fmt.Sprintf("ALG.warmup(%d, %s, %s, %s, %s, %s)", a.Rate.Limit,
+			luaFloat(stable), luaFloat(threshold), luaFloat(maxP), luaFloat(slope), luaFloat(coolDown)), true}, nil
 	}
 	return algSpec{}, invalid("algorithm %T is not supported by the Redis store", a)
 }
+
+// MaxSlidingLogLimit is the largest SlidingLog Limit the Redis store
+// accepts: the script reads and writes the whole log (Limit+2 numbers) at
+// every decision.
+const MaxSlidingLogLimit = 4096
 
 // compiled is one policy's script: its source, SHA-1, and whether its
 // deny cache may be used.
@@ -148,4 +217,9 @@ func compile(p *core.Policy) (*compiled, error) {
 	return &compiled{src: src, sha: hex.EncodeToString(h[:]), denyCache: deny}, nil
 }
 
-var _ = math.MaxInt64
+func btoi(b bool) int64 {
+	if b {
+		return 1
+	}
+	return 0
+}

@@ -20,4 +20,40 @@ end
 -- aligned is t - t mod w for t >= 0.
 local function aligned(t, w) return t - fmod(t, w) end
 local function zeros(n) local s = {} for i = 1, n do s[i] = 0 end return s end
+-- split returns a ns duration as whole µs and the ns remainder.
+local function split(ns)
+  local us = floor(ns / 1000)
+  if us * 1000 > ns then us = us - 1 end
+  return us, ns - us * 1000
+end
+-- firstTrue is core's: the least x in [lo, hi] with p(x), p monotone.
+local function firstTrue(lo, guess, hi, p)
+  guess = imin(imax(guess, lo), hi)
+  local bad, good
+  local step = 1
+  if p(guess) then
+    bad, good = lo - 1, guess
+    while good > lo do
+      local x = lo
+      if good - lo > step then x = good - step end
+      if not p(x) then bad = x break end
+      good = x
+      step = imin(2 * step, 2305843009213693952)
+    end
+  else
+    bad, good = guess, hi
+    while bad < hi do
+      local x = hi
+      if hi - bad > step then x = bad + step end
+      if p(x) then good = x break end
+      bad = x
+      step = imin(2 * step, 2305843009213693952)
+    end
+  end
+  while good - bad > 1 do
+    local mid = bad + floor((good - bad) / 2)
+    if p(mid) then good = mid else bad = mid end
+  end
+  return good
+end
 local ALG = {}

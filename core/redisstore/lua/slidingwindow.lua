@@ -13,29 +13,34 @@ function ALG.slidingwindow(limit, window)
     return 0, 0, aligned(now, window), now
   end
   local function weighted(prev, rest) return cdiv(prev * rest, window) end
-  local function minElapsed(prev, room)
+  -- Admission instants are found in ns, as core does, when the products
+  -- stay below 2^53 (else in µs: later, never earlier).
+  local W, unit = window * 1000, 1
+  if limit * W >= 9007199254740992 then W, unit = window, 1000 end
+  local function minElapsed(prev, room) -- ns
     if prev <= room then return 0 end
-    return window - fdiv(room * window, prev)
+    return (W - fdiv(room * W, prev)) * unit
   end
-  local function firstAdmit(prev, curr, start, cost)
-    local room = limit - curr - cost
+  -- firstAdmit returns the ns from start until cost is admitted.
+  local function firstAdmit(prev, curr, cost)
+    local room, wns = limit - curr - cost, window * 1000
     if room >= 0 then
       local e = minElapsed(prev, room)
-      if e < window then return start + e end
+      if e < wns then return e end
     end
     local e = minElapsed(curr, limit - cost)
-    if e < window then return start + window + e end
-    return start + 2 * window
+    if e < wns then return wns + e end
+    return 2 * wns
   end
   function A.take(st, now, cost, commit)
     local prev, curr, start, eff = at(st, now)
     local avail = limit - curr - weighted(prev, start + window - eff)
     if cost > avail then
-      local reset, retry = 0, NEVER
+      local reset, retry, rr = 0, NEVER, 0
       if curr > 0 then reset = start + 2 * window - now
       elseif prev > 0 then reset = start + window - now end
-      if cost <= limit then retry = firstAdmit(prev, curr, start, cost) - now end
-      return false, imax(avail, 0), reset, retry, 0
+      if cost <= limit then retry, rr = split((start - now) * 1000 + firstAdmit(prev, curr, cost)) end
+      return false, imax(avail, 0), reset, retry, 0, 0, rr
     end
     if commit then st[1], st[2], st[3] = prev, curr + cost, start end
     return true, avail - cost, start + 2 * window - now, 0, 0
