@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/floodgate-go/floodgate/core/coretest"
 	"github.com/redis/go-redis/v9"
 	"github.com/stretchr/testify/require"
 )
@@ -114,3 +115,12 @@ func (s *server) client(t *testing.T) *redis.Client {
 }
 
 var _ = filepath.Join
+
+func newClock() *coretest.Clock { return coretest.NewClock(coretest.T0) }
+
+type quietLogger struct{}
+
+func (quietLogger) Printf(context.Context, string, ...any) {}
+
+// The client's own log of failed dials would drown the fault tests' output.
+func init() { redis.SetLogger(quietLogger{}) }
