@@ -18,7 +18,7 @@ var storeSeq atomic.Int64
 
 // newStore returns a store on c, closed at cleanup, its keys under a prefix
 // of the test's own.
-func newStore(t *testing.T, c redis.UniversalClient, opts redisstore.Options) *redisstore.Store {
+func newStore(t testing.TB, c redis.UniversalClient, opts redisstore.Options) *redisstore.Store {
 	t.Helper()
 	if opts.Prefix == "" {
 		opts.Prefix = fmt.Sprintf("fg:%s:%d:", t.Name(), storeSeq.Add(1))

@@ -19,7 +19,7 @@ import (
 
 // server is a redis-server this test started, on 127.0.0.1.
 type server struct {
-	t    *testing.T
+	t    testing.TB
 	port int
 	args []string
 	cmd  *exec.Cmd
@@ -51,7 +51,7 @@ func freePort(t testing.TB) int {
 
 // startRedis starts a redis-server on a free loopback port with the extra
 // arguments, waits for PING and kills it by PID at cleanup.
-func startRedis(t *testing.T, extra ...string) *server {
+func startRedis(t testing.TB, extra ...string) *server {
 	t.Helper()
 	s := &server{t: t, port: freePort(t)}
 	s.args = append([]string{"--port", strconv.Itoa(s.port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no",
@@ -104,7 +104,7 @@ func (s *server) signal(sig syscall.Signal) {
 
 // client returns a client of the server closed at cleanup, with reads
 // bounded by the context.
-func (s *server) client(t *testing.T) *redis.Client {
+func (s *server) client(t testing.TB) *redis.Client {
 	c := redis.NewClient(&redis.Options{
 		Addr: s.addr(), ContextTimeoutEnabled: true, MaxRetries: -1,
 		DialTimeout: 200 * time.Millisecond, ReadTimeout: time.Second, WriteTimeout: time.Second,
