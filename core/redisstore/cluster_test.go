@@ -1,0 +1,81 @@
+package redisstore_test
+
+import (
+	"context"
+	"fmt"
+	"os/exec"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/floodgate-go/floodgate/core"
+	"github.com/floodgate-go/floodgate/core/coretest"
+	"github.com/floodgate-go/floodgate/core/redisstore"
+	"github.com/redis/go-redis/v9"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// TestCluster runs the conformance suite on a 3-master Redis Cluster and
+// requires that no node ever answered CROSSSLOT.
+func TestCluster(t *testing.T) {
+	var addrs []string
+	for range 3 {
+		srv := startRedis(t, "--cluster-enabled", "yes", "--cluster-config-file", "nodes.conf", "--cluster-node-timeout", "2000")
+		addrs = append(addrs, srv.addr())
+	}
+	cli, err := exec.LookPath("redis-cli")
+	if err != nil {
+		t.Skipf("redis-cli is not on PATH: %v", err)
+	}
+	out, err := exec.Command(cli, append(append([]string{"--cluster", "create"}, addrs...), "--cluster-replicas", "0", "--cluster-yes")...).CombinedOutput()
+	require.NoError(t, err, "%s", out)
+	c := redis.NewClusterClient(&redis.ClusterOptions{Addrs: addrs, ContextTimeoutEnabled: true, ReadTimeout: time.Second})
+	t.Cleanup(func() { c.Close() })
+	ctx := context.Background()
+	require.Eventually(t, func() bool {
+		info, err := c.ClusterInfo(ctx).Result()
+		if err != nil || !strings.Contains(info, "cluster_state:ok") {
+			return false
+		}
+		// Every node must agree before keys are routed.
+		ok := true
+		for _, a := range addrs {
+			n := redis.NewClient(&redis.Options{Addr: a})
+			info, err := n.ClusterInfo(ctx).Result()
+			n.Close()
+			ok = ok && err == nil && strings.Contains(info, "cluster_state:ok")
+		}
+		return ok
+	}, 10*time.Second, 50*time.Millisecond)
+	c.ReloadState(ctx)
+
+	coretest.Run(t, func(t *testing.T) core.Store {
+		return newStore(t, c, redisstore.Options{CallerClock: true, ExpirySlack: time.Hour})
+	})
+	// A policy of several limits, over many keys: every slot owner sees
+	// multi-key scripts.
+	s := newStore(t, c, redisstore.Options{})
+	p := core.MustPolicy("multi",
+		core.Limit{Name: "a", Algorithm: core.GCRA{Rate: core.PerSecond(10)}},
+		core.Limit{Name: "b", Algorithm: core.FixedWindow{Limit: 100, Window: time.Minute}},
+		core.Limit{Name: "c", Algorithm: core.SlidingWindow{Limit: 100, Window: time.Minute}})
+	l := limiterOn(t, s, p)
+	for i := range 300 {
+		r, err := l.Allow(ctx, fmt.Sprint("key", i))
+		require.NoError(t, err)
+		require.True(t, r.Allowed)
+	}
+	for _, a := range addrs {
+		n := redis.NewClient(&redis.Options{Addr: a})
+		stats, err := n.Info(ctx, "errorstats").Result()
+		n.Close()
+		require.NoError(t, err)
+		assert.NotContains(t, stats, "CROSSSLOT", "node %s", a)
+		n = redis.NewClient(&redis.Options{Addr: a})
+		keys, err := n.DBSize(ctx).Result()
+		n.Close()
+		require.NoError(t, err)
+		assert.Positive(t, keys, "node %s holds keys: the slots are spread", a)
+	}
+}

@@ -1,0 +1,55 @@
+package redisstore_test
+
+import (
+	"context"
+	"fmt"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/floodgate-go/floodgate/core"
+	"github.com/floodgate-go/floodgate/core/coretest"
+	"github.com/floodgate-go/floodgate/core/redisstore"
+	"github.com/redis/go-redis/v9"
+	"github.com/stretchr/testify/require"
+)
+
+var storeSeq atomic.Int64
+
+// newStore returns a store on c, closed at cleanup, its keys under a prefix
+// of the test's own.
+func newStore(t testing.TB, c redis.UniversalClient, opts redisstore.Options) *redisstore.Store {
+	t.Helper()
+	if opts.Prefix == "" {
+		opts.Prefix = fmt.Sprintf("fg:%s:%d:", t.Name(), storeSeq.Add(1))
+	}
+	if opts.Timeout == 0 {
+		opts.Timeout = 2 * time.Second // -race on a loaded machine
+	}
+	s, err := redisstore.New(c, opts)
+	require.NoError(t, err)
+	t.Cleanup(func() { s.Close() })
+	return s
+}
+
+func TestConformanceCallerClock(t *testing.T) {
+	srv := startRedis(t)
+	c := srv.client(t)
+	coretest.Run(t, func(t *testing.T) core.Store {
+		return newStore(t, c, redisstore.Options{CallerClock: true, ExpirySlack: time.Hour})
+	})
+	checkTTLs(t, c)
+}
+
+// checkTTLs requires every key in Redis to have a TTL.
+func checkTTLs(t *testing.T, c redis.UniversalClient) {
+	t.Helper()
+	ctx := context.Background()
+	keys, err := c.Keys(ctx, "*").Result()
+	require.NoError(t, err)
+	for _, k := range keys {
+		ttl, err := c.PTTL(ctx, k).Result()
+		require.NoError(t, err)
+		require.Greater(t, ttl, time.Duration(0), "key %s has no TTL (%v)", k, ttl)
+	}
+}

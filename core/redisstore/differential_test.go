@@ -1,0 +1,130 @@
+package redisstore_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/floodgate-go/floodgate/core"
+	"github.com/floodgate-go/floodgate/core/coretest"
+	"github.com/floodgate-go/floodgate/core/redisstore"
+)
+
+// TestDifferential replays 10,000 random traces — policies of one to three
+// limits of every algorithm, random costs, peeks, refunds, resets and
+// instants — on the in-memory store and on Redis with the same injected
+// time, and requires identical results. Instants and configurations are
+// whole microseconds (see the package doc for what rounds otherwise).
+func TestDifferential(t *testing.T) {
+	srv := startRedis(t)
+	c := srv.client(t)
+	s := newStore(t, c, redisstore.Options{CallerClock: true, ExpirySlack: time.Hour})
+	traces := 10000
+	if testing.Short() {
+		traces = 1000
+	}
+	const workers = 16
+	var wg sync.WaitGroup
+	errs := make(chan error, workers)
+	for w := range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			rng := rand.New(rand.NewPCG(uint64(w), 99))
+			for i := w; i < traces; i += workers {
+				if err := diffTrace(rng, s, i); err != nil {
+					errs <- err
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Error(err)
+	}
+	checkTTLs(t, c)
+}
+
+// randomPolicy returns a policy of one to three distinct algorithms.
+func randomPolicy(rng *rand.Rand, i int) *core.Policy {
+	algs := coretest.Algorithms()
+	n := 1 + rng.IntN(3)
+	if rng.IntN(2) == 0 {
+		n = 1
+	}
+	perm := rng.Perm(len(algs))[:n]
+	ls := make([]core.Limit, n)
+	for j, k := range perm {
+		ls[j] = algs[k]
+	}
+	return core.MustPolicy(fmt.Sprintf("diff-%d", i), ls...)
+}
+
+func diffTrace(rng *rand.Rand, s *redisstore.Store, i int) error {
+	p := randomPolicy(rng, i)
+	clk := coretest.NewClock(coretest.T0.Add(time.Duration(rng.Int64N(1e9)) * time.Microsecond))
+	got, err := core.NewLimiter(p, core.WithStore(s), core.WithClock(clk))
+	if err != nil {
+		return err
+	}
+	ref, err := core.NewLimiter(p, core.WithClock(clk))
+	if err != nil {
+		return err
+	}
+	ctx := context.Background()
+	var lastGot, lastRef [2]core.Result
+	for step := range 20 {
+		switch r := rng.IntN(10); {
+		case r < 3:
+		case r < 8:
+			clk.Advance(time.Duration(rng.Int64N(1500000)) * time.Microsecond)
+		default:
+			clk.Advance(time.Duration(rng.Int64N(20)) * time.Second)
+		}
+		k := rng.IntN(2)
+		key := fmt.Sprint("k", k)
+		cost := 1 + rng.Int64N(3)
+		if rng.IntN(20) == 0 {
+			cost = 1 + rng.Int64N(8)
+		}
+		var g, r core.Result
+		var eg, er error
+		op := rng.IntN(20)
+		switch {
+		case op < 13:
+			g, eg = got.AllowN(ctx, key, cost)
+			r, er = ref.AllowN(ctx, key, cost)
+			if r.Taken() || rng.IntN(2) == 0 {
+				lastGot[k], lastRef[k] = g, r
+			}
+		case op < 16:
+			g, eg = got.Peek(ctx, key, cost)
+			r, er = ref.Peek(ctx, key, cost)
+		case op < 19:
+			g, eg = got.Refund(ctx, key, lastGot[k])
+			r, er = ref.Refund(ctx, key, lastRef[k])
+			lastGot[k], lastRef[k] = core.Result{}, core.Result{}
+		default:
+			eg, er = got.Reset(ctx, key), ref.Reset(ctx, key)
+		}
+		where := fmt.Sprintf("trace %d (%v) step %d op %d cost %d at +%v", i, p.Limits(), step, op, cost, clk.Now().Sub(coretest.T0))
+		if !errors.Is(eg, er) {
+			return fmt.Errorf("%s: error %v, want %v", where, eg, er)
+		}
+		if g.Taken() != r.Taken() {
+			return fmt.Errorf("%s: taken %v, want %v", where, g.Taken(), r.Taken())
+		}
+		gl, rl := g.Limits(), r.Limits()
+		if fmt.Sprint(gl) != fmt.Sprint(rl) || g.Allowed != r.Allowed || g.Name != r.Name ||
+			g.Remaining != r.Remaining || g.RetryAfter != r.RetryAfter || g.ResetAfter != r.ResetAfter || g.Delay != r.Delay {
+			return fmt.Errorf("%s:\n got  %+v\n want %+v", where, gl, rl)
+		}
+	}
+	return nil
+}

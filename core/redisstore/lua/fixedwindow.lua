@@ -1,0 +1,36 @@
+-- FixedWindow: st[1] count, st[2] window start.
+function ALG.fixedwindow(limit, window, anchored)
+  local A = {words = 2}
+  function A.fresh() return {0, 0} end
+  local function current(st, now)
+    local count, start = st[1], st[2]
+    if count > 0 and now - start < window then return imin(count, limit), start end
+    if anchored then return 0, now end
+    return 0, aligned(now, window)
+  end
+  function A.take(st, now, cost, commit)
+    local count, start = current(st, now)
+    local e = start + window
+    if cost > limit - count then
+      local reset, retry = 0, e - now
+      if count > 0 then reset = e - now end
+      if cost > limit then retry = NEVER end
+      return false, limit - count, reset, retry, 0
+    end
+    if commit then st[1], st[2] = count + cost, start end
+    return true, limit - count - cost, e - now, 0, 0
+  end
+  function A.denied() return false end
+  function A.refund(st, now, taken, cost)
+    local count, start = st[1], st[2]
+    if count <= 0 or taken < start or taken - start >= window then return end
+    count = count - imin(cost, count)
+    if count == 0 then start = 0 end
+    st[1], st[2] = count, start
+  end
+  function A.idle(st)
+    if st[1] <= 0 then return 0 end
+    return st[2] + window
+  end
+  return A
+end

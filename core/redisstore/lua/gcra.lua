@@ -1,0 +1,28 @@
+-- GCRA (and LeakyBucket, which adds a shaping delay): one word, TAT.
+-- iv: emission interval, tol: burst*iv, burst: units at once, free:
+-- (NoDelay-1)*iv for LeakyBucket (nil for GCRA).
+function ALG.gcra(iv, tol, burst, free)
+  local A = {words = 1}
+  function A.fresh() return {0} end
+  local function deny(tat, now, retry)
+    local debt = nonneg(tat - now)
+    return false, fdiv(nonneg(tol - debt), iv), debt, retry, 0
+  end
+  function A.take(st, now, cost, commit)
+    local tat = st[1]
+    if cost > burst then return deny(tat, now, NEVER) end
+    local diff = imax(tat, now) + cost * iv - now
+    if diff > tol then return deny(tat, now, diff - tol) end
+    if commit then st[1] = now + diff end
+    local delay = 0
+    if free then delay = nonneg(nonneg(tat - now) - free) end
+    return true, fdiv(tol - diff, iv), diff, 0, delay
+  end
+  function A.denied() return false end
+  function A.refund(st, now, taken, cost)
+    if cost > burst then cost = burst end
+    st[1] = imax(st[1] - cost * iv, imin(st[1], now))
+  end
+  function A.idle(st) return st[1] end
+  return A
+end

@@ -1,0 +1,75 @@
+-- RollingWindow: st[1] index of the newest period written, st[2..n+1] the
+-- counts of periods st[1]-n+1 .. st[1], period p at st[2 + p mod n].
+function ALG.rollingwindow(limit, pcap, period, n)
+  local A = {words = n + 1}
+  function A.fresh() return zeros(n + 1) end
+  local function bi(p)
+    local m = fmod(p, n)
+    if m < 0 then m = m + n end
+    return 2 + m
+  end
+  local function empty(st)
+    for i = 2, n + 1 do if st[i] ~= 0 then return false end end
+    return true
+  end
+  local function view(st, now)
+    local idx = st[1]
+    local p = floor(now / period)
+    if p * period > now then p = p - 1 elseif (p + 1) * period <= now then p = p + 1 end
+    if p < idx and not empty(st) then p = idx end
+    local first = imax(p, idx) - n + 1
+    local sum, cur = 0, 0
+    for q = first, idx do sum = sum + imax(st[bi(q)], 0) end
+    if p == idx then cur = imax(st[bi(idx)], 0) end
+    return p, first, sum, cur
+  end
+  local function newestEnd(st, first)
+    for q = st[1], first, -1 do
+      if st[bi(q)] > 0 then return (q + n) * period end
+    end
+    return 0
+  end
+  local function firstAdmit(st, p, sum, cost)
+    local idx = st[1]
+    for k = 1, n - 1 do
+      local q = p - n + k
+      if q > idx - n and q <= idx then sum = sum - imax(st[bi(q)], 0) end
+      if cost <= limit - sum then return (p + k) * period end
+    end
+    return (p + n) * period
+  end
+  function A.take(st, now, cost, commit)
+    local p, first, sum, cur = view(st, now)
+    if cost > limit - sum or cost > pcap - cur then
+      local reset, retry = 0, NEVER
+      local e = newestEnd(st, first)
+      if e ~= 0 then reset = nonneg(e - now) end
+      if cost <= pcap then retry = firstAdmit(st, p, sum, cost) - now end
+      return false, imax(imin(limit - sum, pcap - cur), 0), reset, retry, 0
+    end
+    if commit then
+      local idx = st[1]
+      if p - idx >= n or p < idx then
+        for i = 2, n + 1 do st[i] = 0 end
+      else
+        for q = idx + 1, p do st[bi(q)] = 0 end
+      end
+      st[1] = p
+      st[bi(p)] = cur + cost
+    end
+    return true, imin(limit - sum, pcap - cur) - cost, (p + n) * period - now, 0, 0
+  end
+  function A.denied() return false end
+  function A.refund(st, now, taken, cost)
+    local t = floor(taken / period)
+    if t * period > taken then t = t - 1 elseif (t + 1) * period <= taken then t = t + 1 end
+    local idx = st[1]
+    if t > idx or t <= idx - n then return end
+    local b = bi(t)
+    if st[b] <= 0 then return end
+    st[b] = st[b] - imin(cost, st[b])
+    if empty(st) then st[1] = 0 end
+  end
+  function A.idle(st) return newestEnd(st, st[1] - n + 1) end
+  return A
+end

@@ -1,0 +1,98 @@
+-- SlidingLog: st[1] ring index of the oldest entry, st[2] number of
+-- entries, st[3..limit+2] the ring of entry instants, oldest first.
+function ALG.slidinglog(limit, window, countRejected)
+  local A = {words = limit + 2}
+  function A.fresh() return zeros(limit + 2) end
+  local function view(st)
+    local head, n = st[1], imin(imax(st[2], 0), limit)
+    if head < 0 or head >= limit then head = 0 end
+    return {st = st, head = head, n = n}
+  end
+  local function pos(l, i)
+    local p = l.head + i
+    if p >= limit then p = p - limit end
+    return p
+  end
+  local function at(l, i) return l.st[3 + pos(l, i)] end
+  local function search(l, t)
+    local lo, hi = 0, l.n
+    while lo < hi do
+      local m = floor((lo + hi) / 2)
+      if at(l, m) <= t then lo = m + 1 else hi = m end
+    end
+    return lo
+  end
+  local function clock(l, now)
+    local eff = now
+    if l.n > 0 then eff = imax(eff, at(l, l.n - 1)) end
+    return eff, search(l, eff - window)
+  end
+  local function push(l, t, c)
+    if c >= limit then
+      for i = 3, limit + 2 do l.st[i] = t end
+      l.head, l.n = 0, limit
+      return
+    end
+    for _ = 1, c do
+      if l.n == limit then
+        l.st[3 + l.head] = t
+        l.head = l.head + 1
+        if l.head == limit then l.head = 0 end
+      else
+        l.st[3 + pos(l, l.n)] = t
+        l.n = l.n + 1
+      end
+    end
+  end
+  local function drop(l, first)
+    l.head, l.n = pos(l, first), l.n - first
+    if l.n == 0 then l.head = 0 end
+  end
+  local function store(l) l.st[1], l.st[2] = l.head, l.n end
+  function A.take(st, now, cost, commit)
+    local l = view(st)
+    local eff, first = clock(l, now)
+    local live = l.n - first
+    if cost > limit - live then
+      local reset, retry = 0, NEVER
+      if live > 0 then reset = at(l, l.n - 1) + window - now end
+      if cost > limit then retry = NEVER
+      elseif not countRejected then retry = at(l, first + live + cost - limit - 1) + window - now
+      elseif 2 * cost <= limit then retry = at(l, first + live + 2 * cost - limit - 1) + window - now
+      else retry = eff + window - now end
+      return false, limit - live, reset, retry, 0
+    end
+    if commit then
+      drop(l, first)
+      push(l, eff, cost)
+      store(l)
+    end
+    return true, limit - live - cost, eff + window - now, 0, 0
+  end
+  function A.denied(st, now, cost)
+    if not countRejected or cost > limit then return false end
+    local l = view(st)
+    local eff, first = clock(l, now)
+    drop(l, first)
+    push(l, eff, cost)
+    store(l)
+    return true
+  end
+  function A.refund(st, now, taken, cost)
+    local l = view(st)
+    local hi = search(l, taken)
+    local lo = search(l, taken - 1)
+    local k = imin(cost, hi - lo)
+    if k <= 0 then return end
+    for i = hi, l.n - 1 do l.st[3 + pos(l, i - k)] = at(l, i) end
+    l.n = l.n - k
+    if l.n == 0 then l.head = 0 end
+    store(l)
+  end
+  function A.idle(st)
+    local l = view(st)
+    if l.n == 0 then return 0 end
+    return at(l, l.n - 1) + window
+  end
+  return A
+end

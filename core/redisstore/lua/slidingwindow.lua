@@ -1,0 +1,68 @@
+-- SlidingWindow: st[1] prev, st[2] curr, st[3] current window start.
+-- limit*window stays below 2^53 (checked by the store), so the products
+-- below are exact.
+function ALG.slidingwindow(limit, window)
+  local A = {words = 3}
+  function A.fresh() return {0, 0, 0} end
+  local function at(st, now)
+    local prev, curr, start = imin(imax(st[1], 0), limit), imin(imax(st[2], 0), limit), st[3]
+    if prev == 0 and curr == 0 then return 0, 0, aligned(now, window), now end
+    if now < start then return prev, curr, start, start end
+    if now - start < window then return prev, curr, start, now end
+    if now - start < 2 * window then return curr, 0, start + window, now end
+    return 0, 0, aligned(now, window), now
+  end
+  local function weighted(prev, rest) return cdiv(prev * rest, window) end
+  -- Admission instants are found in ns, as core does, when the products
+  -- stay below 2^53 (else in µs: later, never earlier).
+  local W, unit = window * 1000, 1
+  if limit * W >= 9007199254740992 then W, unit = window, 1000 end
+  local function minElapsed(prev, room) -- ns
+    if prev <= room then return 0 end
+    return (W - fdiv(room * W, prev)) * unit
+  end
+  -- firstAdmit returns the ns from start until cost is admitted.
+  local function firstAdmit(prev, curr, cost)
+    local room, wns = limit - curr - cost, window * 1000
+    if room >= 0 then
+      local e = minElapsed(prev, room)
+      if e < wns then return e end
+    end
+    local e = minElapsed(curr, limit - cost)
+    if e < wns then return wns + e end
+    return 2 * wns
+  end
+  function A.take(st, now, cost, commit)
+    local prev, curr, start, eff = at(st, now)
+    local avail = limit - curr - weighted(prev, start + window - eff)
+    if cost > avail then
+      local reset, retry, rr = 0, NEVER, 0
+      if curr > 0 then reset = start + 2 * window - now
+      elseif prev > 0 then reset = start + window - now end
+      if cost <= limit then retry, rr = split((start - now) * 1000 + firstAdmit(prev, curr, cost)) end
+      return false, imax(avail, 0), reset, retry, 0, 0, rr
+    end
+    if commit then st[1], st[2], st[3] = prev, curr + cost, start end
+    return true, avail - cost, start + 2 * window - now, 0, 0
+  end
+  function A.denied() return false end
+  function A.refund(st, now, taken, cost)
+    local prev, curr, start = st[1], st[2], st[3]
+    if prev <= 0 and curr <= 0 then return end
+    if taken >= start and taken - start < window then
+      curr = curr - imin(cost, imax(curr, 0))
+    elseif taken < start and start - taken <= window then
+      prev = prev - imin(cost, imax(prev, 0))
+    else
+      return
+    end
+    if prev <= 0 and curr <= 0 then prev, curr, start = 0, 0, 0 end
+    st[1], st[2], st[3] = prev, curr, start
+  end
+  function A.idle(st)
+    if st[2] > 0 then return st[3] + 2 * window end
+    if st[1] > 0 then return st[3] + window end
+    return 0
+  end
+  return A
+end

@@ -1,0 +1,92 @@
+package redisstore_test
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/floodgate-go/floodgate/core"
+	"github.com/floodgate-go/floodgate/core/redisstore"
+	"github.com/redis/go-redis/v9"
+	"github.com/stretchr/testify/require"
+)
+
+const hammerEnv = "FLOODGATE_REDIS_HAMMER"
+
+// TestMultiProcess: 4 processes (this test binary, re-executed) hammer one
+// key of 100/s with a burst of 100 through one Redis, 10,000 attempts in
+// all, within 5 s: together they admit at most 100 + 100/s × the elapsed
+// time (taken from Redis TIME) + 1.
+func TestMultiProcess(t *testing.T) {
+	srv := startRedis(t)
+	c := srv.client(t)
+	ctx := context.Background()
+	t0, err := c.Time(ctx).Result()
+	require.NoError(t, err)
+	var procs []*exec.Cmd
+	var outs []*bytes.Buffer
+	for range 4 {
+		cmd := exec.Command(os.Args[0], "-test.run=^TestHammerChild$", "-test.count=1", "-test.v")
+		cmd.Env = append(os.Environ(), hammerEnv+"="+srv.addr())
+		out := &bytes.Buffer{}
+		cmd.Stdout, cmd.Stderr = out, out
+		require.NoError(t, cmd.Start())
+		procs, outs = append(procs, cmd), append(outs, out)
+	}
+	t.Cleanup(func() {
+		for _, p := range procs {
+			if p.ProcessState == nil {
+				_ = p.Process.Kill()
+				_ = p.Wait()
+			}
+		}
+	})
+	var admitted int64
+	for i, p := range procs {
+		require.NoError(t, p.Wait(), "%s", outs[i])
+		_, rest, ok := strings.Cut(outs[i].String(), "ADMITTED ")
+		require.True(t, ok, "%s", outs[i])
+		n, err := strconv.ParseInt(strings.Fields(rest)[0], 10, 64)
+		require.NoError(t, err)
+		admitted += n
+	}
+	t1, err := c.Time(ctx).Result()
+	require.NoError(t, err)
+	elapsed := t1.Sub(t0)
+	ideal := 100 + 100*elapsed.Seconds()
+	t.Logf("admitted %d in %v (ideal %.1f)", admitted, elapsed, ideal)
+	require.LessOrEqual(t, float64(admitted), ideal+1)
+	require.Greater(t, float64(admitted), 0.8*ideal-50, "the processes were not starved")
+}
+
+// TestHammerChild is TestMultiProcess's child; it does nothing otherwise.
+func TestHammerChild(t *testing.T) {
+	addr := os.Getenv(hammerEnv)
+	if addr == "" {
+		t.Skip("only run by TestMultiProcess")
+	}
+	c := redis.NewClient(&redis.Options{Addr: addr, ContextTimeoutEnabled: true})
+	defer c.Close()
+	s, err := redisstore.New(c, redisstore.Options{Prefix: "hammer:", Timeout: time.Second, DenyCacheSize: -1})
+	require.NoError(t, err)
+	defer s.Close()
+	l, err := core.NewLimiter(core.MustPolicy("hammer", core.Limit{Name: "h", Algorithm: core.GCRA{Rate: core.PerSecond(100), Burst: 100}}), core.WithStore(s))
+	require.NoError(t, err)
+	var admitted int64
+	deadline := time.Now().Add(5 * time.Second)
+	for i := 0; i < 2500 && time.Now().Before(deadline); i++ {
+		r, err := l.Allow(context.Background(), "one")
+		require.NoError(t, err)
+		if r.Allowed {
+			admitted++
+		}
+		time.Sleep(time.Millisecond)
+	}
+	fmt.Printf("ADMITTED %d\n", admitted)
+}

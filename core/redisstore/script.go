@@ -1,0 +1,225 @@
+package redisstore
+
+import (
+	"crypto/sha1"
+	"embed"
+	"encoding/hex"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/floodgate-go/floodgate/core"
+)
+
+//go:embed lua/*.lua
+var luaFiles embed.FS
+
+func luaFile(name string) string {
+	b, err := luaFiles.ReadFile("lua/" + name + ".lua")
+	if err != nil {
+		panic("redisstore: missing embedded script " + name) // a build defect, caught by every test
+	}
+	return string(b)
+}
+
+// maxExact bounds every quantity the scripts compute: integers up to 2^53
+// are exact in a Lua double.
+const maxExact = int64(1) << 53
+
+// maxSpanUS is the longest span a state may hold, in µs (core's 36 years).
+const maxSpanUS = (int64(1) << 60) / 1000
+
+// algSpec is one limit compiled for the scripts: the Lua file defining its
+// constructor, the constructor call with its parameters, and whether the
+// deny cache is exact for it.
+type algSpec struct {
+	file      string
+	ctor      string
+	denyCache bool
+}
+
+func invalid(format string, args ...any) error {
+	return fmt.Errorf("redisstore: "+format+": %w", append(args, core.ErrInvalidConfig)...)
+}
+
+// wholeUS returns d in µs, failing unless d is a whole number of µs.
+func wholeUS(what string, d time.Duration) (int64, error) {
+	if d%time.Microsecond != 0 {
+		return 0, invalid("%s %v is not a whole number of microseconds", what, d)
+	}
+	return int64(d / time.Microsecond), nil
+}
+
+// intervalUS is rate's emission interval (core rounds it up to a ns) rounded
+// up to a whole µs: the rate granted is never above the one asked for.
+func intervalUS(r core.Rate) int64 {
+	p := int64(r.Period)
+	ns := p / r.Limit
+	if p%r.Limit != 0 {
+		ns++
+	}
+	return (ns + 999) / 1000
+}
+
+// spanOK reports whether n·iv (both ≥ 1) fits the µs arithmetic.
+func spanOK(n, iv int64) bool { return n <= maxSpanUS/iv }
+
+func luaFloat(f float64) string { return fmt.Sprintf("%.17g", f) }
+
+// specOf compiles a (validated) algorithm for the scripts.
+func specOf(a core.Algorithm) (algSpec, error) {
+	if err := a.Validate(); err != nil {
+		return algSpec{}, err
+	}
+	switch a := a.(type) {
+	case core.GCRA:
+		burst := a.Burst
+		if burst == 0 {
+			burst = a.Rate.Limit
+		}
+		iv := intervalUS(a.Rate)
+		if !spanOK(burst, iv) {
+			return algSpec{}, invalid("GCRA: burst %d × interval %d µs exceeds 36 years", burst, iv)
+		}
+		return algSpec{"gcra", fmt.Sprintf("ALG.gcra(%d, %d, %d, nil)", iv, burst*iv, burst), true}, nil
+	case core.LeakyBucket:
+		capacity := a.Capacity
+		if capacity == 0 {
+			capacity = a.Rate.Limit
+		}
+		iv := intervalUS(a.Rate)
+		if !spanOK(capacity, iv) {
+			return algSpec{}, invalid("LeakyBucket: capacity %d × interval %d µs exceeds 36 years", capacity, iv)
+		}
+		free := max(0, a.NoDelay-1) * iv
+		return algSpec{"gcra", fmt.Sprintf("ALG.gcra(%d, %d, %d, %d)", iv, capacity*iv, capacity, free), true}, nil
+	case core.FixedWindow:
+		w, err := wholeUS("FixedWindow: window", a.Window)
+		if err != nil {
+			return algSpec{}, err
+		}
+		if a.Limit >= maxExact {
+			return algSpec{}, invalid("FixedWindow: limit %d exceeds 2^53", a.Limit)
+		}
+		return algSpec{"fixedwindow", fmt.Sprintf("ALG.fixedwindow(%d, %d, %t)", a.Limit, w, a.Anchored), true}, nil
+	case core.SlidingWindow:
+		w, err := wholeUS("SlidingWindow: window", a.Window)
+		if err != nil {
+			return algSpec{}, err
+		}
+		if a.Limit > maxExact/w {
+			return algSpec{}, invalid("SlidingWindow: limit %d × window %d µs exceeds 2^53", a.Limit, w)
+		}
+		return algSpec{"slidingwindow", fmt.Sprintf("ALG.slidingwindow(%d, %d)", a.Limit, w), true}, nil
+	case core.TokenBucket:
+		burst := a.Burst
+		if burst == 0 {
+			burst = a.Rate.Limit
+		}
+		p := int64(a.Rate.Period)
+		ivNS := p/a.Rate.Limit + btoi(p%a.Rate.Limit != 0)
+		if burst > (int64(1)<<52)/ivNS {
+			return algSpec{}, invalid("TokenBucket: filling burst %d at %v takes 2^52 ns (52 days) or more", burst, a.Rate)
+		}
+		limit := float64(a.Rate.Limit) / a.Rate.Period.Seconds()
+		return algSpec{"tokenbucket", fmt.Sprintf("ALG.tokenbucket(%s, %d)", luaFloat(limit), burst), true}, nil
+	case core.Hybrid:
+		w, err := wholeUS("Hybrid: window", a.Window)
+		if err != nil {
+			return algSpec{}, err
+		}
+		ivNS := int64(a.Window)/a.Quota + btoi(int64(a.Window)%a.Quota != 0)
+		iv := (ivNS + 999) / 1000
+		if !spanOK(a.Quota, iv) || a.Quota*iv > maxSpanUS-w {
+			return algSpec{}, invalid("Hybrid: window + quota × interval exceeds 36 years in µs")
+		}
+		return algSpec{"hybrid", fmt.Sprintf("ALG.hybrid(%d, %d, %d, %d)", a.Quota, w, iv, a.Quota*iv), true}, nil
+	case core.RollingWindow:
+		if _, err := wholeUS("RollingWindow: window", a.Window); err != nil {
+			return algSpec{}, err
+		}
+		per, err := wholeUS("RollingWindow: period", a.Period)
+		if err != nil {
+			return algSpec{}, err
+		}
+		if a.Quota >= maxExact {
+			return algSpec{}, invalid("RollingWindow: quota %d exceeds 2^53", a.Quota)
+		}
+		pcap := a.PeriodCap
+		if pcap == 0 {
+			pcap = a.Quota
+		}
+		return algSpec{"rollingwindow", fmt.Sprintf("ALG.rollingwindow(%d, %d, %d, %d)", a.Quota, pcap, per, int64(a.Window/a.Period)), true}, nil
+	case core.SlidingLog:
+		w, err := wholeUS("SlidingLog: window", a.Window)
+		if err != nil {
+			return algSpec{}, err
+		}
+		if a.Limit > MaxSlidingLogLimit {
+			return algSpec{}, invalid("SlidingLog: limit %d exceeds the Redis store's %d (use SlidingWindow or RollingWindow)", a.Limit, MaxSlidingLogLimit)
+		}
+		return algSpec{"slidinglog", fmt.Sprintf("ALG.slidinglog(%d, %d, %t)", a.Limit, w, a.CountRejected), !a.CountRejected}, nil
+	case core.WarmUp:
+		cf := a.ColdFactor
+		if cf == 0 {
+			cf = 3
+		}
+		if float64(a.WarmUp) >= 1<<52 || float64(a.Rate.Period)*cf >= 1<<52 {
+			return algSpec{}, invalid("WarmUp: warm-up %v or period × cold factor reaches 2^52 ns (52 days)", a.WarmUp)
+		}
+		stable := float64(a.Rate.Period) / float64(a.Rate.Limit)
+		cold := stable * cf
+		warm := float64(a.WarmUp)
+		threshold := 0.5 * warm / stable
+		maxP := threshold + 2*warm/(stable+cold)
+		slope := (cold - stable) / (maxP - threshold)
+		coolDown := warm / maxP
+		return algSpec{"warmup", fmt.Sprintf("ALG.warmup(%d, %s, %s, %s, %s, %s)", a.Rate.Limit,
+			luaFloat(stable), luaFloat(threshold), luaFloat(maxP), luaFloat(slope), luaFloat(coolDown)), true}, nil
+	}
+	return algSpec{}, invalid("algorithm %T is not supported by the Redis store", a)
+}
+
+// MaxSlidingLogLimit is the largest SlidingLog Limit the Redis store
+// accepts: the script reads and writes the whole log (Limit+2 numbers) at
+// every decision.
+const MaxSlidingLogLimit = 4096
+
+// compiled is one policy's script: its source, SHA-1, and whether its
+// deny cache may be used.
+type compiled struct {
+	src, sha  string
+	denyCache bool
+}
+
+func compile(p *core.Policy) (*compiled, error) {
+	var b strings.Builder
+	b.WriteString(luaFile("prelude"))
+	files := map[string]bool{}
+	var ctors []string
+	deny := len(p.Limits()) == 1
+	for _, l := range p.Limits() {
+		s, err := specOf(l.Algorithm)
+		if err != nil {
+			return nil, fmt.Errorf("redisstore: policy %q: limit %q: %w", p.Name(), l.Name, err)
+		}
+		if !files[s.file] {
+			files[s.file] = true
+			b.WriteString(luaFile(s.file))
+		}
+		ctors = append(ctors, s.ctor)
+		deny = deny && s.denyCache
+	}
+	b.WriteString("local LIMITS = {" + strings.Join(ctors, ", ") + "}\n")
+	b.WriteString(luaFile("main"))
+	src := b.String()
+	h := sha1.Sum([]byte(src))
+	return &compiled{src: src, sha: hex.EncodeToString(h[:]), denyCache: deny}, nil
+}
+
+func btoi(b bool) int64 {
+	if b {
+		return 1
+	}
+	return 0
+}

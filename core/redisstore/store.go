@@ -1,0 +1,322 @@
+// Package redisstore keeps floodgate limiter state in Redis, so that every
+// process sharing a Redis (standalone, Sentinel or Cluster) enforces one
+// limit together.
+//
+// # Decisions
+//
+// Each algorithm has its own Lua script (embedded from lua/*.lua); a
+// policy's script is those of its algorithms plus a driver, so a policy of
+// several limits is decided in one EVALSHA, atomically, all or nothing, as
+// the in-memory store decides it. A script missing from Redis's cache
+// (NOSCRIPT, after a restart or SCRIPT FLUSH) is sent again with EVAL and
+// the call retried once, invisibly. Concurrent decisions are coalesced into
+// pipelines: exactly one EVALSHA per decision, whatever the policy.
+//
+// Each limit of a (policy, key) is one Redis string key,
+//
+//	Prefix + "{" + hex(SHA-256(policy fingerprint, key))[:32] + "}:" + limit index
+//
+// so raw keys (IP addresses, API keys) never reach Redis, a policy whose
+// configuration changes gets fresh state instead of misreading the old one,
+// and all keys of one (policy, key) share a hash tag: one Cluster slot, no
+// CROSSSLOT. Every write sets a PEXPIRE at the limit's recovery instant
+// (its idleAt, rounded up to a millisecond, plus Options.ExpirySlack): no
+// limiter key ever lives without a TTL, and a key that has recovered is
+// deleted rather than written.
+//
+// # Time and units
+//
+// By default the scripts read Redis's TIME, so application servers' clock
+// skew does not matter (Result.At reports Redis's instant). With
+// Options.CallerClock the caller's Request.Now is used instead: for managed
+// Redis services that forbid TIME in scripts, and for tests that drive a
+// fake clock.
+//
+// State is kept in integer microseconds (a Lua number is a double: Unix
+// nanoseconds do not fit its 53 bits). Decisions are identical to the
+// in-memory store's when every instant and every configured duration is a
+// whole number of microseconds and the emission interval Period/Limit of
+// rate-based algorithms is too. Otherwise: instants are truncated to the
+// microsecond; a rate's emission interval is rounded up to a whole
+// microsecond (the rate granted is at most the one asked for, e.g.
+// PerSecond(3) grants one unit per 333,334 µs instead of 333,333,334 ns);
+// and windows and periods that are not whole microseconds are refused by
+// Bind (an error wrapping core.ErrInvalidConfig). Configurations whose
+// arithmetic would exceed 2^53 in microseconds (a SlidingWindow whose
+// Limit × Window in µs does, say) are refused the same way. Instants are
+// exact until about the year 2200.
+//
+// # Failures
+//
+// Every decision is bounded by Options.Timeout. When Redis cannot be
+// reached (timeout, connection error) the store switches to
+// Options.FailureMode — FailClosed returns an error wrapping
+// [ErrUnavailable], FailOpen admits, FailLocal decides on an in-memory
+// limiter granting this process its LocalShare of each limit — and a
+// background probe (a PING every ProbeInterval) switches back. Every switch
+// is logged (log/slog) and reported to Options.OnSwitch. An error that
+// Redis does answer (a key of the wrong type, a script error, a Cluster
+// error) is never reported as an admission unless the mode is FailOpen.
+//
+// The client should bound its own reads (go-redis's ContextTimeoutEnabled,
+// or a short ReadTimeout): the store stops waiting after Timeout whatever
+// the client does, but a connection stuck on a frozen server holds a
+// pipeline worker until the client gives up.
+//
+// # Deny cache
+//
+// A key denied until t is answered locally until t, without a Redis call;
+// see [Options].DenyCacheSize for when that is exact.
+package redisstore
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/floodgate-go/floodgate/core"
+	"github.com/redis/go-redis/v9"
+)
+
+// ErrUnavailable is wrapped by the errors of decisions that could not reach
+// Redis (in FailClosed mode, or FailLocal for operations it cannot serve).
+var ErrUnavailable = errors.New("redisstore: redis unavailable")
+
+// FailureMode is what a store does while Redis cannot be reached.
+type FailureMode uint8
+
+const (
+	// FailClosed returns an error wrapping [ErrUnavailable]: the caller
+	// decides (an HTTP middleware answers 503). The default.
+	FailClosed FailureMode = iota
+	// FailOpen admits every request, reporting each limit's full quota
+	// as remaining; the Result is not refundable. It also admits requests
+	// on which Redis reported an error.
+	FailOpen
+	// FailLocal decides on an in-memory limiter of the policy scaled to
+	// Options.LocalShare of each limit (see [ScalePolicy]), started empty
+	// at each switch.
+	FailLocal
+)
+
+// String returns the mode's name.
+func (m FailureMode) String() string {
+	switch m {
+	case FailClosed:
+		return "fail-closed"
+	case FailOpen:
+		return "fail-open"
+	case FailLocal:
+		return "local"
+	}
+	return fmt.Sprintf("FailureMode(%d)", uint8(m))
+}
+
+// Switch reports a change of the store's state: Down is true when the
+// store stopped using Redis (Err says why) and false when it is back.
+type Switch struct {
+	Down bool
+	Mode FailureMode
+	Err  error
+	At   time.Time
+}
+
+// Options configures a [Store]. The zero Options is usable.
+type Options struct {
+	// Prefix starts every Redis key; "" means "floodgate:".
+	Prefix string
+	// Timeout bounds every decision, queueing included; 0 means 50 ms.
+	Timeout time.Duration
+	// CallerClock makes the scripts use Request.Now (the limiter's clock)
+	// instead of Redis TIME.
+	CallerClock bool
+	// FailureMode is what happens while Redis is unreachable.
+	FailureMode FailureMode
+	// LocalShare is, for FailLocal, the part of each limit this process
+	// grants on its own, in (0, 1]: 1/N for N processes sharing the
+	// limit. 0 means 1.
+	LocalShare float64
+	// ProbeInterval is how often a store that lost Redis PINGs it; 0
+	// means 100 ms.
+	ProbeInterval time.Duration
+	// OnSwitch, when set, is called (synchronously, keep it short) on
+	// every switch away from Redis and back.
+	OnSwitch func(Switch)
+	// Logger receives a line per switch; nil means slog.Default().
+	Logger *slog.Logger
+	// DenyCacheSize bounds the denials each bound policy remembers
+	// locally; 0 means 65,536 and a negative value disables the cache.
+	//
+	// A request of cost 1 on a key denied until t (a take or peek of cost
+	// 1 whose RetryAfter was finite) is answered locally until t with the
+	// same denial, RetryAfter and ResetAfter shortened by the time since.
+	// This is exact for single-limit policies of every supported algorithm
+	// whose denials change nothing (all but SlidingLog with CountRejected,
+	// whose denials are logged): nothing of cost ≥ 1 passes before t, so
+	// no take can change the state, Remaining is 0 throughout, and the
+	// instants behind RetryAfter and ResetAfter stay put. It is not used
+	// for policies of several limits, whose admitting limits report a
+	// Remaining that grows with time. A Refund or Reset through this store
+	// forgets the key's entry; one made by another process is not seen, so
+	// this process may deny that key until t (never admit wrongly). With
+	// Redis TIME, t is measured from the instant the request was sent, so
+	// the local answer never outlasts Redis's.
+	DenyCacheSize int
+	// ExpirySlack is added to every key's TTL; 0 means none. Keys then
+	// outlive their recovery time, harmlessly (a recovered key decides as
+	// a key never seen). Useful with CallerClock when the caller's clock
+	// runs faster than Redis's (fake clocks in tests).
+	ExpirySlack time.Duration
+	// MaxBatch bounds the decisions one pipeline carries; 0 means 256.
+	MaxBatch int
+	// Pipelines is how many pipelines may be in flight at once; 0 means 8.
+	Pipelines int
+}
+
+// Store is a [core.Store] keeping state in Redis. It is safe for
+// concurrent use; Close stops its goroutines.
+type Store struct {
+	client redis.UniversalClient
+	opts   Options
+	log    *slog.Logger
+
+	queue chan *call
+	quit  chan struct{}
+	wg    sync.WaitGroup
+
+	mu      sync.Mutex // serializes switches
+	down    atomic.Bool
+	gen     atomic.Uint64 // incremented at every switch away from Redis
+	probing bool
+	closed  bool
+}
+
+// New returns a store deciding in the Redis that client reaches, and starts
+// its pipeline workers.
+func New(client redis.UniversalClient, opts Options) (*Store, error) {
+	if client == nil {
+		return nil, fmt.Errorf("redisstore: nil client: %w", core.ErrInvalidConfig)
+	}
+	if opts.Prefix == "" {
+		opts.Prefix = "floodgate:"
+	}
+	if opts.Timeout == 0 {
+		opts.Timeout = 50 * time.Millisecond
+	}
+	if opts.LocalShare == 0 {
+		opts.LocalShare = 1
+	}
+	if opts.ProbeInterval == 0 {
+		opts.ProbeInterval = 100 * time.Millisecond
+	}
+	if opts.DenyCacheSize == 0 {
+		opts.DenyCacheSize = 1 << 16
+	}
+	if opts.MaxBatch == 0 {
+		opts.MaxBatch = 256
+	}
+	if opts.Pipelines == 0 {
+		opts.Pipelines = 8
+	}
+	switch {
+	case opts.Timeout < 0, opts.ProbeInterval < 0, opts.ExpirySlack < 0, opts.MaxBatch < 0, opts.Pipelines < 0:
+		return nil, fmt.Errorf("redisstore: negative option: %w", core.ErrInvalidConfig)
+	case !(opts.LocalShare > 0 && opts.LocalShare <= 1):
+		return nil, fmt.Errorf("redisstore: LocalShare %v must be in (0, 1]: %w", opts.LocalShare, core.ErrInvalidConfig)
+	case opts.FailureMode > FailLocal:
+		return nil, fmt.Errorf("redisstore: %v: %w", opts.FailureMode, core.ErrInvalidConfig)
+	}
+	s := &Store{
+		client: client,
+		opts:   opts,
+		log:    opts.Logger,
+		queue:  make(chan *call, opts.MaxBatch*opts.Pipelines),
+		quit:   make(chan struct{}),
+	}
+	if s.log == nil {
+		s.log = slog.Default()
+	}
+	for range opts.Pipelines {
+		s.wg.Add(1)
+		go s.worker()
+	}
+	return s, nil
+}
+
+// Close stops the store's goroutines; decisions after it fail. It does not
+// close the client.
+func (s *Store) Close() error {
+	s.mu.Lock()
+	if s.closed {
+		s.mu.Unlock()
+		return nil
+	}
+	s.closed = true
+	close(s.quit)
+	s.mu.Unlock()
+	s.wg.Wait()
+	return nil
+}
+
+// Down reports whether the store is currently deciding without Redis.
+func (s *Store) Down() bool { return s.down.Load() }
+
+// markDown switches away from Redis after err and starts the probe.
+func (s *Store) markDown(err error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed || s.down.Load() {
+		return
+	}
+	s.gen.Add(1)
+	s.down.Store(true)
+	s.log.Warn("redisstore: redis unreachable, switching", "mode", s.opts.FailureMode.String(), "err", err)
+	if s.opts.OnSwitch != nil {
+		s.opts.OnSwitch(Switch{Down: true, Mode: s.opts.FailureMode, Err: err, At: time.Now()})
+	}
+	if !s.probing {
+		s.probing = true
+		s.wg.Add(1)
+		go s.probe()
+	}
+}
+
+// probe PINGs Redis until it answers, then switches back.
+func (s *Store) probe() {
+	defer s.wg.Done()
+	t := time.NewTicker(s.opts.ProbeInterval)
+	defer t.Stop()
+	for {
+		select {
+		case <-s.quit:
+			s.mu.Lock()
+			s.probing = false
+			s.mu.Unlock()
+			return
+		case <-t.C:
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), s.opts.Timeout)
+		err := s.client.Ping(ctx).Err()
+		cancel()
+		if err != nil {
+			continue
+		}
+		s.mu.Lock()
+		s.probing = false
+		if s.down.Load() {
+			s.down.Store(false)
+			s.log.Info("redisstore: redis reachable again, back to redis")
+			if s.opts.OnSwitch != nil {
+				s.opts.OnSwitch(Switch{Down: false, Mode: s.opts.FailureMode, At: time.Now()})
+			}
+		}
+		s.mu.Unlock()
+		return
+	}
+}
+
+var _ core.Store = (*Store)(nil)

@@ -1,0 +1,233 @@
+package redisstore
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"strconv"
+	"sync/atomic"
+	"time"
+
+	"github.com/floodgate-go/floodgate/core"
+)
+
+// table decides one policy in Redis.
+type table struct {
+	s      *Store
+	p      *core.Policy
+	sc     *compiled
+	fp     string // policy fingerprint, hashed with each key
+	quotas []int64
+	deny   *denyCache // nil when not exact for p or disabled
+	local  atomic.Pointer[localTable]
+	scaled *core.Policy // FailLocal's policy
+}
+
+type localTable struct {
+	gen uint64
+	t   core.Table
+}
+
+// Bind compiles p's script and returns the table that decides p. It fails
+// (wrapping core.ErrInvalidConfig) for a configuration the scripts cannot
+// decide exactly as the in-memory store does; see the package doc.
+func (s *Store) Bind(p *core.Policy) (core.Table, error) {
+	if p == nil {
+		return nil, fmt.Errorf("redisstore: nil policy: %w", core.ErrInvalidConfig)
+	}
+	sc, err := compile(p)
+	if err != nil {
+		return nil, err
+	}
+	t := &table{s: s, p: p, sc: sc, fp: fmt.Sprintf("%q|%#v", p.Name(), p.Limits())}
+	// The quotas, for FailOpen results, from a peek on a key never seen.
+	ms, err := core.NewMemoryStore(core.MemoryOptions{MaxKeys: 1})
+	if err != nil {
+		return nil, err
+	}
+	l, err := core.NewLimiter(p, core.WithStore(ms))
+	if err != nil {
+		return nil, err
+	}
+	r, err := l.Peek(context.Background(), "", 1)
+	if err != nil {
+		return nil, err
+	}
+	for _, lr := range r.Limits() {
+		t.quotas = append(t.quotas, lr.Quota)
+	}
+	if sc.denyCache && s.opts.DenyCacheSize > 0 {
+		t.deny = newDenyCache(s.opts.DenyCacheSize)
+	}
+	if s.opts.FailureMode == FailLocal {
+		if t.scaled, err = ScalePolicy(p, s.opts.LocalShare); err != nil {
+			return nil, err
+		}
+	}
+	return t, nil
+}
+
+// keys returns the Redis keys of key's limits.
+func (t *table) keys(key string) []string {
+	h := sha256.New()
+	h.Write([]byte(t.fp))
+	h.Write([]byte{0})
+	h.Write([]byte(key))
+	var sum [sha256.Size]byte
+	tag := hex.EncodeToString(h.Sum(sum[:0])[:16])
+	n := len(t.quotas)
+	out := make([]string, n)
+	for i := range n {
+		out[i] = t.s.opts.Prefix + "{" + tag + "}:" + strconv.Itoa(i)
+	}
+	return out
+}
+
+var opCodes = [...]string{core.OpTake: "T", core.OpPeek: "P", core.OpRefund: "F", core.OpReset: "R"}
+
+// Do applies req in Redis; see core.Table.
+func (t *table) Do(ctx context.Context, req core.Request) (core.Result, error) {
+	if int(req.Op) >= len(opCodes) {
+		return core.Result{}, fmt.Errorf("redisstore: unknown op %d: %w", req.Op, core.ErrInvalidConfig)
+	}
+	if req.Now < 0 {
+		return core.Result{}, fmt.Errorf("redisstore: now %d: %w", req.Now, core.ErrClock)
+	}
+	if (req.Op == core.OpTake || req.Op == core.OpPeek) && req.Cost < 1 {
+		return core.Result{}, fmt.Errorf("redisstore: cost %d: %w", req.Cost, core.ErrInvalidCost)
+	}
+	if t.deny != nil {
+		switch req.Op {
+		case core.OpRefund, core.OpReset:
+			t.deny.del(req.Key)
+		default:
+			if req.Cost == 1 {
+				if o, ok := t.deny.get(req.Key, req.Now); ok {
+					return core.ResultOf(t.p, req, false, []core.Outcome{o})
+				}
+			}
+		}
+	}
+	if t.s.down.Load() {
+		return t.fallback(ctx, req, ErrUnavailable)
+	}
+	now, taken := int64(-1), req.Taken/1000
+	if t.s.opts.CallerClock {
+		now = req.Now / 1000
+	}
+	c := callPool.Get().(*call)
+	c.sc, c.keys = t.sc, t.keys(req.Key)
+	c.args = append(c.args[:0], opCodes[req.Op], req.Cost, now, taken, t.s.opts.ExpirySlack.Milliseconds())
+	err := t.s.exec(ctx, c)
+	if err != nil {
+		if ctx.Err() != nil && !errors.Is(err, errTimeout) {
+			return core.Result{}, err // the caller gave up
+		}
+		if unreachable(err) {
+			t.s.markDown(err)
+			return t.fallback(ctx, req, err)
+		}
+		// An error reply: c is done with.
+		c.reply, c.err = nil, nil
+		callPool.Put(c)
+		if t.s.opts.FailureMode == FailOpen {
+			return t.open(req)
+		}
+		return core.Result{}, fmt.Errorf("redisstore: policy %q: %w", t.p.Name(), err)
+	}
+	reply := c.reply
+	c.reply, c.err = nil, nil
+	callPool.Put(c)
+	return t.result(req, reply)
+}
+
+// result decodes a script's reply.
+func (t *table) result(req core.Request, reply []any) (core.Result, error) {
+	n := len(t.quotas)
+	if req.Op == core.OpReset {
+		return core.Result{}, nil
+	}
+	if len(reply) != 2+7*n {
+		return core.Result{}, fmt.Errorf("redisstore: policy %q: malformed reply of %d values", t.p.Name(), len(reply))
+	}
+	v := make([]int64, len(reply))
+	for i, x := range reply {
+		var ok bool
+		if v[i], ok = x.(int64); !ok {
+			return core.Result{}, fmt.Errorf("redisstore: policy %q: malformed reply value %v", t.p.Name(), x)
+		}
+	}
+	sent := req.Now
+	if !t.s.opts.CallerClock {
+		req.Now = v[1] * 1000
+	}
+	var buf [core.MaxLimits]core.Outcome
+	outs := buf[:n]
+	for i := range outs {
+		w := v[2+7*i : 9+7*i]
+		o := core.Outcome{
+			Allowed:    w[0] == 1,
+			Remaining:  w[1],
+			ResetAfter: time.Duration(w[2]*1000 + w[5]),
+			RetryAfter: time.Duration(w[3]*1000 + w[6]),
+			Delay:      time.Duration(w[4] * 1000),
+		}
+		if w[3] < 0 {
+			o.RetryAfter = core.Never
+		}
+		outs[i] = o
+	}
+	res, err := core.ResultOf(t.p, req, v[0] == 1, outs)
+	if err == nil && t.deny != nil && !res.Allowed && req.Cost == 1 && req.Op != core.OpRefund && res.RetryAfter != core.Never {
+		t.deny.put(req.Key, sent, outs[0])
+	}
+	return res, err
+}
+
+// fallback decides req while Redis is unreachable (err says why).
+func (t *table) fallback(ctx context.Context, req core.Request, err error) (core.Result, error) {
+	switch t.s.opts.FailureMode {
+	case FailOpen:
+		return t.open(req)
+	case FailLocal:
+		gen := t.s.gen.Load()
+		lt := t.local.Load()
+		if lt == nil || lt.gen != gen {
+			ms, merr := core.NewMemoryStore(core.MemoryOptions{})
+			if merr != nil {
+				return core.Result{}, merr
+			}
+			tb, merr := ms.Bind(t.scaled)
+			if merr != nil {
+				return core.Result{}, merr
+			}
+			nt := &localTable{gen: gen, t: tb}
+			if t.local.CompareAndSwap(lt, nt) {
+				lt = nt
+			} else {
+				lt = t.local.Load()
+			}
+		}
+		return lt.t.Do(ctx, req)
+	}
+	if errors.Is(err, ErrUnavailable) {
+		return core.Result{}, err
+	}
+	return core.Result{}, fmt.Errorf("%w: %w", ErrUnavailable, err)
+}
+
+// open is FailOpen's admission: every limit admits, with its whole quota
+// remaining; nothing is taken (the result is not refundable).
+func (t *table) open(req core.Request) (core.Result, error) {
+	if req.Op == core.OpReset {
+		return core.Result{}, nil
+	}
+	var buf [core.MaxLimits]core.Outcome
+	outs := buf[:len(t.quotas)]
+	for i, q := range t.quotas {
+		outs[i] = core.Outcome{Allowed: true, Remaining: q}
+	}
+	return core.ResultOf(t.p, req, false, outs)
+}
