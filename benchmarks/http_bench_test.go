@@ -1,0 +1,151 @@
+package benchmarks
+
+import (
+	"net/http"
+	"runtime"
+	"strconv"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/didip/tollbooth/v7"
+	tbl "github.com/didip/tollbooth/v7/limiter"
+	"github.com/go-chi/httprate"
+	"github.com/sethvargo/go-limiter/httplimit"
+	"github.com/sethvargo/go-limiter/memorystore"
+	"github.com/throttled/throttled/v2"
+	"github.com/throttled/throttled/v2/store/memstore"
+	ulule "github.com/ulule/limiter/v3"
+	ululestd "github.com/ulule/limiter/v3/drivers/middleware/stdlib"
+	ululemem "github.com/ulule/limiter/v3/drivers/store/memory"
+
+	"github.com/floodgate-go/floodgate/middleware"
+)
+
+// discardWriter is a ResponseWriter that keeps nothing but its header map,
+// cleared before every request so headers added with Add do not pile up.
+type discardWriter struct {
+	h      http.Header
+	status int
+}
+
+func newDiscardWriter() *discardWriter { return &discardWriter{h: make(http.Header, 16)} }
+
+func (w *discardWriter) Header() http.Header         { return w.h }
+func (w *discardWriter) Write(p []byte) (int, error) { return len(p), nil }
+func (w *discardWriter) WriteHeader(code int)        { w.status = code }
+
+func (w *discardWriter) reset() {
+	clear(w.h)
+	w.status = 0
+}
+
+// bare is the handler every middleware wraps: a 200 and no body.
+var bare = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(http.StatusOK) })
+
+// middlewares wraps bare in each library's net/http middleware, keyed by the
+// client IP from RemoteAddr only, on the allow path (specAllow). Every header
+// each library can write is on; floodgate's zero Options write all of them:
+// X-RateLimit-*, Retry-After (on denials) and the IETF RateLimit and
+// RateLimit-Policy fields. x/time/rate and echo have no net/http middleware.
+var middlewares = []struct {
+	name string
+	wrap func(b *testing.B, s spec) http.Handler
+}{
+	{"bare", func(*testing.B, spec) http.Handler { return bare }},
+	{"floodgate", func(b *testing.B, s spec) http.Handler {
+		m, err := middleware.New(newFloodgateCore(s), middleware.Options{})
+		must(err)
+		return m.Handler(bare)
+	}},
+	{"sethvargo", func(b *testing.B, s spec) http.Handler {
+		st, err := memorystore.New(&memorystore.Config{Tokens: uint64(s.burst), Interval: s.window(),
+			SweepInterval: 24 * time.Hour, SweepMinTTL: 24 * time.Hour})
+		must(err)
+		b.Cleanup(func() { _ = st.Close(b.Context()) })
+		m, err := httplimit.NewMiddleware(st, httplimit.IPKeyFunc())
+		must(err)
+		return m.Handle(bare)
+	}},
+	{"ulule", func(b *testing.B, s spec) http.Handler {
+		st := ululemem.NewStoreWithOptions(ulule.StoreOptions{Prefix: "b", CleanUpInterval: time.Hour})
+		l := ulule.New(st, ulule.Rate{Period: s.window(), Limit: s.burst})
+		return ululestd.NewMiddleware(l).Handler(bare)
+	}},
+	{"httprate", func(b *testing.B, s spec) http.Handler {
+		return httprate.LimitBy(int(s.burst), s.window(), httprate.KeyByIP)(bare)
+	}},
+	{"tollbooth", func(b *testing.B, s spec) http.Handler {
+		l := tollbooth.NewLimiter(s.perSecond(), &tbl.ExpirableOptions{DefaultExpirationTTL: 24 * time.Hour})
+		l.SetBurst(int(s.burst))
+		l.SetIPLookups([]string{"RemoteAddr"})
+		return tollbooth.LimitHandler(l, bare)
+	}},
+	{"throttled", func(b *testing.B, s spec) http.Handler {
+		st, err := memstore.New(4 * manyKeys)
+		must(err)
+		t := newThrottled(throttled.WrapStoreWithContext(st), s)
+		h := &throttled.HTTPRateLimiterCtx{RateLimiter: t.rl, VaryBy: &throttled.VaryBy{RemoteAddr: true}}
+		return h.RateLimit(bare)
+	}},
+}
+
+func newFloodgateCore(s spec) middleware.Limiter {
+	return newFloodgate(gcraOf(s), nil).l
+}
+
+// clientRequests returns GET requests from n distinct documentation-range
+// client addresses (no traffic is sent: handlers are called directly).
+func clientRequests(n int) []*http.Request {
+	reqs := make([]*http.Request, n)
+	nets := []string{"192.0.2.", "198.51.100.", "203.0.113."}
+	for i := range reqs {
+		r, err := http.NewRequest(http.MethodGet, "http://bench.example/api", nil)
+		must(err)
+		r.RemoteAddr = nets[i%3] + strconv.Itoa(i/3%256) + ":" + strconv.Itoa(40000+i)
+		reqs[i] = r
+	}
+	return reqs
+}
+
+const httpClients = 768
+
+// BenchmarkMiddleware serves requests from 768 client IPs through each
+// middleware from GOMAXPROCS goroutines, calling ServeHTTP directly. The
+// overhead of a middleware is its ns/op minus bare's (RESULTS.md does the
+// subtraction).
+func BenchmarkMiddleware(b *testing.B) {
+	for _, mw := range middlewares {
+		b.Run("allow-parallel/"+mw.name, func(b *testing.B) {
+			h := mw.wrap(b, specAllow)
+			// Check once that it admits and writes a rate-limit header.
+			w := newDiscardWriter()
+			h.ServeHTTP(w, clientRequests(1)[0])
+			if w.status != http.StatusOK {
+				b.Fatalf("status %d on the allow path", w.status)
+			}
+			if mw.name != "bare" && len(w.h) == 0 {
+				b.Fatal("no header written")
+			}
+			sets := make([][]*http.Request, runtime.GOMAXPROCS(0))
+			for j := range sets {
+				sets[j] = clientRequests(httpClients)
+			}
+			var next atomic.Int64
+			b.ReportAllocs()
+			b.ResetTimer()
+			b.RunParallel(func(pb *testing.PB) {
+				reqs := sets[int(next.Add(1)-1)%len(sets)]
+				w := newDiscardWriter()
+				i := 0
+				for pb.Next() {
+					w.reset()
+					h.ServeHTTP(w, reqs[i])
+					if i++; i == len(reqs) {
+						i = 0
+					}
+				}
+			})
+		})
+	}
+}
