@@ -1,8 +1,5 @@
-//go:build floodgate_redis
-
-// floodgate's Redis scenario, built only with -tags floodgate_redis once
-// core/redisstore exists on the branch (run.sh adds the tag by itself when
-// ../core/redisstore is there).
+// floodgate's Redis scenario: the store of core/redisstore behind the
+// same wrapper as the peers' Redis stores.
 
 package benchmarks
 

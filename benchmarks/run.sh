@@ -34,12 +34,6 @@ while (($#)); do
 done
 
 tags=()
-if [[ -d ../core/redisstore ]]; then
-  tags=(-tags floodgate_redis)
-  echo "== floodgate's Redis store found: building with -tags floodgate_redis"
-else
-  echo "== no ../core/redisstore: floodgate's Redis scenario is left out (build tag floodgate_redis)"
-fi
 if [[ $bench == *Redis* ]] && ! command -v redis-server >/dev/null; then
   echo "== redis-server not on PATH: the Redis scenarios will be skipped (apt-get install redis-server)"
 fi
