@@ -77,6 +77,9 @@ func (r *Result) At() time.Time { return time.Unix(0, r.at) }
 // [Limiter.Refund] may give it back.
 func (r *Result) Taken() bool { return r.taken }
 
+// Policy returns the policy decided, or nil for the zero Result.
+func (r *Result) Policy() *Policy { return r.policy }
+
 // NumLimits returns the number of limits of the policy decided.
 func (r *Result) NumLimits() int {
 	if r.policy == nil {

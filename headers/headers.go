@@ -9,6 +9,7 @@ import (
 	"math/bits"
 	"net/http"
 	"sync"
+	"sync/atomic"
 
 	"github.com/floodgate-go/floodgate/core"
 )
@@ -176,6 +177,33 @@ type Writer struct {
 	on    Field
 	names [numFields]string // canonical names, "" for fields not written
 	pk    *pkHasher         // nil without a partition key secret
+	// policy caches the RateLimit-Policy value of the last policy written:
+	// it depends on the policy alone (without a partition key).
+	policy atomic.Pointer[policyValue]
+}
+
+type policyValue struct {
+	p *core.Policy
+	v string
+}
+
+// policyField returns the RateLimit-Policy value of policy p, whose limits
+// are ls, from the cache when p was the last policy written.
+func (w *Writer) policyField(p *core.Policy, ls []core.LimitResult) string {
+	if c := w.policy.Load(); c != nil && c.p == p && p != nil {
+		return c.v
+	}
+	var b []byte
+	if w.draft == DraftIETF11 {
+		b = appendPolicy11(nil, ls, nil, false)
+	} else {
+		b = appendPolicy67(nil, ls)
+	}
+	v := string(b)
+	if p != nil {
+		w.policy.Store(&policyValue{p: p, v: v})
+	}
+	return v
 }
 
 // New validates opts and returns the Writer they describe. Its errors wrap
@@ -283,6 +311,7 @@ func (w *Writer) write(h http.Header, r *core.Result, key string, withPK bool) {
 		stack [stackBuf]byte
 		ends  [numFields]int
 		keys  [numFields]string
+		fixed [numFields]string // values not formatted into b
 		n     int
 	)
 	b := stack[:0]
@@ -327,10 +356,11 @@ func (w *Writer) write(h http.Header, r *core.Result, key string, withPK bool) {
 		w.pk.encode(&pk, key)
 	}
 	if on&RateLimitPolicy != 0 {
-		if w.draft == DraftIETF11 {
+		switch {
+		case withPK:
 			b = appendPolicy11(b, ls, pk[:], withPK)
-		} else {
-			b = appendPolicy67(b, ls)
+		default:
+			fixed[n] = w.policyField(r.Policy(), ls)
 		}
 		keys[n], ends[n] = w.names[4], len(b)
 		n++
@@ -372,6 +402,9 @@ func (w *Writer) write(h http.Header, r *core.Result, key string, withPK bool) {
 	start := 0
 	for i := range n {
 		vals[i] = s[start:ends[i]]
+		if fixed[i] != "" {
+			vals[i] = fixed[i]
+		}
 		start = ends[i]
 		h[keys[i]] = vals[i : i+1 : i+1]
 	}

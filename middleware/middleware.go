@@ -70,8 +70,8 @@ func NewSelect(sel Selector, opts Options) (*Middleware, error) {
 // Handler wraps next: the middleware as a func(http.Handler) http.Handler.
 func (m *Middleware) Handler(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		a, ok := m.Begin(w, r, "")
-		if !ok {
+		var a Admission
+		if !m.begin(w, r, "", &a) {
 			return
 		}
 		if !a.Counting() {
@@ -121,22 +121,31 @@ func (a *Admission) End(ctx context.Context, status int) {
 // [Admission.Counting]. route is the route template a router adapter knows,
 // or "".
 func (m *Middleware) Begin(w http.ResponseWriter, r *http.Request, route string) (Admission, bool) {
+	var a Admission
+	ok := m.begin(w, r, route, &a)
+	return a, ok
+}
+
+// begin is Begin filling a, so that the decision is not copied around. a
+// is left zero (End does nothing) unless the request was admitted with a
+// refundable cost.
+func (m *Middleware) begin(w http.ResponseWriter, r *http.Request, route string, a *Admission) bool {
 	o := &m.opts
 	if o.Skip != nil && o.Skip(r) {
-		return Admission{}, true
+		return true
 	}
 	lim, scope, err := m.sel.Select(r, route)
 	if err != nil {
 		m.refuse(w, r, err)
-		return Admission{}, false
+		return false
 	}
 	if lim == nil {
-		return Admission{}, true
+		return true
 	}
 	key, err := m.key(r)
 	if err != nil {
 		m.refuse(w, r, err)
-		return Admission{}, false
+		return false
 	}
 	if scope != "" {
 		key = scoped(scope, key)
@@ -146,55 +155,60 @@ func (m *Middleware) Begin(w http.ResponseWriter, r *http.Request, route string)
 		if cost = o.Cost(r); cost < 1 {
 			m.report(r, fmt.Errorf("%w: %d", ErrInvalidCost, cost))
 			writeProblem(w, http.StatusInternalServerError, "Internal Server Error", "the rate limit cost of this request is invalid", nil)
-			return Admission{}, false
+			return false
 		}
 	}
 	ctx := r.Context()
-	res, err := lim.AllowN(ctx, key, cost)
+
+	a.res, err = lim.AllowN(ctx, key, cost)
+	res := &a.res
 	if err != nil {
 		m.report(r, err)
 		if o.FailOpen || o.DryRun {
-			return Admission{}, true
+			return true
 		}
 		w.Header()["Retry-After"] = []string{m.failRetry}
 		writeProblem(w, http.StatusServiceUnavailable, "Service Unavailable", "the rate limiter is unavailable", nil)
-		return Admission{}, false
+		return false
 	}
-	a := Admission{m: m, lim: lim, key: key, res: res}
+	a.m, a.lim, a.key = m, lim, key
 	if !res.Allowed || (o.MaxDelay > 0 && res.Delay > o.MaxDelay) {
 		if res.Allowed { // the delay is beyond MaxDelay: give it back, deny
-			m.giveBack(ctx, &a)
+			m.giveBack(ctx, a)
 			res.Allowed, res.RetryAfter = false, res.Delay-o.MaxDelay
 		}
+		denied := *res
+		*a = Admission{}
 		if o.OnDenied != nil {
-			o.OnDenied(r, res)
+			o.OnDenied(r, denied)
 		}
 		if o.DryRun {
-			return Admission{}, true
+			return true
 		}
-		m.hdr.Write(w.Header(), &res)
+		m.hdr.Write(w.Header(), &denied)
 		if o.Denied != nil {
-			o.Denied(w, r, res)
+			o.Denied(w, r, denied)
 		} else {
-			writeDenied(w, &res)
+			writeDenied(w, &denied)
 		}
-		return Admission{}, false
+		return false
 	}
 	if o.DryRun {
-		return a, true
+		return true
 	}
-	m.hdr.Write(w.Header(), &res)
+	m.hdr.Write(w.Header(), res)
 	if res.Delay > 0 {
 		t := time.NewTimer(res.Delay)
 		select {
 		case <-t.C:
 		case <-ctx.Done():
 			t.Stop()
-			m.giveBack(ctx, &a)
-			return Admission{}, false
+			m.giveBack(ctx, a)
+			*a = Admission{}
+			return false
 		}
 	}
-	return a, true
+	return true
 }
 
 // giveBack refunds an admission whose request will not be served.

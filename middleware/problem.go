@@ -61,9 +61,10 @@ func writeProblem(w http.ResponseWriter, status int, title, detail string, viola
 	}
 	b = append(b, '}', '\n')
 	h := w.Header()
-	h["Content-Type"] = []string{"application/problem+json"}
-	h["Content-Length"] = []string{strconv.Itoa(len(b))}
-	h["X-Content-Type-Options"] = []string{"nosniff"}
+	vals := []string{"application/problem+json", strconv.Itoa(len(b)), "nosniff"} // one allocation
+	h["Content-Type"] = vals[0:1:1]
+	h["Content-Length"] = vals[1:2:2]
+	h["X-Content-Type-Options"] = vals[2:3:3]
 	w.WriteHeader(status)
 	_, _ = w.Write(b)
 }
