@@ -3,6 +3,7 @@ package middleware
 import (
 	"net/http"
 	"strconv"
+	"sync"
 	"unicode/utf8"
 
 	"github.com/floodgate-go/floodgate/core"
@@ -38,7 +39,9 @@ func writeDenied(w http.ResponseWriter, res *core.Result) {
 // writeProblem writes an application/problem+json answer. A non-nil
 // violated adds the quota-exceeded type and "violated-policies".
 func writeProblem(w http.ResponseWriter, status int, title, detail string, violated []string) {
-	b := make([]byte, 0, 256)
+	bp := bodyPool.Get().(*[]byte)
+	defer bodyPool.Put(bp)
+	b := (*bp)[:0]
 	b = append(b, '{')
 	if violated != nil {
 		b = append(b, `"type":"`+ProblemType+`",`...)
@@ -67,7 +70,13 @@ func writeProblem(w http.ResponseWriter, status int, title, detail string, viola
 	h["X-Content-Type-Options"] = vals[2:3:3]
 	w.WriteHeader(status)
 	_, _ = w.Write(b)
+	if cap(b) <= 4096 {
+		*bp = b
+	}
 }
+
+// bodyPool holds the buffers problem bodies are built in.
+var bodyPool = sync.Pool{New: func() any { b := make([]byte, 0, 512); return &b }}
 
 // appendJSONString appends s as a JSON string, escaping what JSON requires
 // and what could be read as HTML; invalid UTF-8 becomes U+FFFD.
