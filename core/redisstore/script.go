@@ -176,6 +176,8 @@ func specOf(a core.Algorithm) (algSpec, error) {
 		coolDown := warm / maxP
 		return algSpec{"warmup", fmt.Sprintf("ALG.warmup(%d, %s, %s, %s, %s, %s)", a.Rate.Limit,
 			luaFloat(stable), luaFloat(threshold), luaFloat(maxP), luaFloat(slope), luaFloat(coolDown)), true}, nil
+	case core.Backoff:
+		return backoffSpec(a)
 	}
 	return algSpec{}, invalid("algorithm %T is not supported by the Redis store", a)
 }
@@ -222,4 +224,35 @@ func btoi(b bool) int64 {
 		return 1
 	}
 	return 0
+}
+
+// backoffSpec compiles a Backoff (core's defaults applied): every duration
+// must be a whole number of µs. Free ≤ 2^32 and spans ≤ 36 years keep every
+// instant and count the script computes below 2^53.
+func backoffSpec(a core.Backoff) (algSpec, error) {
+	w, base, mx, fg := a.Window, a.Base, a.Max, a.Forgive
+	if w == 0 {
+		w = time.Hour
+	}
+	if base == 0 {
+		base = time.Second
+	}
+	if mx == 0 {
+		mx = max(15*time.Minute, base)
+	}
+	if fg == 0 {
+		fg = max(24*time.Hour, mx)
+	}
+	var us [4]int64
+	for i, d := range []struct {
+		name string
+		v    time.Duration
+	}{{"window", w}, {"base", base}, {"max", mx}, {"forgive", fg}} {
+		v, err := wholeUS("Backoff: "+d.name, d.v)
+		if err != nil {
+			return algSpec{}, err
+		}
+		us[i] = v
+	}
+	return algSpec{"backoff", fmt.Sprintf("ALG.backoff(%d, %d, %d, %d, %d)", a.Free, us[0], us[1], us[2], us[3]), true}, nil
 }
