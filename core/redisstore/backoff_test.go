@@ -72,7 +72,7 @@ func TestBackoffScale(t *testing.T) {
 // at most Base, a refund of the locking take lifts the lock.
 func TestBackoffRedisTime(t *testing.T) {
 	srv := startRedis(t)
-	c := srv.client(t)
+	c := srv.Client(t)
 	s := newStore(t, c, redisstore.Options{})
 	p := core.MustPolicy("login", core.Limit{Name: "login", Algorithm: core.Backoff{Free: 2, Window: time.Hour, Base: time.Minute, Max: time.Hour, Forgive: 2 * time.Hour}})
 	l := limiterOn(t, s, p)

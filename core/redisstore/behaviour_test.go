@@ -42,7 +42,7 @@ func commands(t testing.TB, c redis.UniversalClient, cmd string) int64 {
 // get a TTL at their recovery time and vanish after it.
 func TestTimeMode(t *testing.T) {
 	srv := startRedis(t)
-	c := srv.client(t)
+	c := srv.Client(t)
 	s := newStore(t, c, redisstore.Options{Prefix: "tm:"})
 	ctx := context.Background()
 	l := limiterOn(t, s, core.MustPolicy("tm", core.Limit{Name: "tm", Algorithm: core.GCRA{Rate: core.PerMinute(3)}}))
@@ -84,7 +84,7 @@ func TestTimeMode(t *testing.T) {
 // refill admit exactly 50.
 func TestConcurrentLimit(t *testing.T) {
 	srv := startRedis(t)
-	c := srv.client(t)
+	c := srv.Client(t)
 	for _, alg := range []core.Algorithm{
 		core.GCRA{Rate: core.Per(1, 24*time.Hour), Burst: 50},
 		core.FixedWindow{Limit: 50, Window: time.Hour, Anchored: true},
@@ -119,7 +119,7 @@ func TestConcurrentLimit(t *testing.T) {
 // TestScriptFlush: a SCRIPT FLUSH between calls is invisible.
 func TestScriptFlush(t *testing.T) {
 	srv := startRedis(t)
-	c := srv.client(t)
+	c := srv.Client(t)
 	s := newStore(t, c, redisstore.Options{})
 	l := limiterOn(t, s, core.MustPolicy("f", core.Limit{Name: "f", Algorithm: core.GCRA{Rate: core.PerSecond(10)}}))
 	ctx := context.Background()
@@ -135,7 +135,7 @@ func TestScriptFlush(t *testing.T) {
 // admission, except in FailOpen mode.
 func TestTypedErrors(t *testing.T) {
 	srv := startRedis(t)
-	c := srv.client(t)
+	c := srv.Client(t)
 	ctx := context.Background()
 	p := core.MustPolicy("wt", core.Limit{Name: "wt", Algorithm: core.GCRA{Rate: core.PerSecond(10)}})
 	for _, mode := range []redisstore.FailureMode{redisstore.FailClosed, redisstore.FailOpen, redisstore.FailLocal} {
@@ -166,7 +166,7 @@ func TestTypedErrors(t *testing.T) {
 // refunds and resets forget it.
 func TestDenyCache(t *testing.T) {
 	srv := startRedis(t)
-	c := srv.client(t)
+	c := srv.Client(t)
 	ctx := context.Background()
 	s := newStore(t, c, redisstore.Options{CallerClock: true, ExpirySlack: time.Hour})
 	clk := newClock()

@@ -25,7 +25,7 @@ func BenchmarkDecisions(b *testing.B) {
 		pipelines, _ = strconv.Atoi(v)
 	}
 	srv := startRedis(b)
-	c := srv.client(b)
+	c := srv.Client(b)
 	for _, keys := range []int{1, 10000} {
 		for _, g := range []int{1, 8, 64} {
 			b.Run(fmt.Sprintf("keys=%d/goroutines=%d", keys, g), func(b *testing.B) {
@@ -44,7 +44,7 @@ func BenchmarkDecisions(b *testing.B) {
 // hour: the deny cache answers without Redis.
 func BenchmarkDeniedHotKey(b *testing.B) {
 	srv := startRedis(b)
-	c := srv.client(b)
+	c := srv.Client(b)
 	s := newStore(b, c, redisstore.Options{Timeout: 5 * time.Second})
 	l, err := core.NewLimiter(core.MustPolicy("denied", core.Limit{Name: "d", Algorithm: core.GCRA{Rate: core.PerHour(1)}}), core.WithStore(s))
 	if err != nil {

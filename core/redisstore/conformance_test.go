@@ -34,7 +34,7 @@ func newStore(t testing.TB, c redis.UniversalClient, opts redisstore.Options) *r
 
 func TestConformanceCallerClock(t *testing.T) {
 	srv := startRedis(t)
-	c := srv.client(t)
+	c := srv.Client(t)
 	coretest.Run(t, func(t *testing.T) core.Store {
 		return newStore(t, c, redisstore.Options{CallerClock: true, ExpirySlack: time.Hour})
 	})

@@ -21,7 +21,7 @@ import (
 // whole microseconds (see the package doc for what rounds otherwise).
 func TestDifferential(t *testing.T) {
 	srv := startRedis(t)
-	c := srv.client(t)
+	c := srv.Client(t)
 	s := newStore(t, c, redisstore.Options{CallerClock: true, ExpirySlack: time.Hour})
 	traces := 10000
 	if testing.Short() {
@@ -58,7 +58,7 @@ func TestDifferential(t *testing.T) {
 // just above Max or long after it.
 func TestDifferentialBackoff(t *testing.T) {
 	srv := startRedis(t)
-	c := srv.client(t)
+	c := srv.Client(t)
 	s := newStore(t, c, redisstore.Options{CallerClock: true, ExpirySlack: time.Hour})
 	traces := 2000
 	if testing.Short() {
