@@ -41,6 +41,16 @@ func TestConformanceCallerClock(t *testing.T) {
 	checkTTLs(t, c)
 }
 
+// TestConformanceNoFunctions: the suite on EVALSHA instead of FCALL.
+func TestConformanceNoFunctions(t *testing.T) {
+	srv := startRedis(t)
+	c := srv.Client(t)
+	coretest.Run(t, func(t *testing.T) core.Store {
+		return newStore(t, c, redisstore.Options{CallerClock: true, ExpirySlack: time.Hour, NoFunctions: true})
+	})
+	checkTTLs(t, c)
+}
+
 // checkTTLs requires every key in Redis to have a TTL.
 func checkTTLs(t *testing.T, c redis.UniversalClient) {
 	t.Helper()

@@ -187,10 +187,13 @@ func specOf(a core.Algorithm) (algSpec, error) {
 // every decision.
 const MaxSlidingLogLimit = 4096
 
-// compiled is one policy's script: its source, SHA-1, and whether its
-// deny cache may be used.
+// compiled is one policy's script: its source and SHA-1 (for EVAL and
+// EVALSHA), the same code as a Redis 7 function library and the function's
+// name (for FUNCTION LOAD and FCALL), and whether its deny cache may be
+// used.
 type compiled struct {
 	src, sha  string
+	lib, fn   string
 	denyCache bool
 }
 
@@ -213,10 +216,33 @@ func compile(p *core.Policy) (*compiled, error) {
 		deny = deny && s.denyCache
 	}
 	b.WriteString("local LIMITS = {" + strings.Join(ctors, ", ") + "}\n")
-	b.WriteString(luaFile("main"))
-	src := b.String()
+	defs := b.String()
+	src := defs + luaFile("main")
 	h := sha1.Sum([]byte(src))
-	return &compiled{src: src, sha: hex.EncodeToString(h[:]), denyCache: deny}, nil
+	sha := hex.EncodeToString(h[:])
+	return &compiled{src: src, sha: sha, lib: library("fg_"+sha, defs), fn: "fg_" + sha, denyCache: deny}, nil
+}
+
+// library returns the function library named name deciding with defs (the
+// prelude, the algorithms and LIMITS) and main.lua. EVALSHA runs a whole
+// script, defining every helper and building every limit again at each
+// call; a function runs only main. Redis runs a library's code at load
+// time without the standard libraries (math, string, table), so the
+// definitions run once, at the function's first call, and are kept.
+func library(name, defs string) string {
+	var b strings.Builder
+	b.WriteString("#!lua name=" + name + "\n")
+	b.WriteString("local decide\n")
+	b.WriteString("local function init()\n")
+	b.WriteString(defs)
+	b.WriteString("return function(KEYS, ARGV)\n")
+	b.WriteString(luaFile("main"))
+	b.WriteString("\nend\nend\n")
+	b.WriteString("redis.register_function('" + name + "', function(keys, args)\n")
+	b.WriteString("  if not decide then decide = init() end\n")
+	b.WriteString("  return decide(keys, args)\n")
+	b.WriteString("end)\n")
+	return b.String()
 }
 
 func btoi(b bool) int64 {
