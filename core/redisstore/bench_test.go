@@ -67,6 +67,7 @@ func run(b *testing.B, c interface {
 	}
 	before := evals(b, c)
 	usecBefore := scriptUsec(b, c.(redis.UniversalClient))
+	cpuBefore := redisCPU(b, c.(redis.UniversalClient))
 	b.ResetTimer()
 	start := time.Now()
 	var wg sync.WaitGroup
@@ -92,6 +93,26 @@ func run(b *testing.B, c interface {
 	b.ReportMetric(n/elapsed.Seconds(), "decisions/s")
 	b.ReportMetric(float64(evals(b, c)-before)/n, "cmds/decision")
 	b.ReportMetric((scriptUsec(b, c.(redis.UniversalClient))-usecBefore)/n, "redis-µs/decision")
+	b.ReportMetric((redisCPU(b, c.(redis.UniversalClient))-cpuBefore)/elapsed.Seconds(), "redis-cores")
+}
+
+// redisCPU returns the CPU seconds redis-server has used (INFO cpu, user
+// and system, all threads).
+func redisCPU(b *testing.B, c redis.UniversalClient) float64 {
+	b.Helper()
+	info, err := c.Info(context.Background(), "cpu").Result()
+	if err != nil {
+		b.Fatal(err)
+	}
+	var total float64
+	for _, line := range strings.Split(info, "\n") {
+		k, v, ok := strings.Cut(strings.TrimSpace(line), ":")
+		if ok && (k == "used_cpu_sys" || k == "used_cpu_user") {
+			f, _ := strconv.ParseFloat(v, 64)
+			total += f
+		}
+	}
+	return total
 }
 
 // scriptUsec returns the µs Redis has spent in script calls so far (INFO
