@@ -25,5 +25,6 @@ func Algorithms() []core.Limit {
 		{Name: "hybrid", Algorithm: core.Hybrid{Quota: 4, Window: 2 * time.Second}},
 		{Name: "rolling", Algorithm: core.RollingWindow{Quota: 6, Window: 4 * time.Second, Period: time.Second, PeriodCap: 3}},
 		{Name: "warmup", Algorithm: core.WarmUp{Rate: core.PerSecond(4), WarmUp: 2 * time.Second}},
+		{Name: "backoff", Algorithm: core.Backoff{Free: 3, Window: 4 * time.Second, Base: 500 * time.Millisecond, Max: 3 * time.Second, Forgive: 10 * time.Second}},
 	}
 }

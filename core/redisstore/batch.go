@@ -89,28 +89,44 @@ func (s *Store) worker() {
 	}
 }
 
-// run sends batch as one pipeline of EVALSHA; the calls whose script Redis
-// does not hold (NOSCRIPT) are sent again with EVAL, which loads it.
+// run sends batch as one pipeline: an FCALL per call, or an EVALSHA when
+// Redis has no functions (before 7.0, or forbidden) or Options.NoFunctions
+// says so. The calls whose function or script Redis does not hold
+// (FUNCTION FLUSH, SCRIPT FLUSH, a restart, a new Cluster node) are sent
+// again once: an FCALL after FUNCTION LOAD of their libraries, or an EVAL,
+// which loads the script.
 func (s *Store) run(batch []*call, cmds []*redis.Cmd) []*redis.Cmd {
 	ctx, cancel := context.WithTimeout(context.Background(), s.opts.Timeout)
 	defer cancel()
+	fcall := !s.noFunctions.Load()
 	_, _ = s.client.Pipelined(ctx, func(p redis.Pipeliner) error {
 		for _, c := range batch {
-			cmds = append(cmds, p.EvalSha(ctx, c.sc.sha, c.keys, c.args...))
+			if fcall {
+				cmds = append(cmds, p.FCall(ctx, c.sc.fn, c.keys, c.args...))
+			} else {
+				cmds = append(cmds, p.EvalSha(ctx, c.sc.sha, c.keys, c.args...))
+			}
 		}
 		return nil
 	})
 	var retry []int
 	for i, cmd := range cmds {
-		if isNoScript(cmd.Err()) {
+		if isMissing(cmd.Err()) {
 			retry = append(retry, i)
 		}
 	}
 	if len(retry) > 0 {
+		if fcall {
+			fcall = s.loadLibraries(ctx, batch, retry)
+		}
 		_, _ = s.client.Pipelined(ctx, func(p redis.Pipeliner) error {
 			for _, i := range retry {
 				c := batch[i]
-				cmds[i] = p.Eval(ctx, c.sc.src, c.keys, c.args...)
+				if fcall {
+					cmds[i] = p.FCall(ctx, c.sc.fn, c.keys, c.args...)
+				} else {
+					cmds[i] = p.Eval(ctx, c.sc.src, c.keys, c.args...)
+				}
 			}
 			return nil
 		})
@@ -125,8 +141,56 @@ func (s *Store) run(batch []*call, cmds []*redis.Cmd) []*redis.Cmd {
 	return cmds
 }
 
-func isNoScript(err error) bool {
-	return err != nil && (errors.Is(err, redis.ErrNoScript) || redis.HasErrorPrefix(err, "NOSCRIPT"))
+// loadLibraries loads the libraries of the retried calls (on every master
+// of a Cluster) and reports whether they may be called. A Redis that
+// refuses FUNCTION LOAD (unknown command, no permission) is not asked
+// again: the store uses EVALSHA from then on.
+func (s *Store) loadLibraries(ctx context.Context, batch []*call, retry []int) bool {
+	seen := map[*compiled]bool{}
+	for _, i := range retry {
+		sc := batch[i].sc
+		if seen[sc] {
+			continue
+		}
+		seen[sc] = true
+		load := func(ctx context.Context, c redis.Cmdable) error {
+			err := c.FunctionLoad(ctx, sc.lib).Err()
+			if err != nil && strings.Contains(err.Error(), "already exists") {
+				return nil
+			}
+			return err
+		}
+		var err error
+		if cc, ok := s.client.(*redis.ClusterClient); ok {
+			err = cc.ForEachMaster(ctx, func(ctx context.Context, c *redis.Client) error { return load(ctx, c) })
+		} else {
+			err = load(ctx, s.client)
+		}
+		if err != nil {
+			if !unreachable(err) {
+				if s.noFunctions.CompareAndSwap(false, true) {
+					s.log.Info("redisstore: redis refuses FUNCTION LOAD, using EVALSHA", "err", err)
+				}
+			}
+			return false
+		}
+	}
+	return true
+}
+
+// isMissing reports an FCALL of a function, or an EVALSHA of a script,
+// that Redis does not hold; an FCALL that Redis does not know (before 7.0)
+// too.
+func isMissing(err error) bool {
+	if err == nil {
+		return false
+	}
+	if errors.Is(err, redis.ErrNoScript) || redis.HasErrorPrefix(err, "NOSCRIPT") {
+		return true
+	}
+	msg := err.Error()
+	return strings.Contains(msg, "Function not found") || strings.Contains(msg, "unknown command 'FCALL'") ||
+		strings.Contains(msg, "unknown command `FCALL`")
 }
 
 // unreachable reports whether err means Redis could not be reached or did

@@ -2,6 +2,9 @@ package redisstore_test
 
 import (
 	"context"
+	"fmt"
+	"io"
+	"log/slog"
 	"strconv"
 	"strings"
 	"sync"
@@ -38,11 +41,17 @@ func commands(t testing.TB, c redis.UniversalClient, cmd string) int64 {
 	return 0
 }
 
+// scriptCalls returns the script calls so far: FCALL, EVALSHA and EVAL.
+func scriptCalls(t testing.TB, c redis.UniversalClient) int64 {
+	t.Helper()
+	return commands(t, c, "fcall") + commands(t, c, "evalsha") + commands(t, c, "eval")
+}
+
 // TestTimeMode decides on Redis TIME: the result's instant is Redis's, keys
 // get a TTL at their recovery time and vanish after it.
 func TestTimeMode(t *testing.T) {
 	srv := startRedis(t)
-	c := srv.client(t)
+	c := srv.Client(t)
 	s := newStore(t, c, redisstore.Options{Prefix: "tm:"})
 	ctx := context.Background()
 	l := limiterOn(t, s, core.MustPolicy("tm", core.Limit{Name: "tm", Algorithm: core.GCRA{Rate: core.PerMinute(3)}}))
@@ -84,7 +93,7 @@ func TestTimeMode(t *testing.T) {
 // refill admit exactly 50.
 func TestConcurrentLimit(t *testing.T) {
 	srv := startRedis(t)
-	c := srv.client(t)
+	c := srv.Client(t)
 	for _, alg := range []core.Algorithm{
 		core.GCRA{Rate: core.Per(1, 24*time.Hour), Burst: 50},
 		core.FixedWindow{Limit: 50, Window: time.Hour, Anchored: true},
@@ -116,26 +125,61 @@ func TestConcurrentLimit(t *testing.T) {
 	}
 }
 
-// TestScriptFlush: a SCRIPT FLUSH between calls is invisible.
+// TestScriptFlush: a FUNCTION FLUSH or SCRIPT FLUSH between calls is
+// invisible; each decision is one FCALL (or with NoFunctions one EVALSHA),
+// plus, after a flush, one reload and one retry.
 func TestScriptFlush(t *testing.T) {
 	srv := startRedis(t)
-	c := srv.client(t)
-	s := newStore(t, c, redisstore.Options{})
-	l := limiterOn(t, s, core.MustPolicy("f", core.Limit{Name: "f", Algorithm: core.GCRA{Rate: core.PerSecond(10)}}))
+	c := srv.Client(t)
 	ctx := context.Background()
-	for i := range 3 {
+	for _, noFn := range []bool{false, true} {
+		s := newStore(t, c, redisstore.Options{NoFunctions: noFn})
+		l := limiterOn(t, s, core.MustPolicy("f", core.Limit{Name: "f", Algorithm: core.GCRA{Rate: core.PerSecond(10)}}))
+		call, other := "fcall", "evalsha"
+		if noFn {
+			call, other = other, call
+		}
+		for i := range 3 {
+			r, err := l.Allow(ctx, "k")
+			require.NoError(t, err, "call %d", i)
+			require.True(t, r.Allowed)
+			require.NoError(t, c.FunctionFlush(ctx).Err())
+			require.NoError(t, c.ScriptFlush(ctx).Err())
+		}
+		_, err := l.Allow(ctx, "reload") // reloads after the last flush
+		require.NoError(t, err)
+		calls, others := commands(t, c, call), commands(t, c, other)
+		for i := range 5 {
+			_, err := l.Allow(ctx, fmt.Sprint("steady", i))
+			require.NoError(t, err)
+		}
+		assert.Equal(t, calls+5, commands(t, c, call), "one %s per decision (NoFunctions %v)", call, noFn)
+		assert.Equal(t, others, commands(t, c, other), "NoFunctions %v", noFn)
+	}
+}
+
+// TestNoFunctionCommand: a Redis that refuses FUNCTION (here renamed
+// away, as some managed services do) gets EVALSHA, after one EVAL.
+func TestNoFunctionCommand(t *testing.T) {
+	srv := startRedis(t, "--rename-command", "FUNCTION", "")
+	c := srv.Client(t)
+	ctx := context.Background()
+	s := newStore(t, c, redisstore.Options{Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	l := limiterOn(t, s, core.MustPolicy("nf", core.Limit{Name: "nf", Algorithm: core.GCRA{Rate: core.PerSecond(10)}}))
+	for i := range 4 {
 		r, err := l.Allow(ctx, "k")
 		require.NoError(t, err, "call %d", i)
-		require.True(t, r.Allowed)
-		require.NoError(t, c.ScriptFlush(ctx).Err())
+		require.True(t, r.Allowed, "call %d", i)
 	}
+	assert.Equal(t, int64(1), commands(t, c, "eval"))
+	assert.Equal(t, int64(3), commands(t, c, "evalsha"))
 }
 
 // TestTypedErrors: a key of the wrong type is an error, never an
 // admission, except in FailOpen mode.
 func TestTypedErrors(t *testing.T) {
 	srv := startRedis(t)
-	c := srv.client(t)
+	c := srv.Client(t)
 	ctx := context.Background()
 	p := core.MustPolicy("wt", core.Limit{Name: "wt", Algorithm: core.GCRA{Rate: core.PerSecond(10)}})
 	for _, mode := range []redisstore.FailureMode{redisstore.FailClosed, redisstore.FailOpen, redisstore.FailLocal} {
@@ -166,7 +210,7 @@ func TestTypedErrors(t *testing.T) {
 // refunds and resets forget it.
 func TestDenyCache(t *testing.T) {
 	srv := startRedis(t)
-	c := srv.client(t)
+	c := srv.Client(t)
 	ctx := context.Background()
 	s := newStore(t, c, redisstore.Options{CallerClock: true, ExpirySlack: time.Hour})
 	clk := newClock()
@@ -180,7 +224,7 @@ func TestDenyCache(t *testing.T) {
 	require.NoError(t, err)
 	require.False(t, r.Allowed)
 	require.Equal(t, time.Minute, r.RetryAfter)
-	before := commands(t, c, "evalsha")
+	before := scriptCalls(t, c)
 	for i := range 100 {
 		clk.Advance(100 * time.Millisecond)
 		r, err := l.Allow(ctx, "k")
@@ -189,7 +233,7 @@ func TestDenyCache(t *testing.T) {
 		require.Equal(t, time.Minute-time.Duration(i+1)*100*time.Millisecond, r.RetryAfter)
 		require.Zero(t, r.Remaining)
 	}
-	assert.Equal(t, before, commands(t, c, "evalsha"), "denials answered locally")
+	assert.Equal(t, before, scriptCalls(t, c), "denials answered locally")
 	r, err = l.AllowN(ctx, "k", 2)
 	require.NoError(t, err)
 	require.False(t, r.Allowed, "other costs go to Redis")

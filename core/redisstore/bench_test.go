@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"strconv"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -25,7 +26,7 @@ func BenchmarkDecisions(b *testing.B) {
 		pipelines, _ = strconv.Atoi(v)
 	}
 	srv := startRedis(b)
-	c := srv.client(b)
+	c := srv.Client(b)
 	for _, keys := range []int{1, 10000} {
 		for _, g := range []int{1, 8, 64} {
 			b.Run(fmt.Sprintf("keys=%d/goroutines=%d", keys, g), func(b *testing.B) {
@@ -44,7 +45,7 @@ func BenchmarkDecisions(b *testing.B) {
 // hour: the deny cache answers without Redis.
 func BenchmarkDeniedHotKey(b *testing.B) {
 	srv := startRedis(b)
-	c := srv.client(b)
+	c := srv.Client(b)
 	s := newStore(b, c, redisstore.Options{Timeout: 5 * time.Second})
 	l, err := core.NewLimiter(core.MustPolicy("denied", core.Limit{Name: "d", Algorithm: core.GCRA{Rate: core.PerHour(1)}}), core.WithStore(s))
 	if err != nil {
@@ -65,6 +66,8 @@ func run(b *testing.B, c interface {
 		names[i] = fmt.Sprint("k", i)
 	}
 	before := evals(b, c)
+	usecBefore := scriptUsec(b, c.(redis.UniversalClient))
+	cpuBefore := redisCPU(b, c.(redis.UniversalClient))
 	b.ResetTimer()
 	start := time.Now()
 	var wg sync.WaitGroup
@@ -89,13 +92,61 @@ func run(b *testing.B, c interface {
 	n := float64(per * goroutines)
 	b.ReportMetric(n/elapsed.Seconds(), "decisions/s")
 	b.ReportMetric(float64(evals(b, c)-before)/n, "cmds/decision")
+	b.ReportMetric((scriptUsec(b, c.(redis.UniversalClient))-usecBefore)/n, "redis-µs/decision")
+	b.ReportMetric((redisCPU(b, c.(redis.UniversalClient))-cpuBefore)/elapsed.Seconds(), "redis-cores")
+}
+
+// redisCPU returns the CPU seconds redis-server has used (INFO cpu, user
+// and system, all threads).
+func redisCPU(b *testing.B, c redis.UniversalClient) float64 {
+	b.Helper()
+	info, err := c.Info(context.Background(), "cpu").Result()
+	if err != nil {
+		b.Fatal(err)
+	}
+	var total float64
+	for _, line := range strings.Split(info, "\n") {
+		k, v, ok := strings.Cut(strings.TrimSpace(line), ":")
+		if ok && (k == "used_cpu_sys" || k == "used_cpu_user") {
+			f, _ := strconv.ParseFloat(v, 64)
+			total += f
+		}
+	}
+	return total
+}
+
+// scriptUsec returns the µs Redis has spent in script calls so far (INFO
+// commandstats: evalsha, eval, fcall).
+func scriptUsec(b *testing.B, c redis.UniversalClient) float64 {
+	b.Helper()
+	info, err := c.Info(context.Background(), "commandstats").Result()
+	if err != nil {
+		b.Fatal(err)
+	}
+	var total float64
+	for _, line := range strings.Split(info, "\n") {
+		line = strings.TrimSpace(line)
+		for _, cmd := range []string{"evalsha", "eval", "fcall"} {
+			if !strings.HasPrefix(line, "cmdstat_"+cmd+":") {
+				continue
+			}
+			for _, f := range strings.Split(line[strings.IndexByte(line, ':')+1:], ",") {
+				if v, ok := strings.CutPrefix(f, "usec="); ok {
+					u, _ := strconv.ParseFloat(v, 64)
+					total += u
+				}
+			}
+		}
+	}
+	return total
 }
 
 type redisStringCmd = redis.StringCmd
 
-// evals returns the EVALSHA and EVAL calls Redis has served.
+// evals returns the script calls (EVALSHA, EVAL, FCALL) Redis has served.
 func evals(b *testing.B, c interface {
 	Info(context.Context, ...string) *redisStringCmd
 }) int64 {
-	return commands(b, c.(redis.UniversalClient), "evalsha") + commands(b, c.(redis.UniversalClient), "eval")
+	uc := c.(redis.UniversalClient)
+	return commands(b, uc, "evalsha") + commands(b, uc, "eval") + commands(b, uc, "fcall")
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/floodgate-go/floodgate/core"
 	"github.com/floodgate-go/floodgate/core/coretest"
 	"github.com/floodgate-go/floodgate/core/redisstore"
+	"github.com/floodgate-go/floodgate/internal/redistest"
 	"github.com/redis/go-redis/v9"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -22,12 +23,9 @@ func TestCluster(t *testing.T) {
 	var addrs []string
 	for range 3 {
 		srv := startRedis(t, "--cluster-enabled", "yes", "--cluster-config-file", "nodes.conf", "--cluster-node-timeout", "2000")
-		addrs = append(addrs, srv.addr())
+		addrs = append(addrs, srv.Addr())
 	}
-	cli, err := exec.LookPath("redis-cli")
-	if err != nil {
-		t.Skipf("redis-cli is not on PATH: %v", err)
-	}
+	cli := redistest.CLI(t)
 	out, err := exec.Command(cli, append(append([]string{"--cluster", "create"}, addrs...), "--cluster-replicas", "0", "--cluster-yes")...).CombinedOutput()
 	require.NoError(t, err, "%s", out)
 	c := redis.NewClusterClient(&redis.ClusterOptions{Addrs: addrs, ContextTimeoutEnabled: true, ReadTimeout: time.Second})

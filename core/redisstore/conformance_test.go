@@ -34,9 +34,19 @@ func newStore(t testing.TB, c redis.UniversalClient, opts redisstore.Options) *r
 
 func TestConformanceCallerClock(t *testing.T) {
 	srv := startRedis(t)
-	c := srv.client(t)
+	c := srv.Client(t)
 	coretest.Run(t, func(t *testing.T) core.Store {
 		return newStore(t, c, redisstore.Options{CallerClock: true, ExpirySlack: time.Hour})
+	})
+	checkTTLs(t, c)
+}
+
+// TestConformanceNoFunctions: the suite on EVALSHA instead of FCALL.
+func TestConformanceNoFunctions(t *testing.T) {
+	srv := startRedis(t)
+	c := srv.Client(t)
+	coretest.Run(t, func(t *testing.T) core.Store {
+		return newStore(t, c, redisstore.Options{CallerClock: true, ExpirySlack: time.Hour, NoFunctions: true})
 	})
 	checkTTLs(t, c)
 }

@@ -21,7 +21,7 @@ import (
 // whole microseconds (see the package doc for what rounds otherwise).
 func TestDifferential(t *testing.T) {
 	srv := startRedis(t)
-	c := srv.client(t)
+	c := srv.Client(t)
 	s := newStore(t, c, redisstore.Options{CallerClock: true, ExpirySlack: time.Hour})
 	traces := 10000
 	if testing.Short() {
@@ -36,7 +36,7 @@ func TestDifferential(t *testing.T) {
 			defer wg.Done()
 			rng := rand.New(rand.NewPCG(uint64(w), 99))
 			for i := w; i < traces; i += workers {
-				if err := diffTrace(rng, s, i); err != nil {
+				if err := diffTrace(rng, s, i, randomPolicy(rng, i)); err != nil {
 					errs <- err
 					return
 				}
@@ -49,6 +49,64 @@ func TestDifferential(t *testing.T) {
 		t.Error(err)
 	}
 	checkTTLs(t, c)
+}
+
+// TestDifferentialBackoff replays 2,000 random traces of random Backoff
+// configurations (alone or beside another algorithm) on both stores: Free
+// 1 to 4 (costs above it are denied with Never), lockouts that outgrow
+// the window or not, Max reached after one to four doublings, forgiveness
+// just above Max or long after it.
+func TestDifferentialBackoff(t *testing.T) {
+	srv := startRedis(t)
+	c := srv.Client(t)
+	s := newStore(t, c, redisstore.Options{CallerClock: true, ExpirySlack: time.Hour})
+	traces := 2000
+	if testing.Short() {
+		traces = 200
+	}
+	const workers = 16
+	var wg sync.WaitGroup
+	errs := make(chan error, workers)
+	for w := range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			rng := rand.New(rand.NewPCG(uint64(w), 7))
+			for i := w; i < traces; i += workers {
+				p := randomBackoffPolicy(rng, i)
+				if err := diffTrace(rng, s, i, p); err != nil {
+					errs <- err
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Error(err)
+	}
+	checkTTLs(t, c)
+}
+
+// randomBackoffPolicy returns a policy of a random µs-aligned Backoff,
+// with another algorithm of coretest.Algorithms one time in four.
+func randomBackoffPolicy(rng *rand.Rand, i int) *core.Policy {
+	ms := func(lo, hi int64) time.Duration { return time.Duration(lo+rng.Int64N(hi-lo+1)) * time.Millisecond }
+	base := ms(100, 2000)
+	mx := base << rng.IntN(5)
+	if rng.IntN(3) == 0 {
+		mx += ms(0, 700)
+	}
+	b := core.Backoff{Free: 1 + rng.Int64N(4), Window: ms(300, 6000), Base: base, Max: mx, Forgive: mx + ms(0, 15000)}
+	ls := []core.Limit{{Name: "backoff", Algorithm: b}}
+	if rng.IntN(4) == 0 {
+		algs := coretest.Algorithms()
+		if o := algs[rng.IntN(len(algs))]; o.Name != "backoff" {
+			ls = append(ls, o)
+		}
+	}
+	return core.MustPolicy(fmt.Sprintf("diff-backoff-%d", i), ls...)
 }
 
 // randomPolicy returns a policy of one to three distinct algorithms.
@@ -66,8 +124,7 @@ func randomPolicy(rng *rand.Rand, i int) *core.Policy {
 	return core.MustPolicy(fmt.Sprintf("diff-%d", i), ls...)
 }
 
-func diffTrace(rng *rand.Rand, s *redisstore.Store, i int) error {
-	p := randomPolicy(rng, i)
+func diffTrace(rng *rand.Rand, s *redisstore.Store, i int, p *core.Policy) error {
 	clk := coretest.NewClock(coretest.T0.Add(time.Duration(rng.Int64N(1e9)) * time.Microsecond))
 	got, err := core.NewLimiter(p, core.WithStore(s), core.WithClock(clk))
 	if err != nil {

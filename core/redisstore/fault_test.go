@@ -14,6 +14,7 @@ import (
 
 	"github.com/floodgate-go/floodgate/core"
 	"github.com/floodgate-go/floodgate/core/redisstore"
+	"github.com/floodgate-go/floodgate/internal/redistest"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -22,7 +23,7 @@ import (
 // switch is reported once.
 func TestFailureModes(t *testing.T) {
 	srv := startRedis(t)
-	c := srv.client(t)
+	c := srv.Client(t)
 	ctx := context.Background()
 	p := core.MustPolicy("fm", core.Limit{Name: "fm", Algorithm: core.FixedWindow{Limit: 10, Window: time.Hour}})
 	var switches atomic.Int64
@@ -33,7 +34,7 @@ func TestFailureModes(t *testing.T) {
 			OnSwitch: func(s redisstore.Switch) { switches.Add(1) },
 		})
 	}
-	srv.kill()
+	srv.Kill()
 	for mode, s := range stores {
 		l := limiterOn(t, s, p)
 		admitted := 0
@@ -72,9 +73,9 @@ type sample struct {
 // outage runs decisions on 8 goroutines while fault is done to the server,
 // and checks the latency bound during it, recovery within 1 s after it and
 // the goroutine count afterwards.
-func outage(t *testing.T, fault func(srv *server) (from, to time.Time)) {
+func outage(t *testing.T, fault func(srv *redistest.Server) (from, to time.Time)) {
 	srv := startRedis(t)
-	c := srv.client(t)
+	c := srv.Client(t)
 	const timeout = 50 * time.Millisecond
 	s := newStore(t, c, redisstore.Options{FailureMode: redisstore.FailClosed, Timeout: timeout, ProbeInterval: 50 * time.Millisecond})
 	l := limiterOn(t, s, core.MustPolicy("o", core.Limit{Name: "o", Algorithm: core.GCRA{Rate: core.PerSecond(1e6), Burst: 1e6}}))
@@ -150,22 +151,22 @@ func outage(t *testing.T, fault func(srv *server) (from, to time.Time)) {
 
 // TestOutageKill: SIGKILL Redis for 2 s, then restart it on the same port.
 func TestOutageKill(t *testing.T) {
-	outage(t, func(srv *server) (time.Time, time.Time) {
+	outage(t, func(srv *redistest.Server) (time.Time, time.Time) {
 		from := time.Now()
-		srv.kill()
+		srv.Kill()
 		time.Sleep(2 * time.Second)
-		srv.start()
+		srv.Restart()
 		return from, time.Now()
 	})
 }
 
 // TestOutageStop: SIGSTOP Redis for 5 s.
 func TestOutageStop(t *testing.T) {
-	outage(t, func(srv *server) (time.Time, time.Time) {
+	outage(t, func(srv *redistest.Server) (time.Time, time.Time) {
 		from := time.Now()
-		srv.signal(syscall.SIGSTOP)
+		srv.Signal(syscall.SIGSTOP)
 		time.Sleep(5 * time.Second)
-		srv.signal(syscall.SIGCONT)
+		srv.Signal(syscall.SIGCONT)
 		return from, time.Now()
 	})
 }

@@ -25,7 +25,7 @@ const hammerEnv = "FLOODGATE_REDIS_HAMMER"
 // time (taken from Redis TIME) + 1.
 func TestMultiProcess(t *testing.T) {
 	srv := startRedis(t)
-	c := srv.client(t)
+	c := srv.Client(t)
 	ctx := context.Background()
 	t0, err := c.Time(ctx).Result()
 	require.NoError(t, err)
@@ -33,7 +33,7 @@ func TestMultiProcess(t *testing.T) {
 	var outs []*bytes.Buffer
 	for range 4 {
 		cmd := exec.Command(os.Args[0], "-test.run=^TestHammerChild$", "-test.count=1", "-test.v")
-		cmd.Env = append(os.Environ(), hammerEnv+"="+srv.addr())
+		cmd.Env = append(os.Environ(), hammerEnv+"="+srv.Addr())
 		out := &bytes.Buffer{}
 		cmd.Stdout, cmd.Stderr = out, out
 		require.NoError(t, cmd.Start())

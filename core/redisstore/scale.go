@@ -11,7 +11,7 @@ import (
 // ScalePolicy returns p with every limit scaled to share (in (0, 1]) of its
 // quota: the policy FailLocal decides on, so that N processes with share
 // 1/N together grant about what the shared Redis limit would. Counts
-// (Burst, Capacity, Limit, Quota, PeriodCap) become ⌊count·share⌋, at least
+// (Burst, Capacity, Limit, Quota, PeriodCap, Free) become ⌊count·share⌋, at least
 // 1; rates keep their Limit and stretch their Period to ⌈Period/share⌉.
 // Windows and periods are unchanged. Since counts are at least 1, N
 // processes may grant up to N units where the shared limit grants fewer.
@@ -67,6 +67,9 @@ func ScalePolicy(p *core.Policy, share float64) (*core.Policy, error) {
 			ls[i].Algorithm = a
 		case core.RollingWindow:
 			a.Quota, a.PeriodCap = n(a.Quota), min(n(a.PeriodCap), n(a.Quota))
+			ls[i].Algorithm = a
+		case core.Backoff:
+			a.Free = n(a.Free)
 			ls[i].Algorithm = a
 		default:
 			return nil, fmt.Errorf("redisstore: cannot scale %T: %w", a, core.ErrInvalidConfig)

@@ -176,6 +176,8 @@ func specOf(a core.Algorithm) (algSpec, error) {
 		coolDown := warm / maxP
 		return algSpec{"warmup", fmt.Sprintf("ALG.warmup(%d, %s, %s, %s, %s, %s)", a.Rate.Limit,
 			luaFloat(stable), luaFloat(threshold), luaFloat(maxP), luaFloat(slope), luaFloat(coolDown)), true}, nil
+	case core.Backoff:
+		return backoffSpec(a)
 	}
 	return algSpec{}, invalid("algorithm %T is not supported by the Redis store", a)
 }
@@ -185,10 +187,13 @@ func specOf(a core.Algorithm) (algSpec, error) {
 // every decision.
 const MaxSlidingLogLimit = 4096
 
-// compiled is one policy's script: its source, SHA-1, and whether its
-// deny cache may be used.
+// compiled is one policy's script: its source and SHA-1 (for EVAL and
+// EVALSHA), the same code as a Redis 7 function library and the function's
+// name (for FUNCTION LOAD and FCALL), and whether its deny cache may be
+// used.
 type compiled struct {
 	src, sha  string
+	lib, fn   string
 	denyCache bool
 }
 
@@ -211,10 +216,33 @@ func compile(p *core.Policy) (*compiled, error) {
 		deny = deny && s.denyCache
 	}
 	b.WriteString("local LIMITS = {" + strings.Join(ctors, ", ") + "}\n")
-	b.WriteString(luaFile("main"))
-	src := b.String()
+	defs := b.String()
+	src := defs + luaFile("main")
 	h := sha1.Sum([]byte(src))
-	return &compiled{src: src, sha: hex.EncodeToString(h[:]), denyCache: deny}, nil
+	sha := hex.EncodeToString(h[:])
+	return &compiled{src: src, sha: sha, lib: library("fg_"+sha, defs), fn: "fg_" + sha, denyCache: deny}, nil
+}
+
+// library returns the function library named name deciding with defs (the
+// prelude, the algorithms and LIMITS) and main.lua. EVALSHA runs a whole
+// script, defining every helper and building every limit again at each
+// call; a function runs only main. Redis runs a library's code at load
+// time without the standard libraries (math, string, table), so the
+// definitions run once, at the function's first call, and are kept.
+func library(name, defs string) string {
+	var b strings.Builder
+	b.WriteString("#!lua name=" + name + "\n")
+	b.WriteString("local decide\n")
+	b.WriteString("local function init()\n")
+	b.WriteString(defs)
+	b.WriteString("return function(KEYS, ARGV)\n")
+	b.WriteString(luaFile("main"))
+	b.WriteString("\nend\nend\n")
+	b.WriteString("redis.register_function('" + name + "', function(keys, args)\n")
+	b.WriteString("  if not decide then decide = init() end\n")
+	b.WriteString("  return decide(keys, args)\n")
+	b.WriteString("end)\n")
+	return b.String()
 }
 
 func btoi(b bool) int64 {
@@ -222,4 +250,35 @@ func btoi(b bool) int64 {
 		return 1
 	}
 	return 0
+}
+
+// backoffSpec compiles a Backoff (core's defaults applied): every duration
+// must be a whole number of µs. Free ≤ 2^32 and spans ≤ 36 years keep every
+// instant and count the script computes below 2^53.
+func backoffSpec(a core.Backoff) (algSpec, error) {
+	w, base, mx, fg := a.Window, a.Base, a.Max, a.Forgive
+	if w == 0 {
+		w = time.Hour
+	}
+	if base == 0 {
+		base = time.Second
+	}
+	if mx == 0 {
+		mx = max(15*time.Minute, base)
+	}
+	if fg == 0 {
+		fg = max(24*time.Hour, mx)
+	}
+	var us [4]int64
+	for i, d := range []struct {
+		name string
+		v    time.Duration
+	}{{"window", w}, {"base", base}, {"max", mx}, {"forgive", fg}} {
+		v, err := wholeUS("Backoff: "+d.name, d.v)
+		if err != nil {
+			return algSpec{}, err
+		}
+		us[i] = v
+	}
+	return algSpec{"backoff", fmt.Sprintf("ALG.backoff(%d, %d, %d, %d, %d)", a.Free, us[0], us[1], us[2], us[3]), true}, nil
 }

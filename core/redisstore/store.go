@@ -6,11 +6,16 @@
 //
 // Each algorithm has its own Lua script (embedded from lua/*.lua); a
 // policy's script is those of its algorithms plus a driver, so a policy of
-// several limits is decided in one EVALSHA, atomically, all or nothing, as
-// the in-memory store decides it. A script missing from Redis's cache
-// (NOSCRIPT, after a restart or SCRIPT FLUSH) is sent again with EVAL and
-// the call retried once, invisibly. Concurrent decisions are coalesced into
-// pipelines: exactly one EVALSHA per decision, whatever the policy.
+// several limits is decided in one script call, atomically, all or
+// nothing, as the in-memory store decides it. On Redis 7 and later the
+// script is a function library, loaded once (FUNCTION LOAD, on every
+// master of a Cluster) and called with FCALL; on older Redis, on one that
+// refuses FUNCTION LOAD, or with Options.NoFunctions, it is called with
+// EVALSHA. A function or script missing from Redis (after a restart,
+// FUNCTION FLUSH or SCRIPT FLUSH) is loaded again — FUNCTION LOAD, or EVAL
+// — and the call retried once, invisibly. Concurrent decisions are
+// coalesced into pipelines: exactly one FCALL (or EVALSHA) per decision,
+// whatever the policy.
 //
 // Each limit of a (policy, key) is one Redis string key,
 //
@@ -175,6 +180,13 @@ type Options struct {
 	MaxBatch int
 	// Pipelines is how many pipelines may be in flight at once; 0 means 8.
 	Pipelines int
+	// NoFunctions makes the store call its scripts with EVALSHA even on a
+	// Redis that has functions (7.0 and later), where it otherwise loads
+	// each policy's script once as a function library (FUNCTION LOAD) and
+	// calls it with FCALL, which costs Redis a fraction of an EVALSHA.
+	// The store switches to EVALSHA by itself when Redis refuses FUNCTION
+	// LOAD.
+	NoFunctions bool
 }
 
 // Store is a [core.Store] keeping state in Redis. It is safe for
@@ -188,11 +200,12 @@ type Store struct {
 	quit  chan struct{}
 	wg    sync.WaitGroup
 
-	mu      sync.Mutex // serializes switches
-	down    atomic.Bool
-	gen     atomic.Uint64 // incremented at every switch away from Redis
-	probing bool
-	closed  bool
+	mu          sync.Mutex // serializes switches
+	down        atomic.Bool
+	noFunctions atomic.Bool   // EVALSHA instead of FCALL
+	gen         atomic.Uint64 // incremented at every switch away from Redis
+	probing     bool
+	closed      bool
 }
 
 // New returns a store deciding in the Redis that client reaches, and starts
@@ -240,6 +253,7 @@ func New(client redis.UniversalClient, opts Options) (*Store, error) {
 	if s.log == nil {
 		s.log = slog.Default()
 	}
+	s.noFunctions.Store(opts.NoFunctions)
 	for range opts.Pipelines {
 		s.wg.Add(1)
 		go s.worker()

@@ -30,6 +30,17 @@ type localTable struct {
 	t   core.Table
 }
 
+// Supports reports whether the Redis store can decide p exactly as the
+// in-memory store does: nil, or the error (wrapping core.ErrInvalidConfig)
+// that Bind would return. It needs no Redis.
+func Supports(p *core.Policy) error {
+	if p == nil {
+		return fmt.Errorf("redisstore: nil policy: %w", core.ErrInvalidConfig)
+	}
+	_, err := compile(p)
+	return err
+}
+
 // Bind compiles p's script and returns the table that decides p. It fails
 // (wrapping core.ErrInvalidConfig) for a configuration the scripts cannot
 // decide exactly as the in-memory store does; see the package doc.

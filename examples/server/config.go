@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/floodgate-go/floodgate/core"
+	"github.com/floodgate-go/floodgate/core/redisstore"
 	"github.com/floodgate-go/floodgate/headers"
 	"github.com/floodgate-go/floodgate/keyfunc"
 	"github.com/floodgate-go/floodgate/middleware"
@@ -20,6 +21,7 @@ type config struct {
 	addr   string
 	policy *core.Policy
 	store  string // "memory" or a redis:// URL
+	fail   redisstore.FailureMode
 	opts   middleware.Options
 }
 
@@ -86,10 +88,18 @@ func parseConfig(args []string, usage io.Writer) (*config, error) {
 	if err := checkStore(*store); err != nil {
 		return nil, err
 	}
+	if *store != "memory" {
+		if err := redisstore.Supports(cfg.policy); err != nil {
+			return nil, fmt.Errorf("-store redis: %w", err)
+		}
+	}
 	switch *fail {
 	case "open":
-		cfg.opts.FailOpen = true
-	case "closed", "local":
+		cfg.opts.FailOpen, cfg.fail = true, redisstore.FailOpen
+	case "closed":
+		cfg.fail = redisstore.FailClosed
+	case "local":
+		cfg.fail = redisstore.FailLocal
 	default:
 		return nil, fmt.Errorf("-fail %q: want open, closed or local", *fail)
 	}

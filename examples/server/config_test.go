@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/floodgate-go/floodgate/core"
+	"github.com/floodgate-go/floodgate/core/redisstore"
 	"github.com/floodgate-go/floodgate/headers"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -91,12 +92,28 @@ func TestParseConfigFlags(t *testing.T) {
 		}},
 		{"redis store form", []string{"-store", "redis://localhost:6379"}, func(t *testing.T, cfg *config) {
 			assert.Equal(t, "redis://localhost:6379", cfg.store)
-			_, err := newHandler(cfg)
-			assert.EqualError(t, err, "redis store not available in this build")
+			// The client dials lazily: building the handler needs no Redis.
+			h, closeStore, err := newHandler(cfg)
+			require.NoError(t, err)
+			assert.NotNil(t, h)
+			closeStore()
 		}},
-		{"fail open", []string{"-fail", "open"}, func(t *testing.T, cfg *config) { assert.True(t, cfg.opts.FailOpen) }},
-		{"fail closed", []string{"-fail", "closed"}, func(t *testing.T, cfg *config) { assert.False(t, cfg.opts.FailOpen) }},
-		{"fail local", []string{"-fail", "local"}, func(t *testing.T, cfg *config) { assert.False(t, cfg.opts.FailOpen) }},
+		{"fail default", nil, func(t *testing.T, cfg *config) {
+			assert.False(t, cfg.opts.FailOpen)
+			assert.Equal(t, redisstore.FailClosed, cfg.fail)
+		}},
+		{"fail open", []string{"-fail", "open"}, func(t *testing.T, cfg *config) {
+			assert.True(t, cfg.opts.FailOpen)
+			assert.Equal(t, redisstore.FailOpen, cfg.fail)
+		}},
+		{"fail closed", []string{"-fail", "closed"}, func(t *testing.T, cfg *config) {
+			assert.False(t, cfg.opts.FailOpen)
+			assert.Equal(t, redisstore.FailClosed, cfg.fail)
+		}},
+		{"fail local", []string{"-fail", "local", "-store", "redis://127.0.0.1:6379"}, func(t *testing.T, cfg *config) {
+			assert.False(t, cfg.opts.FailOpen)
+			assert.Equal(t, redisstore.FailLocal, cfg.fail)
+		}},
 		{"headers xratelimit", []string{"-headers", "xratelimit"}, func(t *testing.T, cfg *config) {
 			assert.Equal(t, headers.XRateLimit, cfg.opts.Headers.Fields())
 		}},
@@ -139,6 +156,8 @@ func TestParseConfigRejects(t *testing.T) {
 		{"-store", "redis://localhost"},
 		{"-store", "http://localhost:6379"},
 		{"-fail", "maybe"},
+		{"-store", "redis://localhost:6379", "-algorithm", "fixed-window", "-window", "1500ns"},
+		{"-store", "redis://localhost:6379/db"},
 		{"-headers", ""},
 		{"-headers", "xratelimit,cookies"},
 	} {

@@ -22,12 +22,15 @@
 //	                      -key ip (repeatable)
 //	-ipv6-prefix BITS     IPv6 clients are keyed by this prefix (default 64)
 //	-store memory|redis://host:port
-//	                      where limiter state lives (default memory)
+//	                      where limiter state lives (default memory); with
+//	                      Redis, every server sharing it enforces one limit
+//	                      (decided on Redis TIME)
 //	-fail open|closed|local
-//	                      what a store error does: serve, or answer 503
-//	                      (default closed). local falls back to in-process
-//	                      limits when Redis fails; with the memory store,
-//	                      which cannot fail, it is the same as closed.
+//	                      what happens while Redis is unreachable: admit,
+//	                      or answer 503 (default closed); local decides on
+//	                      in-process limits until Redis is back. With the
+//	                      memory store, which cannot fail, local is the
+//	                      same as closed.
 //	-headers LIST         comma list of xratelimit, ietf, retry-after
 //	                      (default all three)
 //
@@ -48,7 +51,9 @@ import (
 	"time"
 
 	"github.com/floodgate-go/floodgate/core"
+	"github.com/floodgate-go/floodgate/core/redisstore"
 	"github.com/floodgate-go/floodgate/middleware"
+	"github.com/redis/go-redis/v9"
 )
 
 func main() {
@@ -68,30 +73,52 @@ func main() {
 	}
 }
 
-// newHandler builds the limited "200 ok" handler cfg describes.
-func newHandler(cfg *config) (http.Handler, error) {
+// newHandler builds the limited "200 ok" handler cfg describes, and the
+// function releasing its store (the Redis client and the store's
+// goroutines; nothing for the memory store).
+func newHandler(cfg *config) (http.Handler, func(), error) {
+	var opts []core.Option
+	closeStore := func() {}
 	if cfg.store != "memory" {
-		return nil, errors.New("redis store not available in this build")
+		ro, err := redis.ParseURL(cfg.store)
+		if err != nil {
+			return nil, nil, fmt.Errorf("-store %q: %w", cfg.store, err)
+		}
+		// Reads bounded by the store's per-decision timeout: a frozen
+		// Redis does not hold a connection.
+		ro.ContextTimeoutEnabled = true
+		ro.MaxRetries = -1
+		client := redis.NewClient(ro)
+		s, err := redisstore.New(client, redisstore.Options{FailureMode: cfg.fail})
+		if err != nil {
+			_ = client.Close()
+			return nil, nil, err
+		}
+		closeStore = func() { _ = s.Close(); _ = client.Close() }
+		opts = append(opts, core.WithStore(s))
 	}
-	l, err := core.NewLimiter(cfg.policy)
+	l, err := core.NewLimiter(cfg.policy, opts...)
 	if err != nil {
-		return nil, err
+		closeStore()
+		return nil, nil, err
 	}
 	m, err := middleware.New(l, cfg.opts)
 	if err != nil {
-		return nil, err
+		closeStore()
+		return nil, nil, err
 	}
 	return m.Handler(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
 		_, _ = io.WriteString(w, "ok\n")
-	})), nil
+	})), closeStore, nil
 }
 
 // run serves cfg until ctx is done, then shuts down gracefully.
 func run(ctx context.Context, cfg *config, stdout io.Writer) error {
-	h, err := newHandler(cfg)
+	h, closeStore, err := newHandler(cfg)
 	if err != nil {
 		return err
 	}
+	defer closeStore()
 	ln, err := net.Listen("tcp", cfg.addr)
 	if err != nil {
 		return err

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/floodgate-go/floodgate/internal/redistest"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -54,4 +55,77 @@ func TestServe(t *testing.T) {
 	case <-time.After(10 * time.Second):
 		t.Fatal("no graceful shutdown")
 	}
+}
+
+// TestServeRedis runs the server on a real redis-server (on a free
+// loopback port) with -store redis://: two servers sharing it enforce one
+// limit of 3 together, and the limiter state is in Redis.
+func TestServeRedis(t *testing.T) {
+	srv := redistest.Start(t)
+	args := []string{"-addr", "127.0.0.1:0", "-limit", "3", "-window", "1h", "-store", srv.URL(), "-fail", "closed"}
+	a := serve(t, args)
+	b := serve(t, args)
+	client := &http.Client{Timeout: 5 * time.Second}
+	for i, c := range []struct {
+		addr string
+		want int
+	}{{a, 200}, {b, 200}, {a, 200}, {b, 429}, {a, 429}} {
+		resp, err := client.Get("http://" + c.addr + "/")
+		require.NoError(t, err)
+		_, _ = io.Copy(io.Discard, resp.Body)
+		_ = resp.Body.Close()
+		require.Equal(t, c.want, resp.StatusCode, i)
+		if c.want == 429 {
+			assert.NotEmpty(t, resp.Header.Get("Retry-After"))
+		}
+	}
+	keys, err := srv.Client(t).Keys(context.Background(), "floodgate:*").Result()
+	require.NoError(t, err)
+	assert.Len(t, keys, 1, "one client IP, one limit: one Redis key")
+}
+
+// TestServeRedisDown: with the Redis store unreachable, -fail closed
+// answers 503, -fail open serves, -fail local decides locally.
+func TestServeRedisDown(t *testing.T) {
+	srv := redistest.Start(t)
+	url := srv.URL()
+	srv.Kill()
+	client := &http.Client{Timeout: 5 * time.Second}
+	for fail, want := range map[string][]int{"closed": {503, 503}, "open": {200, 200, 200}, "local": {200, 429}} {
+		addr := serve(t, []string{"-addr", "127.0.0.1:0", "-limit", "1", "-window", "1h", "-store", url, "-fail", fail})
+		for i, code := range want {
+			resp, err := client.Get("http://" + addr + "/")
+			require.NoError(t, err)
+			_, _ = io.Copy(io.Discard, resp.Body)
+			_ = resp.Body.Close()
+			assert.Equal(t, code, resp.StatusCode, "-fail %s request %d", fail, i)
+		}
+	}
+}
+
+// serve runs the server with args until the test ends and returns its
+// address.
+func serve(t *testing.T, args []string) string {
+	t.Helper()
+	cfg, err := parseConfig(args, io.Discard)
+	require.NoError(t, err)
+	ctx, cancel := context.WithCancel(context.Background())
+	pr, pw := io.Pipe()
+	done := make(chan error, 1)
+	go func() { done <- run(ctx, cfg, pw); _ = pw.Close() }()
+	t.Cleanup(func() {
+		cancel()
+		select {
+		case err := <-done:
+			assert.NoError(t, err)
+		case <-time.After(10 * time.Second):
+			t.Error("no graceful shutdown")
+		}
+	})
+	line, err := bufio.NewReader(pr).ReadString('\n')
+	require.NoError(t, err)
+	addr, ok := strings.CutPrefix(strings.TrimSpace(line), "listening on ")
+	require.True(t, ok, line)
+	go func() { _, _ = io.Copy(io.Discard, pr) }()
+	return addr
 }

@@ -23,9 +23,8 @@ for i = 1, n do
   local L = LIMITS[i]
   local v = redis.call('GET', KEYS[i])
   if v then
-    local s, j = {}, 0
-    for w in string.gmatch(v, '[^,]+') do j = j + 1; s[j] = tonumber(w) end
-    if j ~= L.words then
+    local s = decode(v, L.words)
+    if not s then
       return redis.error_reply('ERR floodgate: malformed limiter state at ' .. KEYS[i])
     end
     st[i] = s
@@ -41,15 +40,28 @@ if op == 'F' then
   op, cost = 'P', 1
 end
 local commit = op == 'T'
-local res, took = {}, 0
 if n == 1 then
-  local L = LIMITS[1]
-  res[1] = {L.take(st[1], now, cost, commit)}
+  -- One limit: no intermediate tables.
+  local L, s = LIMITS[1], st[1]
+  local a, rem, reset, retry, delay, rr1, rr2 = L.take(s, now, cost, commit)
+  local took, al = 0, 0
+  if a then al = 1 end
   if commit then
-    if res[1][1] then dirty[1], took = true, 1
-    elseif L.denied(st[1], now, cost) then dirty[1] = true end
+    if a then dirty[1], took = true, 1
+    elseif L.denied(s, now, cost) then dirty[1] = true end
   end
-else
+  if dirty[1] then
+    local idle = L.idle(s)
+    if idle <= now then
+      redis.call('DEL', KEYS[1])
+    else
+      redis.call('SET', KEYS[1], encode(s, L.words), 'PX', ceil((idle - now) / 1000) + slack)
+    end
+  end
+  return {took, now, al, rem, reset, retry, delay, rr1 or 0, rr2 or 0}
+end
+local res, took = {}, 0
+do
   local all = true
   for i = 1, n do
     res[i] = {LIMITS[i].take(st[i], now, cost, false)}
@@ -75,9 +87,7 @@ for i = 1, n do
     if idle <= now then
       redis.call('DEL', KEYS[i])
     else
-      local parts = {}
-      for j = 1, L.words do parts[j] = string.format('%.17g', st[i][j]) end
-      redis.call('SET', KEYS[i], table.concat(parts, ','), 'PX', ceil((idle - now) / 1000) + slack)
+      redis.call('SET', KEYS[i], encode(st[i], L.words), 'PX', ceil((idle - now) / 1000) + slack)
     end
   end
 end

@@ -57,3 +57,34 @@ local function firstTrue(lo, guess, hi, p)
   return good
 end
 local ALG = {}
+-- State codec: a limit's words as decimal numbers joined by commas,
+-- integers (all but TokenBucket's and WarmUp's fractions) in %d, which is
+-- exact and cheaper than %.17g.
+local sfind, ssub, sformat, tconcat = string.find, string.sub, string.format, table.concat
+local function num(x)
+  if x == floor(x) and x < 9007199254740992 and x > -9007199254740992 then return sformat('%d', x) end
+  return sformat('%.17g', x)
+end
+local function encode(s, words)
+  if words == 1 then return num(s[1]) end
+  local parts = {}
+  for j = 1, words do parts[j] = num(s[j]) end
+  return tconcat(parts, ',')
+end
+-- decode returns the words of v, or nil unless it holds exactly words
+-- numbers.
+local function decode(v, words)
+  local s, j, pos = {}, 0, 1
+  while true do
+    local c = sfind(v, ',', pos, true)
+    local x
+    if c then x = tonumber(ssub(v, pos, c - 1)) else x = tonumber(ssub(v, pos)) end
+    if x == nil then return nil end
+    j = j + 1
+    s[j] = x
+    if not c then break end
+    pos = c + 1
+  end
+  if j ~= words then return nil end
+  return s
+end

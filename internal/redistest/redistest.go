@@ -1,0 +1,160 @@
+// Package redistest starts throwaway redis-server processes for tests: on
+// a free 127.0.0.1 port, without persistence, killed by PID when the test
+// ends. It is internal to floodgate.
+//
+// A test calling [Start] is skipped when redis-server is not on PATH, and
+// fails instead when the environment has CI=true, so that CI never passes
+// without having run the Redis tests.
+package redistest
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"strconv"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+)
+
+// Server is a redis-server started by a test, listening on 127.0.0.1.
+type Server struct {
+	t    testing.TB
+	port int
+	args []string
+	cmd  *exec.Cmd
+}
+
+// Binary returns redis-server's path. It skips t when redis-server is not
+// on PATH, and fails it then when CI=true.
+func Binary(t testing.TB) string {
+	t.Helper()
+	return lookPath(t, "redis-server")
+}
+
+// CLI returns redis-cli's path, skipping or failing t as [Binary] does.
+func CLI(t testing.TB) string {
+	t.Helper()
+	return lookPath(t, "redis-cli")
+}
+
+func lookPath(t testing.TB, name string) string {
+	t.Helper()
+	path, err := exec.LookPath(name)
+	if err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatalf("%s is not on PATH, and CI=true requires the Redis tests to run: %v", name, err)
+		}
+		t.Skipf("%s is not on PATH (%v): skipping this Redis test (set CI=true to make this a failure)", name, err)
+	}
+	return path
+}
+
+// FreePort returns a 127.0.0.1 port nothing listened on a moment ago.
+func FreePort(t testing.TB) int {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatalf("redistest: no free loopback port: %v", err)
+	}
+	port := l.Addr().(*net.TCPAddr).Port
+	if err := l.Close(); err != nil {
+		t.Fatalf("redistest: %v", err)
+	}
+	return port
+}
+
+// Start starts a redis-server on a free 127.0.0.1 port with --save ""
+// --appendonly no, its directory a temporary one, and the extra
+// arguments; it returns once the server answers PING (failing t after 5
+// s) and kills it by PID at t's cleanup.
+func Start(t testing.TB, extra ...string) *Server {
+	t.Helper()
+	s := &Server{t: t, port: FreePort(t)}
+	s.args = append([]string{"--port", strconv.Itoa(s.port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no",
+		"--dir", t.TempDir()}, extra...)
+	s.Restart()
+	t.Cleanup(s.Kill)
+	return s
+}
+
+// Addr is the server's host:port.
+func (s *Server) Addr() string { return fmt.Sprintf("127.0.0.1:%d", s.port) }
+
+// URL is the server's redis://host:port.
+func (s *Server) URL() string { return "redis://" + s.Addr() }
+
+// PID is the server process's id, 0 while it is killed.
+func (s *Server) PID() int {
+	if s.cmd == nil || s.cmd.Process == nil {
+		return 0
+	}
+	return s.cmd.Process.Pid
+}
+
+// Restart starts the server again (same port and arguments) after Kill,
+// and waits for PING; Start calls it first.
+func (s *Server) Restart() {
+	s.t.Helper()
+	s.cmd = exec.Command(Binary(s.t), s.args...)
+	s.cmd.Stdout, s.cmd.Stderr = nil, nil
+	if err := s.cmd.Start(); err != nil {
+		s.t.Fatalf("redistest: starting redis-server: %v", err)
+	}
+	c := redis.NewClient(&redis.Options{Addr: s.Addr(), MaxRetries: -1, DialTimeout: 100 * time.Millisecond})
+	defer c.Close()
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
+		err := c.Ping(ctx).Err()
+		cancel()
+		if err == nil {
+			return
+		}
+		if time.Now().After(deadline) {
+			s.Kill()
+			s.t.Fatalf("redistest: redis-server on %s did not answer PING within 5 s: %v", s.Addr(), err)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// Kill SIGKILLs the server by PID (resuming it first if stopped) and waits
+// for it; it does nothing when the server is not running.
+func (s *Server) Kill() {
+	if s.cmd == nil || s.cmd.Process == nil {
+		return
+	}
+	_ = s.cmd.Process.Signal(syscall.SIGCONT)
+	_ = s.cmd.Process.Kill()
+	_ = s.cmd.Wait()
+	s.cmd = nil
+}
+
+// Signal sends sig to the server's process (SIGSTOP freezes it, SIGCONT
+// resumes it).
+func (s *Server) Signal(sig syscall.Signal) {
+	s.t.Helper()
+	if s.cmd == nil || s.cmd.Process == nil {
+		s.t.Fatalf("redistest: signal %v: the server is not running", sig)
+	}
+	if err := s.cmd.Process.Signal(sig); err != nil {
+		s.t.Fatalf("redistest: signal %v: %v", sig, err)
+	}
+}
+
+// Client returns a client of the server, closed at t's cleanup, whose
+// reads are bounded by their context.
+func (s *Server) Client(t testing.TB) *redis.Client {
+	c := redis.NewClient(&redis.Options{
+		Addr: s.Addr(), ContextTimeoutEnabled: true, MaxRetries: -1,
+		DialTimeout: 200 * time.Millisecond, ReadTimeout: time.Second, WriteTimeout: time.Second,
+		PoolSize: 32,
+	})
+	t.Cleanup(func() { c.Close() })
+	return c
+}
