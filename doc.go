@@ -14,8 +14,20 @@
 //   - [github.com/floodgate-go/floodgate/keyfunc]: what a request is limited
 //     by: the client IP (trusted proxies only, IPv6 prefixes), hashed API
 //     keys and users, routes, injective joins.
+//   - [github.com/floodgate-go/floodgate/core/redisstore]: the Redis store
+//     for fleets (standalone, Sentinel or Cluster): one script call per
+//     decision on Redis's clock, failure modes, a deny cache.
 //   - [github.com/floodgate-go/floodgate/headers]: Retry-After,
 //     X-RateLimit-* and the IETF RateLimit / RateLimit-Policy fields.
+//   - [github.com/floodgate-go/floodgate/middleware]: the net/http
+//     middleware (problem+json 429s, per-route and per-tenant policies,
+//     count-only-failures, shaping, fail open or closed, dry run), and
+//     [github.com/floodgate-go/floodgate/middleware/login] for login
+//     throttling per account and per network.
+//   - [github.com/floodgate-go/floodgate/adapters/chilimit],
+//     [github.com/floodgate-go/floodgate/adapters/ginlimit] and
+//     [github.com/floodgate-go/floodgate/adapters/echolimit]: the middleware
+//     mounted the router's way.
 //
 // A limiter in four lines:
 //
