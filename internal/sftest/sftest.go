@@ -497,6 +497,7 @@ func CheckListOf(v string, bare func(any) error, required []string, optional map
 	return items, nil
 }
 
+// IsString reports an error unless the bare item v is a String.
 func IsString(v any) error {
 	if _, ok := v.(string); !ok {
 		return fmt.Errorf("bare item %v is %T, want a string", v, v)
@@ -504,6 +505,7 @@ func IsString(v any) error {
 	return nil
 }
 
+// IsNonNegInt reports an error unless the bare item v is an Integer ≥ 0.
 func IsNonNegInt(v any) error {
 	if n, ok := v.(int64); !ok || n < 0 {
 		return fmt.Errorf("bare item %v is %T, want a non-negative integer", v, v)
