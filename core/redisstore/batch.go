@@ -39,6 +39,18 @@ var errTimeout = fmt.Errorf("decision timed out: %w", context.DeadlineExceeded)
 // When exec returns an error other than a reply of Redis, c may still be
 // in use by a worker and must not be reused.
 func (s *Store) exec(ctx context.Context, c *call) error {
+	// Alone in flight, the call goes straight to Redis: a pipeline worker
+	// would only add two goroutine hand-offs to the round trip. Calls that
+	// overlap it are coalesced by the workers as usual.
+	if s.inflight.Add(1) == 1 {
+		one := [1]*call{c}
+		var cmd [1]*redis.Cmd
+		s.run(one[:], cmd[:0])
+		s.inflight.Add(-1)
+		<-c.done
+		return c.err
+	}
+	defer s.inflight.Add(-1)
 	t := timerPool.Get().(*time.Timer)
 	t.Reset(s.opts.Timeout)
 	defer func() {

@@ -196,9 +196,10 @@ type Store struct {
 	opts   Options
 	log    *slog.Logger
 
-	queue chan *call
-	quit  chan struct{}
-	wg    sync.WaitGroup
+	queue    chan *call
+	inflight atomic.Int32 // decisions between exec and their answer
+	quit     chan struct{}
+	wg       sync.WaitGroup
 
 	mu          sync.Mutex // serializes switches
 	down        atomic.Bool
