@@ -12,7 +12,7 @@
 # Raw `go test` output goes to results/raw.txt, benchstat's to
 # results/benchstat.txt. The Redis scenarios start their own redis-server on
 # a free loopback port (skipped with a message when it is not on PATH);
-# floodgate's Redis scenario is built when ../core/redisstore exists.
+# floodgate's Redis scenario included.
 set -euo pipefail
 cd "$(dirname "$0")"
 export PATH="$PATH:$(go env GOPATH)/bin"
