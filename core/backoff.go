@@ -76,23 +76,31 @@ type Backoff struct {
 // Validate reports whether b is usable.
 func (b Backoff) Validate() error { _, err := b.compile(); return err }
 
+// WithDefaults returns b with its zero durations replaced by the defaults:
+// Window 1 h, Base 1 s, Max 15 min (or Base if longer), Forgive 24 h (or Max
+// if longer). Stores that run the algorithm outside Go start from it.
+func (b Backoff) WithDefaults() Backoff {
+	if b.Window == 0 {
+		b.Window = time.Hour
+	}
+	if b.Base == 0 {
+		b.Base = time.Second
+	}
+	if b.Max == 0 {
+		b.Max = max(15*time.Minute, b.Base)
+	}
+	if b.Forgive == 0 {
+		b.Forgive = max(24*time.Hour, b.Max)
+	}
+	return b
+}
+
 func (b Backoff) compile() (stepper, error) {
 	if b.Free < 1 || b.Free > MaxBackoffFree {
 		return nil, fmt.Errorf("core: Backoff: free %d must be in [1, %d]: %w", b.Free, int64(MaxBackoffFree), ErrInvalidConfig)
 	}
-	w, base, mx, fg := b.Window, b.Base, b.Max, b.Forgive
-	if w == 0 {
-		w = time.Hour
-	}
-	if base == 0 {
-		base = time.Second
-	}
-	if mx == 0 {
-		mx = max(15*time.Minute, base)
-	}
-	if fg == 0 {
-		fg = max(24*time.Hour, mx)
-	}
+	d := b.WithDefaults()
+	w, base, mx, fg := d.Window, d.Base, d.Max, d.Forgive
 	if err := validWindow("Backoff", w); err != nil {
 		return nil, err
 	}

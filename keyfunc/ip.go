@@ -127,7 +127,7 @@ func invalid(format string, args ...any) error {
 }
 
 func newIPExtractor(opts IPOptions) (*ipExtractor, error) {
-	c := &ipExtractor{hops: opts.TrustedHops, source: opts.Source, v4Bits: 32, v6Bits: 64}
+	c := &ipExtractor{hops: opts.TrustedHops, source: opts.Source, v4Bits: defaultIPv4Prefix, v6Bits: defaultIPv6Prefix}
 	for _, p := range opts.TrustedProxies {
 		if !p.IsValid() || p.Addr().Zone() != "" {
 			return nil, invalid("trusted proxy prefix %v is not valid", p)
@@ -302,4 +302,29 @@ func (c *ipExtractor) walk(entries iter.Seq2[netip.Addr, bool]) (netip.Addr, boo
 		return netip.Addr{}, false
 	}
 	return last, true
+}
+
+// The prefixes client addresses are grouped by when IPOptions leaves them 0.
+const (
+	defaultIPv4Prefix = 32
+	defaultIPv6Prefix = 64
+)
+
+// AddrKey returns the key ClientIP's default prefixes (/32 for IPv4, /64
+// for IPv6) give the address s: for extractors that learn the client
+// address elsewhere (a router's own client-IP logic, opted into). An
+// unparseable address or one with a zone is an error wrapping ErrNoKey.
+func AddrKey(s string) (string, error) {
+	a, err := netip.ParseAddr(s)
+	if err != nil || a.Zone() != "" {
+		return "", fmt.Errorf("keyfunc: client address %q: %w", s, ErrNoKey)
+	}
+	a = a.Unmap()
+	bits := defaultIPv4Prefix
+	if a.Is6() {
+		bits = defaultIPv6Prefix
+	}
+	p, _ := a.Prefix(bits) // cannot fail: bits fit and a has no zone
+	var buf [len("ffff:ffff:ffff:ffff:ffff:ffff:ffff:ffff/128")]byte
+	return string(p.AppendTo(buf[:0])), nil
 }

@@ -390,3 +390,19 @@ func TestSourceString(t *testing.T) {
 	assert.Equal(t, "none", SourceNone.String())
 	assert.Equal(t, "Source(9)", Source(9).String())
 }
+
+func TestAddrKey(t *testing.T) {
+	for in, want := range map[string]string{
+		"192.0.2.7":        "192.0.2.7/32",
+		"::ffff:192.0.2.7": "192.0.2.7/32",
+		"2001:db8:1:2:3::": "2001:db8:1:2::/64",
+	} {
+		got, err := AddrKey(in)
+		require.NoError(t, err, in)
+		assert.Equal(t, want, got, in)
+	}
+	for _, bad := range []string{"", "nope", "fe80::1%eth0", "192.0.2.7:80"} {
+		_, err := AddrKey(bad)
+		assert.ErrorIs(t, err, ErrNoKey, bad)
+	}
+}

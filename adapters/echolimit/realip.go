@@ -1,9 +1,7 @@
 package echolimit
 
 import (
-	"fmt"
 	"net/http"
-	"net/netip"
 
 	"github.com/floodgate-go/floodgate/keyfunc"
 	"github.com/labstack/echo/v4"
@@ -23,21 +21,6 @@ func RealIP(e *echo.Echo) keyfunc.Func {
 		} else {
 			s = e.NewContext(r, nil).RealIP()
 		}
-		return prefixKey(s)
+		return keyfunc.AddrKey(s)
 	}
-}
-
-// prefixKey turns an address into the key keyfunc.ClientIP would give it.
-func prefixKey(s string) (string, error) {
-	a, err := netip.ParseAddr(s)
-	if err != nil || a.Zone() != "" {
-		return "", fmt.Errorf("echolimit: client address %q: %w", s, keyfunc.ErrNoKey)
-	}
-	a = a.Unmap()
-	bits := 32
-	if a.Is6() {
-		bits = 64
-	}
-	p, _ := a.Prefix(bits)
-	return p.String(), nil
 }

@@ -1,9 +1,7 @@
 package ginlimit
 
 import (
-	"fmt"
 	"net/http"
-	"net/netip"
 
 	"github.com/floodgate-go/floodgate/keyfunc"
 	"github.com/gin-gonic/gin"
@@ -20,21 +18,6 @@ func ClientIP(engine *gin.Engine) keyfunc.Func {
 	return func(r *http.Request) (string, error) {
 		c := gin.CreateTestContextOnly(nil, engine)
 		c.Request = r
-		return prefixKey(c.ClientIP())
+		return keyfunc.AddrKey(c.ClientIP())
 	}
-}
-
-// prefixKey turns an address into the key keyfunc.ClientIP would give it.
-func prefixKey(s string) (string, error) {
-	a, err := netip.ParseAddr(s)
-	if err != nil || a.Zone() != "" {
-		return "", fmt.Errorf("ginlimit: client address %q: %w", s, keyfunc.ErrNoKey)
-	}
-	a = a.Unmap()
-	bits := 32
-	if a.Is6() {
-		bits = 64
-	}
-	p, _ := a.Prefix(bits)
-	return p.String(), nil
 }

@@ -256,19 +256,8 @@ func btoi(b bool) int64 {
 // must be a whole number of µs. Free ≤ 2^32 and spans ≤ 36 years keep every
 // instant and count the script computes below 2^53.
 func backoffSpec(a core.Backoff) (algSpec, error) {
-	w, base, mx, fg := a.Window, a.Base, a.Max, a.Forgive
-	if w == 0 {
-		w = time.Hour
-	}
-	if base == 0 {
-		base = time.Second
-	}
-	if mx == 0 {
-		mx = max(15*time.Minute, base)
-	}
-	if fg == 0 {
-		fg = max(24*time.Hour, mx)
-	}
+	d := a.WithDefaults()
+	w, base, mx, fg := d.Window, d.Base, d.Max, d.Forgive
 	var us [4]int64
 	for i, d := range []struct {
 		name string

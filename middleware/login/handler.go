@@ -3,6 +3,8 @@ package login
 import (
 	"errors"
 	"net/http"
+
+	"github.com/floodgate-go/floodgate/middleware"
 )
 
 // Handler wraps next, the login handler: for every request but GET, HEAD
@@ -49,16 +51,17 @@ func (g *Guard) Handler(next http.Handler) http.Handler {
 			writeError(w, http.StatusServiceUnavailable, "login attempts cannot be counted")
 			return
 		}
-		sw := &statusWriter{ResponseWriter: w}
+		cw, status := middleware.Capture(w)
+		done := false
 		defer func() {
 			// A panicking handler leaves the attempt counted as failed.
-			if g.ok(sw.Status()) && sw.done {
+			if done && g.ok(status()) {
 				a.Succeeded()
 			} else {
 				a.Failed()
 			}
 		}()
-		next.ServeHTTP(sw, r)
-		sw.done = true
+		next.ServeHTTP(cw, r)
+		done = true
 	})
 }
