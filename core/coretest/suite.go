@@ -134,6 +134,44 @@ func tableCases() []tableCase {
 			{at: 80 * sec, op: core.OpReset},
 			take(80*sec, 3, true, 0, 0, 60*sec),
 		}},
+		// T0 is 5 s into an epoch-aligned 10 s window.
+		{"FixedWindow", core.FixedWindow{Limit: 3, Window: 10 * sec}, []step{
+			take(0, 1, true, 2, 0, 5*sec),
+			take(0, 2, true, 0, 0, 5*sec),
+			take(1*sec, 1, false, 0, 4*sec, 4*sec),
+			take(5*sec, 3, true, 0, 0, 10*sec),
+			take(5*sec, 4, false, 0, core.Never, 10*sec),
+		}},
+		// An entry counts while now − t < 10 s.
+		{"SlidingLog", core.SlidingLog{Limit: 2, Window: 10 * sec}, []step{
+			take(0, 1, true, 1, 0, 10*sec),
+			take(3*sec, 1, true, 0, 0, 10*sec),
+			take(5*sec, 1, false, 0, 5*sec, 8*sec),
+			take(10*sec, 1, true, 0, 0, 10*sec),
+			take(12*sec, 1, false, 0, 1*sec, 8*sec),
+		}},
+		// 0.25 token/s, burst 2: every figure is exact in binary.
+		{"TokenBucket", core.TokenBucket{Rate: core.Per(1, 4*sec), Burst: 2}, []step{
+			take(0, 2, true, 0, 0, 8*sec),
+			take(1*sec, 1, false, 0, 3*sec, 7*sec),
+			take(4*sec, 1, true, 0, 0, 8*sec),
+		}},
+		// I = 2 s, room for 3, only the first of a burst undelayed.
+		{"LeakyBucket", core.LeakyBucket{Rate: core.Per(1, 2*sec), Capacity: 3, NoDelay: 1}, []step{
+			{op: core.OpTake, cost: 1, allowed: true, remaining: 2, reset: 2 * sec},
+			{op: core.OpTake, cost: 1, allowed: true, remaining: 1, reset: 4 * sec, delay: 2 * sec},
+			{op: core.OpTake, cost: 1, allowed: true, remaining: 0, reset: 6 * sec, delay: 4 * sec},
+			take(0, 1, false, 0, 2*sec, 6*sec),
+		}},
+		// Bursty: 2 in the window [0, 10 s); spent, so smooth with I = 5 s
+		// from the window's end: the next unit at 15 s.
+		{"Hybrid", core.Hybrid{Quota: 2, Window: 10 * sec}, []step{
+			take(0, 1, true, 1, 0, 0),
+			take(1*sec, 1, true, 0, 0, 0),
+			take(2*sec, 1, false, 0, 13*sec, 0),
+			take(15*sec, 1, true, 0, 0, 0),
+			take(15*sec, 1, false, 0, 5*sec, 0),
+		}},
 	}
 }
 
