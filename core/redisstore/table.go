@@ -18,7 +18,9 @@ type table struct {
 	s      *Store
 	p      *core.Policy
 	sc     *compiled
-	fp     string // policy fingerprint, hashed with each key
+	fp     string // policy fingerprint: a changed policy gets fresh keys
+	fpSum  [sha256.Size]byte
+	slack  any // Options.ExpirySlack in ms, boxed once
 	quotas []int64
 	deny   *denyCache // nil when not exact for p or disabled
 	local  atomic.Pointer[localTable]
@@ -53,6 +55,8 @@ func (s *Store) Bind(p *core.Policy) (core.Table, error) {
 		return nil, err
 	}
 	t := &table{s: s, p: p, sc: sc, fp: fmt.Sprintf("%q|%#v", p.Name(), p.Limits())}
+	t.fpSum = sha256.Sum256([]byte(t.fp))
+	t.slack = s.opts.ExpirySlack.Milliseconds()
 	// The quotas, for FailOpen results, from a peek on a key never seen.
 	ms, err := core.NewMemoryStore(core.MemoryOptions{MaxKeys: 1})
 	if err != nil {
@@ -80,21 +84,31 @@ func (s *Store) Bind(p *core.Policy) (core.Table, error) {
 	return t, nil
 }
 
-// keys returns the Redis keys of key's limits.
+// keys returns the Redis keys of key's limits:
+// prefix{first 16 bytes of SHA-256(SHA-256(fingerprint) || key), hex}:i.
 func (t *table) keys(key string) []string {
-	h := sha256.New()
-	h.Write([]byte(t.fp))
-	h.Write([]byte{0})
-	h.Write([]byte(key))
 	var sum [sha256.Size]byte
-	tag := hex.EncodeToString(h.Sum(sum[:0])[:16])
-	n := len(t.quotas)
-	out := make([]string, n)
-	for i := range n {
-		out[i] = t.s.opts.Prefix + "{" + tag + "}:" + strconv.Itoa(i)
+	if len(key) <= maxStackKey {
+		var in [sha256.Size + maxStackKey]byte
+		sum = sha256.Sum256(append(append(in[:0], t.fpSum[:]...), key...))
+	} else {
+		h := sha256.New()
+		h.Write(t.fpSum[:])
+		h.Write([]byte(key))
+		h.Sum(sum[:0])
+	}
+	var kb [96]byte
+	b := append(append(kb[:0], t.s.opts.Prefix...), '{')
+	b = append(hex.AppendEncode(b, sum[:16]), '}', ':')
+	out := make([]string, len(t.quotas))
+	for i := range out {
+		out[i] = string(strconv.AppendInt(b, int64(i), 10))
 	}
 	return out
 }
+
+// maxStackKey is the longest key hashed without an allocation.
+const maxStackKey = 224
 
 var opCodes = [...]string{core.OpTake: "T", core.OpPeek: "P", core.OpRefund: "F", core.OpReset: "R"}
 
@@ -130,7 +144,7 @@ func (t *table) Do(ctx context.Context, req core.Request) (core.Result, error) {
 	}
 	c := callPool.Get().(*call)
 	c.sc, c.keys = t.sc, t.keys(req.Key)
-	c.args = append(c.args[:0], opCodes[req.Op], req.Cost, now, taken, t.s.opts.ExpirySlack.Milliseconds())
+	c.args = append(c.args[:0], opCodes[req.Op], req.Cost, now, taken, t.slack)
 	err := t.s.exec(ctx, c)
 	if err != nil {
 		if ctx.Err() != nil && !errors.Is(err, errTimeout) {
@@ -163,7 +177,8 @@ func (t *table) result(req core.Request, reply []any) (core.Result, error) {
 	if len(reply) != 2+7*n {
 		return core.Result{}, fmt.Errorf("redisstore: policy %q: malformed reply of %d values", t.p.Name(), len(reply))
 	}
-	v := make([]int64, len(reply))
+	var vbuf [2 + 7*core.MaxLimits]int64
+	v := vbuf[:len(reply)]
 	for i, x := range reply {
 		var ok bool
 		if v[i], ok = x.(int64); !ok {
