@@ -27,8 +27,10 @@ type memShard struct {
 	slots []int64
 	cap   int // slots
 	n     int // live entries
-	// nextIdle is a lower bound of the instant the next live entry
-	// recovers, as of the last sweep or rebuild.
+	// nextIdle bounds from below when the next live entry recovers: set by
+	// every sweep and rebuild, lowered by every insert. (A refund can make
+	// an entry recover earlier; a full shard then sweeps a little late,
+	// refusing more, never admitting more.)
 	nextIdle int64
 	_        [128 - 56]byte
 }
