@@ -103,25 +103,47 @@ func (s *Store) worker() {
 
 // run sends batch as one pipeline: an FCALL per call, or an EVALSHA when
 // Redis has no functions (before 7.0, or forbidden) or Options.NoFunctions
-// says so. The calls whose function or script Redis does not hold
-// (FUNCTION FLUSH, SCRIPT FLUSH, a restart, a new Cluster node) are sent
-// again once: an FCALL after FUNCTION LOAD of their libraries, or an EVAL,
-// which loads the script.
+// says so. With FCALL, the calls of one policy whose keys may share a
+// script (any keys, but in one hash slot on a Cluster) are coalesced into
+// one FCALL of the library's batch function, which decides them in order
+// exactly as one FCALL each would. The calls whose function or script
+// Redis does not hold (FUNCTION FLUSH, SCRIPT FLUSH, a restart, a new
+// Cluster node) are sent again once: an FCALL after FUNCTION LOAD of their
+// libraries, or an EVAL, which loads the script.
 func (s *Store) run(batch []*call, cmds []*redis.Cmd) []*redis.Cmd {
 	ctx, cancel := context.WithTimeout(context.Background(), s.opts.Timeout)
 	defer cancel()
 	fcall := !s.noFunctions.Load()
+	var one [1][]*call
+	groups := one[:0]
+	if fcall && len(batch) > 1 {
+		groups = s.group(batch)
+	} else {
+		for i := range batch {
+			groups = append(groups, batch[i:i+1])
+		}
+	}
+	send := func(p redis.Pipeliner, g []*call, fcall, load bool) *redis.Cmd {
+		c := g[0]
+		switch {
+		case len(g) > 1:
+			keys, args := batchArgs(g)
+			return p.FCall(ctx, c.sc.batchFn, keys, args...)
+		case fcall:
+			return p.FCall(ctx, c.sc.fn, c.keys, c.args...)
+		case load:
+			return p.Eval(ctx, c.sc.src, c.keys, c.args...)
+		}
+		return p.EvalSha(ctx, c.sc.sha, c.keys, c.args...)
+	}
 	_, _ = s.client.Pipelined(ctx, func(p redis.Pipeliner) error {
-		for _, c := range batch {
-			if fcall {
-				cmds = append(cmds, p.FCall(ctx, c.sc.fn, c.keys, c.args...))
-			} else {
-				cmds = append(cmds, p.EvalSha(ctx, c.sc.sha, c.keys, c.args...))
-			}
+		for _, g := range groups {
+			cmds = append(cmds, send(p, g, fcall, false))
 		}
 		return nil
 	})
 	var retry []int
+	var split map[int][]*redis.Cmd // groups retried with a call each
 	for i, cmd := range cmds {
 		if isMissing(cmd.Err()) {
 			retry = append(retry, i)
@@ -129,23 +151,58 @@ func (s *Store) run(batch []*call, cmds []*redis.Cmd) []*redis.Cmd {
 	}
 	if len(retry) > 0 {
 		if fcall {
-			fcall = s.loadLibraries(ctx, batch, retry)
+			fcall = s.loadLibraries(ctx, groups, retry)
 		}
 		_, _ = s.client.Pipelined(ctx, func(p redis.Pipeliner) error {
 			for _, i := range retry {
-				c := batch[i]
-				if fcall {
-					cmds[i] = p.FCall(ctx, c.sc.fn, c.keys, c.args...)
-				} else {
-					cmds[i] = p.Eval(ctx, c.sc.src, c.keys, c.args...)
+				if len(groups[i]) > 1 && !fcall {
+					// No functions after all: an EVAL per call.
+					if split == nil {
+						split = map[int][]*redis.Cmd{}
+					}
+					for _, c := range groups[i] {
+						split[i] = append(split[i], send(p, []*call{c}, false, true))
+					}
+					continue
 				}
+				cmds[i] = send(p, groups[i], fcall, true)
 			}
 			return nil
 		})
 	}
-	for i, c := range batch {
-		c.reply, c.err = cmds[i].Slice()
-		c.done <- struct{}{}
+	for i, g := range groups {
+		if sc, ok := split[i]; ok {
+			for j, c := range g {
+				c.reply, c.err = sc[j].Slice()
+				c.done <- struct{}{}
+			}
+			continue
+		}
+		if len(g) == 1 {
+			g[0].reply, g[0].err = cmds[i].Slice()
+			g[0].done <- struct{}{}
+			continue
+		}
+		replies, err := cmds[i].Slice()
+		if err == nil && len(replies) != len(g) {
+			err = fmt.Errorf("redisstore: malformed batch reply of %d values for %d decisions", len(replies), len(g))
+		}
+		for j, c := range g {
+			switch {
+			case err != nil:
+				c.err = err
+			default:
+				switch r := replies[j].(type) {
+				case []any:
+					c.reply = r
+				case error:
+					c.err = r
+				default:
+					c.err = fmt.Errorf("redisstore: malformed batch reply value %v", r)
+				}
+			}
+			c.done <- struct{}{}
+		}
 	}
 	for i := range cmds {
 		cmds[i] = nil
@@ -153,14 +210,110 @@ func (s *Store) run(batch []*call, cmds []*redis.Cmd) []*redis.Cmd {
 	return cmds
 }
 
+// group splits batch, in order, into runs of calls that one script call
+// may decide together: those of one policy's library and, on a Cluster,
+// one hash slot. A call's place in its group keeps the queue's order.
+func (s *Store) group(batch []*call) [][]*call {
+	type gkey struct {
+		fn   string // one library: one policy's script
+		slot uint16
+	}
+	idx := make([]int, len(batch)) // each call's group
+	var kbuf [8]gkey
+	keys := kbuf[:0]
+	var many map[gkey]int // past 8 groups
+	var count []int
+	for ci, c := range batch {
+		k := gkey{fn: c.sc.fn}
+		if s.cluster && len(c.keys) > 0 {
+			k.slot = slot(c.keys[0])
+		}
+		i := -1
+		if many != nil {
+			if j, ok := many[k]; ok {
+				i = j
+			}
+		} else {
+			for j := range keys {
+				if keys[j] == k {
+					i = j
+					break
+				}
+			}
+		}
+		if i < 0 {
+			i = len(keys)
+			keys = append(keys, k)
+			count = append(count, 0)
+			if many == nil && len(keys) > len(kbuf) {
+				many = make(map[gkey]int, 2*len(keys))
+				for j, k := range keys {
+					many[k] = j
+				}
+			} else if many != nil {
+				many[k] = i
+			}
+		}
+		idx[ci] = i
+		count[i]++
+	}
+	all := make([]*call, 0, len(batch)) // the groups, one after another
+	groups := make([][]*call, len(keys))
+	for i, n := range count {
+		groups[i] = all[len(all) : len(all) : len(all)+n]
+		all = all[:len(all)+n]
+	}
+	for ci, c := range batch {
+		i := idx[ci]
+		groups[i] = append(groups[i], c)
+	}
+	return groups
+}
+
+// batchArgs returns the KEYS and ARGV of batch.lua for g.
+func batchArgs(g []*call) ([]string, []any) {
+	n := len(g[0].keys)
+	keys := make([]string, 0, n*len(g))
+	args := make([]any, 1, 1+4*len(g))
+	args[0] = g[0].args[4] // slack: one store's
+	for _, c := range g {
+		keys = append(keys, c.keys...)
+		args = append(args, c.args[:4]...)
+	}
+	return keys, args
+}
+
+// slot is Redis Cluster's hash slot of key: CRC16 (XMODEM) of its hash
+// tag (the part between the first { and the next }, when not empty) or of
+// the whole key, modulo 16384.
+func slot(key string) uint16 {
+	if i := strings.IndexByte(key, '{'); i >= 0 {
+		if j := strings.IndexByte(key[i+1:], '}'); j > 0 {
+			key = key[i+1 : i+1+j]
+		}
+	}
+	var crc uint16
+	for k := 0; k < len(key); k++ {
+		crc ^= uint16(key[k]) << 8
+		for range 8 {
+			if crc&0x8000 != 0 {
+				crc = crc<<1 ^ 0x1021
+			} else {
+				crc <<= 1
+			}
+		}
+	}
+	return crc % 16384
+}
+
 // loadLibraries loads the libraries of the retried calls (on every master
 // of a Cluster) and reports whether they may be called. A Redis that
 // refuses FUNCTION LOAD (unknown command, no permission) is not asked
 // again: the store uses EVALSHA from then on.
-func (s *Store) loadLibraries(ctx context.Context, batch []*call, retry []int) bool {
+func (s *Store) loadLibraries(ctx context.Context, groups [][]*call, retry []int) bool {
 	seen := map[*compiled]bool{}
 	for _, i := range retry {
-		sc := batch[i].sc
+		sc := groups[i][0].sc
 		if seen[sc] {
 			continue
 		}

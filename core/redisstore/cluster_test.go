@@ -17,8 +17,9 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// TestCluster runs the conformance suite on a 3-master Redis Cluster and
-// requires that no node ever answered CROSSSLOT.
+// TestCluster runs the conformance suite and concurrentTotals on a
+// 3-master Redis Cluster and requires that no node ever answered
+// CROSSSLOT.
 func TestCluster(t *testing.T) {
 	var addrs []string
 	for range 3 {
@@ -64,6 +65,9 @@ func TestCluster(t *testing.T) {
 		require.NoError(t, err)
 		require.True(t, r.Allowed)
 	}
+	// Simultaneous decisions coalesced into batch calls, which must keep
+	// to one slot each.
+	concurrentTotals(t, c, redisstore.Options{}, true)
 	for _, a := range addrs {
 		n := redis.NewClient(&redis.Options{Addr: a})
 		stats, err := n.Info(ctx, "errorstats").Result()

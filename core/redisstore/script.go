@@ -194,6 +194,7 @@ const MaxSlidingLogLimit = 4096
 type compiled struct {
 	src, sha  string
 	lib, fn   string
+	batchFn   string // the library's function deciding several requests (batch.lua)
 	denyCache bool
 }
 
@@ -216,31 +217,40 @@ func compile(p *core.Policy) (*compiled, error) {
 		deny = deny && s.denyCache
 	}
 	b.WriteString("local LIMITS = {" + strings.Join(ctors, ", ") + "}\n")
+	b.WriteString(luaFile("step"))
 	defs := b.String()
 	src := defs + luaFile("main")
 	h := sha1.Sum([]byte(src))
 	sha := hex.EncodeToString(h[:])
-	return &compiled{src: src, sha: sha, lib: library("fg_"+sha, defs), fn: "fg_" + sha, denyCache: deny}, nil
+	name := "fg_" + sha
+	return &compiled{src: src, sha: sha, lib: library(name, defs), fn: name, batchFn: name + "_b", denyCache: deny}, nil
 }
 
 // library returns the function library named name deciding with defs (the
-// prelude, the algorithms and LIMITS) and main.lua. EVALSHA runs a whole
-// script, defining every helper and building every limit again at each
-// call; a function runs only main. Redis runs a library's code at load
-// time without the standard libraries (math, string, table), so the
-// definitions run once, at the function's first call, and are kept.
+// prelude, the algorithms, LIMITS and step): function name runs main.lua,
+// one request, and function name_b runs batch.lua, several. EVALSHA runs
+// a whole script, defining every helper and building every limit again at
+// each call; a function runs only main or batch. Redis runs a library's
+// code at load time without the standard libraries (math, string, table),
+// so the definitions run once, at the first call, and are kept.
 func library(name, defs string) string {
 	var b strings.Builder
 	b.WriteString("#!lua name=" + name + "\n")
-	b.WriteString("local decide\n")
+	b.WriteString("local decide, batch\n")
 	b.WriteString("local function init()\n")
 	b.WriteString(defs)
 	b.WriteString("return function(KEYS, ARGV)\n")
 	b.WriteString(luaFile("main"))
+	b.WriteString("\nend, function(KEYS, ARGV)\n")
+	b.WriteString(luaFile("batch"))
 	b.WriteString("\nend\nend\n")
 	b.WriteString("redis.register_function('" + name + "', function(keys, args)\n")
-	b.WriteString("  if not decide then decide = init() end\n")
+	b.WriteString("  if not decide then decide, batch = init() end\n")
 	b.WriteString("  return decide(keys, args)\n")
+	b.WriteString("end)\n")
+	b.WriteString("redis.register_function('" + name + "_b', function(keys, args)\n")
+	b.WriteString("  if not decide then decide, batch = init() end\n")
+	b.WriteString("  return batch(keys, args)\n")
 	b.WriteString("end)\n")
 	return b.String()
 }

@@ -14,8 +14,12 @@
 // EVALSHA. A function or script missing from Redis (after a restart,
 // FUNCTION FLUSH or SCRIPT FLUSH) is loaded again — FUNCTION LOAD, or EVAL
 // — and the call retried once, invisibly. Concurrent decisions are
-// coalesced into pipelines: exactly one FCALL (or EVALSHA) per decision,
-// whatever the policy.
+// coalesced into pipelines, and with FCALL the decisions of one policy in
+// a pipeline (of one hash slot, on a Cluster) into one call of the
+// library's batch function, which decides them one after another, in
+// order, exactly as one FCALL each would, reading each key once and
+// writing it once: at most one FCALL (or EVALSHA) per decision, whatever
+// the policy.
 //
 // Each limit of a (policy, key) is one Redis string key,
 //
@@ -192,9 +196,10 @@ type Options struct {
 // Store is a [core.Store] keeping state in Redis. It is safe for
 // concurrent use; Close stops its goroutines.
 type Store struct {
-	client redis.UniversalClient
-	opts   Options
-	log    *slog.Logger
+	client  redis.UniversalClient
+	cluster bool // calls coalesced into one script call must share a slot
+	opts    Options
+	log     *slog.Logger
 
 	queue    chan *call
 	inflight atomic.Int32 // decisions between exec and their answer
@@ -251,6 +256,7 @@ func New(client redis.UniversalClient, opts Options) (*Store, error) {
 		queue:  make(chan *call, opts.MaxBatch*opts.Pipelines),
 		quit:   make(chan struct{}),
 	}
+	_, s.cluster = client.(*redis.ClusterClient)
 	if s.log == nil {
 		s.log = slog.Default()
 	}

@@ -1,0 +1,212 @@
+package redisstore
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/floodgate-go/floodgate/core"
+	"github.com/floodgate-go/floodgate/core/coretest"
+	"github.com/floodgate-go/floodgate/internal/redistest"
+	"github.com/stretchr/testify/require"
+)
+
+// TestBatchFunction calls a library's batch function directly on random
+// sequences of requests (every op, costs 0 to 6, instants moving forward,
+// backward and standing still, keys repeated, a key of the wrong type and
+// one of malformed state) and requires the replies, and the keys left
+// behind (value and TTL), to be those of the single-decision function
+// called once per request in the same order.
+func TestBatchFunction(t *testing.T) {
+	srv := redistest.Start(t)
+	c := srv.Client(t)
+	ctx := context.Background()
+	rng := rand.New(rand.NewPCG(7, 11))
+	algs := coretest.Algorithms()
+	var policies []*core.Policy
+	for _, a := range algs {
+		policies = append(policies, core.MustPolicy("one-"+a.Name, a))
+	}
+	for i := range 6 {
+		perm := rng.Perm(len(algs))[:2+i%2]
+		var ls []core.Limit
+		for _, k := range perm {
+			ls = append(ls, algs[k])
+		}
+		policies = append(policies, core.MustPolicy(fmt.Sprint("multi-", i), ls...))
+	}
+	ops := []string{"T", "T", "T", "T", "P", "P", "F", "R"}
+	for pi, p := range policies {
+		sc, err := compile(p)
+		require.NoError(t, err)
+		require.NoError(t, c.FunctionLoad(ctx, sc.lib).Err())
+		n := len(p.Limits())
+		for trial := range 20 {
+			m := 1 + rng.IntN(40)
+			now := int64(1_700_000_000_000_000) + rng.Int64N(1e6)
+			var args [][]any
+			var names []string
+			for range m {
+				switch rng.IntN(4) {
+				case 0:
+					now += rng.Int64N(3_000_000)
+				case 1:
+					now -= rng.Int64N(1000)
+				}
+				cost := 1 + rng.Int64N(6)
+				if rng.IntN(10) == 0 {
+					cost = 0
+				}
+				args = append(args, []any{ops[rng.IntN(len(ops))], cost, now, now - rng.Int64N(2_000_000), int64(rng.IntN(2) * 1000)})
+				names = append(names, fmt.Sprint("k", rng.IntN(4)))
+			}
+			keys := func(prefix, name string) []string {
+				out := make([]string, n)
+				for i := range out {
+					out[i] = fmt.Sprintf("%s{%s}:%d", prefix, name, i)
+				}
+				return out
+			}
+			seq, bat := fmt.Sprintf("s%d-%d:", pi, trial), fmt.Sprintf("b%d-%d:", pi, trial)
+			for _, prefix := range []string{seq, bat} {
+				require.NoError(t, c.HSet(ctx, keys(prefix, "k3")[0], "f", "v").Err())
+				require.NoError(t, c.Set(ctx, keys(prefix, "k2")[n-1], "x,y", time.Hour).Err())
+			}
+			var want []any
+			for j := range m {
+				args[j][4] = args[0][4] // one slack: one store's
+				r, err := c.FCall(ctx, sc.fn, keys(seq, names[j]), args[j]...).Slice()
+				if err != nil {
+					want = append(want, errText(err, seq))
+					continue
+				}
+				want = append(want, r)
+			}
+			var bkeys []string
+			bargs := []any{args[0][4]}
+			for j := range m {
+				bkeys = append(bkeys, keys(bat, names[j])...)
+				bargs = append(bargs, args[j][:4]...)
+			}
+			rs, err := c.FCall(ctx, sc.batchFn, bkeys, bargs...).Slice()
+			require.NoError(t, err)
+			require.Len(t, rs, m)
+			var got []any
+			for j, r := range rs {
+				switch r := r.(type) {
+				case []any:
+					got = append(got, r)
+				case error:
+					got = append(got, errText(r, bat))
+				default:
+					t.Fatalf("reply %d: %v", j, r)
+				}
+			}
+			require.Equal(t, want, got, "policy %s trial %d: %v on %v", p.Name(), trial, args, names)
+			for _, name := range []string{"k0", "k1", "k2", "k3"} {
+				for i := range n {
+					sk, bk := keys(seq, name)[i], keys(bat, name)[i]
+					sv, serr := c.Get(ctx, sk).Result()
+					bv, berr := c.Get(ctx, bk).Result()
+					require.Equal(t, fmt.Sprint(serr), fmt.Sprint(berr), "%s", sk)
+					require.Equal(t, sv, bv, "policy %s trial %d: state of %s", p.Name(), trial, sk)
+					st, _ := c.PTTL(ctx, sk).Result()
+					bt, _ := c.PTTL(ctx, bk).Result()
+					require.InDelta(t, float64(st), float64(bt), float64(50*time.Millisecond), "TTL of %s", sk)
+				}
+			}
+		}
+	}
+}
+
+// errText is err's message without the key prefix and without the
+// script's location, which Redis appends to the errors raised by
+// redis.call (the batch function catches them with redis.pcall).
+func errText(err error, prefix string) string {
+	msg, _, _ := strings.Cut(err.Error(), " script: ")
+	return strings.ReplaceAll(msg, prefix, "P:")
+}
+
+// TestBatchFunctionTime: a batch reads Redis TIME once, for all its
+// requests that ask for it (now -1); the others keep their own instant.
+func TestBatchFunctionTime(t *testing.T) {
+	srv := redistest.Start(t)
+	c := srv.Client(t)
+	ctx := context.Background()
+	sc, err := compile(core.MustPolicy("time", core.Limit{Name: "g", Algorithm: core.GCRA{Rate: core.PerSecond(1), Burst: 100}}))
+	require.NoError(t, err)
+	require.NoError(t, c.FunctionLoad(ctx, sc.lib).Err())
+	before := time.Now().UnixMicro()
+	rs, err := c.FCall(ctx, sc.batchFn, []string{"t{a}:0", "t{b}:0", "t{a}:0", "t{a}:0"}, int64(0),
+		"T", int64(1), int64(-1), int64(0),
+		"T", int64(1), int64(-1), int64(0),
+		"P", int64(1), int64(5_000_000), int64(0),
+		"T", int64(1), int64(-1), int64(0)).Slice()
+	require.NoError(t, err)
+	after := time.Now().UnixMicro()
+	require.Len(t, rs, 4)
+	at := rs[0].([]any)[1].(int64)
+	require.GreaterOrEqual(t, at, before-1000)
+	require.LessOrEqual(t, at, after+1000)
+	for j, want := range []int64{at, at, 5_000_000, at} {
+		require.Equal(t, want, rs[j].([]any)[1], "instant of request %d", j)
+	}
+	require.Equal(t, int64(98), rs[3].([]any)[3], "two takes on t{a}, in one batch")
+	ttl, err := c.PTTL(ctx, "t{a}:0").Result()
+	require.NoError(t, err)
+	require.Positive(t, ttl)
+}
+
+// TestSlot: Redis Cluster's slots (CLUSTER KEYSLOT) of a few keys.
+func TestSlot(t *testing.T) {
+	for key, want := range map[string]uint16{
+		"foo": 12182, "bar": 5061, "123456789": 0x31c3 % 16384,
+		"{foo}:0": 12182, "x{bar}y{foo}": 5061, "{}foo": slot("{}foo"), "a{": slot("a{"),
+	} {
+		require.Equal(t, want, slot(key), "%q", key)
+	}
+	srv := redistest.Start(t, "--cluster-enabled", "yes", "--cluster-config-file", "nodes.conf")
+	c := srv.Client(t)
+	for _, key := range []string{"{}foo", "a{", "floodgate:{0123456789abcdef0123456789abcdef}:1", "p{x}:{y}", "{{a}}"} {
+		want, err := c.ClusterKeySlot(context.Background(), key).Result()
+		require.NoError(t, err)
+		require.Equal(t, uint16(want), slot(key), "%q", key)
+	}
+}
+
+// TestGroup: calls are grouped by library, and on a Cluster by slot too,
+// each group in queue order, past the 8 groups searched linearly as well.
+func TestGroup(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 5))
+	libs := []*compiled{{fn: "a"}, {fn: "b"}, {fn: "c"}}
+	for _, cluster := range []bool{false, true} {
+		s := &Store{cluster: cluster}
+		var batch []*call
+		for i := range 300 {
+			batch = append(batch, &call{sc: libs[rng.IntN(len(libs))], keys: []string{fmt.Sprintf("p{%d}:0", rng.IntN(20))}, args: []any{i}})
+		}
+		groups := s.group(batch)
+		seen := 0
+		for _, g := range groups {
+			seen += len(g)
+			for j, c := range g {
+				require.Equal(t, g[0].sc.fn, c.sc.fn)
+				if cluster {
+					require.Equal(t, slot(g[0].keys[0]), slot(c.keys[0]))
+				}
+				if j > 0 {
+					require.Less(t, g[j-1].args[0].(int), c.args[0].(int), "queue order")
+				}
+			}
+		}
+		require.Equal(t, len(batch), seen)
+		if cluster {
+			require.Greater(t, len(groups), 8)
+		} else {
+			require.Len(t, groups, 3)
+		}
+	}
+}

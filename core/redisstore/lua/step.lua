@@ -1,0 +1,123 @@
+-- floodgate redisstore step: decides one request on every limit of a
+-- policy. Its keys are K[k0 + 1 .. k0 + #LIMITS]; op is T take, P peek,
+-- F refund, R reset; cost; now and taken in µs; slack in ms. C is nil for
+-- a decision alone (GET, SET and DEL go to Redis), or the cache of a batch
+-- (see batch.lua): the state of every key read or written so far in the
+-- batch, each written once at its end. Reply: {taken, now, then per
+-- limit: allowed, remaining, resetAfter µs, retryAfter µs (-1: never),
+-- delay µs, resetAfter ns remainder, retryAfter ns remainder}, or an
+-- error reply.
+local function kget(C, key)
+  if not C then return redis.call('GET', key) end
+  local v = C.val[key]
+  if v == nil then
+    v = redis.pcall('GET', key)
+    if type(v) == 'table' then return nil, v end
+    C.val[key] = v
+  end
+  return v
+end
+local function kput(C, key, v, px)
+  if not C then
+    if v then redis.call('SET', key, v, 'PX', px) else redis.call('DEL', key) end
+    return
+  end
+  if C.px[key] == nil then C.n = C.n + 1 C.order[C.n] = key end
+  C.val[key] = v
+  C.px[key] = px or false
+end
+local function step(K, k0, op, cost, now, taken, slack, C)
+  local n = #LIMITS
+  if op == 'R' then
+    if not C then
+      redis.call('DEL', unpack(K))
+    else
+      for i = 1, n do kput(C, K[k0 + i], false) end
+    end
+    return {0, now}
+  end
+  local st, dirty = {}, {}
+  for i = 1, n do
+    local L = LIMITS[i]
+    local v, e = kget(C, K[k0 + i])
+    if e then return e end
+    if v then
+      local s = decode(v, L.words)
+      if not s then
+        return redis.error_reply('ERR floodgate: malformed limiter state at ' .. K[k0 + i])
+      end
+      st[i] = s
+    else
+      st[i] = L.fresh()
+    end
+  end
+  if op == 'F' then
+    for i = 1, n do
+      LIMITS[i].refund(st[i], now, taken, cost)
+      dirty[i] = true
+    end
+    op, cost = 'P', 1
+  end
+  local commit = op == 'T'
+  if n == 1 then
+    -- One limit: no intermediate tables.
+    local L, s = LIMITS[1], st[1]
+    local a, rem, reset, retry, delay, rr1, rr2 = L.take(s, now, cost, commit)
+    local took, al = 0, 0
+    if a then al = 1 end
+    if commit then
+      if a then dirty[1], took = true, 1
+      elseif L.denied(s, now, cost) then dirty[1] = true end
+    end
+    if dirty[1] then
+      local idle = L.idle(s)
+      if idle <= now then
+        kput(C, K[k0 + 1], false)
+      else
+        kput(C, K[k0 + 1], encode(s, L.words), ceil((idle - now) / 1000) + slack)
+      end
+    end
+    return {took, now, al, rem, reset, retry, delay, rr1 or 0, rr2 or 0}
+  end
+  local res, took = {}, 0
+  do
+    local all = true
+    for i = 1, n do
+      res[i] = {LIMITS[i].take(st[i], now, cost, false)}
+      all = all and res[i][1]
+    end
+    for i = 1, n do
+      local L = LIMITS[i]
+      if all and commit then
+        res[i] = {L.take(st[i], now, cost, true)}
+        dirty[i] = true
+      elseif not all and res[i][1] then
+        res[i] = {L.take(st[i], now, 0, false)}
+      elseif not all and commit then
+        if L.denied(st[i], now, cost) then dirty[i] = true end
+      end
+    end
+    if all and commit then took = 1 end
+  end
+  for i = 1, n do
+    if dirty[i] then
+      local L = LIMITS[i]
+      local idle = L.idle(st[i])
+      if idle <= now then
+        kput(C, K[k0 + i], false)
+      else
+        kput(C, K[k0 + i], encode(st[i], L.words), ceil((idle - now) / 1000) + slack)
+      end
+    end
+  end
+  local out = {took, now}
+  for i = 1, n do
+    local r = res[i]
+    local a = 0
+    if r[1] then a = 1 end
+    local k = 2 + (i - 1) * 7
+    out[k + 1], out[k + 2], out[k + 3], out[k + 4] = a, r[2], r[3], r[4]
+    out[k + 5], out[k + 6], out[k + 7] = r[5], r[6] or 0, r[7] or 0
+  end
+  return out
+end
