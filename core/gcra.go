@@ -23,6 +23,14 @@ type GCRA struct {
 	Burst int64
 }
 
+// WithDefaults returns g with a zero Burst replaced by Rate.Limit.
+func (g GCRA) WithDefaults() GCRA {
+	if g.Burst == 0 {
+		g.Burst = g.Rate.Limit
+	}
+	return g
+}
+
 // Validate reports whether g is usable.
 func (g GCRA) Validate() error { _, err := g.compile(); return err }
 
@@ -30,14 +38,11 @@ func (g GCRA) compile() (stepper, error) {
 	if err := g.Rate.validate("GCRA"); err != nil {
 		return nil, err
 	}
-	burst := g.Burst
-	if burst == 0 {
-		burst = g.Rate.Limit
-	}
+	burst := g.WithDefaults().Burst
 	if burst < 1 {
 		return nil, fmt.Errorf("core: GCRA: burst %d must be ≥ 1: %w", g.Burst, ErrInvalidConfig)
 	}
-	iv := g.Rate.interval()
+	iv := int64(g.Rate.Interval())
 	tol, ok := mulSpan(burst, iv)
 	if !ok {
 		return nil, fmt.Errorf("core: GCRA: burst %d × interval %v exceeds 36 years: %w", burst, time.Duration(iv), ErrInvalidConfig)

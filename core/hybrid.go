@@ -71,7 +71,7 @@ func (h Hybrid) compile() (stepper, error) {
 		return nil, err
 	}
 	w := int64(h.Window)
-	iv := w/h.Quota + btoi(w%h.Quota != 0)
+	iv := int64(Per(h.Quota, h.Window).Interval())
 	tol, ok := mulSpan(h.Quota, iv)
 	if !ok || tol > maxSpan-w {
 		return nil, fmt.Errorf("core: Hybrid: window %v + quota %d × interval %v exceeds 36 years: %w", h.Window, h.Quota, time.Duration(iv), ErrInvalidConfig)

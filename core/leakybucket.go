@@ -60,21 +60,26 @@ type LeakyBucket struct {
 // Validate reports whether b is usable.
 func (b LeakyBucket) Validate() error { _, err := b.compile(); return err }
 
+// WithDefaults returns b with a zero Capacity replaced by Rate.Limit.
+func (b LeakyBucket) WithDefaults() LeakyBucket {
+	if b.Capacity == 0 {
+		b.Capacity = b.Rate.Limit
+	}
+	return b
+}
+
 func (b LeakyBucket) compile() (stepper, error) {
 	if err := b.Rate.validate("LeakyBucket"); err != nil {
 		return nil, err
 	}
-	capacity := b.Capacity
-	if capacity == 0 {
-		capacity = b.Rate.Limit
-	}
+	capacity := b.WithDefaults().Capacity
 	if capacity < 1 {
 		return nil, fmt.Errorf("core: LeakyBucket: capacity %d must be ≥ 1: %w", b.Capacity, ErrInvalidConfig)
 	}
 	if b.NoDelay < 0 || b.NoDelay > capacity {
 		return nil, fmt.Errorf("core: LeakyBucket: no-delay %d must be in [0, capacity %d]: %w", b.NoDelay, capacity, ErrInvalidConfig)
 	}
-	iv := b.Rate.interval()
+	iv := int64(b.Rate.Interval())
 	tol, ok := mulSpan(capacity, iv)
 	if !ok {
 		return nil, fmt.Errorf("core: LeakyBucket: capacity %d × interval %v exceeds 36 years: %w", capacity, time.Duration(iv), ErrInvalidConfig)

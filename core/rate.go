@@ -64,15 +64,20 @@ func (r Rate) validate(what string) error {
 	return nil
 }
 
-// interval returns the emission interval in nanoseconds, rounded up so that
-// the rate granted never exceeds r.
-func (r Rate) interval() int64 {
+// Interval returns the emission interval Period/Limit, rounded up to a whole
+// nanosecond so that the rate granted never exceeds r: the spacing the
+// algorithms use. It is 0 for an invalid Rate.
+func (r Rate) Interval() time.Duration {
+	if r.Limit <= 0 || r.Period <= 0 {
+		return 0
+	}
 	p := int64(r.Period)
-	return p/r.Limit + btoi(p%r.Limit != 0)
+	return time.Duration(p/r.Limit + btoi(p%r.Limit != 0))
 }
 
-// perSecond returns r as a float64 number of events per second.
-func (r Rate) perSecond() float64 { return float64(r.Limit) / r.Period.Seconds() }
+// PerSecond returns r as a float64 number of events per second, as
+// x/time/rate's Limit.
+func (r Rate) PerSecond() float64 { return float64(r.Limit) / r.Period.Seconds() }
 
 func btoi(b bool) int64 {
 	if b {

@@ -60,6 +60,14 @@ type TokenBucket struct {
 // about 36 years.
 func (b TokenBucket) Validate() error { _, err := b.compile(); return err }
 
+// WithDefaults returns b with a zero Burst replaced by Rate.Limit.
+func (b TokenBucket) WithDefaults() TokenBucket {
+	if b.Burst == 0 {
+		b.Burst = b.Rate.Limit
+	}
+	return b
+}
+
 func (b TokenBucket) compile() (stepper, error) {
 	if err := b.Rate.validate("TokenBucket"); err != nil {
 		return nil, err
@@ -67,16 +75,13 @@ func (b TokenBucket) compile() (stepper, error) {
 	if b.Burst < 0 {
 		return nil, fmt.Errorf("core: TokenBucket: burst %d must be ≥ 0: %w", b.Burst, ErrInvalidConfig)
 	}
-	burst := b.Burst
-	if burst == 0 {
-		burst = b.Rate.Limit
-	}
-	iv := b.Rate.interval()
+	burst := b.WithDefaults().Burst
+	iv := int64(b.Rate.Interval())
 	fill, ok := mulSpan(burst, iv)
 	if !ok {
 		return nil, fmt.Errorf("core: TokenBucket: burst %d × interval %v overflows 36 years: %w", burst, time.Duration(iv), ErrInvalidConfig)
 	}
-	limit := b.Rate.perSecond()
+	limit := b.Rate.PerSecond()
 	if !(limit > 0) || math.IsInf(limit, 0) {
 		return nil, fmt.Errorf("core: TokenBucket: rate %v is not a usable number of events per second: %w", b.Rate, ErrInvalidConfig)
 	}
@@ -99,7 +104,7 @@ type tokenStep struct {
 	burst  int64
 	burstF float64
 	bits   uint64 // Float64bits(burstF)
-	fill   int64  // Burst·Rate.interval(): ≥ the ns to refill an empty bucket, ≤ maxSpan
+	fill   int64  // Burst·Rate.Interval(): ≥ the ns to refill an empty bucket, ≤ maxSpan
 }
 
 func (s *tokenStep) words() int { return 2 }

@@ -50,15 +50,11 @@ func wholeUS(what string, d time.Duration) (int64, error) {
 	return int64(d / time.Microsecond), nil
 }
 
-// intervalUS is rate's emission interval (core rounds it up to a ns) rounded
-// up to a whole µs: the rate granted is never above the one asked for.
+// intervalUS is rate's emission interval (core's, rounded up to a ns)
+// rounded up to a whole µs: the rate granted is never above the one asked
+// for.
 func intervalUS(r core.Rate) int64 {
-	p := int64(r.Period)
-	ns := p / r.Limit
-	if p%r.Limit != 0 {
-		ns++
-	}
-	return (ns + 999) / 1000
+	return int64((r.Interval() + time.Microsecond - 1) / time.Microsecond)
 }
 
 // spanOK reports whether n·iv (both ≥ 1) fits the µs arithmetic.
@@ -73,20 +69,14 @@ func specOf(a core.Algorithm) (algSpec, error) {
 	}
 	switch a := a.(type) {
 	case core.GCRA:
-		burst := a.Burst
-		if burst == 0 {
-			burst = a.Rate.Limit
-		}
+		burst := a.WithDefaults().Burst
 		iv := intervalUS(a.Rate)
 		if !spanOK(burst, iv) {
 			return algSpec{}, invalid("GCRA: burst %d × interval %d µs exceeds 36 years", burst, iv)
 		}
 		return algSpec{"gcra", fmt.Sprintf("ALG.gcra(%d, %d, %d, nil)", iv, burst*iv, burst), true}, nil
 	case core.LeakyBucket:
-		capacity := a.Capacity
-		if capacity == 0 {
-			capacity = a.Rate.Limit
-		}
+		capacity := a.WithDefaults().Capacity
 		iv := intervalUS(a.Rate)
 		if !spanOK(capacity, iv) {
 			return algSpec{}, invalid("LeakyBucket: capacity %d × interval %d µs exceeds 36 years", capacity, iv)
@@ -112,24 +102,18 @@ func specOf(a core.Algorithm) (algSpec, error) {
 		}
 		return algSpec{"slidingwindow", fmt.Sprintf("ALG.slidingwindow(%d, %d)", a.Limit, w), true}, nil
 	case core.TokenBucket:
-		burst := a.Burst
-		if burst == 0 {
-			burst = a.Rate.Limit
-		}
-		p := int64(a.Rate.Period)
-		ivNS := p/a.Rate.Limit + btoi(p%a.Rate.Limit != 0)
-		if burst > (int64(1)<<52)/ivNS {
+		burst := a.WithDefaults().Burst
+		if burst > (int64(1)<<52)/int64(a.Rate.Interval()) {
 			return algSpec{}, invalid("TokenBucket: filling burst %d at %v takes 2^52 ns (52 days) or more", burst, a.Rate)
 		}
-		limit := float64(a.Rate.Limit) / a.Rate.Period.Seconds()
+		limit := a.Rate.PerSecond()
 		return algSpec{"tokenbucket", fmt.Sprintf("ALG.tokenbucket(%s, %d)", luaFloat(limit), burst), true}, nil
 	case core.Hybrid:
 		w, err := wholeUS("Hybrid: window", a.Window)
 		if err != nil {
 			return algSpec{}, err
 		}
-		ivNS := int64(a.Window)/a.Quota + btoi(int64(a.Window)%a.Quota != 0)
-		iv := (ivNS + 999) / 1000
+		iv := intervalUS(core.Per(a.Quota, a.Window))
 		if !spanOK(a.Quota, iv) || a.Quota*iv > maxSpanUS-w {
 			return algSpec{}, invalid("Hybrid: window + quota × interval exceeds 36 years in µs")
 		}
@@ -253,13 +237,6 @@ func library(name, defs string) string {
 	b.WriteString("  return batch(keys, args)\n")
 	b.WriteString("end)\n")
 	return b.String()
-}
-
-func btoi(b bool) int64 {
-	if b {
-		return 1
-	}
-	return 0
 }
 
 // backoffSpec compiles a Backoff (core's defaults applied): every duration
