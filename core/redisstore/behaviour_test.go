@@ -65,9 +65,8 @@ func TestTimeMode(t *testing.T) {
 	require.NoError(t, err)
 	require.False(t, r.Allowed)
 	assert.InDelta(t, float64(20*time.Second), float64(r.RetryAfter), float64(time.Second))
-	after, err := l.Refund(ctx, "k", core.Result{})
+	_, err = l.Refund(ctx, "k", core.Result{})
 	assert.ErrorIs(t, err, core.ErrNotTaken)
-	_ = after
 	checkTTLs(t, c)
 
 	short := limiterOn(t, s, core.MustPolicy("short", core.Limit{Name: "w", Algorithm: core.FixedWindow{Limit: 1, Window: 150 * time.Millisecond, Anchored: true}}))
