@@ -5,20 +5,13 @@ import (
 	"net/http/httptest"
 	"testing"
 
+	"github.com/floodgate-go/floodgate/internal/httpbench"
+
 	"github.com/floodgate-go/floodgate/adapters/chilimit"
 	"github.com/floodgate-go/floodgate/core"
 	"github.com/floodgate-go/floodgate/middleware"
 	"github.com/go-chi/chi/v5"
 )
-
-type sink struct {
-	h    http.Header
-	code int
-}
-
-func (s *sink) Header() http.Header         { return s.h }
-func (s *sink) WriteHeader(code int)        { s.code = code }
-func (s *sink) Write(b []byte) (int, error) { return len(b), nil }
 
 // BenchmarkOverhead is the cost of the limiter (allow path, every header
 // on) over the same chi router without it.
@@ -46,16 +39,7 @@ func BenchmarkOverhead(b *testing.B) {
 				g.Get("/users/{id}", ok)
 			})
 			req := httptest.NewRequest(http.MethodGet, "/users/42", nil)
-			w := &sink{h: http.Header{}}
-			b.ReportAllocs()
-			for b.Loop() {
-				clear(w.h)
-				w.code = 200
-				r.ServeHTTP(w, req)
-				if w.code != 200 {
-					b.Fatal(w.code)
-				}
-			}
+			httpbench.Serve(b, r, req, http.StatusOK)
 		})
 	}
 }
