@@ -1,0 +1,121 @@
+package core_test
+
+import (
+	"context"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/floodgate-go/floodgate/core"
+	"github.com/floodgate-go/floodgate/core/coretest"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+const (
+	floodMaxKeys   = 4096
+	floodVictims   = 64
+	floodNewcomers = 1000
+)
+
+// floodTables are a memory store table under test, with default options
+// but a small MaxKeys, and a reference table that never runs out of room.
+type floodTables struct {
+	tb, ref core.Table
+}
+
+func newFloodTables(t *testing.T, p *core.Policy, opts core.MemoryOptions) floodTables {
+	t.Helper()
+	ms, err := core.NewMemoryStore(opts)
+	require.NoError(t, err)
+	tb, err := ms.Bind(p)
+	require.NoError(t, err)
+	rs, err := core.NewMemoryStore(core.MemoryOptions{MaxKeys: 1 << 16})
+	require.NoError(t, err)
+	ref, err := rs.Bind(p)
+	require.NoError(t, err)
+	return floodTables{tb: tb, ref: ref}
+}
+
+func floodDo(t *testing.T, tb core.Table, op core.Op, key string, now int64) core.Result {
+	t.Helper()
+	r, err := tb.Do(context.Background(), core.Request{Op: op, Key: key, Cost: 1, Now: now})
+	require.NoError(t, err)
+	return r
+}
+
+// takeUntilDenied takes cost 1 for key on both tables until the reference
+// denies (at most 100 times) and returns how many decisions of the table
+// under test differed from the reference's.
+func (f floodTables) takeUntilDenied(t *testing.T, key string, now int64) (differ int) {
+	t.Helper()
+	for i := 0; i < 100; i++ {
+		want := floodDo(t, f.ref, core.OpTake, key, now)
+		got := floodDo(t, f.tb, core.OpTake, key, now)
+		if got.Allowed != want.Allowed || got.Remaining != want.Remaining || got.RetryAfter != want.RetryAfter {
+			differ++
+		}
+		if !want.Allowed {
+			return differ
+		}
+	}
+	t.Fatalf("key %s: still admitted after 100 takes", key)
+	return differ
+}
+
+// Under a flood of twice MaxKeys distinct keys, each sending one request,
+// a table with default options (1) forgets no key held at its limit, for
+// every algorithm: each is still denied, with the very RetryAfter of a
+// table that forgets nothing; (2) decides at least 99% of 1,000 new
+// clients exactly as that table does (each takes until denied); (3) never
+// holds more than MaxKeys entries.
+func TestMemoryFloodKeepsLimitedKeys(t *testing.T) {
+	for _, l := range coretest.Algorithms() {
+		t.Run(l.Name, func(t *testing.T) {
+			p, err := core.Single(l.Name, l.Algorithm)
+			require.NoError(t, err)
+			f := newFloodTables(t, p, core.MemoryOptions{MaxKeys: floodMaxKeys})
+			t0 := coretest.T0.UnixNano()
+			// The victims are hammered for 2 s, every 100 ms, to their
+			// limit: locked, exhausted, warm and waiting.
+			victim := func(i int) string { return fmt.Sprint("victim-", i) }
+			var t1 int64
+			for s := 0; s <= 20; s++ {
+				t1 = t0 + int64(s)*int64(100*time.Millisecond)
+				for i := 0; i < floodVictims; i++ {
+					require.Zero(t, f.takeUntilDenied(t, victim(i), t1))
+				}
+			}
+			checkVictims := func(now int64) {
+				t.Helper()
+				for i := 0; i < floodVictims; i++ {
+					want := floodDo(t, f.ref, core.OpPeek, victim(i), now)
+					require.False(t, want.Allowed, "the reference must still limit %s", victim(i))
+					got := floodDo(t, f.tb, core.OpPeek, victim(i), now)
+					require.False(t, got.Allowed, "%s was forgotten", victim(i))
+					require.Equal(t, want.RetryAfter, got.RetryAfter, "%s", victim(i))
+				}
+			}
+			now := t1
+			for i := 0; i < 2*floodMaxKeys; i++ {
+				now += int64(time.Microsecond)
+				floodDo(t, f.tb, core.OpTake, fmt.Sprint("flood-", i), now)
+				if i%256 == 0 {
+					require.LessOrEqual(t, core.TableLen(f.tb), floodMaxKeys)
+				}
+			}
+			require.LessOrEqual(t, core.TableLen(f.tb), floodMaxKeys)
+			checkVictims(now)
+			differ := 0
+			for i := 0; i < floodNewcomers; i++ {
+				now += int64(time.Microsecond)
+				if f.takeUntilDenied(t, fmt.Sprint("new-", i), now) > 0 {
+					differ++
+				}
+				require.LessOrEqual(t, core.TableLen(f.tb), floodMaxKeys)
+			}
+			assert.LessOrEqual(t, differ, floodNewcomers/100, "new clients decided otherwise than by a table that forgets nothing")
+			checkVictims(now)
+		})
+	}
+}
