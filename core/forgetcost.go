@@ -9,12 +9,14 @@ import "math"
 //
 // The measure is in the policy's cost units, so that the limits of one
 // policy compare. It is 0 when forgetting admits nothing more (a recovered
-// state, or a WarmUp key that is warm and free to pass, which a cold start
-// would only slow down). Otherwise it bounds how many more units a key
+// state, or a WarmUp key free to pass, which a cold start passes no sooner).
+// For the counting algorithms (GCRA, LeakyBucket, FixedWindow,
+// SlidingWindow, SlidingLog, RollingWindow, Hybrid, TokenBucket) it is the
+// units taken and not yet recovered, which bounds how many more units a key
 // forgotten at now can be admitted over any span of time than it would have
-// been: for the counting algorithms the units taken and not yet recovered,
-// for Backoff the attempts a fresh key would get before this key's next
-// lockout ends.
+// been. For Backoff and WarmUp, whose later passes depend on the phase of
+// the requests, it is what forgetting admits before the key's current wait
+// ends (TestForgetCostBoundsWhatForgettingAdmits checks both).
 
 // forgetCost returns what forgetting st at now admits, the most over the
 // policy's limits: a key admitted by every limit gains at most what its
@@ -91,19 +93,42 @@ func (s *tokenStep) forgetCost(st []int64, now int64) int64 {
 	return min(int64(math.Ceil(missing)), s.burst)
 }
 
-// WarmUp: one unit while the key must wait (a fresh key passes once at
-// once, then waits the cold interval, the longest there is); nothing when
-// it may pass, as a cold start is never faster than a warm key.
+// WarmUp: nothing when the key may pass (a cold start passes no sooner);
+// while it must wait until next, the passes a fresh key gets before next:
+// one at once, then one per cold, slowly warming, interval. So a key that
+// sent one request and waits its cold interval costs 1, as does a key
+// hammered to its limit, which waits about a stable interval (ties go to
+// the nearest to recovery: the cold one). Beyond next WarmUp is not
+// monotone (two keys' passes drift apart with the phase of their requests
+// whatever their states), so this is the measure of what forgetting admits
+// early, not a bound over all later time.
 func (w *warmStep) forgetCost(st []int64, now int64) int64 {
 	next, _ := w.load(st)
-	return btoi(next > now)
+	if next <= now {
+		return 0
+	}
+	d, t, stored := next-now, int64(0), w.maxP
+	var n int64
+	for ; n < 4; n++ {
+		if t >= d {
+			return n
+		}
+		wait, spend := w.charge(stored, 1)
+		t, stored = satAdd(t, wait), stored-spend
+	}
+	if t >= d {
+		return n
+	}
+	// Every later interval is at least the stable one.
+	return n + ceilDiv(d-t, max(int64(w.stable), 1))
 }
 
 // Backoff: the free failures forgetting gives back (all of Free while
 // locked, else those counted in the open window), plus the attempts a fresh
 // key, locked for Base, 2·Base, … after them, would get before this key's
 // next lockout ends (its lock's remaining time, then lock(k)). So a lockout
-// weighs more the longer it has to run and the more lockouts precede it.
+// weighs more the longer it has to run and the more lockouts precede it,
+// and always more than the failures of an unlocked key of fewer lockouts.
 func (b *backoffStep) forgetCost(st []int64, now int64) int64 {
 	v, at := b.view(st, now)
 	if fresh(v[:]) {
