@@ -41,9 +41,9 @@ const (
 	RefuseNew
 )
 
-// EvictNearest is the former name of [EvictCheapest].
-//
-// Deprecated: use EvictCheapest, the default (the zero WhenFull).
+// EvictNearest is the former name of [EvictCheapest], kept so that code
+// naming it compiles; it now forgets the cheapest entry, not the nearest to
+// recovery. New code leaves WhenFull zero.
 const EvictNearest = EvictCheapest
 
 // MemoryOptions configures a [MemoryStore].
