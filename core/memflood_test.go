@@ -119,3 +119,96 @@ func TestMemoryFloodKeepsLimitedKeys(t *testing.T) {
 		})
 	}
 }
+
+// floodVictims hammers floodVictims keys to their limit on both tables, for
+// 2 s every 100 ms, and returns their names and the instant of the last
+// hammering.
+func (f floodTables) hammerVictims(t *testing.T) ([]string, int64) {
+	t.Helper()
+	t0 := coretest.T0.UnixNano()
+	victims := make([]string, floodVictims)
+	for i := range victims {
+		victims[i] = fmt.Sprint("victim-", i)
+	}
+	var t1 int64
+	for s := 0; s <= 20; s++ {
+		t1 = t0 + int64(s)*int64(100*time.Millisecond)
+		for _, v := range victims {
+			require.Zero(t, f.takeUntilDenied(t, v, t1))
+		}
+	}
+	return victims, t1
+}
+
+// The attacker who makes every flood key look limited too. Flood keys each
+// worth less than the victims (each takes while its forgetCost stays below
+// the least of the victims') never erase a victim. Flood keys each taken to
+// their limit may (a victim is then the cheapest, or nearest to recovery
+// among equals), and the bound holds: a forgotten victim is admitted at most
+// its forgetCost more than by a table that forgets nothing, and only after
+// the attacker has had about as much admitted to each of twice MaxKeys keys.
+func TestMemoryFloodOfLimitedKeys(t *testing.T) {
+	for _, l := range coretest.Algorithms() {
+		t.Run(l.Name, func(t *testing.T) {
+			p, err := core.Single(l.Name, l.Algorithm)
+			require.NoError(t, err)
+
+			// Lighter flood keys: no victim is forgotten.
+			f := newFloodTables(t, p, core.MemoryOptions{MaxKeys: floodMaxKeys})
+			victims, now := f.hammerVictims(t)
+			floodEnd := now + int64(2*floodMaxKeys)*int64(time.Microsecond)
+			least := int64(1 << 62)
+			for _, v := range victims {
+				least = min(least, core.TableForgetCost(f.ref, v, floodEnd))
+			}
+			require.Positive(t, least)
+			taken := 0
+			for i := 0; i < 2*floodMaxKeys; i++ {
+				now += int64(time.Microsecond)
+				key := fmt.Sprint("flood-", i)
+				for j := 0; j < 100; j++ {
+					// Take on the reference first: stop before the key
+					// would weigh as much as a victim.
+					if !floodDo(t, f.ref, core.OpTake, key, now).Allowed || core.TableForgetCost(f.ref, key, floodEnd) >= least {
+						break
+					}
+					floodDo(t, f.tb, core.OpTake, key, now)
+					taken++
+				}
+				if i%256 == 0 {
+					require.LessOrEqual(t, core.TableLen(f.tb), floodMaxKeys)
+				}
+			}
+			for _, v := range victims {
+				require.Equal(t, floodDo(t, f.ref, core.OpPeek, v, now), floodDo(t, f.tb, core.OpPeek, v, now), "%s was forgotten", v)
+			}
+			t.Logf("lighter flood: %d units taken by %d keys, no victim forgotten (victims' least cost %d)", taken, 2*floodMaxKeys, least)
+
+			// Flood keys at their limit: the bound.
+			f = newFloodTables(t, p, core.MemoryOptions{MaxKeys: floodMaxKeys})
+			victims, now = f.hammerVictims(t)
+			for i := 0; i < 2*floodMaxKeys; i++ {
+				now += int64(time.Microsecond)
+				key := fmt.Sprint("flood-", i)
+				for j := 0; j < 100 && floodDo(t, f.tb, core.OpTake, key, now).Allowed; j++ {
+				}
+			}
+			forgotten := 0
+			for _, v := range victims {
+				cost := core.TableForgetCost(f.ref, v, now)
+				var gotRef, gotTb int64
+				for j := 0; j < 100 && floodDo(t, f.ref, core.OpTake, v, now).Allowed; j++ {
+					gotRef++
+				}
+				for j := 0; j < 100 && floodDo(t, f.tb, core.OpTake, v, now).Allowed; j++ {
+					gotTb++
+				}
+				if gotTb > gotRef {
+					forgotten++
+				}
+				require.LessOrEqual(t, gotTb-gotRef, cost, "%s gained more than its cost", v)
+			}
+			t.Logf("flood at the limit: %d of %d victims forgotten", forgotten, len(victims))
+		})
+	}
+}

@@ -26,12 +26,13 @@ const (
 	// random seed): bounded work per insert.
 	//
 	// New keys are always decided as keys never seen. The bound: a key
-	// whose entry admits m units on forgetting (see [MemoryStore]) is
-	// forgotten only when every other candidate admits m or more; the key
-	// then gains at most m units, no earlier than the others would. A flood
-	// of keys that each sent less than a limited key has been admitted
-	// never erases it; a flood that erases it must have had m units
-	// admitted to each of its keys.
+	// whose entry would admit m units on forgetting is forgotten only when
+	// every other candidate would admit m or more (among equals, the
+	// nearest to recovery goes first); the key then gains at most m units
+	// (for Backoff and WarmUp: before its current wait ends). So a flood
+	// of keys each lighter than a limited key never erases it, and a flood
+	// that erases it must first make about MaxKeys keys as limited, each by
+	// having about m units admitted (TestMemoryFloodOfLimitedKeys).
 	EvictCheapest WhenFull = iota
 	// RefuseNew denies requests of new keys (Result.Allowed false, with
 	// RetryAfter the time until the nearest entry recovers) and keeps every
