@@ -40,6 +40,9 @@ type stepper interface {
 	refund(st []int64, now, taken, cost int64)
 	// idleAt is the instant from which st behaves as the zero state.
 	idleAt(st []int64) int64
+	// forgetCost is what forgetting st at now would admit, in cost units
+	// (see forgetcost.go): 0 when st is recovered.
+	forgetCost(st []int64, now int64) int64
 	// quota is the most granted at once and the time that quota takes to
 	// replenish.
 	quota() (int64, time.Duration)

@@ -10,31 +10,54 @@ import (
 const DefaultMaxKeys = 1 << 20
 
 // WhenFull is what a [MemoryStore] table does with a new key when it holds
-// MaxKeys keys none of which has recovered.
+// MaxKeys keys.
 type WhenFull uint8
 
 const (
+	// EvictCheapest, the default, makes room for a new key by forgetting
+	// another: first an entry that has fully recovered (exact: it decides as
+	// a key never seen), else the entry whose forgetting admits least by its
+	// own algorithm's measure (units taken and not yet recovered; for
+	// Backoff, the attempts a fresh key would get before the lockout's end,
+	// so a lockout or an exhausted window weighs far more than a key that
+	// sent one request), the nearest to recovery among equals. Candidates
+	// are the entries within evictScan slots of the new key's home slot,
+	// whose placement an attacker cannot aim at (the hash has a per-store
+	// random seed): bounded work per insert.
+	//
+	// New keys are always decided as keys never seen. The bound: a key
+	// whose entry would admit m units on forgetting is forgotten only when
+	// every other candidate would admit m or more (among equals, the
+	// nearest to recovery goes first); the key then gains at most m units
+	// (for Backoff and WarmUp: before its current wait ends). So a flood
+	// of keys each lighter than a limited key never erases it, and a flood
+	// that erases it must first make about MaxKeys keys as limited, each by
+	// having about m units admitted (TestMemoryFloodOfLimitedKeys).
+	EvictCheapest WhenFull = iota
 	// RefuseNew denies requests of new keys (Result.Allowed false, with
 	// RetryAfter the time until the nearest entry recovers) and keeps every
-	// existing key. Nothing is forgotten, so nothing is over-admitted; the
-	// price is that new clients wait during a flood of keys. The default.
-	RefuseNew WhenFull = iota
-	// EvictNearest forgets the entry nearest to recovery (among up to 128
-	// entries around the new key's slot) to make room. New clients keep
-	// being served, at the price of admitting the evicted key again early.
-	EvictNearest
+	// existing key: nothing is over-admitted, but an attacker with enough
+	// source addresses fills the table and shuts out every new client until
+	// its entries recover. Opt in only where that is the lesser harm.
+	RefuseNew
 )
+
+// EvictNearest is the former name of [EvictCheapest], kept so that code
+// naming it compiles; it now forgets the cheapest entry, not the nearest to
+// recovery. New code leaves WhenFull zero.
+const EvictNearest = EvictCheapest
 
 // MemoryOptions configures a [MemoryStore].
 type MemoryOptions struct {
 	// MaxKeys bounds the keys each bound policy keeps: a hard bound, split
-	// evenly across shards (a shard refuses or evicts when it holds
+	// evenly across shards (a shard evicts, or refuses, when it holds
 	// MaxKeys/Shards keys). 0 means [DefaultMaxKeys].
 	MaxKeys int
 	// Shards is the number of independently locked shards, a power of two.
 	// 0 picks up to 64, keeping at least 16 keys per shard.
 	Shards int
-	// WhenFull chooses what happens to new keys when a shard is full.
+	// WhenFull chooses what happens to new keys when a shard is full; the
+	// zero value is [EvictCheapest].
 	WhenFull WhenFull
 }
 
@@ -49,7 +72,10 @@ type MemoryOptions struct {
 //
 // An entry that has fully recovered is indistinguishable from a new key, so
 // dropping it is exact. Recovered entries are dropped whenever a shard must
-// grow or is full: incrementally, per shard, with no goroutine.
+// grow or is full: incrementally, per shard, with no goroutine. A full
+// shard then forgets the entry whose forgetting admits least (see
+// [EvictCheapest]): under a flood of distinct keys twice MaxKeys, keys held
+// at their limit stay limited and new keys keep being decided normally.
 type MemoryStore struct {
 	opts MemoryOptions
 	seed maphash.Seed
@@ -72,7 +98,7 @@ func NewMemoryStore(opts MemoryOptions) (*MemoryStore, error) {
 	if opts.Shards < 1 || opts.Shards&(opts.Shards-1) != 0 || opts.Shards > opts.MaxKeys {
 		return nil, fmt.Errorf("core: memory store: Shards %d must be a power of two ≤ MaxKeys: %w", opts.Shards, ErrInvalidConfig)
 	}
-	if opts.WhenFull > EvictNearest {
+	if opts.WhenFull > RefuseNew {
 		return nil, fmt.Errorf("core: memory store: WhenFull %d: %w", opts.WhenFull, ErrInvalidConfig)
 	}
 	return &MemoryStore{opts: opts, seed: maphash.MakeSeed()}, nil
@@ -90,7 +116,7 @@ func (m *MemoryStore) Bind(p *Policy) (Table, error) {
 		shards:    make([]memShard, m.opts.Shards),
 		shardBits: shardBits,
 		perShard:  m.opts.MaxKeys / m.opts.Shards,
-		evict:     m.opts.WhenFull == EvictNearest,
+		evict:     m.opts.WhenFull == EvictCheapest,
 		stride:    1 + p.words,
 		zero:      make([]int64, p.words),
 	}

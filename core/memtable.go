@@ -32,14 +32,23 @@ type memShard struct {
 	// an entry recover earlier; a full shard then sweeps a little late,
 	// refusing more, never admitting more.)
 	nextIdle int64
-	_        [128 - 56]byte
+	hand     int // the next slot the incremental sweep of a full shard examines
+	_        [128 - 64]byte
 }
 
 // Load factors: a shard grows when an insert would pass 4/5 full, by half,
 // so it is between 8/15 and 4/5 full once warm: 20 to 30 bytes per GCRA key.
 func maxLoad(c int) int { return c * 4 / 5 }
 
-const evictScan = 128 // slots examined for EvictNearest
+// evictScan is how many slots from a new key's home slot a full shard
+// examines for an entry to forget (EvictCheapest): about 50 entries at the
+// usual load, a bounded cost per insert.
+const evictScan = 64
+
+// sweepStep is how many slots the incremental sweep examines per insert
+// into a full shard, from the shard's hand onwards, dropping the recovered
+// entries: over cap/sweepStep such inserts it visits every slot.
+const sweepStep = 8
 
 const maxInt64 = int64(1<<63 - 1)
 
@@ -146,11 +155,16 @@ func (t *memTable) do(req *Request, res *Result) {
 // when the shard is full and may not evict.
 func (t *memTable) insert(s *memShard, h uint64, off int, now int64) (int, bool) {
 	switch {
+	case s.n >= t.perShard && t.evict:
+		if t.sweepSome(s, now); s.n >= t.perShard {
+			t.evictCheapest(s, h, now)
+		}
+		off, _ = t.find(s, h)
 	case s.n >= t.perShard:
 		if now >= s.nextIdle {
 			t.sweep(s, now)
 		}
-		if s.n >= t.perShard && !(t.evict && t.evictNearest(s, h)) {
+		if s.n >= t.perShard {
 			return 0, false
 		}
 		off, _ = t.find(s, h)
@@ -218,27 +232,52 @@ func (t *memTable) sweep(s *memShard, now int64) {
 	s.nextIdle = next
 }
 
-// evictNearest forgets the entry nearest to recovery among up to evictScan
-// slots from h's home slot, and reports whether it found one.
-func (t *memTable) evictNearest(s *memShard, h uint64) bool {
-	best, bestAt := -1, int64(0)
+// evictCheapest frees one slot of the full shard s for the new key h: among
+// the entries within evictScan slots of h's home slot, the first that has
+// recovered (dropping it is exact), else the one whose forgetting admits
+// least (policy.forgetCost at now), and among those the nearest to recovery.
+// The shard is full (perShard ≥ 1), so the scan meets an entry, if need be
+// beyond evictScan slots.
+func (t *memTable) evictCheapest(s *memShard, h uint64, now int64) {
+	p := t.policy
+	best, bestCost, bestAt := -1, int64(0), int64(0)
 	i := t.home(h, s.cap)
-	for k := 0; k < min(evictScan, s.cap); k++ {
+	for k := 0; k < s.cap && (k < evictScan || best < 0); k++ {
 		off := i * t.stride
 		if s.slots[off] != 0 {
-			if at := t.policy.idleAt(s.slots[off+1 : off+t.stride]); best < 0 || at < bestAt {
-				best, bestAt = off, at
+			st := s.slots[off+1 : off+t.stride]
+			at := p.idleAt(st)
+			if at <= now {
+				best = off
+				break
+			}
+			c := p.forgetCost(st, now)
+			if best < 0 || c < bestCost || (c == bestCost && at < bestAt) {
+				best, bestCost, bestAt = off, c, at
 			}
 		}
 		if i++; i == s.cap {
 			i = 0
 		}
 	}
-	if best < 0 {
-		return false
-	}
 	t.remove(s, best)
-	return true
+}
+
+// sweepSome drops the recovered entries among the sweepStep slots from the
+// shard's hand, and moves the hand past them.
+func (t *memTable) sweepSome(s *memShard, now int64) {
+	i := s.hand % s.cap
+	for k := 0; k < sweepStep; k++ {
+		off := i * t.stride
+		if s.slots[off] != 0 && t.policy.idleAt(s.slots[off+1:off+t.stride]) <= now {
+			t.remove(s, off) // shifts a later entry into i: look again
+			continue
+		}
+		if i++; i == s.cap {
+			i = 0
+		}
+	}
+	s.hand = i
 }
 
 // refuse fills res with the denial of a new key in a full shard: it may

@@ -84,7 +84,7 @@ func TestMemoryFloodRefuseNew(t *testing.T) {
 	p, err := Single("flood", GCRA{Rate: PerHour(1), Burst: 3})
 	require.NoError(t, err)
 	const maxKeys = 10_000
-	tb := memTestTable(t, p, MemoryOptions{MaxKeys: maxKeys})
+	tb := memTestTable(t, p, MemoryOptions{MaxKeys: maxKeys, WhenFull: RefuseNew})
 	for i := 0; i < 3; i++ {
 		require.True(t, memTake(tb, "victim", memT0, 1).Allowed)
 	}
@@ -113,12 +113,12 @@ func TestMemoryFloodRefuseNew(t *testing.T) {
 	assert.True(t, memTake(tb, "newcomer", memT0+int64(4*time.Hour), 1).Allowed)
 }
 
-// In EvictNearest mode new keys keep being admitted, MaxKeys still holds,
-// and the entry forgotten is the one nearest to recovery.
-func TestMemoryFloodEvictNearest(t *testing.T) {
+// By default new keys keep being admitted, MaxKeys still holds, and the
+// entry forgotten is the one whose forgetting admits least.
+func TestMemoryFloodEvictCheapest(t *testing.T) {
 	p, err := Single("evict", GCRA{Rate: PerMinute(1), Burst: 10})
 	require.NoError(t, err)
-	tb := memTestTable(t, p, MemoryOptions{MaxKeys: 4, Shards: 1, WhenFull: EvictNearest})
+	tb := memTestTable(t, p, MemoryOptions{MaxKeys: 4, Shards: 1})
 	// Keys a..d recover 1, 4, 2 and 3 minutes from now.
 	for k, cost := range map[string]int64{"a": 1, "b": 4, "c": 2, "d": 3} {
 		require.True(t, memTake(tb, k, memT0, cost).Allowed)
@@ -126,7 +126,8 @@ func TestMemoryFloodEvictNearest(t *testing.T) {
 	require.Equal(t, 4, tb.Len())
 	require.True(t, memTake(tb, "e", memT0, 1).Allowed)
 	require.Equal(t, 4, tb.Len())
-	// "a" was nearest to recovery: it is forgotten, the others are not.
+	// "a" owes least (1 unit; the others 4, 2 and 3): it is forgotten, the
+	// others are not.
 	for k, rem := range map[string]int64{"a": 10, "b": 6, "c": 8, "d": 7, "e": 9} {
 		var r Result
 		tb.do(&Request{Op: OpPeek, Key: k, Now: memT0, Cost: 1}, &r)
@@ -143,7 +144,7 @@ func TestMemoryFloodEvictNearest(t *testing.T) {
 func TestMemoryFullShardRecovers(t *testing.T) {
 	p, err := Single("one", GCRA{Rate: PerMinute(1)})
 	require.NoError(t, err)
-	tb := memTestTable(t, p, MemoryOptions{MaxKeys: 1, Shards: 1})
+	tb := memTestTable(t, p, MemoryOptions{MaxKeys: 1, Shards: 1, WhenFull: RefuseNew})
 	require.True(t, memTake(tb, "a", memT0, 1).Allowed)
 	r := memTake(tb, "b", memT0+int64(time.Second), 1)
 	require.False(t, r.Allowed, "full: a has not recovered")

@@ -1,0 +1,25 @@
+package core
+
+// This file exposes to the black-box flood tests (package core_test) what
+// they check and cannot observe through a Table.
+
+// TableLen returns the entries a MemoryStore table holds.
+func TableLen(t Table) int { return t.(*memTable).Len() }
+
+// ForgetCost is the stepper's forgetCost.
+func (p *Probe) ForgetCost(st []int64, now int64) int64 { return p.s.forgetCost(st, now) }
+
+// TableForgetCost returns the forgetCost of key's entry in a MemoryStore
+// table at now, or -1 when the table holds no entry for key.
+func TableForgetCost(tb Table, key string, now int64) int64 {
+	t := tb.(*memTable)
+	h := t.hash(key)
+	s := &t.shards[h>>(64-t.shardBits)&(uint64(len(t.shards))-1)]
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	off, found := t.find(s, h)
+	if !found {
+		return -1
+	}
+	return t.policy.forgetCost(s.slots[off+1:off+t.stride], now)
+}
