@@ -4,8 +4,10 @@ import (
 	"fmt"
 	"net/http"
 	"reflect"
+	"strings"
 
 	"github.com/floodgate-go/floodgate/core"
+	"github.com/floodgate-go/floodgate/internal/routepath"
 )
 
 // Routes is a [Selector] that picks a limiter by route: Go 1.22 ServeMux
@@ -14,12 +16,35 @@ import (
 // adapter passes one. The route is part of the key, so two routes never
 // share buckets, even with the same limiter, unless [Routes.Share] groups
 // them. Configure Routes before serving; it is then safe for concurrent use.
+//
+// A request is limited by the route of the handler it reaches, whatever
+// variant of method and path it reaches it with:
+//
+//   - Methods are matched without regard to case ("get" is GET), in
+//     patterns and requests alike.
+//   - HEAD is limited like GET, in the GET route's buckets, unless a HEAD
+//     route of its own was added: ServeMux, chi's middleware.GetHead and
+//     routes registered for both methods all serve HEAD with the GET
+//     handler.
+//   - Without a template, a request is matched as ServeMux matches it,
+//     which cleans paths ("//x", "/a/../x"), decodes percent-encoding and
+//     redirects "/x" to "/x/". A request that matches no pattern that way
+//     is matched again with its path cleaned, with its trailing slash added
+//     or removed and in lower case, because other routers (chi with
+//     StripSlashes or CleanPath, routers matching without case) serve those
+//     variants with the handler of the route: only if none of them matches
+//     does the request get the default limiter.
+//   - CORS preflights: see [Preflight].
 type Routes struct {
-	mux      *http.ServeMux
-	routes   map[string]*route // by pattern, as added
-	def      Limiter
-	limiters map[Limiter]int // how many scopes use each limiter
+	mux       *http.ServeMux
+	byPattern map[string]*route   // by canonical pattern, as ServeMux reports it
+	byKey     map[routeKey]*route // by method ("" for any) and the rest of the pattern
+	def       Limiter
+	limiters  map[Limiter]int // how many scopes use each limiter
+	err       error           // a bad argument of NewRoutes, reported by Add, Share and NewSelect
 }
+
+type routeKey struct{ method, path string }
 
 type route struct {
 	lim   Limiter
@@ -27,9 +52,18 @@ type route struct {
 }
 
 // NewRoutes returns routes that give requests matching no route to def, or
-// leave them unlimited when def is nil.
+// leave them unlimited when def is nil. A def that is a typed nil or a zero
+// limiter is reported by every later Add or Share and by [NewSelect].
 func NewRoutes(def Limiter) *Routes {
-	return &Routes{mux: http.NewServeMux(), routes: map[string]*route{}, def: def, limiters: map[Limiter]int{}}
+	rt := &Routes{mux: http.NewServeMux(), byPattern: map[string]*route{}, byKey: map[routeKey]*route{}, limiters: map[Limiter]int{}}
+	if def != nil {
+		if err := checkLimiter("NewRoutes default", def); err != nil {
+			rt.err = err
+			return rt
+		}
+		rt.def = def
+	}
+	return rt
 }
 
 // Add limits the requests matching pattern with l.
@@ -38,26 +72,61 @@ func (rt *Routes) Add(pattern string, l Limiter) error {
 }
 
 // Share limits the requests matching any of patterns with l, in buckets
-// they share under the name group.
+// they share under the name group. A group name may not contain a NUL byte
+// (the middleware keeps preflight buckets apart with it).
 func (rt *Routes) Share(group string, l Limiter, patterns ...string) (err error) {
-	if l == nil || len(patterns) == 0 {
-		return fmt.Errorf("middleware: route group %q: nil limiter or no pattern: %w", group, core.ErrInvalidConfig)
+	if rt == nil {
+		return fmt.Errorf("middleware: Share on nil *Routes: %w", core.ErrInvalidConfig)
+	}
+	if rt.err != nil {
+		return rt.err
+	}
+	if len(patterns) == 0 {
+		return fmt.Errorf("middleware: route group %q: no pattern: %w", group, core.ErrInvalidConfig)
+	}
+	if err := checkLimiter(fmt.Sprintf("route group %q", group), l); err != nil {
+		return err
+	}
+	if strings.IndexByte(group, 0) >= 0 {
+		return fmt.Errorf("middleware: route group %q contains a NUL byte: %w", group, core.ErrInvalidConfig)
 	}
 	if !reflect.TypeOf(l).Comparable() {
 		return fmt.Errorf("middleware: route group %q: limiter type %T is not comparable: %w", group, l, core.ErrInvalidConfig)
 	}
 	rte := &route{lim: l, scope: group}
 	for _, p := range patterns {
-		if _, dup := rt.routes[p]; dup {
-			return fmt.Errorf("middleware: route %q added twice: %w", p, core.ErrInvalidConfig)
-		}
-		if err := register(rt.mux, p); err != nil {
+		key, canon, err := parsePattern(p)
+		if err != nil {
 			return err
 		}
-		rt.routes[p] = rte
+		if _, dup := rt.byPattern[canon]; dup {
+			return fmt.Errorf("middleware: route %q added twice: %w", p, core.ErrInvalidConfig)
+		}
+		if err := register(rt.mux, canon); err != nil {
+			return err
+		}
+		rt.byPattern[canon] = rte
+		rt.byKey[key] = rte
 	}
 	rt.limiters[l]++
 	return nil
+}
+
+// parsePattern splits a pattern into its method, upper-cased, and the rest,
+// and returns the canonical pattern: "METHOD rest", or rest alone.
+func parsePattern(p string) (routeKey, string, error) {
+	rest := strings.TrimLeft(p, " \t")
+	method := ""
+	if i := strings.IndexAny(rest, " \t"); i >= 0 && !strings.Contains(rest[:i], "/") {
+		method, rest = routepath.Method(rest[:i]), strings.TrimLeft(rest[i:], " \t")
+	}
+	if rest == "" {
+		return routeKey{}, "", fmt.Errorf("middleware: route %q has no path: %w", p, core.ErrInvalidConfig)
+	}
+	if method == "" {
+		return routeKey{path: rest}, rest, nil
+	}
+	return routeKey{method, rest}, method + " " + rest, nil
 }
 
 // register adds pattern to mux, turning ServeMux's panic on an invalid or
@@ -72,18 +141,34 @@ func register(mux *http.ServeMux, pattern string) (err error) {
 	return nil
 }
 
-// Select picks the limiter of the route r matches. With a route template
-// from an adapter it looks up "METHOD template", then "template"; without
-// one it matches r against the patterns as a ServeMux would.
+// Select picks the limiter of the route r reaches (see [Routes] for how
+// variants of method and path are matched). With a route template from an
+// adapter it looks up "METHOD template", then "GET template" for HEAD, then
+// "template"; without one it matches r against the patterns as a ServeMux
+// would.
 func (rt *Routes) Select(r *http.Request, template string) (Limiter, string, error) {
-	var rte *route
-	if template != "" {
-		if rte = rt.routes[r.Method+" "+template]; rte == nil {
-			rte = rt.routes[template]
-		}
-	} else if _, pattern := rt.mux.Handler(r); pattern != "" {
-		rte = rt.routes[pattern]
+	if rt.err != nil {
+		return nil, "", rt.err
 	}
+	return rt.pick(rt.find(r, routepath.Method(r.Method), template))
+}
+
+// ownRoute returns the limiter of the route r reaches by its own method, if
+// it reaches one: for a preflight, an OPTIONS route or a route of every
+// method.
+func (rt *Routes) ownRoute(r *http.Request, template string) (Limiter, string, bool) {
+	rte := rt.find(r, routepath.Method(r.Method), template)
+	if rte == nil || rt.err != nil {
+		return nil, "", false
+	}
+	l, s, _ := rt.pick(rte)
+	return l, s, true
+}
+
+func (rt *Routes) validate() error { return rt.err }
+
+// pick returns the limiter and scope of rte, or the default for nil.
+func (rt *Routes) pick(rte *route) (Limiter, string, error) {
 	if rte == nil {
 		if rt.def == nil {
 			return nil, "", nil
@@ -97,10 +182,77 @@ func (rt *Routes) Select(r *http.Request, template string) (Limiter, string, err
 	return rte.lim, rte.scope, nil
 }
 
-// Patterns returns the patterns added, for documentation and tests.
+// find returns the route a request with method (canonical) reaches, nil
+// for none.
+func (rt *Routes) find(r *http.Request, method, template string) *route {
+	if template != "" {
+		if rte := rt.byKey[routeKey{method, template}]; rte != nil {
+			return rte
+		}
+		if method == http.MethodHead {
+			if rte := rt.byKey[routeKey{http.MethodGet, template}]; rte != nil {
+				return rte
+			}
+		}
+		return rt.byKey[routeKey{path: template}]
+	}
+	req := r
+	if method != r.Method {
+		c := *r
+		c.Method = method
+		req = &c
+	}
+	if rte := rt.muxRoute(req); rte != nil {
+		return rte
+	}
+	if req.URL == nil {
+		return nil
+	}
+	// No pattern matches as ServeMux routes: try the variants other routers
+	// serve with the handler of a route.
+	for _, p := range routepath.Variants(req.URL.Path) {
+		if p == "" {
+			continue
+		}
+		c := *req
+		u := *req.URL
+		u.Path, u.RawPath = p, ""
+		c.URL = &u
+		if rte := rt.muxRoute(&c); rte != nil {
+			return rte
+		}
+	}
+	return nil
+}
+
+// muxRoute returns the route ServeMux matches r to. For a request it would
+// redirect (to a cleaned path or a subtree's slash), that is the route of
+// the redirect's target.
+func (rt *Routes) muxRoute(r *http.Request) *route {
+	if _, pattern := rt.mux.Handler(r); pattern != "" {
+		if rte := rt.byPattern[pattern]; rte != nil {
+			return rte
+		}
+		// ServeMux reports a trailing-slash redirect by the target's
+		// path, not its pattern: match the target.
+		if pattern != r.URL.Path && strings.HasPrefix(pattern, "/") {
+			c := *r
+			u := *r.URL
+			u.Path, u.RawPath = pattern, ""
+			c.URL = &u
+			if _, p := rt.mux.Handler(&c); p != pattern {
+				return rt.byPattern[p]
+			}
+		}
+	}
+	return nil
+}
+
+// Patterns returns the patterns added, in canonical form (the method upper
+// case), for documentation and tests.
 func (rt *Routes) Patterns() []string {
-	ps := make([]string, 0, len(rt.routes))
-	for p := range rt.routes {
+	ps := make([]string, 0, len(rt.byPattern))
+	for p := range rt.byPattern {
 		ps = append(ps, p)
 	}
 	return ps
