@@ -20,6 +20,9 @@ func TestConstructorsRefuseNilAndZero(t *testing.T) {
 		"New(typed nil *Cluster)":     func() error { _, err := redisstore.New((*redis.ClusterClient)(nil), redisstore.Options{}); return err },
 		"zero Store, Bind":            func() error { _, err := new(redisstore.Store).Bind(p); return err },
 		"nil *Store, Bind":            func() error { _, err := (*redisstore.Store)(nil).Bind(p); return err },
+		"ScalePolicy(nil)":            func() error { _, err := redisstore.ScalePolicy(nil, 0.5); return err },
+		"ScalePolicy(zero)":           func() error { _, err := redisstore.ScalePolicy(&core.Policy{}, 0.5); return err },
+		"Supports(nil)":               func() error { return redisstore.Supports(nil) },
 		"NewLimiter(zero Store)":      func() error { _, err := core.NewLimiter(p, core.WithStore(new(redisstore.Store))); return err },
 		"NewLimiter(typed nil Store)": func() error { _, err := core.NewLimiter(p, core.WithStore((*redisstore.Store)(nil))); return err },
 	} {
