@@ -118,6 +118,44 @@ func TestPathVariantsShareTheRouteBucket(t *testing.T) {
 		assert.Equal(t, 200, serve(h, "GET", "/api/x", "192.0.2.1:1", nil))
 		assert.Equal(t, 429, serve(h, "GET", "/api", "192.0.2.1:1", nil))
 	})
+	t.Run("past a catch-all", func(t *testing.T) {
+		// "/" holds every path: a variant of /login must still be counted
+		// as /login, not as the catch-all.
+		clk := newClock()
+		rt := middleware.NewRoutes(nil)
+		require.NoError(t, rt.Add("/", limiter(t, clk, core.FixedWindow{Limit: 100, Window: time.Hour})))
+		require.NoError(t, rt.Add("/static/", limiter(t, clk, core.FixedWindow{Limit: 100, Window: time.Hour})))
+		require.NoError(t, rt.Add("POST /login", limiter(t, clk, core.FixedWindow{Limit: 1, Window: time.Hour})))
+		m, err := middleware.NewSelect(rt, middleware.Options{})
+		require.NoError(t, err)
+		h := m.Handler(okHandler)
+		assert.Equal(t, 200, serve(h, "POST", "/login", "192.0.2.1:1", nil))
+		for _, v := range []string{"/login/", "/LOGIN", "//Login/"} {
+			assert.Equal(t, 429, serve(h, "POST", v, "192.0.2.1:1", nil), v)
+		}
+		for range 3 {
+			assert.Equal(t, 200, serve(h, "POST", "/other", "192.0.2.1:1", nil))
+			assert.Equal(t, 200, serve(h, "GET", "/static/x", "192.0.2.1:1", nil))
+		}
+	})
+	t.Run("a subtree's own path is the subtree's", func(t *testing.T) {
+		// In a ServeMux app "/api/" reaches the "/api/" handler: it must
+		// not be counted against the looser exact route "GET /api".
+		clk := newClock()
+		rt := middleware.NewRoutes(nil)
+		require.NoError(t, rt.Add("/api/", limiter(t, clk, core.FixedWindow{Limit: 1, Window: time.Hour})))
+		require.NoError(t, rt.Add("GET /api", limiter(t, clk, core.FixedWindow{Limit: 100, Window: time.Hour})))
+		m, err := middleware.NewSelect(rt, middleware.Options{})
+		require.NoError(t, err)
+		app := http.NewServeMux()
+		app.HandleFunc("/api/", okHandler)
+		app.HandleFunc("GET /api", okHandler)
+		h := m.Handler(app)
+		assert.Equal(t, 200, serve(h, "GET", "/api/", "192.0.2.1:1", nil))
+		assert.Equal(t, 429, serve(h, "GET", "/api/", "192.0.2.1:1", nil))
+		assert.Equal(t, 429, serve(h, "GET", "/api/x", "192.0.2.1:1", nil))
+		assert.Equal(t, 200, serve(h, "GET", "/api", "192.0.2.1:1", nil))
+	})
 	t.Run("other paths stay apart", func(t *testing.T) {
 		m := routesMiddleware(t, middleware.Options{}, 1, "POST /login")
 		h := m.Handler(okHandler)

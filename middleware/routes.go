@@ -28,23 +28,58 @@ import (
 //     handler.
 //   - Without a template, a request is matched as ServeMux matches it,
 //     which cleans paths ("//x", "/a/../x"), decodes percent-encoding and
-//     redirects "/x" to "/x/". A request that matches no pattern that way
-//     is matched again with its path cleaned, with its trailing slash added
-//     or removed and in lower case, because other routers (chi with
-//     StripSlashes or CleanPath, routers matching without case) serve those
-//     variants with the handler of the route: only if none of them matches
-//     does the request get the default limiter.
+//     redirects "/x" to "/x/". A request that matches no pattern that way,
+//     or only a subtree pattern holding its path ("/" or "/api/" for
+//     "/api/x"), is matched again with its path cleaned, with its trailing
+//     slash added or removed and in lower case, because other routers (chi
+//     with StripSlashes or CleanPath, routers matching without case) serve
+//     those variants with the handler of the route: the best fit wins (a
+//     pattern matching the path itself, then the longest), and only if none
+//     matches does the request get the default limiter. The trade-off: a
+//     plain ServeMux serves "/login/" with a "/" handler, yet it is counted
+//     against "POST /login", so that no normalising router lets it escape
+//     the login limit. For a general limit prefer NewRoutes' default to a
+//     "/" pattern.
 //   - CORS preflights: see [Preflight].
 type Routes struct {
 	mux       *http.ServeMux
-	byPattern map[string]*route   // by canonical pattern, as ServeMux reports it
-	byKey     map[routeKey]*route // by method ("" for any) and the rest of the pattern
+	byPattern map[string]*muxEntry // by canonical pattern, as ServeMux reports it
+	byKey     map[routeKey]*route  // by method ("" for any) and the rest of the pattern
 	def       Limiter
 	limiters  map[Limiter]int // how many scopes use each limiter
 	err       error           // a bad argument of NewRoutes, reported by Add, Share and NewSelect
 }
 
 type routeKey struct{ method, path string }
+
+// muxEntry is a pattern registered in the ServeMux.
+type muxEntry struct {
+	rte *route
+	// path is the pattern's path, and subtree whether it matches the paths
+	// below it too ("/api/", "/files/{p...}").
+	path    string
+	subtree bool
+}
+
+// match is a route found by ServeMux matching, and how well it fits: a
+// route matched exactly beats one whose subtree holds the path, and a
+// longer pattern beats a shorter one.
+type match struct {
+	e    *muxEntry
+	weak bool // matched as a subtree holding the path, not the path itself
+}
+
+func (m match) better(o match) bool {
+	switch {
+	case m.e == nil:
+		return false
+	case o.e == nil:
+		return true
+	case m.weak != o.weak:
+		return !m.weak
+	}
+	return len(m.e.path) > len(o.e.path)
+}
 
 type route struct {
 	lim   Limiter
@@ -55,7 +90,7 @@ type route struct {
 // leave them unlimited when def is nil. A def that is a typed nil or a zero
 // limiter is reported by every later Add or Share and by [NewSelect].
 func NewRoutes(def Limiter) *Routes {
-	rt := &Routes{mux: http.NewServeMux(), byPattern: map[string]*route{}, byKey: map[routeKey]*route{}, limiters: map[Limiter]int{}}
+	rt := &Routes{mux: http.NewServeMux(), byPattern: map[string]*muxEntry{}, byKey: map[routeKey]*route{}, limiters: map[Limiter]int{}}
 	if def != nil {
 		if err := checkLimiter("NewRoutes default", def); err != nil {
 			rt.err = err
@@ -105,7 +140,11 @@ func (rt *Routes) Share(group string, l Limiter, patterns ...string) (err error)
 		if err := register(rt.mux, canon); err != nil {
 			return err
 		}
-		rt.byPattern[canon] = rte
+		path := key.path
+		if i := strings.IndexByte(path, '/'); i > 0 {
+			path = path[i:] // drop the host
+		}
+		rt.byPattern[canon] = &muxEntry{rte: rte, path: path, subtree: strings.HasSuffix(path, "/") || strings.HasSuffix(path, "...}")}
 		rt.byKey[key] = rte
 	}
 	rt.limiters[l]++
@@ -202,14 +241,13 @@ func (rt *Routes) find(r *http.Request, method, template string) *route {
 		c.Method = method
 		req = &c
 	}
-	if rte := rt.muxRoute(req); rte != nil {
-		return rte
+	best := rt.muxMatch(req)
+	if req.URL == nil || (best.e != nil && !best.weak) {
+		return best.route()
 	}
-	if req.URL == nil {
-		return nil
-	}
-	// No pattern matches as ServeMux routes: try the variants other routers
-	// serve with the handler of a route.
+	// No pattern matches the path itself as ServeMux routes it (at most a
+	// subtree holds it): try the variants other routers serve with the
+	// handler of a route, and keep the best fit.
 	for _, p := range routepath.Variants(req.URL.Path) {
 		if p == "" {
 			continue
@@ -218,34 +256,44 @@ func (rt *Routes) find(r *http.Request, method, template string) *route {
 		u := *req.URL
 		u.Path, u.RawPath = p, ""
 		c.URL = &u
-		if rte := rt.muxRoute(&c); rte != nil {
-			return rte
+		if m := rt.muxMatch(&c); m.better(best) {
+			best = m
 		}
 	}
-	return nil
+	return best.route()
 }
 
-// muxRoute returns the route ServeMux matches r to. For a request it would
+func (m match) route() *route {
+	if m.e == nil {
+		return nil
+	}
+	return m.e.rte
+}
+
+// muxMatch returns the route ServeMux matches r to. For a request it would
 // redirect (to a cleaned path or a subtree's slash), that is the route of
 // the redirect's target.
-func (rt *Routes) muxRoute(r *http.Request) *route {
-	if _, pattern := rt.mux.Handler(r); pattern != "" {
-		if rte := rt.byPattern[pattern]; rte != nil {
-			return rte
-		}
+func (rt *Routes) muxMatch(r *http.Request) match {
+	_, pattern := rt.mux.Handler(r)
+	if pattern == "" {
+		return match{}
+	}
+	e := rt.byPattern[pattern]
+	if e == nil && pattern != r.URL.Path && strings.HasPrefix(pattern, "/") {
 		// ServeMux reports a trailing-slash redirect by the target's
 		// path, not its pattern: match the target.
-		if pattern != r.URL.Path && strings.HasPrefix(pattern, "/") {
-			c := *r
-			u := *r.URL
-			u.Path, u.RawPath = pattern, ""
-			c.URL = &u
-			if _, p := rt.mux.Handler(&c); p != pattern {
-				return rt.byPattern[p]
-			}
+		c := *r
+		u := *r.URL
+		u.Path, u.RawPath = pattern, ""
+		c.URL = &u
+		if _, p := rt.mux.Handler(&c); p != pattern {
+			e = rt.byPattern[p]
 		}
 	}
-	return nil
+	if e == nil {
+		return match{}
+	}
+	return match{e: e, weak: e.subtree && routepath.Clean(r.URL.Path) != e.path}
 }
 
 // Patterns returns the patterns added, in canonical form (the method upper

@@ -27,6 +27,7 @@ package chilimit
 import (
 	"fmt"
 	"net/http"
+	"strings"
 	"sync"
 
 	"github.com/floodgate-go/floodgate/core"
@@ -60,8 +61,10 @@ func Limit(m *middleware.Middleware) func(http.Handler) http.Handler {
 // mounted before it set (CleanPath, StripSlashes, GetHead), then GET for a
 // HEAD without a HEAD route (as GetHead routes it), the announced method
 // for a CORS preflight without an OPTIONS route, and, when the path itself
-// finds no route, the path cleaned, with its trailing slash toggled and in
-// lower case (as path-rewriting middleware mounted after it may route it).
+// finds no route or only a catch-all ("/*"), the path cleaned, with its
+// trailing slash toggled and in lower case (as path-rewriting middleware
+// mounted after it may route it; a variant finding a route of its own is
+// counted as that route).
 // A request none of them finds is limited with the route template "".
 func LimitMux(m *middleware.Middleware, router chi.Routes) func(http.Handler) http.Handler {
 	mustValidate(m)
@@ -105,18 +108,25 @@ func find(router chi.Routes, rctx *chi.Context, r *http.Request) string {
 			methods[1] = routepath.Method(v[0])
 		}
 	}
-	if p := findMethods(router, rctx, methods, path); p != "" {
-		return p
+	best := findMethods(router, rctx, methods, path)
+	if best != "" && !strings.HasSuffix(best, "*") {
+		return best
 	}
+	// No route, or only a catch-all ("/*"), holds the path: a variant that
+	// a path-rewriting middleware would route to a route of its own is
+	// counted as that route.
 	for _, v := range routepath.Variants(path) {
 		if v == "" {
 			continue
 		}
-		if p := findMethods(router, rctx, methods, v); p != "" {
-			return p
+		if p := findMethods(router, rctx, methods, v); p != "" && (best == "" || !strings.HasSuffix(p, "*")) {
+			if !strings.HasSuffix(p, "*") {
+				return p
+			}
+			best = p
 		}
 	}
-	return ""
+	return best
 }
 
 func findMethods(router chi.Routes, rctx *chi.Context, methods [2]string, path string) string {

@@ -167,3 +167,23 @@ func TestLimitMuxHeadOnCatchAll(t *testing.T) {
 	assert.Equal(t, 429, from(r, "HEAD", "/files/d", "192.0.2.1:1"))
 	assert.Equal(t, 429, from(r, "GET", "/files/d", "192.0.2.1:1"))
 }
+
+// A catch-all route does not hide a variant of a limited route from
+// LimitMux: with StripSlashes after it, "/items/1/" reaches the items
+// handler and is counted as that route.
+func TestLimitMuxVariantPastCatchAll(t *testing.T) {
+	rt := middleware.NewRoutes(nil)
+	require.NoError(t, rt.Add("GET /items/{id}", limiter(t, core.FixedWindow{Limit: 1, Window: time.Hour})))
+	require.NoError(t, rt.Add("/*", limiter(t, core.FixedWindow{Limit: 100, Window: time.Hour})))
+	m, err := middleware.NewSelect(rt, middleware.Options{})
+	require.NoError(t, err)
+	r := chi.NewRouter()
+	r.Use(chilimit.LimitMux(m, r), chimw.StripSlashes)
+	r.Get("/items/{id}", ok)
+	r.Handle("/*", http.HandlerFunc(ok))
+	require.Equal(t, 200, from(r, "GET", "/items/1", "192.0.2.1:1"))
+	assert.Equal(t, 429, from(r, "GET", "/items/1/", "192.0.2.1:1"))
+	for range 3 {
+		assert.Equal(t, 200, from(r, "GET", "/elsewhere/", "192.0.2.1:1"))
+	}
+}
