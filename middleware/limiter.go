@@ -20,7 +20,9 @@ type Limiter interface {
 // the request's keys apart from those of other scopes sharing that limiter
 // ("" for none). route is the route template when a router adapter knows
 // it, "" for plain net/http. A nil Limiter with a nil error leaves the
-// request unlimited; an error refuses it (see Options.NoKey).
+// request unlimited; an error refuses it (see Options.NoKey). A scope must
+// not begin with a NUL byte: the middleware keeps CORS preflight buckets
+// apart under such scopes (see [Preflight]).
 type Selector interface {
 	Select(r *http.Request, route string) (lim Limiter, scope string, err error)
 }

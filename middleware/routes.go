@@ -41,6 +41,9 @@ import (
 //     the login limit. For a general limit prefer NewRoutes' default to a
 //     "/" pattern.
 //   - CORS preflights: see [Preflight].
+//   - Method overrides (X-HTTP-Method-Override and the like) are the
+//     router's business: mount such middleware before the limiter, so that
+//     the limiter sees the method the request is routed by.
 type Routes struct {
 	mux       *http.ServeMux
 	byPattern map[string]*muxEntry // by canonical pattern, as ServeMux reports it
