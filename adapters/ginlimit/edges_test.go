@@ -1,6 +1,7 @@
 package ginlimit_test
 
 import (
+	"context"
 	"net/http"
 	"net/http/httptest"
 	"testing"
@@ -92,4 +93,36 @@ func TestConstructorsPanicAtSetup(t *testing.T) {
 			f()
 		}()
 	}
+}
+
+// denier is a custom Limiter whose denials say nothing useful about when
+// to retry.
+type denier struct{ retryAfter time.Duration }
+
+func (d denier) AllowN(context.Context, string, int64) (core.Result, error) {
+	return core.Result{RetryAfter: d.retryAfter}, nil
+}
+
+func (denier) Refund(context.Context, string, core.Result) (core.Result, error) {
+	return core.Result{}, core.ErrNotTaken
+}
+
+// A 429 through the adapter carries a Retry-After of at least 1 second even
+// when a custom limiter denies with a RetryAfter of 0 or less.
+func TestRetryAfterFromCustomLimiter(t *testing.T) {
+	for _, ra := range []time.Duration{0, -time.Hour, time.Millisecond} {
+		m, err := middleware.New(denier{ra}, middleware.Options{})
+		require.NoError(t, err)
+		w := httptest.NewRecorder()
+		mount(m).ServeHTTP(w, httptest.NewRequest("GET", "/items/1", nil))
+		assert.Equal(t, http.StatusTooManyRequests, w.Code, ra)
+		assert.Equal(t, "1", w.Header().Get("Retry-After"), ra)
+	}
+}
+
+func mount(m *middleware.Middleware) http.Handler {
+	e := gin.New()
+	e.Use(ginlimit.Limit(m))
+	e.GET("/items/:id", ok)
+	return e
 }

@@ -28,7 +28,11 @@ import (
 //
 // HEAD requests to a route registered for GET and HEAD (engine.Match) are
 // limited in the GET route's buckets by [middleware.Routes]; see there for
-// methods and CORS preflights.
+// methods and CORS preflights. gin gives a request that matches no route
+// the template "": a preflight for a route without an OPTIONS handler is
+// then matched as by plain net/http (ServeMux patterns, else the default
+// limiter). Mount a CORS handler before Limit, or add OPTIONS routes, to
+// have preflights limited like their route.
 func Limit(m *middleware.Middleware) gin.HandlerFunc {
 	if err := m.Validate(); err != nil {
 		panic(fmt.Errorf("ginlimit: %w", err))
