@@ -279,3 +279,14 @@ func TestRetryAfterOnEvery429(t *testing.T) {
 		}
 	}
 }
+
+// A template that names no route (a route written in ServeMux syntax for a
+// gin or echo template) falls back to matching the request itself: the
+// route is not left unlimited for its spelling.
+func TestTemplateMissFallsBackToPatterns(t *testing.T) {
+	m := routesMiddleware(t, middleware.Options{}, 1, "GET /users/{id}")
+	assert.Equal(t, 200, begin(m, "GET", "/users/5", "/users/:id", "192.0.2.1:1"))
+	assert.Equal(t, 429, begin(m, "HEAD", "/users/6", "/users/:id", "192.0.2.1:1"))
+	assert.Equal(t, 200, begin(m, "GET", "/other", "/other", "192.0.2.1:1"))
+	assert.Equal(t, 200, begin(m, "GET", "/other", "/other", "192.0.2.1:1"))
+}

@@ -186,8 +186,8 @@ func register(mux *http.ServeMux, pattern string) (err error) {
 // Select picks the limiter of the route r reaches (see [Routes] for how
 // variants of method and path are matched). With a route template from an
 // adapter it looks up "METHOD template", then "GET template" for HEAD, then
-// "template"; without one it matches r against the patterns as a ServeMux
-// would.
+// "template"; without one, or when the template names no route, it matches
+// r against the patterns as a ServeMux would.
 func (rt *Routes) Select(r *http.Request, template string) (Limiter, string, error) {
 	if rt.err != nil {
 		return nil, "", rt.err
@@ -236,7 +236,12 @@ func (rt *Routes) find(r *http.Request, method, template string) *route {
 				return rte
 			}
 		}
-		return rt.byKey[routeKey{path: template}]
+		if rte := rt.byKey[routeKey{path: template}]; rte != nil {
+			return rte
+		}
+		// The template names no route (a pattern written in ServeMux's
+		// syntax for a gin route, a sub-router's mount point): match the
+		// request itself, so that no route is unlimited for its spelling.
 	}
 	req := r
 	if method != r.Method {
