@@ -19,7 +19,9 @@ func (m *Middleware) deny(w http.ResponseWriter, r *http.Request, res *core.Resu
 		// A custom Limiter may deny without limits in its Result (the
 		// header Writer then writes nothing) or with a RetryAfter of 0 or
 		// less; the Writer may omit or rename Retry-After.
-		h["Retry-After"] = []string{retryAfterValue(res.RetryAfter)}
+		if v := h["Retry-After"]; len(v) != 1 || !isSeconds(v[0], retrySeconds(res.RetryAfter)) {
+			h["Retry-After"] = []string{retryAfterValue(res.RetryAfter)}
+		}
 	}
 	if m.opts.Denied == nil {
 		writeDenied(w, res)
@@ -34,18 +36,28 @@ func (m *Middleware) deny(w http.ResponseWriter, r *http.Request, res *core.Resu
 	m.opts.Denied(w, r, *res)
 }
 
-// retryAfterValue returns d in whole seconds, rounded up, at least 1: a
+// retrySeconds returns d in whole seconds, rounded up, at least 1: a
 // Retry-After of 0 would invite an immediate retry that has just been
 // refused.
-func retryAfterValue(d time.Duration) string {
+func retrySeconds(d time.Duration) int64 {
 	if d <= time.Second {
-		return "1"
+		return 1
 	}
 	s := int64(d / time.Second)
 	if d%time.Second != 0 {
 		s++
 	}
-	return strconv.FormatInt(s, 10)
+	return s
+}
+
+// retryAfterValue returns the Retry-After value of a wait of d.
+func retryAfterValue(d time.Duration) string { return strconv.FormatInt(retrySeconds(d), 10) }
+
+// isSeconds reports whether v is the decimal integer n: the header Writer
+// has already written the right Retry-After, so it need not be replaced.
+func isSeconds(v string, n int64) bool {
+	got, err := strconv.ParseInt(v, 10, 64)
+	return err == nil && got == n
 }
 
 // retryOn429 adds Retry-After to a 429 answer that has none.
