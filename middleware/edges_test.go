@@ -251,11 +251,14 @@ func middlewareHeaders() (*headers.Writer, error) {
 func TestRetryAfterOnEvery429(t *testing.T) {
 	omitAll, err := middlewareHeaders()
 	require.NoError(t, err)
+	renamed, err := headers.New(headers.Options{Names: map[headers.Field]string{headers.RetryAfter: "X-Retry-In"}})
+	require.NoError(t, err)
 	write429 := func(w http.ResponseWriter, _ *http.Request, _ core.Result) { w.WriteHeader(http.StatusTooManyRequests) }
 	for _, ra := range []time.Duration{0, -time.Second, core.Never - 1, -1 << 63, time.Nanosecond, 1500 * time.Millisecond, core.Never} {
 		for name, opts := range map[string]middleware.Options{
 			"default":           {},
 			"no header fields":  {Headers: omitAll},
+			"renamed":           {Headers: renamed},
 			"custom Denied 429": {Denied: write429},
 		} {
 			res := core.Result{Allowed: false, RetryAfter: ra, ResetAfter: -time.Minute}
