@@ -9,6 +9,7 @@ import (
 
 	"github.com/floodgate-go/floodgate/adapters/chilimit"
 	"github.com/floodgate-go/floodgate/core"
+	"github.com/floodgate-go/floodgate/core/coretest"
 	"github.com/floodgate-go/floodgate/middleware"
 	"github.com/go-chi/chi/v5"
 	chimw "github.com/go-chi/chi/v5/middleware"
@@ -20,7 +21,7 @@ import (
 func routes(t *testing.T, n int64, opts middleware.Options) *middleware.Middleware {
 	t.Helper()
 	rt := middleware.NewRoutes(nil)
-	require.NoError(t, rt.Add("GET /items/{id}", limiter(t, core.FixedWindow{Limit: n, Window: time.Hour})))
+	require.NoError(t, rt.Add("GET /items/{id}", fixed(t, n)))
 	m, err := middleware.NewSelect(rt, opts)
 	require.NoError(t, err)
 	return m
@@ -157,7 +158,7 @@ func TestConstructorsPanicAtSetup(t *testing.T) {
 // that are no ServeMux pattern (a catch-all "/*").
 func TestLimitMuxHeadOnCatchAll(t *testing.T) {
 	rt := middleware.NewRoutes(nil)
-	require.NoError(t, rt.Add("GET /files/*", limiter(t, core.FixedWindow{Limit: 2, Window: time.Hour})))
+	require.NoError(t, rt.Add("GET /files/*", fixed(t, 2)))
 	m, err := middleware.NewSelect(rt, middleware.Options{})
 	require.NoError(t, err)
 	r := chi.NewRouter()
@@ -174,8 +175,8 @@ func TestLimitMuxHeadOnCatchAll(t *testing.T) {
 // handler and is counted as that route.
 func TestLimitMuxVariantPastCatchAll(t *testing.T) {
 	rt := middleware.NewRoutes(nil)
-	require.NoError(t, rt.Add("GET /items/{id}", limiter(t, core.FixedWindow{Limit: 1, Window: time.Hour})))
-	require.NoError(t, rt.Add("/*", limiter(t, core.FixedWindow{Limit: 100, Window: time.Hour})))
+	require.NoError(t, rt.Add("GET /items/{id}", fixed(t, 1)))
+	require.NoError(t, rt.Add("/*", fixed(t, 100)))
 	m, err := middleware.NewSelect(rt, middleware.Options{})
 	require.NoError(t, err)
 	r := chi.NewRouter()
@@ -218,4 +219,15 @@ func mount(m *middleware.Middleware) http.Handler {
 	r := chi.NewRouter()
 	r.With(chilimit.Limit(m)).Get("/items/{id}", ok)
 	return r
+}
+
+// fixed returns a limiter of n per hour on a fake clock: no test outcome
+// depends on when it runs.
+func fixed(t testing.TB, n int64) *core.Limiter {
+	t.Helper()
+	p, err := core.Single("api", core.FixedWindow{Limit: n, Window: time.Hour})
+	require.NoError(t, err)
+	l, err := core.NewLimiter(p, core.WithClock(coretest.NewClock(time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC))))
+	require.NoError(t, err)
+	return l
 }

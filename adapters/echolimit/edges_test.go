@@ -9,6 +9,7 @@ import (
 
 	"github.com/floodgate-go/floodgate/adapters/echolimit"
 	"github.com/floodgate-go/floodgate/core"
+	"github.com/floodgate-go/floodgate/core/coretest"
 	"github.com/floodgate-go/floodgate/middleware"
 	"github.com/labstack/echo/v4"
 	"github.com/stretchr/testify/assert"
@@ -20,7 +21,7 @@ import (
 func server(t *testing.T, n int64, opts middleware.Options) *echo.Echo {
 	t.Helper()
 	rt := middleware.NewRoutes(nil)
-	require.NoError(t, rt.Add("GET /items/:id", limiter(t, core.FixedWindow{Limit: n, Window: time.Hour})))
+	require.NoError(t, rt.Add("GET /items/:id", fixed(t, n)))
 	m, err := middleware.NewSelect(rt, opts)
 	require.NoError(t, err)
 	e := echo.New()
@@ -128,4 +129,15 @@ func mount(m *middleware.Middleware) http.Handler {
 	e.Use(echolimit.Limit(m))
 	e.GET("/items/:id", ok)
 	return e
+}
+
+// fixed returns a limiter of n per hour on a fake clock: no test outcome
+// depends on when it runs.
+func fixed(t testing.TB, n int64) *core.Limiter {
+	t.Helper()
+	p, err := core.Single("api", core.FixedWindow{Limit: n, Window: time.Hour})
+	require.NoError(t, err)
+	l, err := core.NewLimiter(p, core.WithClock(coretest.NewClock(time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC))))
+	require.NoError(t, err)
+	return l
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/floodgate-go/floodgate/adapters/ginlimit"
 	"github.com/floodgate-go/floodgate/core"
+	"github.com/floodgate-go/floodgate/core/coretest"
 	"github.com/floodgate-go/floodgate/middleware"
 	"github.com/gin-gonic/gin"
 	"github.com/stretchr/testify/assert"
@@ -21,7 +22,7 @@ import (
 func engine(t *testing.T, n int64, opts middleware.Options, withOptions bool) *gin.Engine {
 	t.Helper()
 	rt := middleware.NewRoutes(nil)
-	require.NoError(t, rt.Add("GET /items/:id", limiter(t, core.FixedWindow{Limit: n, Window: time.Hour})))
+	require.NoError(t, rt.Add("GET /items/:id", fixed(t, n)))
 	m, err := middleware.NewSelect(rt, opts)
 	require.NoError(t, err)
 	e := gin.New()
@@ -125,4 +126,15 @@ func mount(m *middleware.Middleware) http.Handler {
 	e.Use(ginlimit.Limit(m))
 	e.GET("/items/:id", ok)
 	return e
+}
+
+// fixed returns a limiter of n per hour on a fake clock: no test outcome
+// depends on when it runs.
+func fixed(t testing.TB, n int64) *core.Limiter {
+	t.Helper()
+	p, err := core.Single("api", core.FixedWindow{Limit: n, Window: time.Hour})
+	require.NoError(t, err)
+	l, err := core.NewLimiter(p, core.WithClock(coretest.NewClock(time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC))))
+	require.NoError(t, err)
+	return l
 }
