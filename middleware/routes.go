@@ -243,6 +243,9 @@ func (rt *Routes) find(r *http.Request, method, template string) *route {
 		// syntax for a gin route, a sub-router's mount point): match the
 		// request itself, so that no route is unlimited for its spelling.
 	}
+	if r.URL == nil {
+		return nil
+	}
 	req := r
 	if method != r.Method {
 		c := *r
@@ -250,7 +253,7 @@ func (rt *Routes) find(r *http.Request, method, template string) *route {
 		req = &c
 	}
 	best := rt.muxMatch(req)
-	if req.URL == nil || (best.e != nil && !best.weak) {
+	if best.e != nil && !best.weak {
 		return best.route()
 	}
 	// No pattern matches the path itself as ServeMux routes it (at most a
