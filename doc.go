@@ -29,10 +29,32 @@
 //     [github.com/floodgate-go/floodgate/adapters/echolimit]: the middleware
 //     mounted the router's way.
 //
-// A limiter in four lines:
+// A limiter, with every error checked (a configuration error wraps
+// core.ErrInvalidConfig; a decision error is a store failure, to be
+// answered fail-open or fail-closed, never ignored):
 //
-//	p, _ := core.Single("api", core.GCRA{Rate: core.PerMinute(100), Burst: 20})
-//	lim, _ := core.NewLimiter(p)
-//	res, _ := lim.Allow(ctx, clientKey)
-//	if !res.Allowed { /* wait res.RetryAfter */ }
+//	p, err := core.Single("api", core.GCRA{Rate: core.PerMinute(100), Burst: 20})
+//	if err != nil {
+//		return err
+//	}
+//	lim, err := core.NewLimiter(p)
+//	if err != nil {
+//		return err
+//	}
+//	res, err := lim.Allow(ctx, clientKey)
+//	if err != nil {
+//		return err // the store failed: decide fail-open or fail-closed
+//	}
+//	if !res.Allowed {
+//		// refuse; retry after res.RetryAfter
+//	}
+//
+// The same as HTTP middleware, limiting each client IP (see the package
+// example):
+//
+//	m, err := middleware.New(lim, middleware.Options{})
+//	if err != nil {
+//		return err
+//	}
+//	return http.ListenAndServe(addr, m.Handler(mux))
 package floodgate

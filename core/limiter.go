@@ -3,6 +3,8 @@ package core
 import (
 	"context"
 	"fmt"
+
+	"github.com/floodgate-go/floodgate/internal/isnil"
 )
 
 // Limiter decides requests of one [Policy] against a [Store] on a [Clock].
@@ -30,14 +32,26 @@ func WithStore(s Store) Option { return func(c *limiterConfig) { c.store = s } }
 // it reads the system clock.
 func WithClock(c Clock) Option { return func(cfg *limiterConfig) { cfg.clock = c } }
 
-// NewLimiter returns a limiter for p.
+// NewLimiter returns a limiter for p. It refuses, with an error wrapping
+// [ErrInvalidConfig], a nil or zero Policy (one not made by [NewPolicy]), a
+// nil Option, and a Store or Clock that is a typed nil such as
+// (*MemoryStore)(nil).
 func NewLimiter(p *Policy, opts ...Option) (*Limiter, error) {
-	if p == nil {
-		return nil, fmt.Errorf("core: nil policy: %w", ErrInvalidConfig)
+	if p == nil || len(p.limits) == 0 {
+		return nil, fmt.Errorf("core: nil or zero policy (make it with NewPolicy): %w", ErrInvalidConfig)
 	}
 	var cfg limiterConfig
-	for _, o := range opts {
+	for i, o := range opts {
+		if o == nil {
+			return nil, fmt.Errorf("core: option %d is nil: %w", i, ErrInvalidConfig)
+		}
 		o(&cfg)
+	}
+	if cfg.store != nil && isnil.Value(cfg.store) {
+		return nil, fmt.Errorf("core: WithStore: nil %T: %w", cfg.store, ErrInvalidConfig)
+	}
+	if cfg.clock != nil && isnil.Value(cfg.clock) {
+		return nil, fmt.Errorf("core: WithClock: nil %T: %w", cfg.clock, ErrInvalidConfig)
 	}
 	if cfg.store == nil {
 		ms, err := NewMemoryStore(MemoryOptions{})
@@ -67,6 +81,10 @@ func (l *Limiter) now() int64 {
 
 // do applies req (its Now set here) into res.
 func (l *Limiter) do(ctx context.Context, req Request, res *Result) error {
+	if l == nil || l.table == nil { // a nil or zero Limiter, not made by NewLimiter
+		*res = Result{}
+		return fmt.Errorf("core: nil or zero Limiter (make it with NewLimiter): %w", ErrInvalidConfig)
+	}
 	req.Now = l.now()
 	if req.Now < 0 || req.Now > maxInstant {
 		*res = Result{}

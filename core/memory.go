@@ -106,8 +106,11 @@ func NewMemoryStore(opts MemoryOptions) (*MemoryStore, error) {
 
 // Bind returns a new, empty table for p.
 func (m *MemoryStore) Bind(p *Policy) (Table, error) {
-	if p == nil {
-		return nil, fmt.Errorf("core: memory store: nil policy: %w", ErrInvalidConfig)
+	if p == nil || len(p.limits) == 0 {
+		return nil, fmt.Errorf("core: memory store: nil or zero policy: %w", ErrInvalidConfig)
+	}
+	if m == nil || m.opts.Shards < 1 {
+		return nil, fmt.Errorf("core: nil or zero MemoryStore (make it with NewMemoryStore): %w", ErrInvalidConfig)
 	}
 	shardBits := uint(bits.TrailingZeros(uint(m.opts.Shards)))
 	t := &memTable{

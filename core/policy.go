@@ -3,6 +3,8 @@ package core
 import (
 	"fmt"
 	"time"
+
+	"github.com/floodgate-go/floodgate/internal/isnil"
 )
 
 // Limit is one named limit of a [Policy].
@@ -45,7 +47,7 @@ func NewPolicy(name string, limits ...Limit) (*Policy, error) {
 			return nil, fmt.Errorf("core: policy %q: duplicate limit name %q: %w", name, l.Name, ErrInvalidConfig)
 		}
 		seen[l.Name] = true
-		if l.Algorithm == nil {
+		if isnil.Value(l.Algorithm) {
 			return nil, fmt.Errorf("core: policy %q: limit %q has no algorithm: %w", name, l.Name, ErrInvalidConfig)
 		}
 		st, err := l.Algorithm.compile()

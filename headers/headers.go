@@ -276,7 +276,7 @@ func (w *Writer) Names() []string {
 // Write sets the fields of r in h, replacing any values they had. It never
 // deletes a field: a field it does not write this time (Retry-After on an
 // admitted request, say) keeps whatever h held. A nil r or a Result without
-// limits (the zero Result) writes nothing.
+// limits (the zero Result) writes nothing, and so does a nil Writer.
 //
 // Write makes two allocations: one string holding every value and one slice
 // shared by the fields' value slices, each capped at length 1 so that a later
@@ -290,7 +290,7 @@ func (w *Writer) Write(h http.Header, r *core.Result) { w.write(h, r, "", false)
 // pk, a keyed hash of key (see [Options]). Without a secret it is Write and
 // key is ignored. key is typically the key r was decided for.
 func (w *Writer) WriteKey(h http.Header, r *core.Result, key string) {
-	w.write(h, r, key, w.pk != nil)
+	w.write(h, r, key, w != nil && w.pk != nil)
 }
 
 // stackBuf is the size of the value buffer kept on the stack: enough for
@@ -299,7 +299,7 @@ func (w *Writer) WriteKey(h http.Header, r *core.Result, key string) {
 const stackBuf = 512
 
 func (w *Writer) write(h http.Header, r *core.Result, key string, withPK bool) {
-	if r == nil || h == nil {
+	if w == nil || r == nil || h == nil {
 		return
 	}
 	var lbuf [core.MaxLimits]core.LimitResult

@@ -42,7 +42,7 @@ func hashKey(label, scope, value string) string {
 // Header panics if name is not a valid header name.
 func Header(name string) Func {
 	if !isToken(name) {
-		panic(fmt.Sprintf("keyfunc: Header: invalid header name %q", name))
+		panic(fmt.Errorf("keyfunc: Header: invalid header name %q: %w", name, ErrInvalidOptions))
 	}
 	name = http.CanonicalHeaderKey(name)
 	return func(r *http.Request) (string, error) {
@@ -69,7 +69,7 @@ func Header(name string) Func {
 // User panics if fn is nil.
 func User(fn func(r *http.Request) (string, bool)) Func {
 	if fn == nil {
-		panic("keyfunc: User: nil function")
+		panic(fmt.Errorf("keyfunc: User: nil function: %w", ErrInvalidOptions))
 	}
 	return func(r *http.Request) (string, error) {
 		name, ok := fn(r)
@@ -87,10 +87,10 @@ func User(fn func(r *http.Request) (string, bool)) Func {
 // context.WithValue.
 func UserFromContext(key any) Func {
 	if key == nil {
-		panic("keyfunc: UserFromContext: nil key")
+		panic(fmt.Errorf("keyfunc: UserFromContext: nil key: %w", ErrInvalidOptions))
 	}
 	if !reflect.TypeOf(key).Comparable() {
-		panic("keyfunc: UserFromContext: key is not comparable")
+		panic(fmt.Errorf("keyfunc: UserFromContext: key %T is not comparable: %w", key, ErrInvalidOptions))
 	}
 	return User(func(r *http.Request) (string, bool) {
 		s, ok := r.Context().Value(key).(string)

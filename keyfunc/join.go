@@ -78,10 +78,10 @@ func call(f Func, r *http.Request) (string, error) {
 
 func checkFuncs(name string, fs []Func) []Func {
 	if len(fs) == 0 {
-		panic("keyfunc: " + name + ": no functions")
+		panic(fmt.Errorf("keyfunc: %s: no functions: %w", name, ErrInvalidOptions))
 	}
 	if slices.ContainsFunc(fs, func(f Func) bool { return f == nil }) {
-		panic("keyfunc: " + name + ": nil function")
+		panic(fmt.Errorf("keyfunc: %s: nil function: %w", name, ErrInvalidOptions))
 	}
 	return slices.Clone(fs)
 }

@@ -20,5 +20,8 @@ type Func func(r *http.Request) (string, error)
 var ErrNoKey = errors.New("keyfunc: no key")
 
 // ErrInvalidOptions is wrapped by every error [ClientIP] returns for options
-// it cannot use.
+// it cannot use, and by the error the other constructors ([Header], [User],
+// [UserFromContext], [Join], [First], [Const]) panic with when given a nil
+// function, an empty name or key, or no function: a setup mistake, found
+// when the key function is built rather than at the first request.
 var ErrInvalidOptions = errors.New("keyfunc: invalid options")

@@ -34,7 +34,7 @@ func Method(r *http.Request) (string, error) {
 // Const panics if s is empty.
 func Const(s string) Func {
 	if s == "" {
-		panic("keyfunc: Const: empty key")
+		panic(fmt.Errorf("keyfunc: Const: empty key: %w", ErrInvalidOptions))
 	}
 	return func(*http.Request) (string, error) { return s, nil }
 }

@@ -18,6 +18,21 @@
 // Shaping delays (core.LeakyBucket) are waited out before the handler, and
 // given back when the request is cancelled while waiting.
 //
+// Every 429 carries Retry-After, in whole seconds, at least 1, also when a
+// custom [Limiter] or Options.Denied produced the denial; a request whose
+// cost no wait would ever admit is answered 413 instead.
+//
+// Per-route limits cannot be walked around with another spelling of the
+// same request: HEAD is limited in the GET route's buckets, methods match
+// without case, and paths that other routers serve with a route's handler
+// (a trailing slash, "//", "..", another case) are limited as that route
+// (see [Routes]). CORS preflights are limited like the route they
+// announce, in buckets of their own by default (see [Preflight]).
+//
+// Constructors refuse nil, typed-nil and zero essentials with an error
+// wrapping core.ErrInvalidConfig, so that a configuration mistake stops the
+// program at start-up instead of panicking at the first request.
+//
 // Router adapters (adapters/chilimit, ginlimit, echolimit) call
 // [Middleware.Begin] and [Admission.End] directly.
 package middleware

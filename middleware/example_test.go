@@ -37,8 +37,14 @@ func Example() {
 // Count only failed logins: the cost is taken before the handler and given
 // back when it answers below 400.
 func ExampleOptions_countIf() {
-	lim, _ := core.NewLimiter(core.MustPolicy("login", core.Limit{Name: "failures", Algorithm: core.GCRA{Rate: core.PerHour(3)}}))
-	m, _ := middleware.New(lim, middleware.Options{CountIf: func(status int) bool { return status >= 400 }})
+	lim, err := core.NewLimiter(core.MustPolicy("login", core.Limit{Name: "failures", Algorithm: core.GCRA{Rate: core.PerHour(3)}}))
+	if err != nil {
+		panic(err)
+	}
+	m, err := middleware.New(lim, middleware.Options{CountIf: func(status int) bool { return status >= 400 }})
+	if err != nil {
+		panic(err)
+	}
 	wrong := true
 	h := m.Handler(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
 		if wrong {

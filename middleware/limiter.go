@@ -2,9 +2,11 @@ package middleware
 
 import (
 	"context"
+	"fmt"
 	"net/http"
 
 	"github.com/floodgate-go/floodgate/core"
+	"github.com/floodgate-go/floodgate/internal/isnil"
 )
 
 // Limiter is what the middleware needs of a limiter. *core.Limiter
@@ -18,14 +20,33 @@ type Limiter interface {
 // the request's keys apart from those of other scopes sharing that limiter
 // ("" for none). route is the route template when a router adapter knows
 // it, "" for plain net/http. A nil Limiter with a nil error leaves the
-// request unlimited; an error refuses it (see Options.NoKey).
+// request unlimited; an error refuses it (see Options.NoKey). A scope must
+// not begin with a NUL byte: the middleware keeps CORS preflight buckets
+// apart under such scopes (see [Preflight]).
 type Selector interface {
 	Select(r *http.Request, route string) (lim Limiter, scope string, err error)
 }
 
-// One returns the Selector that picks l for every request.
+// One returns the Selector that picks l for every request. A nil l is
+// refused when the Selector is given to [NewSelect].
 func One(l Limiter) Selector { return one{l} }
 
 type one struct{ l Limiter }
 
 func (o one) Select(*http.Request, string) (Limiter, string, error) { return o.l, "", nil }
+
+func (o one) validate() error { return checkLimiter("One", o.l) }
+
+// checkLimiter refuses a limiter that would fail on its first request: nil,
+// a typed nil such as (*core.Limiter)(nil), or a limiter without a policy
+// such as the zero core.Limiter. what names it in the error, which wraps
+// [core.ErrInvalidConfig].
+func checkLimiter(what string, l Limiter) error {
+	if isnil.Value(l) {
+		return fmt.Errorf("middleware: %s: nil limiter (%T): %w", what, l, core.ErrInvalidConfig)
+	}
+	if p, ok := l.(interface{ Policy() *core.Policy }); ok && p.Policy() == nil {
+		return fmt.Errorf("middleware: %s: limiter %T has no policy (a zero value, not made by its constructor): %w", what, l, core.ErrInvalidConfig)
+	}
+	return nil
+}

@@ -29,8 +29,8 @@ type Middleware struct {
 
 // New returns a middleware that decides every request with l.
 func New(l Limiter, opts Options) (*Middleware, error) {
-	if l == nil {
-		return nil, fmt.Errorf("middleware: nil limiter: %w", core.ErrInvalidConfig)
+	if err := checkLimiter("New", l); err != nil {
+		return nil, err
 	}
 	return NewSelect(One(l), opts)
 }
@@ -38,8 +38,8 @@ func New(l Limiter, opts Options) (*Middleware, error) {
 // NewSelect returns a middleware that decides each request with the
 // limiter sel picks for it.
 func NewSelect(sel Selector, opts Options) (*Middleware, error) {
-	if sel == nil {
-		return nil, fmt.Errorf("middleware: nil selector: %w", core.ErrInvalidConfig)
+	if err := checkConfig(sel, &opts); err != nil {
+		return nil, err
 	}
 	m := &Middleware{sel: sel, opts: opts, key: opts.Key, hdr: opts.Headers}
 	if m.key == nil {
@@ -68,7 +68,10 @@ func NewSelect(sel Selector, opts Options) (*Middleware, error) {
 }
 
 // Handler wraps next: the middleware as a func(http.Handler) http.Handler.
+// It panics, when the handler chain is built, if m is nil or was not made
+// by [New] or [NewSelect] (see [Middleware.Validate]).
 func (m *Middleware) Handler(next http.Handler) http.Handler {
+	m.mustValidate()
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		var a Admission
 		if !m.begin(w, r, "", &a) {
@@ -119,7 +122,8 @@ func (a *Admission) End(ctx context.Context, status int) {
 // rate-limit headers are set, any shaping delay has passed, and the handler
 // may run; then [Admission.End] must be told the response status if
 // [Admission.Counting]. route is the route template a router adapter knows,
-// or "".
+// or "". A nil or zero Middleware (see [Middleware.Validate]) answers 500
+// and returns false.
 func (m *Middleware) Begin(w http.ResponseWriter, r *http.Request, route string) (Admission, bool) {
 	var a Admission
 	ok := m.begin(w, r, route, &a)
@@ -130,11 +134,15 @@ func (m *Middleware) Begin(w http.ResponseWriter, r *http.Request, route string)
 // is left zero (End does nothing) unless the request was admitted with a
 // refundable cost.
 func (m *Middleware) begin(w http.ResponseWriter, r *http.Request, route string, a *Admission) bool {
+	if m == nil || m.sel == nil {
+		refuseInvalid(w)
+		return false
+	}
 	o := &m.opts
 	if o.Skip != nil && o.Skip(r) {
 		return true
 	}
-	lim, scope, err := m.sel.Select(r, route)
+	lim, scope, err := m.selectLimiter(r, route)
 	if err != nil {
 		m.refuse(w, r, err)
 		return false
@@ -185,12 +193,7 @@ func (m *Middleware) begin(w http.ResponseWriter, r *http.Request, route string,
 		if o.DryRun {
 			return true
 		}
-		m.hdr.Write(w.Header(), &denied)
-		if o.Denied != nil {
-			o.Denied(w, r, denied)
-		} else {
-			writeDenied(w, &denied)
-		}
+		m.deny(w, r, &denied)
 		return false
 	}
 	if o.DryRun {

@@ -28,7 +28,9 @@ type Options struct {
 	// func(s int) bool { return s >= 400 } counts failures only.
 	CountIf func(status int) bool
 	// Headers writes the rate-limit headers; nil means every header of
-	// headers.New(headers.Options{}).
+	// headers.New(headers.Options{}). Whatever it omits or renames, every
+	// 429 answer of the middleware carries a Retry-After of at least 1
+	// second (see Denied).
 	Headers *headers.Writer
 	// FailOpen serves requests when the limiter fails (a store error);
 	// otherwise they are answered 503 with a Retry-After of FailRetryAfter.
@@ -46,11 +48,19 @@ type Options struct {
 	// Denied writes the answer to a denied request, replacing the default:
 	// 429 with a problem+json body, or 413 when the request's cost exceeds
 	// what a limit ever grants (res.RetryAfter is core.Never). The
-	// rate-limit headers are already set.
+	// rate-limit headers are already set, and Retry-After with them: the
+	// denial's RetryAfter in whole seconds, rounded up, at least 1, even
+	// when a custom Limiter's Result says 0 or less. For a core.Never
+	// denial Retry-After is set only if Denied answers 429: then it is the
+	// time until the limit is replenished (ResetAfter), at least 1 second.
 	Denied func(w http.ResponseWriter, r *http.Request, res core.Result)
 	// NoKey writes the answer to a request whose key or limiter cannot be
 	// determined; nil means 403 with a problem+json body.
 	NoKey func(w http.ResponseWriter, r *http.Request, err error)
+	// Preflight says how CORS preflight requests are limited; the zero
+	// value is [PreflightOwnBucket]. In every mode a preflight that reaches
+	// a handler is limited as that handler's route.
+	Preflight Preflight
 	// MaxDelay bounds the shaping delay a request may wait: a longer one is
 	// given back and answered as a denial. 0 means no bound beyond the
 	// bucket's own capacity.

@@ -4,8 +4,10 @@ import (
 	"fmt"
 	"net/http"
 	"reflect"
+	"strings"
 
 	"github.com/floodgate-go/floodgate/core"
+	"github.com/floodgate-go/floodgate/internal/routepath"
 )
 
 // Routes is a [Selector] that picks a limiter by route: Go 1.22 ServeMux
@@ -14,11 +16,72 @@ import (
 // adapter passes one. The route is part of the key, so two routes never
 // share buckets, even with the same limiter, unless [Routes.Share] groups
 // them. Configure Routes before serving; it is then safe for concurrent use.
+//
+// A request is limited by the route of the handler it reaches, whatever
+// variant of method and path it reaches it with:
+//
+//   - Methods are matched without regard to case ("get" is GET), in
+//     patterns and requests alike.
+//   - HEAD is limited like GET, in the GET route's buckets, unless a HEAD
+//     route of its own was added: ServeMux, chi's middleware.GetHead and
+//     routes registered for both methods all serve HEAD with the GET
+//     handler.
+//   - Without a template, a request is matched as ServeMux matches it,
+//     which cleans paths ("//x", "/a/../x"), decodes percent-encoding and
+//     redirects "/x" to "/x/". A request that matches no pattern that way,
+//     or only a subtree pattern holding its path ("/" or "/api/" for
+//     "/api/x"), is matched again with its path cleaned, with its trailing
+//     slash added or removed and in lower case, because other routers (chi
+//     with StripSlashes or CleanPath, routers matching without case) serve
+//     those variants with the handler of the route: the best fit wins (a
+//     pattern matching the path itself, then the longest), and only if none
+//     matches does the request get the default limiter. The trade-off: a
+//     plain ServeMux serves "/login/" with a "/" handler, yet it is counted
+//     against "POST /login", so that no normalising router lets it escape
+//     the login limit. For a general limit prefer NewRoutes' default to a
+//     "/" pattern.
+//   - CORS preflights: see [Preflight].
+//   - Method overrides (X-HTTP-Method-Override and the like) are the
+//     router's business: mount such middleware before the limiter, so that
+//     the limiter sees the method the request is routed by.
 type Routes struct {
-	mux      *http.ServeMux
-	routes   map[string]*route // by pattern, as added
-	def      Limiter
-	limiters map[Limiter]int // how many scopes use each limiter
+	mux       *http.ServeMux
+	byPattern map[string]*muxEntry // by canonical pattern, as ServeMux reports it
+	byKey     map[routeKey]*route  // by method ("" for any) and the rest of the pattern
+	def       Limiter
+	limiters  map[Limiter]int // how many scopes use each limiter
+	err       error           // a bad argument of NewRoutes, reported by Add, Share and NewSelect
+}
+
+type routeKey struct{ method, path string }
+
+// muxEntry is a pattern registered in the ServeMux.
+type muxEntry struct {
+	rte *route
+	// path is the pattern's path, and subtree whether it matches the paths
+	// below it too ("/api/", "/files/{p...}").
+	path    string
+	subtree bool
+}
+
+// match is a route found by ServeMux matching, and how well it fits: a
+// route matched exactly beats one whose subtree holds the path, and a
+// longer pattern beats a shorter one.
+type match struct {
+	e    *muxEntry
+	weak bool // matched as a subtree holding the path, not the path itself
+}
+
+func (m match) better(o match) bool {
+	switch {
+	case m.e == nil:
+		return false
+	case o.e == nil:
+		return true
+	case m.weak != o.weak:
+		return !m.weak
+	}
+	return len(m.e.path) > len(o.e.path)
 }
 
 type route struct {
@@ -27,9 +90,18 @@ type route struct {
 }
 
 // NewRoutes returns routes that give requests matching no route to def, or
-// leave them unlimited when def is nil.
+// leave them unlimited when def is nil. A def that is a typed nil or a zero
+// limiter is reported by every later Add or Share and by [NewSelect].
 func NewRoutes(def Limiter) *Routes {
-	return &Routes{mux: http.NewServeMux(), routes: map[string]*route{}, def: def, limiters: map[Limiter]int{}}
+	rt := &Routes{mux: http.NewServeMux(), byPattern: map[string]*muxEntry{}, byKey: map[routeKey]*route{}, limiters: map[Limiter]int{}}
+	if def != nil {
+		if err := checkLimiter("NewRoutes default", def); err != nil {
+			rt.err = err
+			return rt
+		}
+		rt.def = def
+	}
+	return rt
 }
 
 // Add limits the requests matching pattern with l.
@@ -38,26 +110,65 @@ func (rt *Routes) Add(pattern string, l Limiter) error {
 }
 
 // Share limits the requests matching any of patterns with l, in buckets
-// they share under the name group.
+// they share under the name group. A group name may not contain a NUL byte
+// (the middleware keeps preflight buckets apart with it).
 func (rt *Routes) Share(group string, l Limiter, patterns ...string) (err error) {
-	if l == nil || len(patterns) == 0 {
-		return fmt.Errorf("middleware: route group %q: nil limiter or no pattern: %w", group, core.ErrInvalidConfig)
+	if rt == nil {
+		return fmt.Errorf("middleware: Share on nil *Routes: %w", core.ErrInvalidConfig)
+	}
+	if rt.err != nil {
+		return rt.err
+	}
+	if len(patterns) == 0 {
+		return fmt.Errorf("middleware: route group %q: no pattern: %w", group, core.ErrInvalidConfig)
+	}
+	if err := checkLimiter(fmt.Sprintf("route group %q", group), l); err != nil {
+		return err
+	}
+	if strings.IndexByte(group, 0) >= 0 {
+		return fmt.Errorf("middleware: route group %q contains a NUL byte: %w", group, core.ErrInvalidConfig)
 	}
 	if !reflect.TypeOf(l).Comparable() {
 		return fmt.Errorf("middleware: route group %q: limiter type %T is not comparable: %w", group, l, core.ErrInvalidConfig)
 	}
 	rte := &route{lim: l, scope: group}
 	for _, p := range patterns {
-		if _, dup := rt.routes[p]; dup {
-			return fmt.Errorf("middleware: route %q added twice: %w", p, core.ErrInvalidConfig)
-		}
-		if err := register(rt.mux, p); err != nil {
+		key, canon, err := parsePattern(p)
+		if err != nil {
 			return err
 		}
-		rt.routes[p] = rte
+		if _, dup := rt.byPattern[canon]; dup {
+			return fmt.Errorf("middleware: route %q added twice: %w", p, core.ErrInvalidConfig)
+		}
+		if err := register(rt.mux, canon); err != nil {
+			return err
+		}
+		path := key.path
+		if i := strings.IndexByte(path, '/'); i > 0 {
+			path = path[i:] // drop the host
+		}
+		rt.byPattern[canon] = &muxEntry{rte: rte, path: path, subtree: strings.HasSuffix(path, "/") || strings.HasSuffix(path, "...}")}
+		rt.byKey[key] = rte
 	}
 	rt.limiters[l]++
 	return nil
+}
+
+// parsePattern splits a pattern into its method, upper-cased, and the rest,
+// and returns the canonical pattern: "METHOD rest", or rest alone.
+func parsePattern(p string) (routeKey, string, error) {
+	rest := strings.TrimLeft(p, " \t")
+	method := ""
+	if i := strings.IndexAny(rest, " \t"); i >= 0 && !strings.Contains(rest[:i], "/") {
+		method, rest = routepath.Method(rest[:i]), strings.TrimLeft(rest[i:], " \t")
+	}
+	if rest == "" {
+		return routeKey{}, "", fmt.Errorf("middleware: route %q has no path: %w", p, core.ErrInvalidConfig)
+	}
+	if method == "" {
+		return routeKey{path: rest}, rest, nil
+	}
+	return routeKey{method, rest}, method + " " + rest, nil
 }
 
 // register adds pattern to mux, turning ServeMux's panic on an invalid or
@@ -72,18 +183,34 @@ func register(mux *http.ServeMux, pattern string) (err error) {
 	return nil
 }
 
-// Select picks the limiter of the route r matches. With a route template
-// from an adapter it looks up "METHOD template", then "template"; without
-// one it matches r against the patterns as a ServeMux would.
+// Select picks the limiter of the route r reaches (see [Routes] for how
+// variants of method and path are matched). With a route template from an
+// adapter it looks up "METHOD template", then "GET template" for HEAD, then
+// "template"; without one, or when the template names no route, it matches
+// r against the patterns as a ServeMux would.
 func (rt *Routes) Select(r *http.Request, template string) (Limiter, string, error) {
-	var rte *route
-	if template != "" {
-		if rte = rt.routes[r.Method+" "+template]; rte == nil {
-			rte = rt.routes[template]
-		}
-	} else if _, pattern := rt.mux.Handler(r); pattern != "" {
-		rte = rt.routes[pattern]
+	if rt.err != nil {
+		return nil, "", rt.err
 	}
+	return rt.pick(rt.find(r, routepath.Method(r.Method), template))
+}
+
+// ownRoute returns the limiter of the route r reaches by its own method, if
+// it reaches one: for a preflight, an OPTIONS route or a route of every
+// method.
+func (rt *Routes) ownRoute(r *http.Request, template string) (Limiter, string, bool) {
+	rte := rt.find(r, routepath.Method(r.Method), template)
+	if rte == nil || rt.err != nil {
+		return nil, "", false
+	}
+	l, s, _ := rt.pick(rte)
+	return l, s, true
+}
+
+func (rt *Routes) validate() error { return rt.err }
+
+// pick returns the limiter and scope of rte, or the default for nil.
+func (rt *Routes) pick(rte *route) (Limiter, string, error) {
 	if rte == nil {
 		if rt.def == nil {
 			return nil, "", nil
@@ -97,10 +224,94 @@ func (rt *Routes) Select(r *http.Request, template string) (Limiter, string, err
 	return rte.lim, rte.scope, nil
 }
 
-// Patterns returns the patterns added, for documentation and tests.
+// find returns the route a request with method (canonical) reaches, nil
+// for none.
+func (rt *Routes) find(r *http.Request, method, template string) *route {
+	if template != "" {
+		if rte := rt.byKey[routeKey{method, template}]; rte != nil {
+			return rte
+		}
+		if method == http.MethodHead {
+			if rte := rt.byKey[routeKey{http.MethodGet, template}]; rte != nil {
+				return rte
+			}
+		}
+		if rte := rt.byKey[routeKey{path: template}]; rte != nil {
+			return rte
+		}
+		// The template names no route (a pattern written in ServeMux's
+		// syntax for a gin route, a sub-router's mount point): match the
+		// request itself, so that no route is unlimited for its spelling.
+	}
+	if r.URL == nil {
+		return nil
+	}
+	req := r
+	if method != r.Method {
+		c := *r
+		c.Method = method
+		req = &c
+	}
+	best := rt.muxMatch(req)
+	if best.e != nil && !best.weak {
+		return best.route()
+	}
+	// No pattern matches the path itself as ServeMux routes it (at most a
+	// subtree holds it): try the variants other routers serve with the
+	// handler of a route, and keep the best fit.
+	for _, p := range routepath.Variants(req.URL.Path) {
+		if p == "" {
+			continue
+		}
+		c := *req
+		u := *req.URL
+		u.Path, u.RawPath = p, ""
+		c.URL = &u
+		if m := rt.muxMatch(&c); m.better(best) {
+			best = m
+		}
+	}
+	return best.route()
+}
+
+func (m match) route() *route {
+	if m.e == nil {
+		return nil
+	}
+	return m.e.rte
+}
+
+// muxMatch returns the route ServeMux matches r to. For a request it would
+// redirect (to a cleaned path or a subtree's slash), that is the route of
+// the redirect's target.
+func (rt *Routes) muxMatch(r *http.Request) match {
+	_, pattern := rt.mux.Handler(r)
+	if pattern == "" {
+		return match{}
+	}
+	e := rt.byPattern[pattern]
+	if e == nil && pattern != r.URL.Path && strings.HasPrefix(pattern, "/") {
+		// ServeMux reports a trailing-slash redirect by the target's
+		// path, not its pattern: match the target.
+		c := *r
+		u := *r.URL
+		u.Path, u.RawPath = pattern, ""
+		c.URL = &u
+		if _, p := rt.mux.Handler(&c); p != pattern {
+			e = rt.byPattern[p]
+		}
+	}
+	if e == nil {
+		return match{}
+	}
+	return match{e: e, weak: e.subtree && routepath.Clean(r.URL.Path) != e.path}
+}
+
+// Patterns returns the patterns added, in canonical form (the method upper
+// case), for documentation and tests.
 func (rt *Routes) Patterns() []string {
-	ps := make([]string, 0, len(rt.routes))
-	for p := range rt.routes {
+	ps := make([]string, 0, len(rt.byPattern))
+	for p := range rt.byPattern {
 		ps = append(ps, p)
 	}
 	return ps

@@ -25,8 +25,8 @@ func Tiers(resolve func(*http.Request) (string, error), tiers map[string]Limiter
 	}
 	t := tierSelector{resolve: resolve, tiers: make(map[string]Limiter, len(tiers))}
 	for name, l := range tiers {
-		if l == nil {
-			return nil, fmt.Errorf("middleware: tier %q has no limiter: %w", name, core.ErrInvalidConfig)
+		if err := checkLimiter(fmt.Sprintf("tier %q", name), l); err != nil {
+			return nil, err
 		}
 		t.tiers[name] = l
 	}

@@ -25,16 +25,24 @@
 package chilimit
 
 import (
+	"fmt"
 	"net/http"
+	"strings"
 	"sync"
 
+	"github.com/floodgate-go/floodgate/core"
+	"github.com/floodgate-go/floodgate/internal/isnil"
+	"github.com/floodgate-go/floodgate/internal/routepath"
 	"github.com/floodgate-go/floodgate/middleware"
 	"github.com/go-chi/chi/v5"
 )
 
 // Limit returns chi inline middleware limiting requests with m by chi's
-// route pattern; see the package documentation for where to mount it.
+// route pattern; see the package documentation for where to mount it. It
+// panics, when the router is built, if m is nil or not made by
+// middleware.New or NewSelect.
 func Limit(m *middleware.Middleware) func(http.Handler) http.Handler {
+	mustValidate(m)
 	return func(next http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			serve(m, w, r, chi.RouteContext(r.Context()).RoutePattern(), next)
@@ -45,21 +53,100 @@ func Limit(m *middleware.Middleware) func(http.Handler) http.Handler {
 // LimitMux returns middleware for router.Use that limits requests with m
 // by the route pattern router.Find resolves for them, before chi routes
 // them. router is the router it is mounted on (its routes may be added
-// after the Use call).
+// after the Use call). It panics, when the router is built, if m is nil or
+// not made by middleware.New or NewSelect, or if router is nil.
+//
+// It resolves the route as chi will, and as the variants of a request that
+// reach the same handler: the routing path and method that middleware
+// mounted before it set (CleanPath, StripSlashes, GetHead), then GET for a
+// HEAD without a HEAD route (as GetHead routes it), the announced method
+// for a CORS preflight without an OPTIONS route, and, when the path itself
+// finds no route or only a catch-all ("/*"), the path cleaned, with its
+// trailing slash toggled and in lower case (as path-rewriting middleware
+// mounted after it may route it; a variant finding a route of its own is
+// counted as that route).
+// A request none of them finds is limited with the route template "".
 func LimitMux(m *middleware.Middleware, router chi.Routes) func(http.Handler) http.Handler {
+	mustValidate(m)
+	if isnil.Value(router) {
+		panic(fmt.Errorf("chilimit: LimitMux: nil router: %w", core.ErrInvalidConfig))
+	}
 	pool := sync.Pool{New: func() any { return chi.NewRouteContext() }}
 	return func(next http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			path := r.URL.RawPath
-			if path == "" {
-				path = r.URL.Path
-			}
 			rctx := pool.Get().(*chi.Context)
-			rctx.Reset()
-			pattern := router.Find(rctx, r.Method, path)
+			pattern := find(router, rctx, r)
 			pool.Put(rctx)
 			serve(m, w, r, pattern, next)
 		})
+	}
+}
+
+// find returns the pattern of the route router serves r with, trying the
+// variants of method and path that reach the same handler; "" for none.
+func find(router chi.Routes, rctx *chi.Context, r *http.Request) string {
+	method, path := r.Method, ""
+	if rc := chi.RouteContext(r.Context()); rc != nil {
+		if rc.RouteMethod != "" {
+			method = rc.RouteMethod
+		}
+		path = rc.RoutePath
+	}
+	if path == "" {
+		path = r.URL.RawPath
+		if path == "" {
+			path = r.URL.Path
+		}
+	}
+	method = routepath.Method(method)
+	methods := [2]string{method}
+	switch method {
+	case http.MethodHead:
+		methods[1] = http.MethodGet
+	case http.MethodOptions:
+		if v := r.Header["Access-Control-Request-Method"]; len(v) == 1 && len(r.Header["Origin"]) > 0 {
+			methods[1] = routepath.Method(v[0])
+		}
+	}
+	best := findMethods(router, rctx, methods, path)
+	if best != "" && !strings.HasSuffix(best, "*") {
+		return best
+	}
+	// No route, or only a catch-all ("/*"), holds the path: a variant that
+	// a path-rewriting middleware would route to a route of its own is
+	// counted as that route.
+	for _, v := range routepath.Variants(path) {
+		if v == "" {
+			continue
+		}
+		if p := findMethods(router, rctx, methods, v); p != "" && (best == "" || !strings.HasSuffix(p, "*")) {
+			if !strings.HasSuffix(p, "*") {
+				return p
+			}
+			best = p
+		}
+	}
+	return best
+}
+
+func findMethods(router chi.Routes, rctx *chi.Context, methods [2]string, path string) string {
+	for _, m := range methods {
+		if m == "" {
+			continue
+		}
+		rctx.Reset()
+		if p := router.Find(rctx, m, path); p != "" {
+			return p
+		}
+	}
+	return ""
+}
+
+// mustValidate panics if m cannot serve: a setup mistake, found when the
+// router is built rather than at the first request.
+func mustValidate(m *middleware.Middleware) {
+	if err := m.Validate(); err != nil {
+		panic(fmt.Errorf("chilimit: %w", err))
 	}
 }
 

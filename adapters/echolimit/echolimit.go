@@ -14,6 +14,8 @@
 package echolimit
 
 import (
+	"fmt"
+
 	"github.com/floodgate-go/floodgate/middleware"
 	"github.com/labstack/echo/v4"
 )
@@ -26,7 +28,15 @@ import (
 // returns is handed to echo's HTTPErrorHandler at once, so that the status
 // it writes is the one counted, and Limit returns nil: middleware mounted
 // outside Limit see the written response, not the error.
+//
+// It panics, when the server is built, if m is nil or not made by
+// middleware.New or NewSelect. HEAD requests to a route registered for GET
+// and HEAD (e.Match) are limited in the GET route's buckets by
+// [middleware.Routes]; see there for methods and CORS preflights.
 func Limit(m *middleware.Middleware) echo.MiddlewareFunc {
+	if err := m.Validate(); err != nil {
+		panic(fmt.Errorf("echolimit: %w", err))
+	}
 	return func(next echo.HandlerFunc) echo.HandlerFunc {
 		return func(c echo.Context) error {
 			a, ok := m.Begin(c.Response(), c.Request(), c.Path())

@@ -16,13 +16,27 @@
 package ginlimit
 
 import (
+	"fmt"
+
 	"github.com/floodgate-go/floodgate/middleware"
 	"github.com/gin-gonic/gin"
 )
 
 // Limit returns a gin handler limiting requests with m by c.FullPath(). A
-// request m refuses is answered by m and aborted.
+// request m refuses is answered by m and aborted. It panics, when the
+// engine is built, if m is nil or not made by middleware.New or NewSelect.
+//
+// HEAD requests to a route registered for GET and HEAD (engine.Match) are
+// limited in the GET route's buckets by [middleware.Routes]; see there for
+// methods and CORS preflights. gin gives a request that matches no route
+// the template "": a preflight for a route without an OPTIONS handler is
+// then matched as by plain net/http (ServeMux patterns, else the default
+// limiter). Mount a CORS handler before Limit, or add OPTIONS routes, to
+// have preflights limited like their route.
 func Limit(m *middleware.Middleware) gin.HandlerFunc {
+	if err := m.Validate(); err != nil {
+		panic(fmt.Errorf("ginlimit: %w", err))
+	}
 	return func(c *gin.Context) {
 		a, ok := m.Begin(c.Writer, c.Request, c.FullPath())
 		if !ok {

@@ -16,6 +16,9 @@ import (
 // Windows and periods are unchanged. Since counts are at least 1, N
 // processes may grant up to N units where the shared limit grants fewer.
 func ScalePolicy(p *core.Policy, share float64) (*core.Policy, error) {
+	if p == nil || p.StateWords() == 0 {
+		return nil, fmt.Errorf("redisstore: ScalePolicy: nil or zero policy: %w", core.ErrInvalidConfig)
+	}
 	if !(share > 0 && share <= 1) {
 		return nil, fmt.Errorf("redisstore: share %v must be in (0, 1]: %w", share, core.ErrInvalidConfig)
 	}

@@ -88,6 +88,7 @@ import (
 	"time"
 
 	"github.com/floodgate-go/floodgate/core"
+	"github.com/floodgate-go/floodgate/internal/isnil"
 	"github.com/redis/go-redis/v9"
 )
 
@@ -217,8 +218,8 @@ type Store struct {
 // New returns a store deciding in the Redis that client reaches, and starts
 // its pipeline workers.
 func New(client redis.UniversalClient, opts Options) (*Store, error) {
-	if client == nil {
-		return nil, fmt.Errorf("redisstore: nil client: %w", core.ErrInvalidConfig)
+	if isnil.Value(client) {
+		return nil, fmt.Errorf("redisstore: nil client (%T): %w", client, core.ErrInvalidConfig)
 	}
 	if opts.Prefix == "" {
 		opts.Prefix = "floodgate:"

@@ -50,6 +50,9 @@ func (s *Store) Bind(p *core.Policy) (core.Table, error) {
 	if p == nil {
 		return nil, fmt.Errorf("redisstore: nil policy: %w", core.ErrInvalidConfig)
 	}
+	if s == nil || s.client == nil {
+		return nil, fmt.Errorf("redisstore: nil or zero Store (make it with New): %w", core.ErrInvalidConfig)
+	}
 	sc, err := compile(p)
 	if err != nil {
 		return nil, err

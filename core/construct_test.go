@@ -1,0 +1,64 @@
+package core_test
+
+import (
+	"context"
+	"testing"
+
+	"github.com/floodgate-go/floodgate/core"
+	"github.com/floodgate-go/floodgate/core/coretest"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// Constructors refuse nil, typed-nil and zero essentials with an error
+// wrapping ErrInvalidConfig, instead of panicking then or at the first
+// decision.
+func TestConstructorsRefuseNilAndZero(t *testing.T) {
+	p := core.MustPolicy("p", core.Limit{Algorithm: core.GCRA{Rate: core.PerSecond(1)}})
+	for name, build := range map[string]func() error{
+		"NewLimiter(nil policy)":  func() error { _, err := core.NewLimiter(nil); return err },
+		"NewLimiter(zero policy)": func() error { _, err := core.NewLimiter(&core.Policy{}); return err },
+		"NewLimiter(nil option)":  func() error { _, err := core.NewLimiter(p, nil); return err },
+		"WithStore(typed nil)": func() error {
+			_, err := core.NewLimiter(p, core.WithStore((*core.MemoryStore)(nil)))
+			return err
+		},
+		"WithStore(zero MemoryStore)": func() error {
+			_, err := core.NewLimiter(p, core.WithStore(&core.MemoryStore{}))
+			return err
+		},
+		"WithClock(typed nil)": func() error {
+			_, err := core.NewLimiter(p, core.WithClock((*coretest.Clock)(nil)))
+			return err
+		},
+		"NewPolicy(no limit)":      func() error { _, err := core.NewPolicy("p"); return err },
+		"NewPolicy(nil algorithm)": func() error { _, err := core.NewPolicy("p", core.Limit{}); return err },
+		"NewPolicy(typed nil algorithm)": func() error {
+			_, err := core.NewPolicy("p", core.Limit{Algorithm: (*core.GCRA)(nil)})
+			return err
+		},
+		"NewPolicy(zero algorithm)":   func() error { _, err := core.NewPolicy("p", core.Limit{Algorithm: core.GCRA{}}); return err },
+		"Single(typed nil algorithm)": func() error { _, err := core.Single("p", (*core.TokenBucket)(nil)); return err },
+		"MemoryStore.Bind(nil)":       func() error { _, err := new(core.MemoryStore).Bind(p); return err },
+		"NewMemoryStore(bad)":         func() error { _, err := core.NewMemoryStore(core.MemoryOptions{MaxKeys: -1}); return err },
+	} {
+		assert.ErrorIs(t, build(), core.ErrInvalidConfig, name)
+	}
+	// A nil clock (no WithClock, or WithClock(nil)) is the system clock,
+	// and a nil store the default one, as documented.
+	_, err := core.NewLimiter(p, core.WithClock(nil), core.WithStore(nil))
+	require.NoError(t, err)
+}
+
+// A zero Limiter (not made by NewLimiter) answers every call with an error
+// instead of panicking.
+func TestZeroLimiterErrs(t *testing.T) {
+	ctx := context.Background()
+	for _, l := range []*core.Limiter{{}, nil} {
+		_, err := l.Allow(ctx, "k")
+		assert.ErrorIs(t, err, core.ErrInvalidConfig)
+		_, err = l.Peek(ctx, "k", 1)
+		assert.ErrorIs(t, err, core.ErrInvalidConfig)
+		assert.ErrorIs(t, l.Reset(ctx, "k"), core.ErrInvalidConfig)
+	}
+}

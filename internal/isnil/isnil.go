@@ -1,0 +1,19 @@
+// Package isnil tells whether a value held in an interface is nil, typed
+// nils included, so that constructors can refuse a (*T)(nil) passed where an
+// interface is expected instead of panicking on its first use.
+package isnil
+
+import "reflect"
+
+// Value reports whether v is nil or holds a nil pointer, map, slice,
+// channel, function or interface.
+func Value(v any) bool {
+	if v == nil {
+		return true
+	}
+	switch rv := reflect.ValueOf(v); rv.Kind() {
+	case reflect.Pointer, reflect.Map, reflect.Slice, reflect.Chan, reflect.Func, reflect.Interface, reflect.UnsafePointer:
+		return rv.IsNil()
+	}
+	return false
+}

@@ -1,0 +1,117 @@
+package middleware
+
+import (
+	"fmt"
+	"net/http"
+
+	"github.com/floodgate-go/floodgate/internal/routepath"
+)
+
+// Preflight says how the middleware limits CORS preflight requests: OPTIONS
+// requests with an Origin and an Access-Control-Request-Method field, which
+// a CORS handler or the router answers without running the route's handler.
+//
+// In every mode, a preflight that the router serves with a handler of its
+// own — an OPTIONS route, or a route of every method, as a Selector such as
+// [Routes] reports it — is limited as that route, in its buckets: no
+// preflight is a free path to a handler. The modes differ for the others.
+// The zero Preflight is [PreflightOwnBucket].
+type Preflight uint8
+
+const (
+	// PreflightOwnBucket limits a preflight like the request it announces
+	// (the method of Access-Control-Request-Method, on the same path), with
+	// the same limiter but in a bucket of its own: a flood of preflights is
+	// limited as strictly as the route, yet a browser's preflights take
+	// nothing from its allowance of real requests.
+	PreflightOwnBucket Preflight = iota
+	// PreflightLikeRoute counts a preflight as a request to the route it
+	// announces, in the route's buckets: each cross-origin request whose
+	// preflight is not cached costs twice.
+	PreflightLikeRoute
+	// PreflightAsOptions treats a preflight as any OPTIONS request: it is
+	// limited by the route its own method matches, else by the default
+	// limiter ([NewRoutes]' def), else not at all. Choose it when a CORS
+	// handler mounted before the middleware answers preflights anyway.
+	PreflightAsOptions
+)
+
+// String returns the mode's name.
+func (p Preflight) String() string {
+	switch p {
+	case PreflightOwnBucket:
+		return "PreflightOwnBucket"
+	case PreflightLikeRoute:
+		return "PreflightLikeRoute"
+	case PreflightAsOptions:
+		return "PreflightAsOptions"
+	}
+	return fmt.Sprintf("Preflight(%d)", uint8(p))
+}
+
+// preflightScope prefixes the scope of preflight buckets. Route group
+// names cannot contain its NUL byte, so no route's scope collides with it.
+const preflightScope = "\x00preflight"
+
+// ownRouter is a Selector that can tell whether a request reaches a route
+// by its own method ([Routes]): a preflight that does is limited as that
+// route.
+type ownRouter interface {
+	ownRoute(r *http.Request, template string) (Limiter, string, bool)
+}
+
+// selectLimiter is sel.Select with the Preflight mode applied.
+func (m *Middleware) selectLimiter(r *http.Request, route string) (Limiter, string, error) {
+	if m.opts.Preflight == PreflightAsOptions {
+		return m.sel.Select(r, route)
+	}
+	method, ok := preflightMethod(r)
+	if !ok {
+		return m.sel.Select(r, route)
+	}
+	if own, ok := m.sel.(ownRouter); ok {
+		if l, scope, ok := own.ownRoute(r, route); ok {
+			return l, scope, nil
+		}
+	}
+	ann := *r
+	ann.Method = method
+	l, scope, err := m.sel.Select(&ann, route)
+	if err != nil || l == nil || m.opts.Preflight == PreflightLikeRoute {
+		return l, scope, err
+	}
+	return l, preflightScope + scope, nil
+}
+
+// preflightMethod returns the method a CORS preflight announces, upper
+// case, and whether r is a preflight: OPTIONS with an Origin and a valid
+// Access-Control-Request-Method.
+func preflightMethod(r *http.Request) (string, bool) {
+	if routepath.Method(r.Method) != http.MethodOptions || len(r.Header["Origin"]) == 0 {
+		return "", false
+	}
+	v := r.Header["Access-Control-Request-Method"]
+	if len(v) != 1 || !isToken(v[0]) {
+		return "", false
+	}
+	return routepath.Method(v[0]), true
+}
+
+// isToken reports whether s is an HTTP token (RFC 9110 §5.6.2), as a method
+// must be.
+func isToken(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case 'a' <= c && c <= 'z', 'A' <= c && c <= 'Z', '0' <= c && c <= '9':
+		case c == '!' || c == '#' || c == '$' || c == '%' || c == '&' || c == '\'' || c == '*' ||
+			c == '+' || c == '-' || c == '.' || c == '^' || c == '_' || c == '`' || c == '|' || c == '~':
+		default:
+			return false
+		}
+	}
+	return true
+}

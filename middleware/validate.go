@@ -1,0 +1,58 @@
+package middleware
+
+import (
+	"fmt"
+	"net/http"
+
+	"github.com/floodgate-go/floodgate/core"
+	"github.com/floodgate-go/floodgate/internal/isnil"
+)
+
+// validator is a Selector of this package that can check its configuration
+// before it serves ([One], [Routes], [Tiers]).
+type validator interface{ validate() error }
+
+// checkConfig refuses what would make the middleware fail on its first
+// request: a nil or typed-nil Selector, a Selector of this package with a
+// bad limiter, or an unknown Preflight mode. Its errors wrap
+// core.ErrInvalidConfig.
+func checkConfig(sel Selector, opts *Options) error {
+	if isnil.Value(sel) {
+		return fmt.Errorf("middleware: nil selector (%T): %w", sel, core.ErrInvalidConfig)
+	}
+	if v, ok := sel.(validator); ok {
+		if err := v.validate(); err != nil {
+			return err
+		}
+	}
+	if opts.Preflight > PreflightAsOptions {
+		return fmt.Errorf("middleware: unknown %v: %w", opts.Preflight, core.ErrInvalidConfig)
+	}
+	return nil
+}
+
+// Validate returns an error wrapping core.ErrInvalidConfig if m cannot
+// serve: a nil *Middleware or one not made by [New] or [NewSelect] (the
+// zero Middleware). Router adapters call it when they are mounted, so that
+// such a mistake stops the program at start-up, not at the first request.
+func (m *Middleware) Validate() error {
+	if m == nil || m.sel == nil || m.key == nil || m.hdr == nil {
+		return fmt.Errorf("middleware: nil or zero *Middleware, not made by New or NewSelect: %w", core.ErrInvalidConfig)
+	}
+	return nil
+}
+
+// mustValidate panics with m's Validate error: a configuration mistake
+// found while the handler chain is built, at start-up.
+func (m *Middleware) mustValidate() {
+	if err := m.Validate(); err != nil {
+		panic(err)
+	}
+}
+
+// refuseInvalid answers a request to an invalid middleware (see Validate)
+// with 500, so that calling Begin on a zero Middleware fails closed
+// instead of panicking.
+func refuseInvalid(w http.ResponseWriter) {
+	writeProblem(w, http.StatusInternalServerError, "Internal Server Error", "the rate limiter is not configured", nil)
+}
