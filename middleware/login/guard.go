@@ -272,22 +272,25 @@ func (a *Attempt) Failed() {
 	if a == nil || a.g == nil {
 		return
 	}
-	a.once.Do(func() {
-		g := a.g
-		if g.opts.OnLockout == nil {
-			return
+	a.once.Do(a.fail)
+}
+
+// fail tells Options.OnLockout of each key the failed attempt left locked.
+func (a *Attempt) fail() {
+	g := a.g
+	if g.opts.OnLockout == nil {
+		return
+	}
+	for _, c := range a.charges[:a.n] {
+		p, err := c.l.Peek(a.ctx, c.key, 1)
+		if err != nil {
+			g.report(nil, err)
+			continue
 		}
-		for _, c := range a.charges[:a.n] {
-			p, err := c.l.Peek(a.ctx, c.key, 1)
-			if err != nil {
-				g.report(nil, err)
-				continue
-			}
-			if !p.Allowed {
-				g.opts.OnLockout(c.kind, p.RetryAfter)
-			}
+		if !p.Allowed {
+			g.opts.OnLockout(c.kind, p.RetryAfter)
 		}
-	})
+	}
 }
 
 // Respond reports the outcome from the response status, before the

@@ -46,12 +46,12 @@ func (g *Guard) Handler(next http.Handler) http.Handler {
 		ow := &outcomeWriter{ResponseWriter: w, a: a}
 		returned := false
 		defer func() {
-			if !ow.wrote {
-				// Nothing written: a panic, or a router that writes later.
+			switch {
+			case ow.wrote:
+			case returned: // a router that writes the status later
+				a.Unanswered(r)
+			default: // a panic
 				a.Failed()
-				if returned {
-					g.report(r, ErrNoResponse)
-				}
 			}
 		}()
 		next.ServeHTTP(ow, r)
@@ -97,6 +97,20 @@ func (g *Guard) Start(w http.ResponseWriter, r *http.Request) (*Attempt, bool) {
 		return nil, false
 	}
 	return a, true
+}
+
+// Unanswered reports that the login handler returned without writing a
+// response: the attempt counts as failed ([Attempt.Failed]) and
+// [ErrNoResponse] is reported to Options.OnError with r, unless the attempt
+// was already reported.
+func (a *Attempt) Unanswered(r *http.Request) {
+	if a == nil || a.g == nil {
+		return
+	}
+	a.once.Do(func() {
+		a.g.report(r, ErrNoResponse)
+		a.fail()
+	})
 }
 
 // outcomeWriter reports the attempt's outcome with the first final status
