@@ -171,7 +171,7 @@ func (d *devices) key(r *http.Request, name string, now time.Time) string {
 		if len(c.Value) != cookieLen {
 			continue
 		}
-		b, err := base64.RawURLEncoding.DecodeString(c.Value)
+		b, err := base64.RawURLEncoding.Strict().DecodeString(c.Value)
 		if err != nil || len(b) != payloadLen+macLen {
 			continue
 		}

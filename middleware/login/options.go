@@ -92,7 +92,7 @@ type Options struct {
 	// 403, but also 400 or 500) counts as a failure.
 	Succeeded func(status int) bool
 	// OnLockout is called when a failed attempt leaves a key locked, with
-	// the key's kind, "account" or "network", and the time until it admits
+	// the key's kind, "account", "network" or "device", and the time until it admits
 	// again: log every lockout there.
 	OnLockout func(kind string, retryAfter time.Duration)
 	// OnError is called with every store or key error; r is nil for errors
