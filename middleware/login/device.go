@@ -52,7 +52,13 @@ const MinDeviceSecret = 32
 // expires; the anonymous stream stays throttled as without cookies.
 // Device attempts are not counted on the network key either, so a network
 // locked by an attacker sharing the user's address does not lock the
-// user's device out.
+// user's device out. A device locked by its own failures stays locked
+// (it never falls back to the anonymous stream); clearing the cookie puts
+// it back there.
+//
+// Trust is given to a cookie, never to an address that logged in before:
+// addresses are shared (NAT, carriers, proxies), so an attacker behind the
+// user's address would inherit it.
 type DeviceOptions struct {
 	// Secret is the HMAC key signing the cookies: at least MinDeviceSecret
 	// random bytes, the same on every instance, kept secret. Changing it

@@ -78,7 +78,8 @@ type Options struct {
 	// [DeviceOptions].
 	Devices *DeviceOptions
 	// ResetAccountOnSuccess forgets the account's failures on a successful
-	// login, instead of only refunding the attempt. The network counter is
+	// login, instead of only refunding the attempt (for an attempt judged
+	// on a device cookie, the device's failures). The network counter is
 	// never reset.
 	ResetAccountOnSuccess bool
 	// Field is the name of the username field of a form or JSON body;
