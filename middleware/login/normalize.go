@@ -30,12 +30,15 @@ const foldRounds = 4
 //   - replaces invalid UTF-8 with U+FFFD;
 //   - applies Unicode compatibility normalization (NFKC: fullwidth
 //     "ａｌｉｃｅ", ligatures, the Kelvin sign and other compatibility
-//     forms become their plain letters) and full Unicode case folding
-//     ("Alice", "ALICE", "ß" and "SS", Greek final sigma), repeated until
-//     neither changes the result;
+//     forms become their plain letters) and case folding: full Unicode
+//     case folding ("Alice", "ALICE", "ß" and "SS", Greek final sigma),
+//     made coarser so that every string strings.ToLower, strings.ToUpper
+//     or strings.EqualFold would equate maps to one name ("ı", "İ" and
+//     "i"), repeated until none of it changes the result;
 //   - drops default-ignorable code points (zero-width spaces and joiners,
-//     soft hyphens, variation selectors, tags, other format characters)
-//     and control characters;
+//     soft hyphens, variation selectors, tags, other format characters),
+//     control characters, and a combining dot above (U+0307) that does
+//     not combine with its letter ("i̇" is "i");
 //   - trims white space at both ends and collapses inner runs of white
 //     space to one space.
 //
@@ -54,7 +57,7 @@ const foldRounds = 4
 func NormalizeUsername(s string) string {
 	s = strings.ToValidUTF8(s, "\uFFFD")
 	for range foldRounds {
-		t := clean(norm.NFKC.String(cases.Fold().String(norm.NFKC.String(s))))
+		t := clean(norm.NFKC.String(fold(norm.NFKC.String(s))))
 		if t == s {
 			break
 		}
@@ -62,6 +65,21 @@ func NormalizeUsername(s string) string {
 	}
 	return s
 }
+
+// fold maps s to one case: every code point to the lower case of its
+// upper case (so that "ı" and "I", "İ" and "i", "ſ" and "s", which
+// strings.ToUpper or strings.ToLower would equate, do here too), then full
+// Unicode case folding ("ß" to "ss", "ﬁ" to "fi"), then the per code point
+// mapping again. The last step also makes folding stable where
+// golang.org/x/text/cases.Fold alone is not: it maps Cherokee letters
+// between their two cases in both directions (U+13B5 to U+AB85 and back).
+func fold(s string) string {
+	return strings.Map(oneCase, cases.Fold().String(strings.Map(oneCase, s)))
+}
+
+// oneCase maps r to the lower case of its upper case: one code point for
+// every member of a simple case-folding orbit ("k", "K", Kelvin sign).
+func oneCase(r rune) rune { return unicode.ToLower(unicode.ToUpper(r)) }
 
 // clean drops ignorable and control code points, trims white space and
 // collapses inner runs of it to one space.
@@ -87,7 +105,10 @@ func clean(s string) string {
 
 // ignorable reports whether r is dropped: a control or format character
 // (which include most default-ignorable code points), a variation selector
-// or another default-ignorable code point, or a noncharacter.
+// or another default-ignorable code point, a noncharacter, or a combining
+// dot above (U+0307) that NFKC left uncombined: full case folding turns
+// "İ" into "i" and U+0307 where strings.ToLower gives "i", and only
+// dropping the dot makes the two agree.
 func ignorable(r rune) bool {
-	return unicode.In(r, unicode.Cc, unicode.Cf, unicode.Variation_Selector, unicode.Other_Default_Ignorable_Code_Point, unicode.Noncharacter_Code_Point)
+	return r == '\u0307' || unicode.In(r, unicode.Cc, unicode.Cf, unicode.Variation_Selector, unicode.Other_Default_Ignorable_Code_Point, unicode.Noncharacter_Code_Point)
 }

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/floodgate-go/floodgate/core"
@@ -25,10 +26,13 @@ func TestNormalizeUsernameVariantsCollide(t *testing.T) {
 			"alice\ufe0f", "al\u00adice", "a\u200dlice", "\u2002alice\u3000", "𝐚𝐥𝐢𝐜𝐞", "ⓐⓛⓘⓒⓔ", "\u00a0ALIce\u2060", "alice\x00", "alic\u0435"[:0] + "alice"},
 		{"straße", "STRASSE", "strasse", "Straße", "ＳＴＲＡＳＳＥ"},
 		{"kelvin", "\u212Aelvin", "KELVIN"},
+		{"liı", "LII", "lİİ", "lii", "\u017fs"[:0] + "lIı"},
+		{"ss", "ſs", "ſſ", "SS", "ß", "ẞ"},
 		{"fish", "ﬁsh", "FISH"},
 		{"\u00e9mile", "e\u0301mile", "E\u0301MILE", "\u00c9mile", "e\u200b\u0301mile"},
 		{"σας", "ΣΑΣ", "σασ", "ΣΑΣ"},
 		{"džemal", "ǅemal", "Ǆemal", "DŽemal"},
+		{"\uab85\u13f8", "\u13b5\u13f0", "\u13b5\u13f8"}, // Cherokee, which x/text's Fold alone flips
 		{"john smith", "John  Smith", "john\u3000smith", " JOHN\t\tSMITH "},
 	}
 	for _, g := range groups {
@@ -149,10 +153,11 @@ func TestUsernameBounds(t *testing.T) {
 // FuzzNormalizeUsername checks that normalization is idempotent, yields
 // valid trimmed UTF-8, and maps the equivalent forms of any string
 // (canonical and compatibility decompositions and compositions, case
-// folding, surrounding white space and ignorable code points) to one name.
+// folding, what strings.ToLower, strings.ToUpper and strings.EqualFold
+// equate, surrounding white space and ignorable code points) to one name.
 func FuzzNormalizeUsername(f *testing.F) {
 	for _, s := range []string{"alice", "ＡＬＩＣＥ", "Straße", "\u212Aelvin", "ﬁ", "e\u0301", "ΣΑΣ", "ǅ", "İ", "ı",
-		"\u200b", " a  b ", "\xff\xfe", "\ufdfa", "ᾈ", "ﬃ", "ǰ", "\u0345", "ŉ", "ẞ", "Å", "\u1e9b\u0323", "´"} {
+		"\u200b", " a  b ", "\xff\xfe", "\ufdfa", "ᾈ", "ﬃ", "ǰ", "\u0345", "ŉ", "ẞ", "Å", "\u1e9b\u0323", "´", "\u13b5", "\uab85"} {
 		f.Add(s)
 	}
 	fold := cases.Fold()
@@ -170,6 +175,7 @@ func FuzzNormalizeUsername(f *testing.F) {
 		for name, v := range map[string]string{
 			"NFC": norm.NFC.String(s), "NFD": norm.NFD.String(s), "NFKC": norm.NFKC.String(s), "NFKD": norm.NFKD.String(s),
 			"fold": fold.String(s), "padded": "\u3000\u200b" + s + " \ufeff",
+			"ToLower": strings.ToLower(s), "ToUpper": strings.ToUpper(s), "SimpleFold": strings.Map(unicode.SimpleFold, s),
 		} {
 			require.Equal(t, n, login.NormalizeUsername(v), "%s of %q", name, s)
 		}
