@@ -20,8 +20,10 @@ const MaxUsername = 1024
 var ErrUsernameTooLong = errors.New("login: username too long")
 
 // foldRounds bounds the NFKC and case-folding rounds of NormalizeUsername.
-// One round reaches the fixed point for every string the fuzzer and the
-// tests have found; the bound only keeps the loop finite.
+// Nearly every string reaches its fixed point in one round (the second
+// confirms it); folding can undo a composition or dropping a code point
+// enable one, which the next round settles. The bound only keeps the loop
+// finite: FuzzNormalizeUsername checks that its result is a fixed point.
 const foldRounds = 4
 
 // NormalizeUsername is the default Options.Normalize: the form accounts
@@ -32,9 +34,10 @@ const foldRounds = 4
 //     "ａｌｉｃｅ", ligatures, the Kelvin sign and other compatibility
 //     forms become their plain letters) and case folding: full Unicode
 //     case folding ("Alice", "ALICE", "ß" and "SS", Greek final sigma),
-//     made coarser so that every string strings.ToLower, strings.ToUpper
-//     or strings.EqualFold would equate maps to one name ("ı", "İ" and
-//     "i"), repeated until none of it changes the result;
+//     made coarser so that strings strings.ToLower, strings.ToUpper or
+//     strings.EqualFold would equate map to one name ("ı", "İ" and "i";
+//     checked on canonically ordered strings), repeated until none of it
+//     changes the result;
 //   - drops default-ignorable code points (zero-width spaces and joiners,
 //     soft hyphens, variation selectors, tags, other format characters),
 //     control characters, and a combining dot above (U+0307) that does
