@@ -45,7 +45,7 @@ func Limit(m *middleware.Middleware) gin.HandlerFunc {
 		}
 		c.Next()
 		if a.Counting() {
-			a.End(c.Request.Context(), c.Writer.Status())
+			a.End(c.Request.Context(), outcome(c))
 		}
 	}
 }

@@ -7,13 +7,19 @@
 // on success, 401 on wrong credentials (the same for unknown usernames), and
 // 429 with Retry-After when the account or the client network is throttled.
 // POST /reset-password is outside the guard, so it stays reachable for a
-// locked account. The server prints "listening on ADDR" once it accepts
+// locked account. Usernames are counted normalized ("ALICE", " alice ",
+// fullwidth "ａｌｉｃｅ" share one counter). A successful login sets a
+// device cookie: with it, alice still gets in while an attacker keeps her
+// account locked for everyone else. The cookie's HMAC secret comes from
+// FLOODGATE_DEVICE_SECRET (at least 32 bytes), else a random one, which
+// forgets the devices on restart. The server prints "listening on ADDR" once it accepts
 // connections and shuts down on SIGINT or SIGTERM.
 package main
 
 import (
 	"bytes"
 	"context"
+	"crypto/rand"
 	"crypto/sha256"
 	"crypto/subtle"
 	"encoding/json"
@@ -38,7 +44,15 @@ func main() {
 	flag.Parse()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	if err := run(ctx, *addr, os.Stdout, login.Options{}); err != nil {
+	secret := []byte(os.Getenv("FLOODGATE_DEVICE_SECRET"))
+	if len(secret) == 0 {
+		secret = make([]byte, login.MinDeviceSecret)
+		_, _ = rand.Read(secret) // crypto/rand.Read never fails
+	}
+	// The demo serves plain HTTP, so its cookie is not marked Secure;
+	// behind TLS, leave Insecure false.
+	opts := login.Options{Devices: &login.DeviceOptions{Secret: secret, Insecure: true}}
+	if err := run(ctx, *addr, os.Stdout, opts); err != nil {
 		log.Fatal(err)
 	}
 }

@@ -24,7 +24,8 @@ func TestServer(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	clk := coretest.NewClock(time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC))
-	go func() { done <- run(ctx, "127.0.0.1:0", pw, login.Options{Clock: clk}) }()
+	opts := login.Options{Clock: clk, Devices: &login.DeviceOptions{Secret: []byte(strings.Repeat("s", 32)), Insecure: true}}
+	go func() { done <- run(ctx, "127.0.0.1:0", pw, opts) }()
 	line, err := bufio.NewReader(pr).ReadString('\n')
 	require.NoError(t, err)
 	addr, ok := strings.CutPrefix(strings.TrimSpace(line), "listening on ")
@@ -32,9 +33,16 @@ func TestServer(t *testing.T) {
 	base := "http://" + addr
 	client := &http.Client{Timeout: 5 * time.Second}
 
+	var device *http.Cookie
 	post := func(path, ctype, body string) (*http.Response, string) {
 		t.Helper()
-		resp, err := client.Post(base+path, ctype, strings.NewReader(body))
+		req, err := http.NewRequest(http.MethodPost, base+path, strings.NewReader(body))
+		require.NoError(t, err)
+		req.Header.Set("Content-Type", ctype)
+		if device != nil {
+			req.AddCookie(device)
+		}
+		resp, err := client.Do(req)
 		require.NoError(t, err)
 		b, err := io.ReadAll(resp.Body)
 		require.NoError(t, err)
@@ -50,14 +58,20 @@ func TestServer(t *testing.T) {
 	assert.Contains(t, body, "welcome")
 	resp, _ = post("/login", "application/json", `{"username":"alice","password":"correct horse battery staple"}`)
 	assert.Equal(t, http.StatusOK, resp.StatusCode)
-	for i := range 6 { // the default account limit: 5 free, the 6th locks
-		resp, _ = post("/login", ctForm, form("alice", fmt.Sprint("guess", i)))
+	require.Len(t, resp.Cookies(), 1, "a device cookie")
+	cookie := resp.Cookies()[0]
+	for i := range 6 { // the default account limit: 5 free, the 6th locks; spellings share it
+		resp, _ = post("/login", ctForm, form([]string{"alice", "ALICE", " ａｌｉｃｅ "}[i%3], fmt.Sprint("guess", i)))
 		require.Equal(t, http.StatusUnauthorized, resp.StatusCode, i)
 	}
 	resp, body = post("/login", "application/json", `{"username":"alice","password":"correct horse battery staple"}`)
 	assert.Equal(t, http.StatusTooManyRequests, resp.StatusCode)
 	assert.Equal(t, "1", resp.Header.Get("Retry-After"))
 	assert.Contains(t, body, "too many failed login attempts")
+	device = cookie // alice's own device is judged apart
+	resp, _ = post("/login", ctForm, form("alice", "correct horse battery staple"))
+	assert.Equal(t, http.StatusOK, resp.StatusCode)
+	device = nil
 	resp, _ = post("/reset-password", ctForm, form("alice", ""))
 	assert.Equal(t, http.StatusAccepted, resp.StatusCode)
 	clk.Advance(time.Second)

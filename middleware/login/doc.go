@@ -1,12 +1,20 @@
 // Package login throttles failed login attempts per account and per client
 // network.
 //
-// A [Guard] keys every attempt twice: by the submitted username (normalized,
-// then hashed by package keyfunc, so raw usernames are never kept and an
-// unknown username is counted exactly like a known one: the guard never
-// knows which accounts exist) and by the client's network (keyfunc.ClientIP,
-// an IPv4 address or an IPv6 /64 by default). An attempt proceeds to the
-// credential check only when both keys admit it.
+// A [Guard] keys every attempt twice: by the submitted username (normalized
+// by [NormalizeUsername], NFKC and full case folding, so that "Alice",
+// " alice " and fullwidth "ａｌｉｃｅ" share one counter; then hashed by
+// package keyfunc, so raw usernames are never kept and an unknown username
+// is counted exactly like a known one: the guard never knows which accounts
+// exist) and by the client's network (keyfunc.ClientIP, an IPv4 address or
+// an IPv6 /64 by default). An attempt proceeds to the credential check only
+// when both keys admit it.
+//
+// With Options.Devices, an attempt carrying a device cookie the guard
+// issued at an earlier successful login of the same username is judged on
+// that device's own counter instead, so that an attacker flooding an
+// account with wrong passwords cannot lock its user out of their own
+// devices (see [DeviceOptions] for the trade-off).
 //
 // Only failed attempts count: the guard takes one failure from both keys
 // before the credentials are checked and refunds it when they were right.
@@ -22,8 +30,12 @@
 // Retry-After of the time until both keys would admit the attempt. No
 // rate-limit header reveals counters on any response.
 //
-// [Guard.Handler] is the net/http form: it reads the username from the
-// request body (a form or a JSON object) without consuming it, and learns
-// the outcome from the response status. [Guard.Begin] is the manual form,
-// for handlers that know the username and the outcome themselves.
+// [Guard.Handler] is the net/http form (chi included): it reads the username
+// from the request body (a form or a JSON object) without consuming it, and
+// learns the outcome from the response status; a handler that writes no
+// response counts as a failure ([ErrNoResponse]). Routers that write the
+// status after the middleware returns have their own helpers, built on
+// [Guard.Start] and [Attempt.Respond]: adapters/echolimit.Login and
+// adapters/ginlimit.Login. [Guard.Begin] is the manual form, for handlers
+// that know the username and the outcome themselves.
 package login

@@ -27,7 +27,8 @@ func ExampleGuard_Handler() {
 	}
 	check := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.PostFormValue("username") == "alice" && r.PostFormValue("password") == "correct horse" {
-			return // 200
+			w.WriteHeader(http.StatusOK) // write the status: returning without one counts as a failure
+			return
 		}
 		w.WriteHeader(http.StatusUnauthorized)
 	})

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"net/http"
 	"strconv"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/floodgate-go/floodgate/core"
@@ -46,10 +48,12 @@ type Guard struct {
 	opts    Options
 	account *core.Limiter
 	network *core.Limiter
-	accKey  keyfunc.Func
+	devices *devices // nil without Options.Devices
 	netKey  keyfunc.Func
+	accKey  keyfunc.Func
 	norm    func(string) string
 	ok      func(int) bool
+	clock   core.Clock
 	field   string
 	maxBody int64
 }
@@ -76,7 +80,7 @@ func New(opts Options) (*Guard, error) {
 		}
 		store = ms
 	}
-	g := &Guard{opts: opts, norm: opts.Normalize, ok: opts.Succeeded, field: opts.Field, maxBody: opts.MaxBody}
+	g := &Guard{opts: opts, norm: opts.Normalize, ok: opts.Succeeded, clock: opts.Clock, field: opts.Field, maxBody: opts.MaxBody}
 	var err error
 	if g.account, err = limiter(KindAccount, acc, store, opts.Clock); err != nil {
 		return nil, err
@@ -84,15 +88,23 @@ func New(opts Options) (*Guard, error) {
 	if g.network, err = limiter(KindNetwork, nw, store, opts.Clock); err != nil {
 		return nil, err
 	}
+	if opts.Devices != nil {
+		if g.devices, err = newDevices(opts.Devices, store, opts.Clock); err != nil {
+			return nil, err
+		}
+	}
 	if g.netKey, err = keyfunc.ClientIP(opts.IP); err != nil {
 		return nil, err
 	}
 	g.accKey = keyfunc.UserFromContext(userKey{})
 	if g.norm == nil {
-		g.norm = defaultNormalize
+		g.norm = NormalizeUsername
 	}
 	if g.ok == nil {
 		g.ok = defaultSucceeded
+	}
+	if g.clock == nil {
+		g.clock = core.SystemClock{}
 	}
 	if g.field == "" {
 		g.field = "username"
@@ -111,76 +123,146 @@ func limiter(kind string, a core.Algorithm, s core.Store, clk core.Clock) (*core
 	return core.NewLimiter(p, core.WithStore(s), core.WithClock(clk))
 }
 
-// Attempt is a login attempt admitted by [Guard.Begin]: its failure is
-// already counted on both keys. Report its outcome with [Attempt.Succeeded]
-// or [Attempt.Failed]; an attempt never reported stays counted as failed.
-type Attempt struct {
-	g        *Guard
-	ctx      context.Context
-	acc, net string
-	accRes   core.Result
-	netRes   core.Result
+// name returns the form username is counted by: Options.Normalize applied
+// to it, on every path that derives a key from a username.
+func (g *Guard) name(username string) (string, error) {
+	if len(username) > MaxUsername {
+		return "", ErrUsernameTooLong
+	}
+	name := g.norm(username)
+	switch {
+	case name == "":
+		return "", ErrNoUsername
+	case len(name) > 4*MaxUsername:
+		return "", ErrUsernameTooLong
+	}
+	return name, nil
 }
 
-// Begin counts a failed attempt of username from r's client network on both
-// keys, before the credentials are checked. It returns an error wrapping
-// [ErrThrottled] (a [*ThrottledError]) when either key refuses the attempt,
-// which then counts nowhere; [ErrNoUsername] for an empty username (after
-// normalization); or the key or store error. Only with a nil error may the
-// credentials be checked, and the outcome must then be reported.
+// accountKey returns the account counter's key of the normalized name.
+func (g *Guard) accountKey(ctx context.Context, name string) (string, error) {
+	r := (&http.Request{}).WithContext(context.WithValue(ctx, userKey{}, name))
+	return g.accKey(r)
+}
+
+// charge is one cost an attempt took, on one key.
+type charge struct {
+	kind string
+	l    *core.Limiter
+	key  string
+	res  core.Result
+}
+
+// Attempt is a login attempt admitted by [Guard.Begin]: its failure is
+// already counted. Report its outcome with [Attempt.Succeeded] or
+// [Attempt.Failed] (or [Attempt.Respond]); an attempt never reported stays
+// counted as failed. Only the first report counts, however many are made
+// and from however many goroutines.
+type Attempt struct {
+	g       *Guard
+	ctx     context.Context
+	name    string
+	charges [2]charge // the account's and the network's, or the device's alone
+	n       int
+	once    sync.Once
+	won     atomic.Bool // Succeeded was the first report
+}
+
+// Begin counts a failed attempt of username before the credentials are
+// checked: on the counter of the device r's device cookie names, when
+// Options.Devices is set and r carries a valid cookie for username;
+// otherwise on both the account's and r's client network's counters. It
+// returns an error wrapping [ErrThrottled] (a [*ThrottledError]) when a
+// counter refuses the attempt, which then counts nowhere;
+// [ErrNoUsername] for an empty username (after normalization);
+// [ErrUsernameTooLong]; or the key or store error. Only with a nil error
+// may the credentials be checked, and the outcome must then be reported.
 func (g *Guard) Begin(ctx context.Context, username string, r *http.Request) (*Attempt, error) {
-	name := g.norm(username)
-	if name == "" {
-		return nil, ErrNoUsername
+	name, err := g.name(username)
+	if err != nil {
+		return nil, err
+	}
+	a := &Attempt{g: g, ctx: context.WithoutCancel(ctx), name: name}
+	if g.devices != nil {
+		if key := g.devices.key(r, name, g.clock.Now()); key != "" {
+			if err := a.take(ctx, KindDevice, g.devices.limit, key); err != nil {
+				return nil, err
+			}
+			return a, nil
+		}
 	}
 	netKey, err := g.netKey(r)
 	if err != nil {
 		return nil, err
 	}
-	accKey, err := g.accKey(r.WithContext(context.WithValue(ctx, userKey{}, name)))
+	accKey, err := g.accountKey(ctx, name)
 	if err != nil {
 		return nil, err
 	}
-	a := &Attempt{g: g, ctx: context.WithoutCancel(ctx), acc: accKey, net: netKey}
-	if a.accRes, err = g.account.Allow(ctx, accKey); err != nil {
+	if err := a.take(ctx, KindAccount, g.account, accKey); err != nil {
+		var te *ThrottledError
+		if errors.As(err, &te) {
+			// The network is not charged; the wait is until both admit.
+			if p, err := g.network.Peek(ctx, netKey, 1); err == nil && !p.Allowed {
+				te.RetryAfter = max(te.RetryAfter, p.RetryAfter)
+			}
+		}
 		return nil, err
 	}
-	if !a.accRes.Allowed {
-		// The network is not charged; the wait is until both admit.
-		retry := a.accRes.RetryAfter
-		if p, err := g.network.Peek(ctx, netKey, 1); err == nil && !p.Allowed {
-			retry = max(retry, p.RetryAfter)
-		}
-		return nil, &ThrottledError{RetryAfter: retry}
-	}
-	if a.netRes, err = g.network.Allow(ctx, netKey); err != nil || !a.netRes.Allowed {
-		g.refund(g.account, accKey, a.accRes)
-		if err != nil {
-			return nil, err
-		}
-		return nil, &ThrottledError{RetryAfter: a.netRes.RetryAfter}
+	if err := a.take(ctx, KindNetwork, g.network, netKey); err != nil {
+		a.giveBack()
+		return nil, err
 	}
 	return a, nil
 }
 
+// take charges one failure on key, or returns the store error or a
+// *ThrottledError. Every charge costs exactly 1, so that no algorithm's
+// handling of larger costs matters here.
+func (a *Attempt) take(ctx context.Context, kind string, l *core.Limiter, key string) error {
+	res, err := l.Allow(ctx, key)
+	if err != nil {
+		return err
+	}
+	if !res.Allowed {
+		return &ThrottledError{RetryAfter: res.RetryAfter}
+	}
+	a.charges[a.n] = charge{kind: kind, l: l, key: key, res: res}
+	a.n++
+	return nil
+}
+
+// giveBack refunds every charge of an attempt that never reached the
+// credential check.
+func (a *Attempt) giveBack() {
+	a.once.Do(func() {
+		for _, c := range a.charges[:a.n] {
+			a.g.refund(c.l, c.key, c.res)
+		}
+	})
+}
+
 // Succeeded reports that the credentials were right: the attempt is
-// refunded on both keys (and the account's counter reset with
-// Options.ResetAccountOnSuccess). Only the first report of an attempt
-// counts.
+// refunded (and, with Options.ResetAccountOnSuccess, the account's or the
+// device's counter reset; never the network's). Only the first report of
+// an attempt counts.
 func (a *Attempt) Succeeded() {
 	if a == nil || a.g == nil {
 		return
 	}
-	g := a.g
-	a.g = nil
-	if g.opts.ResetAccountOnSuccess {
-		if err := g.account.Reset(a.ctx, a.acc); err != nil {
-			g.report(nil, err)
+	a.once.Do(func() {
+		a.won.Store(true)
+		g := a.g
+		for _, c := range a.charges[:a.n] {
+			if g.opts.ResetAccountOnSuccess && c.kind != KindNetwork {
+				if err := c.l.Reset(a.ctx, c.key); err != nil {
+					g.report(nil, err)
+				}
+				continue
+			}
+			g.refund(c.l, c.key, c.res)
 		}
-	} else {
-		g.refund(g.account, a.acc, a.accRes)
-	}
-	g.refund(g.network, a.net, a.netRes)
+	})
 }
 
 // Failed reports that the credentials were wrong: the attempt stays
@@ -190,24 +272,70 @@ func (a *Attempt) Failed() {
 	if a == nil || a.g == nil {
 		return
 	}
+	a.once.Do(a.fail)
+}
+
+// fail tells Options.OnLockout of each key the failed attempt left locked.
+func (a *Attempt) fail() {
 	g := a.g
-	a.g = nil
 	if g.opts.OnLockout == nil {
 		return
 	}
-	for _, k := range [...]struct {
-		kind, key string
-		l         *core.Limiter
-	}{{KindAccount, a.acc, g.account}, {KindNetwork, a.net, g.network}} {
-		p, err := k.l.Peek(a.ctx, k.key, 1)
+	for _, c := range a.charges[:a.n] {
+		p, err := c.l.Peek(a.ctx, c.key, 1)
 		if err != nil {
 			g.report(nil, err)
 			continue
 		}
 		if !p.Allowed {
-			g.opts.OnLockout(k.kind, p.RetryAfter)
+			g.opts.OnLockout(c.kind, p.RetryAfter)
 		}
 	}
+}
+
+// Respond reports the outcome from the response status, before the
+// response is written: a success (Options.Succeeded) is reported with
+// [Attempt.Succeeded] and, with Options.Devices, a fresh device cookie is
+// added to h; any other status with [Attempt.Failed]. Router adapters call
+// it when the status is known and the headers are not yet sent.
+func (a *Attempt) Respond(h http.Header, status int) {
+	if a == nil || a.g == nil {
+		return
+	}
+	if !a.g.ok(status) {
+		a.Failed()
+		return
+	}
+	a.Succeeded()
+	if c := a.DeviceCookie(); c != nil && h != nil {
+		h.Add("Set-Cookie", c.String())
+	}
+}
+
+// DeviceCookie returns a new device cookie for the attempt's username, to
+// be set on the response: nil unless Options.Devices is set and the
+// attempt was reported as succeeded (and first, by [Attempt.Succeeded]).
+// [Guard.Handler] and the router adapters set it themselves.
+func (a *Attempt) DeviceCookie() *http.Cookie {
+	if a == nil || a.g == nil || a.g.devices == nil || !a.won.Load() {
+		return nil
+	}
+	return a.g.devices.issue(a.name, a.g.clock.Now())
+}
+
+// Unlock forgets the failures counted on username's account counter (not
+// on the networks' or the devices'), for an operator or a password reset.
+// username is normalized like every attempt's.
+func (g *Guard) Unlock(ctx context.Context, username string) error {
+	name, err := g.name(username)
+	if err != nil {
+		return err
+	}
+	key, err := g.accountKey(ctx, name)
+	if err != nil {
+		return err
+	}
+	return g.account.Reset(ctx, key)
 }
 
 func (g *Guard) refund(l *core.Limiter, key string, res core.Result) {

@@ -3,21 +3,35 @@ package login
 import (
 	"errors"
 	"net/http"
-
-	"github.com/floodgate-go/floodgate/middleware"
 )
+
+// ErrNoResponse is reported to Options.OnError when the login handler
+// returned without writing a response: the guard cannot tell the outcome
+// and counts the attempt as failed. This is what happens when a router
+// writes the status after the guard's middleware has returned (echo's
+// WrapMiddleware with a handler returning an error, gin's c.Error): use
+// the router's own login helper (adapters/echolimit.Login,
+// adapters/ginlimit.Login), or write the status in the handler.
+var ErrNoResponse = errors.New("login: the handler returned without writing a response; the attempt counts as failed")
 
 // Handler wraps next, the login handler: for every request but GET, HEAD
 // and OPTIONS (which pass through uncounted) it reads the username from the
 // body (see [Options]; the body is given back to next unread), counts a
-// failed attempt with [Guard.Begin], runs next, and refunds the attempt
-// when the response status is a success (Options.Succeeded).
+// failed attempt with [Guard.Begin], runs next, and learns the outcome
+// from the status next writes: when it is a success (Options.Succeeded)
+// the attempt is refunded and, with Options.Devices, a device cookie is
+// added to the response before its headers are sent.
+//
+// A handler that returns without writing anything (not even a body, which
+// would mean 200) leaves the attempt counted as failed, and
+// [ErrNoResponse] is reported to Options.OnError: the guard never guesses
+// a success. A handler that panics leaves it counted as failed too.
 //
 // It answers itself, without running next: 429 ([WriteThrottled]) when the
 // attempt is throttled; 413 for a body over Options.MaxBody; 415 for a body
-// that is neither a form nor JSON; 400 for an unparseable body or a missing
-// or repeated username; 503 when the store fails or the client network
-// cannot be found.
+// that is neither a form nor JSON; 400 for an unparseable body or a
+// missing, repeated or too long username; 503 when the store fails or the
+// client network cannot be found.
 func (g *Guard) Handler(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		switch r.Method {
@@ -25,43 +39,113 @@ func (g *Guard) Handler(next http.Handler) http.Handler {
 			next.ServeHTTP(w, r)
 			return
 		}
-		name, err := readUsername(r, g.field, g.maxBody)
-		switch {
-		case errors.Is(err, ErrBodyTooLarge):
-			writeError(w, http.StatusRequestEntityTooLarge, "the request body is too large")
-			return
-		case errors.Is(err, ErrUnsupportedMedia):
-			writeError(w, http.StatusUnsupportedMediaType, "send a form or a JSON object")
-			return
-		case err != nil:
-			writeError(w, http.StatusBadRequest, "the request body cannot be parsed")
+		a, ok := g.Start(w, r)
+		if !ok {
 			return
 		}
-		a, err := g.Begin(r.Context(), name, r)
-		var te *ThrottledError
-		switch {
-		case errors.As(err, &te):
-			WriteThrottled(w, te.RetryAfter)
-			return
-		case errors.Is(err, ErrNoUsername):
-			writeError(w, http.StatusBadRequest, "the username is missing")
-			return
-		case err != nil:
-			g.report(r, err)
-			writeError(w, http.StatusServiceUnavailable, "login attempts cannot be counted")
-			return
-		}
-		cw, status := middleware.Capture(w)
-		done := false
+		ow := &outcomeWriter{ResponseWriter: w, a: a}
+		returned := false
 		defer func() {
-			// A panicking handler leaves the attempt counted as failed.
-			if done && g.ok(status()) {
-				a.Succeeded()
-			} else {
+			switch {
+			case ow.wrote:
+			case returned: // a router that writes the status later
+				a.Unanswered(r)
+			default: // a panic
 				a.Failed()
 			}
 		}()
-		next.ServeHTTP(cw, r)
-		done = true
+		next.ServeHTTP(ow, r)
+		returned = true
 	})
 }
+
+// Start is the first half of [Guard.Handler], for router adapters: it
+// reads the username from r's body (the body is given back unread), and
+// begins the attempt with [Guard.Begin]. When it returns false it has
+// written the whole answer (429, 413, 415, 400 or 503) and the login
+// handler must not run. When it returns true the handler may run, and the
+// attempt's outcome must be reported with [Attempt.Respond] before the
+// response's headers are sent.
+func (g *Guard) Start(w http.ResponseWriter, r *http.Request) (*Attempt, bool) {
+	name, err := readUsername(r, g.field, g.maxBody)
+	switch {
+	case errors.Is(err, ErrBodyTooLarge):
+		writeError(w, http.StatusRequestEntityTooLarge, "the request body is too large")
+		return nil, false
+	case errors.Is(err, ErrUnsupportedMedia):
+		writeError(w, http.StatusUnsupportedMediaType, "send a form or a JSON object")
+		return nil, false
+	case err != nil:
+		writeError(w, http.StatusBadRequest, "the request body cannot be parsed")
+		return nil, false
+	}
+	a, err := g.Begin(r.Context(), name, r)
+	var te *ThrottledError
+	switch {
+	case errors.As(err, &te):
+		WriteThrottled(w, te.RetryAfter)
+		return nil, false
+	case errors.Is(err, ErrNoUsername):
+		writeError(w, http.StatusBadRequest, "the username is missing")
+		return nil, false
+	case errors.Is(err, ErrUsernameTooLong):
+		writeError(w, http.StatusBadRequest, "the username is too long")
+		return nil, false
+	case err != nil:
+		g.report(r, err)
+		writeError(w, http.StatusServiceUnavailable, "login attempts cannot be counted")
+		return nil, false
+	}
+	return a, true
+}
+
+// Unanswered reports that the login handler returned without writing a
+// response: the attempt counts as failed ([Attempt.Failed]) and
+// [ErrNoResponse] is reported to Options.OnError with r, unless the attempt
+// was already reported.
+func (a *Attempt) Unanswered(r *http.Request) {
+	if a == nil || a.g == nil {
+		return
+	}
+	a.once.Do(func() {
+		a.g.report(r, ErrNoResponse)
+		a.fail()
+	})
+}
+
+// outcomeWriter reports the attempt's outcome with the first final status
+// written through it, before the headers are sent, so that a device cookie
+// can still be added. It unwraps for http.ResponseController.
+type outcomeWriter struct {
+	http.ResponseWriter
+	a     *Attempt
+	wrote bool
+}
+
+func (w *outcomeWriter) WriteHeader(code int) {
+	if !w.wrote && code >= 200 {
+		w.wrote = true
+		w.a.Respond(w.Header(), code)
+	}
+	w.ResponseWriter.WriteHeader(code)
+}
+
+func (w *outcomeWriter) Write(b []byte) (int, error) {
+	if !w.wrote {
+		w.WriteHeader(http.StatusOK)
+	}
+	return w.ResponseWriter.Write(b)
+}
+
+// Flush implements http.Flusher when the underlying writer does.
+func (w *outcomeWriter) Flush() {
+	if !w.wrote {
+		w.WriteHeader(http.StatusOK)
+	}
+	if f, ok := w.ResponseWriter.(http.Flusher); ok {
+		f.Flush()
+	}
+}
+
+// Unwrap returns the underlying writer, for http.ResponseController.
+func (w *outcomeWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }

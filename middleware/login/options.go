@@ -2,7 +2,6 @@ package login
 
 import (
 	"net/http"
-	"strings"
 	"time"
 
 	"github.com/floodgate-go/floodgate/core"
@@ -62,14 +61,25 @@ type Options struct {
 	// lengths (see keyfunc.IPOptions). The zero value keys by the direct
 	// peer, IPv4 /32 and IPv6 /64, and trusts no forwarding header.
 	IP keyfunc.IPOptions
-	// Normalize maps a username to the form accounts are counted by; nil
-	// trims surrounding white space and lower-cases it. Normalizing more
-	// coarsely than the application matches usernames only shares
-	// counters between accounts (stricter); more finely would let an
-	// attacker spread guesses at one account over spellings of its name.
+	// Normalize maps a username to the form accounts are counted by, on
+	// every path that derives a key from a username ([Guard.Begin],
+	// [Guard.Handler], [Guard.Unlock], device cookies); nil means
+	// [NormalizeUsername] (NFKC, full case folding, white space trimmed,
+	// ignorable code points dropped). Normalizing more coarsely than the
+	// application matches usernames only shares counters between accounts
+	// (stricter); more finely would let an attacker spread guesses at one
+	// account over spellings of its name. To count usernames byte for byte
+	// (only if the application itself does so), pass a function returning
+	// its argument. Usernames over [MaxUsername] bytes are refused before
+	// Normalize sees them.
 	Normalize func(string) string
+	// Devices, when not nil, turns on device cookies, so that an attacker
+	// cannot lock a user out of the devices they logged in from: see
+	// [DeviceOptions].
+	Devices *DeviceOptions
 	// ResetAccountOnSuccess forgets the account's failures on a successful
-	// login, instead of only refunding the attempt. The network counter is
+	// login, instead of only refunding the attempt (for an attempt judged
+	// on a device cookie, the device's failures). The network counter is
 	// never reset.
 	ResetAccountOnSuccess bool
 	// Field is the name of the username field of a form or JSON body;
@@ -83,14 +93,12 @@ type Options struct {
 	// 403, but also 400 or 500) counts as a failure.
 	Succeeded func(status int) bool
 	// OnLockout is called when a failed attempt leaves a key locked, with
-	// the key's kind, "account" or "network", and the time until it admits
+	// the key's kind, "account", "network" or "device", and the time until it admits
 	// again: log every lockout there.
 	OnLockout func(kind string, retryAfter time.Duration)
 	// OnError is called with every store or key error; r is nil for errors
 	// of [Attempt.Succeeded] and [Attempt.Failed].
 	OnError func(r *http.Request, err error)
 }
-
-func defaultNormalize(s string) string { return strings.ToLower(strings.TrimSpace(s)) }
 
 func defaultSucceeded(status int) bool { return status >= 200 && status < 400 }

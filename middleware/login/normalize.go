@@ -1,0 +1,117 @@
+package login
+
+import (
+	"errors"
+	"strings"
+	"unicode"
+
+	"golang.org/x/text/cases"
+	"golang.org/x/text/unicode/norm"
+)
+
+// MaxUsername is the longest username, in bytes as submitted, that a guard
+// counts; a longer one is refused with [ErrUsernameTooLong] before any
+// Unicode processing, so that no input can make normalization costly.
+const MaxUsername = 1024
+
+// ErrUsernameTooLong is returned by [Guard.Begin] (and answered 400 by
+// [Guard.Handler]) for a username longer than [MaxUsername] bytes, as
+// submitted or as normalized.
+var ErrUsernameTooLong = errors.New("login: username too long")
+
+// foldRounds bounds the NFKC and case-folding rounds of NormalizeUsername.
+// Nearly every string reaches its fixed point in one round (the second
+// confirms it); folding can undo a composition or dropping a code point
+// enable one, which the next round settles. The bound only keeps the loop
+// finite: FuzzNormalizeUsername checks that its result is a fixed point.
+const foldRounds = 4
+
+// NormalizeUsername is the default Options.Normalize: the form accounts
+// are counted by, so that every spelling a person or an attacker could
+// submit for one account shares its counter. It
+//   - replaces invalid UTF-8 with U+FFFD;
+//   - applies Unicode compatibility normalization (NFKC: fullwidth
+//     "ａｌｉｃｅ", ligatures, the Kelvin sign and other compatibility
+//     forms become their plain letters) and case folding: full Unicode
+//     case folding ("Alice", "ALICE", "ß" and "SS", Greek final sigma),
+//     made coarser so that strings strings.ToLower, strings.ToUpper or
+//     strings.EqualFold would equate map to one name ("ı", "İ" and "i";
+//     checked on canonically ordered strings), repeated until none of it
+//     changes the result;
+//   - drops default-ignorable code points (zero-width spaces and joiners,
+//     soft hyphens, variation selectors, tags, other format characters),
+//     control characters, and a combining dot above (U+0307) that does
+//     not combine with its letter ("i̇" is "i");
+//   - trims white space at both ends and collapses inner runs of white
+//     space to one space.
+//
+// It is idempotent: NormalizeUsername(NormalizeUsername(s)) ==
+// NormalizeUsername(s) (FuzzNormalizeUsername checks it). It may merge
+// names an application keeps apart (it is coarser than most username
+// rules); that only makes accounts share a counter, which is stricter,
+// never looser.
+//
+// It does not refuse any input: unlike the PRECIS UsernameCaseMapped
+// profile (RFC 8265, golang.org/x/text/secure/precis), which refuses
+// spaces, symbols and some scripts and maps only widths and case (NFC, not
+// NFKC), it gives every submitted string a counter, so that a name the
+// profile would refuse can neither escape counting nor be refused a login
+// it should be allowed.
+func NormalizeUsername(s string) string {
+	s = strings.ToValidUTF8(s, "\uFFFD")
+	for range foldRounds {
+		t := clean(norm.NFKC.String(fold(norm.NFKC.String(s))))
+		if t == s {
+			break
+		}
+		s = t
+	}
+	return s
+}
+
+// fold maps s to one case: every code point to the lower case of its
+// upper case (so that "ı" and "I", "İ" and "i", "ſ" and "s", which
+// strings.ToUpper or strings.ToLower would equate, do here too), then full
+// Unicode case folding ("ß" to "ss", "ﬁ" to "fi"), then the per code point
+// mapping again. The last step also makes folding stable where
+// golang.org/x/text/cases.Fold alone is not: it maps Cherokee letters
+// between their two cases in both directions (U+13B5 to U+AB85 and back).
+func fold(s string) string {
+	return strings.Map(oneCase, cases.Fold().String(strings.Map(oneCase, s)))
+}
+
+// oneCase maps r to the lower case of its upper case: one code point for
+// every member of a simple case-folding orbit ("k", "K", Kelvin sign).
+func oneCase(r rune) rune { return unicode.ToLower(unicode.ToUpper(r)) }
+
+// clean drops ignorable and control code points, trims white space and
+// collapses inner runs of it to one space.
+func clean(s string) string {
+	var b strings.Builder
+	b.Grow(len(s))
+	space := false
+	for _, r := range s {
+		switch {
+		case unicode.IsSpace(r):
+			space = b.Len() > 0
+		case ignorable(r):
+		default:
+			if space {
+				b.WriteByte(' ')
+				space = false
+			}
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
+}
+
+// ignorable reports whether r is dropped: a control or format character
+// (which include most default-ignorable code points), a variation selector
+// or another default-ignorable code point, a noncharacter, or a combining
+// dot above (U+0307) that NFKC left uncombined: full case folding turns
+// "İ" into "i" and U+0307 where strings.ToLower gives "i", and only
+// dropping the dot makes the two agree.
+func ignorable(r rune) bool {
+	return r == '\u0307' || unicode.In(r, unicode.Cc, unicode.Cf, unicode.Variation_Selector, unicode.Other_Default_Ignorable_Code_Point, unicode.Noncharacter_Code_Point)
+}
