@@ -233,7 +233,7 @@ func (b *backoffStep) resetAfter(v *[boWords]int64, now int64) int64 {
 	return nonNeg(b.idleAt(v[:]) - now)
 }
 
-func (b *backoffStep) refund(st []int64, now, taken, cost int64) {
+func (b *backoffStep) refund(st []int64, now, taken, _, cost int64) {
 	if fresh(st) {
 		return
 	}

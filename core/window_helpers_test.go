@@ -29,7 +29,7 @@ func winLimiterOn(tb testing.TB, clk *coretest.Clock, a core.Algorithm) *core.Li
 	require.NoError(tb, err)
 	ms, err := core.NewMemoryStore(core.MemoryOptions{MaxKeys: 64, Shards: 1})
 	require.NoError(tb, err)
-	l, err := core.NewLimiter(p, core.WithClock(clk), core.WithStore(ms))
+	l, err := core.NewLimiter(p, core.WithClock(clk), core.WithStore(ms), core.WithRefundLedger(0, anyAge))
 	require.NoError(tb, err)
 	return l
 }

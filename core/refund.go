@@ -1,0 +1,85 @@
+package core
+
+import (
+	"fmt"
+	"sync"
+	"time"
+)
+
+// DefaultRefundWindow is how long after a decision a [Limiter] accepts its
+// refund, unless [WithRefundLedger] says otherwise.
+const DefaultRefundWindow = time.Minute
+
+// DefaultRefundLedger is how many spent refunds a [Limiter] remembers at
+// most, unless [WithRefundLedger] says otherwise.
+const DefaultRefundLedger = 1 << 20
+
+const ledgerShards = 16
+
+// refundLedger remembers the decisions already refunded, each until it
+// can no longer be refunded (its refund window or its hold has passed,
+// whichever is first), so that no decision is given back twice, whatever
+// copies of its Result are refunded. It holds at most capacity entries: a
+// refund that finds it full is refused (the cost stays taken).
+type refundLedger struct {
+	perShard int
+	shards   [ledgerShards]ledgerShard
+}
+
+type ledgerShard struct {
+	mu    sync.Mutex
+	spent map[uint64]int64 // decision id → instant from which its entry may go
+	next  int64            // no entry may go before next
+	_     [64 - 24]byte
+}
+
+func newRefundLedger(capacity int) *refundLedger {
+	return &refundLedger{perShard: max(1, capacity/ledgerShards)}
+}
+
+// spend records the refund of decision id, whose entry may go from until
+// on, at now. It fails with ErrRefunded when id was refunded before, and
+// with ErrRefundLedgerFull when the shard is full of entries that may not
+// go yet.
+func (lg *refundLedger) spend(id uint64, until, now int64) error {
+	s := &lg.shards[id%ledgerShards]
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.spent == nil {
+		s.spent = make(map[uint64]int64)
+	}
+	if _, ok := s.spent[id]; ok {
+		return fmt.Errorf("core: refund: %w", ErrRefunded)
+	}
+	if len(s.spent) >= lg.perShard && now >= s.next {
+		next := int64(maxInt64)
+		for k, at := range s.spent {
+			if at <= now {
+				delete(s.spent, k)
+			} else {
+				next = min(next, at)
+			}
+		}
+		s.next = next
+	}
+	if len(s.spent) >= lg.perShard {
+		return fmt.Errorf("core: refund: %d refunds already within their window: %w", len(s.spent)*ledgerShards, ErrRefundLedgerFull)
+	}
+	if len(s.spent) == 0 || until < s.next {
+		s.next = until
+	}
+	s.spent[id] = until
+	return nil
+}
+
+// len returns the number of entries held.
+func (lg *refundLedger) len() int {
+	n := 0
+	for i := range lg.shards {
+		s := &lg.shards[i]
+		s.mu.Lock()
+		n += len(s.spent)
+		s.mu.Unlock()
+	}
+	return n
+}
