@@ -300,7 +300,7 @@ func TestHybridRefund(t *testing.T) {
 		lbhTake(t, l, "k", 3) // exhausted: TAT 120 s
 		clk.Set(t0.Add(72 * s))
 		require.True(t, lbhTake(t, l, "k", 1).Allowed) // smooth: TAT 132 s
-		clk.Set(t0.Add(50 * s)) // a refund with a stale now
+		clk.Set(t0.Add(50 * s))                        // a refund with a stale now
 		// a held its window until 60 s: 10 s of it are left to give back,
 		// TAT 132 − 10 = 122 s.
 		lbhRefund(t, l, "k", a)

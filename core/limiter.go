@@ -18,7 +18,6 @@ type Limiter struct {
 
 	seed   maphash.Seed  // hashes keys into Results, for tables other than mem
 	seq    atomic.Uint64 // decision ids, for tables other than mem
-	high   atomic.Int64  // the latest instant a refund has read: refunds never go back
 	window int64         // how long after a decision its refund is accepted
 	ledger *refundLedger // the decisions already refunded
 }
@@ -196,14 +195,6 @@ func (l *Limiter) Refund(ctx context.Context, key string, taken Result) (Result,
 	if now < 0 || now > maxInstant {
 		return Result{}, fmt.Errorf("core: now %d ns: %w", now, ErrClock)
 	}
-	// Refunds read time forwards only, so a clock stepping back cannot
-	// bring a forgotten ledger entry's decision back to life.
-	for high := l.high.Load(); now > high; high = l.high.Load() {
-		if l.high.CompareAndSwap(high, now) {
-			break
-		}
-	}
-	now = max(now, l.high.Load())
 	holds := taken.holds()
 	hold := int64(0)
 	for _, h := range holds[:taken.NumLimits()] {

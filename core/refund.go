@@ -27,10 +27,11 @@ type refundLedger struct {
 }
 
 type ledgerShard struct {
-	mu    sync.Mutex
-	spent map[uint64]int64 // decision id → instant from which its entry may go
-	next  int64            // no entry may go before next
-	_     [64 - 24]byte
+	mu     sync.Mutex
+	spent  map[uint64]int64 // decision id → instant from which its entry may go
+	next   int64            // no entry may go before next
+	purged int64            // entries up to this instant may have gone
+	_      [64 - 32]byte
 }
 
 func newRefundLedger(capacity int) *refundLedger {
@@ -51,6 +52,10 @@ func (lg *refundLedger) spend(id uint64, until, now int64) error {
 	if _, ok := s.spent[id]; ok {
 		return fmt.Errorf("core: refund: %w", ErrRefunded)
 	}
+	if until <= s.purged {
+		// Its entry may have gone (a clock that stepped back): refuse.
+		return fmt.Errorf("core: refund: %w", ErrRefundExpired)
+	}
 	if len(s.spent) >= lg.perShard && now >= s.next {
 		next := int64(maxInt64)
 		for k, at := range s.spent {
@@ -60,7 +65,7 @@ func (lg *refundLedger) spend(id uint64, until, now int64) error {
 				next = min(next, at)
 			}
 		}
-		s.next = next
+		s.next, s.purged = next, max(s.purged, now)
 	}
 	if len(s.spent) >= lg.perShard {
 		return fmt.Errorf("core: refund: %d refunds already within their window: %w", len(s.spent)*ledgerShards, ErrRefundLedgerFull)
