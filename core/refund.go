@@ -76,15 +76,3 @@ func (lg *refundLedger) spend(id uint64, until, now int64) error {
 	s.spent[id] = until
 	return nil
 }
-
-// len returns the number of entries held.
-func (lg *refundLedger) len() int {
-	n := 0
-	for i := range lg.shards {
-		s := &lg.shards[i]
-		s.mu.Lock()
-		n += len(s.spent)
-		s.mu.Unlock()
-	}
-	return n
-}
