@@ -310,6 +310,13 @@ func replay(t *testing.T, rng *rand.Rand, clk *Clock, got, ref *core.Limiter, na
 	t.Helper()
 	ctx := context.Background()
 	var lastGot, lastRef core.Result
+	// Every earlier decision, with its key: refunds pick any of them, late
+	// ones (partly drained), repeated ones and foreign-key ones included.
+	type pair struct {
+		key      string
+		got, ref core.Result
+	}
+	var past []pair
 	for s := 0; s < 40; s++ {
 		// Whole microseconds: stores may keep time in µs (the Redis store
 		// does, as Lua numbers are doubles); every configuration of
@@ -324,9 +331,14 @@ func replay(t *testing.T, rng *rand.Rand, clk *Clock, got, ref *core.Limiter, na
 			g, eg = got.AllowN(ctx, key, cost)
 			r, er = ref.AllowN(ctx, key, cost)
 			lastGot, lastRef = g, r
+			past = append(past, pair{key, g, r})
 		case op < 8:
 			g, eg = got.Peek(ctx, key, cost)
 			r, er = ref.Peek(ctx, key, cost)
+		case op < 9 && len(past) > 0 && rng.IntN(2) == 0:
+			p := past[rng.IntN(len(past))]
+			g, eg = got.Refund(ctx, p.key, p.got)
+			r, er = ref.Refund(ctx, p.key, p.ref)
 		case op < 9:
 			g, eg = got.Refund(ctx, key, lastGot)
 			r, er = ref.Refund(ctx, key, lastRef)
