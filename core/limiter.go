@@ -20,6 +20,7 @@ type Limiter struct {
 	seq    atomic.Uint64 // decision ids, for tables other than mem
 	window int64         // how long after a decision its refund is accepted
 	ledger *refundLedger // the decisions already refunded
+	resets resetLog      // the keys reset within a refund window
 }
 
 type limiterConfig struct {
@@ -201,8 +202,9 @@ func (l *Limiter) Refund(ctx context.Context, key string, taken Result) (Result,
 		hold = max(hold, min(h, 2*maxSpan))
 	}
 	var res Result
-	if now-taken.at >= hold {
-		// The take holds nothing any more: nothing to give back.
+	if now-taken.at >= hold || l.resets.forgot(taken.kh, taken.at) {
+		// The take holds nothing any more (it has drained, or the key was
+		// reset since): nothing to give back.
 		err := l.do(ctx, Request{Op: OpPeek, Key: key, Cost: 1}, &res)
 		return res, err
 	}
@@ -216,8 +218,13 @@ func (l *Limiter) Refund(ctx context.Context, key string, taken Result) (Result,
 	return res, err
 }
 
-// Reset forgets key: its next request is decided as a first one.
+// Reset forgets key: its next request is decided as a first one. A
+// refund of a decision taken for key before the reset gives nothing back
+// (the reset already forgot what it took).
 func (l *Limiter) Reset(ctx context.Context, key string) error {
 	var res Result
+	if now := l.now(); now >= 0 && now <= maxInstant {
+		l.resets.reset(l.keyHash(key), now, l.window)
+	}
 	return l.do(ctx, Request{Op: OpReset, Key: key}, &res)
 }

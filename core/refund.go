@@ -76,3 +76,55 @@ func (lg *refundLedger) spend(id uint64, until, now int64) error {
 	s.spent[id] = until
 	return nil
 }
+
+// maxResets bounds the keys whose latest Reset a Limiter remembers.
+const maxResets = 4096
+
+// resetLog remembers, per key hash, the latest instant the key was reset
+// at, while a decision taken before it could still be refunded (a refund
+// window): such a refund finds nothing of its take in the state and must
+// give nothing back. When more than maxResets keys were reset within a
+// window, the log forgets them all and remembers only the latest instant
+// (floor): every decision taken up to it then gives nothing back, which
+// only denies more.
+type resetLog struct {
+	mu    sync.Mutex
+	at    map[uint64]int64
+	floor int64
+}
+
+// reset records that the key of hash kh was reset at now; entries older
+// than now−window are dropped when the log is full.
+func (r *resetLog) reset(kh uint64, now, window int64) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.at == nil {
+		r.at = make(map[uint64]int64)
+	}
+	if _, ok := r.at[kh]; !ok && len(r.at) >= maxResets {
+		for k, at := range r.at {
+			if now-at >= window {
+				delete(r.at, k)
+			}
+		}
+		if len(r.at) >= maxResets {
+			for _, at := range r.at {
+				r.floor = max(r.floor, at)
+			}
+			clear(r.at)
+		}
+	}
+	r.at[kh] = max(r.at[kh], now)
+}
+
+// forgot reports whether a decision taken at for the key of hash kh was
+// made before a reset of that key.
+func (r *resetLog) forgot(kh uint64, at int64) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if at <= r.floor {
+		return true
+	}
+	t, ok := r.at[kh]
+	return ok && at <= t
+}

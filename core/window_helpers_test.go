@@ -53,6 +53,9 @@ func (w *winLimiters) get(a core.Algorithm) *core.Limiter {
 		l = winLimiterOn(w.tb, w.clk, a)
 		w.m[a] = l
 	}
+	// Reset before any instant a schedule uses: a refund of a decision
+	// taken before a reset gives nothing back.
+	w.clk.Set(t0.Add(-time.Hour))
 	if err := l.Reset(context.Background(), "k"); err != nil {
 		w.tb.Fatal(err)
 	}
