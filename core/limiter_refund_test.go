@@ -167,3 +167,87 @@ func TestRefundRefusals(t *testing.T) {
 	assert.NoError(t, err)
 	_ = r
 }
+
+// FuzzRefunds applies random takes and refunds (of any earlier decision,
+// repeated, late) to every algorithm on a clock that only moves forwards:
+// a second refund of a decision is refused, and no instant ever admits
+// more than the quota at once, less the refunds made at it of takes that
+// still held something (each gives back at most its cost).
+func FuzzRefunds(f *testing.F) {
+	f.Add([]byte{6, 0, 6, 1, 6, 2, 6, 3, 6, 4, 0, 200, 7, 0, 7, 1, 7, 2, 6, 5, 6, 6})
+	f.Add([]byte("take take take, wait, refund them all, take again"))
+	const q, w = 5, 4 * time.Second
+	f.Fuzz(func(t *testing.T, ops []byte) {
+		ctx := context.Background()
+		for _, a := range allAlgorithms(q, w) {
+			clk := coretest.NewClock(t0)
+			l := newLimiter(t, clk, core.Limit{Name: "x", Algorithm: a})
+			bound := int64(q)
+			if _, ok := a.(core.Backoff); ok {
+				bound += 3 // the take that sets a lock passes whole (cost ≤ 3)
+			}
+			var taken []core.Result
+			spent := map[int]bool{}
+			net := map[int64]int64{}
+			for i := 0; i+1 < len(ops) && i < 400; i += 2 {
+				op, arg := ops[i], ops[i+1]
+				now := clk.Now()
+				switch op % 8 {
+				case 0, 1, 2:
+					clk.Advance(time.Duration(arg) * 25 * time.Millisecond)
+					continue
+				case 6, 7:
+					if len(taken) == 0 {
+						continue
+					}
+					j := int(arg) % len(taken)
+					tk := taken[j]
+					_, err := l.Refund(ctx, "k", tk)
+					if spent[j] {
+						if err != nil {
+							require.ErrorIs(t, err, core.ErrRefunded, "%T", a)
+						}
+						continue
+					}
+					require.NoError(t, err, "%T", a)
+					spent[j] = true
+					if now.Before(tk.At().Add(tk.ResetAfter)) {
+						net[now.UnixNano()] -= tk.Cost
+					}
+				default:
+					r, err := l.AllowN(ctx, "k", 1+int64(arg%3))
+					require.NoError(t, err)
+					if r.Allowed {
+						taken = append(taken, r)
+						net[now.UnixNano()] += r.Cost
+					}
+				}
+				require.LessOrEqual(t, net[now.UnixNano()], bound, "%T%+v: admitted at one instant, less refunds", a, a)
+			}
+		}
+	})
+}
+
+// TestBackoffRefundKeepsALaterLock: of two takes at one instant, refunding
+// the earlier one does not lift the lock the later one set while failures
+// beyond Free remain (it used to, as both share the latest instant).
+func TestBackoffRefundKeepsALaterLock(t *testing.T) {
+	ctx := context.Background()
+	clk := coretest.NewClock(t0)
+	l := newLimiter(t, clk, core.Limit{Name: "b", Algorithm: core.Backoff{Free: 5, Window: time.Hour, Base: time.Minute, Max: time.Hour}})
+	r, err := l.AllowN(ctx, "k", 4)
+	require.NoError(t, err)
+	require.True(t, r.Allowed)
+	clk.Advance(time.Second)
+	a, err := l.AllowN(ctx, "k", 1) // 5: still free
+	require.NoError(t, err)
+	require.True(t, a.Allowed)
+	b, err := l.AllowN(ctx, "k", 3) // 8: locked for 2 min (two lockouts beyond the first)
+	require.NoError(t, err)
+	require.True(t, b.Allowed)
+	_, err = l.Refund(ctx, "k", a) // 7 failures: still beyond Free
+	require.NoError(t, err)
+	p, err := l.Peek(ctx, "k", 1)
+	require.NoError(t, err)
+	assert.False(t, p.Allowed, "7 failures beyond a Free of 5 stay locked")
+}
