@@ -42,7 +42,9 @@ type LimitResult struct {
 // RetryAfter, otherwise the limit with the least Remaining.
 //
 // The zero Result is a denial of nothing. A Result is a plain value: copy it
-// freely; [Limiter.Take] fills one in place for callers that reuse it.
+// freely; [Limiter.Take] fills one in place for callers that reuse it. A
+// consuming decision carries a private id, so that [Limiter.Refund] gives
+// it back at most once however many copies are refunded.
 type Result struct {
 	// Allowed reports whether every limit of the policy admitted the request.
 	Allowed bool
