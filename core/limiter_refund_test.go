@@ -2,6 +2,7 @@ package core_test
 
 import (
 	"context"
+	"math/rand/v2"
 	"testing"
 	"time"
 
@@ -250,4 +251,86 @@ func TestBackoffRefundKeepsALaterLock(t *testing.T) {
 	p, err := l.Peek(ctx, "k", 1)
 	require.NoError(t, err)
 	assert.False(t, p.Allowed, "7 failures beyond a Free of 5 stay locked")
+}
+
+// TestKeptTakesConformAsIfRefundedNeverHappened is the model check of the
+// rate algorithms: over random schedules of takes and refunds (late,
+// repeated, of any earlier decision) on a forward-moving clock, the takes
+// that were admitted and not refunded are replayed alone through an ideal
+// GCRA meter (TAT = max(TAT, t) + cost·I, admitted while TAT − t ≤
+// burst·I): as if the refunded takes had never happened.
+//
+// They conform to within 2 intervals (measured worst: 1.36 over 3,000
+// schedules; before refunds were single-use and bounded by the take's hold,
+// 14.8, more than three bursts). The residue: a take's hold ends where its
+// span ended when it was taken; when an earlier take is refunded first,
+// the span moves down, so the later refund may give back up to the part of
+// its own cost that has drained since (never more than its cost, once).
+func TestKeptTakesConformAsIfRefundedNeverHappened(t *testing.T) {
+	ctx := context.Background()
+	const burst = 4
+	iv := 250 * time.Millisecond
+	cases := []struct {
+		name  string
+		a     core.Algorithm
+		slack time.Duration // the algorithm's own rounding, per take
+	}{
+		{"gcra", core.GCRA{Rate: core.PerSecond(4), Burst: burst}, 0},
+		{"leaky", core.LeakyBucket{Rate: core.PerSecond(4), Capacity: burst, NoDelay: burst}, 0},
+		{"token", core.TokenBucket{Rate: core.PerSecond(4), Burst: burst}, time.Nanosecond},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			rng := rand.New(rand.NewPCG(5, uint64(len(c.name))))
+			worst := int64(0)
+			for range 1000 {
+				clk := coretest.NewClock(t0)
+				l := newLimiter(t, clk, core.Limit{Name: "l", Algorithm: c.a})
+				type take struct {
+					r        core.Result
+					refunded bool
+				}
+				var takes []*take
+				for range 80 {
+					switch k := rng.IntN(10); {
+					case k < 3:
+						clk.Advance(time.Duration(rng.Int64N(int64(2 * iv))))
+					case k < 6 && len(takes) > 0:
+						tk := takes[rng.IntN(len(takes))]
+						_, err := l.Refund(ctx, "k", tk.r)
+						if tk.refunded {
+							if err != nil { // else late: the take holds nothing
+								require.ErrorIs(t, err, core.ErrRefunded)
+							}
+						} else {
+							require.NoError(t, err)
+							tk.refunded = true
+						}
+					default:
+						r, err := l.AllowN(ctx, "k", 1+rng.Int64N(2))
+						require.NoError(t, err)
+						if r.Allowed {
+							takes = append(takes, &take{r: r})
+						}
+					}
+				}
+				// Replay the kept takes alone.
+				tat, slack := int64(0), int64(0)
+				for i, tk := range takes {
+					if tk.refunded {
+						continue
+					}
+					at := tk.r.At().UnixNano()
+					tat = max(tat, at) + tk.r.Cost*int64(iv)
+					slack += int64(c.slack)
+					if ex := tat - at - burst*int64(iv) - slack; ex > worst {
+						worst = ex
+					}
+					require.LessOrEqual(t, tat-at, (burst+2)*int64(iv)+slack,
+						"kept take %d at +%v does not conform", i, tk.r.At().Sub(t0))
+				}
+			}
+			t.Logf("worst excess %v (%.2f intervals)", time.Duration(worst), float64(worst)/float64(iv))
+		})
+	}
 }
