@@ -19,6 +19,10 @@ type outcome struct {
 	resetAfter int64
 	retryAfter int64
 	delay      int64
+	// hold is, for an admitted take, how long after the take's instant it
+	// still holds part of the state: a refund from then on gives nothing
+	// back. 0 means resetAfter.
+	hold int64
 }
 
 // stepper is a compiled algorithm. Its state is words() int64 words; the all
@@ -35,9 +39,11 @@ type stepper interface {
 	// denied records a denied attempt in st for algorithms that penalise
 	// them; others leave st untouched.
 	denied(st []int64, now, cost int64)
-	// refund gives back cost taken at the instant taken, as far as st still
-	// holds it.
-	refund(st []int64, now, taken, cost int64)
+	// refund gives back cost taken at the instant taken, whose hold on the
+	// state ended at until (taken plus the take's hold), as far as st still
+	// holds it, and never more than that very take still holds at now.
+	// Policy.refund calls it only while now < until.
+	refund(st []int64, now, taken, until, cost int64)
 	// idleAt is the instant from which st behaves as the zero state.
 	idleAt(st []int64) int64
 	// forgetCost is what forgetting st at now would admit, in cost units

@@ -233,7 +233,7 @@ func (b *backoffStep) resetAfter(v *[boWords]int64, now int64) int64 {
 	return nonNeg(b.idleAt(v[:]) - now)
 }
 
-func (b *backoffStep) refund(st []int64, now, taken, cost int64) {
+func (b *backoffStep) refund(st []int64, now, taken, _, cost int64) {
 	if fresh(st) {
 		return
 	}
@@ -245,7 +245,11 @@ func (b *backoffStep) refund(st []int64, now, taken, cost int64) {
 	c := min(max(cost, 0), n)
 	e := max(n-max(n-c, b.free), 0)
 	st[boN], st[boK] = n-c, max(st[boK]-e, 0)
-	if taken == st[boLast] {
+	// The take is surely the latest when it is the only one counted at its
+	// instant (boPrev is older); with several at one instant it may be an
+	// earlier one, whose refund must not lift a lock a later take set
+	// unless no failure beyond Free is left.
+	if taken == st[boLast] && (st[boPrev] != taken || n-c <= b.free) {
 		if e > 0 {
 			// The lock this take set is lifted: the one before it had
 			// ended by the take's instant.

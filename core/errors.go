@@ -16,3 +16,23 @@ var ErrNotTaken = errors.New("result took nothing to refund")
 // ErrClock is returned when a limiter's clock reads an instant before the
 // Unix epoch or after early 2188, where state arithmetic could overflow.
 var ErrClock = errors.New("clock outside 1970..2188")
+
+// ErrRefunded is returned by [Limiter.Refund] for a decision already
+// refunded (through any copy of its Result): a decision gives back what it
+// took at most once, so the second refund changes nothing.
+var ErrRefunded = errors.New("decision already refunded")
+
+// ErrRefundForeign is returned by [Limiter.Refund] for a Result another
+// limiter decided, or taken for another key: giving it back would credit
+// what was never taken.
+var ErrRefundForeign = errors.New("result was taken by another limiter or for another key")
+
+// ErrRefundLedgerFull is returned by [Limiter.Refund] when the limiter's
+// record of spent refunds is full: the refund is refused (the cost stays
+// taken), so that no decision can be refunded twice.
+var ErrRefundLedgerFull = errors.New("refund ledger full")
+
+// ErrRefundExpired is returned by [Limiter.Refund] for a decision older
+// than the limiter's refund window (see [WithRefundLedger]) that may still
+// hold something: the refund is refused, the cost stays taken.
+var ErrRefundExpired = errors.New("refund window passed")

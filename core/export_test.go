@@ -34,8 +34,38 @@ func (p *Probe) Take(st []int64, now, cost int64, commit bool) ProbeOutcome {
 // Denied is the stepper's denied.
 func (p *Probe) Denied(st []int64, now, cost int64) { p.s.denied(st, now, cost) }
 
-// Refund is the stepper's refund.
-func (p *Probe) Refund(st []int64, now, taken, cost int64) { p.s.refund(st, now, taken, cost) }
+// Refund is the stepper's refund of a take whose hold has not ended (the
+// refund is capped only by the state).
+func (p *Probe) Refund(st []int64, now, taken, cost int64) {
+	p.s.refund(st, now, taken, maxInstant+2*maxSpan, cost)
+}
+
+// RefundUntil is the stepper's refund of a take whose hold ends at until
+// (taken plus the take's hold), as Policy.refund calls it: nothing from
+// until on.
+func (p *Probe) RefundUntil(st []int64, now, taken, until, cost int64) {
+	if now < until {
+		p.s.refund(st, now, taken, until, cost)
+	}
+}
+
+// Hold is the hold of an admitted take's outcome: how long after the take
+// it holds part of the state.
+func (p *Probe) Hold(st []int64, now, cost int64) int64 {
+	o := p.s.take(st, now, cost, false)
+	if o.hold != 0 {
+		return o.hold
+	}
+	return o.resetAfter
+}
 
 // IdleAt is the stepper's idleAt.
 func (p *Probe) IdleAt(st []int64) int64 { return p.s.idleAt(st) }
+
+// Anonymous returns r without what names its decision (its id, key hash
+// and limiter), for tests comparing the decisions of different keys or
+// limiters.
+func Anonymous(r Result) Result {
+	r.id, r.kh, r.owner = 0, 0, nil
+	return r
+}

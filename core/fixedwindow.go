@@ -104,7 +104,7 @@ func (f *fixedWindowStep) take(st []int64, now, cost int64, commit bool) outcome
 	return outcome{allowed: true, remaining: f.limit - count - cost, resetAfter: end - now}
 }
 
-func (f *fixedWindowStep) refund(st []int64, _, taken, cost int64) {
+func (f *fixedWindowStep) refund(st []int64, _, taken, _, cost int64) {
 	count, start := st[0], st[1]
 	if count <= 0 || taken < start || taken-start >= f.window {
 		return

@@ -80,11 +80,14 @@ func (g *gcraStep) deny(tat, now, retry int64) outcome {
 	return outcome{remaining: nonNeg(g.tolerance-debt) / g.interval, resetAfter: debt, retryAfter: retry}
 }
 
-func (g *gcraStep) refund(st []int64, now, _, cost int64) {
+// refund moves TAT back by what the take still holds: its cost·I, less
+// what has drained since (the take's span ended at until), never below now.
+func (g *gcraStep) refund(st []int64, now, _, until, cost int64) {
 	if cost > g.burst {
 		cost = g.burst
 	}
-	st[0] = max(st[0]-cost*g.interval, min(st[0], now))
+	give := min(cost*g.interval, until-now)
+	st[0] = max(st[0]-give, min(st[0], now))
 }
 
 func (g *gcraStep) idleAt(st []int64) int64 { return st[0] }

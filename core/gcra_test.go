@@ -17,10 +17,15 @@ func newLimiter(t testing.TB, clk core.Clock, limits ...core.Limit) *core.Limite
 	t.Helper()
 	p, err := core.NewPolicy("test", limits...)
 	require.NoError(t, err)
-	l, err := core.NewLimiter(p, core.WithClock(clk))
+	// Refunds are accepted however late: the tests check what the state
+	// still holds.
+	l, err := core.NewLimiter(p, core.WithClock(clk), core.WithRefundLedger(0, anyAge))
 	require.NoError(t, err)
 	return l
 }
+
+// anyAge is a refund window no test schedule reaches.
+const anyAge = time.Duration(1 << 62)
 
 // The simple cooldown article's transcript: 3 per 60 s is GCRA with a 20 s
 // emission interval and a burst of 3; its "score" is ResetAfter.

@@ -163,7 +163,7 @@ func (h *hybridStep) takeSmooth(st []int64, tat, now, cost int64, commit bool) o
 	return outcome{allowed: true, remaining: (h.tolerance - diff) / h.interval, resetAfter: diff}
 }
 
-func (h *hybridStep) refund(st []int64, now, taken, cost int64) {
+func (h *hybridStep) refund(st []int64, now, taken, until, cost int64) {
 	cost = min(cost, h.limit)
 	if st[0] == hybridBursty {
 		start, count := st[1], st[2]
@@ -190,7 +190,8 @@ func (h *hybridStep) refund(st []int64, now, taken, cost int64) {
 		}
 		return
 	}
-	st[0], st[1] = hybridSmooth, max(tat-cost*h.interval, now)
+	// What the take still holds: its cost·I, less what has drained since.
+	st[0], st[1] = hybridSmooth, max(tat-min(cost*h.interval, until-now), now)
 }
 
 func (h *hybridStep) idleAt(st []int64) int64 {

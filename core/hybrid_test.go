@@ -285,10 +285,12 @@ func TestHybridRefund(t *testing.T) {
 		clk.Set(t0.Add(10 * s))
 		lbhTake(t, l, "k", 2) // exhausted: TAT 120 s
 		clk.Set(t0.Add(70 * s))
-		r := lbhRefund(t, l, "k", a)        // TAT 120 − 36 = 84 s: not a fresh window
-		assert.Equal(t, 26*s, r.ResetAfter) // a peek of 1: TAT 84 s + I − 70 s
-		assert.Equal(t, 14*s, lbhPeek(t, l, "k", 5).RetryAfter)
-		assert.True(t, lbhPeek(t, l, "k", 3).Allowed)
+		// a held its window's count until the window's end (60 s): its
+		// late refund gives nothing back (TAT stays 120 s).
+		r := lbhRefund(t, l, "k", a)
+		assert.Equal(t, 50*s, r.ResetAfter)
+		assert.Equal(t, 50*s, lbhPeek(t, l, "k", 5).RetryAfter)
+		assert.False(t, lbhPeek(t, l, "k", 3).Allowed)
 	})
 	t.Run("stale refund after a smooth take does not reopen the window", func(t *testing.T) {
 		clk := coretest.NewClock(t0)
@@ -299,9 +301,11 @@ func TestHybridRefund(t *testing.T) {
 		clk.Set(t0.Add(72 * s))
 		require.True(t, lbhTake(t, l, "k", 1).Allowed) // smooth: TAT 132 s
 		clk.Set(t0.Add(50 * s))                        // a refund with a stale now
-		lbhRefund(t, l, "k", a)                        // TAT 132 − 24 = 108 s
+		// a held its window until 60 s: 10 s of it are left to give back,
+		// TAT 132 − 10 = 122 s.
+		lbhRefund(t, l, "k", a)
 		clk.Set(t0.Add(80 * s))
-		assert.Equal(t, 28*s, lbhPeek(t, l, "k", 5).RetryAfter)
+		assert.Equal(t, 42*s, lbhPeek(t, l, "k", 5).RetryAfter)
 	})
 	t.Run("smooth: TAT moves back, not below now", func(t *testing.T) {
 		clk := coretest.NewClock(t0)

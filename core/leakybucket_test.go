@@ -1,6 +1,7 @@
 package core_test
 
 import (
+	"context"
 	"math"
 	"math/rand/v2"
 	"testing"
@@ -209,12 +210,14 @@ func TestLeakyBucketRefund(t *testing.T) {
 	}
 	assert.False(t, lbhTake(t, l, "k", 1).Allowed)
 
-	// Refunding more than the queue holds stops at now.
+	// A decision is refunded once: a second refund of it is refused and
+	// changes nothing.
 	clk.Set(t0.Add(10*time.Second + 100*ms))
 	big := lbhTake(t, l, "k2", 4)
 	require.True(t, big.Allowed)
 	lbhRefund(t, l, "k2", big)
-	lbhRefund(t, l, "k2", big)
+	_, err := l.Refund(context.Background(), "k2", big)
+	require.ErrorIs(t, err, core.ErrRefunded)
 	assert.Equal(t, int64(3), lbhPeek(t, l, "k2", 1).Remaining)
 	assert.True(t, lbhPeek(t, l, "k2", 4).Allowed)
 	assert.False(t, lbhPeek(t, l, "k2", 5).Allowed)

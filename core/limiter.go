@@ -3,6 +3,9 @@ package core
 import (
 	"context"
 	"fmt"
+	"hash/maphash"
+	"sync/atomic"
+	"time"
 
 	"github.com/floodgate-go/floodgate/internal/isnil"
 )
@@ -14,11 +17,19 @@ type Limiter struct {
 	table  Table
 	mem    *memTable // the table when it is the in-memory store's: called directly
 	clock  Clock
+
+	seed   maphash.Seed  // hashes keys into Results, for tables other than mem
+	seq    atomic.Uint64 // decision ids, for tables other than mem
+	window int64         // how long after a decision its refund is accepted
+	ledger *refundLedger // the decisions already refunded
+	resets resetLog      // the keys reset within a refund window
 }
 
 type limiterConfig struct {
-	store Store
-	clock Clock
+	store        Store
+	clock        Clock
+	ledger       int
+	refundWindow time.Duration
 }
 
 // Option configures a [Limiter].
@@ -31,6 +42,24 @@ func WithStore(s Store) Option { return func(c *limiterConfig) { c.store = s } }
 // WithClock makes the limiter read time from c. Without it (or with nil),
 // it reads the system clock.
 func WithClock(c Clock) Option { return func(cfg *limiterConfig) { cfg.clock = c } }
+
+// WithRefundLedger sets how many refunded decisions the limiter remembers
+// at most (capacity, default [DefaultRefundLedger]) and how long after a
+// decision its refund is accepted (window, default [DefaultRefundWindow]).
+//
+// A decision may be refunded once, within window: a second refund of it
+// (through any copy of its Result) fails with [ErrRefunded], a later one
+// with [ErrRefundExpired], and either changes nothing. To tell, the limiter
+// remembers each refunded decision until its window has passed, or until
+// the decision no longer holds anything in the limits' state if that is
+// sooner; so window × the refund rate must stay below capacity. A refund
+// that finds capacity entries still remembered is refused with
+// [ErrRefundLedgerFull]: the cost stays taken (the limiter denies more, it
+// never admits more). An entry takes about 40 bytes, allocated only as
+// refunds are made. Zero values keep the defaults.
+func WithRefundLedger(capacity int, window time.Duration) Option {
+	return func(c *limiterConfig) { c.ledger, c.refundWindow = capacity, window }
+}
 
 // NewLimiter returns a limiter for p. It refuses, with an error wrapping
 // [ErrInvalidConfig], a nil or zero Policy (one not made by [NewPolicy]), a
@@ -53,6 +82,15 @@ func NewLimiter(p *Policy, opts ...Option) (*Limiter, error) {
 	if cfg.clock != nil && isnil.Value(cfg.clock) {
 		return nil, fmt.Errorf("core: WithClock: nil %T: %w", cfg.clock, ErrInvalidConfig)
 	}
+	if cfg.ledger < 0 || cfg.refundWindow < 0 {
+		return nil, fmt.Errorf("core: refund ledger capacity %d, window %v: %w", cfg.ledger, cfg.refundWindow, ErrInvalidConfig)
+	}
+	if cfg.ledger == 0 {
+		cfg.ledger = DefaultRefundLedger
+	}
+	if cfg.refundWindow == 0 {
+		cfg.refundWindow = DefaultRefundWindow
+	}
 	if cfg.store == nil {
 		ms, err := NewMemoryStore(MemoryOptions{})
 		if err != nil {
@@ -64,7 +102,10 @@ func NewLimiter(p *Policy, opts ...Option) (*Limiter, error) {
 	if err != nil {
 		return nil, fmt.Errorf("core: binding policy %q: %w", p.name, err)
 	}
-	l := &Limiter{policy: p, table: t, clock: cfg.clock}
+	l := &Limiter{
+		policy: p, table: t, clock: cfg.clock, seed: maphash.MakeSeed(),
+		window: int64(cfg.refundWindow), ledger: newRefundLedger(cfg.ledger),
+	}
 	l.mem, _ = t.(*memTable)
 	return l, nil
 }
@@ -91,12 +132,24 @@ func (l *Limiter) do(ctx context.Context, req Request, res *Result) error {
 		return fmt.Errorf("core: now %d ns: %w", req.Now, ErrClock)
 	}
 	if l.mem != nil {
-		l.mem.do(&req, res)
+		l.mem.do(&req, res) // names a taken decision (id, kh) itself
+		res.owner = l
 		return nil
 	}
 	r, err := l.table.Do(ctx, req)
 	*res = r
+	if res.taken {
+		res.id, res.kh, res.owner = l.seq.Add(1), l.keyHash(req.Key), l
+	}
 	return err
+}
+
+// keyHash is the hash of key a taken Result records.
+func (l *Limiter) keyHash(key string) uint64 {
+	if l.mem != nil {
+		return l.mem.hash(key)
+	}
+	return maphash.String(l.seed, key)
 }
 
 // Allow takes one unit for key. It is AllowN(ctx, key, 1).
@@ -132,21 +185,64 @@ func (l *Limiter) Peek(ctx context.Context, key string, cost int64) (Result, err
 	return res, err
 }
 
-// Refund gives back what taken consumed, as far as the limits still hold it
-// (a fixed window that has ended no longer counts the cost, so nothing is
-// given back to the next one). It returns what a peek of cost 1 reports
-// afterwards, or [ErrNotTaken] when taken consumed nothing.
+// Refund gives back what taken consumed, once, and only as far as that very
+// take still holds it in the limits' state: what has since drained,
+// refilled or left the window is not given back, so a late refund never
+// lets a client past what the limits would allow had the take never
+// happened. It returns what a peek of cost 1 reports afterwards.
+//
+// A Result can be copied freely; whatever copies are refunded, the decision
+// is given back at most once. It fails, changing nothing, with
+// [ErrNotTaken] when taken consumed nothing (a denial, a peek, a refund, the
+// zero Result), [ErrRefundForeign] when another limiter decided it or key
+// is not the key it was taken for, [ErrRefunded] when it was refunded
+// before, [ErrRefundExpired] when its refund window has passed while it
+// may still hold something, and [ErrRefundLedgerFull] (see
+// [WithRefundLedger]). A refund arriving once the take holds nothing any
+// more is harmless: it gives nothing back, and reports no error.
 func (l *Limiter) Refund(ctx context.Context, key string, taken Result) (Result, error) {
-	if !taken.taken {
+	if !taken.taken || taken.id == 0 || taken.policy != l.policy {
+		if taken.taken && taken.owner != l {
+			return Result{}, ErrRefundForeign
+		}
 		return Result{}, ErrNotTaken
 	}
+	if taken.owner != l || taken.kh != l.keyHash(key) {
+		return Result{}, ErrRefundForeign
+	}
+	now := l.now()
+	if now < 0 || now > maxInstant {
+		return Result{}, fmt.Errorf("core: now %d ns: %w", now, ErrClock)
+	}
+	holds := taken.holds()
+	hold := int64(0)
+	for _, h := range holds[:taken.NumLimits()] {
+		hold = max(hold, min(h, 2*maxSpan))
+	}
 	var res Result
-	err := l.do(ctx, Request{Op: OpRefund, Key: key, Cost: taken.Cost, Taken: taken.at}, &res)
+	if now-taken.at >= hold || l.resets.forgot(taken.kh, taken.at) {
+		// The take holds nothing any more (it has drained, or the key was
+		// reset since): nothing to give back.
+		err := l.do(ctx, Request{Op: OpPeek, Key: key, Cost: 1}, &res)
+		return res, err
+	}
+	if now-taken.at >= l.window {
+		return Result{}, fmt.Errorf("core: refund %v after the decision: %w", time.Duration(now-taken.at), ErrRefundExpired)
+	}
+	if err := l.ledger.spend(taken.id, taken.at+min(hold, l.window), now); err != nil {
+		return Result{}, err
+	}
+	err := l.do(ctx, Request{Op: OpRefund, Key: key, Cost: taken.Cost, Taken: taken.at, Holds: holds}, &res)
 	return res, err
 }
 
-// Reset forgets key: its next request is decided as a first one.
+// Reset forgets key: its next request is decided as a first one. A
+// refund of a decision taken for key before the reset gives nothing back
+// (the reset already forgot what it took).
 func (l *Limiter) Reset(ctx context.Context, key string) error {
 	var res Result
+	if now := l.now(); now >= 0 && now <= maxInstant {
+		l.resets.reset(l.keyHash(key), now, l.window)
+	}
 	return l.do(ctx, Request{Op: OpReset, Key: key}, &res)
 }

@@ -32,8 +32,9 @@ type memShard struct {
 	// an entry recover earlier; a full shard then sweeps a little late,
 	// refusing more, never admitting more.)
 	nextIdle int64
-	hand     int // the next slot the incremental sweep of a full shard examines
-	_        [128 - 64]byte
+	hand     int    // the next slot the incremental sweep of a full shard examines
+	seq      uint64 // consuming decisions taken in this shard: their ids
+	_        [128 - 72]byte
 }
 
 // Load factors: a shard grows when an insert would pass 4/5 full, by half,
@@ -95,7 +96,8 @@ func (t *memTable) find(s *memShard, h uint64) (int, bool) {
 
 func (t *memTable) do(req *Request, res *Result) {
 	h := t.hash(req.Key)
-	s := &t.shards[h>>(64-t.shardBits)&(uint64(len(t.shards))-1)]
+	si := h >> (64 - t.shardBits) & (uint64(len(t.shards)) - 1)
+	s := &t.shards[si]
 	p := t.policy
 	s.mu.Lock()
 	off, found := t.find(s, h)
@@ -105,14 +107,21 @@ func (t *memTable) do(req *Request, res *Result) {
 		st := s.slots[off+1 : off+t.stride]
 		step := p.limits[0].step
 		o := step.take(st, req.Now, req.Cost, true)
-		if !o.allowed {
+		id, kh := uint64(0), uint64(0)
+		if o.allowed {
+			s.seq++
+			id, kh = s.seq<<t.shardBits|si, h
+		} else {
 			step.denied(st, req.Now, req.Cost)
 		}
 		s.mu.Unlock()
 		res.at, res.Cost, res.policy, res.taken = req.Now, req.Cost, p, o.allowed
+		res.id, res.kh = id, kh
+		res.per[0] = o
 		res.set(0, &o)
 		return
 	}
+	res.id, res.kh = 0, 0
 	switch {
 	case req.Op == OpReset:
 		if found {
@@ -121,9 +130,13 @@ func (t *memTable) do(req *Request, res *Result) {
 		*res = Result{}
 	case found && req.Op == OpTake:
 		p.take(s.slots[off+1:off+t.stride], req.Now, req.Cost, true, res)
+		if res.taken {
+			s.seq++
+			res.id, res.kh = s.seq<<t.shardBits|si, h
+		}
 	case found && req.Op == OpRefund:
 		st := s.slots[off+1 : off+t.stride]
-		p.refund(st, req.Now, req.Taken, req.Cost)
+		p.refund(st, req.Now, req.Taken, req.Cost, &req.Holds)
 		p.take(st, req.Now, 1, false, res)
 	case found: // OpPeek
 		p.take(s.slots[off+1:off+t.stride], req.Now, req.Cost, false, res)
@@ -142,6 +155,10 @@ func (t *memTable) do(req *Request, res *Result) {
 		st := s.slots[off+1 : off+t.stride]
 		p.take(st, req.Now, req.Cost, true, res)
 		s.nextIdle = min(s.nextIdle, p.idleAt(st))
+		if res.taken {
+			s.seq++
+			res.id, res.kh = s.seq<<t.shardBits|si, h
+		}
 	case req.Op == OpRefund:
 		p.take(t.zero, req.Now, 1, false, res)
 	default: // OpPeek of a new key

@@ -14,6 +14,10 @@ type Outcome struct {
 	ResetAfter time.Duration
 	RetryAfter time.Duration
 	Delay      time.Duration
+	// Hold is, for an admitted take, how long after the decision the take
+	// still holds part of the limit's state (a refund gives nothing back
+	// from then on); 0 means ResetAfter.
+	Hold time.Duration
 }
 
 // ResultOf assembles the Result of req decided on p from one Outcome per
@@ -27,7 +31,7 @@ func ResultOf(p *Policy, req Request, taken bool, outs []Outcome) (Result, error
 	for i, o := range outs {
 		res.per[i] = outcome{
 			allowed: o.Allowed, remaining: o.Remaining, resetAfter: int64(o.ResetAfter),
-			retryAfter: int64(o.RetryAfter), delay: int64(o.Delay),
+			retryAfter: int64(o.RetryAfter), delay: int64(o.Delay), hold: int64(o.Hold),
 		}
 	}
 	if len(outs) == 1 {

@@ -103,6 +103,7 @@ func (p *Policy) take(st []int64, now, cost int64, commit bool, res *Result) {
 			l.step.denied(st, now, cost)
 		}
 		res.taken = commit && o.allowed
+		res.per[0] = o
 		res.set(0, &o)
 		return
 	}
@@ -128,11 +129,21 @@ func (p *Policy) take(st []int64, now, cost int64, commit bool, res *Result) {
 	res.summarize()
 }
 
-// refund gives back cost taken at the instant taken.
-func (p *Policy) refund(st []int64, now, taken, cost int64) {
+// refund gives back cost taken at the instant taken, limit i as far as
+// the take still holds it: nothing from taken+holds[i] on (a late refund),
+// and never more than the take itself still holds before that.
+func (p *Policy) refund(st []int64, now, taken, cost int64, holds *[MaxLimits]int64) {
 	for i := range p.limits {
 		l := &p.limits[i]
-		l.step.refund(l.state(st), now, taken, cost)
+		h := holds[i]
+		if h <= 0 || h > 2*maxSpan {
+			continue // no hold, or not one a take reports: give nothing
+		}
+		until := taken + h
+		if now >= until {
+			continue
+		}
+		l.step.refund(l.state(st), now, taken, until, cost)
 	}
 }
 

@@ -42,7 +42,9 @@ type LimitResult struct {
 // RetryAfter, otherwise the limit with the least Remaining.
 //
 // The zero Result is a denial of nothing. A Result is a plain value: copy it
-// freely; [Limiter.Take] fills one in place for callers that reuse it.
+// freely; [Limiter.Take] fills one in place for callers that reuse it. A
+// consuming decision carries a private id, so that [Limiter.Refund] gives
+// it back at most once however many copies are refunded.
 type Result struct {
 	// Allowed reports whether every limit of the policy admitted the request.
 	Allowed bool
@@ -65,8 +67,15 @@ type Result struct {
 	policy *Policy
 	taken  bool  // the cost was consumed (a Refund may give it back)
 	bind   uint8 // index of the binding limit
-	// per holds each limit's outcome when the policy has more than one;
-	// a single limit's is the top level.
+	// id names a consuming decision, unique within its limiter (0 for
+	// anything else); kh is the key's hash and owner the limiter that
+	// decided. Refund gives back a decision at most once, to the key and
+	// limiter that took it.
+	id    uint64
+	kh    uint64
+	owner *Limiter
+	// per holds each limit's outcome (a single limit's is also the top
+	// level).
 	per [MaxLimits]outcome
 }
 
@@ -142,4 +151,17 @@ func (r *Result) summarize() {
 	}
 	r.set(b, &r.per[b])
 	r.Delay = time.Duration(delay)
+}
+
+// holds returns each limit's hold of a taken result: how long after its
+// instant the take still held part of that limit's state.
+func (r *Result) holds() (h [MaxLimits]int64) {
+	for i := range r.NumLimits() {
+		o := &r.per[i]
+		h[i] = o.hold
+		if h[i] == 0 {
+			h[i] = o.resetAfter
+		}
+	}
+	return h
 }

@@ -195,7 +195,7 @@ func (r *rollingWindowStep) firstAdmit(st []int64, p, sum, cost int64) int64 {
 	return (p + r.n) * r.period
 }
 
-func (r *rollingWindowStep) refund(st []int64, _, taken, cost int64) {
+func (r *rollingWindowStep) refund(st []int64, _, taken, _, cost int64) {
 	t, idx := spanIndex(taken, r.period), st[0]
 	if t > idx || t <= idx-r.n {
 		return

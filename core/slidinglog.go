@@ -215,7 +215,7 @@ func (s *slidingLogStep) denied(st []int64, now, cost int64) {
 	l.store(st)
 }
 
-func (s *slidingLogStep) refund(st []int64, _, taken, cost int64) {
+func (s *slidingLogStep) refund(st []int64, _, taken, _, cost int64) {
 	l := s.view(st)
 	hi := l.search(taken)
 	lo := hi

@@ -140,11 +140,13 @@ func TestSlidingLogRefund(t *testing.T) {
 	// The log is 0, 0, 2 s, 3 s: a cost of 2 passes when a expires.
 	r = winTake(t, l, clk, t0.Add(4*time.Second), "k", 2)
 	assert.Equal(t, 6*time.Second, r.RetryAfter)
-	// Refunding a twice gives back only what is logged at its instant.
+	// A second refund of a is refused and changes nothing.
 	clk.Set(t0.Add(4 * time.Second))
 	_, err = l.Refund(ctx, "k", a)
 	require.NoError(t, err)
-	r, err = l.Refund(ctx, "k", a)
+	_, err = l.Refund(ctx, "k", a)
+	require.ErrorIs(t, err, core.ErrRefunded)
+	r, err = l.Peek(ctx, "k", 1)
 	require.NoError(t, err)
 	assert.Equal(t, int64(1), r.Remaining)
 	r = winTake(t, l, clk, t0.Add(4*time.Second), "k", 3)
@@ -332,11 +334,20 @@ func TestSlidingLogRandomSchedules(t *testing.T) {
 				at = newest
 			}
 			if refunds && len(taken) > 0 && rng.IntN(10) == 0 {
-				tk := taken[rng.IntN(len(taken))]
+				i := rng.IntN(len(taken))
+				tk := taken[i]
 				clk.Set(at)
 				_, err := l.Refund(ctx, "k", tk)
 				require.NoError(t, err)
-				m.refund(tk.At().UnixNano(), tk.Cost)
+				if at.Sub(tk.At()) < tk.ResetAfter { // else the take holds nothing: a no-op
+					m.refund(tk.At().UnixNano(), tk.Cost)
+				}
+				// Again: refused, or (once the take holds nothing) a no-op;
+				// the model is not refunded twice either way.
+				if _, err = l.Refund(ctx, "k", tk); err != nil {
+					require.ErrorIs(t, err, core.ErrRefunded, "a decision is refunded once")
+				}
+				taken = append(taken[:i], taken[i+1:]...)
 				continue
 			}
 			cost := 1 + rng.Int64N(limit+1)

@@ -164,7 +164,7 @@ func (s *slidingWindowStep) firstAdmit(prev, curr, start, cost int64) int64 {
 	return start + 2*s.window
 }
 
-func (s *slidingWindowStep) refund(st []int64, _, taken, cost int64) {
+func (s *slidingWindowStep) refund(st []int64, _, taken, _, cost int64) {
 	prev, curr, start := st[0], st[1], st[2]
 	switch {
 	case prev <= 0 && curr <= 0:

@@ -11,7 +11,8 @@ const (
 	OpTake Op = iota
 	// OpPeek reports what OpTake would decide, changing nothing.
 	OpPeek
-	// OpRefund gives back Cost taken at the instant Taken.
+	// OpRefund gives back Cost taken at the instant Taken, as far as the
+	// take still holds it (see Request.Holds).
 	OpRefund
 	// OpReset forgets the key.
 	OpReset
@@ -27,6 +28,11 @@ type Request struct {
 	Now int64
 	// Taken is, for OpRefund, the instant the refunded cost was taken.
 	Taken int64
+	// Holds is, for OpRefund, each limit's hold (in policy order): how long
+	// after Taken the take still held part of that limit's state. A limit
+	// gives nothing back from Taken+Holds[i] on, and never more than the
+	// take still holds.
+	Holds [MaxLimits]int64
 }
 
 // Store keeps the per-key state of policies. Implementations must be safe

@@ -206,11 +206,19 @@ func (s *tokenStep) nsFor(n float64) int64 {
 	return int64(d)
 }
 
-// refund puts cost back, capped at burst, at max(now, last).
-func (s *tokenStep) refund(st []int64, now, _, cost int64) {
+// refund puts back, at max(now, last), what the take still holds: its
+// cost (capped at burst), less what the refill has replaced since. The
+// take's tokens were the last of the bucket's deficit to be refilled (the
+// bucket was full again at until), so at now it still holds the tokens
+// refilled between now and until.
+func (s *tokenStep) refund(st []int64, now, _, until, cost int64) {
 	tokens, last := s.load(st)
 	at := max(now, last)
-	t := s.refilled(tokens, at-last) + float64(min(cost, s.burst))
+	give := float64(min(cost, s.burst))
+	if held := float64(time.Duration(until-now).Seconds() * s.limit); held < give {
+		give = held
+	}
+	t := s.refilled(tokens, at-last) + give
 	if t > s.burstF {
 		t = s.burstF
 	}

@@ -674,7 +674,7 @@ func TestTokenBucketIdleAtExact(t *testing.T) {
 			}
 			require.NoError(t, errA)
 			require.NoError(t, errF)
-			require.Equal(t, f, a, "%s: step %d at +%v cost %d", where, step, at.Sub(t0), cost)
+			require.Equal(t, core.Anonymous(f), core.Anonymous(a), "%s: step %d at +%v cost %d", where, step, at.Sub(t0), cost)
 			at = at.Add(max(0, tbStep(rng, b)))
 		}
 	}

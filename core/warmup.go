@@ -196,10 +196,10 @@ func (w *warmStep) take(st []int64, now, cost int64, commit bool) outcome {
 	if commit {
 		w.store(st, next, stored)
 	}
-	return outcome{allowed: true, remaining: btoi(next <= now), resetAfter: nonNeg(w.coldAt(next, stored) - now)}
+	return outcome{allowed: true, remaining: btoi(next <= now), resetAfter: nonNeg(w.coldAt(next, stored) - now), hold: wait}
 }
 
-func (w *warmStep) refund(st []int64, now, _, cost int64) {
+func (w *warmStep) refund(st []int64, now, _, until, cost int64) {
 	next, stored := w.load(st)
 	cost = min(cost, w.limit)
 	if now > next { // debts paid: only the permits come back
@@ -216,6 +216,9 @@ func (w *warmStep) refund(st []int64, now, _, cost int64) {
 	} else {
 		wait, _ = w.charge(0, cost)
 	}
+	// The take's own span of time ended at until: what has passed of it
+	// is not given back.
+	wait = min(wait, until-now)
 	w.store(st, max(now, next-wait), back)
 }
 

@@ -317,7 +317,7 @@ func TestWarmUpRefund(t *testing.T) {
 			require.NoError(t, err)
 			got, err := l.Peek(tbCtx, "k", cost)
 			require.NoError(t, err)
-			if got == want {
+			if core.Anonymous(got) == core.Anonymous(want) {
 				exact++
 				continue
 			}
@@ -381,12 +381,14 @@ func TestWarmUpRefund(t *testing.T) {
 		require.NoError(t, err)
 		require.True(t, p.Allowed)
 		assert.Equal(t, 5*time.Second, p.ResetAfter, "free at 8.5 s with 0 stored, then 4 s to cool")
-		_, err = l.Refund(tbCtx, "k", r) // 1.5 stored: colder, not faster
+		// The take's wait ended at 7 s: it holds nothing any more, and its
+		// refund gives nothing back.
+		_, err = l.Refund(tbCtx, "k", r)
 		require.NoError(t, err)
 		p, err = l.Peek(tbCtx, "k", 1)
 		require.NoError(t, err)
 		require.True(t, p.Allowed)
-		assert.Equal(t, 4500*time.Millisecond, p.ResetAfter, "free at 8.5 s with 0.5 stored, then 3.5 s to cool")
+		assert.Equal(t, 5*time.Second, p.ResetAfter, "unchanged")
 	})
 }
 
@@ -460,7 +462,7 @@ func TestWarmUpIdleAtExact(t *testing.T) {
 			}
 			require.NoError(t, errA)
 			require.NoError(t, errF)
-			require.Equal(t, f, a, "%s: step %d at +%v cost %d", where, step, at.Sub(t0), cost)
+			require.Equal(t, core.Anonymous(f), core.Anonymous(a), "%s: step %d at +%v cost %d", where, step, at.Sub(t0), cost)
 			at = at.Add(max(0, wuStep(rng, w)))
 		}
 	}

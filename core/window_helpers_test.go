@@ -29,7 +29,7 @@ func winLimiterOn(tb testing.TB, clk *coretest.Clock, a core.Algorithm) *core.Li
 	require.NoError(tb, err)
 	ms, err := core.NewMemoryStore(core.MemoryOptions{MaxKeys: 64, Shards: 1})
 	require.NoError(tb, err)
-	l, err := core.NewLimiter(p, core.WithClock(clk), core.WithStore(ms))
+	l, err := core.NewLimiter(p, core.WithClock(clk), core.WithStore(ms), core.WithRefundLedger(0, anyAge))
 	require.NoError(tb, err)
 	return l
 }
@@ -53,6 +53,9 @@ func (w *winLimiters) get(a core.Algorithm) *core.Limiter {
 		l = winLimiterOn(w.tb, w.clk, a)
 		w.m[a] = l
 	}
+	// Reset before any instant a schedule uses: a refund of a decision
+	// taken before a reset gives nothing back.
+	w.clk.Set(t0.Add(-time.Hour))
 	if err := l.Reset(context.Background(), "k"); err != nil {
 		w.tb.Fatal(err)
 	}

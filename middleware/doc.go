@@ -15,6 +15,9 @@
 // Count-only-if (Options.CountIf) takes the request's cost before the
 // handler runs and refunds it afterwards when the response status says the
 // request should not count, so parallel requests cannot race past a limit.
+// An admission is given back at most once: [Admission.End] acts on its
+// first call only, and a core.Limiter refunds a decision once, so ending a
+// copy again changes nothing.
 // Shaping delays (core.LeakyBucket) are waited out before the handler, and
 // given back when the request is cancelled while waiting.
 //

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 	"strconv"
+	"sync/atomic"
 	"time"
 
 	"github.com/floodgate-go/floodgate/core"
@@ -90,10 +91,11 @@ func (m *Middleware) Handler(next http.Handler) http.Handler {
 // Admission is an admitted request whose cost may still be refunded: see
 // [Middleware.Begin].
 type Admission struct {
-	m   *Middleware
-	lim Limiter
-	key string
-	res core.Result
+	m    *Middleware
+	lim  Limiter
+	key  string
+	res  core.Result
+	done uint32 // set (atomically) by the first End
 }
 
 // Counting reports whether [Admission.End] needs the response status: the
@@ -107,11 +109,14 @@ func (a *Admission) Result() core.Result { return a.res }
 // End reports the response status of the admitted request, so that a
 // request Options.CountIf says should not count is refunded. Calling it is
 // needed only when [Admission.Counting] is true; it is safe either way.
+// Only the first call acts, even when calls race; a copy of the Admission
+// ended again is refused by the limiter (a *core.Limiter refunds a
+// decision once), so nothing is ever given back twice.
 func (a *Admission) End(ctx context.Context, status int) {
-	if !a.Counting() || a.m.opts.CountIf(status) {
+	if !a.Counting() || !atomic.CompareAndSwapUint32(&a.done, 0, 1) || a.m.opts.CountIf(status) {
 		return
 	}
-	if _, err := a.lim.Refund(context.WithoutCancel(ctx), a.key, a.res); err != nil {
+	if _, err := a.lim.Refund(context.WithoutCancel(ctx), a.key, a.res); err != nil && !errors.Is(err, core.ErrRefunded) {
 		a.m.report(nil, err)
 	}
 }

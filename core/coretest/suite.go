@@ -29,6 +29,9 @@ func Run(t *testing.T, newStore NewStore) {
 	t.Run("Table", func(t *testing.T) { runTable(t, newStore) })
 	t.Run("AllOrNothing", func(t *testing.T) { runAllOrNothing(t, newStore) })
 	t.Run("RefundAndReset", func(t *testing.T) { runRefundAndReset(t, newStore) })
+	t.Run("RefundOnce", func(t *testing.T) { runRefundOnce(t, newStore) })
+	t.Run("RefundRace", func(t *testing.T) { runRefundRace(t, newStore) })
+	t.Run("LateRefunds", func(t *testing.T) { runLateRefunds(t, newStore) })
 	t.Run("KeyIsolation", func(t *testing.T) { runKeyIsolation(t, newStore) })
 	t.Run("Concurrent", func(t *testing.T) { runConcurrent(t, newStore) })
 	t.Run("Differential", func(t *testing.T) { runDifferential(t, newStore) })
@@ -307,6 +310,13 @@ func replay(t *testing.T, rng *rand.Rand, clk *Clock, got, ref *core.Limiter, na
 	t.Helper()
 	ctx := context.Background()
 	var lastGot, lastRef core.Result
+	// Every earlier decision, with its key: refunds pick any of them, late
+	// ones (partly drained), repeated ones and foreign-key ones included.
+	type pair struct {
+		key      string
+		got, ref core.Result
+	}
+	var past []pair
 	for s := 0; s < 40; s++ {
 		// Whole microseconds: stores may keep time in µs (the Redis store
 		// does, as Lua numbers are doubles); every configuration of
@@ -321,9 +331,14 @@ func replay(t *testing.T, rng *rand.Rand, clk *Clock, got, ref *core.Limiter, na
 			g, eg = got.AllowN(ctx, key, cost)
 			r, er = ref.AllowN(ctx, key, cost)
 			lastGot, lastRef = g, r
+			past = append(past, pair{key, g, r})
 		case op < 8:
 			g, eg = got.Peek(ctx, key, cost)
 			r, er = ref.Peek(ctx, key, cost)
+		case op < 9 && len(past) > 0 && rng.IntN(2) == 0:
+			p := past[rng.IntN(len(past))]
+			g, eg = got.Refund(ctx, p.key, p.got)
+			r, er = ref.Refund(ctx, p.key, p.ref)
 		case op < 9:
 			g, eg = got.Refund(ctx, key, lastGot)
 			r, er = ref.Refund(ctx, key, lastRef)

@@ -141,9 +141,13 @@ func (t *table) Do(ctx context.Context, req core.Request) (core.Result, error) {
 	if t.s.down.Load() {
 		return t.fallback(ctx, req, ErrUnavailable)
 	}
-	now, taken := int64(-1), req.Taken/1000
+	now := int64(-1)
 	if t.s.opts.CallerClock {
 		now = req.Now / 1000
+	}
+	var taken any = int64(0)
+	if req.Op == core.OpRefund {
+		taken = t.refundArg(req)
 	}
 	c := callPool.Get().(*call)
 	c.sc, c.keys = t.sc, t.keys(req.Key)
@@ -169,6 +173,25 @@ func (t *table) Do(ctx context.Context, req core.Request) (core.Result, error) {
 	c.reply, c.err = nil, nil
 	callPool.Put(c)
 	return t.result(req, reply)
+}
+
+// refundArg is a refund's "taken" argument for step.lua: the take's instant
+// in µs, then each limit's hold in ns.
+func (t *table) refundArg(req core.Request) string {
+	b := strconv.AppendInt(make([]byte, 0, 24*(1+len(t.quotas))), floorDiv(req.Taken, 1000), 10)
+	for i := range t.quotas {
+		b = strconv.AppendInt(append(b, ','), req.Holds[i], 10)
+	}
+	return string(b)
+}
+
+// floorDiv is ⌊a/b⌋ for b > 0.
+func floorDiv(a, b int64) int64 {
+	q := a / b
+	if a%b < 0 {
+		q--
+	}
+	return q
 }
 
 // result decodes a script's reply.
@@ -205,6 +228,10 @@ func (t *table) result(req core.Request, reply []any) (core.Result, error) {
 		}
 		if w[3] < 0 {
 			o.RetryAfter = core.Never
+		}
+		if o.Allowed {
+			// An admission's retry slot carries its hold (see warmup.lua).
+			o.Hold, o.RetryAfter = o.RetryAfter, 0
 		}
 		outs[i] = o
 	}

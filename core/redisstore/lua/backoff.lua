@@ -70,7 +70,8 @@ function ALG.backoff(free, window, base, mx, forgive)
     local c = imin(imax(cost, 0), n)
     local e = imax(n - imax(n - c, free), 0)
     st[4], st[5] = n - c, imax(st[5] - e, 0)
-    if taken == st[1] then
+    -- Surely the latest take only when alone at its instant (see core).
+    if taken == st[1] and (st[2] ~= taken or n - c <= free) then
       -- The lock this take set is lifted: the one before it had ended by
       -- the take's instant.
       if e > 0 then st[6] = st[1] end

@@ -20,7 +20,7 @@ for j = 1, m do
     end
     now = time
   end
-  out[j] = step(KEYS, (j - 1) * n, ARGV[a + 1], tonumber(ARGV[a + 2]), now, tonumber(ARGV[a + 4]), slack, C)
+  out[j] = step(KEYS, (j - 1) * n, ARGV[a + 1], tonumber(ARGV[a + 2]), now, ARGV[a + 4], slack, C)
 end
 for i = 1, C.n do
   local key = C.order[i]

@@ -19,9 +19,9 @@ function ALG.gcra(iv, tol, burst, free)
     return true, fdiv(tol - diff, iv), diff, 0, delay
   end
   function A.denied() return false end
-  function A.refund(st, now, taken, cost)
+  function A.refund(st, now, taken, cost, rem)
     if cost > burst then cost = burst end
-    st[1] = imax(st[1] - cost * iv, imin(st[1], now))
+    st[1] = imax(st[1] - imin(cost * iv, fdiv(rem, 1000)), imin(st[1], now))
   end
   function A.idle(st) return st[1] end
   return A

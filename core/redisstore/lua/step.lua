@@ -1,6 +1,8 @@
 -- floodgate redisstore step: decides one request on every limit of a
 -- policy. Its keys are K[k0 + 1 .. k0 + #LIMITS]; op is T take, P peek,
--- F refund, R reset; cost; now and taken in µs; slack in ms. C is nil for
+-- F refund, R reset; cost; now in µs; taken, for F, the string "t,h1,..."
+-- of the take's instant t in µs and each limit's hold in ns (how long
+-- after t the take held part of its state); slack in ms. C is nil for
 -- a decision alone (GET, SET and DEL go to Redis), or the cache of a batch
 -- (see batch.lua): the state of every key read or written so far in the
 -- batch, each written once at its end. Reply: {taken, now, then per
@@ -52,9 +54,16 @@ local function step(K, k0, op, cost, now, taken, slack, C)
     end
   end
   if op == 'F' then
+    local tk = decode(taken, n + 1)
+    if not tk then return redis.error_reply('ERR floodgate: malformed refund') end
     for i = 1, n do
-      LIMITS[i].refund(st[i], now, taken, cost)
-      dirty[i] = true
+      -- The ns left of the take's hold: nothing is given back after it,
+      -- and never more than the take still holds before it.
+      local rem = (tk[1] - now) * 1000 + tk[i + 1]
+      if rem > 0 and tk[i + 1] > 0 then
+        LIMITS[i].refund(st[i], now, tk[1], cost, rem)
+        dirty[i] = true
+      end
     end
     op, cost = 'P', 1
   end

@@ -66,10 +66,14 @@ function ALG.tokenbucket(limit, burst)
     return true, whole(after), ru, 0, 0, rr, 0
   end
   function A.denied() return false end
-  function A.refund(st, now, taken, cost)
+  function A.refund(st, now, taken, cost, rem)
     local tokens, last = st[1], st[2]
     local t = imax(now, last)
-    local v = refilled(tokens, secsUS(t - last)) + imin(cost, burst)
+    -- What the take still holds: the tokens refilled from now to its end.
+    local give = imin(cost, burst)
+    local held = secsNS(rem) * limit
+    if held < give then give = held end
+    local v = refilled(tokens, secsUS(t - last)) + give
     if v > burst then v = burst end
     st[1], st[2] = v, t
   end

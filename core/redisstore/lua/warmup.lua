@@ -60,10 +60,11 @@ function ALG.warmup(limit, stable, threshold, maxP, slope, coolDown)
     local rem = 0
     if wait <= 0 then rem = 1 end
     local ru, rr = split(wait + coldIn(stored))
-    return true, rem, ru, 0, 0, rr, 0
+    -- An admission's retry slot carries its hold: the wait it charged.
+    return true, rem, ru, wu, 0, rr, wr
   end
   function A.denied() return false end
-  function A.refund(st, now, taken, cost)
+  function A.refund(st, now, taken, cost, rem)
     local nu, nr, stored = st[1], st[2], st[3]
     cost = imin(cost, limit)
     local ahead = rel(nu, nr, now)
@@ -74,7 +75,7 @@ function ALG.warmup(limit, stable, threshold, maxP, slope, coolDown)
     local back = imin(maxP, stored + cost)
     local wait
     if stored > 0 then wait = charge(back, cost) else wait = charge(0, cost) end
-    local d = ahead - wait -- (next - wait) - now
+    local d = ahead - imin(wait, rem) -- (next - wait) - now
     if d < 0 then d = 0 end
     local du, dr = split(d)
     st[1], st[2], st[3] = now + du, dr, back

@@ -1,0 +1,207 @@
+package coretest
+
+import (
+	"context"
+	"math/rand/v2"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/floodgate-go/floodgate/core"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// greedy takes cost 1 for key at the clock's instant until a take is
+// denied (at most limit+10 times) and returns how many passed.
+func greedy(t *testing.T, l *core.Limiter, key string, limit int64) int64 {
+	t.Helper()
+	n := int64(0)
+	for range limit + 10 {
+		r, err := l.AllowN(context.Background(), key, 1)
+		require.NoError(t, err)
+		if !r.Allowed {
+			break
+		}
+		n++
+	}
+	return n
+}
+
+// runRefundOnce: refunding one decision 100 times, and copies of it, gives
+// it back once, on every algorithm: the key then admits exactly what a key
+// whose take was refunded once admits.
+func runRefundOnce(t *testing.T, newStore NewStore) {
+	ctx := context.Background()
+	for _, lim := range Algorithms() {
+		t.Run(lim.Name, func(t *testing.T) {
+			p, err := core.NewPolicy(lim.Name, lim)
+			require.NoError(t, err)
+			l, _ := limiter(t, newStore, p)
+			for _, key := range []string{"once", "many"} {
+				r, err := l.AllowN(ctx, key, 1)
+				require.NoError(t, err)
+				require.True(t, r.Allowed)
+				_, err = l.Refund(ctx, key, r)
+				require.NoError(t, err)
+				if key == "once" {
+					continue
+				}
+				cp := r
+				for range 100 {
+					_, err = l.Refund(ctx, key, r)
+					require.ErrorIs(t, err, core.ErrRefunded)
+					_, err = l.Refund(ctx, key, cp)
+					require.ErrorIs(t, err, core.ErrRefunded)
+				}
+			}
+			first, err := l.Peek(ctx, "once", 1)
+			require.NoError(t, err)
+			once := greedy(t, l, "once", first.Limit)
+			many := greedy(t, l, "many", first.Limit)
+			assert.Equal(t, once, many, "100 refunds of one decision give back what one does")
+			assert.LessOrEqual(t, many, first.Limit+1)
+			// A foreign key or limiter cannot take the refund either.
+			r, err := l.AllowN(ctx, "x", 1)
+			require.NoError(t, err)
+			if r.Allowed {
+				_, err = l.Refund(ctx, "y", r)
+				assert.ErrorIs(t, err, core.ErrRefundForeign)
+				other, _ := limiter(t, newStore, p)
+				_, err = other.Refund(ctx, "x", r)
+				assert.ErrorIs(t, err, core.ErrRefundForeign)
+			}
+		})
+	}
+}
+
+// runRefundRace: copies of one decision refunded concurrently: exactly one
+// refund succeeds.
+func runRefundRace(t *testing.T, newStore NewStore) {
+	p, err := core.Single("race", core.GCRA{Rate: core.PerHour(5)})
+	require.NoError(t, err)
+	l, _ := limiter(t, newStore, p)
+	ctx := context.Background()
+	for range 5 {
+		r, err := l.AllowN(ctx, "k", 1)
+		require.NoError(t, err)
+		require.True(t, r.Allowed)
+		var mu sync.Mutex
+		ok, refused := 0, 0
+		var wg sync.WaitGroup
+		for range 16 {
+			cp := r
+			wg.Go(func() {
+				_, err := l.Refund(ctx, "k", cp)
+				mu.Lock()
+				defer mu.Unlock()
+				if err == nil {
+					ok++
+				} else if assert.ErrorIs(t, err, core.ErrRefunded) {
+					refused++
+				}
+			})
+		}
+		wg.Wait()
+		assert.Equal(t, 1, ok)
+		assert.Equal(t, 15, refused)
+		r, err = l.AllowN(ctx, "k", 1) // what the refund gave back
+		require.NoError(t, err)
+		require.True(t, r.Allowed)
+	}
+	r, err := l.AllowN(ctx, "k", 1)
+	require.NoError(t, err)
+	assert.False(t, r.Allowed, "5 per hour: 5 kept, 5 refunded once each, no more")
+}
+
+// runLateRefunds: over random schedules of takes and refunds (late ones,
+// repeated ones, of any earlier decision) on a fake clock, no instant ever
+// admits more than the limit grants at once: the takes admitted at an
+// instant, less the refunds made at it of takes that still held something
+// (each gives back at most its cost), stay within the quota (Backoff:
+// Free, plus the failure that sets the lock). A refund gives back at most
+// what its take still holds, so a late one cannot double the burst.
+func runLateRefunds(t *testing.T, newStore NewStore) {
+	ctx := context.Background()
+	schedules, steps := 40, 60
+	if testing.Short() {
+		schedules = 10
+	}
+	for _, lim := range Algorithms() {
+		t.Run(lim.Name, func(t *testing.T) {
+			p, err := core.NewPolicy(lim.Name, lim)
+			require.NoError(t, err)
+			l, clk := limiter(t, newStore, p)
+			peek, err := l.Peek(ctx, "probe", 1)
+			require.NoError(t, err)
+			quota, window := peek.Limit, peek.Window
+			bound := quota
+			if _, ok := lim.Algorithm.(core.Backoff); ok {
+				bound++
+			}
+			rng := rand.New(rand.NewPCG(uint64(len(lim.Name)), 11))
+			at := T0
+			for sc := range schedules {
+				key := "k" + string(rune('a'+sc%26)) + time.Duration(sc).String()
+				var taken []core.Result
+				net := map[int64]int64{} // instant → admitted less refunded, of takes at it
+				for st := range steps {
+					switch k := rng.IntN(10); {
+					case k < 3:
+						at = at.Add(time.Duration(rng.Int64N(int64(window)/2+1)) / time.Microsecond * time.Microsecond)
+					case k < 6 && len(taken) > 0:
+						clk.Set(at)
+						tk := taken[rng.IntN(len(taken))]
+						_, err := l.Refund(ctx, key, tk)
+						if err == nil {
+							// A take that still held something may give back
+							// up to its cost now; one that held nothing (its
+							// hold, at most its ResetAfter, has passed) gives
+							// nothing back.
+							if !refunded(tk, &taken) && at.Before(tk.At().Add(tk.ResetAfter)) {
+								net[at.UnixNano()] -= tk.Cost
+							}
+						} else {
+							require.ErrorIs(t, err, core.ErrRefunded)
+						}
+					default:
+						clk.Set(at)
+						r, err := l.AllowN(ctx, key, 1)
+						require.NoError(t, err)
+						if r.Allowed {
+							taken = append(taken, r)
+							net[r.At().UnixNano()]++
+						}
+					}
+					// Push: take all that passes at this instant.
+					if rng.IntN(4) == 0 {
+						clk.Set(at)
+						for range bound + 5 {
+							r, err := l.AllowN(ctx, key, 1)
+							require.NoError(t, err)
+							if !r.Allowed {
+								break
+							}
+							taken = append(taken, r)
+							net[r.At().UnixNano()]++
+						}
+					}
+					now := at.UnixNano()
+					require.LessOrEqual(t, net[now], bound, "schedule %d step %d: admitted at one instant, less refunds", sc, st)
+				}
+				at = at.Add(3 * window)
+			}
+		})
+	}
+}
+
+// refunded reports whether tk was refunded before, and marks it.
+func refunded(tk core.Result, taken *[]core.Result) bool {
+	for i, r := range *taken {
+		if r == tk {
+			*taken = append((*taken)[:i], (*taken)[i+1:]...)
+			return false
+		}
+	}
+	return true
+}
