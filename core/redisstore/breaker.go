@@ -24,8 +24,10 @@ const (
 // again, with twice the wait (at most Options.ProbeMax), when the trial
 // fails. Any successful round trip closes it.
 type breaker struct {
-	state atomic.Int32
-	fails atomic.Int32 // consecutive faults while closed
+	state  atomic.Int32
+	fails  atomic.Int32 // consecutive faults while closed
+	lastOK atomic.Int64 // Unix ns of the last answered round trip
+	window time.Duration
 
 	mu        sync.Mutex
 	threshold int32
@@ -38,8 +40,11 @@ type breaker struct {
 	onClose   func()
 }
 
-func newBreaker(threshold int, base, max time.Duration, onOpen func(error), onClose func()) *breaker {
-	return &breaker{threshold: int32(threshold), base: base, max: max, now: time.Now, rnd: rand.Float64,
+// newBreaker returns a closed breaker; window is the decision deadline:
+// missed deadlines are not counted while other round trips were answered
+// within the last window (a slow connection, not an outage).
+func newBreaker(threshold int, base, max, window time.Duration, onOpen func(error), onClose func()) *breaker {
+	return &breaker{threshold: int32(threshold), base: base, max: max, window: window, now: time.Now, rnd: rand.Float64,
 		onOpen: onOpen, onClose: onClose}
 }
 
@@ -66,9 +71,13 @@ func (b *breaker) allow() (ok, trial bool) {
 // deadline); trial says it was the half-open trial's. A missed deadline
 // may be a blip: Options.Failures of them in a row open the breaker. A
 // refused or broken connection or a fault reply is certain: it opens the
-// breaker at once.
+// breaker at once. A missed deadline while Redis answers other round trips
+// (a connection being set up on a slow link, a late reply) is not counted.
 func (b *breaker) fault(err error, trial bool) {
 	if b.state.Load() == stClosed {
+		if soft(err) && b.now().UnixNano()-b.lastOK.Load() < int64(b.window) {
+			return
+		}
 		if !soft(err) {
 			b.fails.Store(b.threshold)
 		} else if b.fails.Add(1) < b.threshold {
@@ -108,6 +117,7 @@ func (b *breaker) release() {
 
 // success records a round trip Redis answered.
 func (b *breaker) success() {
+	b.lastOK.Store(b.now().UnixNano())
 	if b.state.Load() == stClosed {
 		if b.fails.Load() != 0 {
 			b.fails.Store(0)

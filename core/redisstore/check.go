@@ -7,6 +7,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/redis/go-redis/v9"
 )
 
 // Stats is a snapshot of a store's health, for metrics and tests.
@@ -64,7 +66,11 @@ func evicts(policy string) bool { return strings.HasPrefix(policy, "allkeys-") }
 
 // Check verifies that Redis answers, for use at start-up: three PINGs over
 // the client's pool within ctx, the shortest of which is the measured
-// round trip. It returns an error wrapping [ErrUnavailable] when Redis does
+// round trip, then one PING in a pipeline on each of Options.Pipelines
+// connections at once (as the pipeline workers use them), which leaves them open in the client's pool (on a slow link, a
+// decision finding no open connection pays the connection's set-up), and
+// it loads the functions of the policies bound so far (Check after
+// creating the limiters: their first decisions need no loading). It returns an error wrapping [ErrUnavailable] when Redis does
 // not answer, and one wrapping [ErrTimeoutBelowRTT] when the round trip is
 // not below Options.Timeout. It then reads maxmemory-policy (tolerating a
 // Redis whose CONFIG is disabled) and logs a warning when it evicts keys
@@ -83,6 +89,29 @@ func (s *Store) Check(ctx context.Context) error {
 	s.observeRTT(best, true)
 	if best >= s.opts.Timeout {
 		return fmt.Errorf("redisstore: start-up check: round trip %v, Timeout %v: %w", best, s.opts.Timeout, ErrTimeoutBelowRTT)
+	}
+	errs := make(chan error, s.opts.Pipelines)
+	for range s.opts.Pipelines {
+		go func() { // a pipeline, as the workers': go-redis may keep a pool for pipelines
+			_, err := s.client.Pipelined(ctx, func(p redis.Pipeliner) error { return p.Ping(ctx).Err() })
+			errs <- err
+		}()
+	}
+	for range s.opts.Pipelines {
+		if err := <-errs; err != nil {
+			return fmt.Errorf("redisstore: start-up check: %w: %w", ErrUnavailable, err)
+		}
+	}
+	s.mu.Lock()
+	bound := s.bound
+	s.mu.Unlock()
+	for _, sc := range bound {
+		if s.noFunctions.Load() {
+			break
+		}
+		if err := s.loadLibrary(ctx, sc); err != nil && unreachable(err) {
+			return fmt.Errorf("redisstore: start-up check: %w: %w", ErrUnavailable, err)
+		}
 	}
 	cfg, err := s.client.ConfigGet(ctx, "maxmemory-policy").Result()
 	if err != nil {

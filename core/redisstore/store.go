@@ -109,6 +109,7 @@
 package redisstore
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -265,8 +266,12 @@ type Store struct {
 	rtt         rttMeter
 	stats       counters
 
+	ctx    context.Context // the store's life: canceled by Close
+	cancel context.CancelFunc
+
 	mu     sync.Mutex
 	closed bool
+	bound  []*compiled // the scripts of the policies bound, for Check
 }
 
 // New returns a store deciding in the Redis that client reaches, and starts
@@ -321,11 +326,12 @@ func New(client redis.UniversalClient, opts Options) (*Store, error) {
 		queue:     make(chan *call, opts.MaxBatch*opts.Pipelines),
 		quit:      make(chan struct{}),
 	}
+	s.ctx, s.cancel = context.WithCancel(context.Background())
 	_, s.cluster = client.(*redis.ClusterClient)
 	if s.log == nil {
 		s.log = slog.Default()
 	}
-	s.br = newBreaker(opts.Failures, opts.ProbeInterval, opts.ProbeMax, s.switchDown, s.switchUp)
+	s.br = newBreaker(opts.Failures, opts.ProbeInterval, opts.ProbeMax, opts.Timeout, s.switchDown, s.switchUp)
 	s.noFunctions.Store(opts.NoFunctions)
 	for range opts.Pipelines {
 		s.wg.Add(1)
@@ -344,6 +350,7 @@ func (s *Store) Close() error {
 	}
 	s.closed = true
 	close(s.quit)
+	s.cancel()
 	s.mu.Unlock()
 	s.wg.Wait()
 	return nil

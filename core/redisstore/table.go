@@ -81,6 +81,7 @@ func (s *Store) Bind(p *core.Policy) (core.Table, error) {
 			return nil, err
 		}
 	}
+	s.preload(sc)
 	return t, nil
 }
 
