@@ -236,6 +236,9 @@ func (s *Store) run(batch []*call, cmds []*redis.Cmd) []*redis.Cmd {
 // Redis (an error reply that is not a fault, such as WRONGTYPE, is one).
 // A function or script still missing after its reload is a fault.
 func (s *Store) report(batch []*call) {
+	if s.ctx.Err() != nil {
+		return // closed: the round trip was cut short, it says nothing
+	}
 	var fault error
 	trial := false
 	for _, c := range batch {

@@ -86,7 +86,7 @@ func unreachable(err error) bool {
 	}
 	var ne net.Error
 	switch {
-	case errors.Is(err, context.DeadlineExceeded), errors.Is(err, ErrUnavailable),
+	case errors.Is(err, context.DeadlineExceeded), errors.Is(err, context.Canceled), errors.Is(err, ErrUnavailable),
 		errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF),
 		errors.Is(err, redis.ErrClosed), errors.Is(err, redis.ErrPoolTimeout),
 		errors.Is(err, syscall.ECONNREFUSED), errors.Is(err, syscall.ECONNRESET),

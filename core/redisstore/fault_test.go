@@ -255,7 +255,9 @@ func TestStallDeadline(t *testing.T) {
 	}
 	wg.Wait()
 	t.Logf("slowest decision during the stall: %v (timeout %v); stats %+v", time.Duration(worst.Load()), timeout, s.Stats())
-	assert.Less(t, time.Duration(worst.Load()), 3*timeout, "answered by the deadline")
+	// Answered by the deadline (plus scheduling on a loaded machine); it
+	// was the client's 3 s read timeout.
+	assert.Less(t, time.Duration(worst.Load()), time.Second)
 	assert.True(t, s.Down())
 	// 320 decisions in the stall: at most a connection per pipeline
 	// worker is stuck (each costing the proxy 4 goroutines), not one per
@@ -337,7 +339,7 @@ func TestFailureModes(t *testing.T) {
 		for i := range 12 {
 			start := time.Now()
 			r, err := l.Allow(ctx, "k")
-			assert.Less(t, time.Since(start), 150*time.Millisecond, "%v call %d", mode, i)
+			assert.Less(t, time.Since(start), time.Second, "%v call %d (Timeout 50 ms; a loaded machine)", mode, i)
 			switch mode {
 			case redisstore.FailClosed:
 				require.ErrorIs(t, err, redisstore.ErrUnavailable)
