@@ -3,7 +3,6 @@ package redisstore_test
 import (
 	"context"
 	"fmt"
-	"io"
 	"log/slog"
 	"runtime"
 	"strings"
@@ -396,6 +395,3 @@ func TestEvictionPolicy(t *testing.T) {
 		})
 	}
 }
-
-// quiet is a logger for stores whose log a test ignores.
-var quiet = slog.New(slog.NewTextHandler(io.Discard, nil))

@@ -236,6 +236,9 @@ type Options struct {
 	// MaxBatch bounds the decisions one pipeline carries; 0 means 256.
 	MaxBatch int
 	// Pipelines is how many pipelines may be in flight at once; 0 means 8.
+	// It also bounds the round trips a stalled Redis can hold (one
+	// connection each): decisions beyond them wait in the queue, and
+	// every decision is answered by Timeout all the same.
 	Pipelines int
 	// NoFunctions makes the store call its scripts with EVALSHA even on a
 	// Redis that has functions (7.0 and later), where it otherwise loads
