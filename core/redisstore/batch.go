@@ -391,24 +391,28 @@ func (s *Store) loadLibrary(ctx context.Context, sc *compiled) error {
 	return load(ctx, s.client)
 }
 
+// maxCheckLoads bounds the policies whose functions Check loads.
+const maxCheckLoads = 64
+
 // preload loads sc's library in the background when a policy is bound, so
 // that its first decision does not pay the load's round trips (three
 // instead of one: on a 40 ms link, a missed deadline). Its errors are
 // ignored: a decision finding the function missing loads it, or falls
-// back to EVALSHA, as usual.
+// back to EVALSHA, as usual. At most one preload is in flight: a policy
+// bound meanwhile is loaded by its first decision (or by Check).
 func (s *Store) preload(sc *compiled) {
-	if s.noFunctions.Load() {
-		return
-	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.closed {
+	if len(s.bound) < maxCheckLoads {
+		s.bound = append(s.bound, sc)
+	}
+	if s.closed || s.noFunctions.Load() || !s.preloading.CompareAndSwap(false, true) {
 		return
 	}
-	s.bound = append(s.bound, sc)
 	s.wg.Add(1)
 	go func() {
 		defer s.wg.Done()
+		defer s.preloading.Store(false)
 		ctx, cancel := context.WithTimeout(s.ctx, s.ioTimeout)
 		defer cancel()
 		_ = s.loadLibrary(ctx, sc)

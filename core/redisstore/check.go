@@ -69,7 +69,8 @@ func evicts(policy string) bool { return strings.HasPrefix(policy, "allkeys-") }
 // round trip, then one PING in a pipeline on each of Options.Pipelines
 // connections at once (as the pipeline workers use them), which leaves them open in the client's pool (on a slow link, a
 // decision finding no open connection pays the connection's set-up), and
-// it loads the functions of the policies bound so far (Check after
+// it loads the functions of the policies bound so far (the first 64;
+// Check after
 // creating the limiters: their first decisions need no loading). It returns an error wrapping [ErrUnavailable] when Redis does
 // not answer, and one wrapping [ErrTimeoutBelowRTT] when the round trip is
 // not below Options.Timeout. It then reads maxmemory-policy (tolerating a

@@ -274,7 +274,9 @@ type Store struct {
 
 	mu     sync.Mutex
 	closed bool
-	bound  []*compiled // the scripts of the policies bound, for Check
+	bound  []*compiled // the scripts of the first policies bound, for Check
+
+	preloading atomic.Bool
 }
 
 // New returns a store deciding in the Redis that client reaches, and starts
