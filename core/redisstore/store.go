@@ -102,6 +102,13 @@
 // maxmemory-policy: a policy that evicts any key (allkeys-*) may erase
 // limits, and is logged and reported by [Store.Stats].
 //
+// The store logs once per change of state, never per decision. go-redis
+// logs its failed dials itself (to the logger the application sets with
+// redis.SetLogger, which a library must not change): with the breaker
+// open, the store dials at most once per trial, so an outage costs a
+// burst of about the client's pool sizes in such lines, then about one a
+// second (go-redis's own dial back-off).
+//
 // # Deny cache
 //
 // A key denied until t is answered locally until t, without a Redis call;
