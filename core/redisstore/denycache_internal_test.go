@@ -48,3 +48,20 @@ func TestDenyCacheFullConstantWork(t *testing.T) {
 		require.False(t, ok)
 	}
 }
+
+// BenchmarkDenyCachePutFull: a new denial on a full cache of live entries.
+func BenchmarkDenyCachePutFull(b *testing.B) {
+	c := newDenyCache(1 << 16)
+	o := core.Outcome{RetryAfter: time.Hour}
+	for i := range 1 << 17 {
+		c.put(fmt.Sprint("fill", i), 0, o)
+	}
+	keys := make([]string, 4096)
+	for i := range keys {
+		keys[i] = fmt.Sprint("new", i)
+	}
+	b.ResetTimer()
+	for i := range b.N {
+		c.put(keys[i%len(keys)], int64(i), o)
+	}
+}
