@@ -2,23 +2,21 @@ package redisstore
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"io"
-	"net"
+	"slices"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
 
 	"github.com/redis/go-redis/v9"
 )
 
-// call is one EVALSHA waiting for its pipeline.
+// call is one decision waiting for its pipeline.
 type call struct {
 	sc    *compiled
 	keys  []string
 	args  []any
+	trial bool // the breaker's half-open trial
 	reply []any
 	err   error
 	done  chan struct{}
@@ -35,22 +33,14 @@ var timerPool = sync.Pool{New: func() any {
 // errTimeout is a decision that did not complete within Options.Timeout.
 var errTimeout = fmt.Errorf("decision timed out: %w", context.DeadlineExceeded)
 
-// exec runs c in a pipeline and waits for it, at most Options.Timeout.
-// When exec returns an error other than a reply of Redis, c may still be
-// in use by a worker and must not be reused.
-func (s *Store) exec(ctx context.Context, c *call) error {
-	// Alone in flight, the call goes straight to Redis: a pipeline worker
-	// would only add two goroutine hand-offs to the round trip. Calls that
-	// overlap it are coalesced by the workers as usual.
-	if s.inflight.Add(1) == 1 {
-		one := [1]*call{c}
-		var cmd [1]*redis.Cmd
-		s.run(one[:], cmd[:0])
-		s.inflight.Add(-1)
-		<-c.done
-		return c.err
-	}
-	defer s.inflight.Add(-1)
+// exec hands c to a pipeline worker and waits for it, at most
+// Options.Timeout (and ctx): the round trip itself runs on the worker,
+// bounded by the store's ioTimeout, so that the caller's deadline holds
+// whatever the client's options, and a late reply leaves its connection
+// in the pool. completed reports whether c is done with (its err is a
+// reply of Redis, or nil); otherwise a worker may still use c, which must
+// not be reused.
+func (s *Store) exec(ctx context.Context, c *call) (completed bool, err error) {
 	t := timerPool.Get().(*time.Timer)
 	t.Reset(s.opts.Timeout)
 	defer func() {
@@ -60,19 +50,33 @@ func (s *Store) exec(ctx context.Context, c *call) error {
 	select {
 	case s.queue <- c:
 	case <-t.C:
-		return errTimeout
+		// Every worker busy past the deadline: a fault (a stalled Redis
+		// holds them), the trial included.
+		s.stats.timeouts.Add(1)
+		s.br.fault(errTimeout, c.trial)
+		return true, errTimeout
 	case <-ctx.Done():
-		return ctx.Err()
+		if c.trial {
+			s.br.release()
+		}
+		return true, ctx.Err()
 	case <-s.quit:
-		return fmt.Errorf("redisstore: store closed: %w", ErrUnavailable)
+		if c.trial {
+			s.br.release()
+		}
+		return true, fmt.Errorf("redisstore: store closed: %w", ErrUnavailable)
 	}
 	select {
 	case <-c.done:
-		return c.err
+		return true, c.err
 	case <-t.C:
-		return errTimeout
+		s.stats.timeouts.Add(1)
+		if !c.trial { // the trial's round trip reports itself
+			s.br.fault(errTimeout, false)
+		}
+		return false, errTimeout
 	case <-ctx.Done():
-		return ctx.Err()
+		return false, ctx.Err()
 	}
 }
 
@@ -111,7 +115,7 @@ func (s *Store) worker() {
 // Cluster node) are sent again once: an FCALL after FUNCTION LOAD of their
 // libraries, or an EVAL, which loads the script.
 func (s *Store) run(batch []*call, cmds []*redis.Cmd) []*redis.Cmd {
-	ctx, cancel := context.WithTimeout(context.Background(), s.opts.Timeout)
+	ctx, cancel := context.WithTimeout(s.ctx, s.ioTimeout)
 	defer cancel()
 	fcall := !s.noFunctions.Load()
 	var one [1][]*call
@@ -136,32 +140,48 @@ func (s *Store) run(batch []*call, cmds []*redis.Cmd) []*redis.Cmd {
 		}
 		return p.EvalSha(ctx, c.sc.sha, c.keys, c.args...)
 	}
+	start := time.Now()
 	_, _ = s.client.Pipelined(ctx, func(p redis.Pipeliner) error {
 		for _, g := range groups {
 			cmds = append(cmds, send(p, g, fcall, false))
 		}
 		return nil
 	})
+	rtt := time.Since(start)
 	var retry []int
 	var split map[int][]*redis.Cmd // groups retried with a call each
+	answered := true
 	for i, cmd := range cmds {
-		if isMissing(cmd.Err()) {
+		switch classify(cmd.Err()) {
+		case classMissing:
 			retry = append(retry, i)
+		case classConflict, classOther:
+			// A script error fails a whole batch call: its decisions
+			// are retried one by one, so that one key's conflict is
+			// not its neighbours'.
+			if len(groups[i]) > 1 {
+				retry = append(retry, i)
+			}
+		case classFault:
+			answered = false
 		}
 	}
+	if answered {
+		s.observeRTT(rtt, false)
+	}
 	if len(retry) > 0 {
-		if fcall {
+		if fcall && slices.ContainsFunc(retry, func(i int) bool { return classify(cmds[i].Err()) == classMissing }) {
 			fcall = s.loadLibraries(ctx, groups, retry)
 		}
 		_, _ = s.client.Pipelined(ctx, func(p redis.Pipeliner) error {
 			for _, i := range retry {
-				if len(groups[i]) > 1 && !fcall {
+				if len(groups[i]) > 1 && (!fcall || classify(cmds[i].Err()) != classMissing) {
 					// No functions after all: an EVAL per call.
 					if split == nil {
 						split = map[int][]*redis.Cmd{}
 					}
 					for _, c := range groups[i] {
-						split[i] = append(split[i], send(p, []*call{c}, false, true))
+						split[i] = append(split[i], send(p, []*call{c}, fcall, !fcall))
 					}
 					continue
 				}
@@ -174,13 +194,11 @@ func (s *Store) run(batch []*call, cmds []*redis.Cmd) []*redis.Cmd {
 		if sc, ok := split[i]; ok {
 			for j, c := range g {
 				c.reply, c.err = sc[j].Slice()
-				c.done <- struct{}{}
 			}
 			continue
 		}
 		if len(g) == 1 {
 			g[0].reply, g[0].err = cmds[i].Slice()
-			g[0].done <- struct{}{}
 			continue
 		}
 		replies, err := cmds[i].Slice()
@@ -201,13 +219,40 @@ func (s *Store) run(batch []*call, cmds []*redis.Cmd) []*redis.Cmd {
 					c.err = fmt.Errorf("redisstore: malformed batch reply value %v", r)
 				}
 			}
-			c.done <- struct{}{}
 		}
+	}
+	s.report(batch)
+	for _, c := range batch {
+		c.done <- struct{}{}
 	}
 	for i := range cmds {
 		cmds[i] = nil
 	}
 	return cmds
+}
+
+// report tells the breaker how batch's round trip went, before its calls
+// are handed back (they may be reused then): a fault, or an answer of
+// Redis (an error reply that is not a fault, such as WRONGTYPE, is one).
+// A function or script still missing after its reload is a fault.
+func (s *Store) report(batch []*call) {
+	if s.ctx.Err() != nil {
+		return // closed: the round trip was cut short, it says nothing
+	}
+	var fault error
+	trial := false
+	for _, c := range batch {
+		trial = trial || c.trial
+		if cl := classify(c.err); cl == classFault || cl == classMissing {
+			fault = c.err
+		}
+	}
+	if fault != nil {
+		s.stats.faults.Add(1)
+		s.br.fault(fault, trial)
+		return
+	}
+	s.br.success()
 }
 
 // group splits batch, in order, into runs of calls that one script call
@@ -318,19 +363,7 @@ func (s *Store) loadLibraries(ctx context.Context, groups [][]*call, retry []int
 			continue
 		}
 		seen[sc] = true
-		load := func(ctx context.Context, c redis.Cmdable) error {
-			err := c.FunctionLoad(ctx, sc.lib).Err()
-			if err != nil && strings.Contains(err.Error(), "already exists") {
-				return nil
-			}
-			return err
-		}
-		var err error
-		if cc, ok := s.client.(*redis.ClusterClient); ok {
-			err = cc.ForEachMaster(ctx, func(ctx context.Context, c *redis.Client) error { return load(ctx, c) })
-		} else {
-			err = load(ctx, s.client)
-		}
+		err := s.loadLibrary(ctx, sc)
 		if err != nil {
 			if !unreachable(err) {
 				if s.noFunctions.CompareAndSwap(false, true) {
@@ -343,37 +376,45 @@ func (s *Store) loadLibraries(ctx context.Context, groups [][]*call, retry []int
 	return true
 }
 
-// isMissing reports an FCALL of a function, or an EVALSHA of a script,
-// that Redis does not hold; an FCALL that Redis does not know (before 7.0)
-// too.
-func isMissing(err error) bool {
-	if err == nil {
-		return false
+// loadLibrary loads sc's function library (on every master of a Cluster).
+func (s *Store) loadLibrary(ctx context.Context, sc *compiled) error {
+	load := func(ctx context.Context, c redis.Cmdable) error {
+		err := c.FunctionLoad(ctx, sc.lib).Err()
+		if err != nil && strings.Contains(err.Error(), "already exists") {
+			return nil
+		}
+		return err
 	}
-	if errors.Is(err, redis.ErrNoScript) || redis.HasErrorPrefix(err, "NOSCRIPT") {
-		return true
+	if cc, ok := s.client.(*redis.ClusterClient); ok {
+		return cc.ForEachMaster(ctx, func(ctx context.Context, c *redis.Client) error { return load(ctx, c) })
 	}
-	msg := err.Error()
-	return strings.Contains(msg, "Function not found") || strings.Contains(msg, "unknown command 'FCALL'") ||
-		strings.Contains(msg, "unknown command `FCALL`")
+	return load(ctx, s.client)
 }
 
-// unreachable reports whether err means Redis could not be reached or did
-// not answer in time, as opposed to an error reply.
-func unreachable(err error) bool {
-	if err == nil {
-		return false
+// maxCheckLoads bounds the policies whose functions Check loads.
+const maxCheckLoads = 64
+
+// preload loads sc's library in the background when a policy is bound, so
+// that its first decision does not pay the load's round trips (three
+// instead of one: on a 40 ms link, a missed deadline). Its errors are
+// ignored: a decision finding the function missing loads it, or falls
+// back to EVALSHA, as usual. At most one preload is in flight: a policy
+// bound meanwhile is loaded by its first decision (or by Check).
+func (s *Store) preload(sc *compiled) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if len(s.bound) < maxCheckLoads {
+		s.bound = append(s.bound, sc)
 	}
-	var ne net.Error
-	switch {
-	case errors.Is(err, context.DeadlineExceeded), errors.Is(err, ErrUnavailable),
-		errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF),
-		errors.Is(err, redis.ErrClosed), errors.Is(err, redis.ErrPoolTimeout),
-		errors.Is(err, syscall.ECONNREFUSED), errors.Is(err, syscall.ECONNRESET),
-		errors.Is(err, syscall.EPIPE), errors.As(err, &ne):
-		return true
+	if s.closed || s.noFunctions.Load() || !s.preloading.CompareAndSwap(false, true) {
+		return
 	}
-	msg := err.Error()
-	return strings.HasPrefix(msg, "LOADING") || strings.HasPrefix(msg, "MASTERDOWN") ||
-		strings.Contains(msg, "connection refused") || strings.Contains(msg, "use of closed network connection")
+	s.wg.Add(1)
+	go func() {
+		defer s.wg.Done()
+		defer s.preloading.Store(false)
+		ctx, cancel := context.WithTimeout(s.ctx, s.ioTimeout)
+		defer cancel()
+		_ = s.loadLibrary(ctx, sc)
+	}()
 }

@@ -17,9 +17,14 @@ type denyCache struct {
 }
 
 type denyShard struct {
-	mu sync.Mutex
-	m  map[string]denyEntry
+	mu      sync.Mutex
+	m       map[string]denyEntry
+	visited int // entries looked at to make room (a measure for tests)
 }
+
+// evictSample is how many entries a full shard looks at to make room: the
+// cost of a denial stays constant however full the cache is.
+const evictSample = 8
 
 type denyEntry struct {
 	at, until int64 // local instants, Unix ns
@@ -66,14 +71,26 @@ func (c *denyCache) put(key string, at int64, o core.Outcome) {
 	s := c.shard(key)
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if len(s.m) >= c.max {
+	if _, ok := s.m[key]; !ok && len(s.m) >= c.max {
+		// Room for one: among a few entries (map order is random), the
+		// expired ones go, else the one expiring first. Forgetting a
+		// denial is exact: the key is decided by Redis again.
+		var victim string
+		var first int64
+		n := 0
 		for k, e := range s.m {
+			s.visited++
 			if at >= e.until {
 				delete(s.m, k)
+			} else if victim == "" || e.until < first {
+				victim, first = k, e.until
+			}
+			if n++; n == evictSample {
+				break
 			}
 		}
 		if len(s.m) >= c.max {
-			return
+			delete(s.m, victim)
 		}
 	}
 	s.m[key] = denyEntry{at: at, until: at + int64(o.RetryAfter), out: o}

@@ -43,6 +43,7 @@ func Example_failLocal() {
 	store, err := redisstore.New(client, redisstore.Options{
 		FailureMode: redisstore.FailLocal,
 		LocalShare:  0.25,
+		Failures:    1, // switch at the first fault (default: at once for a refused connection, after 3 missed deadlines)
 		Logger:      slog.New(slog.NewTextHandler(io.Discard, nil)),
 		OnSwitch:    func(s redisstore.Switch) { fmt.Println("down:", s.Down, "mode:", s.Mode) },
 	})

@@ -57,20 +57,57 @@
 //
 // # Failures
 //
-// Every decision is bounded by Options.Timeout. When Redis cannot be
-// reached (timeout, connection error) the store switches to
-// Options.FailureMode — FailClosed returns an error wrapping
-// [ErrUnavailable], FailOpen admits, FailLocal decides on an in-memory
-// limiter granting this process its LocalShare of each limit — and a
-// background probe (a PING every ProbeInterval) switches back. Every switch
-// is logged (log/slog) and reported to Options.OnSwitch. An error that
-// Redis does answer (a key of the wrong type, a script error, a Cluster
-// error) is never reported as an admission unless the mode is FailOpen.
+// Every decision is answered within Options.Timeout (100 ms by default),
+// queueing included, whatever the client's own timeouts: the store stops
+// waiting at the deadline, while the round trip goes on in a bounded pool
+// of pipeline workers (Options.Pipelines), each giving up after
+// max(1 s, 4 × Timeout) or sooner by the client's own timeouts. A late
+// round trip is not a lost one: its connection stays in the client's pool
+// (a slow link warms up instead of redialling at every deadline), and its
+// outcome still tells the circuit breaker whether Redis answers. A
+// decision that missed its deadline may still have been applied in Redis
+// (counted, never admitted by it).
 //
-// The client should bound its own reads (go-redis's ContextTimeoutEnabled,
-// or a short ReadTimeout): the store stops waiting after Timeout whatever
-// the client does, but a connection stuck on a frozen server holds a
-// pipeline worker until the client gives up.
+// Faults are: Redis unreachable (connection refused or reset, a timeout, a
+// missed deadline) and the error replies of a Redis that cannot write now
+// — READONLY (a replica after a failover), OOM, LOADING, BUSY,
+// CLUSTERDOWN, TRYAGAIN, MASTERDOWN, NOREPLICAS, and MOVED or ASK left
+// after the Cluster client's own redirections (its MaxRedirects bounds
+// them) or reaching a client that does not follow them. A decision meeting
+// a fault is decided by Options.FailureMode — FailClosed returns an error
+// wrapping [ErrUnavailable], FailOpen admits, FailLocal decides on an
+// in-memory limiter granting this process its LocalShare of each limit.
+// After Options.Failures consecutive faults the circuit breaker opens:
+// decisions go to the failure mode without waiting for Redis. After a
+// jittered wait (Options.ProbeInterval, doubling after each failed trial
+// up to Options.ProbeMax, 800 ms by default) one decision — the trial —
+// goes to Redis over the client's pool (no connection of its own); when a
+// round trip succeeds the store is back on Redis. Every switch away and
+// back is logged once (log/slog) and reported to Options.OnSwitch; Stats
+// counts timeouts, faults and switches.
+//
+// NOSCRIPT (a function or script missing after a restart or a flush) is
+// answered by loading it and retrying once. WRONGTYPE (a key of the
+// store's Prefix holding another type: another application writing under
+// the prefix) is not a fault of Redis but a misconfiguration: the decision
+// fails with an error wrapping [ErrKeyConflict] (FailOpen admits it), the
+// first occurrence is logged, and the other decisions carry on. Any other
+// error reply is an error, never an admission unless the mode is FailOpen.
+//
+// # Start-up
+//
+// [Store.Check] verifies at start that Redis answers (an error wrapping
+// [ErrUnavailable] otherwise), measures the round trip (an error wrapping
+// [ErrTimeoutBelowRTT] when Timeout cannot cover it) and reads
+// maxmemory-policy: a policy that evicts any key (allkeys-*) may erase
+// limits, and is logged and reported by [Store.Stats].
+//
+// The store logs once per change of state, never per decision. go-redis
+// logs its failed dials itself (to the logger the application sets with
+// redis.SetLogger, which a library must not change): with the breaker
+// open, the store dials at most once per trial, so an outage costs a
+// burst of about the client's pool sizes in such lines, then about one a
+// second (go-redis's own dial back-off).
 //
 // # Deny cache
 //
@@ -96,6 +133,16 @@ import (
 // Redis (in FailClosed mode, or FailLocal for operations it cannot serve).
 var ErrUnavailable = errors.New("redisstore: redis unavailable")
 
+// ErrKeyConflict is wrapped by the errors of decisions whose Redis key
+// holds a value of another type (WRONGTYPE): something else writes under
+// the store's Prefix.
+var ErrKeyConflict = errors.New("redisstore: a key of the store holds another type (WRONGTYPE)")
+
+// ErrTimeoutBelowRTT is wrapped by [Store.Check]'s error when the round
+// trip to Redis is not shorter than Options.Timeout: every decision would
+// miss its deadline.
+var ErrTimeoutBelowRTT = errors.New("redisstore: Options.Timeout is not above the round trip to Redis")
+
 // FailureMode is what a store does while Redis cannot be reached.
 type FailureMode uint8
 
@@ -109,7 +156,7 @@ const (
 	FailOpen
 	// FailLocal decides on an in-memory limiter of the policy scaled to
 	// Options.LocalShare of each limit (see [ScalePolicy]), started empty
-	// at each switch.
+	// for each outage (its first fault to the switch back).
 	FailLocal
 )
 
@@ -139,7 +186,9 @@ type Switch struct {
 type Options struct {
 	// Prefix starts every Redis key; "" means "floodgate:".
 	Prefix string
-	// Timeout bounds every decision, queueing included; 0 means 50 ms.
+	// Timeout bounds every decision, queueing included; 0 means 100 ms
+	// (a cross-zone round trip of 20–40 ms with room to spare). It must be
+	// above the round trip to Redis: see [Store.Check].
 	Timeout time.Duration
 	// CallerClock makes the scripts use Request.Now (the limiter's clock)
 	// instead of Redis TIME.
@@ -150,13 +199,24 @@ type Options struct {
 	// grants on its own, in (0, 1]: 1/N for N processes sharing the
 	// limit. 0 means 1.
 	LocalShare float64
-	// ProbeInterval is how often a store that lost Redis PINGs it; 0
-	// means 100 ms.
+	// Failures is how many consecutive faults open the circuit breaker; 0
+	// means 3.
+	Failures int
+	// ProbeInterval is how long the open breaker waits before its first
+	// trial (jittered to between half of it and all of it); 0 means
+	// 100 ms.
 	ProbeInterval time.Duration
+	// ProbeMax bounds the wait, which doubles after each failed trial; 0
+	// means 800 ms, or ProbeInterval when that is longer. The store is
+	// back on Redis at most ProbeMax plus a round trip after Redis
+	// answers again.
+	ProbeMax time.Duration
 	// OnSwitch, when set, is called (synchronously, keep it short) on
 	// every switch away from Redis and back.
 	OnSwitch func(Switch)
-	// Logger receives a line per switch; nil means slog.Default().
+	// Logger receives a line per switch, and one per other state change
+	// (a slow link, a key conflict, an evicting Redis); nil means
+	// slog.Default().
 	Logger *slog.Logger
 	// DenyCacheSize bounds the denials each bound policy remembers
 	// locally; 0 means 65,536 and a negative value disables the cache.
@@ -184,6 +244,9 @@ type Options struct {
 	// MaxBatch bounds the decisions one pipeline carries; 0 means 256.
 	MaxBatch int
 	// Pipelines is how many pipelines may be in flight at once; 0 means 8.
+	// It also bounds the round trips a stalled Redis can hold (one
+	// connection each): decisions beyond them wait in the queue, and
+	// every decision is answered by Timeout all the same.
 	Pipelines int
 	// NoFunctions makes the store call its scripts with EVALSHA even on a
 	// Redis that has functions (7.0 and later), where it otherwise loads
@@ -197,26 +260,35 @@ type Options struct {
 // Store is a [core.Store] keeping state in Redis. It is safe for
 // concurrent use; Close stops its goroutines.
 type Store struct {
-	client  redis.UniversalClient
-	cluster bool // calls coalesced into one script call must share a slot
-	opts    Options
-	log     *slog.Logger
+	client    redis.UniversalClient
+	cluster   bool // calls coalesced into one script call must share a slot
+	opts      Options
+	log       *slog.Logger
+	ioTimeout time.Duration // a round trip's own bound, past the decision's
 
-	queue    chan *call
-	inflight atomic.Int32 // decisions between exec and their answer
-	quit     chan struct{}
-	wg       sync.WaitGroup
+	queue chan *call
+	quit  chan struct{}
+	wg    sync.WaitGroup
 
-	mu          sync.Mutex // serializes switches
+	br          *breaker
 	down        atomic.Bool
 	noFunctions atomic.Bool   // EVALSHA instead of FCALL
-	gen         atomic.Uint64 // incremented at every switch away from Redis
-	probing     bool
-	closed      bool
+	gen         atomic.Uint64 // incremented at every switch back to Redis
+	rtt         rttMeter
+	stats       counters
+
+	ctx    context.Context // the store's life: canceled by Close
+	cancel context.CancelFunc
+
+	mu     sync.Mutex
+	closed bool
+	bound  []*compiled // the scripts of the first policies bound, for Check
+
+	preloading atomic.Bool
 }
 
 // New returns a store deciding in the Redis that client reaches, and starts
-// its pipeline workers.
+// its pipeline workers. It does not contact Redis: see [Store.Check].
 func New(client redis.UniversalClient, opts Options) (*Store, error) {
 	if isnil.Value(client) {
 		return nil, fmt.Errorf("redisstore: nil client (%T): %w", client, core.ErrInvalidConfig)
@@ -225,13 +297,19 @@ func New(client redis.UniversalClient, opts Options) (*Store, error) {
 		opts.Prefix = "floodgate:"
 	}
 	if opts.Timeout == 0 {
-		opts.Timeout = 50 * time.Millisecond
+		opts.Timeout = 100 * time.Millisecond
 	}
 	if opts.LocalShare == 0 {
 		opts.LocalShare = 1
 	}
+	if opts.Failures == 0 {
+		opts.Failures = 3
+	}
 	if opts.ProbeInterval == 0 {
 		opts.ProbeInterval = 100 * time.Millisecond
+	}
+	if opts.ProbeMax == 0 {
+		opts.ProbeMax = max(800*time.Millisecond, opts.ProbeInterval)
 	}
 	if opts.DenyCacheSize == 0 {
 		opts.DenyCacheSize = 1 << 16
@@ -243,24 +321,30 @@ func New(client redis.UniversalClient, opts Options) (*Store, error) {
 		opts.Pipelines = 8
 	}
 	switch {
-	case opts.Timeout < 0, opts.ProbeInterval < 0, opts.ExpirySlack < 0, opts.MaxBatch < 0, opts.Pipelines < 0:
+	case opts.Timeout < 0, opts.ProbeInterval < 0, opts.ProbeMax < 0, opts.Failures < 0, opts.ExpirySlack < 0,
+		opts.MaxBatch < 0, opts.Pipelines < 0:
 		return nil, fmt.Errorf("redisstore: negative option: %w", core.ErrInvalidConfig)
+	case opts.ProbeMax < opts.ProbeInterval:
+		return nil, fmt.Errorf("redisstore: ProbeMax %v below ProbeInterval %v: %w", opts.ProbeMax, opts.ProbeInterval, core.ErrInvalidConfig)
 	case !(opts.LocalShare > 0 && opts.LocalShare <= 1):
 		return nil, fmt.Errorf("redisstore: LocalShare %v must be in (0, 1]: %w", opts.LocalShare, core.ErrInvalidConfig)
 	case opts.FailureMode > FailLocal:
 		return nil, fmt.Errorf("redisstore: %v: %w", opts.FailureMode, core.ErrInvalidConfig)
 	}
 	s := &Store{
-		client: client,
-		opts:   opts,
-		log:    opts.Logger,
-		queue:  make(chan *call, opts.MaxBatch*opts.Pipelines),
-		quit:   make(chan struct{}),
+		client:    client,
+		opts:      opts,
+		log:       opts.Logger,
+		ioTimeout: max(time.Second, 4*opts.Timeout),
+		queue:     make(chan *call, opts.MaxBatch*opts.Pipelines),
+		quit:      make(chan struct{}),
 	}
+	s.ctx, s.cancel = context.WithCancel(context.Background())
 	_, s.cluster = client.(*redis.ClusterClient)
 	if s.log == nil {
 		s.log = slog.Default()
 	}
+	s.br = newBreaker(opts.Failures, opts.ProbeInterval, opts.ProbeMax, opts.Timeout, s.switchDown, s.switchUp)
 	s.noFunctions.Store(opts.NoFunctions)
 	for range opts.Pipelines {
 		s.wg.Add(1)
@@ -270,7 +354,7 @@ func New(client redis.UniversalClient, opts Options) (*Store, error) {
 }
 
 // Close stops the store's goroutines; decisions after it fail. It does not
-// close the client.
+// close the client. Round trips in flight end by their own deadline.
 func (s *Store) Close() error {
 	s.mu.Lock()
 	if s.closed {
@@ -279,65 +363,34 @@ func (s *Store) Close() error {
 	}
 	s.closed = true
 	close(s.quit)
+	s.cancel()
 	s.mu.Unlock()
 	s.wg.Wait()
 	return nil
 }
 
-// Down reports whether the store is currently deciding without Redis.
+// Down reports whether the store is currently deciding without Redis (its
+// circuit breaker is open or half-open).
 func (s *Store) Down() bool { return s.down.Load() }
 
-// markDown switches away from Redis after err and starts the probe.
-func (s *Store) markDown(err error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.closed || s.down.Load() {
-		return
-	}
-	s.gen.Add(1)
+// switchDown is the breaker opening (under its lock): logged and reported
+// once.
+func (s *Store) switchDown(err error) {
 	s.down.Store(true)
+	s.stats.switches.Add(1)
 	s.log.Warn("redisstore: redis unreachable, switching", "mode", s.opts.FailureMode.String(), "err", err)
 	if s.opts.OnSwitch != nil {
 		s.opts.OnSwitch(Switch{Down: true, Mode: s.opts.FailureMode, Err: err, At: time.Now()})
 	}
-	if !s.probing {
-		s.probing = true
-		s.wg.Add(1)
-		go s.probe()
-	}
 }
 
-// probe PINGs Redis until it answers, then switches back.
-func (s *Store) probe() {
-	defer s.wg.Done()
-	t := time.NewTicker(s.opts.ProbeInterval)
-	defer t.Stop()
-	for {
-		select {
-		case <-s.quit:
-			s.mu.Lock()
-			s.probing = false
-			s.mu.Unlock()
-			return
-		case <-t.C:
-		}
-		ctx, cancel := context.WithTimeout(context.Background(), s.opts.Timeout)
-		err := s.client.Ping(ctx).Err()
-		cancel()
-		if err != nil {
-			continue
-		}
-		s.mu.Lock()
-		s.probing = false
-		if s.down.Load() {
-			s.down.Store(false)
-			s.log.Info("redisstore: redis reachable again, back to redis")
-			if s.opts.OnSwitch != nil {
-				s.opts.OnSwitch(Switch{Down: false, Mode: s.opts.FailureMode, At: time.Now()})
-			}
-		}
-		s.mu.Unlock()
-		return
+// switchUp is the breaker closing (under its lock).
+func (s *Store) switchUp() {
+	s.gen.Add(1) // the next outage's local limiter starts empty
+	s.down.Store(false)
+	s.log.Info("redisstore: redis reachable again, back to redis")
+	if s.opts.OnSwitch != nil {
+		s.opts.OnSwitch(Switch{Down: false, Mode: s.opts.FailureMode, At: time.Now()})
 	}
 }
 

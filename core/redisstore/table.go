@@ -84,6 +84,7 @@ func (s *Store) Bind(p *core.Policy) (core.Table, error) {
 			return nil, err
 		}
 	}
+	s.preload(sc)
 	return t, nil
 }
 
@@ -138,7 +139,8 @@ func (t *table) Do(ctx context.Context, req core.Request) (core.Result, error) {
 			}
 		}
 	}
-	if t.s.down.Load() {
+	ok, trial := t.s.br.allow()
+	if !ok {
 		return t.fallback(ctx, req, ErrUnavailable)
 	}
 	now := int64(-1)
@@ -150,24 +152,15 @@ func (t *table) Do(ctx context.Context, req core.Request) (core.Result, error) {
 		taken = t.refundArg(req)
 	}
 	c := callPool.Get().(*call)
-	c.sc, c.keys = t.sc, t.keys(req.Key)
+	c.sc, c.keys, c.trial = t.sc, t.keys(req.Key), trial
 	c.args = append(c.args[:0], opCodes[req.Op], req.Cost, now, taken, t.slack)
-	err := t.s.exec(ctx, c)
+	completed, err := t.s.exec(ctx, c)
 	if err != nil {
-		if ctx.Err() != nil && !errors.Is(err, errTimeout) {
-			return core.Result{}, err // the caller gave up
+		if completed {
+			c.reply, c.err = nil, nil
+			callPool.Put(c)
 		}
-		if unreachable(err) {
-			t.s.markDown(err)
-			return t.fallback(ctx, req, err)
-		}
-		// An error reply: c is done with.
-		c.reply, c.err = nil, nil
-		callPool.Put(c)
-		if t.s.opts.FailureMode == FailOpen {
-			return t.open(req)
-		}
-		return core.Result{}, fmt.Errorf("redisstore: policy %q: %w", t.p.Name(), err)
+		return t.failed(ctx, req, err)
 	}
 	reply := c.reply
 	c.reply, c.err = nil, nil

@@ -36,9 +36,6 @@ func main() {
 func run(ctx context.Context, addr string, w io.Writer) error {
 	client := redis.NewClient(&redis.Options{Addr: addr, ContextTimeoutEnabled: true, ReadTimeout: time.Second})
 	defer client.Close()
-	if err := client.Ping(ctx).Err(); err != nil {
-		return fmt.Errorf("no Redis at %s: %w", addr, err)
-	}
 	store, err := redisstore.New(client, redisstore.Options{Prefix: "floodgate-example:", Timeout: time.Second})
 	if err != nil {
 		return err
@@ -52,6 +49,12 @@ func run(ctx context.Context, addr string, w io.Writer) error {
 	login, err := core.NewLimiter(core.MustPolicy("login", core.Limit{Name: "login", Algorithm: core.Backoff{Free: 2, Window: time.Hour, Base: time.Minute, Max: time.Hour}}), core.WithStore(store))
 	if err != nil {
 		return err
+	}
+	// The start-up check, once the limiters are bound: Redis answers, its
+	// round trip is below the store's Timeout, the limiters' functions are
+	// loaded, and a maxmemory-policy that would evict limits is logged.
+	if err := store.Check(ctx); err != nil {
+		return fmt.Errorf("no Redis at %s: %w", addr, err)
 	}
 	for _, d := range []struct {
 		title, key string

@@ -22,6 +22,8 @@ type config struct {
 	policy *core.Policy
 	store  string // "memory" or a redis:// URL
 	fail   redisstore.FailureMode
+	share  float64 // with -fail local: this process's part of each limit, 1/-fleet-size
+	strict bool    // -require-redis: a failed start-up check is an error
 	opts   middleware.Options
 }
 
@@ -49,6 +51,8 @@ func parseConfig(args []string, usage io.Writer) (*config, error) {
 	v6 := fs.Int("ipv6-prefix", 64, "IPv6 prefix length clients are keyed by")
 	store := fs.String("store", "memory", "memory or redis://host:port")
 	fail := fs.String("fail", "closed", "open, closed or local (local is closed with the memory store)")
+	fleet := fs.Int("fleet-size", 0, "with -fail local and Redis: how many server processes share the limit (each grants 1/N of it while Redis is down)")
+	strict := fs.Bool("require-redis", false, "with Redis: refuse to start when Redis does not answer at start, or answers slower than the store's timeout")
 	hdrs := fs.String("headers", "xratelimit,ietf,retry-after", "comma list of xratelimit, ietf, retry-after")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -63,7 +67,7 @@ func parseConfig(args []string, usage io.Writer) (*config, error) {
 	set := map[string]bool{}
 	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
 
-	cfg := &config{addr: *addr, store: *store}
+	cfg := &config{addr: *addr, store: *store, share: 1, strict: *strict}
 	if *limit < 1 {
 		return nil, fmt.Errorf("-limit %d: want at least 1", *limit)
 	}
@@ -102,6 +106,21 @@ func parseConfig(args []string, usage io.Writer) (*config, error) {
 		cfg.fail = redisstore.FailLocal
 	default:
 		return nil, fmt.Errorf("-fail %q: want open, closed or local", *fail)
+	}
+	switch {
+	case set["fleet-size"] && (cfg.fail != redisstore.FailLocal || *store == "memory"):
+		return nil, errors.New("-fleet-size applies to -fail local with a Redis store")
+	case cfg.fail == redisstore.FailLocal && *store != "memory" && !set["fleet-size"]:
+		// Each process would grant the whole limit while Redis is down:
+		// N processes, N times the limit.
+		return nil, errors.New("-fail local needs -fleet-size N, the number of server processes sharing the limit (each grants 1/N of it while Redis is down)")
+	case set["fleet-size"] && *fleet < 1:
+		return nil, fmt.Errorf("-fleet-size %d: want at least 1", *fleet)
+	case set["fleet-size"]:
+		cfg.share = 1 / float64(*fleet)
+	}
+	if *strict && *store == "memory" {
+		return nil, errors.New("-require-redis needs -store redis://host:port")
 	}
 	if cfg.opts.Headers, err = headerWriter(*hdrs); err != nil {
 		return nil, err

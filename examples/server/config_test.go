@@ -110,9 +110,16 @@ func TestParseConfigFlags(t *testing.T) {
 			assert.False(t, cfg.opts.FailOpen)
 			assert.Equal(t, redisstore.FailClosed, cfg.fail)
 		}},
-		{"fail local", []string{"-fail", "local", "-store", "redis://127.0.0.1:6379"}, func(t *testing.T, cfg *config) {
+		{"fail local", []string{"-fail", "local", "-store", "redis://127.0.0.1:6379", "-fleet-size", "4"}, func(t *testing.T, cfg *config) {
 			assert.False(t, cfg.opts.FailOpen)
 			assert.Equal(t, redisstore.FailLocal, cfg.fail)
+			assert.Equal(t, 0.25, cfg.share, "each of 4 processes grants a quarter")
+		}},
+		{"fail local memory", []string{"-fail", "local"}, func(t *testing.T, cfg *config) {
+			assert.Equal(t, 1.0, cfg.share)
+		}},
+		{"require redis", []string{"-store", "redis://127.0.0.1:6379", "-require-redis"}, func(t *testing.T, cfg *config) {
+			assert.True(t, cfg.strict)
 		}},
 		{"headers xratelimit", []string{"-headers", "xratelimit"}, func(t *testing.T, cfg *config) {
 			assert.Equal(t, headers.XRateLimit, cfg.opts.Headers.Fields())
@@ -156,6 +163,11 @@ func TestParseConfigRejects(t *testing.T) {
 		{"-store", "redis://localhost"},
 		{"-store", "http://localhost:6379"},
 		{"-fail", "maybe"},
+		{"-fail", "local", "-store", "redis://localhost:6379"}, // -fleet-size missing: each process would grant the whole limit
+		{"-fail", "local", "-store", "redis://localhost:6379", "-fleet-size", "0"},
+		{"-fail", "open", "-store", "redis://localhost:6379", "-fleet-size", "2"},
+		{"-fail", "local", "-fleet-size", "2"},
+		{"-require-redis"},
 		{"-store", "redis://localhost:6379", "-algorithm", "fixed-window", "-window", "1500ns"},
 		{"-store", "redis://localhost:6379/db"},
 		{"-headers", ""},

@@ -31,6 +31,14 @@
 //	                      in-process limits until Redis is back. With the
 //	                      memory store, which cannot fail, local is the
 //	                      same as closed.
+//	-fleet-size N         with -fail local: the number of server processes
+//	                      sharing the Redis limit; while Redis is down each
+//	                      grants 1/N of each limit (required with -fail
+//	                      local and Redis)
+//	-require-redis        with Redis: refuse to start when Redis does not
+//	                      answer at start or its round trip is not below
+//	                      the store's timeout (otherwise a warning, and the
+//	                      -fail mode until Redis answers)
 //	-headers LIST         comma list of xratelimit, ietf, retry-after
 //	                      (default all three)
 //
@@ -43,6 +51,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"net"
 	"net/http"
 	"os"
@@ -77,39 +86,64 @@ func main() {
 // function releasing its store (the Redis client and the store's
 // goroutines; nothing for the memory store).
 func newHandler(cfg *config) (http.Handler, func(), error) {
-	var opts []core.Option
-	closeStore := func() {}
-	if cfg.store != "memory" {
-		ro, err := redis.ParseURL(cfg.store)
+	if cfg.store == "memory" {
+		l, err := core.NewLimiter(cfg.policy)
 		if err != nil {
-			return nil, nil, fmt.Errorf("-store %q: %w", cfg.store, err)
-		}
-		// Reads bounded by the store's per-decision timeout: a frozen
-		// Redis does not hold a connection.
-		ro.ContextTimeoutEnabled = true
-		ro.MaxRetries = -1
-		client := redis.NewClient(ro)
-		s, err := redisstore.New(client, redisstore.Options{FailureMode: cfg.fail})
-		if err != nil {
-			_ = client.Close()
 			return nil, nil, err
 		}
-		closeStore = func() { _ = s.Close(); _ = client.Close() }
-		opts = append(opts, core.WithStore(s))
+		h, err := handler(l, cfg)
+		return h, func() {}, err
 	}
-	l, err := core.NewLimiter(cfg.policy, opts...)
+	ro, err := redis.ParseURL(cfg.store)
+	if err != nil {
+		return nil, nil, fmt.Errorf("-store %q: %w", cfg.store, err)
+	}
+	// The store bounds every decision itself; a client bounding its reads
+	// too frees a connection stuck on a frozen Redis sooner.
+	ro.ContextTimeoutEnabled = true
+	ro.MaxRetries = -1
+	client := redis.NewClient(ro)
+	s, err := redisstore.New(client, redisstore.Options{FailureMode: cfg.fail, LocalShare: cfg.share})
+	if err != nil {
+		_ = client.Close()
+		return nil, nil, err
+	}
+	closeStore := func() { _ = s.Close(); _ = client.Close() }
+	h, err := redisHandler(cfg, s)
 	if err != nil {
 		closeStore()
 		return nil, nil, err
 	}
+	return h, closeStore, nil
+}
+
+// redisHandler is newHandler's on the Redis store s, checked at start:
+// the limiter is created first, so that Check loads its function too.
+func redisHandler(cfg *config, s *redisstore.Store) (http.Handler, error) {
+	l, err := core.NewLimiter(cfg.policy, core.WithStore(s))
+	if err != nil {
+		return nil, err
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	defer cancel()
+	if err := s.Check(ctx); err != nil {
+		if cfg.strict {
+			return nil, fmt.Errorf("-store %s: %w", cfg.store, err)
+		}
+		slog.Warn("redis start-up check failed; deciding by -fail until redis answers", "mode", cfg.fail.String(), "err", err)
+	}
+	return handler(l, cfg)
+}
+
+// handler is the "200 ok" handler limited by l.
+func handler(l *core.Limiter, cfg *config) (http.Handler, error) {
 	m, err := middleware.New(l, cfg.opts)
 	if err != nil {
-		closeStore()
-		return nil, nil, err
+		return nil, err
 	}
 	return m.Handler(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
 		_, _ = io.WriteString(w, "ok\n")
-	})), closeStore, nil
+	})), nil
 }
 
 // run serves cfg until ctx is done, then shuts down gracefully.

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/floodgate-go/floodgate/core/redisstore"
 	"github.com/floodgate-go/floodgate/internal/redistest"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -85,14 +86,21 @@ func TestServeRedis(t *testing.T) {
 }
 
 // TestServeRedisDown: with the Redis store unreachable, -fail closed
-// answers 503, -fail open serves, -fail local decides locally.
+// answers 503, -fail open serves, -fail local decides locally on this
+// process's share of the limit: a half of 4 with -fleet-size 2 (it
+// granted the whole limit to each process). -require-redis refuses to
+// start.
 func TestServeRedisDown(t *testing.T) {
 	srv := redistest.Start(t)
 	url := srv.URL()
 	srv.Kill()
 	client := &http.Client{Timeout: 5 * time.Second}
-	for fail, want := range map[string][]int{"closed": {503, 503}, "open": {200, 200, 200}, "local": {200, 429}} {
-		addr := serve(t, []string{"-addr", "127.0.0.1:0", "-limit", "1", "-window", "1h", "-store", url, "-fail", fail})
+	for fail, want := range map[string][]int{"closed": {503, 503}, "open": {200, 200, 200}, "local": {200, 200, 429, 429}} {
+		args := []string{"-addr", "127.0.0.1:0", "-limit", "4", "-window", "1h", "-store", url, "-fail", fail}
+		if fail == "local" {
+			args = append(args, "-fleet-size", "2")
+		}
+		addr := serve(t, args)
 		for i, code := range want {
 			resp, err := client.Get("http://" + addr + "/")
 			require.NoError(t, err)
@@ -101,6 +109,18 @@ func TestServeRedisDown(t *testing.T) {
 			assert.Equal(t, code, resp.StatusCode, "-fail %s request %d", fail, i)
 		}
 	}
+}
+
+// TestRequireRedis: -require-redis refuses to start without Redis, with
+// the start-up check's error.
+func TestRequireRedis(t *testing.T) {
+	srv := redistest.Start(t)
+	url := srv.URL()
+	srv.Kill()
+	cfg, err := parseConfig([]string{"-addr", "127.0.0.1:0", "-store", url, "-require-redis"}, io.Discard)
+	require.NoError(t, err)
+	err = run(context.Background(), cfg, io.Discard)
+	require.ErrorIs(t, err, redisstore.ErrUnavailable)
 }
 
 // serve runs the server with args until the test ends and returns its

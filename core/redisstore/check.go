@@ -1,0 +1,171 @@
+package redisstore
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+)
+
+// Stats is a snapshot of a store's health, for metrics and tests.
+type Stats struct {
+	// Down is true while decisions go to the failure mode.
+	Down bool
+	// RTT is the shortest round trip to Redis of the last measuring
+	// period (32 round trips, or Check's PINGs); 0 before any.
+	RTT time.Duration
+	// SlowLink is true while RTT is not below Options.Timeout: decisions
+	// miss their deadline, and the store cannot stay on Redis.
+	SlowLink bool
+	// Timeouts counts decisions that missed Options.Timeout.
+	Timeouts uint64
+	// Faults counts round trips that met a fault (see the package doc).
+	Faults uint64
+	// Switches counts switches away from Redis.
+	Switches uint64
+	// KeyConflicts counts decisions refused for WRONGTYPE.
+	KeyConflicts uint64
+	// EvictionPolicy is Redis's maxmemory-policy as read by Check; "" if
+	// not read (CONFIG may be disabled on managed Redis).
+	EvictionPolicy string
+	// Evicts is true when EvictionPolicy may evict limiter keys
+	// (allkeys-*): limits can be silently erased under memory pressure.
+	Evicts bool
+}
+
+// counters are the store's Stats counters.
+type counters struct {
+	timeouts, faults, switches, conflicts atomic.Uint64
+	conflictLogged                        atomic.Bool
+	policy                                atomic.Pointer[string]
+}
+
+// Stats returns the store's current figures.
+func (s *Store) Stats() Stats {
+	rtt, slow := s.rtt.get()
+	st := Stats{
+		Down: s.down.Load(), RTT: rtt, SlowLink: slow,
+		Timeouts: s.stats.timeouts.Load(), Faults: s.stats.faults.Load(), Switches: s.stats.switches.Load(),
+		KeyConflicts: s.stats.conflicts.Load(),
+	}
+	if p := s.stats.policy.Load(); p != nil {
+		st.EvictionPolicy, st.Evicts = *p, evicts(*p)
+	}
+	return st
+}
+
+// evicts reports whether a maxmemory-policy may evict keys that have no
+// TTL as well as ones that have; every limiter key has a TTL, so the
+// volatile-* policies evict them too, but only once nothing else is left
+// to evict: those are reported by EvictionPolicy without Evicts.
+func evicts(policy string) bool { return strings.HasPrefix(policy, "allkeys-") }
+
+// Check verifies that Redis answers, for use at start-up: three PINGs over
+// the client's pool within ctx, the shortest of which is the measured
+// round trip, then one PING in a pipeline on each of Options.Pipelines
+// connections at once (as the pipeline workers use them), which leaves them open in the client's pool (on a slow link, a
+// decision finding no open connection pays the connection's set-up), and
+// it loads the functions of the policies bound so far (the first 64;
+// Check after
+// creating the limiters: their first decisions need no loading). It returns an error wrapping [ErrUnavailable] when Redis does
+// not answer, and one wrapping [ErrTimeoutBelowRTT] when the round trip is
+// not below Options.Timeout. It then reads maxmemory-policy (tolerating a
+// Redis whose CONFIG is disabled) and logs a warning when it evicts keys
+// regardless of their TTL (allkeys-*), reported by Stats.
+func (s *Store) Check(ctx context.Context) error {
+	best := time.Duration(-1)
+	for range 3 {
+		start := time.Now()
+		if err := s.client.Ping(ctx).Err(); err != nil {
+			return fmt.Errorf("redisstore: start-up check: %w: %w", ErrUnavailable, err)
+		}
+		if d := time.Since(start); best < 0 || d < best {
+			best = d
+		}
+	}
+	s.observeRTT(best, true)
+	if best >= s.opts.Timeout {
+		return fmt.Errorf("redisstore: start-up check: round trip %v, Timeout %v: %w", best, s.opts.Timeout, ErrTimeoutBelowRTT)
+	}
+	errs := make(chan error, s.opts.Pipelines)
+	for range s.opts.Pipelines {
+		go func() { // a pipeline, as the workers': go-redis may keep a pool for pipelines
+			_, err := s.client.Pipelined(ctx, func(p redis.Pipeliner) error { return p.Ping(ctx).Err() })
+			errs <- err
+		}()
+	}
+	for range s.opts.Pipelines {
+		if err := <-errs; err != nil {
+			return fmt.Errorf("redisstore: start-up check: %w: %w", ErrUnavailable, err)
+		}
+	}
+	s.mu.Lock()
+	bound := s.bound
+	s.mu.Unlock()
+	for _, sc := range bound {
+		if s.noFunctions.Load() {
+			break
+		}
+		if err := s.loadLibrary(ctx, sc); err != nil && unreachable(err) {
+			return fmt.Errorf("redisstore: start-up check: %w: %w", ErrUnavailable, err)
+		}
+	}
+	cfg, err := s.client.ConfigGet(ctx, "maxmemory-policy").Result()
+	if err != nil {
+		s.log.Info("redisstore: cannot read maxmemory-policy (CONFIG disabled?); make sure Redis does not evict limiter keys", "err", err)
+		return nil
+	}
+	policy := cfg["maxmemory-policy"]
+	s.stats.policy.Store(&policy)
+	if evicts(policy) {
+		s.log.Warn("redisstore: redis evicts keys under memory pressure (maxmemory-policy "+policy+
+			"): limits may be silently erased; use noeviction or volatile-* with a Redis of its own", "policy", policy)
+	}
+	return nil
+}
+
+// rttMeter keeps the shortest round trip of each period of 32.
+type rttMeter struct {
+	mu   sync.Mutex
+	best time.Duration // of the current period, -1 before its first
+	n    int
+	last time.Duration // of the last period
+	slow bool
+}
+
+func (m *rttMeter) get() (time.Duration, bool) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.last, m.slow
+}
+
+// observeRTT records a successful round trip of d; closing a period
+// (every 32, or now) updates the measure and logs a change of SlowLink.
+func (s *Store) observeRTT(d time.Duration, now bool) {
+	m := &s.rtt
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.n == 0 || d < m.best {
+		m.best = d
+	}
+	m.n++
+	if m.n < 32 && !now {
+		return
+	}
+	m.last, m.n = m.best, 0
+	slow := m.last >= s.opts.Timeout
+	if slow == m.slow {
+		return
+	}
+	m.slow = slow
+	if slow {
+		s.log.Error("redisstore: the round trip to redis is not below Options.Timeout: decisions miss their deadline",
+			"rtt", m.last, "timeout", s.opts.Timeout)
+	} else {
+		s.log.Info("redisstore: the round trip to redis is below Options.Timeout again", "rtt", m.last, "timeout", s.opts.Timeout)
+	}
+}

@@ -1,0 +1,36 @@
+package redisstore
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/floodgate-go/floodgate/core"
+)
+
+// failed decides req after its round trip returned err (see the package
+// doc's Failures): a fault goes to the failure mode, a key conflict is an
+// error (FailOpen's admission), any other error reply an error.
+func (t *table) failed(ctx context.Context, req core.Request, err error) (core.Result, error) {
+	if ctx.Err() != nil && !errors.Is(err, errTimeout) {
+		return core.Result{}, err // the caller gave up
+	}
+	switch classify(err) {
+	case classFault, classMissing:
+		return t.fallback(ctx, req, err)
+	case classConflict:
+		t.s.stats.conflicts.Add(1)
+		if t.s.stats.conflictLogged.CompareAndSwap(false, true) {
+			t.s.log.Error("redisstore: a key of the store holds another type (WRONGTYPE): something else writes under the prefix; such decisions fail",
+				"prefix", t.s.opts.Prefix, "policy", t.p.Name(), "mode", t.s.opts.FailureMode.String())
+		}
+		if t.s.opts.FailureMode == FailOpen {
+			return t.open(req)
+		}
+		return core.Result{}, fmt.Errorf("redisstore: policy %q: %w: %w", t.p.Name(), ErrKeyConflict, err)
+	}
+	if t.s.opts.FailureMode == FailOpen {
+		return t.open(req)
+	}
+	return core.Result{}, fmt.Errorf("redisstore: policy %q: %w", t.p.Name(), err)
+}

@@ -1,0 +1,94 @@
+package faultproxy_test
+
+import (
+	"bufio"
+	"net"
+	"testing"
+	"time"
+
+	"github.com/floodgate-go/floodgate/internal/faultproxy"
+	"github.com/stretchr/testify/require"
+)
+
+// echo starts a loopback echo server.
+func echo(t *testing.T) string {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = ln.Close() })
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			go func() {
+				defer c.Close()
+				buf := make([]byte, 1024)
+				for {
+					n, err := c.Read(buf)
+					if err != nil {
+						return
+					}
+					if _, err := c.Write(buf[:n]); err != nil {
+						return
+					}
+				}
+			}()
+		}
+	}()
+	return ln.Addr().String()
+}
+
+func roundTrip(t *testing.T, c net.Conn, r *bufio.Reader) time.Duration {
+	start := time.Now()
+	_, err := c.Write([]byte("ping\n"))
+	require.NoError(t, err)
+	line, err := r.ReadString('\n')
+	require.NoError(t, err)
+	require.Equal(t, "ping\n", line)
+	return time.Since(start)
+}
+
+// TestProxy: latency adds to each direction, a stall holds bytes until
+// Resume, Drop closes connections, Refuse refuses new ones; only loopback
+// targets are accepted.
+func TestProxy(t *testing.T) {
+	_, err := faultproxy.New("192.0.2.1:6379")
+	require.Error(t, err)
+	p := faultproxy.Start(t, echo(t))
+	c, err := net.Dial("tcp", p.Addr())
+	require.NoError(t, err)
+	defer c.Close()
+	r := bufio.NewReader(c)
+	roundTrip(t, c, r)
+	require.EqualValues(t, 1, p.Accepted())
+
+	p.SetLatency(10 * time.Millisecond)
+	require.GreaterOrEqual(t, roundTrip(t, c, r), 20*time.Millisecond)
+	p.SetLatency(0)
+
+	p.Stall()
+	_, err = c.Write([]byte("held\n"))
+	require.NoError(t, err)
+	require.NoError(t, c.SetReadDeadline(time.Now().Add(20*time.Millisecond)))
+	_, err = r.ReadString('\n')
+	require.Error(t, err, "nothing is delivered during a stall")
+	require.NoError(t, c.SetReadDeadline(time.Time{}))
+	p.Resume()
+	// The deadline error may have consumed nothing: the held line arrives.
+	line, err := r.ReadString('\n')
+	require.NoError(t, err)
+	require.Equal(t, "held\n", line)
+
+	p.Drop()
+	_, err = r.ReadString('\n')
+	require.Error(t, err, "a dropped connection is closed")
+
+	p.Refuse(true)
+	c2, err := net.Dial("tcp", p.Addr())
+	require.NoError(t, err)
+	defer c2.Close()
+	_, err = bufio.NewReader(c2).ReadString('\n')
+	require.Error(t, err, "a refused connection is closed")
+	require.EqualValues(t, 1, p.Accepted())
+}
