@@ -74,7 +74,7 @@ func New(opts Options) (*Guard, error) {
 	}
 	store := opts.Store
 	if store == nil {
-		ms, err := core.NewMemoryStore(core.MemoryOptions{WhenFull: core.EvictNearest})
+		ms, err := core.NewMemoryStore(core.MemoryOptions{})
 		if err != nil {
 			return nil, err
 		}

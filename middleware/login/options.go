@@ -50,10 +50,10 @@ type Options struct {
 	// DefaultNetwork.
 	Network core.Algorithm
 	// Store keeps the state of both limits (each in its own table); nil
-	// means one core.MemoryStore with core.EvictNearest, so that a flood
-	// of made-up usernames cannot fill the table and refuse real users
-	// (the price: under such a flood the entries nearest to recovery may
-	// be forgotten early).
+	// means one core.MemoryStore with default options: when full it
+	// forgets the entry whose forgetting admits least (core.EvictCheapest),
+	// so a flood of made-up usernames neither refuses real users nor erases
+	// a lockout (a one-failure entry goes long before a locked account).
 	Store core.Store
 	// Clock is the limiters' clock; nil means the system clock.
 	Clock core.Clock
