@@ -22,6 +22,7 @@ import (
 // behind (value and TTL), to be those of the single-decision function
 // called once per request in the same order.
 func TestBatchFunction(t *testing.T) {
+	t.Parallel()
 	srv := redistest.Start(t)
 	c := srv.Client(t)
 	ctx := context.Background()
@@ -173,6 +174,7 @@ func errText(err error, prefix string) string {
 // TestBatchFunctionTime: a batch reads Redis TIME once, for all its
 // requests that ask for it (now -1); the others keep their own instant.
 func TestBatchFunctionTime(t *testing.T) {
+	t.Parallel()
 	srv := redistest.Start(t)
 	c := srv.Client(t)
 	ctx := context.Background()
@@ -202,6 +204,7 @@ func TestBatchFunctionTime(t *testing.T) {
 
 // TestSlot: Redis Cluster's slots (CLUSTER KEYSLOT) of a few keys.
 func TestSlot(t *testing.T) {
+	t.Parallel()
 	for key, want := range map[string]uint16{
 		"foo": 12182, "bar": 5061, "123456789": 0x31c3 % 16384,
 		"{foo}:0": 12182, "x{bar}y{foo}": 5061, "{}foo": slot("{}foo"), "a{": slot("a{"),
@@ -220,6 +223,7 @@ func TestSlot(t *testing.T) {
 // TestGroup: calls are grouped by library, and on a Cluster by slot too,
 // each group in queue order, past the 8 groups searched linearly as well.
 func TestGroup(t *testing.T) {
+	t.Parallel()
 	rng := rand.New(rand.NewPCG(3, 5))
 	libs := []*compiled{{fn: "a"}, {fn: "b"}, {fn: "c"}}
 	for _, cluster := range []bool{false, true} {

@@ -21,6 +21,7 @@ import (
 // 3-master Redis Cluster and requires that no node ever answered
 // CROSSSLOT.
 func TestCluster(t *testing.T) {
+	t.Parallel()
 	var addrs []string
 	for range 3 {
 		srv := startRedis(t, "--cluster-enabled", "yes", "--cluster-config-file", "nodes.conf", "--cluster-node-timeout", "2000")
