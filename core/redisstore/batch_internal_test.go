@@ -178,7 +178,7 @@ func TestBatchFunctionTime(t *testing.T) {
 	srv := redistest.Start(t)
 	c := srv.Client(t)
 	ctx := context.Background()
-	sc, err := compile(core.MustPolicy("time", core.Limit{Name: "g", Algorithm: core.GCRA{Rate: core.PerSecond(1), Burst: 100}}))
+	sc, err := compile(core.MustPolicy("time", core.Limit{Name: "g", Algorithm: core.GCRA{Rate: core.PerHour(1), Burst: 100}}))
 	require.NoError(t, err)
 	require.NoError(t, c.FunctionLoad(ctx, sc.lib).Err())
 	before := time.Now().UnixMicro()

@@ -228,7 +228,9 @@ func TestTypedErrors(t *testing.T) {
 	srv := startRedis(t)
 	c := srv.Client(t)
 	ctx := context.Background()
-	p := core.MustPolicy("wt", core.Limit{Name: "wt", Algorithm: core.GCRA{Rate: core.PerSecond(10)}})
+	// Slow enough that the key outlives any stall of the test (at 10/s it
+	// expired after 100 ms, before KEYS could list it).
+	p := core.MustPolicy("wt", core.Limit{Name: "wt", Algorithm: core.GCRA{Rate: core.PerHour(10)}})
 	for _, mode := range []redisstore.FailureMode{redisstore.FailClosed, redisstore.FailOpen, redisstore.FailLocal} {
 		prefix := "wt" + mode.String() + ":"
 		s := newStore(t, c, redisstore.Options{Prefix: prefix, FailureMode: mode})

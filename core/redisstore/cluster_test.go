@@ -47,7 +47,7 @@ func TestCluster(t *testing.T) {
 			ok = ok && err == nil && strings.Contains(info, "cluster_state:ok")
 		}
 		return ok
-	}, 10*time.Second, 50*time.Millisecond)
+	}, 30*time.Second, 50*time.Millisecond, "the cluster forms (the bound only stops a broken one from hanging the test)")
 	c.ReloadState(ctx)
 
 	coretest.Run(t, func(t *testing.T) core.Store {

@@ -22,7 +22,10 @@ type config struct {
 	policy *core.Policy
 	store  string // "memory" or a redis:// URL
 	fail   redisstore.FailureMode
-	opts   middleware.Options
+	// redisTimeout is the store's per-decision bound, 0 for its default;
+	// no flag sets it (the tests do, so that a slow machine cannot fail them).
+	redisTimeout time.Duration
+	opts         middleware.Options
 }
 
 // errHelp is returned for -h: usage was printed, nothing is wrong.
