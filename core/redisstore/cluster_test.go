@@ -30,7 +30,11 @@ func TestCluster(t *testing.T) {
 	cli := redistest.CLI(t)
 	out, err := exec.Command(cli, append(append([]string{"--cluster", "create"}, addrs...), "--cluster-replicas", "0", "--cluster-yes")...).CombinedOutput()
 	require.NoError(t, err, "%s", out)
-	c := redis.NewClusterClient(&redis.ClusterOptions{Addrs: addrs, ContextTimeoutEnabled: true, ReadTimeout: time.Second})
+	// No retries: go-redis retries a command whose reply timed out, and a
+	// decision the server ran once would then run twice. Bounds as
+	// redistest's clients': generous, never reached on a loaded machine.
+	c := redis.NewClusterClient(&redis.ClusterOptions{Addrs: addrs, ContextTimeoutEnabled: true, MaxRetries: -1,
+		DialTimeout: 5 * time.Second, ReadTimeout: 10 * time.Second, WriteTimeout: 10 * time.Second})
 	t.Cleanup(func() { c.Close() })
 	ctx := context.Background()
 	require.Eventually(t, func() bool {
