@@ -88,9 +88,12 @@ func TestMain(m *testing.M) {
 // hammer is one child of TestMultiProcess: it sends at most 2,500 requests
 // in at most 5 s for one key and prints how many were sent and admitted.
 func hammer(addr string) error {
-	c := redis.NewClient(&redis.Options{Addr: addr, ContextTimeoutEnabled: true})
+	// Generous bounds and no retries, as redistest's clients: a slow
+	// machine must not fail a child.
+	c := redis.NewClient(&redis.Options{Addr: addr, ContextTimeoutEnabled: true, MaxRetries: -1,
+		DialTimeout: 5 * time.Second, ReadTimeout: 10 * time.Second, WriteTimeout: 10 * time.Second})
 	defer c.Close()
-	s, err := redisstore.New(c, redisstore.Options{Prefix: "hammer:", Timeout: time.Second, DenyCacheSize: -1})
+	s, err := redisstore.New(c, redisstore.Options{Prefix: "hammer:", Timeout: 30 * time.Second, DenyCacheSize: -1})
 	if err != nil {
 		return err
 	}
