@@ -39,6 +39,7 @@ func allAlgorithms(q int64, w time.Duration) []core.Algorithm {
 // running maximum, plus one; and for the rate algorithms never more than
 // the ideal burst + ⌈rate·span⌉, plus one.
 func TestOutOfOrderNowNeverMintsCapacity(t *testing.T) {
+	t.Parallel()
 	rng := rand.New(rand.NewPCG(3, 4))
 	ctx := context.Background()
 	schedules := 300
@@ -168,6 +169,7 @@ func check(t *testing.T, a core.Algorithm, r core.Result) {
 // every result is within bounds, the first unit passes and a cost beyond
 // the quota is told Never.
 func TestEveryAlgorithmAtTheEdges(t *testing.T) {
+	t.Parallel()
 	slow, err := core.RateOf(1e-9)
 	require.NoError(t, err)
 	fast, err := core.RateOf(1e9)

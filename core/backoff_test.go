@@ -49,6 +49,7 @@ func boRun(t *testing.T, b core.Backoff, steps []boStep) {
 }
 
 func TestBackoffDoublingAndCap(t *testing.T) {
+	t.Parallel()
 	b := core.Backoff{Free: 2, Window: time.Hour, Base: time.Second, Max: 8 * time.Second, Forgive: time.Hour}
 	s := time.Second
 	boRun(t, b, []boStep{
@@ -72,6 +73,7 @@ func TestBackoffDoublingAndCap(t *testing.T) {
 // Failures older than Window no longer count toward Free; the lockout
 // exponent survives the window until forgiveness.
 func TestBackoffWindowExpiry(t *testing.T) {
+	t.Parallel()
 	b := core.Backoff{Free: 2, Window: time.Minute, Base: time.Second, Max: time.Hour, Forgive: 2 * time.Hour}
 	m := time.Minute
 	boRun(t, b, []boStep{
@@ -88,6 +90,7 @@ func TestBackoffWindowExpiry(t *testing.T) {
 }
 
 func TestBackoffForgiveness(t *testing.T) {
+	t.Parallel()
 	b := core.Backoff{Free: 1, Window: time.Hour, Base: time.Minute, Max: time.Hour, Forgive: 3 * time.Hour}
 	h := time.Hour
 	boRun(t, b, []boStep{
@@ -106,6 +109,7 @@ func TestBackoffForgiveness(t *testing.T) {
 }
 
 func TestBackoffRefundRestores(t *testing.T) {
+	t.Parallel()
 	b := core.Backoff{Free: 1, Window: time.Hour, Base: time.Minute, Max: time.Hour, Forgive: 3 * time.Hour}
 	boRun(t, b, []boStep{
 		{at: 0, allowed: true, reset: time.Hour},
@@ -122,6 +126,7 @@ func TestBackoffRefundRestores(t *testing.T) {
 }
 
 func TestBackoffCostZeroAndNever(t *testing.T) {
+	t.Parallel()
 	p, err := core.NewProbe(core.Backoff{Free: 3, Window: time.Minute})
 	require.NoError(t, err)
 	st := make([]int64, p.Words())
@@ -136,6 +141,7 @@ func TestBackoffCostZeroAndNever(t *testing.T) {
 }
 
 func TestBackoffValidate(t *testing.T) {
+	t.Parallel()
 	cases := map[string]core.Backoff{
 		"free 0":           {},
 		"free negative":    {Free: -1},
@@ -221,6 +227,7 @@ var boConfigs = []core.Backoff{
 
 // From idleAt on, a state decides every schedule exactly as the zero state.
 func TestBackoffIdleAtExact(t *testing.T) {
+	t.Parallel()
 	rng := rand.New(rand.NewPCG(11, 12))
 	for _, b := range boConfigs {
 		p, err := core.NewProbe(b)
@@ -244,6 +251,7 @@ func TestBackoffIdleAtExact(t *testing.T) {
 // A take then its refund at the same instant decide every later schedule
 // as if the take never happened.
 func TestBackoffRefundExact(t *testing.T) {
+	t.Parallel()
 	rng := rand.New(rand.NewPCG(21, 22))
 	for _, b := range boConfigs {
 		p, err := core.NewProbe(b)
@@ -269,6 +277,7 @@ func TestBackoffRefundExact(t *testing.T) {
 // A caller whose now is older than the key's latest failure is never
 // admitted where the newest caller would be denied.
 func TestBackoffStaleNowNeverMoreLenient(t *testing.T) {
+	t.Parallel()
 	rng := rand.New(rand.NewPCG(31, 32))
 	for _, b := range boConfigs {
 		p, err := core.NewProbe(b)
@@ -289,6 +298,7 @@ func TestBackoffStaleNowNeverMoreLenient(t *testing.T) {
 
 // Outcomes stay within their bounds and a denial's RetryAfter is exact.
 func TestBackoffRetryAfterExact(t *testing.T) {
+	t.Parallel()
 	rng := rand.New(rand.NewPCG(41, 42))
 	for _, b := range boConfigs {
 		p, err := core.NewProbe(b)

@@ -16,6 +16,7 @@ import (
 var fwStart = t0.Truncate(10 * time.Second).Add(10 * time.Second)
 
 func TestFixedWindowEpochAligned(t *testing.T) {
+	t.Parallel()
 	l, clk := winLimiter(t, core.FixedWindow{Limit: 3, Window: 10 * time.Second})
 	steps := []struct {
 		name      string
@@ -46,6 +47,7 @@ func TestFixedWindowEpochAligned(t *testing.T) {
 }
 
 func TestFixedWindowBoundaryBurst(t *testing.T) {
+	t.Parallel()
 	// The known weakness: Limit at the very end of one window and Limit at
 	// the very start of the next pass within 2 ms.
 	const limit = 5
@@ -69,6 +71,7 @@ func TestFixedWindowBoundaryBurst(t *testing.T) {
 }
 
 func TestFixedWindowAnchored(t *testing.T) {
+	t.Parallel()
 	l, clk := winLimiter(t, core.FixedWindow{Limit: 2, Window: 10 * time.Second, Anchored: true})
 	start := t0.Add(1234 * time.Millisecond) // not aligned to anything
 	steps := []struct {
@@ -104,6 +107,7 @@ func TestFixedWindowAnchored(t *testing.T) {
 }
 
 func TestFixedWindowStaleNow(t *testing.T) {
+	t.Parallel()
 	for _, anchored := range []bool{false, true} {
 		l, clk := winLimiter(t, core.FixedWindow{Limit: 3, Window: 10 * time.Second, Anchored: anchored})
 		require.True(t, winTake(t, l, clk, fwStart.Add(time.Second), "k", 2).Allowed)
@@ -129,6 +133,7 @@ func TestFixedWindowStaleNow(t *testing.T) {
 }
 
 func TestFixedWindowRefund(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	l, clk := winLimiter(t, core.FixedWindow{Limit: 2, Window: 10 * time.Second})
 	a := winTake(t, l, clk, fwStart.Add(8*time.Second), "k", 2)
@@ -164,6 +169,7 @@ func TestFixedWindowRefund(t *testing.T) {
 }
 
 func TestFixedWindowRetryAfterExact(t *testing.T) {
+	t.Parallel()
 	for _, anchored := range []bool{false, true} {
 		l, clk := winLimiter(t, core.FixedWindow{Limit: 4, Window: 3 * time.Second, Anchored: anchored})
 		rng := rand.New(rand.NewPCG(1, 2))
@@ -182,6 +188,7 @@ func TestFixedWindowRetryAfterExact(t *testing.T) {
 }
 
 func TestFixedWindowNever(t *testing.T) {
+	t.Parallel()
 	l, clk := winLimiter(t, core.FixedWindow{Limit: 3, Window: time.Second})
 	r := winTake(t, l, clk, t0, "k", 4)
 	assert.False(t, r.Allowed)
@@ -195,6 +202,7 @@ func TestFixedWindowNever(t *testing.T) {
 }
 
 func TestFixedWindowValidate(t *testing.T) {
+	t.Parallel()
 	winInvalid(t, map[string]core.Algorithm{
 		"minimal":    core.FixedWindow{Limit: 1, Window: 1},
 		"huge limit": core.FixedWindow{Limit: 1<<63 - 1, Window: time.Hour},

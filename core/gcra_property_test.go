@@ -132,6 +132,7 @@ func lbhCheckIntervals(t *testing.T, c lbhGCRACase, adm []lbhAdmission, where ..
 // one more take could get; a take refunded at once leaves the key exactly
 // as it was.
 func TestGCRAPropertySchedules(t *testing.T) {
+	t.Parallel()
 	rng := rand.New(rand.NewPCG(2026, 1))
 	for n := range 10000 {
 		c := lbhGCRAGen(t, rng)
@@ -233,6 +234,7 @@ func TestGCRAPropertySchedules(t *testing.T) {
 // most burst + ⌊T/I⌋ units in every interval T of their instants, and, for
 // unit costs, at most one more than the same instants in order.
 func TestGCRAPropertyStaleNow(t *testing.T) {
+	t.Parallel()
 	rng := rand.New(rand.NewPCG(2026, 2))
 	for n := range 10000 {
 		c := lbhGCRAGen(t, rng)
@@ -281,6 +283,7 @@ func TestGCRAPropertyStaleNow(t *testing.T) {
 // windows, "5 per 24 h", at t0 and in 2150: no panic, no
 // overflow, exact burst, interval and retry.
 func TestGCRAExtremes(t *testing.T) {
+	t.Parallel()
 	rate := func(perSecond float64) core.Rate {
 		r, err := core.RateOf(perSecond)
 		require.NoError(t, err)

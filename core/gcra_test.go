@@ -30,6 +30,7 @@ const anyAge = time.Duration(1 << 62)
 // The simple cooldown article's transcript: 3 per 60 s is GCRA with a 20 s
 // emission interval and a burst of 3; its "score" is ResetAfter.
 func TestGCRACooldownTranscript(t *testing.T) {
+	t.Parallel()
 	clk := coretest.NewClock(t0)
 	l := newLimiter(t, clk, core.Limit{Name: "cooldown", Algorithm: core.GCRA{Rate: core.PerMinute(3)}})
 	steps := []struct {

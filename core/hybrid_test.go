@@ -26,6 +26,7 @@ func lbhHybridGen(rng *rand.Rand) (core.Algorithm, int64, int64) {
 // Bursty mode: up to Quota units at any pace within a window anchored at
 // the key's first request; a new window at the next request after it ends.
 func TestHybridBurstyWindow(t *testing.T) {
+	t.Parallel()
 	s := time.Second
 	clk := coretest.NewClock(t0)
 	l := lbhSingle(t, clk, core.Hybrid{Quota: 5, Window: time.Minute})
@@ -69,6 +70,7 @@ func TestHybridBurstyWindow(t *testing.T) {
 // Spending the whole quota switches to smooth mode: nothing until the
 // window ends, then one unit per I = Window/Quota.
 func TestHybridSmoothMode(t *testing.T) {
+	t.Parallel()
 	s := time.Second
 	clk := coretest.NewClock(t0)
 	l := lbhSingle(t, clk, core.Hybrid{Quota: 5, Window: time.Minute}) // I = 12 s
@@ -111,6 +113,7 @@ func TestHybridSmoothMode(t *testing.T) {
 // than q in any window (of the fixed grid anchored at the first request,
 // and of any other W-long interval), yet keeps serving q per window.
 func TestHybridVersusLinearAtFasterRates(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		q int64
 		a int64
@@ -164,6 +167,7 @@ func TestHybridVersusLinearAtFasterRates(t *testing.T) {
 // Once the linear bucket has refilled, the key is bursty again: a burst of q
 // passes after a quiet Window beyond the debt, and not a nanosecond before.
 func TestHybridReturnsToBursty(t *testing.T) {
+	t.Parallel()
 	clk := coretest.NewClock(t0)
 	l := lbhSingle(t, clk, core.Hybrid{Quota: 5, Window: time.Minute}) // I = 12 s
 	for range 5 {
@@ -203,10 +207,12 @@ func TestHybridReturnsToBursty(t *testing.T) {
 }
 
 func TestHybridRetryAfterExact(t *testing.T) {
+	t.Parallel()
 	lbhCheckRetryAfter(t, 21, 1200, 40, lbhHybridGen)
 }
 
 func TestHybridRefund(t *testing.T) {
+	t.Parallel()
 	s := time.Second
 	h := core.Hybrid{Quota: 5, Window: time.Minute} // I = 12 s
 
@@ -340,6 +346,7 @@ func TestHybridRefund(t *testing.T) {
 }
 
 func TestHybridValidate(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		name string
 		h    core.Hybrid
@@ -377,6 +384,7 @@ func TestHybridValidate(t *testing.T) {
 
 // The policy reports the quota and the window, in both modes.
 func TestHybridQuota(t *testing.T) {
+	t.Parallel()
 	clk := coretest.NewClock(t0)
 	l := lbhSingle(t, clk, core.Hybrid{Quota: 7, Window: time.Hour})
 	for range 2 {
@@ -387,14 +395,17 @@ func TestHybridQuota(t *testing.T) {
 }
 
 func TestHybridIdleAtExact(t *testing.T) {
+	t.Parallel()
 	lbhCheckIdleAt(t, 23, 2000, lbhHybridGen)
 }
 
 func TestHybridTakeRefundRestores(t *testing.T) {
+	t.Parallel()
 	lbhCheckTakeRefund(t, 24, 2000, lbhHybridGen)
 }
 
 func TestHybridStaleNow(t *testing.T) {
+	t.Parallel()
 	lbhCheckStaleNow(t, 25, 2000, lbhHybridGen)
 	// A stale now from the previous window counts against the current one.
 	clk := coretest.NewClock(t0.Add(time.Minute))

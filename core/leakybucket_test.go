@@ -31,6 +31,7 @@ func lbhLeakyGen(rng *rand.Rand) (core.Algorithm, int64, int64) {
 // once, the later ones are spaced by I, and the unit beyond Capacity is
 // denied until one has drained. 2/s is I = 500 ms.
 func TestLeakyBucketBurstDelays(t *testing.T) {
+	t.Parallel()
 	ms := time.Millisecond
 	cases := []struct {
 		name    string
@@ -78,6 +79,7 @@ func TestLeakyBucketBurstDelays(t *testing.T) {
 // Requests arriving while the queue drains wait for their slot, measured
 // from their own arrival; costs above 1 take several slots.
 func TestLeakyBucketDelaysWhileDraining(t *testing.T) {
+	t.Parallel()
 	ms := time.Millisecond
 	clk := coretest.NewClock(t0)
 	l := lbhSingle(t, clk, core.LeakyBucket{Rate: core.PerSecond(2), Capacity: 4, NoDelay: 1})
@@ -112,6 +114,7 @@ func TestLeakyBucketDelaysWhileDraining(t *testing.T) {
 // The meter form (NoDelay = Capacity) never delays and decides exactly as
 // GCRA{Rate, Burst: Capacity}, refunds included, on random traces.
 func TestLeakyBucketMeterMatchesGCRA(t *testing.T) {
+	t.Parallel()
 	rng := rand.New(rand.NewPCG(7, 11))
 	for n := range 1500 {
 		a, capacity, unit := lbhLeakyGen(rng)
@@ -146,6 +149,7 @@ func TestLeakyBucketMeterMatchesGCRA(t *testing.T) {
 
 // A full queue denies everything until a slot drains, then admits one.
 func TestLeakyBucketFullQueueRejects(t *testing.T) {
+	t.Parallel()
 	clk := coretest.NewClock(t0)
 	l := lbhSingle(t, clk, core.LeakyBucket{Rate: core.PerSecond(10), Capacity: 5})
 	for i := range 5 {
@@ -169,12 +173,14 @@ func TestLeakyBucketFullQueueRejects(t *testing.T) {
 }
 
 func TestLeakyBucketRetryAfterExact(t *testing.T) {
+	t.Parallel()
 	lbhCheckRetryAfter(t, 1, 1200, 40, lbhLeakyGen)
 }
 
 // A refund gives back the slots taken: the next request waits as if the
 // refunded one had never come. Time already drained is not given back.
 func TestLeakyBucketRefund(t *testing.T) {
+	t.Parallel()
 	ms := time.Millisecond
 	clk := coretest.NewClock(t0)
 	l := lbhSingle(t, clk, core.LeakyBucket{Rate: core.PerSecond(2), Capacity: 4, NoDelay: 1})
@@ -224,6 +230,7 @@ func TestLeakyBucketRefund(t *testing.T) {
 }
 
 func TestLeakyBucketValidate(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		name string
 		b    core.LeakyBucket
@@ -265,6 +272,7 @@ func TestLeakyBucketValidate(t *testing.T) {
 
 // The policy reports the capacity and the time it takes to drain.
 func TestLeakyBucketQuota(t *testing.T) {
+	t.Parallel()
 	clk := coretest.NewClock(t0)
 	l := lbhSingle(t, clk, core.LeakyBucket{Rate: core.PerMinute(30), Capacity: 10, NoDelay: 2})
 	r := lbhTake(t, l, "k", 1)
@@ -273,14 +281,17 @@ func TestLeakyBucketQuota(t *testing.T) {
 }
 
 func TestLeakyBucketIdleAtExact(t *testing.T) {
+	t.Parallel()
 	lbhCheckIdleAt(t, 3, 2000, lbhLeakyGen)
 }
 
 func TestLeakyBucketTakeRefundRestores(t *testing.T) {
+	t.Parallel()
 	lbhCheckTakeRefund(t, 5, 2000, lbhLeakyGen)
 }
 
 func TestLeakyBucketStaleNow(t *testing.T) {
+	t.Parallel()
 	lbhCheckStaleNow(t, 4, 2000, lbhLeakyGen)
 	// A stale caller waits for the same slot as a current one: its delay
 	// is measured from its own, older, now.

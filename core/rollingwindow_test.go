@@ -15,6 +15,7 @@ import (
 var rwStart = t0.Truncate(24 * time.Hour).Add(24 * time.Hour)
 
 func TestRollingWindowQuotaAndPeriodCap(t *testing.T) {
+	t.Parallel()
 	// 6 per rolling 4 s, recomputed every second, at most 3 per second.
 	l, clk := winLimiter(t, core.RollingWindow{Quota: 6, Window: 4 * time.Second, Period: time.Second, PeriodCap: 3})
 	ms := time.Millisecond
@@ -52,6 +53,7 @@ func TestRollingWindowQuotaAndPeriodCap(t *testing.T) {
 }
 
 func TestRollingWindowStraddle(t *testing.T) {
+	t.Parallel()
 	// "Rolling" means any 4 consecutive periods: the continuous 4 s from
 	// 0.9 s to 4.9 s straddles 5 periods and admits twice the quota.
 	l, clk := winLimiter(t, core.RollingWindow{Quota: 4, Window: 4 * time.Second, Period: time.Second})
@@ -61,6 +63,7 @@ func TestRollingWindowStraddle(t *testing.T) {
 }
 
 func TestRollingWindowStaleNow(t *testing.T) {
+	t.Parallel()
 	l, clk := winLimiter(t, core.RollingWindow{Quota: 4, Window: 3 * time.Second, Period: time.Second, PeriodCap: 2})
 	require.True(t, winTake(t, l, clk, rwStart.Add(500*time.Millisecond), "k", 2).Allowed)
 	require.True(t, winTake(t, l, clk, rwStart.Add(3500*time.Millisecond), "k", 1).Allowed)
@@ -78,6 +81,7 @@ func TestRollingWindowStaleNow(t *testing.T) {
 }
 
 func TestRollingWindowRefund(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	l, clk := winLimiter(t, core.RollingWindow{Quota: 4, Window: 3 * time.Second, Period: time.Second, PeriodCap: 3})
 	a := winTake(t, l, clk, rwStart, "k", 2)
@@ -113,6 +117,7 @@ func TestRollingWindowRefund(t *testing.T) {
 }
 
 func TestRollingWindowNever(t *testing.T) {
+	t.Parallel()
 	l, clk := winLimiter(t, core.RollingWindow{Quota: 10, Window: time.Hour, Period: time.Minute})
 	r := winTake(t, l, clk, t0, "k", 11)
 	assert.False(t, r.Allowed)
@@ -127,6 +132,7 @@ func TestRollingWindowNever(t *testing.T) {
 }
 
 func TestRollingWindowValidate(t *testing.T) {
+	t.Parallel()
 	winInvalid(t, map[string]core.Algorithm{
 		"minimal":          core.RollingWindow{Quota: 1, Window: 1, Period: 1},
 		"daily and hourly": core.RollingWindow{Quota: 10000, Window: 24 * time.Hour, Period: time.Hour, PeriodCap: 1000},

@@ -14,6 +14,7 @@ import (
 )
 
 func TestSlidingLogTrailingWindow(t *testing.T) {
+	t.Parallel()
 	l, clk := winLimiter(t, core.SlidingLog{Limit: 3, Window: 10 * time.Second})
 	steps := []struct {
 		name      string
@@ -45,6 +46,7 @@ func TestSlidingLogTrailingWindow(t *testing.T) {
 }
 
 func TestSlidingLogNoBoundaryBurst(t *testing.T) {
+	t.Parallel()
 	// Unlike FixedWindow, no interval of a window admits more than Limit.
 	l, clk := winLimiter(t, core.SlidingLog{Limit: 5, Window: time.Minute})
 	boundary := t0.Truncate(time.Minute).Add(time.Minute)
@@ -58,6 +60,7 @@ func TestSlidingLogNoBoundaryBurst(t *testing.T) {
 }
 
 func TestSlidingLogCountRejected(t *testing.T) {
+	t.Parallel()
 	// A client sending 1 request per second against 5 per 10 s.
 	hammer := func(countRejected bool) (admitted int) {
 		l, clk := winLimiter(t, core.SlidingLog{Limit: 5, Window: 10 * time.Second, CountRejected: countRejected})
@@ -109,6 +112,7 @@ func TestSlidingLogCountRejected(t *testing.T) {
 }
 
 func TestSlidingLogStaleNow(t *testing.T) {
+	t.Parallel()
 	l, clk := winLimiter(t, core.SlidingLog{Limit: 2, Window: 10 * time.Second})
 	require.True(t, winTake(t, l, clk, t0.Add(5*time.Second), "k", 1).Allowed)
 	// A caller 3 s behind is decided and logged as of 5 s.
@@ -124,6 +128,7 @@ func TestSlidingLogStaleNow(t *testing.T) {
 }
 
 func TestSlidingLogRefund(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	l, clk := winLimiter(t, core.SlidingLog{Limit: 4, Window: 10 * time.Second})
 	a := winTake(t, l, clk, t0, "k", 2)
@@ -171,6 +176,7 @@ func TestSlidingLogRefund(t *testing.T) {
 }
 
 func TestSlidingLogLargestLimit(t *testing.T) {
+	t.Parallel()
 	l, clk := winLimiter(t, core.SlidingLog{Limit: core.MaxSlidingLogLimit, Window: time.Minute})
 	require.True(t, winTake(t, l, clk, t0, "k", core.MaxSlidingLogLimit-1).Allowed)
 	require.True(t, winTake(t, l, clk, t0.Add(time.Second), "k", 1).Allowed)
@@ -184,6 +190,7 @@ func TestSlidingLogLargestLimit(t *testing.T) {
 }
 
 func TestSlidingLogNever(t *testing.T) {
+	t.Parallel()
 	l, clk := winLimiter(t, core.SlidingLog{Limit: 3, Window: time.Second})
 	r := winTake(t, l, clk, t0, "k", 4)
 	assert.False(t, r.Allowed)
@@ -196,6 +203,7 @@ func TestSlidingLogNever(t *testing.T) {
 }
 
 func TestSlidingLogValidate(t *testing.T) {
+	t.Parallel()
 	winInvalid(t, map[string]core.Algorithm{
 		"minimal":       core.SlidingLog{Limit: 1, Window: 1},
 		"largest limit": core.SlidingLog{Limit: core.MaxSlidingLogLimit, Window: time.Hour},

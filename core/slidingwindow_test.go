@@ -14,6 +14,7 @@ import (
 )
 
 func TestSlidingWindowEstimate(t *testing.T) {
+	t.Parallel()
 	l, clk := winLimiter(t, core.SlidingWindow{Limit: 10, Window: 10 * time.Second})
 	steps := []struct {
 		name      string
@@ -50,6 +51,7 @@ func TestSlidingWindowEstimate(t *testing.T) {
 }
 
 func TestSlidingWindowRetryTwoWindowsAhead(t *testing.T) {
+	t.Parallel()
 	// A cost of Limit must wait until both counters are 0.
 	l, clk := winLimiter(t, core.SlidingWindow{Limit: 4, Window: 10 * time.Second})
 	at := fwStart.Add(9 * time.Second)
@@ -66,6 +68,7 @@ func TestSlidingWindowRetryTwoWindowsAhead(t *testing.T) {
 }
 
 func TestSlidingWindowStaleNow(t *testing.T) {
+	t.Parallel()
 	l, clk := winLimiter(t, core.SlidingWindow{Limit: 10, Window: 10 * time.Second})
 	require.True(t, winTake(t, l, clk, fwStart.Add(5*time.Second), "k", 6).Allowed)
 	require.True(t, winTake(t, l, clk, fwStart.Add(15*time.Second), "k", 1).Allowed)
@@ -87,6 +90,7 @@ func TestSlidingWindowStaleNow(t *testing.T) {
 }
 
 func TestSlidingWindowRefund(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	l, clk := winLimiter(t, core.SlidingWindow{Limit: 10, Window: 10 * time.Second})
 	a := winTake(t, l, clk, fwStart.Add(5*time.Second), "k", 6)
@@ -122,6 +126,7 @@ func TestSlidingWindowRefund(t *testing.T) {
 }
 
 func TestSlidingWindowNever(t *testing.T) {
+	t.Parallel()
 	l, clk := winLimiter(t, core.SlidingWindow{Limit: 3, Window: time.Second})
 	r := winTake(t, l, clk, t0, "k", 4)
 	assert.False(t, r.Allowed)
@@ -134,6 +139,7 @@ func TestSlidingWindowNever(t *testing.T) {
 }
 
 func TestSlidingWindowValidate(t *testing.T) {
+	t.Parallel()
 	winInvalid(t, map[string]core.Algorithm{
 		"minimal":    core.SlidingWindow{Limit: 1, Window: 1},
 		"huge limit": core.SlidingWindow{Limit: math.MaxInt64, Window: time.Duration(1) << 60},

@@ -127,6 +127,7 @@ func tbRefAdmits(lim *rate.Limiter, at time.Time, n int64) bool {
 // as TokenBucket decides them; that x/time/rate would decide the raw instant
 // identically is checked on the spot (TokensAt is the same at both).
 func TestTokenBucketMatchesXTimeRate(t *testing.T) {
+	t.Parallel()
 	rng := rand.New(rand.NewPCG(1, 2))
 	var decisions, admitted, refunds int
 	for trace := range 10_000 {
@@ -241,6 +242,7 @@ func TestTokenBucketMatchesXTimeRate(t *testing.T) {
 // time. x/time/rate admits 5 units within 2 s at 1/s with a burst of 2;
 // TokenBucket admits 4.
 func TestTokenBucketStaleNowIsNotCreditedTwice(t *testing.T) {
+	t.Parallel()
 	clk := coretest.NewClock(t0)
 	l := tbLimiter(t, clk, core.TokenBucket{Rate: core.PerSecond(1), Burst: 2})
 	ref := rate.NewLimiter(1, 2)
@@ -318,6 +320,7 @@ func tbMost(b core.TokenBucket, d time.Duration) int64 {
 // key admits exactly Burst units at once. Instants are the ones decided at: a
 // stale now counts as the last admitted instant.
 func TestTokenBucketNeverExceedsRate(t *testing.T) {
+	t.Parallel()
 	rng := rand.New(rand.NewPCG(3, 4))
 	for sched := range 10_000 {
 		b := tbRandomBucket(rng)
@@ -393,6 +396,7 @@ func TestTokenBucketNeverExceedsRate(t *testing.T) {
 // At 1/s this admits a unit 1 ns early; above one unit per ns, it admits up
 // to ⌈rate·1ns⌉−1 units beyond the tokens held.
 func TestTokenBucketForgivesSubNanosecondShortfall(t *testing.T) {
+	t.Parallel()
 	clk := coretest.NewClock(t0)
 	l := tbLimiter(t, clk, core.TokenBucket{Rate: core.PerSecond(1), Burst: 1})
 	ref := rate.NewLimiter(1, 1)
@@ -447,6 +451,7 @@ func tbRandomState(rng *rand.Rand, l *core.Limiter, clk *coretest.Clock, b core.
 // TestTokenBucketRetryAfterExact: a denied request passes at
 // now+RetryAfter, and neither 1 ns nor 1 ms earlier.
 func TestTokenBucketRetryAfterExact(t *testing.T) {
+	t.Parallel()
 	rng := rand.New(rand.NewPCG(5, 6))
 	checked := 0
 	for range 3000 {
@@ -488,6 +493,7 @@ func TestTokenBucketRetryAfterExact(t *testing.T) {
 }
 
 func TestTokenBucketTranscript(t *testing.T) {
+	t.Parallel()
 	// 2 tokens per second, bucket of 4.
 	clk := coretest.NewClock(t0)
 	l := tbLimiter(t, clk, core.TokenBucket{Rate: core.PerSecond(2), Burst: 4})
@@ -526,6 +532,7 @@ func TestTokenBucketTranscript(t *testing.T) {
 // TestTokenBucketRefund: a refund at the take's instant restores exactly the
 // tokens taken; a later one gives back no more than the bucket lacks.
 func TestTokenBucketRefund(t *testing.T) {
+	t.Parallel()
 	t.Run("same instant restores exactly", func(t *testing.T) {
 		rng := rand.New(rand.NewPCG(7, 8))
 		checked := 0
@@ -608,6 +615,7 @@ func TestTokenBucketRefund(t *testing.T) {
 }
 
 func TestTokenBucketValidate(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		name string
 		b    core.TokenBucket
@@ -639,6 +647,7 @@ func TestTokenBucketValidate(t *testing.T) {
 // never seen, for any continuation; one nanosecond earlier it is not yet
 // full.
 func TestTokenBucketIdleAtExact(t *testing.T) {
+	t.Parallel()
 	rng := rand.New(rand.NewPCG(9, 10))
 	for i := range 3000 {
 		b := tbRandomBucket(rng)

@@ -115,6 +115,7 @@ func wuGreedy(t *testing.T, l *core.Limiter, clk *coretest.Clock, key string, n 
 // between 3 and 4 permits, (3+2)/2 = 2.5 s; the 2nd between 2 and 3,
 // (2+1)/2 = 1.5 s; then 1 s each. 2.5 + 1.5 = 4 s: the warm-up.
 func TestWarmUpColdStartByHand(t *testing.T) {
+	t.Parallel()
 	w := core.WarmUp{Rate: core.PerSecond(1), WarmUp: 4 * time.Second}
 	s := time.Second
 	clk := coretest.NewClock(t0)
@@ -184,6 +185,7 @@ func TestWarmUpColdStartByHand(t *testing.T) {
 // stable interval once the warm-up period has passed; a key polled every
 // millisecond also settles at the stable rate.
 func TestWarmUpBusyKeyRunsAtStableRate(t *testing.T) {
+	t.Parallel()
 	// 10/s: stable 100 ms, cold 300 ms, threshold 10, maxPermits 20.
 	w := core.WarmUp{Rate: core.PerSecond(10), WarmUp: 2 * time.Second}
 	stable, cold := 100*time.Millisecond, 300*time.Millisecond
@@ -232,6 +234,7 @@ func TestWarmUpBusyKeyRunsAtStableRate(t *testing.T) {
 // TestWarmUpRetryAfterExact: a denied request passes at now+RetryAfter and
 // neither 1 ns nor 1 ms earlier.
 func TestWarmUpRetryAfterExact(t *testing.T) {
+	t.Parallel()
 	rng := rand.New(rand.NewPCG(11, 12))
 	checked := 0
 	for range 3000 {
@@ -278,6 +281,7 @@ func TestWarmUpRetryAfterExact(t *testing.T) {
 // exactly; a later one gives back at most the outstanding wait, and after
 // the wait only the stored permits (the key cools).
 func TestWarmUpRefund(t *testing.T) {
+	t.Parallel()
 	t.Run("same instant", func(t *testing.T) {
 		rng := rand.New(rand.NewPCG(13, 14))
 		exact, slower := 0, 0
@@ -393,6 +397,7 @@ func TestWarmUpRefund(t *testing.T) {
 }
 
 func TestWarmUpValidate(t *testing.T) {
+	t.Parallel()
 	ok := core.WarmUp{Rate: core.PerSecond(10), WarmUp: time.Second}
 	with := func(f func(*core.WarmUp)) core.WarmUp { w := ok; f(&w); return w }
 	cases := []struct {
@@ -429,6 +434,7 @@ func TestWarmUpValidate(t *testing.T) {
 // a key never seen, for any continuation; one nanosecond earlier it is not
 // there yet.
 func TestWarmUpIdleAtExact(t *testing.T) {
+	t.Parallel()
 	rng := rand.New(rand.NewPCG(15, 16))
 	for i := range 3000 {
 		w := wuRandom(rng)

@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/floodgate-go/floodgate/adapters/chilimit"
@@ -138,17 +139,23 @@ func TestCountIfSeesTheHandlerStatus(t *testing.T) {
 	}
 }
 
+// A request cancelled while it waits for its shaped turn is not served.
+// In a synctest bubble the limiter's clock, the wait's timer and the
+// context's deadline are one fake clock, so the 10 ms deadline always
+// comes before the 1 s turn, however slowly the test runs.
 func TestCancelledWhileShapedIsNotServed(t *testing.T) {
-	l := limiter(t, core.LeakyBucket{Rate: core.PerSecond(1), Capacity: 5})
-	m, err := middleware.New(l, middleware.Options{})
-	require.NoError(t, err)
-	r := chi.NewRouter()
-	calls := 0
-	r.With(chilimit.Limit(m)).Get("/", func(http.ResponseWriter, *http.Request) { calls++ })
-	get(r, http.MethodGet, "/")
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Millisecond)
-	defer cancel()
-	w := httptest.NewRecorder()
-	r.ServeHTTP(w, httptest.NewRequest(http.MethodGet, "/", nil).WithContext(ctx))
-	assert.Equal(t, 1, calls)
+	synctest.Test(t, func(t *testing.T) {
+		l := limiter(t, core.LeakyBucket{Rate: core.PerSecond(1), Capacity: 5})
+		m, err := middleware.New(l, middleware.Options{})
+		require.NoError(t, err)
+		r := chi.NewRouter()
+		calls := 0
+		r.With(chilimit.Limit(m)).Get("/", func(http.ResponseWriter, *http.Request) { calls++ })
+		get(r, http.MethodGet, "/")
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Millisecond)
+		defer cancel()
+		w := httptest.NewRecorder()
+		r.ServeHTTP(w, httptest.NewRequest(http.MethodGet, "/", nil).WithContext(ctx))
+		assert.Equal(t, 1, calls)
+	})
 }

@@ -4,9 +4,11 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"time"
 
 	"github.com/floodgate-go/floodgate/adapters/chilimit"
 	"github.com/floodgate-go/floodgate/core"
+	"github.com/floodgate-go/floodgate/core/coretest"
 	"github.com/floodgate-go/floodgate/middleware"
 	"github.com/go-chi/chi/v5"
 )
@@ -44,7 +46,8 @@ func Example() {
 // LimitMux goes on the root router, resolving the pattern before chi
 // routes the request.
 func ExampleLimitMux() {
-	l, _ := core.NewLimiter(core.MustPolicy("api", core.Limit{Name: "api", Algorithm: core.GCRA{Rate: core.PerMinute(1)}}))
+	clk := coretest.NewClock(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)) // omit in production
+	l, _ := core.NewLimiter(core.MustPolicy("api", core.Limit{Name: "api", Algorithm: core.GCRA{Rate: core.PerMinute(1)}}), core.WithClock(clk))
 	m, _ := middleware.New(l, middleware.Options{})
 
 	r := chi.NewRouter()

@@ -11,6 +11,7 @@ import (
 	"github.com/floodgate-go/floodgate/core"
 	"github.com/floodgate-go/floodgate/core/coretest"
 	"github.com/floodgate-go/floodgate/internal/redistest"
+	"github.com/redis/go-redis/v9"
 	"github.com/stretchr/testify/require"
 )
 
@@ -21,6 +22,7 @@ import (
 // behind (value and TTL), to be those of the single-decision function
 // called once per request in the same order.
 func TestBatchFunction(t *testing.T) {
+	t.Parallel()
 	srv := redistest.Start(t)
 	c := srv.Client(t)
 	ctx := context.Background()
@@ -71,19 +73,8 @@ func TestBatchFunction(t *testing.T) {
 				return out
 			}
 			seq, bat := fmt.Sprintf("s%d-%d:", pi, trial), fmt.Sprintf("b%d-%d:", pi, trial)
-			for _, prefix := range []string{seq, bat} {
-				require.NoError(t, c.HSet(ctx, keys(prefix, "k3")[0], "f", "v").Err())
-				require.NoError(t, c.Set(ctx, keys(prefix, "k2")[n-1], "x,y", time.Hour).Err())
-			}
-			var want []any
 			for j := range m {
 				args[j][4] = args[0][4] // one slack: one store's
-				r, err := c.FCall(ctx, sc.fn, keys(seq, names[j]), args[j]...).Slice()
-				if err != nil {
-					want = append(want, errText(err, seq))
-					continue
-				}
-				want = append(want, r)
 			}
 			var bkeys []string
 			bargs := []any{args[0][4]}
@@ -91,7 +82,47 @@ func TestBatchFunction(t *testing.T) {
 				bkeys = append(bkeys, keys(bat, names[j])...)
 				bargs = append(bargs, args[j][:4]...)
 			}
-			rs, err := c.FCall(ctx, sc.batchFn, bkeys, bargs...).Slice()
+			// One MULTI: Redis checks expiry against the instant EXEC
+			// started for every command inside it, so no key (TTL ≥ 1 ms)
+			// expires between the sequential calls, the batch and the
+			// reads, however slowly this test runs.
+			var seqCmds []*redis.Cmd
+			var batCmd *redis.Cmd
+			type state struct {
+				val *redis.StringCmd
+				exp *redis.DurationCmd
+			}
+			states := map[string]state{}
+			start := time.Now()
+			_, _ = c.TxPipelined(ctx, func(pipe redis.Pipeliner) error {
+				for _, prefix := range []string{seq, bat} {
+					pipe.HSet(ctx, keys(prefix, "k3")[0], "f", "v")
+					pipe.Set(ctx, keys(prefix, "k2")[n-1], "x,y", time.Hour)
+				}
+				for j := range m {
+					seqCmds = append(seqCmds, pipe.FCall(ctx, sc.fn, keys(seq, names[j]), args[j]...))
+				}
+				batCmd = pipe.FCall(ctx, sc.batchFn, bkeys, bargs...)
+				for _, prefix := range []string{seq, bat} {
+					for _, name := range []string{"k0", "k1", "k2", "k3"} {
+						for _, k := range keys(prefix, name) {
+							states[k] = state{pipe.Get(ctx, k), pipe.PExpireTime(ctx, k)}
+						}
+					}
+				}
+				return nil
+			})
+			elapsed := time.Since(start)
+			var want []any
+			for _, cmd := range seqCmds {
+				r, err := cmd.Slice()
+				if err != nil {
+					want = append(want, errText(err, seq))
+					continue
+				}
+				want = append(want, r)
+			}
+			rs, err := batCmd.Slice()
 			require.NoError(t, err)
 			require.Len(t, rs, m)
 			var got []any
@@ -109,13 +140,23 @@ func TestBatchFunction(t *testing.T) {
 			for _, name := range []string{"k0", "k1", "k2", "k3"} {
 				for i := range n {
 					sk, bk := keys(seq, name)[i], keys(bat, name)[i]
-					sv, serr := c.Get(ctx, sk).Result()
-					bv, berr := c.Get(ctx, bk).Result()
+					ss, bs := states[sk], states[bk]
+					sv, serr := ss.val.Result()
+					bv, berr := bs.val.Result()
 					require.Equal(t, fmt.Sprint(serr), fmt.Sprint(berr), "%s", sk)
 					require.Equal(t, sv, bv, "policy %s trial %d: state of %s", p.Name(), trial, sk)
-					st, _ := c.PTTL(ctx, sk).Result()
-					bt, _ := c.PTTL(ctx, bk).Result()
-					require.InDelta(t, float64(st), float64(bt), float64(50*time.Millisecond), "TTL of %s", sk)
+					// The same TTL: the batch's key, written later in the
+					// same EXEC, expires as much later as time passed.
+					se, err := ss.exp.Result()
+					require.NoError(t, err)
+					be, err := bs.exp.Result()
+					require.NoError(t, err)
+					if se < 0 || be < 0 { // -1 no TTL, -2 no key
+						require.Equal(t, se, be, "TTL of %s", sk)
+						continue
+					}
+					require.GreaterOrEqual(t, be, se-time.Millisecond, "TTL of %s", sk)
+					require.LessOrEqual(t, be, se+elapsed+time.Millisecond, "TTL of %s", sk)
 				}
 			}
 		}
@@ -133,10 +174,11 @@ func errText(err error, prefix string) string {
 // TestBatchFunctionTime: a batch reads Redis TIME once, for all its
 // requests that ask for it (now -1); the others keep their own instant.
 func TestBatchFunctionTime(t *testing.T) {
+	t.Parallel()
 	srv := redistest.Start(t)
 	c := srv.Client(t)
 	ctx := context.Background()
-	sc, err := compile(core.MustPolicy("time", core.Limit{Name: "g", Algorithm: core.GCRA{Rate: core.PerSecond(1), Burst: 100}}))
+	sc, err := compile(core.MustPolicy("time", core.Limit{Name: "g", Algorithm: core.GCRA{Rate: core.PerHour(1), Burst: 100}}))
 	require.NoError(t, err)
 	require.NoError(t, c.FunctionLoad(ctx, sc.lib).Err())
 	before := time.Now().UnixMicro()
@@ -162,6 +204,7 @@ func TestBatchFunctionTime(t *testing.T) {
 
 // TestSlot: Redis Cluster's slots (CLUSTER KEYSLOT) of a few keys.
 func TestSlot(t *testing.T) {
+	t.Parallel()
 	for key, want := range map[string]uint16{
 		"foo": 12182, "bar": 5061, "123456789": 0x31c3 % 16384,
 		"{foo}:0": 12182, "x{bar}y{foo}": 5061, "{}foo": slot("{}foo"), "a{": slot("a{"),
@@ -180,6 +223,7 @@ func TestSlot(t *testing.T) {
 // TestGroup: calls are grouped by library, and on a Cluster by slot too,
 // each group in queue order, past the 8 groups searched linearly as well.
 func TestGroup(t *testing.T) {
+	t.Parallel()
 	rng := rand.New(rand.NewPCG(3, 5))
 	libs := []*compiled{{fn: "a"}, {fn: "b"}, {fn: "c"}}
 	for _, cluster := range []bool{false, true} {

@@ -20,6 +20,7 @@ import (
 // coalesce into batch script calls, on a frozen caller clock. See
 // concurrentTotals.
 func TestBatchedConcurrent(t *testing.T) {
+	t.Parallel()
 	srv := startRedis(t)
 	c := srv.Client(t)
 	concurrentTotals(t, c, redisstore.Options{}, true)
@@ -30,6 +31,7 @@ func TestBatchedConcurrent(t *testing.T) {
 // batches that found no function are decided with an EVAL per decision,
 // and EVALSHA after.
 func TestBatchedNoFunctionCommand(t *testing.T) {
+	t.Parallel()
 	srv := startRedis(t, "--rename-command", "FUNCTION", "")
 	c := srv.Client(t)
 	concurrentTotals(t, c, redisstore.Options{Logger: slog.New(slog.NewTextHandler(io.Discard, nil))}, false)

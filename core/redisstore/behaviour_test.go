@@ -48,49 +48,94 @@ func scriptCalls(t testing.TB, c redis.UniversalClient) int64 {
 }
 
 // TestTimeMode decides on Redis TIME: the result's instant is Redis's, keys
-// get a TTL at their recovery time and vanish after it.
+// get a TTL at their recovery time and vanish after it. Redis and the test
+// read one host's clock, so each instant lies between the test's readings
+// around the call; the limits are slow enough (3 per hour) that no stall
+// of this test can refill them.
 func TestTimeMode(t *testing.T) {
+	t.Parallel()
 	srv := startRedis(t)
 	c := srv.Client(t)
 	s := newStore(t, c, redisstore.Options{Prefix: "tm:"})
 	ctx := context.Background()
-	l := limiterOn(t, s, core.MustPolicy("tm", core.Limit{Name: "tm", Algorithm: core.GCRA{Rate: core.PerMinute(3)}}))
+	l := limiterOn(t, s, core.MustPolicy("tm", core.Limit{Name: "tm", Algorithm: core.GCRA{Rate: core.PerHour(3)}}))
+	first := time.Now().Truncate(time.Microsecond)
 	for i := range 3 {
+		before := time.Now().Truncate(time.Microsecond)
 		r, err := l.Allow(ctx, "k")
+		after := time.Now()
 		require.NoError(t, err)
 		require.True(t, r.Allowed, "take %d", i)
-		assert.WithinDuration(t, time.Now(), r.At(), 5*time.Second, "Redis TIME")
+		assert.False(t, r.At().Before(before), "Redis TIME %v before the call (%v)", r.At(), before)
+		assert.False(t, r.At().After(after), "Redis TIME %v after the call (%v)", r.At(), after)
 	}
 	r, err := l.Allow(ctx, "k")
+	elapsed := time.Since(first)
 	require.NoError(t, err)
 	require.False(t, r.Allowed)
-	assert.InDelta(t, float64(20*time.Second), float64(r.RetryAfter), float64(time.Second))
+	assert.LessOrEqual(t, r.RetryAfter, 20*time.Minute)
+	assert.GreaterOrEqual(t, r.RetryAfter, 20*time.Minute-elapsed, "RetryAfter counts from the first take, at most %v ago", elapsed)
 	_, err = l.Refund(ctx, "k", core.Result{})
 	assert.ErrorIs(t, err, core.ErrNotTaken)
 	checkTTLs(t, c)
 
-	short := limiterOn(t, s, core.MustPolicy("short", core.Limit{Name: "w", Algorithm: core.FixedWindow{Limit: 1, Window: 150 * time.Millisecond, Anchored: true}}))
+	gcraKeys, err := c.Keys(ctx, "tm:*").Result()
+	require.NoError(t, err)
+	require.Len(t, gcraKeys, 1, "one key per (policy, key, limit)")
+
+	// A key vanishes at its window's end. It may be gone already when
+	// looked at, which is right only once the window has passed.
+	const window = 150 * time.Millisecond
+	short := limiterOn(t, s, core.MustPolicy("short", core.Limit{Name: "w", Algorithm: core.FixedWindow{Limit: 1, Window: window, Anchored: true}}))
 	r, err = short.Allow(ctx, "gone")
+	after := time.Now()
 	require.NoError(t, err)
 	require.True(t, r.Allowed)
+	expired := func() bool { return !time.Now().Before(r.At().Add(window)) }
 	keys, err := c.Keys(ctx, "tm:*").Result()
 	require.NoError(t, err)
-	require.Len(t, keys, 2, "one key per (policy, key, limit); raw keys never reach Redis")
+	var shortKey string
 	for _, k := range keys {
-		assert.NotContains(t, k, "gone")
-		ttl, err := c.PTTL(ctx, k).Result()
-		require.NoError(t, err)
-		assert.Greater(t, ttl, time.Duration(0))
+		assert.NotContains(t, k, "gone", "raw keys never reach Redis")
+		if k != gcraKeys[0] {
+			require.Empty(t, shortKey, "one key per (policy, key, limit): %v", keys)
+			shortKey = k
+		}
 	}
-	require.Eventually(t, func() bool {
-		n, err := c.Exists(ctx, keys...).Result()
-		return err == nil && n == 1 // the GCRA key lives ~1 minute
-	}, 2*time.Second, 20*time.Millisecond, "the FixedWindow key vanishes after its window")
+	if shortKey == "" {
+		require.True(t, expired(), "the FixedWindow key vanished before its window's end")
+	} else {
+		exp, err := c.PExpireTime(ctx, shortKey).Result()
+		require.NoError(t, err)
+		if exp == -2 {
+			require.True(t, expired(), "the FixedWindow key vanished before its window's end")
+		} else {
+			at := time.UnixMilli(exp.Milliseconds())
+			assert.False(t, at.Before(r.At().Add(window).Truncate(time.Millisecond)), "expires at %v, its window ends at %v", at, r.At().Add(window))
+			assert.False(t, at.After(after.Add(window)), "expires at %v, after its window (no ExpirySlack)", at)
+		}
+		// Redis expires it after at most 150 ms; the bound only stops a
+		// broken Redis from hanging the test.
+		deadline := time.Now().Add(30 * time.Second)
+		for {
+			n, err := c.Exists(ctx, shortKey).Result()
+			require.NoError(t, err)
+			if n == 0 {
+				break
+			}
+			require.False(t, time.Now().After(deadline), "the FixedWindow key did not vanish after its window")
+			time.Sleep(10 * time.Millisecond)
+		}
+	}
+	n, err := c.Exists(ctx, gcraKeys[0]).Result()
+	require.NoError(t, err)
+	require.Equal(t, int64(1), n, "the GCRA key lives ~1 hour")
 }
 
 // TestConcurrentLimit: 2,000 simultaneous attempts at a limit of 50 with no
 // refill admit exactly 50.
 func TestConcurrentLimit(t *testing.T) {
+	t.Parallel()
 	srv := startRedis(t)
 	c := srv.Client(t)
 	for _, alg := range []core.Algorithm{
@@ -128,6 +173,7 @@ func TestConcurrentLimit(t *testing.T) {
 // invisible; each decision is one FCALL (or with NoFunctions one EVALSHA),
 // plus, after a flush, one reload and one retry.
 func TestScriptFlush(t *testing.T) {
+	t.Parallel()
 	srv := startRedis(t)
 	c := srv.Client(t)
 	ctx := context.Background()
@@ -160,6 +206,7 @@ func TestScriptFlush(t *testing.T) {
 // TestNoFunctionCommand: a Redis that refuses FUNCTION (here renamed
 // away, as some managed services do) gets EVALSHA, after one EVAL.
 func TestNoFunctionCommand(t *testing.T) {
+	t.Parallel()
 	srv := startRedis(t, "--rename-command", "FUNCTION", "")
 	c := srv.Client(t)
 	ctx := context.Background()
@@ -177,10 +224,13 @@ func TestNoFunctionCommand(t *testing.T) {
 // TestTypedErrors: a key of the wrong type is an error, never an
 // admission, except in FailOpen mode.
 func TestTypedErrors(t *testing.T) {
+	t.Parallel()
 	srv := startRedis(t)
 	c := srv.Client(t)
 	ctx := context.Background()
-	p := core.MustPolicy("wt", core.Limit{Name: "wt", Algorithm: core.GCRA{Rate: core.PerSecond(10)}})
+	// Slow enough that the key outlives any stall of the test (at 10/s it
+	// expired after 100 ms, before KEYS could list it).
+	p := core.MustPolicy("wt", core.Limit{Name: "wt", Algorithm: core.GCRA{Rate: core.PerHour(10)}})
 	for _, mode := range []redisstore.FailureMode{redisstore.FailClosed, redisstore.FailOpen, redisstore.FailLocal} {
 		prefix := "wt" + mode.String() + ":"
 		s := newStore(t, c, redisstore.Options{Prefix: prefix, FailureMode: mode})
@@ -208,6 +258,7 @@ func TestTypedErrors(t *testing.T) {
 // TestDenyCache: a denied key is answered locally until its retry instant;
 // refunds and resets forget it.
 func TestDenyCache(t *testing.T) {
+	t.Parallel()
 	srv := startRedis(t)
 	c := srv.Client(t)
 	ctx := context.Background()

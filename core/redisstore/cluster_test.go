@@ -21,6 +21,7 @@ import (
 // 3-master Redis Cluster and requires that no node ever answered
 // CROSSSLOT.
 func TestCluster(t *testing.T) {
+	t.Parallel()
 	var addrs []string
 	for range 3 {
 		srv := startRedis(t, "--cluster-enabled", "yes", "--cluster-config-file", "nodes.conf", "--cluster-node-timeout", "2000")
@@ -29,7 +30,11 @@ func TestCluster(t *testing.T) {
 	cli := redistest.CLI(t)
 	out, err := exec.Command(cli, append(append([]string{"--cluster", "create"}, addrs...), "--cluster-replicas", "0", "--cluster-yes")...).CombinedOutput()
 	require.NoError(t, err, "%s", out)
-	c := redis.NewClusterClient(&redis.ClusterOptions{Addrs: addrs, ContextTimeoutEnabled: true, ReadTimeout: time.Second})
+	// No retries: go-redis retries a command whose reply timed out, and a
+	// decision the server ran once would then run twice. Bounds as
+	// redistest's clients': generous, never reached on a loaded machine.
+	c := redis.NewClusterClient(&redis.ClusterOptions{Addrs: addrs, ContextTimeoutEnabled: true, MaxRetries: -1,
+		DialTimeout: 5 * time.Second, ReadTimeout: 10 * time.Second, WriteTimeout: 10 * time.Second})
 	t.Cleanup(func() { c.Close() })
 	ctx := context.Background()
 	require.Eventually(t, func() bool {
@@ -46,7 +51,7 @@ func TestCluster(t *testing.T) {
 			ok = ok && err == nil && strings.Contains(info, "cluster_state:ok")
 		}
 		return ok
-	}, 10*time.Second, 50*time.Millisecond)
+	}, 30*time.Second, 50*time.Millisecond, "the cluster forms (the bound only stops a broken one from hanging the test)")
 	c.ReloadState(ctx)
 
 	coretest.Run(t, func(t *testing.T) core.Store {

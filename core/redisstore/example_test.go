@@ -36,7 +36,9 @@ func Example() {
 
 // With FailLocal, a process that cannot reach Redis decides on its own
 // share of each limit until Redis is back: here nothing listens on
-// 127.0.0.1:1, and this process, one of 4, grants a quarter of 8.
+// 127.0.0.1:1, and this process, one of 4, grants a quarter of 8. (The
+// window is anchored at the first request: a window on the clock's hours
+// could end between two of these requests.)
 func Example_failLocal() {
 	client := redis.NewClient(&redis.Options{Addr: "127.0.0.1:1", MaxRetries: -1})
 	defer client.Close()
@@ -51,7 +53,7 @@ func Example_failLocal() {
 		panic(err)
 	}
 	defer store.Close()
-	l, err := core.NewLimiter(core.MustPolicy("api", core.Limit{Name: "api", Algorithm: core.FixedWindow{Limit: 8, Window: time.Hour}}), core.WithStore(store))
+	l, err := core.NewLimiter(core.MustPolicy("api", core.Limit{Name: "api", Algorithm: core.FixedWindow{Limit: 8, Window: time.Hour, Anchored: true}}), core.WithStore(store))
 	if err != nil {
 		panic(err)
 	}

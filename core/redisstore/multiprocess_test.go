@@ -22,8 +22,11 @@ const hammerEnv = "FLOODGATE_REDIS_HAMMER"
 // TestMultiProcess: 4 processes (this test binary, re-executed) hammer one
 // key of 100/s with a burst of 100 through one Redis, 10,000 attempts in
 // all, within 5 s: together they admit at most 100 + 100/s × the elapsed
-// time (taken from Redis TIME) + 1.
+// time (taken from Redis TIME) + 1, and never refuse one of the first 100
+// attempts (the burst). How many attempts the processes manage depends on
+// the machine's load; neither bound does.
 func TestMultiProcess(t *testing.T) {
+	t.Parallel()
 	srv := startRedis(t)
 	c := srv.Client(t)
 	ctx := context.Background()
@@ -47,22 +50,26 @@ func TestMultiProcess(t *testing.T) {
 			}
 		}
 	})
-	var admitted int64
+	var admitted, attempts int64
 	for i, p := range procs {
 		require.NoError(t, p.Wait(), "%s", outs[i])
 		_, rest, ok := strings.Cut(outs[i].String(), "ADMITTED ")
 		require.True(t, ok, "%s", outs[i])
-		n, err := strconv.ParseInt(strings.Fields(rest)[0], 10, 64)
+		f := strings.Fields(rest)
+		require.GreaterOrEqual(t, len(f), 3, "%s", outs[i])
+		n, err := strconv.ParseInt(f[0], 10, 64)
 		require.NoError(t, err)
-		admitted += n
+		m, err := strconv.ParseInt(f[2], 10, 64)
+		require.NoError(t, err)
+		admitted, attempts = admitted+n, attempts+m
 	}
 	t1, err := c.Time(ctx).Result()
 	require.NoError(t, err)
 	elapsed := t1.Sub(t0)
 	ideal := 100 + 100*elapsed.Seconds()
-	t.Logf("admitted %d in %v (ideal %.1f)", admitted, elapsed, ideal)
+	t.Logf("admitted %d of %d attempts in %v (ideal %.1f)", admitted, attempts, elapsed, ideal)
 	require.LessOrEqual(t, float64(admitted), ideal+1)
-	require.Greater(t, float64(admitted), 0.8*ideal-50, "the processes were not starved")
+	require.GreaterOrEqual(t, admitted, min(attempts, 100), "the burst is never refused")
 }
 
 // TestMain runs the test binary as one of TestMultiProcess's hammering
@@ -79,11 +86,14 @@ func TestMain(m *testing.M) {
 }
 
 // hammer is one child of TestMultiProcess: it sends at most 2,500 requests
-// in at most 5 s for one key and prints how many were admitted.
+// in at most 5 s for one key and prints how many were sent and admitted.
 func hammer(addr string) error {
-	c := redis.NewClient(&redis.Options{Addr: addr, ContextTimeoutEnabled: true})
+	// Generous bounds and no retries, as redistest's clients: a slow
+	// machine must not fail a child.
+	c := redis.NewClient(&redis.Options{Addr: addr, ContextTimeoutEnabled: true, MaxRetries: -1,
+		DialTimeout: 5 * time.Second, ReadTimeout: 10 * time.Second, WriteTimeout: 10 * time.Second})
 	defer c.Close()
-	s, err := redisstore.New(c, redisstore.Options{Prefix: "hammer:", Timeout: time.Second, DenyCacheSize: -1})
+	s, err := redisstore.New(c, redisstore.Options{Prefix: "hammer:", Timeout: 30 * time.Second, DenyCacheSize: -1})
 	if err != nil {
 		return err
 	}
@@ -92,18 +102,19 @@ func hammer(addr string) error {
 	if err != nil {
 		return err
 	}
-	var admitted int64
+	var admitted, attempts int64
 	deadline := time.Now().Add(5 * time.Second)
 	for i := 0; i < 2500 && time.Now().Before(deadline); i++ {
 		r, err := l.Allow(context.Background(), "one")
 		if err != nil {
 			return err
 		}
+		attempts++
 		if r.Allowed {
 			admitted++
 		}
 		time.Sleep(time.Millisecond)
 	}
-	fmt.Printf("ADMITTED %d\n", admitted)
+	fmt.Printf("ADMITTED %d ATTEMPTS %d\n", admitted, attempts)
 	return nil
 }

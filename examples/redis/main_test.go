@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -31,10 +32,38 @@ Login failures: 2 free, then locked 1m, 2m, 4m... (Backoff), key "alice":
 	for range 2 {
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		var out strings.Builder
+		start := time.Now()
 		require.NoError(t, run(ctx, srv.Addr(), &out))
+		elapsed := time.Since(start)
 		cancel()
-		assert.Equal(t, want, out.String())
+		got, gotRetries := retries(t, out.String())
+		wantText, wantRetries := retries(t, want)
+		assert.Equal(t, wantText, got)
+		// The demo decides on Redis TIME: a wait counts from the take that
+		// set it, which was at most elapsed before the denial (and is
+		// printed rounded to the second).
+		require.Len(t, gotRetries, len(wantRetries))
+		for i, w := range wantRetries {
+			assert.LessOrEqual(t, gotRetries[i], w, "retry %d", i)
+			assert.GreaterOrEqual(t, gotRetries[i], w-elapsed-time.Second/2, "retry %d", i)
+		}
 	}
+}
+
+var retryIn = regexp.MustCompile(`retry in (\S+)`)
+
+// retries returns out with each "retry in <duration>" made "retry in ?",
+// and the durations.
+func retries(t *testing.T, out string) (string, []time.Duration) {
+	t.Helper()
+	var ds []time.Duration
+	text := retryIn.ReplaceAllStringFunc(out, func(m string) string {
+		d, err := time.ParseDuration(retryIn.FindStringSubmatch(m)[1])
+		require.NoError(t, err, m)
+		ds = append(ds, d)
+		return "retry in ?"
+	})
+	return text, ds
 }
 
 // TestRunNoRedis: an address nothing listens on is a one-line error.

@@ -24,7 +24,10 @@ type config struct {
 	fail   redisstore.FailureMode
 	share  float64 // with -fail local: this process's part of each limit, 1/-fleet-size
 	strict bool    // -require-redis: a failed start-up check is an error
-	opts   middleware.Options
+	// redisTimeout is the store's per-decision bound, 0 for its default;
+	// no flag sets it (the tests do, so that a slow machine cannot fail them).
+	redisTimeout time.Duration
+	opts         middleware.Options
 }
 
 // errHelp is returned for -h: usage was printed, nothing is wrong.

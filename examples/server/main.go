@@ -103,7 +103,7 @@ func newHandler(cfg *config) (http.Handler, func(), error) {
 	ro.ContextTimeoutEnabled = true
 	ro.MaxRetries = -1
 	client := redis.NewClient(ro)
-	s, err := redisstore.New(client, redisstore.Options{FailureMode: cfg.fail, LocalShare: cfg.share})
+	s, err := redisstore.New(client, redisstore.Options{FailureMode: cfg.fail, LocalShare: cfg.share, Timeout: cfg.redisTimeout})
 	if err != nil {
 		_ = client.Close()
 		return nil, nil, err

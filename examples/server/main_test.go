@@ -32,7 +32,7 @@ func TestServe(t *testing.T) {
 	require.True(t, ok, line)
 	go func() { _, _ = io.Copy(io.Discard, pr) }()
 
-	client := &http.Client{Timeout: 5 * time.Second}
+	client := &http.Client{Timeout: 30 * time.Second} // a bound, never reached
 	for i, want := range []int{200, 200, 200, 429, 429} {
 		resp, err := client.Get("http://" + addr + "/any/path")
 		require.NoError(t, err)
@@ -64,9 +64,11 @@ func TestServe(t *testing.T) {
 func TestServeRedis(t *testing.T) {
 	srv := redistest.Start(t)
 	args := []string{"-addr", "127.0.0.1:0", "-limit", "3", "-window", "1h", "-store", srv.URL(), "-fail", "closed"}
-	a := serve(t, args)
-	b := serve(t, args)
-	client := &http.Client{Timeout: 5 * time.Second}
+	// The store's default 50 ms bound is for production; on a loaded test
+	// machine a decision can take longer, and would be refused (503).
+	a := serve(t, args, 30*time.Second)
+	b := serve(t, args, 30*time.Second)
+	client := &http.Client{Timeout: 30 * time.Second} // a bound, never reached
 	for i, c := range []struct {
 		addr string
 		want int
@@ -94,13 +96,13 @@ func TestServeRedisDown(t *testing.T) {
 	srv := redistest.Start(t)
 	url := srv.URL()
 	srv.Kill()
-	client := &http.Client{Timeout: 5 * time.Second}
+	client := &http.Client{Timeout: 30 * time.Second} // a bound, never reached
 	for fail, want := range map[string][]int{"closed": {503, 503}, "open": {200, 200, 200}, "local": {200, 200, 429, 429}} {
 		args := []string{"-addr", "127.0.0.1:0", "-limit", "4", "-window", "1h", "-store", url, "-fail", fail}
 		if fail == "local" {
 			args = append(args, "-fleet-size", "2")
 		}
-		addr := serve(t, args)
+		addr := serve(t, args, 0)
 		for i, code := range want {
 			resp, err := client.Get("http://" + addr + "/")
 			require.NoError(t, err)
@@ -123,12 +125,13 @@ func TestRequireRedis(t *testing.T) {
 	require.ErrorIs(t, err, redisstore.ErrUnavailable)
 }
 
-// serve runs the server with args until the test ends and returns its
-// address.
-func serve(t *testing.T, args []string) string {
+// serve runs the server with args and the store's per-decision bound
+// (0: its default) until the test ends and returns its address.
+func serve(t *testing.T, args []string, redisTimeout time.Duration) string {
 	t.Helper()
 	cfg, err := parseConfig(args, io.Discard)
 	require.NoError(t, err)
+	cfg.redisTimeout = redisTimeout
 	ctx, cancel := context.WithCancel(context.Background())
 	pr, pw := io.Pipe()
 	done := make(chan error, 1)

@@ -70,8 +70,10 @@ func FreePort(t testing.TB) int {
 
 // Start starts a redis-server on a free 127.0.0.1 port with --save ""
 // --appendonly no, its directory a temporary one, and the extra
-// arguments; it returns once the server answers PING (failing t after 5
-// s) and kills it by PID at t's cleanup.
+// arguments; it returns once the server answers PING (failing t after
+// 30 s) and kills it by PID at t's cleanup, which runs also when t fails
+// or panics. On Linux the server is also killed when the test process
+// dies (PR_SET_PDEATHSIG), so that not even a killed test leaves one.
 func Start(t testing.TB, extra ...string) *Server {
 	t.Helper()
 	s := &Server{t: t, port: FreePort(t)}
@@ -102,14 +104,17 @@ func (s *Server) Restart() {
 	s.t.Helper()
 	s.cmd = exec.Command(Binary(s.t), s.args...)
 	s.cmd.Stdout, s.cmd.Stderr = nil, nil
+	s.cmd.SysProcAttr = sysProcAttr()
 	if err := s.cmd.Start(); err != nil {
 		s.t.Fatalf("redistest: starting redis-server: %v", err)
 	}
-	c := redis.NewClient(&redis.Options{Addr: s.Addr(), MaxRetries: -1, DialTimeout: 100 * time.Millisecond})
+	c := redis.NewClient(&redis.Options{Addr: s.Addr(), MaxRetries: -1, DialTimeout: time.Second})
 	defer c.Close()
-	deadline := time.Now().Add(5 * time.Second)
+	// A generous bound: on a loaded machine a start can take seconds, and
+	// only a server that never answers should fail the test.
+	deadline := time.Now().Add(30 * time.Second)
 	for {
-		ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
+		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
 		err := c.Ping(ctx).Err()
 		cancel()
 		if err == nil {
@@ -117,7 +122,7 @@ func (s *Server) Restart() {
 		}
 		if time.Now().After(deadline) {
 			s.Kill()
-			s.t.Fatalf("redistest: redis-server on %s did not answer PING within 5 s: %v", s.Addr(), err)
+			s.t.Fatalf("redistest: redis-server on %s did not answer PING within 30 s: %v", s.Addr(), err)
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
@@ -148,11 +153,15 @@ func (s *Server) Signal(sig syscall.Signal) {
 }
 
 // Client returns a client of the server, closed at t's cleanup, whose
-// reads are bounded by their context.
+// reads are bounded by their context. Without a deadline in the context,
+// a read or write gives up after 10 s and a dial after 5 s: bounds that
+// stop a frozen server from hanging a test but that a loaded machine
+// never reaches, so that no test depends on timing through them. A test
+// of timeouts sets its own, by context or by the store's Timeout.
 func (s *Server) Client(t testing.TB) *redis.Client {
 	c := redis.NewClient(&redis.Options{
 		Addr: s.Addr(), ContextTimeoutEnabled: true, MaxRetries: -1,
-		DialTimeout: 200 * time.Millisecond, ReadTimeout: time.Second, WriteTimeout: time.Second,
+		DialTimeout: 5 * time.Second, ReadTimeout: 10 * time.Second, WriteTimeout: 10 * time.Second,
 		PoolSize: 32,
 	})
 	t.Cleanup(func() { c.Close() })

@@ -1,0 +1,10 @@
+package redistest
+
+import "syscall"
+
+// sysProcAttr has the kernel SIGKILL the server when the thread that
+// started it exits: a test process killed before its cleanup ran leaves
+// no server behind.
+func sysProcAttr() *syscall.SysProcAttr {
+	return &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
+}

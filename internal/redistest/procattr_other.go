@@ -1,0 +1,9 @@
+//go:build !linux
+
+package redistest
+
+import "syscall"
+
+// sysProcAttr is nil outside Linux: the server is killed by PID at the
+// test's cleanup only.
+func sysProcAttr() *syscall.SysProcAttr { return nil }
