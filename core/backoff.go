@@ -21,10 +21,17 @@ const MaxBackoffFree = 1 << 32
 // the attempt that reaches beyond Free is itself admitted (it is a failure
 // already made) and sets the lock that starts at now. So with Free = 5, six
 // failures pass back to back, then the key is locked for Base; the next
-// failure after the lock sets 2·Base, then 4·Base, and so on up to Max. A
-// take whose c failures reach e beyond Free counts as e lockouts and sets
-// the longest, min(Base·2^(k+e−1), Max). A cost above Free is denied with
-// [Never].
+// failure after the lock sets 2·Base, then 4·Base, and so on up to Max.
+//
+// A take of cost c is decided exactly as c failures of cost 1 at the same
+// instant: it passes only if every one of them would, and then leaves the
+// state they leave. So it passes only while the key is not locked and, for
+// c > 1, only if its first c−1 failures stay within Free (the failure that
+// reaches beyond Free sets a lock, which denies the ones after it); it then
+// sets at most one lock. A denied take of cost c > 1 that only its size
+// keeps out is told the exact wait until the count starts again (the
+// window's end, or forgiveness if sooner), and never less than the lock. A
+// cost above Free is denied with [Never].
 //
 // Failures are counted toward Free in a fixed window of Window anchored at
 // the first failure counted in it: when it ends, the count starts again at
@@ -194,6 +201,12 @@ func (b *backoffStep) take(st []int64, now, cost int64, commit bool) outcome {
 		return o
 	case cost > b.free:
 		o.retryAfter = int64(Never)
+		return o
+	case cost > 1 && v[boN]+cost-1 > b.free:
+		// Failures of cost 1 would pass up to the one that sets a lock:
+		// the whole cost passes once the count starts again, never
+		// before the lock ends.
+		o.retryAfter = max(v[boUntil], min(v[boStart]+b.window, b.idleAt(v[:]))) - now
 		return o
 	case v[boUntil] > now:
 		o.retryAfter = v[boUntil] - now

@@ -46,6 +46,11 @@ function ALG.backoff(free, window, base, mx, forgive)
     local rem, reset = remaining(v, now), resetAfter(v, now)
     if cost == 0 then return true, rem, reset, 0, 0 end
     if cost > free then return false, rem, reset, NEVER, 0 end
+    if cost > 1 and v[4] + cost - 1 > free then
+      -- core's: cost c is c failures of cost 1, which pass up to the one
+      -- that sets a lock; the whole cost waits for the count to restart.
+      return false, rem, reset, imax(v[6], imin(v[3] + window, idleAt(v))) - now, 0
+    end
     if v[6] > now then return false, rem, reset, v[6] - now, 0 end
     local n = v[4]
     if n == 0 then v[3] = now end

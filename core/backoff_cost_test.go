@@ -1,0 +1,60 @@
+package core_test
+
+import (
+	"math/rand/v2"
+	"testing"
+	"time"
+
+	"github.com/floodgate-go/floodgate/core"
+	"github.com/stretchr/testify/require"
+)
+
+// A take of cost c is c failures of cost 1 at the same instant: it passes
+// exactly when all of them would, its outcome is the last one's, and every
+// later schedule is decided the same after either. A denied cost is told
+// its exact wait.
+func TestBackoffCostIsThatManyFailures(t *testing.T) {
+	rng := rand.New(rand.NewPCG(51, 52))
+	configs := append([]core.Backoff{
+		{Free: 5, Window: 4 * time.Second, Base: time.Second, Max: 4 * time.Second, Forgive: 8 * time.Second},
+		{Free: 4, Window: time.Hour, Base: time.Second, Max: 2 * time.Second, Forgive: 2 * time.Second},
+	}, boConfigs...)
+	for _, b := range configs {
+		p, err := core.NewProbe(b)
+		require.NoError(t, err)
+		for i := 0; i < 3000; i++ {
+			st, now := boRandomState(p, rng)
+			now += rng.Int64N(int64(3 * time.Second))
+			for c := int64(1); c <= b.Free; c++ {
+				whole := append([]int64(nil), st...)
+				got := p.Take(whole, now, c, true)
+				units := append([]int64(nil), st...)
+				var want core.ProbeOutcome
+				for u := int64(0); u < c; u++ {
+					if want = p.Take(units, now, 1, true); !want.Allowed {
+						break
+					}
+				}
+				require.Equal(t, want.Allowed, got.Allowed, "%+v state %v: cost %d at %d", b, st, c, now)
+				if !got.Allowed {
+					require.Equal(t, st, whole, "a denial changes nothing")
+					if got.RetryAfter != int64(core.Never) {
+						require.True(t, p.Take(append([]int64(nil), st...), now+got.RetryAfter, c, false).Allowed,
+							"%+v state %v: cost %d retried after %d", b, st, c, got.RetryAfter)
+						require.False(t, p.Take(append([]int64(nil), st...), now+got.RetryAfter-1, c, false).Allowed,
+							"%+v state %v: cost %d retried 1 ns early", b, st, c)
+					}
+					continue
+				}
+				require.Equal(t, want.Remaining, got.Remaining)
+				require.Equal(t, want.ResetAfter, got.ResetAfter)
+				seed := rng.Uint64()
+				start := now + rng.Int64N(int64(2*time.Second))
+				require.Equal(t,
+					boRandomOps(p, units, start, rand.New(rand.NewPCG(seed, 3)), 30),
+					boRandomOps(p, whole, start, rand.New(rand.NewPCG(seed, 3)), 30),
+					"%+v state %v: cost %d at %d", b, st, c, now)
+			}
+		}
+	}
+}
