@@ -96,8 +96,8 @@ func (t *memTable) do(req *Request, res *Result) {
 		st := s.slots[off+1 : off+t.stride]
 		step := p.limits[0].step
 		o := step.take(st, req.Now, req.Cost, true)
-		if !o.allowed {
-			step.denied(st, req.Now, req.Cost)
+		if !o.allowed && o.retryAfter != int64(Never) {
+			step.denied(st, req.Now, req.Cost, true, &o)
 		}
 		s.mu.Unlock()
 		res.at, res.Cost, res.policy, res.taken = req.Now, req.Cost, p, o.allowed

@@ -64,11 +64,18 @@ local function step(K, k0, op, cost, now, taken, slack, C)
     local L, s = LIMITS[1], st[1]
     local a, rem, reset, retry, delay, rr1, rr2 = L.take(s, now, cost, commit)
     local took, al = 0, 0
-    if a then al = 1 end
-    if commit then
-      if a then dirty[1], took = true, 1
-      elseif L.denied(s, now, cost) then dirty[1] = true end
+    if not a and retry ~= NEVER then
+      -- core's: a limit that records denied attempts reports what it
+      -- decides once it has.
+      local o = L.denied(s, now, cost, commit)
+      if o then
+        a, rem, reset, retry, delay, rr1, rr2 = o[1], o[2], o[3], o[4], o[5], 0, 0
+        if commit then dirty[1] = true end
+      end
+    elseif a and commit then
+      dirty[1], took = true, 1
     end
+    if a then al = 1 end
     if dirty[1] then
       local idle = L.idle(s)
       if idle <= now then
@@ -81,20 +88,31 @@ local function step(K, k0, op, cost, now, taken, slack, C)
   end
   local res, took = {}, 0
   do
-    local all = true
+    -- core's Policy.take: a denial is told to every limit (whichever
+    -- denied it) unless some limit can never grant the cost; a limit that
+    -- records it reports what it decides once it has.
+    local all, never = true, false
     for i = 1, n do
       res[i] = {LIMITS[i].take(st[i], now, cost, false)}
       all = all and res[i][1]
+      never = never or (not res[i][1] and res[i][4] == NEVER)
     end
     for i = 1, n do
       local L = LIMITS[i]
-      if all and commit then
-        res[i] = {L.take(st[i], now, cost, true)}
-        dirty[i] = true
-      elseif not all and res[i][1] then
-        res[i] = {L.take(st[i], now, 0, false)}
-      elseif not all and commit then
-        if L.denied(st[i], now, cost) then dirty[i] = true end
+      if all then
+        if commit then
+          res[i] = {L.take(st[i], now, cost, true)}
+          dirty[i] = true
+        end
+      else
+        local o
+        if not never then o = L.denied(st[i], now, cost, commit) end
+        if o then
+          res[i] = o
+          if commit then dirty[i] = true end
+        elseif res[i][1] then
+          res[i] = {L.take(st[i], now, 0, false)}
+        end
       end
     end
     if all and commit then took = 1 end
