@@ -198,6 +198,14 @@ func (s *slidingLogStep) take(st []int64, now, cost int64, commit bool) outcome 
 		}
 		return o
 	}
+	if cost == 0 {
+		// The log as it stands: its newest counted entry's expiry.
+		o := outcome{allowed: true, remaining: s.limit - live}
+		if live > 0 {
+			o.resetAfter = l.at(l.n-1) + s.window - now
+		}
+		return o
+	}
 	if commit {
 		l.drop(first)
 		l.push(eff, cost)

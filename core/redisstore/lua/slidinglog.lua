@@ -63,6 +63,12 @@ function ALG.slidinglog(limit, window, countRejected)
       if cost <= limit then retry = at(l, first + live + cost - limit - 1) + window - now end
       return false, limit - live, reset, retry, 0
     end
+    if cost == 0 then
+      -- core's: the log as it stands, its newest counted entry's expiry.
+      local reset = 0
+      if live > 0 then reset = at(l, l.n - 1) + window - now end
+      return true, limit - live, reset, 0, 0
+    end
     if commit then
       drop(l, first)
       push(l, eff, cost)
