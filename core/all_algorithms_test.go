@@ -164,7 +164,7 @@ func check(t *testing.T, a core.Algorithm, r core.Result) {
 }
 
 // Every algorithm at the edges of the range: windows of 1 ns and 365 days,
-// the slowest and fastest rates, at 1970 and near 2188. Nothing panics,
+// the slowest and fastest rates, at 1970 and in 2187. Nothing panics,
 // every result is within bounds, the first unit passes and a cost beyond
 // the quota is told Never.
 func TestEveryAlgorithmAtTheEdges(t *testing.T) {
