@@ -51,7 +51,8 @@ const MaxSlidingLogLimit = 1 << 16
 // Time only moves forwards in the log: it keeps the latest instant it has
 // logged at (a refund does not move it back), and a caller whose now is
 // older (it raced a newer caller) is decided, and logged, as of that
-// instant, exactly as the newest caller would be.
+// instant, exactly as the newest caller would be. The key is kept a Window
+// past that instant, also when refunds have emptied its log.
 //
 // Refund removes up to cost entries whose instant equals taken exactly.
 // Entries of a take decided at a stale now were logged at a later instant
@@ -268,10 +269,17 @@ func (s *slidingLogStep) refund(st []int64, _, taken, cost int64) {
 	l.store(st)
 }
 
+// idleAt is a window after the latest instant logged: a lagging caller
+// is clamped to that instant as long as the key is kept (also once a
+// refund has emptied the log), and both stores keep it as long.
 func (s *slidingLogStep) idleAt(st []int64) int64 {
 	l := s.view(st)
-	if l.n == 0 {
-		return l.latest
+	if l.n == 0 && l.latest == 0 {
+		return 0
 	}
-	return max(l.at(l.n-1)+s.window, l.latest)
+	latest := l.latest
+	if l.n > 0 {
+		latest = max(latest, l.at(l.n-1))
+	}
+	return latest + s.window
 }

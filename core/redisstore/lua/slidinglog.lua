@@ -108,10 +108,13 @@ function ALG.slidinglog(limit, window, countRejected)
     if l.n == 0 then l.head = 0 end
     store(l)
   end
+  -- A.idle is core's: a window after the latest instant logged.
   function A.idle(st)
     local l = view(st)
-    if l.n == 0 then return l.latest end
-    return imax(at(l, l.n - 1) + window, l.latest)
+    if l.n == 0 and l.latest == 0 then return 0 end
+    local latest = l.latest
+    if l.n > 0 then latest = imax(latest, at(l, l.n - 1)) end
+    return latest + window
   end
   return A
 end

@@ -26,6 +26,20 @@ local function kput(C, key, v, px)
   C.val[key] = v
   C.px[key] = px or false
 end
+-- put writes limit L's state s with a TTL until it has recovered plus the
+-- slack, or deletes it when it is a key never seen or nothing of the TTL
+-- is left. (A recovered key kept for the slack decides as a key never
+-- seen, and a lagging caller exactly as the in-memory store, which keeps
+-- recovered entries until it sweeps them, decides it.)
+local function put(C, key, L, s, now, slack)
+  local zero = true
+  for j = 1, L.words do
+    if s[j] ~= 0 then zero = false break end
+  end
+  local px = 0
+  if not zero then px = ceil(imax(L.idle(s) - now, 0) / 1000) + slack end
+  if px <= 0 then kput(C, key, false) else kput(C, key, encode(s, L.words), px) end
+end
 local function step(K, k0, op, cost, now, taken, slack, C)
   local n = #LIMITS
   if op == 'R' then
@@ -76,14 +90,7 @@ local function step(K, k0, op, cost, now, taken, slack, C)
       dirty[1], took = true, 1
     end
     if a then al = 1 end
-    if dirty[1] then
-      local idle = L.idle(s)
-      if idle <= now then
-        kput(C, K[k0 + 1], false)
-      else
-        kput(C, K[k0 + 1], encode(s, L.words), ceil((idle - now) / 1000) + slack)
-      end
-    end
+    if dirty[1] then put(C, K[k0 + 1], L, s, now, slack) end
     return {took, now, al, rem, reset, retry, delay, rr1 or 0, rr2 or 0}
   end
   local res, took = {}, 0
@@ -118,15 +125,7 @@ local function step(K, k0, op, cost, now, taken, slack, C)
     if all and commit then took = 1 end
   end
   for i = 1, n do
-    if dirty[i] then
-      local L = LIMITS[i]
-      local idle = L.idle(st[i])
-      if idle <= now then
-        kput(C, K[k0 + i], false)
-      else
-        kput(C, K[k0 + i], encode(st[i], L.words), ceil((idle - now) / 1000) + slack)
-      end
-    end
+    if dirty[i] then put(C, K[k0 + i], LIMITS[i], st[i], now, slack) end
   end
   local out = {took, now}
   for i = 1, n do
