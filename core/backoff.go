@@ -49,7 +49,9 @@ const MaxBackoffFree = 1 << 32
 // A caller whose now is older than the latest failure the key has counted
 // is decided as of that failure's instant, exactly as the newest caller
 // would be (the lock and the forgiveness run from instants the key has
-// seen, never from the caller's).
+// seen, never from the caller's); its RetryAfter and ResetAfter are
+// measured from its own now, as every algorithm's are, so they are exact
+// on its clock.
 //
 // Refund gives back a take exactly when it is the key's latest (a take then
 // its refund restore a state that decides every later call as if the take
@@ -193,8 +195,11 @@ func (b *backoffStep) view(st []int64, now int64) (v [boWords]int64, at int64) {
 }
 
 func (b *backoffStep) take(st []int64, now, cost int64, commit bool) outcome {
+	// Decided at the clamped instant; waits measured from the caller's own
+	// now (raw), as every algorithm measures them.
+	raw := now
 	v, now := b.view(st, now)
-	o := outcome{remaining: b.remaining(&v, now), resetAfter: b.resetAfter(&v, now)}
+	o := outcome{remaining: b.remaining(&v, now), resetAfter: b.resetAfter(&v, raw)}
 	switch {
 	case cost == 0:
 		o.allowed = true
@@ -206,10 +211,10 @@ func (b *backoffStep) take(st []int64, now, cost int64, commit bool) outcome {
 		// Failures of cost 1 would pass up to the one that sets a lock:
 		// the whole cost passes once the count starts again, never
 		// before the lock ends.
-		o.retryAfter = max(v[boUntil], min(v[boStart]+b.window, b.idleAt(v[:]))) - now
+		o.retryAfter = max(v[boUntil], min(v[boStart]+b.window, b.idleAt(v[:]))) - raw
 		return o
 	case v[boUntil] > now:
-		o.retryAfter = v[boUntil] - now
+		o.retryAfter = v[boUntil] - raw
 		return o
 	}
 	n := v[boN]
@@ -225,7 +230,7 @@ func (b *backoffStep) take(st []int64, now, cost int64, commit bool) outcome {
 	if fresh(st) || now >= b.idleAt(st) {
 		v[boPrev] = now
 	}
-	o = outcome{allowed: true, remaining: b.remaining(&v, now), resetAfter: b.resetAfter(&v, now)}
+	o = outcome{allowed: true, remaining: b.remaining(&v, now), resetAfter: b.resetAfter(&v, raw)}
 	if commit {
 		copy(st, v[:])
 	}
