@@ -58,3 +58,26 @@ func TestBackoffCostIsThatManyFailures(t *testing.T) {
 		}
 	}
 }
+
+// A caller whose clock lags the key's latest failure is decided as of that
+// failure, but told waits on its own clock: retrying at its now plus
+// RetryAfter passes, 1 ns earlier does not (as for every other algorithm,
+// and as the Redis store's deny cache counts them).
+func TestBackoffLaggingCallerWaitsOnItsClock(t *testing.T) {
+	rng := rand.New(rand.NewPCG(53, 54))
+	for _, b := range boConfigs {
+		p, err := core.NewProbe(b)
+		require.NoError(t, err)
+		for i := 0; i < 3000; i++ {
+			st, now := boRandomState(p, rng)
+			stale := now - rng.Int64N(int64(2*time.Second))
+			c := 1 + rng.Int64N(b.Free)
+			o := p.Take(st, stale, c, false)
+			if o.Allowed || o.RetryAfter == int64(core.Never) {
+				continue
+			}
+			require.True(t, p.Take(st, stale+o.RetryAfter, c, false).Allowed, "%+v state %v: cost %d at %d", b, st, c, stale)
+			require.False(t, p.Take(st, stale+o.RetryAfter-1, c, false).Allowed, "%+v state %v: cost %d at %d", b, st, c, stale)
+		}
+	}
+}
