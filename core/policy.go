@@ -134,12 +134,25 @@ func (p *Policy) take(st []int64, now, cost int64, commit bool, res *Result) {
 	res.summarize()
 }
 
-// refund gives back cost taken at the instant taken.
+// refund gives back cost taken at the instant taken. A limit in the zero
+// state (a key never seen, or forgotten) holds nothing to give back and is
+// left as it is, as the Redis store leaves a missing key.
 func (p *Policy) refund(st []int64, now, taken, cost int64) {
 	for i := range p.limits {
 		l := &p.limits[i]
-		l.step.refund(l.state(st), now, taken, cost)
+		if s := l.state(st); !allZero(s) {
+			l.step.refund(s, now, taken, cost)
+		}
 	}
+}
+
+func allZero(s []int64) bool {
+	for _, w := range s {
+		if w != 0 {
+			return false
+		}
+	}
+	return true
 }
 
 // idleAt returns the instant from which st behaves as a key never seen.

@@ -31,13 +31,18 @@ end
 -- is left. (A recovered key kept for the slack decides as a key never
 -- seen, and a lagging caller exactly as the in-memory store, which keeps
 -- recovered entries until it sweeps them, decides it.)
-local function put(C, key, L, s, now, slack)
-  local zero = true
+-- fresh reports whether s is L's state of a key never seen (core's zero
+-- state).
+local function fresh(L, s)
+  local f = L.fresh()
   for j = 1, L.words do
-    if s[j] ~= 0 then zero = false break end
+    if s[j] ~= f[j] then return false end
   end
+  return true
+end
+local function put(C, key, L, s, now, slack)
   local px = 0
-  if not zero then px = ceil(imax(L.idle(s) - now, 0) / 1000) + slack end
+  if not fresh(L, s) then px = ceil(imax(L.idle(s) - now, 0) / 1000) + slack end
   if px <= 0 then kput(C, key, false) else kput(C, key, encode(s, L.words), px) end
 end
 local function step(K, k0, op, cost, now, taken, slack, C)
@@ -66,9 +71,13 @@ local function step(K, k0, op, cost, now, taken, slack, C)
     end
   end
   if op == 'F' then
+    -- core's: a limit in the zero state (a missing key) holds nothing to
+    -- give back and is left as it is.
     for i = 1, n do
-      LIMITS[i].refund(st[i], now, taken, cost)
-      dirty[i] = true
+      if not fresh(LIMITS[i], st[i]) then
+        LIMITS[i].refund(st[i], now, taken, cost)
+        dirty[i] = true
+      end
     end
     op, cost = 'P', 1
   end
