@@ -36,7 +36,11 @@ const MaxBackoffFree = 1 << 32
 // Failures are counted toward Free in a fixed window of Window anchored at
 // the first failure counted in it: when it ends, the count starts again at
 // the next failure (so failures older than Window never count toward Free,
-// though up to 2·Free may pass close together around a window's end). The
+// though more may pass close together around a window's end: with Forgive
+// at least Window, any interval of one Window holds at most 2·(Free+1)
+// failures, the Free+1 of each of two windows, plus one at the end of each
+// lock it holds, which is at most 1 + the number of successive lockouts,
+// min(Base·2^k, Max) for k = 0, 1, …, whose sum fits in Window). The
 // lockout exponent k is not reset by the window, only by forgiveness: the
 // key is fresh, exactly as a key never seen, once Forgive has passed since
 // its latest failure (or, while no lockout has been set, as soon as its
