@@ -92,9 +92,11 @@ func TestOutOfOrderNowNeverMintsCapacity(t *testing.T) {
 }
 
 // FuzzOperations applies random operation sequences to every algorithm:
-// nothing panics, every result is within its bounds, and no interval of
-// one window ever admits more than twice the quota (plus one unit of
-// rounding).
+// nothing panics, every result is within its bounds, no interval of one
+// window ever admits more than twice the quota (plus one unit of rounding;
+// Backoff: its documented bound), and a take of cost c never passes where c
+// takes of cost 1 at the same instant would not all pass (WarmUp excepted,
+// as documented).
 func FuzzOperations(f *testing.F) {
 	f.Add([]byte{0, 1, 2, 3, 4, 5, 6, 7, 8, 9})
 	f.Add([]byte{255, 0, 255, 0, 128, 64, 32, 16, 8, 4, 2, 1})
@@ -107,6 +109,13 @@ func FuzzOperations(f *testing.F) {
 			l := newLimiter(t, clk, core.Limit{Name: "x", Algorithm: a})
 			var admitted []time.Time
 			var last core.Result
+			// The same operations on the bare step, to compare a cost
+			// with its units on copies of the state.
+			p, err := core.NewProbe(a)
+			require.NoError(t, err)
+			st := make([]int64, p.Words())
+			_, warm := a.(core.WarmUp)
+			var pAt, pCost int64 = -1, 0
 			for i := 0; i+1 < len(ops) && i < 400; i += 2 {
 				op, arg := ops[i], ops[i+1]
 				switch op % 8 {
@@ -125,9 +134,25 @@ func FuzzOperations(f *testing.F) {
 						admitted = admitted[:len(admitted)-int(last.Cost)]
 						last = core.Result{}
 					}
+					if pAt >= 0 {
+						p.Refund(st, clk.Now().UnixNano(), pAt, pCost)
+						pAt = -1
+					}
 					continue
 				}
 				cost := 1 + int64(arg%3)
+				now := clk.Now().UnixNano()
+				if !warm && p.Take(append([]int64(nil), st...), now, cost, false).Allowed {
+					units := append([]int64(nil), st...)
+					for u := int64(0); u < cost; u++ {
+						require.True(t, p.Take(units, now, 1, true).Allowed, "%T: cost %d passes, its unit %d would not", a, cost, u+1)
+					}
+				}
+				if p.Take(st, now, cost, true).Allowed {
+					pAt, pCost = now, cost
+				} else {
+					p.Denied(st, now, cost)
+				}
 				r, err := l.AllowN(ctx, "k", cost)
 				require.NoError(t, err)
 				check(t, a, r)
@@ -139,15 +164,33 @@ func FuzzOperations(f *testing.F) {
 				}
 			}
 			sort.Slice(admitted, func(i, j int) bool { return admitted[i].Before(admitted[j]) })
+			bound := 2*q + 1
+			if b, ok := a.(core.Backoff); ok {
+				// Its documented bound (Forgive ≥ Window): the Free+1 of
+				// two windows, and one after each lock ending in between.
+				bound = 2*(q+1) + 1 + backoffLocksIn(b, w)
+			}
 			for i := range admitted {
 				j := i
 				for j < len(admitted) && admitted[j].Sub(admitted[i]) < w {
 					j++
 				}
-				require.LessOrEqual(t, j-i, 2*q+1, "%T: %d admitted within %v", a, j-i, w)
+				require.LessOrEqual(t, j-i, bound, "%T: %d admitted within %v", a, j-i, w)
 			}
 		}
 	})
+}
+
+// backoffLocksIn returns how many successive lockouts of b, from the first
+// (Base, doubling, capped at Max), fit in d together.
+func backoffLocksIn(b core.Backoff, d time.Duration) int {
+	n, sum, lock := 0, time.Duration(0), b.Base
+	for sum+lock <= d {
+		sum += lock
+		n++
+		lock = min(2*lock, b.Max)
+	}
+	return n
 }
 
 func check(t *testing.T, a core.Algorithm, r core.Result) {
@@ -165,7 +208,7 @@ func check(t *testing.T, a core.Algorithm, r core.Result) {
 }
 
 // Every algorithm at the edges of the range: windows of 1 ns and 365 days,
-// the slowest and fastest rates, at 1970 and near 2188. Nothing panics,
+// the slowest and fastest rates, at 1970 and in 2187. Nothing panics,
 // every result is within bounds, the first unit passes and a cost beyond
 // the quota is told Never.
 func TestEveryAlgorithmAtTheEdges(t *testing.T) {

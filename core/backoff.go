@@ -21,15 +21,26 @@ const MaxBackoffFree = 1 << 32
 // the attempt that reaches beyond Free is itself admitted (it is a failure
 // already made) and sets the lock that starts at now. So with Free = 5, six
 // failures pass back to back, then the key is locked for Base; the next
-// failure after the lock sets 2·Base, then 4·Base, and so on up to Max. A
-// take whose c failures reach e beyond Free counts as e lockouts and sets
-// the longest, min(Base·2^(k+e−1), Max). A cost above Free is denied with
-// [Never].
+// failure after the lock sets 2·Base, then 4·Base, and so on up to Max.
+//
+// A take of cost c is decided exactly as c failures of cost 1 at the same
+// instant: it passes only if every one of them would, and then leaves the
+// state they leave. So it passes only while the key is not locked and, for
+// c > 1, only if its first c−1 failures stay within Free (the failure that
+// reaches beyond Free sets a lock, which denies the ones after it); it then
+// sets at most one lock. A denied take of cost c > 1 that only its size
+// keeps out is told the exact wait until the count starts again (the
+// window's end, or forgiveness if sooner), and never less than the lock. A
+// cost above Free is denied with [Never].
 //
 // Failures are counted toward Free in a fixed window of Window anchored at
 // the first failure counted in it: when it ends, the count starts again at
 // the next failure (so failures older than Window never count toward Free,
-// though up to 2·Free may pass close together around a window's end). The
+// though more may pass close together around a window's end: with Forgive
+// at least Window, any interval of one Window holds at most 2·(Free+1)
+// failures, the Free+1 of each of two windows, plus one at the end of each
+// lock it holds, which is at most 1 + the number of successive lockouts,
+// min(Base·2^k, Max) for k = 0, 1, …, whose sum fits in Window). The
 // lockout exponent k is not reset by the window, only by forgiveness: the
 // key is fresh, exactly as a key never seen, once Forgive has passed since
 // its latest failure (or, while no lockout has been set, as soon as its
@@ -42,7 +53,9 @@ const MaxBackoffFree = 1 << 32
 // A caller whose now is older than the latest failure the key has counted
 // is decided as of that failure's instant, exactly as the newest caller
 // would be (the lock and the forgiveness run from instants the key has
-// seen, never from the caller's).
+// seen, never from the caller's); its RetryAfter and ResetAfter are
+// measured from its own now, as every algorithm's are, so they are exact
+// on its clock.
 //
 // Refund gives back a take exactly when it is the key's latest (a take then
 // its refund restore a state that decides every later call as if the take
@@ -186,8 +199,11 @@ func (b *backoffStep) view(st []int64, now int64) (v [boWords]int64, at int64) {
 }
 
 func (b *backoffStep) take(st []int64, now, cost int64, commit bool) outcome {
+	// Decided at the clamped instant; waits measured from the caller's own
+	// now (raw), as every algorithm measures them.
+	raw := now
 	v, now := b.view(st, now)
-	o := outcome{remaining: b.remaining(&v, now), resetAfter: b.resetAfter(&v, now)}
+	o := outcome{remaining: b.remaining(&v, now), resetAfter: b.resetAfter(&v, raw)}
 	switch {
 	case cost == 0:
 		o.allowed = true
@@ -195,8 +211,14 @@ func (b *backoffStep) take(st []int64, now, cost int64, commit bool) outcome {
 	case cost > b.free:
 		o.retryAfter = int64(Never)
 		return o
+	case cost > 1 && v[boN]+cost-1 > b.free:
+		// Failures of cost 1 would pass up to the one that sets a lock:
+		// the whole cost passes once the count starts again, never
+		// before the lock ends.
+		o.retryAfter = max(v[boUntil], min(v[boStart]+b.window, b.idleAt(v[:]))) - raw
+		return o
 	case v[boUntil] > now:
-		o.retryAfter = v[boUntil] - now
+		o.retryAfter = v[boUntil] - raw
 		return o
 	}
 	n := v[boN]
@@ -212,7 +234,7 @@ func (b *backoffStep) take(st []int64, now, cost int64, commit bool) outcome {
 	if fresh(st) || now >= b.idleAt(st) {
 		v[boPrev] = now
 	}
-	o = outcome{allowed: true, remaining: b.remaining(&v, now), resetAfter: b.resetAfter(&v, now)}
+	o = outcome{allowed: true, remaining: b.remaining(&v, now), resetAfter: b.resetAfter(&v, raw)}
 	if commit {
 		copy(st, v[:])
 	}

@@ -14,8 +14,11 @@ var ErrInvalidCost = errors.New("cost must be at least 1")
 var ErrNotTaken = errors.New("result took nothing to refund")
 
 // ErrClock is returned when a limiter's clock reads an instant before the
-// Unix epoch or after early 2188, where state arithmetic could overflow.
-var ErrClock = errors.New("clock outside 1970..2188")
+// Unix epoch or after 2189-03-16T23:50:27.641081855Z (2^63−1 − 2^61 ns
+// since the epoch: an instant plus two of the longest spans a state holds,
+// about 36 years each, must fit in an int64 of nanoseconds). Both bounds
+// are instants a limiter still decides at.
+var ErrClock = errors.New("clock outside 1970-01-01T00:00:00Z..2189-03-16T23:50:27.641081855Z")
 
 // ErrRefunded is returned by [Limiter.Refund] for a decision already
 // refunded (through any copy of its Result): a decision gives back what it

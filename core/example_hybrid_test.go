@@ -32,8 +32,8 @@ func ExampleHybrid() {
 	for range 4 {
 		try() // a burst: the quota, then smooth mode
 	}
-	clk.Set(start.Add(80 * time.Second))
-	try() // the window's end + 20 s
+	clk.Set(start.Add(60 * time.Second))
+	try() // the window's end: one unit back
 	try()
 	clk.Set(start.Add(3 * time.Minute))
 	try() // refilled: bursty again
@@ -41,8 +41,8 @@ func ExampleHybrid() {
 	// 0s: allowed, 2 left
 	// 0s: allowed, 1 left
 	// 0s: allowed, 0 left
-	// 0s: denied, retry after 1m20s
-	// 1m20s: allowed, 0 left
-	// 1m20s: denied, retry after 20s
+	// 0s: denied, retry after 1m0s
+	// 1m0s: allowed, 0 left
+	// 1m0s: denied, retry after 20s
 	// 3m0s: allowed, 2 left
 }

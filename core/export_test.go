@@ -31,8 +31,13 @@ func (p *Probe) Take(st []int64, now, cost int64, commit bool) ProbeOutcome {
 	return ProbeOutcome{o.allowed, o.remaining, o.resetAfter, o.retryAfter, o.delay}
 }
 
-// Denied is the stepper's denied.
-func (p *Probe) Denied(st []int64, now, cost int64) { p.s.denied(st, now, cost) }
+// Denied is the stepper's denied, committed: it reports what the limit
+// decides once the denied attempt is recorded, and whether it records it.
+func (p *Probe) Denied(st []int64, now, cost int64) (ProbeOutcome, bool) {
+	var o outcome
+	ok := p.s.denied(st, now, cost, true, &o)
+	return ProbeOutcome{o.allowed, o.remaining, o.resetAfter, o.retryAfter, o.delay}, ok
+}
 
 // Refund is the stepper's refund of a take whose hold has not ended (the
 // refund is capped only by the state).

@@ -36,6 +36,10 @@ import (
 // window: cost taken in a window that has ended is not credited to a later
 // one. A take decided at a stale now, counted in a window that started after
 // it, is therefore not refunded either: refunds err towards admitting less.
+// A refund that empties the window keeps its start, until the window's
+// end: a caller older than that start is still counted in it, never in a
+// past window (time does not move back), while a caller at or after it is
+// decided as for a key never seen.
 type FixedWindow struct {
 	// Limit is the most units a window admits; it must be ≥ 1.
 	Limit int64
@@ -60,7 +64,8 @@ func (f FixedWindow) compile() (stepper, error) {
 }
 
 // fixedWindowStep keeps st[0], the units taken in the current window, and
-// st[1], the window's start. A count of 0 means no window (a fresh key).
+// st[1], the window's start. A count of 0 means no window: a fresh key
+// (start 0), or one whose window refunds emptied (start kept).
 type fixedWindowStep struct {
 	noPenalty
 	limit, window int64
@@ -76,8 +81,12 @@ func (f *fixedWindowStep) quota() (int64, time.Duration) { return f.limit, time.
 // start), else a new, empty one.
 func (f *fixedWindowStep) current(st []int64, now int64) (count, start int64) {
 	count, start = st[0], st[1]
-	if count > 0 && now-start < f.window {
+	switch {
+	case count > 0 && now-start < f.window:
 		return min(count, f.limit), start
+	case count <= 0 && start != 0 && now < start:
+		// A window refunds emptied: an older caller is counted in it.
+		return 0, start
 	}
 	if f.anchored {
 		return 0, now
@@ -109,14 +118,11 @@ func (f *fixedWindowStep) refund(st []int64, _, taken, _, cost int64) {
 	if count <= 0 || taken < start || taken-start >= f.window {
 		return
 	}
-	if count -= min(cost, count); count == 0 {
-		start = 0
-	}
-	st[0], st[1] = count, start
+	st[0] = count - min(cost, count) // an emptied window keeps its start
 }
 
 func (f *fixedWindowStep) idleAt(st []int64) int64 {
-	if st[0] <= 0 {
+	if st[0] <= 0 && st[1] == 0 {
 		return 0
 	}
 	return st[1] + f.window

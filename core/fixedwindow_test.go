@@ -158,14 +158,41 @@ func TestFixedWindowRefund(t *testing.T) {
 	_, err = l.Refund(ctx, "k", winPeek(t, l, clk, fwStart.Add(11*time.Second), "k", 1))
 	assert.ErrorIs(t, err, core.ErrNotTaken)
 
-	// A take and its refund at the same instant leave a fresh key.
+	// A take and its refund at the same instant leave a key that decides
+	// as a fresh one from then on, but keeps the window's start for an
+	// older caller.
 	s, err := core.NewProbe(core.FixedWindow{Limit: 2, Window: 10 * time.Second, Anchored: true})
 	require.NoError(t, err)
 	st := make([]int64, s.Words())
 	now := fwStart.UnixNano()
 	require.True(t, s.Take(st, now, 2, true).Allowed)
 	s.Refund(st, now, now, 2)
-	assert.Equal(t, make([]int64, s.Words()), st)
+	assert.Equal(t, []int64{0, now}, st)
+	assert.Equal(t, now+int64(10*time.Second), s.IdleAt(st))
+}
+
+// A caller whose clock lags a window that refunds emptied is counted in
+// that window, never in the past one it would otherwise fall in (which may
+// be full already): time does not move back after a refund.
+func TestFixedWindowLaggingCallerAfterRefund(t *testing.T) {
+	ctx := context.Background()
+	for _, anchored := range []bool{false, true} {
+		l, clk := winLimiter(t, core.FixedWindow{Limit: 3, Window: 10 * time.Second, Anchored: anchored})
+		require.True(t, winTake(t, l, clk, fwStart.Add(5*time.Second), "k", 3).Allowed) // [0, 10 s) is full
+		a := winTake(t, l, clk, fwStart.Add(15*time.Second), "k", 1)                    // the next window
+		require.True(t, a.Allowed)
+		clk.Set(fwStart.Add(15 * time.Second))
+		_, err := l.Refund(ctx, "k", a)
+		require.NoError(t, err)
+		// 6 s behind: counted in the emptied window (from 10 s, or 15 s
+		// anchored), not in the full one before it, which would then hold
+		// 6; so the emptied window is full at 19.5 s.
+		for i := 0; i < 3; i++ {
+			require.True(t, winTake(t, l, clk, fwStart.Add(9*time.Second), "k", 1).Allowed)
+		}
+		assert.False(t, winTake(t, l, clk, fwStart.Add(9*time.Second), "k", 1).Allowed)
+		assert.False(t, winTake(t, l, clk, fwStart.Add(19500*time.Millisecond), "k", 1).Allowed, "anchored %v", anchored)
+	}
 }
 
 func TestFixedWindowRetryAfterExact(t *testing.T) {

@@ -19,7 +19,7 @@ import (
 // 1e9/s, windows from 1 ns to 365 days, bursts, costs and arrival gaps.
 
 // lbhLate is a late instant: schedules that start there and run for the
-// longest spans still end before what a Limiter accepts (early 2188).
+// longest spans still end before what a Limiter accepts (2189-03-16).
 var lbhLate = time.Date(2150, 1, 1, 0, 0, 0, 0, time.UTC)
 
 type lbhGCRACase struct {

@@ -17,13 +17,13 @@ import (
 // Quota), the key switches to smooth mode: a linear bucket, GCRA with
 // interval I = Window/Quota (rounded up to a nanosecond) and burst Quota,
 // that starts in debt until the window ends: its theoretical arrival time
-// is TAT = windowEnd + Quota·I (windowEnd + Window when Window is a whole
-// multiple of Quota nanoseconds). Nothing more passes before the window ends;
-// after it, units come back one per I, so a client that keeps pushing gets
-// Quota per Window, evenly spread, instead of a fresh burst at every window
-// start. Once the linear bucket has fully refilled (TAT ≤ now) the key is
-// back in bursty mode, exactly as a key never seen: a new window starts at
-// its next request.
+// is TAT = windowEnd + (Quota−1)·I, so that nothing more passes before the
+// window ends, one unit passes at its end, and after it units come back one
+// per I. A client that keeps pushing thus gets Quota per Window, evenly
+// spread from the window's end on (one per Window when Quota is 1), instead
+// of a fresh burst at every window start. Once the linear bucket has fully
+// refilled (TAT ≤ now) the key is back in bursty mode, exactly as a key
+// never seen: a new window starts at its next request.
 //
 // Remaining is Quota − count in bursty mode and ⌊(Quota·I − (TAT−now))/I⌋ in
 // smooth mode. ResetAfter is the time to the window's end in bursty mode and
@@ -84,7 +84,8 @@ func (h Hybrid) compile() (stepper, error) {
 //	hybridBursty:    st[1] window start, st[2] count (0 < count < Quota);
 //	                 the zero state (count 0) is a key never seen.
 //	hybridExhausted: smooth, and the window that exhausted the quota may
-//	                 still be running: st[1] TAT = windowEnd + Quota·I exactly,
+//	                 still be running: st[1] TAT = windowEnd + (Quota−1)·I
+//	                 exactly,
 //	                 st[2] that window's start. Nothing has been taken or
 //	                 refunded in smooth mode yet.
 //	hybridSmooth:    smooth: st[1] TAT, st[2] the exhausted window's start.
@@ -135,7 +136,8 @@ func (h *hybridStep) takeBursty(st []int64, start, count, now, cost int64, commi
 	}
 	count += cost
 	if count == h.limit {
-		tat := end + h.tolerance
+		// In debt until the window ends: one unit is back at its end.
+		tat := end + h.tolerance - h.interval
 		if commit {
 			st[0], st[1], st[2] = hybridExhausted, tat, start
 		}

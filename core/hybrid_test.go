@@ -68,7 +68,7 @@ func TestHybridBurstyWindow(t *testing.T) {
 }
 
 // Spending the whole quota switches to smooth mode: nothing until the
-// window ends, then one unit per I = Window/Quota.
+// window ends, one unit at its end, then one unit per I = Window/Quota.
 func TestHybridSmoothMode(t *testing.T) {
 	t.Parallel()
 	s := time.Second
@@ -82,10 +82,11 @@ func TestHybridSmoothMode(t *testing.T) {
 		reset     time.Duration
 		retry     time.Duration
 	}{
-		{0, 3, true, 2, 60 * s, 0},             // window [0, 60 s)
-		{20 * s, 2, true, 0, 100 * s, 0},       // exhausted: TAT = 60 s + 60 s
-		{20 * s, 1, false, 0, 100 * s, 52 * s}, // the window's end + I
-		{59 * s, 1, false, 0, 61 * s, 13 * s},
+		{0, 3, true, 2, 60 * s, 0},            // window [0, 60 s)
+		{20 * s, 2, true, 0, 88 * s, 0},       // exhausted: TAT = 60 s + 4·12 s
+		{20 * s, 1, false, 0, 88 * s, 40 * s}, // the window's end
+		{59 * s, 1, false, 0, 49 * s, 1 * s},
+		{60 * s, 1, true, 0, 60 * s, 0},       // one unit at the window's end; TAT 120 s
 		{60 * s, 1, false, 0, 60 * s, 12 * s}, // no new window: smooth now
 		{71 * s, 1, false, 0, 49 * s, 1 * s},
 		{72 * s, 1, true, 0, 60 * s, 0}, // TAT 132 s
@@ -95,7 +96,7 @@ func TestHybridSmoothMode(t *testing.T) {
 		{144 * s, 1, true, 2, 36 * s, 0}, // TAT 180 s
 		{150 * s, 5, false, 2, 30 * s, 30 * s},
 		{150 * s, 6, false, 2, 30 * s, core.Never},
-		{180 * s, 5, true, 0, 120 * s, 0}, // refilled: a fresh burst, exhausted again
+		{180 * s, 5, true, 0, 108 * s, 0}, // refilled: a fresh burst, exhausted again
 	}
 	for i, st := range steps {
 		clk.Set(t0.Add(st.at))
@@ -173,11 +174,12 @@ func TestHybridReturnsToBursty(t *testing.T) {
 	for range 5 {
 		require.True(t, lbhTake(t, l, "k", 1).Allowed)
 	}
-	// Debt until the window's end (t0+60 s), refilled a Window later.
-	clk.Set(t0.Add(2*time.Minute - 1))
+	// Debt until the window's end (t0+60 s), one unit back then, refilled
+	// at TAT = 60 s + 4·12 s.
+	clk.Set(t0.Add(108*time.Second - 1))
 	assert.False(t, lbhPeek(t, l, "k", 5).Allowed)
 	assert.True(t, lbhPeek(t, l, "k", 4).Allowed)
-	clk.Set(t0.Add(2 * time.Minute))
+	clk.Set(t0.Add(108 * time.Second))
 	for i := range 5 {
 		r := lbhTake(t, l, "k", 1)
 		require.True(t, r.Allowed, "request %d", i)
@@ -185,20 +187,20 @@ func TestHybridReturnsToBursty(t *testing.T) {
 	}
 	r := lbhTake(t, l, "k", 1)
 	assert.False(t, r.Allowed)
-	assert.Equal(t, time.Minute+12*time.Second, r.RetryAfter)
+	assert.Equal(t, time.Minute, r.RetryAfter) // the window's end
 
 	// The same after a long smooth phase: a client that keeps taking at
-	// the linear rate from 192 s (TAT 240 s) on, then pauses for a Window
-	// beyond its debt, gets a burst again.
+	// the linear rate from the window's end, 168 s (TAT 216 s), on, then
+	// pauses for a Window beyond its debt, gets a burst again.
 	for i := range 20 {
-		clk.Set(t0.Add(192*time.Second + time.Duration(i)*12*time.Second))
+		clk.Set(t0.Add(168*time.Second + time.Duration(i)*12*time.Second))
 		require.True(t, lbhTake(t, l, "k", 1).Allowed, "smooth request %d", i)
 		require.False(t, lbhPeek(t, l, "k", 1).Allowed, "smooth request %d", i)
 	}
-	// The last smooth take was at 420 s, leaving TAT = 480 s.
-	clk.Set(t0.Add(480*time.Second - 1))
+	// The last smooth take was at 396 s, leaving TAT = 456 s.
+	clk.Set(t0.Add(456*time.Second - 1))
 	assert.False(t, lbhPeek(t, l, "k", 5).Allowed)
-	clk.Set(t0.Add(480 * time.Second))
+	clk.Set(t0.Add(456 * time.Second))
 	assert.True(t, lbhPeek(t, l, "k", 5).Allowed)
 	r = lbhTake(t, l, "k", 3)
 	assert.True(t, r.Allowed)
@@ -265,7 +267,7 @@ func TestHybridRefund(t *testing.T) {
 		clk.Set(t0.Add(20 * s))
 		before := lbhPeek(t, l, "k", 1)
 		x := lbhTake(t, l, "k", 1)
-		require.Equal(t, 100*s, x.ResetAfter) // smooth
+		require.Equal(t, 88*s, x.ResetAfter) // smooth
 		assert.Equal(t, before, lbhRefund(t, l, "k", x))
 		clk.Set(t0.Add(60 * s))
 		assert.True(t, lbhTake(t, l, "k", 5).Allowed) // a fresh window: no debt
@@ -282,20 +284,20 @@ func TestHybridRefund(t *testing.T) {
 		assert.Equal(t, 30*s, r.ResetAfter) // bursty, count 3
 		assert.True(t, lbhTake(t, l, "k", 2).Allowed)
 		assert.False(t, lbhPeek(t, l, "k", 1).Allowed)
-		assert.Equal(t, 42*s, lbhPeek(t, l, "k", 1).RetryAfter) // smooth again: 60 s + I
+		assert.Equal(t, 30*s, lbhPeek(t, l, "k", 1).RetryAfter) // smooth again: the window's end
 	})
 	t.Run("exhausted window ended: into the linear bucket", func(t *testing.T) {
 		clk := coretest.NewClock(t0)
 		l := lbhSingle(t, clk, h)
 		a := lbhTake(t, l, "k", 3)
 		clk.Set(t0.Add(10 * s))
-		lbhTake(t, l, "k", 2) // exhausted: TAT 120 s
+		lbhTake(t, l, "k", 2) // exhausted: TAT 108 s
 		clk.Set(t0.Add(70 * s))
 		// a held its window's count until the window's end (60 s): its
-		// late refund gives nothing back (TAT stays 120 s).
+		// late refund gives nothing back (TAT stays 108 s).
 		r := lbhRefund(t, l, "k", a)
-		assert.Equal(t, 50*s, r.ResetAfter)
-		assert.Equal(t, 50*s, lbhPeek(t, l, "k", 5).RetryAfter)
+		assert.Equal(t, 50*s, r.ResetAfter) // a peek of 1: TAT 108 s + I − 70 s
+		assert.Equal(t, 38*s, lbhPeek(t, l, "k", 5).RetryAfter)
 		assert.False(t, lbhPeek(t, l, "k", 3).Allowed)
 	})
 	t.Run("stale refund after a smooth take does not reopen the window", func(t *testing.T) {
@@ -303,27 +305,27 @@ func TestHybridRefund(t *testing.T) {
 		l := lbhSingle(t, clk, h)
 		a := lbhTake(t, l, "k", 2)
 		clk.Set(t0.Add(10 * s))
-		lbhTake(t, l, "k", 3) // exhausted: TAT 120 s
+		lbhTake(t, l, "k", 3) // exhausted: TAT 108 s
 		clk.Set(t0.Add(72 * s))
-		require.True(t, lbhTake(t, l, "k", 1).Allowed) // smooth: TAT 132 s
+		require.True(t, lbhTake(t, l, "k", 1).Allowed) // smooth: TAT 120 s
 		clk.Set(t0.Add(50 * s))                        // a refund with a stale now
 		// a held its window until 60 s: 10 s of it are left to give back,
-		// TAT 132 − 10 = 122 s.
+		// TAT 120 − 10 = 110 s.
 		lbhRefund(t, l, "k", a)
 		clk.Set(t0.Add(80 * s))
-		assert.Equal(t, 42*s, lbhPeek(t, l, "k", 5).RetryAfter)
+		assert.Equal(t, 30*s, lbhPeek(t, l, "k", 5).RetryAfter)
 	})
 	t.Run("smooth: TAT moves back, not below now", func(t *testing.T) {
 		clk := coretest.NewClock(t0)
 		l := lbhSingle(t, clk, h)
-		a := lbhTake(t, l, "k", 5) // TAT 120 s
+		a := lbhTake(t, l, "k", 5) // TAT 108 s
 		clk.Set(t0.Add(80 * s))
-		b := lbhTake(t, l, "k", 1) // TAT 132 s
+		b := lbhTake(t, l, "k", 1) // TAT 120 s
 		require.True(t, b.Allowed)
-		r := lbhRefund(t, l, "k", b) // TAT 120 s
-		assert.Equal(t, 52*s, r.ResetAfter)
-		assert.Equal(t, int64(0), r.Remaining)
-		assert.Equal(t, 4*s, lbhPeek(t, l, "k", 2).RetryAfter)
+		r := lbhRefund(t, l, "k", b) // TAT 108 s
+		assert.Equal(t, 40*s, r.ResetAfter)
+		assert.Equal(t, int64(1), r.Remaining)
+		assert.Equal(t, 4*s, lbhPeek(t, l, "k", 3).RetryAfter)
 		// Taken in the exhausted window, which has ended: TAT −= 60 s,
 		// but not below now (80 s): fully refilled, a key never seen.
 		r = lbhRefund(t, l, "k", a)
@@ -337,11 +339,11 @@ func TestHybridRefund(t *testing.T) {
 		l := lbhSingle(t, clk, h)
 		a := lbhTake(t, l, "k", 1) // window [0, 60 s)
 		clk.Set(t0.Add(60 * s))
-		lbhTake(t, l, "k", 5) // window [60 s, 120 s) exhausted: TAT 180 s
+		lbhTake(t, l, "k", 5) // window [60 s, 120 s) exhausted: TAT 168 s
 		clk.Set(t0.Add(130 * s))
 		r := lbhRefund(t, l, "k", a)
-		assert.Equal(t, 50*s, r.ResetAfter)
-		assert.Equal(t, 2*s, r.RetryAfter)
+		assert.Equal(t, 50*s, r.ResetAfter) // TAT 168 s + I − 130 s: nothing given back
+		assert.Equal(t, int64(0), r.Remaining)
 	})
 }
 

@@ -122,9 +122,9 @@ func (l *Limiter) now() int64 {
 
 // do applies req (its Now set here) into res.
 func (l *Limiter) do(ctx context.Context, req Request, res *Result) error {
-	if l == nil || l.table == nil { // a nil or zero Limiter, not made by NewLimiter
+	if err := l.check(); err != nil {
 		*res = Result{}
-		return fmt.Errorf("core: nil or zero Limiter (make it with NewLimiter): %w", ErrInvalidConfig)
+		return err
 	}
 	req.Now = l.now()
 	if req.Now < 0 || req.Now > maxInstant {
@@ -142,6 +142,14 @@ func (l *Limiter) do(ctx context.Context, req Request, res *Result) error {
 		res.id, res.kh, res.owner = l.seq.Add(1), l.keyHash(req.Key), l
 	}
 	return err
+}
+
+// check refuses a nil or zero Limiter, one not made by NewLimiter.
+func (l *Limiter) check() error {
+	if l == nil || l.table == nil {
+		return fmt.Errorf("core: nil or zero Limiter (make it with NewLimiter): %w", ErrInvalidConfig)
+	}
+	return nil
 }
 
 // keyHash is the hash of key a taken Result records.
@@ -201,6 +209,9 @@ func (l *Limiter) Peek(ctx context.Context, key string, cost int64) (Result, err
 // [WithRefundLedger]). A refund arriving once the take holds nothing any
 // more is harmless: it gives nothing back, and reports no error.
 func (l *Limiter) Refund(ctx context.Context, key string, taken Result) (Result, error) {
+	if err := l.check(); err != nil {
+		return Result{}, err
+	}
 	if !taken.taken || taken.id == 0 || taken.policy != l.policy {
 		if taken.taken && taken.owner != l {
 			return Result{}, ErrRefundForeign
@@ -240,6 +251,9 @@ func (l *Limiter) Refund(ctx context.Context, key string, taken Result) (Result,
 // refund of a decision taken for key before the reset gives nothing back
 // (the reset already forgot what it took).
 func (l *Limiter) Reset(ctx context.Context, key string) error {
+	if err := l.check(); err != nil {
+		return err
+	}
 	var res Result
 	if now := l.now(); now >= 0 && now <= maxInstant {
 		l.resets.reset(l.keyHash(key), now, l.window)

@@ -229,28 +229,32 @@ func FuzzRefunds(f *testing.F) {
 	})
 }
 
-// TestBackoffRefundKeepsALaterLock: of two takes at one instant, refunding
-// the earlier one does not lift the lock the later one set while failures
-// beyond Free remain (it used to, as both share the latest instant).
+// TestBackoffRefundKeepsALaterLock: refunding an earlier failure does not
+// lift the lock later failures set while failures beyond Free remain (it
+// used to, as the refund moved the state back to the earlier instant).
 func TestBackoffRefundKeepsALaterLock(t *testing.T) {
 	ctx := context.Background()
 	clk := coretest.NewClock(t0)
 	l := newLimiter(t, clk, core.Limit{Name: "b", Algorithm: core.Backoff{Free: 5, Window: time.Hour, Base: time.Minute, Max: time.Hour}})
-	r, err := l.AllowN(ctx, "k", 4)
-	require.NoError(t, err)
-	require.True(t, r.Allowed)
+	take := func(cost int64) core.Result {
+		t.Helper()
+		r, err := l.AllowN(ctx, "k", cost)
+		require.NoError(t, err)
+		require.True(t, r.Allowed)
+		return r
+	}
+	take(4)
+	a := take(1) // 5: still free
 	clk.Advance(time.Second)
-	a, err := l.AllowN(ctx, "k", 1) // 5: still free
-	require.NoError(t, err)
-	require.True(t, a.Allowed)
-	b, err := l.AllowN(ctx, "k", 3) // 8: locked for 2 min (two lockouts beyond the first)
-	require.NoError(t, err)
-	require.True(t, b.Allowed)
-	_, err = l.Refund(ctx, "k", a) // 7 failures: still beyond Free
+	take(1) // 6: locked for 1 min
+	clk.Advance(61 * time.Second)
+	take(1) // 7: locked for 2 min
+	clk.Advance(time.Second)
+	_, err := l.Refund(ctx, "k", a) // 6 failures: still beyond Free
 	require.NoError(t, err)
 	p, err := l.Peek(ctx, "k", 1)
 	require.NoError(t, err)
-	assert.False(t, p.Allowed, "7 failures beyond a Free of 5 stay locked")
+	assert.False(t, p.Allowed, "6 failures beyond a Free of 5 stay locked")
 }
 
 // TestKeptTakesConformAsIfRefundedNeverHappened is the model check of the

@@ -111,8 +111,8 @@ func (t *memTable) do(req *Request, res *Result) {
 		if o.allowed {
 			s.seq++
 			id, kh = s.seq<<t.shardBits|si, h
-		} else {
-			step.denied(st, req.Now, req.Cost)
+		} else if o.retryAfter != int64(Never) {
+			step.denied(st, req.Now, req.Cost, true, &o)
 		}
 		s.mu.Unlock()
 		res.at, res.Cost, res.policy, res.taken = req.Now, req.Cost, p, o.allowed

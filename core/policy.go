@@ -18,8 +18,9 @@ type Limit struct {
 
 // Policy is a name and one to [MaxLimits] limits. A request is admitted only
 // if every limit admits it, and a denial changes no limit's state (the one
-// exception is [SlidingLog] with CountRejected, which records denied
-// attempts on purpose). A Policy is immutable and safe for concurrent use.
+// exception is [SlidingLog] with CountRejected, which records every attempt
+// the policy denies, whichever limit denied it, unless some limit can never
+// grant its cost). A Policy is immutable and safe for concurrent use.
 type Policy struct {
 	name   string
 	limits []limitSpec
@@ -93,36 +94,43 @@ func (p *Policy) StateWords() int { return p.words }
 
 // take decides taking cost at now on st (p.words words) into res. With
 // commit set, an admitted take is written to st; a denial writes nothing
-// except the penalties of algorithms that record denied attempts.
+// except the penalties of algorithms that record denied attempts: every
+// limit is told of the denial (whichever limit denied it) unless some
+// limit can never grant the cost, and a limit that records it reports what
+// it decides once it has. Without commit the same is reported, and nothing
+// written.
 func (p *Policy) take(st []int64, now, cost int64, commit bool, res *Result) {
 	res.at, res.Cost, res.policy = now, cost, p
 	if len(p.limits) == 1 {
 		l := &p.limits[0]
 		o := l.step.take(st, now, cost, commit)
-		if commit && !o.allowed {
-			l.step.denied(st, now, cost)
+		if !o.allowed && o.retryAfter != int64(Never) {
+			l.step.denied(st, now, cost, commit, &o)
 		}
 		res.taken = commit && o.allowed
 		res.per[0] = o
 		res.set(0, &o)
 		return
 	}
-	all := true
+	all, never := true, false
 	for i := range p.limits {
 		l := &p.limits[i]
-		res.per[i] = l.step.take(l.state(st), now, cost, false)
-		all = all && res.per[i].allowed
+		o := l.step.take(l.state(st), now, cost, false)
+		res.per[i] = o
+		all = all && o.allowed
+		never = never || (!o.allowed && o.retryAfter == int64(Never))
 	}
 	for i := range p.limits {
 		l := &p.limits[i]
 		switch {
 		case all && commit:
 			res.per[i] = l.step.take(l.state(st), now, cost, true)
-		case !all && res.per[i].allowed:
+		case all:
+		case !never && l.step.denied(l.state(st), now, cost, commit, &res.per[i]):
+			// The denial is recorded here: reported as it leaves the limit.
+		case res.per[i].allowed:
 			// Nothing is taken: report this limit's state as it stands.
 			res.per[i] = l.step.take(l.state(st), now, 0, false)
-		case !all && commit:
-			l.step.denied(l.state(st), now, cost)
 		}
 	}
 	res.taken = commit && all
@@ -143,8 +151,22 @@ func (p *Policy) refund(st []int64, now, taken, cost int64, holds *[MaxLimits]in
 		if now >= until {
 			continue
 		}
-		l.step.refund(l.state(st), now, taken, until, cost)
+		// A limit in the zero state (a key never seen, or forgotten) holds
+		// nothing to give back and is left as it is, as the Redis store
+		// leaves a missing key.
+		if s := l.state(st); !allZero(s) {
+			l.step.refund(s, now, taken, until, cost)
+		}
 	}
+}
+
+func allZero(s []int64) bool {
+	for _, w := range s {
+		if w != 0 {
+			return false
+		}
+	}
+	return true
 }
 
 // idleAt returns the instant from which st behaves as a key never seen.

@@ -11,7 +11,8 @@ import (
 // fits in an int64 of Unix nanoseconds.
 const maxSpan = int64(1) << 60
 
-// maxInstant is the latest instant a decision may be made at: early 2188.
+// maxInstant is the latest instant a decision may be made at:
+// 2^63−1 − 2^61 ns, 2189-03-16T23:50:27.641081855Z.
 const maxInstant = int64(1<<63-1) - 2*maxSpan
 
 // Rate is Limit events per Period. The zero Rate is invalid.

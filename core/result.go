@@ -21,7 +21,9 @@ type LimitResult struct {
 	// q and w of the IETF RateLimit-Policy field.
 	Quota  int64
 	Window time.Duration
-	// Allowed reports whether this limit admits the request.
+	// Allowed reports whether this limit admits the request. (In a denied
+	// decision, a SlidingLog with CountRejected reports, here and below,
+	// what it decides once the denied attempt is logged.)
 	Allowed bool
 	// Remaining is what the limit still grants now: after this request's
 	// cost when it was taken, without it otherwise.

@@ -6,7 +6,7 @@ import (
 )
 
 // MaxSlidingLogLimit is the largest Limit of a [SlidingLog]. Its state is
-// Limit+2 words per key (512 KiB at this limit); use [SlidingWindow] or
+// Limit+3 words per key (512 KiB at this limit); use [SlidingWindow] or
 // [RollingWindow], whose state does not grow with the limit, for larger ones.
 const MaxSlidingLogLimit = 1 << 16
 
@@ -15,9 +15,9 @@ const MaxSlidingLogLimit = 1 << 16
 // (now − Window, now] plus c are at most Limit.
 //
 // It keeps a log of the instants of the last Limit units per key, one entry
-// per unit of cost: Limit+2 words (a ring of Limit timestamps, the index of
-// the oldest and the number of entries), so Limit is at most
-// [MaxSlidingLogLimit]. An entry of instant t counts while now − t < Window.
+// per unit of cost: Limit+3 words (a ring of Limit timestamps, the index of
+// the oldest, the number of entries and the latest instant logged), so
+// Limit is at most [MaxSlidingLogLimit]. An entry of instant t counts while now − t < Window.
 //
 // A denied request can pass when enough entries have expired: RetryAfter is
 // the exact time until the (n+c−Limit)-th oldest of the n counted entries
@@ -25,28 +25,34 @@ const MaxSlidingLogLimit = 1 << 16
 // newest entry expires; Remaining is Limit minus the counted entries.
 //
 // With CountRejected, denied attempts are logged too (one entry per unit of
-// cost, at the instant of the attempt), so a client that keeps hammering
-// stays denied until it slows down below Limit per Window: the limit then
-// bounds attempted units rather than admitted ones. When the log is full the
+// cost, at the instant the attempt is decided at), so a client that keeps
+// hammering stays denied until it slows down below Limit per Window: the
+// limit then bounds attempted units rather than admitted ones. The rule, the
+// same in every store: every attempt the policy denies is logged, whichever
+// of its limits denied it, unless some limit of the policy can never grant
+// its cost (RetryAfter [Never], such as a cost above Limit): such an
+// attempt says nothing about the client's rate. When the log is full the
 // new entries overwrite the oldest. Keeping only the Limit newest entries
 // decides exactly as the whole log would: the dropped entries are older than
 // every kept one, so while any of them still counts all Limit kept ones
 // count too and any request (of cost ≥ 1) is denied either way; once they
-// have all expired the kept entries are the whole log. A denial's RetryAfter
-// then counts the denied attempt as logged: it is the exact wait of the
-// client whose attempt it was, so a client that waits as told before
-// retrying gets through. (A Peek logs nothing but is told the
-// same as the attempt would be, so a wait that may be longer than it needs.
-// In a policy of several limits, an attempt denied by another limit is
-// logged here too, which the other limit's RetryAfter cannot account for.)
-// An attempt whose cost exceeds Limit is never logged: it says nothing
-// about the client's rate.
+// have all expired the kept entries are the whole log.
 //
-// Time only moves forwards in the log: a caller whose now is older than the
-// newest entry (it raced a newer caller) is decided, and logged, as of the
-// newest entry's instant, exactly as the newest caller would be. The newest
-// entry is the log's only memory of time: once a refund has removed it, an
-// older caller is decided at its own now.
+// The limit's result for a denied decision is what it reports once the
+// attempt is logged: Remaining and ResetAfter count the logged entries,
+// and RetryAfter is the exact wait until the same request would pass the
+// logged log (Allowed says whether it would pass now, which can only be
+// when another limit denied the attempt). So the RetryAfter of the whole
+// decision is the exact wait of the client whose attempt it was: a client
+// that waits as told before retrying gets through. A Peek logs nothing but
+// is told the same as the attempt would be (a wait that may be longer than
+// it needs).
+//
+// Time only moves forwards in the log: it keeps the latest instant it has
+// logged at (a refund does not move it back), and a caller whose now is
+// older (it raced a newer caller) is decided, and logged, as of that
+// instant, exactly as the newest caller would be. The key is kept a Window
+// past that instant, also when refunds have emptied its log.
 //
 // Refund removes up to cost entries whose instant equals taken exactly.
 // Entries of a take decided at a stale now were logged at a later instant
@@ -76,8 +82,9 @@ func (s SlidingLog) compile() (stepper, error) {
 }
 
 // slidingLogStep keeps st[0], the ring index of the oldest entry, st[1],
-// the number of entries, and the ring st[2:2+limit] of entry instants,
-// oldest first, never decreasing.
+// the number of entries, the ring st[2:2+limit] of entry instants, oldest
+// first, never decreasing, and st[2+limit], the latest instant logged
+// (never below the newest entry; 0 for a key never seen).
 type slidingLogStep struct {
 	limit, window int64
 	countRejected bool
@@ -87,14 +94,15 @@ type slidingLogStep struct {
 type slLog struct {
 	ring    []int64
 	head, n int64
+	latest  int64
 }
 
-func (s *slidingLogStep) words() int { return int(s.limit) + 2 }
+func (s *slidingLogStep) words() int { return int(s.limit) + 3 }
 
 func (s *slidingLogStep) quota() (int64, time.Duration) { return s.limit, time.Duration(s.window) }
 
 func (s *slidingLogStep) view(st []int64) slLog {
-	l := slLog{ring: st[2 : 2+s.limit], head: st[0], n: st[1]}
+	l := slLog{ring: st[2 : 2+s.limit], head: st[0], n: st[1], latest: st[2+s.limit]}
 	if l.head < 0 || l.head >= s.limit {
 		l.head = 0
 	}
@@ -127,18 +135,20 @@ func (l *slLog) search(t int64) int64 {
 	return lo
 }
 
-// clock returns the instant now is decided at (never before the newest
-// entry) and the index of the oldest entry still counted then.
+// clock returns the instant now is decided at (never before the latest
+// instant logged) and the index of the oldest entry still counted then.
 func (s *slidingLogStep) clock(l *slLog, now int64) (eff, first int64) {
-	eff = now
+	eff = max(now, l.latest)
 	if l.n > 0 {
 		eff = max(eff, l.at(l.n-1))
 	}
 	return eff, l.search(eff - s.window)
 }
 
-// push appends c entries at t, dropping the oldest when the log is full.
+// push appends c entries at t (never before l.latest), dropping the oldest
+// when the log is full.
 func (l *slLog) push(t, c int64) {
+	l.latest = t
 	size := int64(len(l.ring))
 	if c >= size {
 		for i := range l.ring {
@@ -168,7 +178,7 @@ func (l *slLog) drop(first int64) {
 	}
 }
 
-func (l *slLog) store(st []int64) { st[0], st[1] = l.head, l.n }
+func (l *slLog) store(st []int64) { st[0], st[1], st[2+len(l.ring)] = l.head, l.n, l.latest }
 
 func (s *slidingLogStep) take(st []int64, now, cost int64, commit bool) outcome {
 	l := s.view(st)
@@ -179,20 +189,21 @@ func (s *slidingLogStep) take(st []int64, now, cost int64, commit bool) outcome 
 		if live > 0 {
 			o.resetAfter = l.at(l.n-1) + s.window - now
 		}
-		switch {
-		case cost > s.limit:
+		if cost > s.limit {
 			o.retryAfter = int64(Never)
-		case !s.countRejected:
+		} else {
 			// The (live+cost−limit)-th oldest counted entry must expire.
+			// (With CountRejected, denied then reports the log with the
+			// attempt logged.)
 			o.retryAfter = l.at(first+live+cost-s.limit-1) + s.window - now
-		case 2*cost <= s.limit:
-			// The attempt is logged as cost entries at eff, dropping the
-			// oldest beyond limit: the log becomes the last limit−cost
-			// counted entries and cost entries at eff, whose cost-th
-			// oldest must expire.
-			o.retryAfter = l.at(first+live+2*cost-s.limit-1) + s.window - now
-		default:
-			o.retryAfter = eff + s.window - now
+		}
+		return o
+	}
+	if cost == 0 {
+		// The log as it stands: its newest counted entry's expiry.
+		o := outcome{allowed: true, remaining: s.limit - live}
+		if live > 0 {
+			o.resetAfter = l.at(l.n-1) + s.window - now
 		}
 		return o
 	}
@@ -204,15 +215,37 @@ func (s *slidingLogStep) take(st []int64, now, cost int64, commit bool) outcome 
 	return outcome{allowed: true, remaining: s.limit - live - cost, resetAfter: eff + s.window - now}
 }
 
-func (s *slidingLogStep) denied(st []int64, now, cost int64) {
-	if !s.countRejected || cost > s.limit {
-		return
+// denied logs, with CountRejected, an attempt of cost the policy denied
+// (when commit is set) and reports in o what the limit decides for the
+// same request once it is logged.
+func (s *slidingLogStep) denied(st []int64, now, cost int64, commit bool, o *outcome) bool {
+	if !s.countRejected || cost < 1 || cost > s.limit {
+		return false
 	}
 	l := s.view(st)
 	eff, first := s.clock(&l, now)
-	l.drop(first)
-	l.push(eff, cost)
-	l.store(st)
+	live := l.n - first
+	// Logged: the newest min(live+cost, limit) entries, of which the
+	// last cost are at eff.
+	m := min(live+cost, s.limit)
+	*o = outcome{remaining: s.limit - m, resetAfter: eff + s.window - now}
+	switch k := m + cost - s.limit; {
+	case k <= 0:
+		o.allowed = true
+	case 2*cost <= s.limit:
+		// The k-th oldest logged entry must expire: one of the counted
+		// entries kept, the (live−(m−cost)+k)-th oldest of them.
+		o.retryAfter = l.at(first+live+2*cost-s.limit-1) + s.window - now
+	default:
+		// Only entries at eff can make room.
+		o.retryAfter = eff + s.window - now
+	}
+	if commit {
+		l.drop(first)
+		l.push(eff, cost)
+		l.store(st)
+	}
+	return true
 }
 
 func (s *slidingLogStep) refund(st []int64, _, taken, _, cost int64) {
@@ -236,10 +269,17 @@ func (s *slidingLogStep) refund(st []int64, _, taken, _, cost int64) {
 	l.store(st)
 }
 
+// idleAt is a window after the latest instant logged: a lagging caller
+// is clamped to that instant as long as the key is kept (also once a
+// refund has emptied the log), and both stores keep it as long.
 func (s *slidingLogStep) idleAt(st []int64) int64 {
 	l := s.view(st)
-	if l.n == 0 {
+	if l.n == 0 && l.latest == 0 {
 		return 0
 	}
-	return l.at(l.n-1) + s.window
+	latest := l.latest
+	if l.n > 0 {
+		latest = max(latest, l.at(l.n-1))
+	}
+	return latest + s.window
 }

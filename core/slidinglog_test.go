@@ -164,14 +164,16 @@ func TestSlidingLogRefund(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, int64(0), r.Remaining)
 
-	// A take and its refund at the same instant leave a fresh key.
+	// A take and its refund at the same instant leave a key that decides
+	// as a fresh one from that instant on, but keeps the instant for a
+	// window (time does not move back for a lagging caller).
 	s, err := core.NewProbe(core.SlidingLog{Limit: 3, Window: 10 * time.Second})
 	require.NoError(t, err)
 	st := make([]int64, s.Words())
 	now := t0.UnixNano()
 	require.True(t, s.Take(st, now, 3, true).Allowed)
 	s.Refund(st, now, now, 3)
-	assert.Zero(t, s.IdleAt(st))
+	assert.Equal(t, now+int64(10*time.Second), s.IdleAt(st))
 	assert.Equal(t, int64(2), s.Take(st, now, 1, false).Remaining)
 }
 
@@ -219,7 +221,7 @@ func TestSlidingLogValidate(t *testing.T) {
 	})
 	p, err := core.Single("big", core.SlidingLog{Limit: core.MaxSlidingLogLimit, Window: time.Second})
 	require.NoError(t, err)
-	assert.Equal(t, core.MaxSlidingLogLimit+2, p.StateWords())
+	assert.Equal(t, core.MaxSlidingLogLimit+3, p.StateWords())
 }
 
 func TestSlidingLogIdleAt(t *testing.T) {
@@ -232,25 +234,18 @@ func TestSlidingLogIdleAt(t *testing.T) {
 
 // slModel is SlidingLog's definition: the log of admitted (and, with
 // countRejected, denied) units, never truncated to limit entries. Stale
-// callers are logged at the newest entry's instant. Entries already expired
-// when a later one is logged are forgotten, as the algorithm forgets them:
-// that matters only when a refund then removes the newest entries and a
-// caller older than the forgotten entries' expiry comes (nothing is left
-// to tell it is stale, so it is decided at its own now).
+// callers are decided and logged at the latest instant logged, which a
+// refund does not move back.
 type slModel struct {
 	limit, window int64
 	countRejected bool
 	log           []int64 // sorted
 	admitted      []int64 // admitted units only, sorted
+	latest        int64
 }
 
 // eff is the instant a request at now is decided at.
-func (m *slModel) eff(now int64) int64 {
-	if len(m.log) > 0 {
-		return max(now, m.log[len(m.log)-1])
-	}
-	return now
-}
+func (m *slModel) eff(now int64) int64 { return max(now, m.latest) }
 
 // slCounted returns the entries of log that count at t.
 func slCounted(log []int64, t, window int64) int64 {
@@ -276,8 +271,10 @@ func (m *slModel) decide(now, cost int64) (bool, int64, int64) {
 	if cost > m.limit {
 		return false, int64(core.Never), m.limit - n
 	}
+	remaining := m.limit - n
 	if m.countRejected {
 		m.push(eff, cost)
+		remaining = m.limit - min(slCounted(m.log, eff, m.window), m.limit)
 	}
 	// The first instant it passes is now or an instant an entry expires.
 	cands := []int64{now}
@@ -289,7 +286,7 @@ func (m *slModel) decide(now, cost int64) (bool, int64, int64) {
 	slices.Sort(cands)
 	for _, c := range cands {
 		if m.admits(c, cost) {
-			return false, c - now, m.limit - n
+			return false, c - now, remaining
 		}
 	}
 	panic("unreachable")
@@ -297,6 +294,7 @@ func (m *slModel) decide(now, cost int64) (bool, int64, int64) {
 
 // push logs cost entries at eff, forgetting those expired by then.
 func (m *slModel) push(eff, cost int64) {
+	m.latest = eff
 	m.log = m.log[len(m.log)-int(slCounted(m.log, eff, m.window)):]
 	for range cost {
 		m.log = append(m.log, eff)

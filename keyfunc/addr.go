@@ -47,7 +47,10 @@ func parseNode(s string, obfPort bool) (netip.Addr, bool) {
 }
 
 // validPort reports whether s is a decimal port (0-65535) or, with obf, an
-// RFC 7239 obfuscated port.
+// RFC 7239 obfuscated port. A decimal port is what netip.ParseAddrPort (and
+// so strconv.ParseUint(s, 10, 16)) accepts: one or more ASCII digits, any
+// number of them leading zeros ("000080" is port 80), no sign, no
+// separators.
 func validPort(s string, obf bool) bool {
 	if s == "" {
 		return false
@@ -64,16 +67,15 @@ func validPort(s string, obf bool) bool {
 		}
 		return true
 	}
-	if len(s) > 5 {
-		return false
-	}
 	n := 0
 	for i := 0; i < len(s); i++ {
 		c := s[i]
 		if c < '0' || c > '9' {
 			return false
 		}
-		n = n*10 + int(c-'0')
+		// n stays at most 65536 (saturated), so it never overflows
+		// however many digits follow.
+		n = min(n*10+int(c-'0'), 65536)
 	}
 	return n <= 65535
 }

@@ -166,12 +166,14 @@ func tableCases() []tableCase {
 			{op: core.OpTake, cost: 1, allowed: true, remaining: 0, reset: 6 * sec, delay: 4 * sec},
 			take(0, 1, false, 0, 2*sec, 6*sec),
 		}},
-		// Bursty: 2 in the window [0, 10 s); spent, so smooth with I = 5 s
-		// from the window's end: the next unit at 15 s.
+		// Bursty: 2 in the window [0, 10 s); spent, so smooth with I = 5 s:
+		// one unit at the window's end, the next at 15 s.
 		{"Hybrid", core.Hybrid{Quota: 2, Window: 10 * sec}, []step{
 			take(0, 1, true, 1, 0, 0),
 			take(1*sec, 1, true, 0, 0, 0),
-			take(2*sec, 1, false, 0, 13*sec, 0),
+			take(2*sec, 1, false, 0, 8*sec, 0),
+			take(10*sec, 1, true, 0, 0, 0),
+			take(10*sec, 1, false, 0, 5*sec, 0),
 			take(15*sec, 1, true, 0, 0, 0),
 			take(15*sec, 1, false, 0, 5*sec, 0),
 		}},

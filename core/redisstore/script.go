@@ -167,7 +167,7 @@ func specOf(a core.Algorithm) (algSpec, error) {
 }
 
 // MaxSlidingLogLimit is the largest SlidingLog Limit the Redis store
-// accepts: the script reads and writes the whole log (Limit+2 numbers) at
+// accepts: the script reads and writes the whole log (Limit+3 numbers) at
 // every decision.
 const MaxSlidingLogLimit = 4096
 

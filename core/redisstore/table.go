@@ -229,6 +229,11 @@ func (t *table) result(req core.Request, reply []any) (core.Result, error) {
 		outs[i] = o
 	}
 	res, err := core.ResultOf(t.p, req, v[0] == 1, outs)
+	if err == nil && t.deny != nil && res.Taken() {
+		// The key's state moved on (a take of any cost): a denial cached
+		// before it no longer holds, not even for a lagging caller.
+		t.deny.del(req.Key)
+	}
 	if err == nil && t.deny != nil && !res.Allowed && req.Cost == 1 && req.Op != core.OpRefund && res.RetryAfter != core.Never {
 		t.deny.put(req.Key, sent, outs[0])
 	}

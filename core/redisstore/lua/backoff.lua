@@ -41,12 +41,19 @@ function ALG.backoff(free, window, base, mx, forgive)
     return nonneg(idleAt(v) - now)
   end
   function A.take(st, now, cost, commit)
+    -- core's: decided at the clamped instant, waits measured from raw.
+    local raw = now
     local v
     v, now = view(st, now)
-    local rem, reset = remaining(v, now), resetAfter(v, now)
+    local rem, reset = remaining(v, now), resetAfter(v, raw)
     if cost == 0 then return true, rem, reset, 0, 0 end
     if cost > free then return false, rem, reset, NEVER, 0 end
-    if v[6] > now then return false, rem, reset, v[6] - now, 0 end
+    if cost > 1 and v[4] + cost - 1 > free then
+      -- core's: cost c is c failures of cost 1, which pass up to the one
+      -- that sets a lock; the whole cost waits for the count to restart.
+      return false, rem, reset, imax(v[6], imin(v[3] + window, idleAt(v))) - raw, 0
+    end
+    if v[6] > now then return false, rem, reset, v[6] - raw, 0 end
     local n = v[4]
     if n == 0 then v[3] = now end
     v[4] = imin(n + cost, SAT)
@@ -57,7 +64,7 @@ function ALG.backoff(free, window, base, mx, forgive)
     end
     v[2], v[1] = st[1], now
     if fresh(st) or now >= idleAt(st) then v[2] = now end
-    rem, reset = remaining(v, now), resetAfter(v, now)
+    rem, reset = remaining(v, now), resetAfter(v, raw)
     if commit then for i = 1, 6 do st[i] = v[i] end end
     return true, rem, reset, 0, 0
   end

@@ -5,6 +5,8 @@ function ALG.fixedwindow(limit, window, anchored)
   local function current(st, now)
     local count, start = st[1], st[2]
     if count > 0 and now - start < window then return imin(count, limit), start end
+    -- core's: a window refunds emptied counts an older caller.
+    if count <= 0 and start ~= 0 and now < start then return 0, start end
     if anchored then return 0, now end
     return 0, aligned(now, window)
   end
@@ -24,12 +26,10 @@ function ALG.fixedwindow(limit, window, anchored)
   function A.refund(st, now, taken, cost)
     local count, start = st[1], st[2]
     if count <= 0 or taken < start or taken - start >= window then return end
-    count = count - imin(cost, count)
-    if count == 0 then start = 0 end
-    st[1], st[2] = count, start
+    st[1] = count - imin(cost, count) -- an emptied window keeps its start
   end
   function A.idle(st)
-    if st[1] <= 0 then return 0 end
+    if st[1] <= 0 and st[2] == 0 then return 0 end
     return st[2] + window
   end
   return A

@@ -14,7 +14,8 @@ function ALG.hybrid(limit, window, iv, tol)
     end
     count = count + cost
     if count == limit then
-      local tat = e + tol
+      -- core's: in debt until the window ends, one unit back at its end.
+      local tat = e + tol - iv
       if commit then st[1], st[2], st[3] = 1, tat, start end
       return true, 0, tat - now, 0, 0
     end

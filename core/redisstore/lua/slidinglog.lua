@@ -1,12 +1,13 @@
 -- SlidingLog: st[1] ring index of the oldest entry, st[2] number of
--- entries, st[3..limit+2] the ring of entry instants, oldest first.
+-- entries, st[3..limit+2] the ring of entry instants, oldest first,
+-- st[limit+3] the latest instant logged (a refund does not move it back).
 function ALG.slidinglog(limit, window, countRejected)
-  local A = {words = limit + 2}
-  function A.fresh() return zeros(limit + 2) end
+  local A = {words = limit + 3}
+  function A.fresh() return zeros(limit + 3) end
   local function view(st)
     local head, n = st[1], imin(imax(st[2], 0), limit)
     if head < 0 or head >= limit then head = 0 end
-    return {st = st, head = head, n = n}
+    return {st = st, head = head, n = n, latest = st[limit + 3]}
   end
   local function pos(l, i)
     local p = l.head + i
@@ -23,11 +24,12 @@ function ALG.slidinglog(limit, window, countRejected)
     return lo
   end
   local function clock(l, now)
-    local eff = now
+    local eff = imax(now, l.latest)
     if l.n > 0 then eff = imax(eff, at(l, l.n - 1)) end
     return eff, search(l, eff - window)
   end
   local function push(l, t, c)
+    l.latest = t
     if c >= limit then
       for i = 3, limit + 2 do l.st[i] = t end
       l.head, l.n = 0, limit
@@ -48,7 +50,7 @@ function ALG.slidinglog(limit, window, countRejected)
     l.head, l.n = pos(l, first), l.n - first
     if l.n == 0 then l.head = 0 end
   end
-  local function store(l) l.st[1], l.st[2] = l.head, l.n end
+  local function store(l) l.st[1], l.st[2], l.st[limit + 3] = l.head, l.n, l.latest end
   function A.take(st, now, cost, commit)
     local l = view(st)
     local eff, first = clock(l, now)
@@ -56,11 +58,16 @@ function ALG.slidinglog(limit, window, countRejected)
     if cost > limit - live then
       local reset, retry = 0, NEVER
       if live > 0 then reset = at(l, l.n - 1) + window - now end
-      if cost > limit then retry = NEVER
-      elseif not countRejected then retry = at(l, first + live + cost - limit - 1) + window - now
-      elseif 2 * cost <= limit then retry = at(l, first + live + 2 * cost - limit - 1) + window - now
-      else retry = eff + window - now end
+      -- core's: the (live+cost-limit)-th oldest counted entry must expire
+      -- (with countRejected, A.denied then reports the logged log).
+      if cost <= limit then retry = at(l, first + live + cost - limit - 1) + window - now end
       return false, limit - live, reset, retry, 0
+    end
+    if cost == 0 then
+      -- core's: the log as it stands, its newest counted entry's expiry.
+      local reset = 0
+      if live > 0 then reset = at(l, l.n - 1) + window - now end
+      return true, limit - live, reset, 0, 0
     end
     if commit then
       drop(l, first)
@@ -69,14 +76,26 @@ function ALG.slidinglog(limit, window, countRejected)
     end
     return true, limit - live - cost, eff + window - now, 0, 0
   end
-  function A.denied(st, now, cost)
-    if not countRejected or cost > limit then return false end
+  -- A.denied is core's: with countRejected, an attempt the policy denied
+  -- is logged (when commit) and the outcome of the same request on the
+  -- logged log is returned.
+  function A.denied(st, now, cost, commit)
+    if not countRejected or cost < 1 or cost > limit then return nil end
     local l = view(st)
     local eff, first = clock(l, now)
-    drop(l, first)
-    push(l, eff, cost)
-    store(l)
-    return true
+    local live = l.n - first
+    local m = imin(live + cost, limit)
+    local k = m + cost - limit
+    local o = {false, limit - m, eff + window - now, 0, 0}
+    if k <= 0 then o[1] = true
+    elseif 2 * cost <= limit then o[4] = at(l, first + live + 2 * cost - limit - 1) + window - now
+    else o[4] = eff + window - now end
+    if commit then
+      drop(l, first)
+      push(l, eff, cost)
+      store(l)
+    end
+    return o
   end
   function A.refund(st, now, taken, cost)
     local l = view(st)
@@ -89,10 +108,13 @@ function ALG.slidinglog(limit, window, countRejected)
     if l.n == 0 then l.head = 0 end
     store(l)
   end
+  -- A.idle is core's: a window after the latest instant logged.
   function A.idle(st)
     local l = view(st)
-    if l.n == 0 then return 0 end
-    return at(l, l.n - 1) + window
+    if l.n == 0 and l.latest == 0 then return 0 end
+    local latest = l.latest
+    if l.n > 0 then latest = imax(latest, at(l, l.n - 1)) end
+    return latest + window
   end
   return A
 end

@@ -28,6 +28,25 @@ local function kput(C, key, v, px)
   C.val[key] = v
   C.px[key] = px or false
 end
+-- put writes limit L's state s with a TTL until it has recovered plus the
+-- slack, or deletes it when it is a key never seen or nothing of the TTL
+-- is left. (A recovered key kept for the slack decides as a key never
+-- seen, and a lagging caller exactly as the in-memory store, which keeps
+-- recovered entries until it sweeps them, decides it.)
+-- fresh reports whether s is L's state of a key never seen (core's zero
+-- state).
+local function fresh(L, s)
+  local f = L.fresh()
+  for j = 1, L.words do
+    if s[j] ~= f[j] then return false end
+  end
+  return true
+end
+local function put(C, key, L, s, now, slack)
+  local px = 0
+  if not fresh(L, s) then px = ceil(imax(L.idle(s) - now, 0) / 1000) + slack end
+  if px <= 0 then kput(C, key, false) else kput(C, key, encode(s, L.words), px) end
+end
 local function step(K, k0, op, cost, now, taken, slack, C)
   local n = #LIMITS
   if op == 'R' then
@@ -60,7 +79,9 @@ local function step(K, k0, op, cost, now, taken, slack, C)
       -- The ns left of the take's hold: nothing is given back after it,
       -- and never more than the take still holds before it.
       local rem = (tk[1] - now) * 1000 + tk[i + 1]
-      if rem > 0 and tk[i + 1] > 0 then
+      -- core's: a limit in the zero state (a missing key) holds nothing to
+      -- give back and is left as it is.
+      if rem > 0 and tk[i + 1] > 0 and not fresh(LIMITS[i], st[i]) then
         LIMITS[i].refund(st[i], now, tk[1], cost, rem)
         dirty[i] = true
       end
@@ -73,51 +94,54 @@ local function step(K, k0, op, cost, now, taken, slack, C)
     local L, s = LIMITS[1], st[1]
     local a, rem, reset, retry, delay, rr1, rr2 = L.take(s, now, cost, commit)
     local took, al = 0, 0
-    if a then al = 1 end
-    if commit then
-      if a then dirty[1], took = true, 1
-      elseif L.denied(s, now, cost) then dirty[1] = true end
-    end
-    if dirty[1] then
-      local idle = L.idle(s)
-      if idle <= now then
-        kput(C, K[k0 + 1], false)
-      else
-        kput(C, K[k0 + 1], encode(s, L.words), ceil((idle - now) / 1000) + slack)
+    if not a and retry ~= NEVER then
+      -- core's: a limit that records denied attempts reports what it
+      -- decides once it has.
+      local o = L.denied(s, now, cost, commit)
+      if o then
+        a, rem, reset, retry, delay, rr1, rr2 = o[1], o[2], o[3], o[4], o[5], 0, 0
+        if commit then dirty[1] = true end
       end
+    elseif a and commit then
+      dirty[1], took = true, 1
     end
+    if a then al = 1 end
+    if dirty[1] then put(C, K[k0 + 1], L, s, now, slack) end
     return {took, now, al, rem, reset, retry, delay, rr1 or 0, rr2 or 0}
   end
   local res, took = {}, 0
   do
-    local all = true
+    -- core's Policy.take: a denial is told to every limit (whichever
+    -- denied it) unless some limit can never grant the cost; a limit that
+    -- records it reports what it decides once it has.
+    local all, never = true, false
     for i = 1, n do
       res[i] = {LIMITS[i].take(st[i], now, cost, false)}
       all = all and res[i][1]
+      never = never or (not res[i][1] and res[i][4] == NEVER)
     end
     for i = 1, n do
       local L = LIMITS[i]
-      if all and commit then
-        res[i] = {L.take(st[i], now, cost, true)}
-        dirty[i] = true
-      elseif not all and res[i][1] then
-        res[i] = {L.take(st[i], now, 0, false)}
-      elseif not all and commit then
-        if L.denied(st[i], now, cost) then dirty[i] = true end
+      if all then
+        if commit then
+          res[i] = {L.take(st[i], now, cost, true)}
+          dirty[i] = true
+        end
+      else
+        local o
+        if not never then o = L.denied(st[i], now, cost, commit) end
+        if o then
+          res[i] = o
+          if commit then dirty[i] = true end
+        elseif res[i][1] then
+          res[i] = {L.take(st[i], now, 0, false)}
+        end
       end
     end
     if all and commit then took = 1 end
   end
   for i = 1, n do
-    if dirty[i] then
-      local L = LIMITS[i]
-      local idle = L.idle(st[i])
-      if idle <= now then
-        kput(C, K[k0 + i], false)
-      else
-        kput(C, K[k0 + i], encode(st[i], L.words), ceil((idle - now) / 1000) + slack)
-      end
-    end
+    if dirty[i] then put(C, K[k0 + i], LIMITS[i], st[i], now, slack) end
   end
   local out = {took, now}
   for i = 1, n do
