@@ -1,0 +1,75 @@
+package login_test
+
+import (
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"strings"
+	"sync/atomic"
+	"testing"
+
+	"github.com/floodgate-go/floodgate/core/coretest"
+	"github.com/floodgate-go/floodgate/middleware/login"
+	"github.com/stretchr/testify/require"
+)
+
+// carelessApp checks credentials with r.FormValue whatever the method, as
+// many login handlers mounted with http.HandleFunc("/login", ...) do: it
+// reads them from the query as readily as from the body.
+type carelessApp struct{ checks atomic.Int64 }
+
+func (a *carelessApp) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	a.checks.Add(1)
+	if r.FormValue("username") == "alice" && r.FormValue("password") == "secret" {
+		w.WriteHeader(http.StatusOK)
+		return
+	}
+	w.WriteHeader(http.StatusUnauthorized)
+}
+
+// TestAttackQueryCredentials: credentials sent in the URL query of any
+// method reach a handler that reads them with r.FormValue; the guard, which
+// counts only what the body names, must not let such a request through
+// uncounted. Before the fix GET, HEAD and OPTIONS passed through unguarded:
+// 30 guesses at alice's password reached the handler against an account
+// limit of 5.
+func TestAttackQueryCredentials(t *testing.T) {
+	for _, method := range []string{http.MethodGet, http.MethodHead, http.MethodOptions, http.MethodPost, http.MethodDelete} {
+		t.Run(method, func(t *testing.T) {
+			g := newGuard(t, coretest.NewClock(t0), login.Options{})
+			app := &carelessApp{}
+			h := g.Handler(app)
+			for i := range 30 {
+				q := url.Values{"username": {"alice"}, "password": {"guess" + string(rune('a'+i%26))}}
+				var r *http.Request
+				if method == http.MethodPost || method == http.MethodDelete {
+					// A body naming another user, the query naming alice.
+					r = httptest.NewRequest(method, "/login?"+q.Encode(), strings.NewReader("password=x&username=mallory"))
+					r.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+				} else {
+					r = httptest.NewRequest(method, "/login?"+q.Encode(), nil)
+				}
+				r.RemoteAddr = "198.51.100.7:1234"
+				serve(h, r)
+			}
+			// A username in the query is refused whatever the method: the
+			// guard cannot tell which of the query's and the body's names a
+			// handler checks.
+			require.Zero(t, app.checks.Load(), "guesses that reached the handler")
+		})
+	}
+}
+
+// TestAttackQueryCredentialsLoginPage: a safe request without credentials
+// in its query (the login page) still passes through uncounted.
+func TestAttackQueryCredentialsLoginPage(t *testing.T) {
+	g := newGuard(t, coretest.NewClock(t0), login.Options{})
+	app := &carelessApp{}
+	h := g.Handler(app)
+	for range 30 {
+		r := httptest.NewRequest(http.MethodGet, "/login?next=%2Fhome", nil)
+		r.RemoteAddr = "198.51.100.7:1234"
+		require.Equal(t, http.StatusUnauthorized, serve(h, r).Code) // the app's own answer
+	}
+	require.Equal(t, int64(30), app.checks.Load())
+}
