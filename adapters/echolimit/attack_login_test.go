@@ -34,3 +34,23 @@ func TestAttackLoginQueryCredentials(t *testing.T) {
 	e.ServeHTTP(w, r)
 	require.Equal(t, 1, reached)
 }
+
+// TestAttackLoginRedirectBack: an echo login answering a wrong password
+// with c.Redirect back to the login page is judged a failure (before the
+// fix every such guess was refunded: 20 of 20 reached the check).
+func TestAttackLoginRedirectBack(t *testing.T) {
+	g, _ := guard(t, false)
+	e := echo.New()
+	reached := 0
+	e.POST("/login", func(c echo.Context) error {
+		reached++
+		if c.FormValue("username") == "alice" && c.FormValue("password") == "secret" {
+			return c.Redirect(http.StatusSeeOther, "/home")
+		}
+		return c.Redirect(http.StatusSeeOther, "/login?error=1")
+	}, echolimit.Login(g))
+	for i := range 20 {
+		post(e, "alice", "guess", addr(i))
+	}
+	require.LessOrEqual(t, reached, 3) // Free: 2, then the lock
+}

@@ -40,3 +40,27 @@ func TestAttackLoginQueryCredentials(t *testing.T) {
 	e.ServeHTTP(httptest.NewRecorder(), r)
 	require.Equal(t, 1, reached)
 }
+
+// TestAttackLoginRedirectBack: a gin login answering a wrong password with
+// c.Redirect back to the login page is judged a failure (before the fix
+// every such guess was refunded: 20 of 20 reached the check).
+func TestAttackLoginRedirectBack(t *testing.T) {
+	gin.SetMode(gin.TestMode)
+	g, _ := guard(t, false)
+	e := gin.New()
+	reached := 0
+	e.POST("/login", ginlimit.Login(g), func(c *gin.Context) {
+		reached++
+		if right(c) {
+			c.Redirect(http.StatusSeeOther, "/home")
+			return
+		}
+		c.Redirect(http.StatusSeeOther, "/login?error=1")
+	})
+	for range 20 {
+		post(e, "alice", "guess")
+	}
+	require.LessOrEqual(t, reached, 3) // Free: 2, then the lock
+	w := post(e, "bob", "secret")
+	require.Equal(t, http.StatusSeeOther, w.Code)
+}

@@ -166,6 +166,7 @@ type Attempt struct {
 	n       int
 	once    sync.Once
 	won     atomic.Bool // Succeeded was the first report
+	path    string      // the login request's URL path, "" when unknown
 }
 
 // Begin counts a failed attempt of username before the credentials are
@@ -183,6 +184,9 @@ func (g *Guard) Begin(ctx context.Context, username string, r *http.Request) (*A
 		return nil, err
 	}
 	a := &Attempt{g: g, ctx: context.WithoutCancel(ctx), name: name}
+	if r != nil && r.URL != nil {
+		a.path = r.URL.Path
+	}
 	if g.devices != nil {
 		if key := g.devices.key(r, name, g.clock.Now()); key != "" {
 			if err := a.take(ctx, KindDevice, g.devices.limit, key); err != nil {
@@ -298,11 +302,19 @@ func (a *Attempt) fail() {
 // [Attempt.Succeeded] and, with Options.Devices, a fresh device cookie is
 // added to h; any other status with [Attempt.Failed]. Router adapters call
 // it when the status is known and the headers are not yet sent.
+//
+// With the default Options.Succeeded, a redirect (3xx) counts as a success
+// only when h's Location leads away from the login request's own path: a
+// redirect back to the login page ("/login?error=1", the post/redirect/get
+// way of showing a wrong password) or one without a Location is a failure.
+// A handler that answers a wrong password with 200 (the form shown again)
+// cannot be told from a success by its status: give it an
+// Options.Succeeded that can, or report outcomes with [Attempt.Failed].
 func (a *Attempt) Respond(h http.Header, status int) {
 	if a == nil || a.g == nil {
 		return
 	}
-	if !a.g.ok(status) {
+	if !a.g.ok(status) || (a.g.opts.Succeeded == nil && redirectsBack(h, status, a.path)) {
 		a.Failed()
 		return
 	}

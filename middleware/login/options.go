@@ -89,7 +89,10 @@ type Options struct {
 	// DefaultMaxBody. A longer body is answered 413.
 	MaxBody int64
 	// Succeeded tells [Guard.Handler] whether a response status is a
-	// successful login; nil means 2xx and 3xx. Every other status (401,
+	// successful login; nil means 2xx and 3xx, except a redirect back to
+	// the login page or without a Location (see [Attempt.Respond]): a
+	// handler that answers a wrong password with 200 needs its own
+	// Succeeded. Every other status (401,
 	// 403, but also 400 or 500) counts as a failure.
 	Succeeded func(status int) bool
 	// OnLockout is called when a failed attempt leaves a key locked, with
