@@ -1,6 +1,7 @@
 package login_test
 
 import (
+	"encoding/json"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -72,4 +73,45 @@ func TestAttackQueryCredentialsLoginPage(t *testing.T) {
 		require.Equal(t, http.StatusUnauthorized, serve(h, r).Code) // the app's own answer
 	}
 	require.Equal(t, int64(30), app.checks.Load())
+}
+
+// jsonApp checks credentials from a JSON body whatever the method.
+type jsonApp struct{ checks atomic.Int64 }
+
+func (a *jsonApp) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	var c struct{ Username, Password string }
+	if err := json.NewDecoder(r.Body).Decode(&c); err != nil {
+		http.Error(w, "login page", http.StatusOK)
+		return
+	}
+	a.checks.Add(1)
+	if c.Username == "alice" && c.Password == "secret" {
+		w.WriteHeader(http.StatusOK)
+		return
+	}
+	w.WriteHeader(http.StatusUnauthorized)
+}
+
+// TestAttackSafeMethodBody: credentials in the body of a GET, HEAD or
+// OPTIONS reach a handler that decodes the body whatever the method; the
+// guard passed those methods through uncounted (30 guesses of 30 reached
+// the check before the fix). A safe request with a body is refused.
+func TestAttackSafeMethodBody(t *testing.T) {
+	for _, method := range []string{http.MethodGet, http.MethodHead, http.MethodOptions} {
+		for _, chunked := range []bool{false, true} {
+			g := newGuard(t, coretest.NewClock(t0), login.Options{})
+			app := &jsonApp{}
+			h := g.Handler(app)
+			for range 30 {
+				r := httptest.NewRequest(method, "/login", strings.NewReader(`{"username":"alice","password":"guess"}`))
+				r.Header.Set("Content-Type", "application/json")
+				if chunked {
+					r.ContentLength = -1
+				}
+				r.RemoteAddr = "198.51.100.7:1234"
+				require.Equal(t, http.StatusBadRequest, serve(h, r).Code)
+			}
+			require.Zero(t, app.checks.Load(), "%s chunked=%v: guesses that reached the handler", method, chunked)
+		}
+	}
 }

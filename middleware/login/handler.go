@@ -34,7 +34,8 @@ var ErrNoResponse = errors.New("login: the handler returned without writing a re
 // that is neither a form nor JSON; 400 for an unparseable body, a
 // missing, repeated or too long username, or a username in the URL's query
 // (whatever the method: a handler reading r.FormValue would check
-// credentials the guard never counted); 503 when the store fails or the
+// credentials the guard never counted) or a GET, HEAD or OPTIONS with a
+// body; 503 when the store fails or the
 // client network cannot be found.
 func (g *Guard) Handler(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -64,8 +65,10 @@ func (g *Guard) Handler(next http.Handler) http.Handler {
 
 // Start is the first half of [Guard.Handler], for router adapters: it
 // refuses a request whose URL query names a username (Options.Field, in
-// any case), whatever its method; it lets GET, HEAD and OPTIONS through
-// uncounted, returning a nil Attempt and true; for any other method it
+// any case), whatever its method; it lets GET, HEAD and OPTIONS without a
+// body through uncounted, returning a nil Attempt and true, and refuses
+// them with one (a handler decoding the body whatever the method would
+// check credentials the guard never counted); for any other method it
 // reads the username from r's body (the body is given back unread), and
 // begins the attempt with [Guard.Begin]. When it returns false it has
 // written the whole answer (429, 413, 415, 400 or 503) and the login
@@ -79,6 +82,10 @@ func (g *Guard) Start(w http.ResponseWriter, r *http.Request) (*Attempt, bool) {
 	}
 	switch r.Method {
 	case http.MethodGet, http.MethodHead, http.MethodOptions:
+		if hasBody(r) {
+			writeError(w, http.StatusBadRequest, "a "+r.Method+" login request has no body")
+			return nil, false
+		}
 		return nil, true
 	}
 	name, err := readUsername(r, g.field, g.maxBody)
@@ -179,4 +186,11 @@ func inQuery(r *http.Request, field string) bool {
 		}
 	}
 	return false
+}
+
+// hasBody reports whether r may carry a body: a Content-Length other than
+// 0 (-1 is unknown: chunked), or a body other than http.NoBody (a server
+// gives a request without one http.NoBody).
+func hasBody(r *http.Request) bool {
+	return r.ContentLength != 0 || (r.Body != nil && r.Body != http.NoBody)
 }
