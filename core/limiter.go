@@ -110,6 +110,9 @@ func NewLimiter(p *Policy, opts ...Option) (*Limiter, error) {
 	return l, nil
 }
 
+// errZeroLimiter is returned by every method of a nil or zero Limiter.
+var errZeroLimiter = fmt.Errorf("core: nil or zero Limiter (make it with NewLimiter): %w", ErrInvalidConfig)
+
 // Policy returns the limiter's policy.
 func (l *Limiter) Policy() *Policy { return l.policy }
 
@@ -124,7 +127,7 @@ func (l *Limiter) now() int64 {
 func (l *Limiter) do(ctx context.Context, req Request, res *Result) error {
 	if l == nil || l.table == nil { // a nil or zero Limiter, not made by NewLimiter
 		*res = Result{}
-		return fmt.Errorf("core: nil or zero Limiter (make it with NewLimiter): %w", ErrInvalidConfig)
+		return errZeroLimiter
 	}
 	req.Now = l.now()
 	if req.Now < 0 || req.Now > maxInstant {
@@ -201,6 +204,9 @@ func (l *Limiter) Peek(ctx context.Context, key string, cost int64) (Result, err
 // [WithRefundLedger]). A refund arriving once the take holds nothing any
 // more is harmless: it gives nothing back, and reports no error.
 func (l *Limiter) Refund(ctx context.Context, key string, taken Result) (Result, error) {
+	if l == nil || l.table == nil {
+		return Result{}, errZeroLimiter
+	}
 	if !taken.taken || taken.id == 0 || taken.policy != l.policy {
 		if taken.taken && taken.owner != l {
 			return Result{}, ErrRefundForeign
@@ -232,7 +238,7 @@ func (l *Limiter) Refund(ctx context.Context, key string, taken Result) (Result,
 	if err := l.ledger.spend(taken.id, taken.at+min(hold, l.window), now); err != nil {
 		return Result{}, err
 	}
-	err := l.do(ctx, Request{Op: OpRefund, Key: key, Cost: taken.Cost, Taken: taken.at, Holds: holds}, &res)
+	err := l.do(ctx, Request{Op: OpRefund, Key: key, Cost: taken.Cost, Taken: taken.at, Holds: holds, id: taken.id}, &res)
 	return res, err
 }
 
@@ -240,6 +246,9 @@ func (l *Limiter) Refund(ctx context.Context, key string, taken Result) (Result,
 // refund of a decision taken for key before the reset gives nothing back
 // (the reset already forgot what it took).
 func (l *Limiter) Reset(ctx context.Context, key string) error {
+	if l == nil || l.table == nil {
+		return errZeroLimiter
+	}
 	var res Result
 	if now := l.now(); now >= 0 && now <= maxInstant {
 		l.resets.reset(l.keyHash(key), now, l.window)
