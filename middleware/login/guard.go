@@ -176,9 +176,13 @@ type Attempt struct {
 // returns an error wrapping [ErrThrottled] (a [*ThrottledError]) when a
 // counter refuses the attempt, which then counts nowhere;
 // [ErrNoUsername] for an empty username (after normalization);
-// [ErrUsernameTooLong]; or the key or store error. Only with a nil error
+// [ErrUsernameTooLong]; an error wrapping core.ErrInvalidConfig for a nil
+// r; or the key or store error. Only with a nil error
 // may the credentials be checked, and the outcome must then be reported.
 func (g *Guard) Begin(ctx context.Context, username string, r *http.Request) (*Attempt, error) {
+	if r == nil {
+		return nil, fmt.Errorf("login: Begin: nil request (the client network is counted from it): %w", core.ErrInvalidConfig)
+	}
 	name, err := g.name(username)
 	if err != nil {
 		return nil, err
