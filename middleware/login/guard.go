@@ -161,7 +161,8 @@ type charge struct {
 type Attempt struct {
 	g       *Guard
 	ctx     context.Context
-	name    string
+	name    string // the normalized username
+	user    string // the username as submitted, which device cookies are bound to
 	charges [2]charge // the account's and the network's, or the device's alone
 	n       int
 	once    sync.Once
@@ -187,12 +188,16 @@ func (g *Guard) Begin(ctx context.Context, username string, r *http.Request) (*A
 	if err != nil {
 		return nil, err
 	}
-	a := &Attempt{g: g, ctx: context.WithoutCancel(ctx), name: name}
+	a := &Attempt{g: g, ctx: context.WithoutCancel(ctx), name: name, user: username}
 	if r != nil && r.URL != nil {
 		a.path = r.URL.Path
 	}
 	if g.devices != nil {
-		if key := g.devices.key(r, name, g.clock.Now()); key != "" {
+		// A device cookie is bound to the username exactly as submitted,
+		// not to its normalized name: usernames the application keeps
+		// apart may normalize alike, and a cookie one of them earned must
+		// not open the others' device path.
+		if key := g.devices.key(r, username, g.clock.Now()); key != "" {
 			if err := a.take(ctx, KindDevice, g.devices.limit, key); err != nil {
 				return nil, err
 			}
@@ -336,7 +341,7 @@ func (a *Attempt) DeviceCookie() *http.Cookie {
 	if a == nil || a.g == nil || a.g.devices == nil || !a.won.Load() {
 		return nil
 	}
-	return a.g.devices.issue(a.name, a.g.clock.Now())
+	return a.g.devices.issue(a.user, a.g.clock.Now())
 }
 
 // Unlock forgets the failures counted on username's account counter (not

@@ -80,7 +80,11 @@ type Options struct {
 	// ResetAccountOnSuccess forgets the account's failures on a successful
 	// login, instead of only refunding the attempt (for an attempt judged
 	// on a device cookie, the device's failures). The network counter is
-	// never reset.
+	// never reset. The account counter is shared by every username that
+	// normalizes alike (Normalize): turn this on only if the application
+	// never lets two accounts share a normalized name, or an attacker
+	// owning one of them clears the other's counter by logging in to
+	// their own.
 	ResetAccountOnSuccess bool
 	// Field is the name of the username field of a form or JSON body;
 	// "" means "username".
