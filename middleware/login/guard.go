@@ -161,8 +161,8 @@ type charge struct {
 type Attempt struct {
 	g       *Guard
 	ctx     context.Context
-	name    string // the normalized username
-	user    string // the username as submitted, which device cookies are bound to
+	name    string    // the normalized username
+	user    string    // the username as submitted, which device cookies are bound to
 	charges [2]charge // the account's and the network's, or the device's alone
 	n       int
 	once    sync.Once
