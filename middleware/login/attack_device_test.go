@@ -3,6 +3,7 @@ package login_test
 import (
 	"bytes"
 	"net/http"
+	"strconv"
 	"sync/atomic"
 	"testing"
 
@@ -80,4 +81,32 @@ func TestAttackDeviceCookieSameSpelling(t *testing.T) {
 	r := formRequest("alice", "secret", "198.51.100.9:1")
 	r.AddCookie(cookie)
 	require.Equal(t, http.StatusOK, serve(h, r).Code)
+}
+
+// TestAttackResetByTwinAccount: with ResetAccountOnSuccess, logging in to
+// one's own account "ａｌｉｃｅ" cleared the counter it shares with "alice":
+// five guesses per own login, from rotating IPv6 networks, let 200 of 200
+// guesses at alice's password reach the check.
+func TestAttackResetByTwinAccount(t *testing.T) {
+	g := newGuard(t, coretest.NewClock(t0), login.Options{ResetAccountOnSuccess: true})
+	app := &twinApp{}
+	h := g.Handler(app)
+	for i := range 40 {
+		addr := "[2001:db8:0:" + strconv.Itoa(i) + "::1]:1"
+		serve(h, formRequest("ａｌｉｃｅ", "mine", addr))
+		for range 5 {
+			serve(h, formRequest("alice", "guess", addr))
+		}
+	}
+	require.LessOrEqual(t, app.aliceChecks.Load(), int64(6), "guesses at alice's password that reached the check")
+	// alice's own success still resets: her typos are forgotten.
+	g = newGuard(t, coretest.NewClock(t0), login.Options{ResetAccountOnSuccess: true})
+	h = g.Handler(app)
+	for range 4 {
+		serve(h, formRequest("alice", "typo", "198.51.100.1:1"))
+	}
+	require.Equal(t, http.StatusOK, serve(h, formRequest("alice", "secret", "198.51.100.1:1")).Code)
+	for range 5 {
+		require.Equal(t, http.StatusUnauthorized, serve(h, formRequest("alice", "typo", "198.51.100.1:1")).Code)
+	}
 }

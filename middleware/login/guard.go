@@ -267,7 +267,11 @@ func (a *Attempt) Succeeded() {
 		a.won.Store(true)
 		g := a.g
 		for _, c := range a.charges[:a.n] {
-			if g.opts.ResetAccountOnSuccess && c.kind != KindNetwork {
+			// The account counter is shared by every spelling that
+			// normalizes to the name: only the name itself may clear it,
+			// not another spelling the application may take for another
+			// account (see Options.ResetAccountOnSuccess).
+			if g.opts.ResetAccountOnSuccess && (c.kind == KindDevice || (c.kind == KindAccount && a.user == a.name)) {
 				if err := c.l.Reset(a.ctx, c.key); err != nil {
 					g.report(nil, err)
 				}

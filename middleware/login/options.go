@@ -81,10 +81,13 @@ type Options struct {
 	// login, instead of only refunding the attempt (for an attempt judged
 	// on a device cookie, the device's failures). The network counter is
 	// never reset. The account counter is shared by every username that
-	// normalizes alike (Normalize): turn this on only if the application
-	// never lets two accounts share a normalized name, or an attacker
-	// owning one of them clears the other's counter by logging in to
-	// their own.
+	// normalizes alike (Normalize), so it is reset only by a success whose
+	// username was submitted already normalized ("alice", not "Alice" nor
+	// fullwidth "ａｌｉｃｅ"); other spellings are refunded: an attacker
+	// owning an account "ａｌｉｃｅ" that the application keeps apart from
+	// "alice" cannot clear alice's counter by logging in to their own. An
+	// application whose own usernames may be unnormalized ("Alice" an
+	// account apart from "alice") should leave this off.
 	ResetAccountOnSuccess bool
 	// Field is the name of the username field of a form or JSON body;
 	// "" means "username".
