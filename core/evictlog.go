@@ -1,7 +1,8 @@
 package core
 
-// maxEvictLog bounds the evicted keys a memory shard remembers.
-const maxEvictLog = 256
+// minEvictLog is the least bound on the evicted keys a memory shard
+// remembers; the bound is a quarter of the shard's keys when that is more.
+const minEvictLog = 256
 
 // evictLog remembers, per key hash, the shard's decision count (seq) when
 // the key was last evicted while its entry had not recovered: a take of
@@ -11,7 +12,7 @@ const maxEvictLog = 256
 // key past its limit beyond what the eviction itself forgot. A mark is
 // kept until the evicted entry would have recovered: by then every take it
 // held has drained, and a refund of one gives nothing back anyway. When
-// more than maxEvictLog keys are remembered, the log forgets them all and
+// more than its bound (limit) of keys are remembered, the log forgets them all and
 // keeps only the latest seq (floor): every take counted up to it then
 // gives nothing back, which only denies more. It is guarded by its
 // shard's lock.
@@ -27,18 +28,18 @@ type evictMark struct {
 
 // add records that the key of hash kh was evicted at now, when the shard
 // had counted seq decisions, with an entry that would have recovered at
-// until.
-func (l *evictLog) add(kh, seq uint64, until, now int64) {
+// until. limit bounds the keys remembered.
+func (l *evictLog) add(kh, seq uint64, until, now int64, limit int) {
 	if l.marks == nil {
 		l.marks = make(map[uint64]evictMark)
 	}
-	if _, ok := l.marks[kh]; !ok && len(l.marks) >= maxEvictLog {
+	if _, ok := l.marks[kh]; !ok && len(l.marks) >= limit {
 		for k, m := range l.marks {
 			if m.until <= now {
 				delete(l.marks, k)
 			}
 		}
-		if len(l.marks) >= maxEvictLog {
+		if len(l.marks) >= limit {
 			for _, m := range l.marks {
 				l.floor = max(l.floor, m.seq)
 			}

@@ -285,7 +285,7 @@ func (t *memTable) evictCheapest(s *memShard, h uint64, now int64) {
 		}
 	}
 	if at := p.idleAt(s.slots[best+1 : best+t.stride]); at > now {
-		s.evicted.add(uint64(s.slots[best]), s.seq, at, now)
+		s.evicted.add(uint64(s.slots[best]), s.seq, at, now, max(minEvictLog, t.perShard/4))
 	}
 	t.remove(s, best)
 }
