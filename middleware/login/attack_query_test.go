@@ -115,3 +115,28 @@ func TestAttackSafeMethodBody(t *testing.T) {
 		}
 	}
 }
+
+// TestAttackSafeMethodOverHTTP2: the login page, fetched over HTTP/2 (whose
+// requests without a body still carry a Body that is not http.NoBody), is
+// served; a GET with a body is refused there too.
+func TestAttackSafeMethodOverHTTP2(t *testing.T) {
+	g := newGuard(t, coretest.NewClock(t0), login.Options{})
+	app := &jsonApp{}
+	srv := httptest.NewUnstartedServer(g.Handler(app))
+	srv.EnableHTTP2 = true
+	srv.StartTLS()
+	defer srv.Close()
+	c := srv.Client()
+	resp, err := c.Get(srv.URL + "/login")
+	require.NoError(t, err)
+	require.NoError(t, resp.Body.Close())
+	require.Equal(t, 2, resp.ProtoMajor)
+	require.Equal(t, http.StatusOK, resp.StatusCode) // the app's "login page"
+	r, err := http.NewRequest(http.MethodGet, srv.URL+"/login", strings.NewReader(`{"username":"alice","password":"guess"}`))
+	require.NoError(t, err)
+	resp, err = c.Do(r)
+	require.NoError(t, err)
+	require.NoError(t, resp.Body.Close())
+	require.Equal(t, http.StatusBadRequest, resp.StatusCode)
+	require.Zero(t, app.checks.Load())
+}

@@ -189,8 +189,7 @@ func inQuery(r *http.Request, field string) bool {
 }
 
 // hasBody reports whether r may carry a body: a Content-Length other than
-// 0 (-1 is unknown: chunked), or a body other than http.NoBody (a server
-// gives a request without one http.NoBody).
-func hasBody(r *http.Request) bool {
-	return r.ContentLength != 0 || (r.Body != nil && r.Body != http.NoBody)
-}
+// 0 (-1 is unknown: chunked, or an HTTP/2 stream left open without one).
+// The Body itself says nothing: an HTTP/2 server gives a request without a
+// body a Body that is not http.NoBody.
+func hasBody(r *http.Request) bool { return r.ContentLength != 0 }
