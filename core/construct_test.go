@@ -60,5 +60,7 @@ func TestZeroLimiterErrs(t *testing.T) {
 		_, err = l.Peek(ctx, "k", 1)
 		assert.ErrorIs(t, err, core.ErrInvalidConfig)
 		assert.ErrorIs(t, l.Reset(ctx, "k"), core.ErrInvalidConfig)
+		_, err = l.Refund(ctx, "k", core.Result{})
+		assert.ErrorIs(t, err, core.ErrInvalidConfig)
 	}
 }

@@ -110,6 +110,9 @@ func NewLimiter(p *Policy, opts ...Option) (*Limiter, error) {
 	return l, nil
 }
 
+// errZeroLimiter is returned by every method of a nil or zero Limiter.
+var errZeroLimiter = fmt.Errorf("core: nil or zero Limiter (make it with NewLimiter): %w", ErrInvalidConfig)
+
 // Policy returns the limiter's policy.
 func (l *Limiter) Policy() *Policy { return l.policy }
 
@@ -147,7 +150,7 @@ func (l *Limiter) do(ctx context.Context, req Request, res *Result) error {
 // check refuses a nil or zero Limiter, one not made by NewLimiter.
 func (l *Limiter) check() error {
 	if l == nil || l.table == nil {
-		return fmt.Errorf("core: nil or zero Limiter (make it with NewLimiter): %w", ErrInvalidConfig)
+		return errZeroLimiter
 	}
 	return nil
 }
@@ -243,7 +246,7 @@ func (l *Limiter) Refund(ctx context.Context, key string, taken Result) (Result,
 	if err := l.ledger.spend(taken.id, taken.at+min(hold, l.window), now); err != nil {
 		return Result{}, err
 	}
-	err := l.do(ctx, Request{Op: OpRefund, Key: key, Cost: taken.Cost, Taken: taken.at, Holds: holds}, &res)
+	err := l.do(ctx, Request{Op: OpRefund, Key: key, Cost: taken.Cost, Taken: taken.at, Holds: holds, id: taken.id}, &res)
 	return res, err
 }
 

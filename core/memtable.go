@@ -34,7 +34,12 @@ type memShard struct {
 	nextIdle int64
 	hand     int    // the next slot the incremental sweep of a full shard examines
 	seq      uint64 // consuming decisions taken in this shard: their ids
-	_        [128 - 72]byte
+	// evicted remembers the keys evicted before they recovered (by hash),
+	// so that a refund of a take made before its key's eviction gives
+	// nothing back to the entry a later request made afresh (see
+	// evictLog).
+	evicted evictLog
+	_       [128 - 72 - 16]byte
 }
 
 // Load factors: a shard grows when an insert would pass 4/5 full, by half,
@@ -136,7 +141,9 @@ func (t *memTable) do(req *Request, res *Result) {
 		}
 	case found && req.Op == OpRefund:
 		st := s.slots[off+1 : off+t.stride]
-		p.refund(st, req.Now, req.Taken, req.Cost, &req.Holds)
+		if !s.evicted.before(h, req.id>>t.shardBits) {
+			p.refund(st, req.Now, req.Taken, req.Cost, &req.Holds)
+		}
 		p.take(st, req.Now, 1, false, res)
 	case found: // OpPeek
 		p.take(s.slots[off+1:off+t.stride], req.Now, req.Cost, false, res)
@@ -276,6 +283,9 @@ func (t *memTable) evictCheapest(s *memShard, h uint64, now int64) {
 		if i++; i == s.cap {
 			i = 0
 		}
+	}
+	if at := p.idleAt(s.slots[best+1 : best+t.stride]); at > now {
+		s.evicted.add(uint64(s.slots[best]), s.seq, at, now, max(minEvictLog, t.perShard/4))
 	}
 	t.remove(s, best)
 }

@@ -33,6 +33,10 @@ type Request struct {
 	// gives nothing back from Taken+Holds[i] on, and never more than the
 	// take still holds.
 	Holds [MaxLimits]int64
+
+	// id is, for OpRefund, the refunded decision's id: the in-memory store
+	// tells by it whether the take was made before its key was evicted.
+	id uint64
 }
 
 // Store keeps the per-key state of policies. Implementations must be safe

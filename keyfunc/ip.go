@@ -225,6 +225,7 @@ func (c *ipExtractor) key(r *http.Request) (string, error) {
 			client = a
 		}
 	}
+	client = unembed(client)
 	bits := c.v6Bits
 	if client.Is4() {
 		bits = c.v4Bits
@@ -319,7 +320,7 @@ func AddrKey(s string) (string, error) {
 	if err != nil || a.Zone() != "" {
 		return "", fmt.Errorf("keyfunc: client address %q: %w", s, ErrNoKey)
 	}
-	a = a.Unmap()
+	a = unembed(a.Unmap())
 	bits := defaultIPv4Prefix
 	if a.Is6() {
 		bits = defaultIPv6Prefix
@@ -327,4 +328,21 @@ func AddrKey(s string) (string, error) {
 	p, _ := a.Prefix(bits) // cannot fail: bits fit and a has no zone
 	var buf [len("ffff:ffff:ffff:ffff:ffff:ffff:ffff:ffff/128")]byte
 	return string(p.AppendTo(buf[:0])), nil
+}
+
+// nat64 is the NAT64 well-known prefix (RFC 6052): 64:ff9b::a.b.c.d is the
+// IPv4 host a.b.c.d seen through a translator (SIIT-DC, reverse NAT64).
+var nat64 = netip.MustParsePrefix("64:ff9b::/96")
+
+// unembed returns the IPv4 address a NAT64 well-known-prefix address
+// embeds, and any other address unchanged: grouped by the IPv6 prefix, every
+// IPv4 client behind the translator would share one key (one abuser would
+// throttle them all), and a client's key would differ with the path it
+// came by.
+func unembed(a netip.Addr) netip.Addr {
+	if !nat64.Contains(a) {
+		return a
+	}
+	b := a.As16()
+	return netip.AddrFrom4([4]byte(b[12:]))
 }

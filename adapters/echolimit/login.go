@@ -1,8 +1,6 @@
 package echolimit
 
 import (
-	"net/http"
-
 	"github.com/floodgate-go/floodgate/middleware/login"
 	"github.com/labstack/echo/v4"
 )
@@ -18,7 +16,8 @@ import (
 // device cookie can still be added to a success, with
 // login.Options.Devices); a handler that returns nil without writing
 // anything counts as a failure and is reported to login.Options.OnError
-// ([login.ErrNoResponse]). GET, HEAD and OPTIONS pass through uncounted.
+// ([login.ErrNoResponse]). GET, HEAD and OPTIONS pass through uncounted unless
+// their URL query names a username (see login.Guard.Start).
 //
 // Do not mount g.Handler with echo.WrapMiddleware: echo writes a returned
 // error's status only after that middleware has returned. The guard then
@@ -30,14 +29,13 @@ func Login(g *login.Guard) echo.MiddlewareFunc {
 	return func(next echo.HandlerFunc) echo.HandlerFunc {
 		return func(c echo.Context) error {
 			r := c.Request()
-			switch r.Method {
-			case http.MethodGet, http.MethodHead, http.MethodOptions:
-				return next(c)
-			}
 			res := c.Response()
 			a, ok := g.Start(res, r)
 			if !ok {
 				return nil
+			}
+			if a == nil { // GET, HEAD or OPTIONS without credentials
+				return next(c)
 			}
 			res.Before(func() {
 				if res.Status >= 200 {

@@ -23,17 +23,17 @@ import (
 // (typically with an error recorded by c.Error, for an error-handling
 // middleware outside to answer) counts as a failure and is reported to
 // login.Options.OnError ([login.ErrNoResponse]): the guard never guesses a
-// success. GET, HEAD and OPTIONS pass through uncounted.
+// success. GET, HEAD and OPTIONS pass through uncounted unless
+// their URL query names a username (see login.Guard.Start).
 func Login(g *login.Guard) gin.HandlerFunc {
 	return func(c *gin.Context) {
-		switch c.Request.Method {
-		case http.MethodGet, http.MethodHead, http.MethodOptions:
-			c.Next()
-			return
-		}
 		a, ok := g.Start(c.Writer, c.Request)
 		if !ok {
 			c.Abort()
+			return
+		}
+		if a == nil { // GET, HEAD or OPTIONS without credentials
+			c.Next()
 			return
 		}
 		ow := &outcomeWriter{ResponseWriter: c.Writer, a: a}

@@ -36,15 +36,18 @@ const MinDeviceSecret = 32
 // DeviceOptions turns on device cookies, the standard defence against
 // lockout as denial of service (OWASP's "device cookies"). After a
 // successful login the guard issues a cookie, signed with Secret (HMAC-
-// SHA256), bound to the normalized username and valid for TTL. An attempt
-// that carries a valid cookie for its username is judged on that device's
+// SHA256), bound to the username exactly as it was submitted (not to its
+// normalized form: usernames the application keeps apart may normalize
+// alike, and a cookie earned by one must not open another's device path)
+// and valid for TTL. An attempt that submits the same username, byte for
+// byte, with a valid cookie for it is judged on that device's
 // own counter (Limit) only, apart from the anonymous stream: an attacker
 // who floods the account with wrong passwords, from anywhere, locks the
 // account's and the networks' counters, never the device's, so the user
 // still gets in from a device they logged in from before.
 //
 // A cookie that is forged, expired, signed with another secret, or issued
-// for another username counts as no cookie: the attempt joins the
+// for another username or another spelling of it counts as no cookie: the attempt joins the
 // anonymous stream (account and network counters).
 //
 // The trade-off: a stolen cookie gives its thief that device's budget of

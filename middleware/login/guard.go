@@ -161,11 +161,13 @@ type charge struct {
 type Attempt struct {
 	g       *Guard
 	ctx     context.Context
-	name    string
+	name    string    // the normalized username
+	user    string    // the username as submitted, which device cookies are bound to
 	charges [2]charge // the account's and the network's, or the device's alone
 	n       int
 	once    sync.Once
 	won     atomic.Bool // Succeeded was the first report
+	path    string      // the login request's URL path, "" when unknown
 }
 
 // Begin counts a failed attempt of username before the credentials are
@@ -175,16 +177,27 @@ type Attempt struct {
 // returns an error wrapping [ErrThrottled] (a [*ThrottledError]) when a
 // counter refuses the attempt, which then counts nowhere;
 // [ErrNoUsername] for an empty username (after normalization);
-// [ErrUsernameTooLong]; or the key or store error. Only with a nil error
+// [ErrUsernameTooLong]; an error wrapping core.ErrInvalidConfig for a nil
+// r; or the key or store error. Only with a nil error
 // may the credentials be checked, and the outcome must then be reported.
 func (g *Guard) Begin(ctx context.Context, username string, r *http.Request) (*Attempt, error) {
+	if r == nil {
+		return nil, fmt.Errorf("login: Begin: nil request (the client network is counted from it): %w", core.ErrInvalidConfig)
+	}
 	name, err := g.name(username)
 	if err != nil {
 		return nil, err
 	}
-	a := &Attempt{g: g, ctx: context.WithoutCancel(ctx), name: name}
+	a := &Attempt{g: g, ctx: context.WithoutCancel(ctx), name: name, user: username}
+	if r != nil && r.URL != nil {
+		a.path = r.URL.Path
+	}
 	if g.devices != nil {
-		if key := g.devices.key(r, name, g.clock.Now()); key != "" {
+		// A device cookie is bound to the username exactly as submitted,
+		// not to its normalized name: usernames the application keeps
+		// apart may normalize alike, and a cookie one of them earned must
+		// not open the others' device path.
+		if key := g.devices.key(r, username, g.clock.Now()); key != "" {
 			if err := a.take(ctx, KindDevice, g.devices.limit, key); err != nil {
 				return nil, err
 			}
@@ -254,7 +267,11 @@ func (a *Attempt) Succeeded() {
 		a.won.Store(true)
 		g := a.g
 		for _, c := range a.charges[:a.n] {
-			if g.opts.ResetAccountOnSuccess && c.kind != KindNetwork {
+			// The account counter is shared by every spelling that
+			// normalizes to the name: only the name itself may clear it,
+			// not another spelling the application may take for another
+			// account (see Options.ResetAccountOnSuccess).
+			if g.opts.ResetAccountOnSuccess && (c.kind == KindDevice || (c.kind == KindAccount && a.user == a.name)) {
 				if err := c.l.Reset(a.ctx, c.key); err != nil {
 					g.report(nil, err)
 				}
@@ -298,11 +315,19 @@ func (a *Attempt) fail() {
 // [Attempt.Succeeded] and, with Options.Devices, a fresh device cookie is
 // added to h; any other status with [Attempt.Failed]. Router adapters call
 // it when the status is known and the headers are not yet sent.
+//
+// With the default Options.Succeeded, a redirect (3xx) counts as a success
+// only when h's Location leads away from the login request's own path: a
+// redirect back to the login page ("/login?error=1", the post/redirect/get
+// way of showing a wrong password) or one without a Location is a failure.
+// A handler that answers a wrong password with 200 (the form shown again)
+// cannot be told from a success by its status: give it an
+// Options.Succeeded that can, or report outcomes with [Attempt.Failed].
 func (a *Attempt) Respond(h http.Header, status int) {
 	if a == nil || a.g == nil {
 		return
 	}
-	if !a.g.ok(status) {
+	if !a.g.ok(status) || (a.g.opts.Succeeded == nil && redirectsBack(h, status, a.path)) {
 		a.Failed()
 		return
 	}
@@ -320,7 +345,7 @@ func (a *Attempt) DeviceCookie() *http.Cookie {
 	if a == nil || a.g == nil || a.g.devices == nil || !a.won.Load() {
 		return nil
 	}
-	return a.g.devices.issue(a.name, a.g.clock.Now())
+	return a.g.devices.issue(a.user, a.g.clock.Now())
 }
 
 // Unlock forgets the failures counted on username's account counter (not

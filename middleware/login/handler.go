@@ -3,6 +3,8 @@ package login
 import (
 	"errors"
 	"net/http"
+	"net/url"
+	"strings"
 )
 
 // ErrNoResponse is reported to Options.OnError when the login handler
@@ -15,8 +17,8 @@ import (
 var ErrNoResponse = errors.New("login: the handler returned without writing a response; the attempt counts as failed")
 
 // Handler wraps next, the login handler: for every request but GET, HEAD
-// and OPTIONS (which pass through uncounted) it reads the username from the
-// body (see [Options]; the body is given back to next unread), counts a
+// and OPTIONS (which pass through uncounted unless their URL names a
+// username) it reads the username from the body (see [Options]; the body is given back to next unread), counts a
 // failed attempt with [Guard.Begin], runs next, and learns the outcome
 // from the status next writes: when it is a success (Options.Succeeded)
 // the attempt is refunded and, with Options.Devices, a device cookie is
@@ -29,18 +31,20 @@ var ErrNoResponse = errors.New("login: the handler returned without writing a re
 //
 // It answers itself, without running next: 429 ([WriteThrottled]) when the
 // attempt is throttled; 413 for a body over Options.MaxBody; 415 for a body
-// that is neither a form nor JSON; 400 for an unparseable body or a
-// missing, repeated or too long username; 503 when the store fails or the
+// that is neither a form nor JSON; 400 for an unparseable body, a
+// missing, repeated or too long username, or a username in the URL's query
+// (whatever the method: a handler reading r.FormValue would check
+// credentials the guard never counted) or a GET, HEAD or OPTIONS with a
+// body; 503 when the store fails or the
 // client network cannot be found.
 func (g *Guard) Handler(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		switch r.Method {
-		case http.MethodGet, http.MethodHead, http.MethodOptions:
-			next.ServeHTTP(w, r)
-			return
-		}
 		a, ok := g.Start(w, r)
 		if !ok {
+			return
+		}
+		if a == nil { // GET, HEAD or OPTIONS without credentials
+			next.ServeHTTP(w, r)
 			return
 		}
 		ow := &outcomeWriter{ResponseWriter: w, a: a}
@@ -60,13 +64,30 @@ func (g *Guard) Handler(next http.Handler) http.Handler {
 }
 
 // Start is the first half of [Guard.Handler], for router adapters: it
+// refuses a request whose URL query names a username (Options.Field, in
+// any case), whatever its method; it lets GET, HEAD and OPTIONS without a
+// body through uncounted, returning a nil Attempt and true, and refuses
+// them with one (a handler decoding the body whatever the method would
+// check credentials the guard never counted); for any other method it
 // reads the username from r's body (the body is given back unread), and
 // begins the attempt with [Guard.Begin]. When it returns false it has
 // written the whole answer (429, 413, 415, 400 or 503) and the login
-// handler must not run. When it returns true the handler may run, and the
-// attempt's outcome must be reported with [Attempt.Respond] before the
-// response's headers are sent.
+// handler must not run. When it returns true the handler may run, and a
+// non-nil attempt's outcome must be reported with [Attempt.Respond] before
+// the response's headers are sent.
 func (g *Guard) Start(w http.ResponseWriter, r *http.Request) (*Attempt, bool) {
+	if inQuery(r, g.field) {
+		writeError(w, http.StatusBadRequest, "credentials are not accepted in the URL")
+		return nil, false
+	}
+	switch r.Method {
+	case http.MethodGet, http.MethodHead, http.MethodOptions:
+		if hasBody(r) {
+			writeError(w, http.StatusBadRequest, "a "+r.Method+" login request has no body")
+			return nil, false
+		}
+		return nil, true
+	}
 	name, err := readUsername(r, g.field, g.maxBody)
 	switch {
 	case errors.Is(err, ErrBodyTooLarge):
@@ -149,3 +170,26 @@ func (w *outcomeWriter) Flush() {
 
 // Unwrap returns the underlying writer, for http.ResponseController.
 func (w *outcomeWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
+
+// inQuery reports whether r's URL query has a parameter named field, in
+// any case: a handler reading r.FormValue or a router's binding would take
+// a username from there, so the guard accepts none there. Parameters
+// after a malformed one count too, as url.ParseQuery keeps them.
+func inQuery(r *http.Request, field string) bool {
+	if r.URL == nil || r.URL.RawQuery == "" {
+		return false
+	}
+	vals, _ := url.ParseQuery(r.URL.RawQuery)
+	for k := range vals {
+		if strings.EqualFold(k, field) {
+			return true
+		}
+	}
+	return false
+}
+
+// hasBody reports whether r may carry a body: a Content-Length other than
+// 0 (-1 is unknown: chunked, or an HTTP/2 stream left open without one).
+// The Body itself says nothing: an HTTP/2 server gives a request without a
+// body a Body that is not http.NoBody.
+func hasBody(r *http.Request) bool { return r.ContentLength != 0 }

@@ -80,7 +80,14 @@ type Options struct {
 	// ResetAccountOnSuccess forgets the account's failures on a successful
 	// login, instead of only refunding the attempt (for an attempt judged
 	// on a device cookie, the device's failures). The network counter is
-	// never reset.
+	// never reset. The account counter is shared by every username that
+	// normalizes alike (Normalize), so it is reset only by a success whose
+	// username was submitted already normalized ("alice", not "Alice" nor
+	// fullwidth "ａｌｉｃｅ"); other spellings are refunded: an attacker
+	// owning an account "ａｌｉｃｅ" that the application keeps apart from
+	// "alice" cannot clear alice's counter by logging in to their own. An
+	// application whose own usernames may be unnormalized ("Alice" an
+	// account apart from "alice") should leave this off.
 	ResetAccountOnSuccess bool
 	// Field is the name of the username field of a form or JSON body;
 	// "" means "username".
@@ -89,7 +96,10 @@ type Options struct {
 	// DefaultMaxBody. A longer body is answered 413.
 	MaxBody int64
 	// Succeeded tells [Guard.Handler] whether a response status is a
-	// successful login; nil means 2xx and 3xx. Every other status (401,
+	// successful login; nil means 2xx and 3xx, except a redirect back to
+	// the login page or without a Location (see [Attempt.Respond]): a
+	// handler that answers a wrong password with 200 needs its own
+	// Succeeded. Every other status (401,
 	// 403, but also 400 or 500) counts as a failure.
 	Succeeded func(status int) bool
 	// OnLockout is called when a failed attempt leaves a key locked, with

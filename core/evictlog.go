@@ -1,0 +1,61 @@
+package core
+
+// minEvictLog is the least bound on the evicted keys a memory shard
+// remembers; the bound is a quarter of the shard's keys when that is more.
+const minEvictLog = 256
+
+// evictLog remembers, per key hash, the shard's decision count (seq) when
+// the key was last evicted while its entry had not recovered: a take of
+// the key counted up to it was made before the eviction, and its state
+// went with the entry. Refunding it into the entry the key has since been
+// given afresh would give back what that entry never held, letting the
+// key past its limit beyond what the eviction itself forgot. A mark is
+// kept until the evicted entry would have recovered: by then every take it
+// held has drained, and a refund of one gives nothing back anyway. When
+// more than its bound (limit) of keys are remembered, the log forgets them all and
+// keeps only the latest seq (floor): every take counted up to it then
+// gives nothing back, which only denies more. It is guarded by its
+// shard's lock.
+type evictLog struct {
+	marks map[uint64]evictMark
+	floor uint64
+}
+
+type evictMark struct {
+	seq   uint64 // the shard's seq at the eviction
+	until int64  // when the evicted entry would have recovered
+}
+
+// add records that the key of hash kh was evicted at now, when the shard
+// had counted seq decisions, with an entry that would have recovered at
+// until. limit bounds the keys remembered.
+func (l *evictLog) add(kh, seq uint64, until, now int64, limit int) {
+	if l.marks == nil {
+		l.marks = make(map[uint64]evictMark)
+	}
+	if _, ok := l.marks[kh]; !ok && len(l.marks) >= limit {
+		for k, m := range l.marks {
+			if m.until <= now {
+				delete(l.marks, k)
+			}
+		}
+		if len(l.marks) >= limit {
+			for _, m := range l.marks {
+				l.floor = max(l.floor, m.seq)
+			}
+			clear(l.marks)
+		}
+	}
+	m := l.marks[kh]
+	l.marks[kh] = evictMark{seq: max(m.seq, seq), until: max(m.until, until)}
+}
+
+// before reports whether the take counted as seq of the key of hash kh was
+// made before an eviction of that key.
+func (l *evictLog) before(kh, seq uint64) bool {
+	if seq <= l.floor {
+		return true
+	}
+	m, ok := l.marks[kh]
+	return ok && seq <= m.seq
+}
