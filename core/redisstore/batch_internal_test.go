@@ -71,12 +71,15 @@ func TestBatchFunction(t *testing.T) {
 					for range n {
 						arg += fmt.Sprint(",", rng.Int64N(4_000_000_000))
 					}
-					taken = arg + fmt.Sprint(",", 1+rng.IntN(3)*1000)
+					taken = arg + fmt.Sprint(",", 10_000+rng.IntN(3)*1000)
+				}
+				if op == "R" {
+					taken = int64(10_000 + rng.IntN(3)*1000) // the marker's TTL: no marker expires within the EXEC
 				}
 				args = append(args, []any{op, cost, now, taken, int64(rng.IntN(2) * 1000)})
 				names = append(names, fmt.Sprint("k", rng.IntN(4)))
-				// Refunds' markers: a few names, repeated (one refund
-				// sent twice within a batch or across it).
+				// Refunds' and resets' markers: a few names, repeated
+				// (one request sent twice within a batch or across it).
 				markers = append(markers, fmt.Sprint("f", rng.IntN(3)))
 			}
 			keys := func(prefix, name string) []string {
@@ -88,7 +91,7 @@ func TestBatchFunction(t *testing.T) {
 			}
 			rkeys := func(prefix string, j int) []string {
 				out := keys(prefix, names[j])
-				if args[j][0] == "F" {
+				if args[j][0] == "F" || args[j][0] == "R" {
 					out = append(out, fmt.Sprintf("%s{%s}:%s", prefix, names[j], markers[j]))
 				}
 				return out

@@ -3,8 +3,8 @@ package redisstore
 import (
 	"context"
 	"crypto/sha256"
-	"encoding/hex"
 	"encoding/binary"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"math/rand/v2"
@@ -92,7 +92,7 @@ func (s *Store) Bind(p *core.Policy) (core.Table, error) {
 
 // keys returns the Redis keys of key's limits:
 // prefix{first 16 bytes of SHA-256(SHA-256(fingerprint) || key), hex}:i,
-// then, for a refund (rid non-nil), the key of its marker,
+// then, for a refund or a reset (rid non-nil), the key of its marker,
 // prefix{same}:f followed by rid in hex: in the same hash slot.
 func (t *table) keys(key string, rid *[2]uint64) []string {
 	var sum [sha256.Size]byte
@@ -160,14 +160,18 @@ func (t *table) Do(ctx context.Context, req core.Request) (core.Result, error) {
 	}
 	var taken any = int64(0)
 	var rid *[2]uint64
-	if req.Op == core.OpRefund {
+	switch req.Op {
+	case core.OpRefund:
 		taken = t.refundArg(req)
 		rid = &req.RefundID
-		if *rid == [2]uint64{} {
-			// Unnamed: a name of its own still makes a command the
-			// client sends twice give back once.
-			*rid = [2]uint64{rand.Uint64(), rand.Uint64()}
-		}
+	case core.OpReset:
+		taken = t.markerTTL()
+		rid = &[2]uint64{}
+	}
+	if rid != nil && *rid == [2]uint64{} {
+		// Unnamed: a name of its own still makes a command the client
+		// sends twice act once.
+		*rid = [2]uint64{rand.Uint64(), rand.Uint64()}
 	}
 	c := callPool.Get().(*call)
 	c.sc, c.keys, c.trial = t.sc, t.keys(req.Key, rid), trial
@@ -198,8 +202,9 @@ func (t *table) refundArg(req core.Request) string {
 	return string(b)
 }
 
-// markerTTL is the least TTL, in ms, of a refund's marker (step.lua keeps
-// it at least as long as the refund's remaining hold): the pipeline's own
+// markerTTL is the TTL, in ms, of a reset's marker and the least of a
+// refund's (step.lua keeps it at least as long as the refund's remaining
+// hold): the pipeline's own
 // bound (the client may send a command again until then) plus
 // Options.ExpirySlack (the caller's clock against Redis's, with
 // CallerClock, where a refund sent again computes with the same instant).

@@ -1,9 +1,10 @@
 -- floodgate redisstore step: decides one request on every limit of a
--- policy. Its keys are K[k0 + 1 .. k0 + #LIMITS], and for F the refund's
--- marker K[k0 + #LIMITS + 1]; op is T take, P peek, F refund, R reset;
--- cost; now in µs; taken, for F, the string "t,h1,...,hn,m" of the take's
--- instant t in µs, each limit's hold in ns (how long after t the take held
--- part of its state) and the marker's least TTL m in ms; slack in ms. C is nil for
+-- policy. Its keys are K[k0 + 1 .. k0 + #LIMITS], and for F and R the
+-- operation's marker K[k0 + #LIMITS + 1]; op is T take, P peek, F refund,
+-- R reset; cost; now in µs; taken, for F, the string "t,h1,...,hn,m" of
+-- the take's instant t in µs, each limit's hold in ns (how long after t
+-- the take held part of its state) and the marker's least TTL m in ms,
+-- for R the marker's TTL in ms; slack in ms. C is nil for
 -- a decision alone (GET, SET and DEL go to Redis), or the cache of a batch
 -- (see batch.lua): the state of every key read or written so far in the
 -- batch, each written once at its end. Reply: {taken, now, then per
@@ -32,8 +33,13 @@ end
 local function step(K, k0, op, cost, now, taken, slack, C)
   local n = #LIMITS
   if op == 'R' then
+    -- The marker K[k0 + n + 1] names this reset, for taken ms: a copy of
+    -- it (a client's retry) forgets nothing taken since.
+    local ok = redis.pcall('SET', K[k0 + n + 1], '1', 'NX', 'PX', tonumber(taken))
+    if type(ok) == 'table' and ok.err then return ok end
+    if ok == false then return {0, now} end
     if not C then
-      redis.call('DEL', unpack(K))
+      redis.call('DEL', unpack(K, k0 + 1, k0 + n))
     else
       for i = 1, n do kput(C, K[k0 + i], false) end
     end
