@@ -69,3 +69,38 @@ func TestBatchRefundTwice(t *testing.T) {
 		require.Greater(t, ttl, 59*time.Minute, "the marker outlives the refund's hold")
 	}
 }
+
+// TestResetTwice: a reset whose command runs again after a take (a
+// client's retry, late) forgets nothing more: the take stays counted.
+func TestResetTwice(t *testing.T) {
+	srv := redistest.Start(t)
+	c := srv.Client(t)
+	ctx := context.Background()
+	s, err := New(c, Options{Prefix: "rt:", Timeout: 30 * time.Second, CallerClock: true})
+	require.NoError(t, err)
+	defer s.Close()
+	p := core.MustPolicy("rt", core.Limit{Name: "f", Algorithm: core.FixedWindow{Limit: 10, Window: time.Hour}})
+	tb, err := s.Bind(p)
+	require.NoError(t, err)
+	tab := tb.(*table)
+	require.NoError(t, s.loadLibrary(ctx, tab.sc))
+	const now = int64(1_800_000_000_000_000_000) // ns
+	rid := [2]uint64{3, 4}
+	reset := &call{sc: tab.sc, keys: tab.keys("k", &rid), done: make(chan struct{}, 1)}
+	reset.args = []any{"R", int64(0), now / 1000, tab.markerTTL(), tab.slack}
+	take := func() int64 {
+		r, err := tab.Do(ctx, core.Request{Op: core.OpTake, Key: "k", Cost: 4, Now: now})
+		require.NoError(t, err)
+		return r.Remaining
+	}
+	require.Equal(t, int64(6), take())
+	for _, want := range []int64{6, 2} { // the first copy forgets, the second nothing
+		s.run([]*call{reset}, nil)
+		<-reset.done
+		require.NoError(t, reset.err)
+		require.Equal(t, want, take())
+	}
+	ttl, err := c.PTTL(ctx, reset.keys[1]).Result()
+	require.NoError(t, err)
+	require.Positive(t, ttl, "the marker has a TTL")
+}
