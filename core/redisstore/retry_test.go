@@ -144,6 +144,7 @@ func TestRefundRetriedByClient(t *testing.T) {
 	srv := startRedis(t)
 	direct := srv.Client(t)
 	px := faultproxy.Start(t, srv.Addr())
+	const maxRetries = 3  // go-redis's default
 	var sent atomic.Int64 // FCALLs the client wrote
 	dial := func(ctx context.Context, network, addr string) (net.Conn, error) {
 		var d net.Dialer
@@ -151,7 +152,7 @@ func TestRefundRetriedByClient(t *testing.T) {
 		return countingConn{conn, &sent}, err
 	}
 	c := redis.NewClient(&redis.Options{
-		Addr: px.Addr(), Dialer: dial, MaxRetries: 3, ReadTimeout: 50 * time.Millisecond,
+		Addr: px.Addr(), Dialer: dial, MaxRetries: maxRetries, ReadTimeout: 50 * time.Millisecond,
 		MinRetryBackoff: time.Millisecond, MaxRetryBackoff: 2 * time.Millisecond,
 		DialTimeout: 5 * time.Second, WriteTimeout: 10 * time.Second, PoolSize: 8,
 	})
@@ -179,15 +180,25 @@ func TestRefundRetriedByClient(t *testing.T) {
 	_, err := want.Refund(ctx, "k", wt[1])
 	require.NoError(t, err)
 
+	// Four idle connections in the client's pool, one per attempt: a new
+	// connection's handshake would time out (stalled) before its FCALL.
+	var conns []*redis.Conn
+	for range 1 + maxRetries {
+		cn := c.Conn()
+		require.NoError(t, cn.Ping(ctx).Err())
+		conns = append(conns, cn)
+	}
+	for _, cn := range conns {
+		require.NoError(t, cn.Close())
+	}
 	before, sent0 := commands(t, direct, "fcall"), sent.Load()
 	px.Stall()
 	_, err = got.Refund(ctx, "k", gt[1])
 	require.ErrorIs(t, err, redisstore.ErrUnavailable, "every attempt timed out")
-	// Every attempt was written before the client gave up on it (on a
-	// connection of its pool: a new one's handshake times out first); the
+	// Every attempt was written before the client gave up on it; the
 	// proxy holds them, then delivers them all, in order.
 	attempts := sent.Load() - sent0
-	require.GreaterOrEqual(t, attempts, int64(2), "the client sent the refund again")
+	require.Equal(t, int64(1+maxRetries), attempts, "the client sent the refund again")
 	px.Resume()
 	for i := 0; commands(t, direct, "fcall") < before+attempts; i++ {
 		require.Less(t, i, 1000, "the client's attempts never reached Redis: %d of %d", commands(t, direct, "fcall")-before, attempts)
