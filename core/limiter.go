@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"hash/maphash"
+	"math/rand/v2"
 	"sync/atomic"
 	"time"
 
@@ -20,6 +21,7 @@ type Limiter struct {
 
 	seed   maphash.Seed  // hashes keys into Results, for tables other than mem
 	seq    atomic.Uint64 // decision ids, for tables other than mem
+	nonce  uint64        // random: with a decision id, its refund's Request.RefundID
 	window int64         // how long after a decision its refund is accepted
 	ledger *refundLedger // the decisions already refunded
 	resets resetLog      // the keys reset within a refund window
@@ -105,6 +107,7 @@ func NewLimiter(p *Policy, opts ...Option) (*Limiter, error) {
 	l := &Limiter{
 		policy: p, table: t, clock: cfg.clock, seed: maphash.MakeSeed(),
 		window: int64(cfg.refundWindow), ledger: newRefundLedger(cfg.ledger),
+		nonce: rand.Uint64() | 1, // never zero: a zero RefundID names nothing
 	}
 	l.mem, _ = t.(*memTable)
 	return l, nil
@@ -246,7 +249,8 @@ func (l *Limiter) Refund(ctx context.Context, key string, taken Result) (Result,
 	if err := l.ledger.spend(taken.id, taken.at+min(hold, l.window), now); err != nil {
 		return Result{}, err
 	}
-	err := l.do(ctx, Request{Op: OpRefund, Key: key, Cost: taken.Cost, Taken: taken.at, Holds: holds, id: taken.id}, &res)
+	err := l.do(ctx, Request{Op: OpRefund, Key: key, Cost: taken.Cost, Taken: taken.at, Holds: holds,
+		RefundID: [2]uint64{l.nonce, taken.id}, id: taken.id}, &res)
 	return res, err
 }
 

@@ -33,6 +33,13 @@ type Request struct {
 	// gives nothing back from Taken+Holds[i] on, and never more than the
 	// take still holds.
 	Holds [MaxLimits]int64
+	// RefundID names, for OpRefund, the decision refunded: a [Limiter]
+	// sets it to a value of its own, random per Limiter, and the
+	// decision's number, so that ids of different limiters and processes
+	// do not collide. A store that may execute one request twice (a Redis
+	// client retrying a command whose reply it did not read) gives back at
+	// most once per id; the zero id names nothing.
+	RefundID [2]uint64
 
 	// id is, for OpRefund, the refunded decision's id: the in-memory store
 	// tells by it whether the take was made before its key was evicted.

@@ -50,7 +50,7 @@ func TestBatchFunction(t *testing.T) {
 			m := 1 + rng.IntN(40)
 			now := int64(1_700_000_000_000_000) + rng.Int64N(1e6)
 			var args [][]any
-			var names []string
+			var names, markers []string
 			for range m {
 				switch rng.IntN(4) {
 				case 0:
@@ -62,13 +62,37 @@ func TestBatchFunction(t *testing.T) {
 				if rng.IntN(10) == 0 {
 					cost = 0
 				}
-				args = append(args, []any{ops[rng.IntN(len(ops))], cost, now, now - rng.Int64N(2_000_000), int64(rng.IntN(2) * 1000)})
+				op := ops[rng.IntN(len(ops))]
+				var taken any = now - rng.Int64N(2_000_000)
+				if op == "F" && rng.IntN(8) > 0 { // else a malformed refund
+					// The take's instant, each limit's hold, the
+					// marker's least TTL (see step.lua).
+					arg := fmt.Sprint(taken)
+					for range n {
+						arg += fmt.Sprint(",", rng.Int64N(4_000_000_000))
+					}
+					taken = arg + fmt.Sprint(",", 10_000+rng.IntN(3)*1000)
+				}
+				if op == "R" {
+					taken = int64(10_000 + rng.IntN(3)*1000) // the marker's TTL: no marker expires within the EXEC
+				}
+				args = append(args, []any{op, cost, now, taken, int64(rng.IntN(2) * 1000)})
 				names = append(names, fmt.Sprint("k", rng.IntN(4)))
+				// Refunds' and resets' markers: a few names, repeated
+				// (one request sent twice within a batch or across it).
+				markers = append(markers, fmt.Sprint("f", rng.IntN(3)))
 			}
 			keys := func(prefix, name string) []string {
 				out := make([]string, n)
 				for i := range out {
 					out[i] = fmt.Sprintf("%s{%s}:%d", prefix, name, i)
+				}
+				return out
+			}
+			rkeys := func(prefix string, j int) []string {
+				out := keys(prefix, names[j])
+				if args[j][0] == "F" || args[j][0] == "R" {
+					out = append(out, fmt.Sprintf("%s{%s}:%s", prefix, names[j], markers[j]))
 				}
 				return out
 			}
@@ -79,7 +103,7 @@ func TestBatchFunction(t *testing.T) {
 			var bkeys []string
 			bargs := []any{args[0][4]}
 			for j := range m {
-				bkeys = append(bkeys, keys(bat, names[j])...)
+				bkeys = append(bkeys, rkeys(bat, j)...)
 				bargs = append(bargs, args[j][:4]...)
 			}
 			// One MULTI: Redis checks expiry against the instant EXEC
@@ -100,12 +124,16 @@ func TestBatchFunction(t *testing.T) {
 					pipe.Set(ctx, keys(prefix, "k2")[n-1], "x,y", time.Hour)
 				}
 				for j := range m {
-					seqCmds = append(seqCmds, pipe.FCall(ctx, sc.fn, keys(seq, names[j]), args[j]...))
+					seqCmds = append(seqCmds, pipe.FCall(ctx, sc.fn, rkeys(seq, j), args[j]...))
 				}
 				batCmd = pipe.FCall(ctx, sc.batchFn, bkeys, bargs...)
 				for _, prefix := range []string{seq, bat} {
 					for _, name := range []string{"k0", "k1", "k2", "k3"} {
 						for _, k := range keys(prefix, name) {
+							states[k] = state{pipe.Get(ctx, k), pipe.PExpireTime(ctx, k)}
+						}
+						for _, f := range []string{"f0", "f1", "f2"} {
+							k := fmt.Sprintf("%s{%s}:%s", prefix, name, f)
 							states[k] = state{pipe.Get(ctx, k), pipe.PExpireTime(ctx, k)}
 						}
 					}
@@ -138,8 +166,11 @@ func TestBatchFunction(t *testing.T) {
 			}
 			require.Equal(t, want, got, "policy %s trial %d: %v on %v", p.Name(), trial, args, names)
 			for _, name := range []string{"k0", "k1", "k2", "k3"} {
-				for i := range n {
-					sk, bk := keys(seq, name)[i], keys(bat, name)[i]
+				for i := range n + 3 {
+					sk, bk := fmt.Sprintf("%s{%s}:f%d", seq, name, i-n), fmt.Sprintf("%s{%s}:f%d", bat, name, i-n)
+					if i < n {
+						sk, bk = keys(seq, name)[i], keys(bat, name)[i]
+					}
 					ss, bs := states[sk], states[bk]
 					sv, serr := ss.val.Result()
 					bv, berr := bs.val.Result()

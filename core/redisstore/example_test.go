@@ -16,7 +16,9 @@ import (
 // limit of 100 requests per minute per client. (It needs a Redis at
 // 127.0.0.1:6379, so it has no checked output.)
 func Example() {
-	client := redis.NewClient(&redis.Options{Addr: "127.0.0.1:6379", ContextTimeoutEnabled: true, ReadTimeout: 100 * time.Millisecond})
+	// MaxRetries -1: a command sent again after a lost reply may run twice
+	// (a take then counts twice); the store has its own failure handling.
+	client := redis.NewClient(&redis.Options{Addr: "127.0.0.1:6379", ContextTimeoutEnabled: true, ReadTimeout: 100 * time.Millisecond, MaxRetries: -1})
 	defer client.Close()
 	store, err := redisstore.New(client, redisstore.Options{FailureMode: redisstore.FailLocal, LocalShare: 0.25})
 	if err != nil {

@@ -26,7 +26,7 @@ func TestBatchConflictIsolated(t *testing.T) {
 	require.NoError(t, s.loadLibrary(ctx, tab.sc))
 	var batch []*call
 	for _, k := range []string{"a", "b", "c"} {
-		cl := &call{sc: tab.sc, keys: tab.keys(k), done: make(chan struct{}, 1)}
+		cl := &call{sc: tab.sc, keys: tab.keys(k, nil), done: make(chan struct{}, 1)}
 		cl.args = []any{"T", int64(1), int64(-1), int64(0), tab.slack}
 		batch = append(batch, cl)
 	}

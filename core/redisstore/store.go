@@ -31,7 +31,8 @@
 // CROSSSLOT. Every write sets a PEXPIRE at the limit's recovery instant
 // (its idleAt, rounded up to a millisecond, plus Options.ExpirySlack): no
 // limiter key ever lives without a TTL, and a key that has recovered is
-// deleted rather than written.
+// deleted rather than written. A refund also writes a marker key, with a
+// TTL too (see Retries and refunds).
 //
 // # Time and units
 //
@@ -93,6 +94,38 @@
 // fails with an error wrapping [ErrKeyConflict] (FailOpen admits it), the
 // first occurrence is logged, and the other decisions carry on. Any other
 // error reply is an error, never an admission unless the mode is FailOpen.
+//
+// # Retries and refunds
+//
+// go-redis sends a command again when it could not read its reply (a read
+// timeout, a connection reset), pipelines included: MaxRetries, 3 by
+// default, more times. The command may have run already, so Redis may
+// apply it twice or more. The store cannot change the application's
+// client, so each operation is made safe against that:
+//
+//   - A take applied twice counts twice: the key is charged twice the cost
+//     (one attempt's admission, the other's counted or denied take). It
+//     denies more, never admits more, and the decision reported is one
+//     attempt's.
+//   - A refund gives back at most once, however many times Redis runs it.
+//     Each refund is named by its decision (core.Request.RefundID: a value
+//     random per Limiter and the decision's number; a refund without one
+//     gets a random name per call), and its script records the name in a
+//     marker key of the same hash tag as the limit keys (same Cluster
+//     slot), Prefix + "{…}:f" + 32 hex digits, with SET NX PX: a copy
+//     that finds the marker gives nothing back. The marker lives as long as
+//     the refund could give anything back (its remaining hold, rounded up
+//     to a millisecond), and at least the pipeline's own bound
+//     (max(1 s, 4 × Timeout)) plus Options.ExpirySlack. With
+//     CallerClock a copy computes with the first one's instant, so a copy
+//     held up in the network past that bound could give back again: keep
+//     ExpirySlack above the longest such delay, or disable retries.
+//   - A peek changes nothing. A reset applied twice forgets the key twice:
+//     a take made between the two copies is forgotten too.
+//
+// Retries buy nothing here (the store has its own deadline, failure mode
+// and circuit breaker): give the client MaxRetries: -1, as the examples
+// do.
 //
 // # Start-up
 //

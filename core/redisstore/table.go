@@ -3,9 +3,11 @@ package redisstore
 import (
 	"context"
 	"crypto/sha256"
+	"encoding/binary"
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"strconv"
 	"sync/atomic"
 	"time"
@@ -89,8 +91,10 @@ func (s *Store) Bind(p *core.Policy) (core.Table, error) {
 }
 
 // keys returns the Redis keys of key's limits:
-// prefix{first 16 bytes of SHA-256(SHA-256(fingerprint) || key), hex}:i.
-func (t *table) keys(key string) []string {
+// prefix{first 16 bytes of SHA-256(SHA-256(fingerprint) || key), hex}:i,
+// then, for a refund or a reset (rid non-nil), the key of its marker,
+// prefix{same}:f followed by rid in hex: in the same hash slot.
+func (t *table) keys(key string, rid *[2]uint64) []string {
 	var sum [sha256.Size]byte
 	if len(key) <= maxStackKey {
 		var in [sha256.Size + maxStackKey]byte
@@ -104,9 +108,16 @@ func (t *table) keys(key string) []string {
 	var kb [96]byte
 	b := append(append(kb[:0], t.s.opts.Prefix...), '{')
 	b = append(hex.AppendEncode(b, sum[:16]), '}', ':')
-	out := make([]string, len(t.quotas))
+	n := len(t.quotas)
+	out := make([]string, n, n+1)
 	for i := range out {
 		out[i] = string(strconv.AppendInt(b, int64(i), 10))
+	}
+	if rid != nil {
+		var id [16]byte
+		binary.BigEndian.PutUint64(id[:8], rid[0])
+		binary.BigEndian.PutUint64(id[8:], rid[1])
+		out = append(out, string(hex.AppendEncode(append(b, 'f'), id[:])))
 	}
 	return out
 }
@@ -148,11 +159,22 @@ func (t *table) Do(ctx context.Context, req core.Request) (core.Result, error) {
 		now = req.Now / 1000
 	}
 	var taken any = int64(0)
-	if req.Op == core.OpRefund {
+	var rid *[2]uint64
+	switch req.Op {
+	case core.OpRefund:
 		taken = t.refundArg(req)
+		rid = &req.RefundID
+	case core.OpReset:
+		taken = t.markerTTL()
+		rid = &[2]uint64{}
+	}
+	if rid != nil && *rid == [2]uint64{} {
+		// Unnamed: a name of its own still makes a command the client
+		// sends twice act once.
+		*rid = [2]uint64{rand.Uint64(), rand.Uint64()}
 	}
 	c := callPool.Get().(*call)
-	c.sc, c.keys, c.trial = t.sc, t.keys(req.Key), trial
+	c.sc, c.keys, c.trial = t.sc, t.keys(req.Key, rid), trial
 	c.args = append(c.args[:0], opCodes[req.Op], req.Cost, now, taken, t.slack)
 	completed, err := t.s.exec(ctx, c)
 	if err != nil {
@@ -169,13 +191,25 @@ func (t *table) Do(ctx context.Context, req core.Request) (core.Result, error) {
 }
 
 // refundArg is a refund's "taken" argument for step.lua: the take's instant
-// in µs, then each limit's hold in ns.
+// in µs, each limit's hold in ns, then the least TTL of its marker in ms
+// (see markerTTL).
 func (t *table) refundArg(req core.Request) string {
-	b := strconv.AppendInt(make([]byte, 0, 24*(1+len(t.quotas))), floorDiv(req.Taken, 1000), 10)
+	b := strconv.AppendInt(make([]byte, 0, 24*(2+len(t.quotas))), floorDiv(req.Taken, 1000), 10)
 	for i := range t.quotas {
 		b = strconv.AppendInt(append(b, ','), req.Holds[i], 10)
 	}
+	b = strconv.AppendInt(append(b, ','), t.markerTTL(), 10)
 	return string(b)
+}
+
+// markerTTL is the TTL, in ms, of a reset's marker and the least of a
+// refund's (step.lua keeps it at least as long as the refund's remaining
+// hold): the pipeline's own
+// bound (the client may send a command again until then) plus
+// Options.ExpirySlack (the caller's clock against Redis's, with
+// CallerClock, where a refund sent again computes with the same instant).
+func (t *table) markerTTL() int64 {
+	return max(1, t.s.ioTimeout.Milliseconds()+t.s.opts.ExpirySlack.Milliseconds())
 }
 
 // floorDiv is ⌊a/b⌋ for b > 0.

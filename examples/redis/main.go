@@ -34,7 +34,9 @@ func main() {
 
 // run prints the decisions of the demo on the Redis at addr.
 func run(ctx context.Context, addr string, w io.Writer) error {
-	client := redis.NewClient(&redis.Options{Addr: addr, ContextTimeoutEnabled: true, ReadTimeout: time.Second})
+	// MaxRetries -1: no command sent again after a lost reply (a take
+	// would count twice); the store has its own failure handling.
+	client := redis.NewClient(&redis.Options{Addr: addr, ContextTimeoutEnabled: true, ReadTimeout: time.Second, MaxRetries: -1})
 	defer client.Close()
 	store, err := redisstore.New(client, redisstore.Options{Prefix: "floodgate-example:", Timeout: time.Second})
 	if err != nil {

@@ -99,7 +99,9 @@ func newHandler(cfg *config) (http.Handler, func(), error) {
 		return nil, nil, fmt.Errorf("-store %q: %w", cfg.store, err)
 	}
 	// The store bounds every decision itself; a client bounding its reads
-	// too frees a connection stuck on a frozen Redis sooner.
+	// too frees a connection stuck on a frozen Redis sooner. No retries: a
+	// command sent again after a lost reply may run twice (a take counts
+	// twice).
 	ro.ContextTimeoutEnabled = true
 	ro.MaxRetries = -1
 	client := redis.NewClient(ro)

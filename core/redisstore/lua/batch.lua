@@ -1,14 +1,15 @@
 -- floodgate redisstore batch: decides several requests of one policy in
 -- order, exactly as one main call each would, one after another. KEYS =
--- the #LIMITS keys of each request in turn; ARGV = expiry slack (ms), then
+-- the #LIMITS keys of each request in turn, and after a refund's or a
+-- reset's its marker (see step.lua); ARGV = expiry slack (ms), then
 -- per request op, cost, now (µs, or -1 for Redis TIME, read once), taken
--- (µs). Each key is read at most once and written (SET with PX, or DEL)
+-- (see step.lua). Each limit key is read at most once and written (SET with PX, or DEL)
 -- at most once, at the end, with its last state. Reply: each request's
 -- main reply (or error reply), in order.
 local slack = tonumber(ARGV[1])
 local n = #LIMITS
 local C = {val = {}, px = {}, order = {}, n = 0}
-local out, time = {}, nil
+local out, time, k0 = {}, nil, 0
 local m = (#ARGV - 1) / 4
 for j = 1, m do
   local a = 1 + (j - 1) * 4
@@ -20,7 +21,9 @@ for j = 1, m do
     end
     now = time
   end
-  out[j] = step(KEYS, (j - 1) * n, ARGV[a + 1], tonumber(ARGV[a + 2]), now, ARGV[a + 4], slack, C)
+  out[j] = step(KEYS, k0, ARGV[a + 1], tonumber(ARGV[a + 2]), now, ARGV[a + 4], slack, C)
+  k0 = k0 + n
+  if ARGV[a + 1] == 'F' or ARGV[a + 1] == 'R' then k0 = k0 + 1 end
 end
 for i = 1, C.n do
   local key = C.order[i]

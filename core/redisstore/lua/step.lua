@@ -1,8 +1,10 @@
 -- floodgate redisstore step: decides one request on every limit of a
--- policy. Its keys are K[k0 + 1 .. k0 + #LIMITS]; op is T take, P peek,
--- F refund, R reset; cost; now in µs; taken, for F, the string "t,h1,..."
--- of the take's instant t in µs and each limit's hold in ns (how long
--- after t the take held part of its state); slack in ms. C is nil for
+-- policy. Its keys are K[k0 + 1 .. k0 + #LIMITS], and for F and R the
+-- operation's marker K[k0 + #LIMITS + 1]; op is T take, P peek, F refund,
+-- R reset; cost; now in µs; taken, for F, the string "t,h1,...,hn,m" of
+-- the take's instant t in µs, each limit's hold in ns (how long after t
+-- the take held part of its state) and the marker's least TTL m in ms,
+-- for R the marker's TTL in ms; slack in ms. C is nil for
 -- a decision alone (GET, SET and DEL go to Redis), or the cache of a batch
 -- (see batch.lua): the state of every key read or written so far in the
 -- batch, each written once at its end. Reply: {taken, now, then per
@@ -50,8 +52,13 @@ end
 local function step(K, k0, op, cost, now, taken, slack, C)
   local n = #LIMITS
   if op == 'R' then
+    -- The marker K[k0 + n + 1] names this reset, for taken ms: a copy of
+    -- it (a client's retry) forgets nothing taken since.
+    local ok = redis.pcall('SET', K[k0 + n + 1], '1', 'NX', 'PX', tonumber(taken))
+    if type(ok) == 'table' and ok.err then return ok end
+    if ok == false then return {0, now} end
     if not C then
-      redis.call('DEL', unpack(K))
+      redis.call('DEL', unpack(K, k0 + 1, k0 + n))
     else
       for i = 1, n do kput(C, K[k0 + i], false) end
     end
@@ -73,15 +80,31 @@ local function step(K, k0, op, cost, now, taken, slack, C)
     end
   end
   if op == 'F' then
-    local tk = decode(taken, n + 1)
+    local tk = decode(taken, n + 2)
     if not tk then return redis.error_reply('ERR floodgate: malformed refund') end
+    -- The marker K[k0 + n + 1] names this refund: a client sending the
+    -- command again (a retry after a lost reply) finds it and gives
+    -- nothing back. It lives while the refund could give anything back,
+    -- and at least tk[n + 2] ms.
+    local px, give = tk[n + 2], false
+    for i = 1, n do
+      local rem = (tk[1] - now) * 1000 + tk[i + 1]
+      if rem > 0 and tk[i + 1] > 0 then
+        give, px = true, imax(px, ceil(rem / 1000000))
+      end
+    end
+    if give then
+      local ok = redis.pcall('SET', K[k0 + n + 1], '1', 'NX', 'PX', px)
+      if type(ok) == 'table' and ok.err then return ok end
+      give = ok ~= false
+    end
     for i = 1, n do
       -- The ns left of the take's hold: nothing is given back after it,
       -- and never more than the take still holds before it.
       local rem = (tk[1] - now) * 1000 + tk[i + 1]
       -- core's: a limit in the zero state (a missing key) holds nothing to
       -- give back and is left as it is.
-      if rem > 0 and tk[i + 1] > 0 and not fresh(LIMITS[i], st[i]) then
+      if give and rem > 0 and tk[i + 1] > 0 and not fresh(LIMITS[i], st[i]) then
         LIMITS[i].refund(st[i], now, tk[1], cost, rem)
         dirty[i] = true
       end
