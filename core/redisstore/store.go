@@ -188,8 +188,11 @@ const (
 	// on which Redis reported an error.
 	FailOpen
 	// FailLocal decides on an in-memory limiter of the policy scaled to
-	// Options.LocalShare of each limit (see [ScalePolicy]), started empty
-	// for each outage (its first fault to the switch back).
+	// Options.LocalShare of each limit (see [ScalePolicy]), made at the
+	// first fault and kept across outages (what it admitted counts until
+	// it recovers by itself), so that this process grants at most its
+	// share over any window of the limits, however often the store
+	// switches.
 	FailLocal
 )
 
@@ -305,8 +308,7 @@ type Store struct {
 
 	br          *breaker
 	down        atomic.Bool
-	noFunctions atomic.Bool   // EVALSHA instead of FCALL
-	gen         atomic.Uint64 // incremented at every switch back to Redis
+	noFunctions atomic.Bool // EVALSHA instead of FCALL
 	rtt         rttMeter
 	stats       counters
 
@@ -419,7 +421,6 @@ func (s *Store) switchDown(err error) {
 
 // switchUp is the breaker closing (under its lock).
 func (s *Store) switchUp() {
-	s.gen.Add(1) // the next outage's local limiter starts empty
 	s.down.Store(false)
 	s.log.Info("redisstore: redis reachable again, back to redis")
 	if s.opts.OnSwitch != nil {

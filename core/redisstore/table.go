@@ -30,8 +30,7 @@ type table struct {
 }
 
 type localTable struct {
-	gen uint64
-	t   core.Table
+	t core.Table
 }
 
 // Supports reports whether the Redis store can decide p exactly as the
@@ -280,9 +279,13 @@ func (t *table) fallback(ctx context.Context, req core.Request, err error) (core
 	case FailOpen:
 		return t.open(req)
 	case FailLocal:
-		gen := t.s.gen.Load()
+		// One local limiter for the store's life, made at the first
+		// fault: what it admitted during an outage still counts in the
+		// next one until it recovers by itself, so however often the
+		// store switches (a flapping link), this process grants at most
+		// its share over any window.
 		lt := t.local.Load()
-		if lt == nil || lt.gen != gen {
+		if lt == nil {
 			ms, merr := core.NewMemoryStore(core.MemoryOptions{})
 			if merr != nil {
 				return core.Result{}, merr
@@ -291,12 +294,8 @@ func (t *table) fallback(ctx context.Context, req core.Request, err error) (core
 			if merr != nil {
 				return core.Result{}, merr
 			}
-			nt := &localTable{gen: gen, t: tb}
-			if t.local.CompareAndSwap(lt, nt) {
-				lt = nt
-			} else {
-				lt = t.local.Load()
-			}
+			t.local.CompareAndSwap(nil, &localTable{t: tb})
+			lt = t.local.Load()
 		}
 		return lt.t.Do(ctx, req)
 	}
