@@ -3,11 +3,13 @@ package redisstore
 import (
 	"context"
 	"fmt"
+	"io"
 	"slices"
 	"strings"
 	"sync"
 	"time"
 
+	"github.com/floodgate-go/floodgate/core"
 	"github.com/redis/go-redis/v9"
 )
 
@@ -140,8 +142,15 @@ func (s *Store) run(batch []*call, cmds []*redis.Cmd) []*redis.Cmd {
 		}
 		return p.EvalSha(ctx, c.sc.sha, c.keys, c.args...)
 	}
+	// A refund applied twice gives back twice: a pipeline carrying one
+	// must not be sent again by the client after a broken connection (see
+	// noRetry).
+	refunds := slices.ContainsFunc(batch, func(c *call) bool { return c.args[0] == opCodes[core.OpRefund] })
 	start := time.Now()
 	_, _ = s.client.Pipelined(ctx, func(p redis.Pipeliner) error {
+		if refunds {
+			s.noRetry(ctx, p)
+		}
 		for _, g := range groups {
 			cmds = append(cmds, send(p, g, fcall, false))
 		}
@@ -174,6 +183,9 @@ func (s *Store) run(batch []*call, cmds []*redis.Cmd) []*redis.Cmd {
 			fcall = s.loadLibraries(ctx, groups, retry)
 		}
 		_, _ = s.client.Pipelined(ctx, func(p redis.Pipeliner) error {
+			if refunds {
+				s.noRetry(ctx, p)
+			}
 			for _, i := range retry {
 				if len(groups[i]) > 1 && (!fcall || classify(cmds[i].Err()) != classMissing) {
 					// No functions after all: an EVAL per call.
@@ -229,6 +241,22 @@ func (s *Store) run(batch []*call, cmds []*redis.Cmd) []*redis.Cmd {
 		cmds[i] = nil
 	}
 	return cmds
+}
+
+// noRetry adds to p a command that go-redis never sends again (a PING
+// whose raw reply is discarded), which makes it send the whole pipeline at
+// most once: go-redis otherwise sends a pipeline again, up to the client's
+// MaxRetries (3 by default), when its connection breaks after the write,
+// though Redis may have run it. Replaying a take only counts it twice
+// (denies more); replaying a refund gives back twice, so pipelines carrying
+// a refund get it. A refund whose round trip breaks is then a fault: its
+// decision gives nothing back. (go-redis's Cluster client ignores this
+// mark, so on a Cluster a refund may still be replayed after a broken
+// connection.)
+func (s *Store) noRetry(ctx context.Context, p redis.Pipeliner) {
+	if !s.cluster {
+		_ = p.Process(ctx, redis.NewRawWriteToCmd(ctx, io.Discard, "PING"))
+	}
 }
 
 // report tells the breaker how batch's round trip went, before its calls
