@@ -145,6 +145,7 @@ func (s *Store) run(batch []*call, cmds []*redis.Cmd) []*redis.Cmd {
 	// A refund applied twice gives back twice: a pipeline carrying one
 	// must not be sent again by the client after a broken connection (see
 	// noRetry).
+	epoch := s.br.epoch.Load() // what the breaker was when the round trip was sent
 	refunds := slices.ContainsFunc(batch, func(c *call) bool { return c.args[0] == opCodes[core.OpRefund] })
 	start := time.Now()
 	_, _ = s.client.Pipelined(ctx, func(p redis.Pipeliner) error {
@@ -233,7 +234,7 @@ func (s *Store) run(batch []*call, cmds []*redis.Cmd) []*redis.Cmd {
 			}
 		}
 	}
-	s.report(batch)
+	s.report(batch, epoch)
 	for _, c := range batch {
 		c.done <- struct{}{}
 	}
@@ -263,7 +264,7 @@ func (s *Store) noRetry(ctx context.Context, p redis.Pipeliner) {
 // are handed back (they may be reused then): a fault, or an answer of
 // Redis (an error reply that is not a fault, such as WRONGTYPE, is one).
 // A function or script still missing after its reload is a fault.
-func (s *Store) report(batch []*call) {
+func (s *Store) report(batch []*call, epoch uint64) {
 	if s.ctx.Err() != nil {
 		return // closed: the round trip was cut short, it says nothing
 	}
@@ -280,7 +281,7 @@ func (s *Store) report(batch []*call) {
 		s.br.fault(fault, trial)
 		return
 	}
-	s.br.success()
+	s.br.answered(epoch)
 }
 
 // group splits batch, in order, into runs of calls that one script call

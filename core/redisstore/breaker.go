@@ -22,11 +22,18 @@ const (
 // wait is over, letting one decision through to Redis over the client's
 // pool (the trial); half-open → closed when a round trip succeeds, → open
 // again, with twice the wait (at most Options.ProbeMax), when the trial
-// fails. Any successful round trip closes it.
+// fails. A successful round trip sent since it last opened closes it; one
+// sent before (a late reply of a stalled round trip) does not: it says
+// nothing of the Redis that the opening fault saw, and letting it close
+// the breaker made it flap at the rate replies and faults alternate.
+// Reopening within max of closing doubles the wait (at most max) instead
+// of starting again from base: a flaky link switches at most about once
+// per max/2, however fast its faults and answers alternate.
 type breaker struct {
 	state  atomic.Int32
-	fails  atomic.Int32 // consecutive faults while closed
-	lastOK atomic.Int64 // Unix ns of the last answered round trip
+	epoch  atomic.Uint64 // incremented at every opening
+	fails  atomic.Int32  // consecutive faults while closed
+	lastOK atomic.Int64  // Unix ns of the last answered round trip
 	window time.Duration
 
 	mu        sync.Mutex
@@ -34,6 +41,7 @@ type breaker struct {
 	base, max time.Duration
 	wait      time.Duration // the current wait, before jitter
 	until     time.Time     // open until
+	closedAt  time.Time     // last closed (after an opening)
 	now       func() time.Time
 	rnd       func() float64 // in [0, 1)
 	onOpen    func(err error)
@@ -91,7 +99,11 @@ func (b *breaker) fault(err error, trial bool) {
 		if b.fails.Load() < b.threshold {
 			return
 		}
-		b.wait = b.base
+		if b.wait == 0 || b.now().Sub(b.closedAt) >= b.max {
+			b.wait = b.base
+		} else {
+			b.wait = min(2*b.wait, b.max) // reopened soon after closing: a flaky link
+		}
 		b.openLocked()
 		if b.onOpen != nil {
 			b.onOpen(err)
@@ -115,8 +127,12 @@ func (b *breaker) release() {
 	}
 }
 
-// success records a round trip Redis answered.
-func (b *breaker) success() {
+// success records a round trip Redis answered, sent now.
+func (b *breaker) success() { b.answered(b.epoch.Load()) }
+
+// answered records a round trip Redis answered, sent at epoch (b.epoch when
+// it was sent): it closes the breaker only if sent since the last opening.
+func (b *breaker) answered(epoch uint64) {
 	b.lastOK.Store(b.now().UnixNano())
 	if b.state.Load() == stClosed {
 		if b.fails.Load() != 0 {
@@ -126,9 +142,10 @@ func (b *breaker) success() {
 	}
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	if b.state.Load() == stClosed {
+	if b.state.Load() == stClosed || epoch != b.epoch.Load() {
 		return
 	}
+	b.closedAt = b.now()
 	b.fails.Store(0)
 	b.state.Store(stClosed)
 	if b.onClose != nil {
@@ -141,6 +158,7 @@ func (b *breaker) success() {
 func (b *breaker) openLocked() {
 	j := time.Duration(float64(b.wait) * (0.5 + 0.5*b.rnd()))
 	b.until = b.now().Add(max(j, 1))
+	b.epoch.Add(1)
 	b.state.Store(stOpen)
 }
 

@@ -83,12 +83,13 @@ func TestBreakerStates(t *testing.T) {
 	require.True(t, ok)
 	require.False(t, trial)
 
-	// A refused connection opens it at once; a trial that never reached
-	// Redis is released, and the next decision is the trial.
+	// A refused connection opens it at once (right after closing: the
+	// longest wait, ProbeMax); a trial that never reached Redis is
+	// released, and the next decision is the trial.
 	b.fault(errRefused, false)
 	ok, _ = b.allow()
 	require.False(t, ok)
-	*now = now.Add(100 * time.Millisecond)
+	*now = now.Add(800 * time.Millisecond)
 	ok, trial = b.allow()
 	require.True(t, ok && trial)
 	b.release()

@@ -83,7 +83,12 @@
 // jittered wait (Options.ProbeInterval, doubling after each failed trial
 // up to Options.ProbeMax, 800 ms by default) one decision — the trial —
 // goes to Redis over the client's pool (no connection of its own); when a
-// round trip succeeds the store is back on Redis. Every switch away and
+// round trip sent since the opening succeeds the store is back on Redis
+// (a late reply to one sent before does not count: it would make the
+// breaker flap with every stalled reply), and a breaker that reopens
+// within ProbeMax of closing waits twice as long as before, up to
+// ProbeMax (a flaky link switches about once per ProbeMax/2 at most,
+// whatever the rate of its faults). Every switch away and
 // back is logged once (log/slog) and reported to Options.OnSwitch; Stats
 // counts timeouts, faults and switches.
 //
