@@ -249,8 +249,12 @@ func (l *Limiter) Refund(ctx context.Context, key string, taken Result) (Result,
 	if err := l.ledger.spend(taken.id, taken.at+min(hold, l.window), now); err != nil {
 		return Result{}, err
 	}
-	err := l.do(ctx, Request{Op: OpRefund, Key: key, Cost: taken.Cost, Taken: taken.at, Holds: holds,
-		RefundID: [2]uint64{l.nonce, taken.id}, id: taken.id}, &res)
+	req := Request{Op: OpRefund, Key: key, Cost: taken.Cost, Taken: taken.at, Holds: holds,
+		RefundID: [2]uint64{l.nonce, taken.id}}
+	if l.mem != nil {
+		req.id = taken.id // the memory table's own decision id (see memTable.do)
+	}
+	err := l.do(ctx, req, &res)
 	return res, err
 }
 

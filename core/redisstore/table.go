@@ -297,6 +297,13 @@ func (t *table) fallback(ctx context.Context, req core.Request, err error) (core
 			t.local.CompareAndSwap(nil, &localTable{t: tb})
 			lt = t.local.Load()
 		}
+		if req.Op == core.OpRefund {
+			// Taken by Redis (a take in flight at the switch; the local
+			// limiter's own results, of its scaled policy, are not
+			// refundable): the local limiter never took it, it gives
+			// nothing back.
+			req.Op, req.Cost = core.OpPeek, 1
+		}
 		return lt.t.Do(ctx, req)
 	}
 	if errors.Is(err, ErrUnavailable) {
