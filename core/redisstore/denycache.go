@@ -9,16 +9,23 @@ import (
 )
 
 // denyCache remembers denials of cost 1 until their RetryAfter: see
-// Options.DenyCacheSize.
+// Options.DenyCacheSize. It keeps a 128-bit keyed hash of each key, never
+// the key (whose length the request chooses): its memory is bounded by its
+// size. Two keys sharing a hash (about 2^-128 a pair, with seeds an
+// attacker cannot aim at) would share a denial: denying more, never
+// admitting more.
 type denyCache struct {
-	seed   maphash.Seed
+	seed   [2]maphash.Seed
 	shards [32]denyShard
 	max    int // per shard
 }
 
+// denyKey is a key's 128-bit hash.
+type denyKey [2]uint64
+
 type denyShard struct {
 	mu      sync.Mutex
-	m       map[string]denyEntry
+	m       map[denyKey]denyEntry
 	visited int // entries looked at to make room (a measure for tests)
 }
 
@@ -32,24 +39,26 @@ type denyEntry struct {
 }
 
 func newDenyCache(size int) *denyCache {
-	c := &denyCache{seed: maphash.MakeSeed(), max: max(1, size/32)}
+	c := &denyCache{seed: [2]maphash.Seed{maphash.MakeSeed(), maphash.MakeSeed()}, max: max(1, size/32)}
 	for i := range c.shards {
-		c.shards[i].m = map[string]denyEntry{}
+		c.shards[i].m = map[denyKey]denyEntry{}
 	}
 	return c
 }
 
-func (c *denyCache) shard(key string) *denyShard {
-	return &c.shards[maphash.String(c.seed, key)%uint64(len(c.shards))]
+// shard returns key's hash and shard.
+func (c *denyCache) shard(key string) (denyKey, *denyShard) {
+	k := denyKey{maphash.String(c.seed[0], key), maphash.String(c.seed[1], key)}
+	return k, &c.shards[k[0]%uint64(len(c.shards))]
 }
 
 // get returns key's denial as of now, if it still holds.
 func (c *denyCache) get(key string, now int64) (core.Outcome, bool) {
-	s := c.shard(key)
+	k, s := c.shard(key)
 	s.mu.Lock()
-	e, ok := s.m[key]
+	e, ok := s.m[k]
 	if ok && (now >= e.until || now < e.at) {
-		delete(s.m, key)
+		delete(s.m, k)
 		ok = false
 	}
 	s.mu.Unlock()
@@ -68,22 +77,22 @@ func (c *denyCache) put(key string, at int64, o core.Outcome) {
 	if o.RetryAfter <= 0 {
 		return
 	}
-	s := c.shard(key)
+	k, s := c.shard(key)
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if _, ok := s.m[key]; !ok && len(s.m) >= c.max {
+	if _, ok := s.m[k]; !ok && len(s.m) >= c.max {
 		// Room for one: among a few entries (map order is random), the
 		// expired ones go, else the one expiring first. Forgetting a
 		// denial is exact: the key is decided by Redis again.
-		var victim string
+		var victim denyKey
 		var first int64
-		n := 0
-		for k, e := range s.m {
+		n, found := 0, false
+		for vk, e := range s.m {
 			s.visited++
 			if at >= e.until {
-				delete(s.m, k)
-			} else if victim == "" || e.until < first {
-				victim, first = k, e.until
+				delete(s.m, vk)
+			} else if !found || e.until < first {
+				victim, first, found = vk, e.until, true
 			}
 			if n++; n == evictSample {
 				break
@@ -93,12 +102,12 @@ func (c *denyCache) put(key string, at int64, o core.Outcome) {
 			delete(s.m, victim)
 		}
 	}
-	s.m[key] = denyEntry{at: at, until: at + int64(o.RetryAfter), out: o}
+	s.m[k] = denyEntry{at: at, until: at + int64(o.RetryAfter), out: o}
 }
 
 func (c *denyCache) del(key string) {
-	s := c.shard(key)
+	k, s := c.shard(key)
 	s.mu.Lock()
-	delete(s.m, key)
+	delete(s.m, k)
 	s.mu.Unlock()
 }

@@ -41,9 +41,9 @@ func TestDenyCacheFullConstantWork(t *testing.T) {
 	// Expired entries are preferred over live ones.
 	c2 := newDenyCache(32) // one entry per shard
 	c2.put("old", 0, core.Outcome{RetryAfter: time.Millisecond})
-	s := c2.shard("old")
+	_, s := c2.shard("old")
 	c2.put("old2", int64(time.Second), o) // may land in another shard
-	if c2.shard("old2") == s {
+	if _, s2 := c2.shard("old2"); s2 == s {
 		_, ok := c2.get("old", int64(time.Second))
 		require.False(t, ok)
 	}
