@@ -196,9 +196,13 @@ func TestRefundRetriedByClient(t *testing.T) {
 	_, err = got.Refund(ctx, "k", gt[1])
 	require.ErrorIs(t, err, redisstore.ErrUnavailable, "every attempt timed out")
 	// Every attempt was written before the client gave up on it; the
-	// proxy holds them, then delivers them all, in order.
+	// proxy holds them, then delivers them all, in order. The store asks
+	// go-redis not to retry a pipeline carrying a refund (a standalone
+	// client honours it, a Cluster client does not): however many copies
+	// went out, the marker makes the refund act once.
 	attempts := sent.Load() - sent0
-	require.Equal(t, int64(1+maxRetries), attempts, "the client sent the refund again")
+	require.GreaterOrEqual(t, attempts, int64(1))
+	require.LessOrEqual(t, attempts, int64(1+maxRetries))
 	px.Resume()
 	for i := 0; commands(t, direct, "fcall") < before+attempts; i++ {
 		require.Less(t, i, 1000, "the client's attempts never reached Redis: %d of %d", commands(t, direct, "fcall")-before, attempts)
