@@ -76,12 +76,25 @@ func FreePort(t testing.TB) int {
 // dies (PR_SET_PDEATHSIG), so that not even a killed test leaves one.
 func Start(t testing.TB, extra ...string) *Server {
 	t.Helper()
-	s := &Server{t: t, port: FreePort(t)}
-	s.args = append([]string{"--port", strconv.Itoa(s.port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no",
-		"--dir", t.TempDir()}, extra...)
-	s.Restart()
-	t.Cleanup(s.Kill)
-	return s
+	// Two servers started at once (parallel tests, or test binaries of
+	// several packages) can be handed one port: the loser's redis-server
+	// exits, and a PING would reach the winner's. So a start succeeds only
+	// when the server answering is this one (its process_id), and is
+	// retried on another port otherwise.
+	for attempt := 1; ; attempt++ {
+		s := &Server{t: t, port: FreePort(t)}
+		s.args = append([]string{"--port", strconv.Itoa(s.port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no",
+			"--dir", t.TempDir()}, extra...)
+		err := s.start()
+		if err == nil {
+			t.Cleanup(s.Kill)
+			return s
+		}
+		s.Kill()
+		if attempt == 5 {
+			t.Fatalf("redistest: %v", err)
+		}
+	}
 }
 
 // Addr is the server's host:port.
@@ -99,14 +112,24 @@ func (s *Server) PID() int {
 }
 
 // Restart starts the server again (same port and arguments) after Kill,
-// and waits for PING; Start calls it first.
+// and waits until it answers PING, failing t after 30 s or when another
+// server answers on its port.
 func (s *Server) Restart() {
 	s.t.Helper()
+	if err := s.start(); err != nil {
+		s.Kill()
+		s.t.Fatalf("redistest: %v", err)
+	}
+}
+
+// start runs redis-server with s.args and waits until it answers PING as
+// itself: its INFO process_id is the PID started here.
+func (s *Server) start() error {
 	s.cmd = exec.Command(Binary(s.t), s.args...)
 	s.cmd.Stdout, s.cmd.Stderr = nil, nil
 	s.cmd.SysProcAttr = sysProcAttr()
 	if err := s.cmd.Start(); err != nil {
-		s.t.Fatalf("redistest: starting redis-server: %v", err)
+		return fmt.Errorf("starting redis-server: %w", err)
 	}
 	c := redis.NewClient(&redis.Options{Addr: s.Addr(), MaxRetries: -1, DialTimeout: time.Second})
 	defer c.Close()
@@ -115,14 +138,16 @@ func (s *Server) Restart() {
 	deadline := time.Now().Add(30 * time.Second)
 	for {
 		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
-		err := c.Ping(ctx).Err()
+		info, err := c.InfoMap(ctx, "server").Result()
 		cancel()
 		if err == nil {
-			return
+			if pid := info["Server"]["process_id"]; pid != strconv.Itoa(s.cmd.Process.Pid) {
+				return fmt.Errorf("another redis-server (pid %s) answers on %s", pid, s.Addr())
+			}
+			return nil
 		}
 		if time.Now().After(deadline) {
-			s.Kill()
-			s.t.Fatalf("redistest: redis-server on %s did not answer PING within 30 s: %v", s.Addr(), err)
+			return fmt.Errorf("redis-server on %s did not answer within 30 s: %w", s.Addr(), err)
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
