@@ -41,7 +41,7 @@ type stepper interface {
 	// penalises denied attempts records it in st when commit is set, sets
 	// o to what it decides for the same request once it is recorded, and
 	// returns true; the others change nothing and return false.
-	denied(st []int64, now, cost int64, commit bool, o *outcome) bool
+	denied(st []int64, now, cost int64, commit bool) (outcome, bool)
 	// refund gives back cost taken at the instant taken, whose hold on the
 	// state ended at until (taken plus the take's hold), as far as st still
 	// holds it, and never more than that very take still holds at now.
@@ -61,7 +61,7 @@ type stepper interface {
 // nothing.
 type noPenalty struct{}
 
-func (noPenalty) denied([]int64, int64, int64, bool, *outcome) bool { return false }
+func (noPenalty) denied([]int64, int64, int64, bool) (outcome, bool) { return outcome{}, false }
 
 func nonNeg(d int64) int64 {
 	if d < 0 {

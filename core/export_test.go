@@ -34,8 +34,7 @@ func (p *Probe) Take(st []int64, now, cost int64, commit bool) ProbeOutcome {
 // Denied is the stepper's denied, committed: it reports what the limit
 // decides once the denied attempt is recorded, and whether it records it.
 func (p *Probe) Denied(st []int64, now, cost int64) (ProbeOutcome, bool) {
-	var o outcome
-	ok := p.s.denied(st, now, cost, true, &o)
+	o, ok := p.s.denied(st, now, cost, true)
 	return ProbeOutcome{o.allowed, o.remaining, o.resetAfter, o.retryAfter, o.delay}, ok
 }
 

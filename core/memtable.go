@@ -117,7 +117,9 @@ func (t *memTable) do(req *Request, res *Result) {
 			s.seq++
 			id, kh = s.seq<<t.shardBits|si, h
 		} else if o.retryAfter != int64(Never) {
-			step.denied(st, req.Now, req.Cost, true, &o)
+			if d, ok := step.denied(st, req.Now, req.Cost, true); ok {
+				o = d
+			}
 		}
 		s.mu.Unlock()
 		res.at, res.Cost, res.policy, res.taken = req.Now, req.Cost, p, o.allowed

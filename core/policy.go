@@ -105,7 +105,9 @@ func (p *Policy) take(st []int64, now, cost int64, commit bool, res *Result) {
 		l := &p.limits[0]
 		o := l.step.take(st, now, cost, commit)
 		if !o.allowed && o.retryAfter != int64(Never) {
-			l.step.denied(st, now, cost, commit, &o)
+			if d, ok := l.step.denied(st, now, cost, commit); ok {
+				o = d
+			}
 		}
 		res.taken = commit && o.allowed
 		res.per[0] = o
@@ -122,13 +124,21 @@ func (p *Policy) take(st []int64, now, cost int64, commit bool, res *Result) {
 	}
 	for i := range p.limits {
 		l := &p.limits[i]
-		switch {
-		case all && commit:
-			res.per[i] = l.step.take(l.state(st), now, cost, true)
-		case all:
-		case !never && l.step.denied(l.state(st), now, cost, commit, &res.per[i]):
-			// The denial is recorded here: reported as it leaves the limit.
-		case res.per[i].allowed:
+		if all {
+			if commit {
+				res.per[i] = l.step.take(l.state(st), now, cost, true)
+			}
+			continue
+		}
+		if !never {
+			// (Values in and out, never a pointer through the interface: a
+			// pointer into res would make every caller's Result escape.)
+			if d, ok := l.step.denied(l.state(st), now, cost, commit); ok {
+				res.per[i] = d // the denial is recorded: reported as it leaves the limit
+				continue
+			}
+		}
+		if res.per[i].allowed {
 			// Nothing is taken: report this limit's state as it stands.
 			res.per[i] = l.step.take(l.state(st), now, 0, false)
 		}

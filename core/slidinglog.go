@@ -218,9 +218,9 @@ func (s *slidingLogStep) take(st []int64, now, cost int64, commit bool) outcome 
 // denied logs, with CountRejected, an attempt of cost the policy denied
 // (when commit is set) and reports in o what the limit decides for the
 // same request once it is logged.
-func (s *slidingLogStep) denied(st []int64, now, cost int64, commit bool, o *outcome) bool {
+func (s *slidingLogStep) denied(st []int64, now, cost int64, commit bool) (outcome, bool) {
 	if !s.countRejected || cost < 1 || cost > s.limit {
-		return false
+		return outcome{}, false
 	}
 	l := s.view(st)
 	eff, first := s.clock(&l, now)
@@ -228,7 +228,7 @@ func (s *slidingLogStep) denied(st []int64, now, cost int64, commit bool, o *out
 	// Logged: the newest min(live+cost, limit) entries, of which the
 	// last cost are at eff.
 	m := min(live+cost, s.limit)
-	*o = outcome{remaining: s.limit - m, resetAfter: eff + s.window - now}
+	o := outcome{remaining: s.limit - m, resetAfter: eff + s.window - now}
 	switch k := m + cost - s.limit; {
 	case k <= 0:
 		o.allowed = true
@@ -245,7 +245,7 @@ func (s *slidingLogStep) denied(st []int64, now, cost int64, commit bool, o *out
 		l.push(eff, cost)
 		l.store(st)
 	}
-	return true
+	return o, true
 }
 
 func (s *slidingLogStep) refund(st []int64, _, taken, _, cost int64) {
