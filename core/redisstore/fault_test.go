@@ -358,7 +358,8 @@ func TestDroppedConnections(t *testing.T) {
 			}
 		}()
 	}
-	for decided.Load() < 50 {
+	for i := 0; decided.Load() < 50; i++ {
+		require.Less(t, i, 30_000, "the deciding goroutines never got 50 decisions through") // a bound, never reached
 		time.Sleep(time.Millisecond)
 	}
 	for range 3 {
