@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -13,15 +14,18 @@ import (
 	"github.com/redis/go-redis/v9"
 )
 
-// call is one decision waiting for its pipeline.
+// call is one decision waiting for its pipeline: keys and args (op, cost,
+// now, taken, slack; see main.lua) are those of the library's single
+// decision function.
 type call struct {
 	sc    *compiled
 	keys  []string
 	args  []any
 	trial bool // the breaker's half-open trial
-	reply []any
+	reply string
 	err   error
 	done  chan struct{}
+	cmd   []any // the command's arguments, when it is sent alone
 }
 
 var callPool = sync.Pool{New: func() any { return &call{done: make(chan struct{}, 1)} }}
@@ -86,7 +90,7 @@ func (s *Store) exec(ctx context.Context, c *call) (completed bool, err error) {
 func (s *Store) worker() {
 	defer s.wg.Done()
 	batch := make([]*call, 0, s.opts.MaxBatch)
-	cmds := make([]*redis.Cmd, 0, s.opts.MaxBatch)
+	cmds := make([]redis.Cmder, 0, s.opts.MaxBatch)
 	for {
 		select {
 		case c := <-s.queue:
@@ -112,11 +116,13 @@ func (s *Store) worker() {
 // says so. With FCALL, the calls of one policy whose keys may share a
 // script (any keys, but in one hash slot on a Cluster) are coalesced into
 // one FCALL of the library's batch function, which decides them in order
-// exactly as one FCALL each would. The calls whose function or script
-// Redis does not hold (FUNCTION FLUSH, SCRIPT FLUSH, a restart, a new
-// Cluster node) are sent again once: an FCALL after FUNCTION LOAD of their
-// libraries, or an EVAL, which loads the script.
-func (s *Store) run(batch []*call, cmds []*redis.Cmd) []*redis.Cmd {
+// exactly as one FCALL each would, and a take alone is an FCALL of the
+// library's take function. A single command goes as a plain command, not a
+// pipeline of one (unless it is a refund: see noRetry). The calls whose
+// function or script Redis does not hold (FUNCTION FLUSH, SCRIPT FLUSH, a
+// restart, a new Cluster node) are sent again once: an FCALL after
+// FUNCTION LOAD of their libraries, or an EVAL, which loads the script.
+func (s *Store) run(batch []*call, cmds []redis.Cmder) []redis.Cmder {
 	ctx, cancel := context.WithTimeout(s.ctx, s.ioTimeout)
 	defer cancel()
 	fcall := !s.noFunctions.Load()
@@ -129,37 +135,19 @@ func (s *Store) run(batch []*call, cmds []*redis.Cmd) []*redis.Cmd {
 			groups = append(groups, batch[i:i+1])
 		}
 	}
-	send := func(p redis.Pipeliner, g []*call, fcall, load bool) *redis.Cmd {
-		c := g[0]
-		switch {
-		case len(g) > 1:
-			keys, args := batchArgs(g)
-			return p.FCall(ctx, c.sc.batchFn, keys, args...)
-		case fcall:
-			return p.FCall(ctx, c.sc.fn, c.keys, c.args...)
-		case load:
-			return p.Eval(ctx, c.sc.src, c.keys, c.args...)
-		}
-		return p.EvalSha(ctx, c.sc.sha, c.keys, c.args...)
-	}
 	// A refund applied twice gives back twice: a pipeline carrying one
 	// must not be sent again by the client after a broken connection (see
 	// noRetry).
 	epoch := s.br.epoch.Load() // what the breaker was when the round trip was sent
-	refunds := slices.ContainsFunc(batch, func(c *call) bool { return c.args[0] == opCodes[core.OpRefund] })
+	refunds := slices.ContainsFunc(batch, func(c *call) bool { return c.args[0] == opArgs[core.OpRefund] })
 	start := time.Now()
-	_, _ = s.client.Pipelined(ctx, func(p redis.Pipeliner) error {
-		if refunds {
-			s.noRetry(ctx, p)
-		}
-		for _, g := range groups {
-			cmds = append(cmds, send(p, g, fcall, false))
-		}
-		return nil
-	})
+	for _, g := range groups {
+		cmds = append(cmds, command(ctx, g, fcall, false))
+	}
+	s.send(ctx, cmds, refunds)
 	rtt := time.Since(start)
 	var retry []int
-	var split map[int][]*redis.Cmd // groups retried with a call each
+	var split map[int][]redis.Cmder // groups retried with a call each
 	answered := true
 	for i, cmd := range cmds {
 		switch classify(cmd.Err()) {
@@ -183,56 +171,37 @@ func (s *Store) run(batch []*call, cmds []*redis.Cmd) []*redis.Cmd {
 		if fcall && slices.ContainsFunc(retry, func(i int) bool { return classify(cmds[i].Err()) == classMissing }) {
 			fcall = s.loadLibraries(ctx, groups, retry)
 		}
-		_, _ = s.client.Pipelined(ctx, func(p redis.Pipeliner) error {
-			if refunds {
-				s.noRetry(ctx, p)
-			}
-			for _, i := range retry {
-				if len(groups[i]) > 1 && (!fcall || classify(cmds[i].Err()) != classMissing) {
-					// No functions after all: an EVAL per call.
-					if split == nil {
-						split = map[int][]*redis.Cmd{}
-					}
-					for _, c := range groups[i] {
-						split[i] = append(split[i], send(p, []*call{c}, fcall, !fcall))
-					}
-					continue
+		var again []redis.Cmder
+		for _, i := range retry {
+			if len(groups[i]) > 1 && (!fcall || classify(cmds[i].Err()) != classMissing) {
+				// No functions after all: an EVAL per call.
+				if split == nil {
+					split = map[int][]redis.Cmder{}
 				}
-				cmds[i] = send(p, groups[i], fcall, true)
+				for _, c := range groups[i] {
+					cmd := command(ctx, []*call{c}, fcall, !fcall)
+					split[i] = append(split[i], cmd)
+					again = append(again, cmd)
+				}
+				continue
 			}
-			return nil
-		})
+			cmds[i] = command(ctx, groups[i], fcall, true)
+			again = append(again, cmds[i])
+		}
+		s.send(ctx, again, refunds)
 	}
 	for i, g := range groups {
 		if sc, ok := split[i]; ok {
 			for j, c := range g {
-				c.reply, c.err = sc[j].Slice()
+				c.reply, c.err = record(sc[j], c.sc)
 			}
 			continue
 		}
 		if len(g) == 1 {
-			g[0].reply, g[0].err = cmds[i].Slice()
+			g[0].reply, g[0].err = record(cmds[i], g[0].sc)
 			continue
 		}
-		replies, err := cmds[i].Slice()
-		if err == nil && len(replies) != len(g) {
-			err = fmt.Errorf("redisstore: malformed batch reply of %d values for %d decisions", len(replies), len(g))
-		}
-		for j, c := range g {
-			switch {
-			case err != nil:
-				c.err = err
-			default:
-				switch r := replies[j].(type) {
-				case []any:
-					c.reply = r
-				case error:
-					c.err = r
-				default:
-					c.err = fmt.Errorf("redisstore: malformed batch reply value %v", r)
-				}
-			}
-		}
+		records(cmds[i].(*redis.Cmd), g)
 	}
 	s.report(batch, epoch)
 	for _, c := range batch {
@@ -242,6 +211,174 @@ func (s *Store) run(batch []*call, cmds []*redis.Cmd) []*redis.Cmd {
 		cmds[i] = nil
 	}
 	return cmds
+}
+
+// send sends cmds: one alone as a plain command, several (or a refund) in
+// a pipeline. Each command's outcome is its own.
+func (s *Store) send(ctx context.Context, cmds []redis.Cmder, refunds bool) {
+	if len(cmds) == 1 && !refunds {
+		_ = s.client.Process(ctx, cmds[0])
+		return
+	}
+	_, _ = s.client.Pipelined(ctx, func(p redis.Pipeliner) error {
+		if refunds {
+			s.noRetry(ctx, p)
+		}
+		for _, cmd := range cmds {
+			_ = p.Process(ctx, cmd)
+		}
+		return nil
+	})
+}
+
+// opCodes are the ops' codes (see step.lua), and opArgs the same boxed
+// once.
+var (
+	opCodes = [...]string{core.OpTake: "T", core.OpPeek: "P", core.OpRefund: "F", core.OpReset: "R"}
+	opArgs  = [...]any{opCodes[0], opCodes[1], opCodes[2], opCodes[3]}
+)
+
+// Arguments boxed once: Redis TIME's "now", the take function's defaults,
+// and small key counts.
+var (
+	nowRedis  any = int64(-1)
+	zeroArg   any = int64(0)
+	oneArg    any = int64(1)
+	numKeyArg     = func() (a [16]any) {
+		for i := range a {
+			a[i] = strconv.Itoa(i)
+		}
+		return a
+	}()
+)
+
+func numKeys(n int) any {
+	if n < len(numKeyArg) {
+		return numKeyArg[n]
+	}
+	return n
+}
+
+// command returns the command deciding g: one call (FCALL of the take or
+// the single decision function, or EVALSHA, or with load EVAL, which loads
+// the script), or several, coalesced in one FCALL of the batch function.
+// Its arguments point into the calls (no copy of a key or a value).
+func command(ctx context.Context, g []*call, fcall, load bool) redis.Cmder {
+	c := g[0]
+	if len(g) > 1 {
+		n := 0
+		for _, c := range g {
+			n += len(c.keys)
+		}
+		a := make([]any, 0, 4+n+4*len(g))
+		a = append(a, "fcall", c.sc.batchArg, numKeys(n))
+		for _, c := range g {
+			for i := range c.keys {
+				a = append(a, &c.keys[i])
+			}
+		}
+		a = append(a, c.args[4]) // slack: one store's
+		for _, c := range g {
+			a = append(a, c.args[:4]...)
+		}
+		return redis.NewCmd(ctx, a...)
+	}
+	a := c.cmd[:0]
+	take := fcall && c.args[0] == opArgs[core.OpTake]
+	switch {
+	case take:
+		a = append(a, "fcall", c.sc.takeArg)
+	case fcall:
+		a = append(a, "fcall", c.sc.fnArg)
+	case load:
+		a = append(a, "eval", c.sc.src)
+	default:
+		a = append(a, "evalsha", c.sc.shaArg)
+	}
+	a = append(a, numKeys(len(c.keys)))
+	for i := range c.keys {
+		a = append(a, &c.keys[i])
+	}
+	if !take {
+		a = append(a, c.args...)
+	} else {
+		// take.lua's arguments: cost, now, slack, as far as they differ
+		// from 1, Redis TIME and 0.
+		cost, now, slack := c.args[1], c.args[2], c.args[4]
+		switch {
+		case slack != zeroArg:
+			a = append(a, cost, now, slack)
+		case now != nowRedis:
+			a = append(a, cost, now)
+		case cost != oneArg:
+			a = append(a, cost)
+		}
+	}
+	c.cmd = a
+	return redis.NewStringCmd(ctx, a...)
+}
+
+// record returns a single decision's reply: one record of sc's.
+func record(cmd redis.Cmder, sc *compiled) (string, error) {
+	var r string
+	switch cmd := cmd.(type) {
+	case *redis.StringCmd:
+		var err error
+		if r, err = cmd.Result(); err != nil {
+			return "", err
+		}
+	default:
+		return "", fmt.Errorf("redisstore: unexpected command %T", cmd)
+	}
+	if len(r) != sc.record {
+		return "", fmt.Errorf("redisstore: malformed reply of %d bytes", len(r))
+	}
+	return r, nil
+}
+
+// records hands each call of g its part of cmd's reply: a string of their
+// records, or, when some failed, a record or an error reply each.
+func records(cmd *redis.Cmd, g []*call) {
+	v, err := cmd.Result()
+	if err == nil {
+		switch r := v.(type) {
+		case string:
+			n := g[0].sc.record
+			if len(r) != n*len(g) {
+				err = fmt.Errorf("redisstore: malformed batch reply of %d bytes for %d decisions", len(r), len(g))
+				break
+			}
+			for j, c := range g {
+				c.reply = r[j*n : (j+1)*n]
+			}
+			return
+		case []any:
+			if len(r) != len(g) {
+				err = fmt.Errorf("redisstore: malformed batch reply of %d values for %d decisions", len(r), len(g))
+				break
+			}
+			for j, c := range g {
+				switch r := r[j].(type) {
+				case string:
+					if len(r) == c.sc.record {
+						c.reply = r
+					} else {
+						c.err = fmt.Errorf("redisstore: malformed reply of %d bytes", len(r))
+					}
+				case error:
+					c.err = r
+				default:
+					c.err = fmt.Errorf("redisstore: malformed batch reply value %v", r)
+				}
+			}
+			return
+		default:
+			err = fmt.Errorf("redisstore: malformed batch reply %T", v)
+		}
+	}
+	for _, c := range g {
+		c.err = err
+	}
 }
 
 // noRetry adds to p a command that go-redis never sends again (a PING
@@ -342,19 +479,6 @@ func (s *Store) group(batch []*call) [][]*call {
 		groups[i] = append(groups[i], c)
 	}
 	return groups
-}
-
-// batchArgs returns the KEYS and ARGV of batch.lua for g.
-func batchArgs(g []*call) ([]string, []any) {
-	n := len(g[0].keys)
-	keys := make([]string, 0, n*len(g))
-	args := make([]any, 1, 1+4*len(g))
-	args[0] = g[0].args[4] // slack: one store's
-	for _, c := range g {
-		keys = append(keys, c.keys...)
-		args = append(args, c.args[:4]...)
-	}
-	return keys, args
 }
 
 // slot is Redis Cluster's hash slot of key: CRC16 (XMODEM) of its hash

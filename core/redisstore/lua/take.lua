@@ -1,0 +1,16 @@
+-- floodgate redisstore take: decides one take (see step.lua), the common
+-- request, with as few arguments as it needs (each costs Redis a string):
+-- ARGV = [cost [, now [, slack]]]: cost 1, now -1 (read Redis TIME) and
+-- slack 0 (ms) when left out.
+local cost, now, slack = 1, -1, 0
+local n = #ARGV
+if n > 0 then
+  cost = ARGV[1] + 0
+  if n > 1 then now = ARGV[2] + 0 end
+  if n > 2 then slack = ARGV[3] + 0 end
+end
+if now < 0 then
+  local t = redis.call('TIME')
+  now = t[1] * 1000000 + t[2]
+end
+return step(KEYS, 0, 'T', cost, now, nil, slack, nil)
