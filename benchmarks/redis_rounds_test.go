@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 
@@ -25,13 +26,21 @@ import (
 // median decisions/s with its range, the client's allocations per decision
 // (runtime.MemStats, the whole process: library, go-redis and harness),
 // and Redis's server time: usec_per_call of the library's script command
-// and the µs of all commands per decision (INFO commandstats, reset before
-// each measurement), and redis-server's CPU time per decision (INFO cpu).
+// and the µs of its script calls per decision (INFO commandstats, reset
+// before each measurement), redis-server's CPU time per decision (INFO
+// cpu: commands, network and all), this process's (getrusage: the
+// library, go-redis and the harness), and the share of decisions that
+// failed (an error, counted for the libraries that report one).
 // The ratios to ulule are reported as metrics.
 //
+// Every library gets the same go-redis client options (PoolSize 64; with
+// FG_CONTEXT_TIMEOUT set, ContextTimeoutEnabled, which lets floodgate
+// decide a lone request on the caller's goroutine).
+//
 // Run it once (-benchtime 1x); FG_ROUNDS (default 6), FG_ROUND_TIME
-// (default 1s) and FG_LIBS (default "floodgate,ulule"; any of the Redis
-// libraries) tune it:
+// (default 1s), FG_LIBS (default "floodgate,ulule"; any of the Redis
+// libraries) and FG_SCENARIOS (default all, e.g. "hot-g1,10000keys-g8")
+// tune it:
 //
 //	go test -run '^$' -bench '^BenchmarkRedisRounds$' -benchtime 1x .
 func BenchmarkRedisRounds(b *testing.B) {
@@ -68,6 +77,10 @@ func BenchmarkRedisRounds(b *testing.B) {
 			scenarios = append(scenarios, scenario{fmt.Sprintf("%s-g%d", name, g), k, g})
 		}
 	}
+	if v := os.Getenv("FG_SCENARIOS"); v != "" {
+		want := strings.Split(v, ",")
+		scenarios = slices.DeleteFunc(scenarios, func(sc scenario) bool { return !slices.Contains(want, sc.name) })
+	}
 	keys := make([]string, 10000)
 	for i := range keys {
 		keys[i] = "client-" + strconv.Itoa(i)
@@ -77,14 +90,15 @@ func BenchmarkRedisRounds(b *testing.B) {
 	// pools, loaded scripts), on one flushed server.
 	admin, _ := redisClient(b)
 	allowers := make([]allower, len(libs))
+	ctxTimeout := os.Getenv("FG_CONTEXT_TIMEOUT") != ""
 	for i, lib := range libs {
-		c := redis.NewClient(&redis.Options{Addr: redisSrv.addr, PoolSize: 64})
+		c := redis.NewClient(&redis.Options{Addr: redisSrv.addr, PoolSize: 64, ContextTimeoutEnabled: ctxTimeout})
 		b.Cleanup(func() { c.Close() })
 		allowers[i] = lib.new(b, c, specAllow)
 		allowers[i].Allow(keys[0])
 	}
 
-	type sample struct{ rate, allocs, perCall, perDecision, cpu float64 }
+	type sample struct{ rate, allocs, perCall, perDecision, cpu, self, errs float64 }
 	got := make(map[string][]sample) // scenario/library
 	for r := range rounds {
 		for _, sc := range scenarios {
@@ -96,9 +110,13 @@ func BenchmarkRedisRounds(b *testing.B) {
 				cpu0 := serverCPU(admin)
 				var m0, m1 runtime.MemStats
 				runtime.ReadMemStats(&m0)
+				self0 := selfCPU()
+				e0 := errCount(a)
 				n, elapsed := measure(a, keys[:sc.keys], sc.gors, per)
+				self := selfCPU() - self0
 				runtime.ReadMemStats(&m1)
 				cpu := serverCPU(admin) - cpu0
+				failed := errCount(a) - e0
 				calls, usec := commandStats(admin)
 				main := ""
 				for cmd, c := range calls {
@@ -106,15 +124,17 @@ func BenchmarkRedisRounds(b *testing.B) {
 						main = cmd
 					}
 				}
-				var total float64
-				for _, u := range usec {
-					total += u
+				var total float64 // the scripts' time, commands they call included
+				for _, cmd := range []string{"fcall", "evalsha", "eval"} {
+					total += usec[cmd]
 				}
 				s := sample{
 					rate:        float64(n) / elapsed.Seconds(),
 					allocs:      float64(m1.Mallocs-m0.Mallocs) / float64(n),
 					perDecision: total / float64(n),
 					cpu:         cpu * 1e6 / float64(n),
+					self:        self.Seconds() * 1e6 / float64(n),
+					errs:        float64(failed) / float64(n),
 				}
 				if main != "" {
 					s.perCall = usec[main] / float64(calls[main])
@@ -139,8 +159,8 @@ func BenchmarkRedisRounds(b *testing.B) {
 	}
 	var out strings.Builder
 	fmt.Fprintf(&out, "%d rounds of %v per library and scenario, medians [min–max]\n", rounds, per)
-	fmt.Fprintf(&out, "%-14s %-10s %26s %8s %11s %14s %10s %8s\n", "scenario", "library", "decisions/s", "vs ulule",
-		"allocs/dec", "usec_per_call", "µs/dec", "cpu µs")
+	fmt.Fprintf(&out, "%-14s %-10s %26s %8s %11s %14s %10s %10s %10s %7s\n", "scenario", "library", "decisions/s", "vs ulule",
+		"allocs/dec", "usec_per_call", "script µs", "server cpu", "client cpu", "errors")
 	for _, sc := range scenarios {
 		ref, _, _ := median(got[sc.name+"/ulule"], func(s sample) float64 { return s.rate })
 		for _, lib := range libs {
@@ -150,6 +170,8 @@ func BenchmarkRedisRounds(b *testing.B) {
 			perCall, _, _ := median(ss, func(s sample) float64 { return s.perCall })
 			perDec, _, _ := median(ss, func(s sample) float64 { return s.perDecision })
 			cpu, _, _ := median(ss, func(s sample) float64 { return s.cpu })
+			self, _, _ := median(ss, func(s sample) float64 { return s.self })
+			errs, _, maxErrs := median(ss, func(s sample) float64 { return s.errs })
 			ratio := ""
 			if ref > 0 {
 				ratio = fmt.Sprintf("%.2f×", rate/ref)
@@ -157,11 +179,34 @@ func BenchmarkRedisRounds(b *testing.B) {
 					b.ReportMetric(rate/ref, sc.name+"/"+lib.name+"-vs-ulule")
 				}
 			}
-			fmt.Fprintf(&out, "%-14s %-10s %9.0f [%6.0f–%6.0f] %8s %11.1f %14.2f %10.2f %8.1f\n", sc.name, lib.name,
-				rate, lo, hi, ratio, allocs, perCall, perDec, cpu)
+			fmt.Fprintf(&out, "%-14s %-10s %9.0f [%6.0f–%6.0f] %8s %11.1f %14.2f %10.2f %10.1f %10.1f %7s\n", sc.name, lib.name,
+				rate, lo, hi, ratio, allocs, perCall, perDec, cpu, self, errText(errs, maxErrs))
 		}
 	}
 	fmt.Print(out.String())
+}
+
+// errText shows the median and the largest share of failed decisions.
+func errText(med, hi float64) string {
+	if hi == 0 {
+		return "0"
+	}
+	return fmt.Sprintf("%.1g/%.1g", med, hi)
+}
+
+// errCount returns a's failed decisions so far.
+func errCount(a allower) int64 {
+	if e, ok := a.(errCounter); ok {
+		return e.Errors()
+	}
+	return 0
+}
+
+// selfCPU returns the CPU time this process has used (user and system).
+func selfCPU() time.Duration {
+	var ru syscall.Rusage
+	must(syscall.Getrusage(syscall.RUSAGE_SELF, &ru))
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 // measure decides on keys from g goroutines for d, each cycling over its

@@ -25,7 +25,8 @@ type call struct {
 	reply string
 	err   error
 	done  chan struct{}
-	cmd   []any // the command's arguments, when it is sent alone
+	cmd   []any    // the command's arguments, when it is sent alone
+	batch [1]*call // the call alone, for execDirect
 }
 
 var callPool = sync.Pool{New: func() any { return &call{done: make(chan struct{}, 1)} }}
@@ -47,6 +48,13 @@ var errTimeout = fmt.Errorf("decision timed out: %w", context.DeadlineExceeded)
 // reply of Redis, or nil); otherwise a worker may still use c, which must
 // not be reused.
 func (s *Store) exec(ctx context.Context, c *call) (completed bool, err error) {
+	if s.direct {
+		n := s.callers.Add(1)
+		defer s.callers.Add(-1)
+		if n == 1 && !c.trial && !s.slow() {
+			return s.execDirect(ctx, c)
+		}
+	}
 	t := timerPool.Get().(*time.Timer)
 	t.Reset(s.opts.Timeout)
 	defer func() {
@@ -86,18 +94,73 @@ func (s *Store) exec(ctx context.Context, c *call) (completed bool, err error) {
 	}
 }
 
-// worker runs queued calls in pipelines of up to MaxBatch.
+// execDirect runs c alone on the caller's goroutine, for a client that
+// bounds its round trips by the context's deadline (ContextTimeoutEnabled:
+// see Options): no hand-off to a worker and back, whose two wake-ups cost a
+// lone decision more than its round trip on a fast link. The deadline is
+// Options.Timeout all the same; a reply missing it costs its connection
+// (go-redis closes it), which is why the workers, whose late replies keep
+// theirs, decide whenever more than one decision is under way or the link
+// is slow.
+func (s *Store) execDirect(ctx context.Context, c *call) (completed bool, err error) {
+	dctx, cancel := context.WithTimeout(ctx, s.opts.Timeout)
+	defer cancel()
+	s.inflight.Add(1)
+	s.lastSent.Store(nanotime())
+	c.batch[0] = c
+	s.runIn(dctx, c.batch[:], nil)
+	s.ended()
+	<-c.done
+	if c.err != nil && ctx.Err() == nil && dctx.Err() != nil {
+		s.stats.timeouts.Add(1)
+		return true, errTimeout
+	}
+	return true, c.err
+}
+
+// slow reports whether the round trip measured is a sizeable part of
+// Options.Timeout (or above it), where a missed deadline is likely.
+func (s *Store) slow() bool { return time.Duration(s.rttNs.Load()) >= s.opts.Timeout/4 }
+
+// worker runs queued calls in pipelines of up to MaxBatch. One worker at a
+// time collects a batch (the others wait for their turn): while other
+// round trips are in flight it goes on collecting for a little while (see
+// gather), then it sends the batch and the next worker collects.
 func (s *Store) worker() {
 	defer s.wg.Done()
 	batch := make([]*call, 0, s.opts.MaxBatch)
 	cmds := make([]redis.Cmder, 0, s.opts.MaxBatch)
+	t := time.NewTimer(time.Hour)
+	t.Stop()
 	for {
-		select {
-		case c := <-s.queue:
-			batch = append(batch[:0], c)
-		case <-s.quit:
+		var ok bool
+		batch, ok = s.gather(batch[:0], t)
+		if !ok {
 			return
 		}
+		cmds = s.run(batch, cmds[:0])
+		s.ended()
+	}
+}
+
+// gather collects the next batch into batch, in the collector's turn; it
+// reports false when the store closes. A batch goes when it is full, when
+// no round trip is in flight, or when the last one was sent a while ago
+// (half the round trip measured, at most maxGather): on a fast link,
+// decisions arriving while one round trip is out wait for it, and go
+// together in the next (one script call deciding them all costs Redis far
+// less than one each); on a slow one, a round trip starts at least every
+// maxGather, however many are out (up to Options.Pipelines).
+func (s *Store) gather(batch []*call, t *time.Timer) ([]*call, bool) {
+	s.collect.Lock()
+	defer s.collect.Unlock()
+	select {
+	case c := <-s.queue:
+		batch = append(batch, c)
+	case <-s.quit:
+		return batch, false
+	}
+	for {
 	fill:
 		for len(batch) < s.opts.MaxBatch {
 			select {
@@ -107,9 +170,47 @@ func (s *Store) worker() {
 				break fill
 			}
 		}
-		cmds = s.run(batch, cmds[:0])
+		if len(batch) >= s.opts.MaxBatch || s.inflight.Load() == 0 {
+			break
+		}
+		wait := min(time.Duration(s.rttNs.Load())/2, maxGather) - time.Duration(nanotime()-s.lastSent.Load())
+		if wait <= 0 {
+			break
+		}
+		t.Reset(wait)
+		select {
+		case c := <-s.queue:
+			batch = append(batch, c)
+		case <-s.roundEnded:
+		case <-t.C:
+		case <-s.quit:
+			t.Stop()
+			// Sent all the same: each caller waits for its call.
+			return batch, true
+		}
+		t.Stop()
+	}
+	s.inflight.Add(1)
+	s.lastSent.Store(nanotime())
+	return batch, true
+}
+
+// maxGather bounds how long a batch waits for round trips in flight.
+const maxGather = time.Millisecond
+
+// ended records the end of a round trip gather counted.
+func (s *Store) ended() {
+	s.inflight.Add(-1)
+	select {
+	case s.roundEnded <- struct{}{}:
+	default:
 	}
 }
+
+// nanotime is a monotonic clock in ns.
+func nanotime() int64 { return int64(time.Since(clockBase)) }
+
+var clockBase = time.Now()
 
 // run sends batch as one pipeline: an FCALL per call, or an EVALSHA when
 // Redis has no functions (before 7.0, or forbidden) or Options.NoFunctions
@@ -125,6 +226,11 @@ func (s *Store) worker() {
 func (s *Store) run(batch []*call, cmds []redis.Cmder) []redis.Cmder {
 	ctx, cancel := context.WithTimeout(s.ctx, s.ioTimeout)
 	defer cancel()
+	return s.runIn(ctx, batch, cmds)
+}
+
+// runIn is run within ctx.
+func (s *Store) runIn(ctx context.Context, batch []*call, cmds []redis.Cmder) []redis.Cmder {
 	fcall := !s.noFunctions.Load()
 	var one [1][]*call
 	groups := one[:0]

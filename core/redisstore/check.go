@@ -161,6 +161,7 @@ func (s *Store) observeRTT(d time.Duration, now bool) {
 		return
 	}
 	m.last, m.n = m.best, 0
+	s.rttNs.Store(int64(m.last))
 	slow := m.last >= s.opts.Timeout
 	if slow == m.slow {
 		return

@@ -311,6 +311,16 @@ type Store struct {
 	quit  chan struct{}
 	wg    sync.WaitGroup
 
+	// Batching (see gather): one worker collects at a time.
+	collect    sync.Mutex
+	inflight   atomic.Int32  // round trips sent by the workers and not yet ended
+	lastSent   atomic.Int64  // nanotime of the last one sent
+	roundEnded chan struct{} // a round trip ended (capacity 1)
+	rttNs      atomic.Int64  // the measured round trip (see rttMeter)
+
+	direct  bool         // the client bounds round trips by ctx: see execDirect
+	callers atomic.Int32 // decisions under way, for direct
+
 	br          *breaker
 	down        atomic.Bool
 	noFunctions atomic.Bool // EVALSHA instead of FCALL
@@ -372,15 +382,22 @@ func New(client redis.UniversalClient, opts Options) (*Store, error) {
 		return nil, fmt.Errorf("redisstore: %v: %w", opts.FailureMode, core.ErrInvalidConfig)
 	}
 	s := &Store{
-		client:    client,
-		opts:      opts,
-		log:       opts.Logger,
-		ioTimeout: max(time.Second, 4*opts.Timeout),
-		queue:     make(chan *call, opts.MaxBatch*opts.Pipelines),
-		quit:      make(chan struct{}),
+		client:     client,
+		opts:       opts,
+		log:        opts.Logger,
+		ioTimeout:  max(time.Second, 4*opts.Timeout),
+		queue:      make(chan *call, opts.MaxBatch*opts.Pipelines),
+		quit:       make(chan struct{}),
+		roundEnded: make(chan struct{}, 1),
 	}
 	s.ctx, s.cancel = context.WithCancel(context.Background())
 	_, s.cluster = client.(*redis.ClusterClient)
+	switch c := client.(type) {
+	case *redis.Client:
+		s.direct = c.Options().ContextTimeoutEnabled
+	case *redis.ClusterClient:
+		s.direct = c.Options().ContextTimeoutEnabled
+	}
 	if s.log == nil {
 		s.log = slog.Default()
 	}

@@ -19,7 +19,8 @@ for j = 1, m do
   if now < 0 then
     if not time then
       local t = redis.call('TIME')
-      time = t[1] * 1000000 + t[2]
+      if t[1] ~= TSEC then TSEC, TSECUS = t[1], t[1] * 1000000 end
+      time = TSECUS + t[2]
     end
     now = time
   end

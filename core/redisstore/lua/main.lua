@@ -4,6 +4,7 @@
 local now = tonumber(ARGV[3])
 if now < 0 then
   local t = redis.call('TIME')
-  now = t[1] * 1000000 + t[2]
+  if t[1] ~= TSEC then TSEC, TSECUS = t[1], t[1] * 1000000 end
+  now = TSECUS + t[2]
 end
 return step(KEYS, 0, ARGV[1], tonumber(ARGV[2]), now, ARGV[4], tonumber(ARGV[5]), nil)

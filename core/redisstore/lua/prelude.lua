@@ -56,6 +56,10 @@ local function firstTrue(lo, guess, hi, p)
   end
   return good
 end
+-- TSEC is the seconds of the last Redis TIME read, TSECUS the same in µs:
+-- a string compared by reference (Lua interns strings), so that reading
+-- TIME parses only its µs while the second stays the same.
+local TSEC, TSECUS = '', 0
 local ALG = {}
 -- decnums returns the numbers of v, a decimal list joined by commas (a
 -- refund's argument), or nil unless it holds exactly n of them.

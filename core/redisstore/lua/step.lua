@@ -101,6 +101,106 @@ local function put(C, key, L, s, now, slack, born, exp)
   if px == nil and r then px = r.px end
   C.rec[key] = {s = s, born = born, exp = exp, px = px, L = L}
 end
+-- take1 is step for a take alone (no batch) on a policy of one limit:
+-- the same decision and writes, with as few Lua calls as it can.
+local L1, rcall = LIMITS[1], redis.call
+local W1, Z1, F1 = L1.words, L1.zero, L1.fmt
+local take1
+take1 = function(key, cost, now, slack)
+  local L = L1
+  local v = rcall('GET', key)
+  local s, born, exp
+  if not v then
+    s = L.fresh()
+  elseif W1 == 1 and #v == 24 then
+    local x
+    x, born, exp = sunpack(F1, v)
+    s = {x}
+  else
+    s, born, exp = decode(L, v)
+    if not s then
+      return redis.error_reply('ERR floodgate: malformed limiter state at ' .. key)
+    end
+  end
+  local a, rem, reset, retry, delay, rr1, rr2 = L.take(s, now, cost, true)
+  local took, al = 0, 0
+  if a then
+    took, al = 1, 1
+    if not exp or now < born then born = now end
+  elseif retry ~= NEVER then
+    local o = L.denied(s, now, cost, true)
+    if not o then return spack(RFMT, 0, now, 0, rem, reset, retry, delay, rr1 or 0, rr2 or 0) end
+    a, rem, reset, retry, delay, rr1, rr2 = o[1], o[2], o[3], o[4], o[5], 0, 0
+    if a then al = 1 end
+    if not exp then born = now end
+  else
+    return spack(RFMT, 0, now, 0, rem, reset, retry, delay, rr1 or 0, rr2 or 0)
+  end
+  -- put, inlined.
+  local isfresh = true
+  for j = 1, W1 do
+    if s[j] ~= Z1[j] then isfresh = false break end
+  end
+  local px = 0
+  if not isfresh then
+    local span = L.idle(s) - now
+    if span < 0 then span = 0 end
+    px = ceil(span / 1000) + slack
+    if px > 0 then
+      if exp and exp >= now + px * 1000 then
+        px = nil
+      else
+        if L.drift then px = px + floor(span / 8000) end
+        exp = now + (px - 1) * 1000
+      end
+    end
+  end
+  if px == nil then
+    rcall('SET', key, encode(L, s, born, exp), 'KEEPTTL')
+  elseif px > 0 then
+    rcall('SET', key, encode(L, s, born, exp), 'PX', px)
+  elseif v then
+    rcall('DEL', key)
+  end
+  return spack(RFMT, took, now, al, rem, reset, retry, delay, rr1 or 0, rr2 or 0)
+end
+if NL == 1 and L1.gcra then
+  -- take1 for GCRA and LeakyBucket (gcra.lua's take and put, inlined):
+  -- a decision's common case, in as few Lua steps as it can.
+  local IV, TOL, BURST, FREE = L1.iv, L1.tol, L1.burst, L1.free
+  take1 = function(key, cost, now, slack)
+    local v = rcall('GET', key)
+    local tat, born, exp = 0, now, nil
+    if v then
+      if #v ~= 24 then
+        return redis.error_reply('ERR floodgate: malformed limiter state at ' .. key)
+      end
+      tat, born, exp = sunpack(F1, v)
+    end
+    local debt = tat - now
+    if debt < 0 then debt = 0 end
+    local diff = debt + cost * IV
+    if cost > BURST or diff > TOL then
+      local retry = NEVER
+      if cost <= BURST then retry = diff - TOL end
+      local room = TOL - debt
+      if room < 0 then room = 0 end
+      return spack(RFMT, 0, now, 0, fdiv(room, IV), debt, retry, 0, 0, 0)
+    end
+    if now < born then born = now end
+    local delay = 0
+    if FREE and debt > FREE then delay = debt - FREE end
+    -- put: the key lives until TAT (now + diff) plus the slack.
+    local px = ceil(diff / 1000) + slack
+    if exp and exp >= now + px * 1000 then
+      rcall('SET', key, spack(F1, now + diff, born, exp), 'KEEPTTL')
+    else
+      px = px + floor(diff / 8000)
+      rcall('SET', key, spack(F1, now + diff, born, now + (px - 1) * 1000), 'PX', px)
+    end
+    return spack(RFMT, 1, now, 1, fdiv(TOL - diff, IV), diff, 0, delay, 0, 0)
+  end
+end
 -- step decides the request; see the file's head.
 local function step(K, k0, op, cost, now, taken, slack, C)
   local n = NL

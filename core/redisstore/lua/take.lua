@@ -11,6 +11,8 @@ if n > 0 then
 end
 if now < 0 then
   local t = redis.call('TIME')
-  now = t[1] * 1000000 + t[2]
+  if t[1] ~= TSEC then TSEC, TSECUS = t[1], t[1] * 1000000 end
+  now = TSECUS + t[2]
 end
+if NL == 1 then return take1(KEYS[1], cost, now, slack) end
 return step(KEYS, 0, 'T', cost, now, nil, slack, nil)
