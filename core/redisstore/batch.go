@@ -1,9 +1,9 @@
 package redisstore
 
 import (
+	"bytes"
 	"context"
 	"fmt"
-	"io"
 	"slices"
 	"strconv"
 	"strings"
@@ -21,8 +21,9 @@ type call struct {
 	sc    *compiled
 	keys  []string
 	args  []any
-	trial bool // the breaker's half-open trial
-	reply string
+	trial bool   // the breaker's half-open trial
+	reply []byte // the decision's record (see step.lua), in buf
+	buf   []byte // the call's own: its reply is read into it
 	err   error
 	done  chan struct{}
 	cmd   []any    // the command's arguments, when it is sent alone
@@ -219,7 +220,7 @@ var clockBase = time.Now()
 // one FCALL of the library's batch function, which decides them in order
 // exactly as one FCALL each would, and a take alone is an FCALL of the
 // library's take function. A single command goes as a plain command, not a
-// pipeline of one (unless it is a refund: see noRetry). The calls whose
+// pipeline of one. The calls whose
 // function or script Redis does not hold (FUNCTION FLUSH, SCRIPT FLUSH, a
 // restart, a new Cluster node) are sent again once: an FCALL after
 // FUNCTION LOAD of their libraries, or an EVAL, which loads the script.
@@ -241,16 +242,12 @@ func (s *Store) runIn(ctx context.Context, batch []*call, cmds []redis.Cmder) []
 			groups = append(groups, batch[i:i+1])
 		}
 	}
-	// A refund applied twice gives back twice: a pipeline carrying one
-	// must not be sent again by the client after a broken connection (see
-	// noRetry).
 	epoch := s.br.epoch.Load() // what the breaker was when the round trip was sent
-	refunds := slices.ContainsFunc(batch, func(c *call) bool { return c.args[0] == opArgs[core.OpRefund] })
 	start := time.Now()
 	for _, g := range groups {
 		cmds = append(cmds, command(ctx, g, fcall, false))
 	}
-	s.send(ctx, cmds, refunds)
+	s.send(ctx, cmds)
 	rtt := time.Since(start)
 	var retry []int
 	var split map[int][]redis.Cmder // groups retried with a call each
@@ -294,20 +291,20 @@ func (s *Store) runIn(ctx context.Context, batch []*call, cmds []redis.Cmder) []
 			cmds[i] = command(ctx, groups[i], fcall, true)
 			again = append(again, cmds[i])
 		}
-		s.send(ctx, again, refunds)
+		s.send(ctx, again)
 	}
 	for i, g := range groups {
 		if sc, ok := split[i]; ok {
 			for j, c := range g {
-				c.reply, c.err = record(sc[j], c.sc)
+				c.record(sc[j])
 			}
 			continue
 		}
 		if len(g) == 1 {
-			g[0].reply, g[0].err = record(cmds[i], g[0].sc)
+			g[0].record(cmds[i])
 			continue
 		}
-		records(cmds[i].(*redis.Cmd), g)
+		records(cmds[i].(*redis.ZeroCopyStringCmd), g)
 	}
 	s.report(batch, epoch)
 	for _, c := range batch {
@@ -319,17 +316,15 @@ func (s *Store) runIn(ctx context.Context, batch []*call, cmds []redis.Cmder) []
 	return cmds
 }
 
-// send sends cmds: one alone as a plain command, several (or a refund) in
-// a pipeline. Each command's outcome is its own.
-func (s *Store) send(ctx context.Context, cmds []redis.Cmder, refunds bool) {
-	if len(cmds) == 1 && !refunds {
+// send sends cmds: one alone as a plain command, several in a pipeline.
+// Each command's outcome is its own. None is ever sent twice: they are
+// go-redis's NoRetry commands (see command).
+func (s *Store) send(ctx context.Context, cmds []redis.Cmder) {
+	if len(cmds) == 1 {
 		_ = s.client.Process(ctx, cmds[0])
 		return
 	}
 	_, _ = s.client.Pipelined(ctx, func(p redis.Pipeliner) error {
-		if refunds {
-			s.noRetry(ctx, p)
-		}
 		for _, cmd := range cmds {
 			_ = p.Process(ctx, cmd)
 		}
@@ -368,7 +363,13 @@ func numKeys(n int) any {
 // command returns the command deciding g: one call (FCALL of the take or
 // the single decision function, or EVALSHA, or with load EVAL, which loads
 // the script), or several, coalesced in one FCALL of the batch function.
-// Its arguments point into the calls (no copy of a key or a value).
+// Its arguments point into the calls (no copy of a key or a value), and
+// its reply is read into the call's buffer (or, for a batch, one of its
+// own). go-redis never sends such a command again (ZeroCopyStringCmd is
+// NoRetry, and so is a pipeline holding one, on a Cluster too): when its
+// reply is lost (a connection broken after the write), the decision is a
+// fault, and Redis applied it at most once — a take counted once, a
+// refund given back once.
 func command(ctx context.Context, g []*call, fcall, load bool) redis.Cmder {
 	c := g[0]
 	if len(g) > 1 {
@@ -387,7 +388,7 @@ func command(ctx context.Context, g []*call, fcall, load bool) redis.Cmder {
 		for _, c := range g {
 			a = append(a, c.args[:4]...)
 		}
-		return redis.NewCmd(ctx, a...)
+		return redis.NewZeroCopyStringCmd(ctx, make([]byte, len(g)*batchPart(c.sc)+2), a...)
 	}
 	a := c.cmd[:0]
 	take := fcall && c.args[0] == opArgs[core.OpTake]
@@ -421,85 +422,66 @@ func command(ctx context.Context, g []*call, fcall, load bool) redis.Cmder {
 		}
 	}
 	c.cmd = a
-	return redis.NewStringCmd(ctx, a...)
+	if cap(c.buf) < c.sc.record+2 {
+		c.buf = make([]byte, c.sc.record+2)
+	}
+	return redis.NewZeroCopyStringCmd(ctx, c.buf[:c.sc.record+2], a...)
 }
 
-// record returns a single decision's reply: one record of sc's.
-func record(cmd redis.Cmder, sc *compiled) (string, error) {
-	var r string
-	switch cmd := cmd.(type) {
-	case *redis.StringCmd:
-		var err error
-		if r, err = cmd.Result(); err != nil {
-			return "", err
-		}
-	default:
-		return "", fmt.Errorf("redisstore: unexpected command %T", cmd)
-	}
-	if len(r) != sc.record {
-		return "", fmt.Errorf("redisstore: malformed reply of %d bytes", len(r))
-	}
-	return r, nil
-}
+// maxBatchError bounds the text of an error a batch reports for one of its
+// decisions (see batch.lua).
+const maxBatchError = 200
 
-// records hands each call of g its part of cmd's reply: a string of their
-// records, or, when some failed, a record or an error reply each.
-func records(cmd *redis.Cmd, g []*call) {
-	v, err := cmd.Result()
-	if err == nil {
-		switch r := v.(type) {
-		case string:
-			n := g[0].sc.record
-			if len(r) != n*len(g) {
-				err = fmt.Errorf("redisstore: malformed batch reply of %d bytes for %d decisions", len(r), len(g))
-				break
-			}
-			for j, c := range g {
-				c.reply = r[j*n : (j+1)*n]
-			}
-			return
-		case []any:
-			if len(r) != len(g) {
-				err = fmt.Errorf("redisstore: malformed batch reply of %d values for %d decisions", len(r), len(g))
-				break
-			}
-			for j, c := range g {
-				switch r := r[j].(type) {
-				case string:
-					if len(r) == c.sc.record {
-						c.reply = r
-					} else {
-						c.err = fmt.Errorf("redisstore: malformed reply of %d bytes", len(r))
-					}
-				case error:
-					c.err = r
-				default:
-					c.err = fmt.Errorf("redisstore: malformed batch reply value %v", r)
-				}
-			}
-			return
-		default:
-			err = fmt.Errorf("redisstore: malformed batch reply %T", v)
-		}
-	}
-	for _, c := range g {
+// batchPart is the most bytes one decision takes in a batch's reply.
+func batchPart(sc *compiled) int { return 1 + max(sc.record, maxBatchError+1) }
+
+// record takes c's reply from cmd: one record of its script's.
+func (c *call) record(cmd redis.Cmder) {
+	n, err := cmd.(*redis.ZeroCopyStringCmd).Result()
+	switch {
+	case err != nil:
 		c.err = err
+	case n != c.sc.record:
+		c.err = fmt.Errorf("redisstore: malformed reply of %d bytes", n)
+	default:
+		c.reply = c.buf[:n]
 	}
 }
 
-// noRetry adds to p a command that go-redis never sends again (a PING
-// whose raw reply is discarded), which makes it send the whole pipeline at
-// most once: go-redis otherwise sends a pipeline again, up to the client's
-// MaxRetries (3 by default), when its connection breaks after the write,
-// though Redis may have run it. Replaying a take only counts it twice
-// (denies more); replaying a refund gives back twice, so pipelines carrying
-// a refund get it. A refund whose round trip breaks is then a fault: its
-// decision gives nothing back. (go-redis's Cluster client ignores this
-// mark, so on a Cluster a refund may still be replayed after a broken
-// connection.)
-func (s *Store) noRetry(ctx context.Context, p redis.Pipeliner) {
-	if !s.cluster {
-		_ = p.Process(ctx, redis.NewRawWriteToCmd(ctx, io.Discard, "PING"))
+// batchError is an error a batch call reported for one of its decisions.
+type batchError string
+
+func (e batchError) Error() string { return string(e) }
+
+// RedisError marks it as an error reply (see redis.Error).
+func (batchError) RedisError() {}
+
+// records hands each call of g its part of cmd's reply (see batch.lua):
+// 'r' and its record, or 'e' and an error's text ended by a NUL byte.
+func records(cmd *redis.ZeroCopyStringCmd, g []*call) {
+	n, err := cmd.Result()
+	r := cmd.Bytes()[:n]
+	for _, c := range g {
+		switch {
+		case err != nil:
+			c.err = err
+		case len(r) >= 1+c.sc.record && r[0] == 'r':
+			c.buf = append(c.buf[:0], r[1:1+c.sc.record]...)
+			c.reply = c.buf
+			r = r[1+c.sc.record:]
+		case len(r) > 0 && r[0] == 'e' && bytes.IndexByte(r, 0) > 0:
+			end := bytes.IndexByte(r, 0)
+			c.err = batchError(r[1:end])
+			r = r[end+1:]
+		default:
+			err = fmt.Errorf("redisstore: malformed batch reply of %d bytes for %d decisions", n, len(g))
+			c.err = err
+		}
+	}
+	if err == nil && len(r) > 0 {
+		for _, c := range g {
+			c.reply, c.err = nil, fmt.Errorf("redisstore: malformed batch reply of %d bytes for %d decisions", n, len(g))
+		}
 	}
 }
 

@@ -183,15 +183,15 @@ func (t *table) Do(ctx context.Context, req core.Request) (core.Result, error) {
 	completed, err := t.s.exec(ctx, c)
 	if err != nil {
 		if completed {
-			c.reply, c.err = "", nil
+			c.reply, c.err = nil, nil
 			callPool.Put(c)
 		}
 		return t.failed(ctx, req, err)
 	}
-	reply := c.reply
-	c.reply, c.err = "", nil
+	res, err := t.result(req, c.reply) // before c, and its buffer, go back to the pool
+	c.reply, c.err = nil, nil
 	callPool.Put(c)
-	return t.result(req, reply)
+	return res, err
 }
 
 // refundArg is a refund's "taken" argument for step.lua: the take's instant
@@ -226,7 +226,7 @@ func floorDiv(a, b int64) int64 {
 }
 
 // result decodes a script's reply: a record (see step.lua).
-func (t *table) result(req core.Request, reply string) (core.Result, error) {
+func (t *table) result(req core.Request, reply []byte) (core.Result, error) {
 	n := len(t.quotas)
 	if req.Op == core.OpReset {
 		return core.Result{}, nil
@@ -333,7 +333,7 @@ func (t *table) open(req core.Request) (core.Result, error) {
 
 // word returns the i-th number of a record, a little-endian double holding
 // an integer, and whether it is one.
-func word(r string, i int) (int64, bool) {
+func word[R string | []byte](r R, i int) (int64, bool) {
 	r = r[8*i : 8*i+8]
 	b := uint64(r[0]) | uint64(r[1])<<8 | uint64(r[2])<<16 | uint64(r[3])<<24 |
 		uint64(r[4])<<32 | uint64(r[5])<<40 | uint64(r[6])<<48 | uint64(r[7])<<56

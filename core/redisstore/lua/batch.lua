@@ -4,13 +4,13 @@
 -- reset's its marker (see step.lua); ARGV = expiry slack (ms), then
 -- per request op, cost, now (µs, or -1 for Redis TIME, read once), taken
 -- (see step.lua). Each limit key is read at most once and written (SET,
--- or DEL) at most once, at the end, with its last state. Reply: the
--- requests' records (see step.lua) joined in one string when every
--- request was decided, else a table of each request's record or error
--- reply, in order.
+-- or DEL) at most once, at the end, with its last state. Reply: one
+-- string (the store reads it into a buffer of its own), each request's
+-- part in order: 'r' and its record (see step.lua), or 'e', its error's
+-- text (at most 200 bytes) and a NUL byte.
 local slack = tonumber(ARGV[1])
 local C = {rec = {}, w = {}, order = {}, n = 0}
-local out, time, k0, failed = {}, nil, 0, false
+local out, time, k0 = {}, nil, 0
 local m = (#ARGV - 1) / 4
 for j = 1, m do
   local a = 1 + (j - 1) * 4
@@ -25,8 +25,11 @@ for j = 1, m do
     now = time
   end
   local r = step(KEYS, k0, op, tonumber(ARGV[a + 2]), now, ARGV[a + 4], slack, C)
-  if type(r) == 'table' then failed = true end
-  out[j] = r
+  if type(r) == 'table' then
+    out[j] = 'e' .. ssub(r.err, 1, 200) .. '\0'
+  else
+    out[j] = 'r' .. r
+  end
   k0 = k0 + NL
   if op == 'F' or op == 'R' then k0 = k0 + 1 end
 end
@@ -41,5 +44,4 @@ for i = 1, C.n do
     redis.call('SET', key, encode(r.L, r.s, r.born, r.exp), 'KEEPTTL')
   end
 end
-if failed then return out end
 return tconcat(out)
