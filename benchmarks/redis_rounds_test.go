@@ -33,9 +33,9 @@ import (
 // failed (an error, counted for the libraries that report one).
 // The ratios to ulule are reported as metrics.
 //
-// Every library gets the same go-redis client options (PoolSize 64; with
-// FG_CONTEXT_TIMEOUT set, ContextTimeoutEnabled, which lets floodgate
-// decide a lone request on the caller's goroutine).
+// Every library gets the same go-redis client options: PoolSize 64 and, as
+// redisClient's, ContextTimeoutEnabled (FG_CONTEXT_TIMEOUT=off leaves it
+// out: floodgate then hands every decision to its pipeline workers).
 //
 // Run it once (-benchtime 1x); FG_ROUNDS (default 6), FG_ROUND_TIME
 // (default 1s), FG_LIBS (default "floodgate,ulule"; any of the Redis
@@ -90,7 +90,7 @@ func BenchmarkRedisRounds(b *testing.B) {
 	// pools, loaded scripts), on one flushed server.
 	admin, _ := redisClient(b)
 	allowers := make([]allower, len(libs))
-	ctxTimeout := os.Getenv("FG_CONTEXT_TIMEOUT") != ""
+	ctxTimeout := os.Getenv("FG_CONTEXT_TIMEOUT") != "off"
 	for i, lib := range libs {
 		c := redis.NewClient(&redis.Options{Addr: redisSrv.addr, PoolSize: 64, ContextTimeoutEnabled: ctxTimeout})
 		b.Cleanup(func() { c.Close() })
