@@ -386,6 +386,10 @@ func command(ctx context.Context, g []*call, fcall, load bool) redis.Cmder {
 		}
 		a = append(a, c.args[4]) // slack: one store's
 		for _, c := range g {
+			if c.args[0] == opArgs[core.OpTake] && c.args[2] == nowRedis && c.args[3] == zeroArg {
+				a = append(a, c.args[1]) // a take on Redis TIME: its cost alone
+				continue
+			}
 			a = append(a, c.args[:4]...)
 		}
 		return redis.NewZeroCopyStringCmd(ctx, make([]byte, len(g)*batchPart(c.sc)+2), a...)

@@ -163,3 +163,54 @@ func TestTakeFunctionTime(t *testing.T) {
 		require.Equal(t, []string{w1, w2}, []string{r1, r2}, a.Name)
 	}
 }
+
+// TestBatchShortTakes: in a batch, a take on Redis TIME may be sent as its
+// cost alone; it is decided as the long form (op, cost, -1, 0) is, on every
+// algorithm, next to requests of the long form.
+func TestBatchShortTakes(t *testing.T) {
+	t.Parallel()
+	srv := redistest.Start(t)
+	c := srv.Client(t)
+	ctx := context.Background()
+	for _, a := range coretest.Algorithms() {
+		sc, err := compile(core.MustPolicy("short-"+a.Name, a))
+		require.NoError(t, err)
+		require.NoError(t, c.FunctionLoad(ctx, sc.lib).Err())
+		var got [2][]any
+		for i, short := range []bool{true, false} {
+			keys := []string{"s{a}:0", "s{b}:0", "s{a}:0", "s{a}:0"}
+			for k := range keys {
+				keys[k] = fmt.Sprint(a.Name, i) + keys[k]
+			}
+			take := func(cost int64) []any {
+				if short {
+					return []any{cost}
+				}
+				return []any{"T", cost, int64(-1), int64(0)}
+			}
+			args := []any{int64(0)}
+			args = append(args, take(1)...)
+			args = append(args, take(2)...)
+			args = append(args, "P", int64(1), int64(-1), int64(0))
+			args = append(args, take(1)...)
+			got[i] = batchReplies(t, c.FCall(ctx, sc.batchFn, keys, args...), 4, sc.record, "")
+		}
+		for j := range got[0] {
+			s, l := got[0][j].(string), got[1][j].(string)
+			for w := range 2 + 7 {
+				if w == 1 {
+					continue // the instant: Redis TIME, read by each call
+				}
+				sv, _ := word(s, w)
+				lv, _ := word(l, w)
+				if w >= 4 {
+					// resetAfter, retryAfter, delay: counted from the
+					// instant.
+					require.InDelta(t, lv, sv, 1e6, "%s request %d word %d", a.Name, j, w)
+					continue
+				}
+				require.Equal(t, lv, sv, "%s request %d word %d", a.Name, j, w)
+			}
+		}
+	}
+}

@@ -63,7 +63,7 @@ local TSEC, TSECUS = '', 0
 local ALG = {}
 -- decnums returns the numbers of v, a decimal list joined by commas (a
 -- refund's argument), or nil unless it holds exactly n of them.
-local sfind, ssub, srep, spack, sunpack, tconcat = string.find, string.sub, string.rep, struct.pack, struct.unpack, table.concat
+local sfind, ssub, sbyte, srep, spack, sunpack, tconcat = string.find, string.sub, string.byte, string.rep, struct.pack, struct.unpack, table.concat
 local function decnums(v, n)
   local s, j, pos = {}, 0, 1
   while true do

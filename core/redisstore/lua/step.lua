@@ -164,18 +164,41 @@ take1 = function(key, cost, now, slack)
   end
   return spack(RFMT, took, now, al, rem, reset, retry, delay, rr1 or 0, rr2 or 0)
 end
+-- gtake is take1 for GCRA and LeakyBucket (gcra.lua's take and put,
+-- inlined): a decision's common case, in as few Lua steps as it can, alone
+-- (C nil) or in a batch (C its cache). Its reply is packed with format f
+-- and the leading values pre (a batch's part: 'r' and the record).
+local gtake
 if NL == 1 and L1.gcra then
-  -- take1 for GCRA and LeakyBucket (gcra.lua's take and put, inlined):
-  -- a decision's common case, in as few Lua steps as it can.
   local IV, TOL, BURST, FREE = L1.iv, L1.tol, L1.burst, L1.free
-  take1 = function(key, cost, now, slack)
-    local v = rcall('GET', key)
-    local tat, born, exp = 0, now, nil
-    if v then
-      if #v ~= 24 then
-        return redis.error_reply('ERR floodgate: malformed limiter state at ' .. key)
+  gtake = function(C, key, cost, now, slack, f, pre)
+    local tat, born, exp, r = 0, now, nil, nil
+    if C then
+      r = C.rec[key]
+      if r then
+        tat, born, exp = r.s[1], r.born, r.exp
+      elseif r == nil then
+        local v = redis.pcall('GET', key)
+        if type(v) == 'table' then return v end
+        if v then
+          if #v ~= 24 then
+            return redis.error_reply('ERR floodgate: malformed limiter state at ' .. key)
+          end
+          tat, born, exp = sunpack(F1, v)
+          r = {s = {tat}, born = born, exp = exp, L = L1}
+          C.rec[key] = r
+        else
+          C.rec[key] = false
+        end
       end
-      tat, born, exp = sunpack(F1, v)
+    else
+      local v = rcall('GET', key)
+      if v then
+        if #v ~= 24 then
+          return redis.error_reply('ERR floodgate: malformed limiter state at ' .. key)
+        end
+        tat, born, exp = sunpack(F1, v)
+      end
     end
     local debt = tat - now
     if debt < 0 then debt = 0 end
@@ -185,21 +208,45 @@ if NL == 1 and L1.gcra then
       if cost <= BURST then retry = diff - TOL end
       local room = TOL - debt
       if room < 0 then room = 0 end
-      return spack(RFMT, 0, now, 0, fdiv(room, IV), debt, retry, 0, 0, 0)
+      return spack(f, pre, 0, now, 0, fdiv(room, IV), debt, retry, 0, 0, 0)
     end
-    if now < born then born = now end
+    if not exp or now < born then born = now end
     local delay = 0
     if FREE and debt > FREE then delay = debt - FREE end
-    -- put: the key lives until TAT (now + diff) plus the slack.
+    -- put: the key lives until TAT (now + diff) plus the slack, or goes
+    -- when that is now (a take of 0 on a recovered key: core's zero cost).
     local px = ceil(diff / 1000) + slack
-    if exp and exp >= now + px * 1000 then
-      rcall('SET', key, spack(F1, now + diff, born, exp), 'KEEPTTL')
+    if px <= 0 then
+      if C then
+        written(C, key)
+        C.rec[key] = false
+      elseif exp then
+        rcall('DEL', key)
+      end
+      return spack(f, pre, 1, now, 1, fdiv(TOL - diff, IV), diff, 0, delay, 0, 0)
+    elseif exp and exp >= now + px * 1000 then
+      px = nil
     else
       px = px + floor(diff / 8000)
-      rcall('SET', key, spack(F1, now + diff, born, now + (px - 1) * 1000), 'PX', px)
+      exp = now + (px - 1) * 1000
     end
-    return spack(RFMT, 1, now, 1, fdiv(TOL - diff, IV), diff, 0, delay, 0, 0)
+    if C then
+      written(C, key)
+      if r then
+        r.s[1], r.born, r.exp = now + diff, born, exp
+        if px then r.px = px end -- else a TTL set earlier in the batch stands
+      else
+        C.rec[key] = {s = {now + diff}, born = born, exp = exp, px = px, L = L1}
+      end
+    elseif px then
+      rcall('SET', key, spack(F1, now + diff, born, exp), 'PX', px)
+    else
+      rcall('SET', key, spack(F1, now + diff, born, exp), 'KEEPTTL')
+    end
+    return spack(f, pre, 1, now, 1, fdiv(TOL - diff, IV), diff, 0, delay, 0, 0)
   end
+  local f = '<c0' .. ssub(RFMT, 2)
+  take1 = function(key, cost, now, slack) return gtake(nil, key, cost, now, slack, f, '') end
 end
 -- step decides the request; see the file's head.
 local function step(K, k0, op, cost, now, taken, slack, C)
@@ -343,4 +390,17 @@ local function step(K, k0, op, cost, now, taken, slack, C)
     out[k + 5], out[k + 6], out[k + 7] = r[5], r[6] or 0, r[7] or 0
   end
   return spack(RFMT, unpack(out))
+end
+-- part is a batch's reply for one request (see batch.lua).
+local BFMT = '<c1' .. ssub(RFMT, 2)
+local function part(K, k0, op, cost, now, taken, slack, C)
+  local r
+  if gtake and op == 'T' then
+    r = gtake(C, K[k0 + 1], cost, now, slack, BFMT, 'r')
+    if type(r) ~= 'table' then return r end
+  else
+    r = step(K, k0, op, cost, now, taken, slack, C)
+  end
+  if type(r) == 'table' then return 'e' .. ssub(r.err, 1, 200) .. '\0' end
+  return 'r' .. r
 end
