@@ -3,7 +3,9 @@ package middleware
 import (
 	"fmt"
 	"net/http"
+	"strings"
 
+	"github.com/floodgate-go/floodgate/internal/httpsyntax"
 	"github.com/floodgate-go/floodgate/internal/routepath"
 )
 
@@ -87,31 +89,12 @@ func (m *Middleware) selectLimiter(r *http.Request, route string) (Limiter, stri
 // case, and whether r is a preflight: OPTIONS with an Origin and a valid
 // Access-Control-Request-Method.
 func preflightMethod(r *http.Request) (string, bool) {
-	if routepath.Method(r.Method) != http.MethodOptions || len(r.Header["Origin"]) == 0 {
+	if !strings.EqualFold(r.Method, http.MethodOptions) || len(r.Header["Origin"]) == 0 {
 		return "", false
 	}
 	v := r.Header["Access-Control-Request-Method"]
-	if len(v) != 1 || !isToken(v[0]) {
+	if len(v) != 1 || !httpsyntax.IsToken(v[0]) {
 		return "", false
 	}
 	return routepath.Method(v[0]), true
-}
-
-// isToken reports whether s is an HTTP token (RFC 9110 §5.6.2), as a method
-// must be.
-func isToken(s string) bool {
-	if s == "" {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		switch {
-		case 'a' <= c && c <= 'z', 'A' <= c && c <= 'Z', '0' <= c && c <= '9':
-		case c == '!' || c == '#' || c == '$' || c == '%' || c == '&' || c == '\'' || c == '*' ||
-			c == '+' || c == '-' || c == '.' || c == '^' || c == '_' || c == '`' || c == '|' || c == '~':
-		default:
-			return false
-		}
-	}
-	return true
 }
