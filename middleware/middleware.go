@@ -163,7 +163,7 @@ func (m *Middleware) cost(w http.ResponseWriter, r *http.Request) (cost int64, o
 	}
 	if cost = m.opts.Cost(r); cost < 1 {
 		m.report(r, fmt.Errorf("%w: %d", ErrInvalidCost, cost))
-		writeProblem(w, http.StatusInternalServerError, "the rate limit cost of this request is invalid")
+		badCost.Write(w, nil, false)
 		return 0, false
 	}
 	return cost, true
@@ -187,7 +187,7 @@ func (m *Middleware) failed(w http.ResponseWriter, r *http.Request, err error) b
 		return true
 	}
 	w.Header()["Retry-After"] = []string{m.failRetry}
-	writeProblem(w, http.StatusServiceUnavailable, "the rate limiter is unavailable")
+	unavailable.Write(w, nil, false)
 	return false
 }
 
@@ -250,7 +250,7 @@ func (m *Middleware) refuse(w http.ResponseWriter, r *http.Request, err error) {
 		m.opts.NoKey(w, r, err)
 		return
 	}
-	writeProblem(w, http.StatusForbidden, "the request cannot be attributed to a client for rate limiting")
+	noClient.Write(w, nil, false)
 }
 
 func (m *Middleware) report(r *http.Request, err error) {

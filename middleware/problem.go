@@ -11,6 +11,26 @@ import (
 // draft-ietf-httpapi-ratelimit-headers.
 const ProblemType = problem.QuotaExceeded
 
+// The middleware's answers, rendered once.
+var (
+	// tooMany and tooLarge answer denials; each names the violated limits.
+	tooMany = problem.Prepare(problem.Details{Type: ProblemType, Title: "Too Many Requests",
+		Status: http.StatusTooManyRequests, Detail: "the request exceeds the rate limit", Violated: []string{}})
+	tooLarge = problem.Prepare(problem.Details{Type: ProblemType, Title: "Content Too Large",
+		Status: http.StatusRequestEntityTooLarge, Detail: "the request costs more than the rate limit ever grants at once", Violated: []string{}})
+
+	noClient    = prepare(http.StatusForbidden, "the request cannot be attributed to a client for rate limiting")
+	badCost     = prepare(http.StatusInternalServerError, "the rate limit cost of this request is invalid")
+	unavailable = prepare(http.StatusServiceUnavailable, "the rate limiter is unavailable")
+	notReady    = prepare(http.StatusInternalServerError, "the rate limiter is not configured")
+)
+
+// prepare renders an answer other than a denial: status, its standard
+// title, and detail.
+func prepare(status int, detail string) *problem.Prepared {
+	return problem.Prepare(problem.Details{Title: http.StatusText(status), Status: status, Detail: detail})
+}
+
 // writeDenied writes the default answer to a denial: an RFC 9457 problem
 // naming the violated limits in "violated-policies". It is 429 Too Many
 // Requests with Retry-After, except for a request whose cost exceeds what a
@@ -25,17 +45,9 @@ func writeDenied(w http.ResponseWriter, res *core.Result) {
 			names = append(names, l.Name)
 		}
 	}
-	d := problem.Details{Type: ProblemType, Title: "Too Many Requests", Status: http.StatusTooManyRequests,
-		Detail: "the request exceeds the rate limit", Violated: names}
 	if res.RetryAfter == core.Never {
-		d.Title, d.Status = "Content Too Large", http.StatusRequestEntityTooLarge
-		d.Detail = "the request costs more than the rate limit ever grants at once"
+		tooLarge.Write(w, names, false)
+		return
 	}
-	problem.Write(w, &d, false)
-}
-
-// writeProblem answers with status, its standard title and detail: the
-// middleware's answers other than a denial.
-func writeProblem(w http.ResponseWriter, status int, detail string) {
-	problem.Write(w, &problem.Details{Title: http.StatusText(status), Status: status, Detail: detail}, false)
+	tooMany.Write(w, names, false)
 }

@@ -57,5 +57,5 @@ func (m *Middleware) mustValidate() {
 // with 500, so that calling Begin on a zero Middleware fails closed
 // instead of panicking.
 func refuseInvalid(w http.ResponseWriter) {
-	writeProblem(w, http.StatusInternalServerError, "the rate limiter is not configured")
+	notReady.Write(w, nil, false)
 }

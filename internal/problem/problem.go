@@ -35,6 +35,48 @@ func Write(w http.ResponseWriter, d *Details, noStore bool) {
 	bp := bodies.Get().(*[]byte)
 	defer bodies.Put(bp)
 	body := Append((*bp)[:0], d)
+	send(w, d.Status, body, noStore)
+	if cap(body) <= 4096 {
+		*bp = body
+	}
+}
+
+// Prepared is a problem rendered once, for an answer given again and
+// again: its body is written as it was rendered, but for the names of the
+// violated limits, when it has them.
+type Prepared struct {
+	status int
+	// head is the body up to its violated-policies member, and tail what
+	// follows it: the body is head, the member, tail.
+	head, tail []byte
+	violated   bool
+}
+
+// Prepare renders d; d.Violated says only whether the answers name the
+// violated limits (nil for no), its names are those of each answer.
+func Prepare(d Details) *Prepared {
+	return &Prepared{status: d.Status, head: appendHead(nil, &d), tail: []byte("}\n"), violated: d.Violated != nil}
+}
+
+// Write answers with p, naming the violated limits if p has them: see
+// [Write]. The body is copied from p for every answer, so that no writer
+// ever holds p's own bytes.
+func (p *Prepared) Write(w http.ResponseWriter, violated []string, noStore bool) {
+	bp := bodies.Get().(*[]byte)
+	defer bodies.Put(bp)
+	body := append((*bp)[:0], p.head...)
+	if p.violated {
+		body = appendViolated(body, violated)
+	}
+	body = append(body, p.tail...)
+	send(w, p.status, body, noStore)
+	if cap(body) <= 4096 {
+		*bp = body
+	}
+}
+
+// send writes status and body with the fields of a problem.
+func send(w http.ResponseWriter, status int, body []byte, noStore bool) {
 	var digits [20]byte
 	n := strconv.AppendInt(digits[:0], int64(len(body)), 10)
 	k := 3
@@ -49,11 +91,8 @@ func Write(w http.ResponseWriter, d *Details, noStore bool) {
 	if noStore {
 		vals.Set(h, 3, "Cache-Control", "no-store")
 	}
-	w.WriteHeader(d.Status)
+	w.WriteHeader(status)
 	_, _ = w.Write(body)
-	if cap(body) <= 4096 {
-		*bp = body
-	}
 }
 
 // bodies holds the buffers bodies are built in.
@@ -61,6 +100,15 @@ var bodies = sync.Pool{New: func() any { b := make([]byte, 0, 512); return &b }}
 
 // Append appends d's JSON body, and a newline, to b.
 func Append(b []byte, d *Details) []byte {
+	b = appendHead(b, d)
+	if d.Violated != nil {
+		b = appendViolated(b, d.Violated)
+	}
+	return append(b, '}', '\n')
+}
+
+// appendHead appends d's body up to its detail member, included.
+func appendHead(b []byte, d *Details) []byte {
 	b = append(b, '{')
 	if d.Type != "" {
 		b = append(b, `"type":`...)
@@ -72,27 +120,49 @@ func Append(b []byte, d *Details) []byte {
 	b = append(b, `,"status":`...)
 	b = strconv.AppendInt(b, int64(d.Status), 10)
 	b = append(b, `,"detail":`...)
-	b = appendString(b, d.Detail)
-	if d.Violated != nil {
-		b = append(b, `,"violated-policies":[`...)
-		for i, n := range d.Violated {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			b = appendString(b, n)
+	return appendString(b, d.Detail)
+}
+
+// appendViolated appends the violated-policies member naming names.
+func appendViolated(b []byte, names []string) []byte {
+	b = append(b, `,"violated-policies":[`...)
+	for i, n := range names {
+		if i > 0 {
+			b = append(b, ',')
 		}
-		b = append(b, ']')
+		b = appendString(b, n)
 	}
-	return append(b, '}', '\n')
+	return append(b, ']')
 }
 
 const hex = "0123456789abcdef"
 
+// plain tells the bytes a JSON string holds as they are: printable ASCII
+// but for the quote, the backslash and what HTML would read.
+var plain = func() (t [256]bool) {
+	for c := 0x20; c < utf8.RuneSelf; c++ {
+		t[c] = true
+	}
+	for _, c := range []byte(`"\<>&`) {
+		t[c] = false
+	}
+	return t
+}()
+
 // appendString appends s as a JSON string, escaping what JSON requires and
-// what could be read as HTML; invalid UTF-8 becomes U+FFFD.
+// what could be read as HTML; invalid UTF-8 becomes U+FFFD. Runs of plain
+// bytes are copied at once.
 func appendString(b []byte, s string) []byte {
 	b = append(b, '"')
 	for i := 0; i < len(s); {
+		j := i
+		for j < len(s) && plain[s[j]] {
+			j++
+		}
+		b = append(b, s[i:j]...)
+		if i = j; i == len(s) {
+			break
+		}
 		if c := s[i]; c < utf8.RuneSelf {
 			b = appendASCII(b, c)
 			i++

@@ -71,3 +71,34 @@ func TestWriteAllocs(t *testing.T) {
 		assert.Equal(t, 1.0, testing.AllocsPerRun(100, func() { Write(w, &d, noStore) }))
 	}
 }
+
+// A prepared problem writes the body Append writes for the same details.
+func TestPrepared(t *testing.T) {
+	for _, d := range []Details{
+		{Title: "Forbidden", Status: 403, Detail: "no <key>"},
+		{Type: QuotaExceeded, Title: "Too Many Requests", Status: 429, Detail: "over", Violated: []string{}},
+	} {
+		p := Prepare(d)
+		for _, names := range [][]string{nil, {}, {"a"}, {"a\"b", "é"}} {
+			if d.Violated != nil {
+				d.Violated = names
+				if d.Violated == nil {
+					d.Violated = []string{}
+				}
+			}
+			for _, noStore := range []bool{false, true} {
+				want, got := httptest.NewRecorder(), httptest.NewRecorder()
+				Write(want, &d, noStore)
+				p.Write(got, names, noStore)
+				assert.Equal(t, want, got)
+			}
+		}
+	}
+	if !race.Enabled {
+		p := Prepare(Details{Type: QuotaExceeded, Title: "T", Status: 429, Detail: "d", Violated: []string{}})
+		w := discard{h: http.Header{}}
+		names := []string{"api"}
+		p.Write(w, names, false)
+		assert.Equal(t, 1.0, testing.AllocsPerRun(100, func() { p.Write(w, names, false) }))
+	}
+}

@@ -11,8 +11,8 @@ import (
 
 // throttled is the problem of every throttled answer: fixed, so that it
 // tells nothing about which key throttled or whether the account exists.
-var throttled = problem.Details{Type: problem.QuotaExceeded, Title: "Too Many Requests",
-	Status: http.StatusTooManyRequests, Detail: "too many failed login attempts; retry later"}
+var throttled = problem.Prepare(problem.Details{Type: problem.QuotaExceeded, Title: "Too Many Requests",
+	Status: http.StatusTooManyRequests, Detail: "too many failed login attempts; retry later"})
 
 // WriteThrottled writes the answer to a throttled attempt: 429 with a fixed
 // RFC 9457 problem body, Retry-After in whole seconds (rounded up), and
@@ -20,7 +20,7 @@ var throttled = problem.Details{Type: problem.QuotaExceeded, Title: "Too Many Re
 // whichever key throttled and whatever the username.
 func WriteThrottled(w http.ResponseWriter, retryAfter time.Duration) {
 	w.Header()["Retry-After"] = []string{strconv.FormatInt(seconds.Positive(retryAfter), 10)}
-	problem.Write(w, &throttled, true)
+	throttled.Write(w, nil, true)
 }
 
 // writeError answers a request the guard cannot decide: a body it cannot
