@@ -35,6 +35,14 @@ type decision struct {
 // none.
 type span struct{ start, end int }
 
+// appendValue renders v as the field of position i of w; sp, when not
+// nil, is where v's text is kept, to be copied instead of rendered again.
+func (f *pending) appendValue(b []byte, w *Writer, i int, v int64, sp *span) []byte {
+	b = appendSame(b, v, sp != nil, sp)
+	f.add(w, i, len(b), "")
+	return b
+}
+
 // appendSame appends v, a copy of the text at *sp if v is the value
 // rendered there (same is v == that value), or rendered anew, and then
 // remembered at *sp.
@@ -128,8 +136,7 @@ func (f *pending) set(h http.Header, rendered []byte) {
 // pass.
 func (w *Writer) appendRetryAfter(b []byte, f *pending, d *decision) []byte {
 	if w.on&RetryAfter != 0 && d.finite {
-		b = appendInt(b, seconds.Positive(d.r.RetryAfter))
-		f.add(w, iRetryAfter, len(b), "")
+		b = f.appendValue(b, w, iRetryAfter, seconds.Positive(d.r.RetryAfter), nil)
 	}
 	return b
 }
@@ -140,12 +147,10 @@ func (w *Writer) appendXRateLimit(b []byte, f *pending, d *decision) []byte {
 		b = d.appendLimit(b, f, w, iXLimit)
 	}
 	if w.on&XRateLimitRemaining != 0 {
-		b = appendSame(b, d.remaining, true, &d.remText)
-		f.add(w, iXRemaining, len(b), "")
+		b = f.appendValue(b, w, iXRemaining, d.remaining, &d.remText)
 	}
 	if w.on&XRateLimitReset != 0 {
-		b = appendInt(b, seconds.EpochCeil(d.r.At().UnixNano(), d.r.ResetAfter))
-		f.add(w, iXReset, len(b), "")
+		b = f.appendValue(b, w, iXReset, seconds.EpochCeil(d.r.At().UnixNano(), d.r.ResetAfter), nil)
 	}
 	return b
 }
@@ -157,9 +162,7 @@ func (d *decision) appendLimit(b []byte, f *pending, w *Writer, i int) []byte {
 		f.add(w, i, len(b), t)
 		return b
 	}
-	b = appendInt(b, d.r.Limit)
-	f.add(w, i, len(b), "")
-	return b
+	return f.appendValue(b, w, i, d.r.Limit, nil)
 }
 
 // appendIETF renders the IETF fields of w's draft.
@@ -184,12 +187,10 @@ func (w *Writer) appendIETF(b []byte, f *pending, d *decision) []byte {
 		b = d.appendLimit(b, f, w, iLimit)
 	}
 	if w.on&RateLimitRemaining != 0 {
-		b = appendSame(b, d.remaining, true, &d.remText)
-		f.add(w, iRemaining, len(b), "")
+		b = f.appendValue(b, w, iRemaining, d.remaining, &d.remText)
 	}
 	if w.on&RateLimitReset != 0 {
-		b = appendSame(b, d.reset, true, &d.resetText)
-		f.add(w, iReset, len(b), "")
+		b = f.appendValue(b, w, iReset, d.reset, &d.resetText)
 	}
 	return b
 }

@@ -11,20 +11,10 @@ import (
 
 	"github.com/floodgate-go/floodgate/core"
 	"github.com/floodgate-go/floodgate/headers"
+	"github.com/floodgate-go/floodgate/internal/httpbench"
 	"github.com/floodgate-go/floodgate/internal/race"
 	"github.com/floodgate-go/floodgate/middleware"
 )
-
-// sink is a ResponseWriter that keeps its header map (cleared before each
-// request, as a server's is new) and its status, and nothing else.
-type sink struct {
-	h    http.Header
-	code int
-}
-
-func (s *sink) Header() http.Header         { return s.h }
-func (s *sink) WriteHeader(code int)        { s.code = code }
-func (s *sink) Write(b []byte) (int, error) { return len(b), nil }
 
 var noContent = http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { w.WriteHeader(http.StatusNoContent) })
 
@@ -33,12 +23,11 @@ var noContent = http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { 
 // allocations of one request, checking its status.
 func allocsPerRequest(t *testing.T, h http.Handler, r *http.Request, status int) float64 {
 	t.Helper()
-	w := &sink{h: http.Header{}}
+	w := httpbench.NewSink()
 	h.ServeHTTP(w, r)
-	require.Equal(t, status, w.code)
+	require.Equal(t, status, w.Code)
 	return testing.AllocsPerRun(200, func() {
-		clear(w.h)
-		w.code = 0
+		w.Reset()
 		h.ServeHTTP(w, r)
 	})
 }

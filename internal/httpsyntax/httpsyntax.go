@@ -8,14 +8,15 @@ func IsToken(s string) bool {
 		return false
 	}
 	for i := 0; i < len(s); i++ {
-		if !isTchar(s[i]) {
+		if !IsTchar(s[i]) {
 			return false
 		}
 	}
 	return true
 }
 
-func isTchar(c byte) bool {
+// IsTchar reports whether c may appear in a token.
+func IsTchar(c byte) bool {
 	switch {
 	case 'a' <= c && c <= 'z', 'A' <= c && c <= 'Z', '0' <= c && c <= '9':
 		return true
