@@ -138,9 +138,9 @@ func (w *Writer) Names() []string {
 // another) and the bytes of the values rendered for r. What depends on the
 // policy alone (RateLimit-Policy, the limits' quotas and names) is rendered
 // once per policy and shared, as strings are, by every Write. (Values
-// longer than 368 bytes in all, as with four limits of long names, cost a
-// second allocation.) Adding new keys to h may also grow the map, which is
-// h's cost, not Write's.
+// longer than 368 bytes in all, as with four limits of long names, cost one
+// or two more.) Adding new keys to h may also grow the map, which is h's
+// cost, not Write's.
 func (w *Writer) Write(h http.Header, r *core.Result) { w.write(h, r, "", false) }
 
 // WriteKey is [Writer.Write] with a partition key: when the Writer has a
