@@ -3,7 +3,6 @@ package middleware
 import (
 	"fmt"
 	"net/http"
-	"strings"
 
 	"github.com/floodgate-go/floodgate/internal/httpsyntax"
 	"github.com/floodgate-go/floodgate/internal/routepath"
@@ -89,7 +88,7 @@ func (m *Middleware) selectLimiter(r *http.Request, route string) (Limiter, stri
 // case, and whether r is a preflight: OPTIONS with an Origin and a valid
 // Access-Control-Request-Method.
 func preflightMethod(r *http.Request) (string, bool) {
-	if !strings.EqualFold(r.Method, http.MethodOptions) || len(r.Header["Origin"]) == 0 {
+	if !isOptions(r.Method) || len(r.Header["Origin"]) == 0 {
 		return "", false
 	}
 	v := r.Header["Access-Control-Request-Method"]
@@ -97,4 +96,20 @@ func preflightMethod(r *http.Request) (string, bool) {
 		return "", false
 	}
 	return routepath.Method(v[0]), true
+}
+
+// isOptions reports whether method is OPTIONS in any ASCII case, as
+// routepath.Method reads methods (Unicode folding would take "OPTIONſ" for
+// one), without allocating.
+func isOptions(method string) bool {
+	const want = http.MethodOptions
+	if len(method) != len(want) {
+		return false
+	}
+	for i := 0; i < len(want); i++ {
+		if c := method[i]; c != want[i] && c != want[i]+'a'-'A' {
+			return false
+		}
+	}
+	return true
 }
