@@ -119,7 +119,7 @@ func plot(s shape, rows []row) []byte {
 	legendY := 48 + 16*len(about)
 	top := legendY + 22
 	height := top + len(rows)*rowH + 30
-	c.printf(`<?xml version="1.0" encoding="UTF-8"?>`+"\n")
+	c.b.WriteString(`<?xml version="1.0" encoding="UTF-8"?>` + "\n")
 	c.printf(`<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" viewBox="0 0 %d %d" font-family="%s" font-size="11">`+"\n",
 		width, height, width, height, fontStack)
 	c.printf(`<rect width="%d" height="%d" fill="#ffffff"/>`+"\n", width, height)
