@@ -75,7 +75,7 @@ func shapeTable(b *bytes.Buffer, p played) {
 		}
 		obeys = obeys || cl.obeys
 	}
-	fair := s.file == "poisson"
+	fair := s.fairness
 	if fair {
 		head = append(head, "fairness")
 	}

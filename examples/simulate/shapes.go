@@ -31,6 +31,8 @@ type shape struct {
 	tick    time.Duration
 	clients []client
 	login   bool // the algorithms include Backoff
+	// fairness compares the clients' shares of what they are due.
+	fairness bool
 	// cumulative plots the requests admitted so far, a line per client,
 	// instead of those admitted in each bin.
 	cumulative bool
@@ -76,6 +78,7 @@ func shapes() []shape {
 				{name: "even", at: poisson(2, 10, 20*s)},
 				{name: "light", at: poisson(3, 5, 20*s)},
 			},
+			fairness: true,
 		},
 		{
 			file: "retry", title: "A client that retries exactly at Retry-After",

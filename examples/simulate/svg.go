@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -151,36 +152,32 @@ func (c *canvas) legend(s shape, y, maxUp, maxDown int, rows []row) {
 	box := func(colour string) string {
 		return fmt.Sprintf(`<rect x="%d" y="%d" width="10" height="10" fill="%s"/>`, x, y-9, colour)
 	}
-	admitted := fmt.Sprintf("admitted, when it proceeds (full height %d per %s)", maxUp, durText(s.bin))
+	line := func(colour, style string) string {
+		return fmt.Sprintf(`<line x1="%d" y1="%d" x2="%d" y2="%d" stroke="%s" %s/>`, x, y-4, x+10, y-4, colour, style)
+	}
+	const solid, dashed = `stroke-width="2"`, `stroke-dasharray="3,2"`
+	mark := box
+	up := fmt.Sprintf("admitted, when it proceeds (full height %d per %s)", maxUp, durText(s.bin))
+	down := fmt.Sprintf("denied, downwards (full depth %d)", maxDown)
 	if s.cumulative {
-		line := func(colour string) string {
-			return fmt.Sprintf(`<line x1="%d" y1="%d" x2="%d" y2="%d" stroke="%s" stroke-width="2"/>`, x, y-4, x+10, y-4, colour)
-		}
-		for i, cl := range s.clients {
-			item(line(clientColours[i]), cl.name)
-		}
-		item("", fmt.Sprintf("admitted so far (full height %d),", maxUp))
-		item(box(deniedColour), fmt.Sprintf("denied per %s, downwards (full depth %d)", durText(s.bin), maxDown))
-		item(fmt.Sprintf(`<line x1="%d" y1="%d" x2="%d" y2="%d" stroke="%s" stroke-dasharray="3,2"/>`, x, y-4, x+10, y-4, mutedColour), "the limit's rate")
-		return
+		mark = func(colour string) string { return line(colour, solid) }
+		up = fmt.Sprintf("admitted so far (full height %d),", maxUp)
+		down = fmt.Sprintf("denied per %s, downwards (full depth %d)", durText(s.bin), maxDown)
 	}
 	if len(s.clients) == 1 {
-		item(box(clientColours[0]), admitted)
+		item(mark(clientColours[0]), up)
 	} else {
 		for i, cl := range s.clients {
-			item(box(clientColours[i]), cl.name)
+			item(mark(clientColours[i]), cl.name)
 		}
-		item("", admitted)
+		item("", up)
 	}
-	item(box(deniedColour), fmt.Sprintf("denied, downwards (full depth %d)", maxDown))
-	if len(s.clients) == 1 {
-		item(fmt.Sprintf(`<line x1="%d" y1="%d" x2="%d" y2="%d" stroke="%s" stroke-dasharray="3,2"/>`, x, y-4, x+10, y-4, mutedColour), "the limit's rate")
+	item(box(deniedColour), down)
+	if len(s.clients) == 1 || s.cumulative {
+		item(line(mutedColour, dashed), "the limit's rate")
 	}
-	for _, r := range rows {
-		if r.f.maxDelay > 0 && !s.cumulative {
-			item(fmt.Sprintf(`<line x1="%d" y1="%d" x2="%d" y2="%d" stroke="%s" stroke-width="2"/>`, x, y-4, x+10, y-4, delayColour), "wait (shaping)")
-			break
-		}
+	if !s.cumulative && slices.ContainsFunc(rows, func(r row) bool { return r.f.maxDelay > 0 }) {
+		item(line(delayColour, solid), "wait (shaping)")
 	}
 }
 
