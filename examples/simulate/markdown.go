@@ -82,7 +82,7 @@ func shapeTable(b *bytes.Buffer, p played) {
 	if obeys {
 		head = append(head, "retries at Retry-After denied")
 	}
-	fmt.Fprintf(b, "| %s |\n|%s\n", strings.Join(head, " | "), strings.Repeat("--:|", len(head)))
+	fmt.Fprintf(b, "| %s |\n|---|---|%s\n", strings.Join(head, " | "), strings.Repeat("--:|", len(head)-2))
 	for _, r := range p.rows {
 		f := r.f
 		cells := []string{r.a.name, r.a.conf, fmt.Sprintf("%d of %d", f.admitted, f.sent), fmt.Sprint(f.denied),
