@@ -6,6 +6,8 @@ import (
 	"io"
 	"math"
 	"strconv"
+
+	"github.com/floodgate-go/floodgate/benchmarks/cmd/internal/rounds"
 )
 
 // series is one library's line.
@@ -80,7 +82,7 @@ func draw(w io.Writer, panels []panel) {
 	for i, n := range names {
 		x, y := float64(len(panels)*panelW+8), float64(top+10+i*18)
 		fmt.Fprintf(w, `<line x1="%.0f" y1="%.0f" x2="%.0f" y2="%.0f" stroke="%s" stroke-width="2"/>`+"\n", x, y, x+20, y, colour[n])
-		fmt.Fprintf(w, `<text x="%.0f" y="%.0f" dominant-baseline="middle">%s</text>`+"\n", x+26, y, html.EscapeString(n))
+		fmt.Fprintf(w, `<text x="%.0f" y="%.0f" dominant-baseline="middle">%s</text>`+"\n", x+26, y, html.EscapeString(rounds.Display(n)))
 	}
 	fmt.Fprintln(w, "</svg>")
 }

@@ -93,16 +93,7 @@ func (f figures) ratios(group, peer, unit string) []rounds.Sample {
 	return out
 }
 
-// display names the peers as the README does.
-func display(lib string) string {
-	switch lib {
-	case "sethvargo":
-		return "go-limiter"
-	case "x-time-rate":
-		return "x/time/rate"
-	}
-	return lib
-}
+func display(lib string) string { return rounds.Display(lib) }
 
 // num formats a figure with 3 significant digits at most (integers whole).
 func num(v float64) string {

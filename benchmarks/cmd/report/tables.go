@@ -58,6 +58,26 @@ func roundsIn(f figures, groups []string) int {
 	return len(seen)
 }
 
+// libHeader writes the head of a table: a first column, one column per
+// library, and the extra columns, all but the first right-aligned.
+func libHeader(w io.Writer, first string, libs []string, extra ...string) {
+	fmt.Fprintf(w, "| %s |", first)
+	for _, lib := range libs {
+		fmt.Fprintf(w, " %s |", display(lib))
+	}
+	for _, e := range extra {
+		fmt.Fprintf(w, " %s |", e)
+	}
+	fmt.Fprintf(w, "\n|---|%s\n", strings.Repeat("---:|", len(libs)+len(extra)))
+}
+
+func mediansOf(n int) string {
+	if n == 1 {
+		return "one round"
+	}
+	return fmt.Sprintf("medians of %d rounds", n)
+}
+
 func linkPlot(w io.Writer, results, name, alt string) {
 	p := filepath.Join(results, name)
 	if _, err := os.Stat(p); err == nil {
@@ -72,15 +92,8 @@ func writeScaleKeys(w io.Writer, f figures, results string) {
 	}
 	libs := libsOf(f, groups)
 	fmt.Fprintf(w, "\n## Cost as the work grows\n\n### Keys: ns per decision and heap kept per key\n\n")
-	fmt.Fprintf(w, "Decisions on existing keys from GOMAXPROCS goroutines, and the heap kept per key once inserted (BenchmarkScaleKeys; medians of %d rounds).\n\n| keys |", roundsIn(f, groups))
-	for _, lib := range libs {
-		fmt.Fprintf(w, " %s |", display(lib))
-	}
-	fmt.Fprintf(w, " floodgate ÷ best peer (ns) |\n|---|")
-	for range libs {
-		fmt.Fprintf(w, "---:|")
-	}
-	fmt.Fprintf(w, "---:|\n")
+	fmt.Fprintf(w, "Decisions on existing keys from GOMAXPROCS goroutines, and the heap kept per key once inserted (BenchmarkScaleKeys; %s).\n\n", mediansOf(roundsIn(f, groups)))
+	libHeader(w, "keys", libs, "floodgate ÷ best peer (ns)")
 	var skipped []string
 	for _, g := range groups {
 		fmt.Fprintf(w, "| %s |", strings.TrimPrefix(g, "ScaleKeys/"))
@@ -125,17 +138,10 @@ func writeScaleRedis(w io.Writer, f figures, results string) {
 		return
 	}
 	libs := libsOf(f, groups)
-	fmt.Fprintf(w, "\n### Redis: decisions/s from 1 to 256 goroutines\n\nBenchmarkRedisScale, allow path, a pool of 64 connections; medians of %d rounds.\n", roundsIn(f, groups))
+	fmt.Fprintf(w, "\n### Redis: decisions/s from 1 to 256 goroutines\n\nBenchmarkRedisScale, allow path, a pool of 64 connections; %s.\n", mediansOf(roundsIn(f, groups)))
 	for _, shape := range []struct{ prefix, title string }{{"hot-", "one hot key"}, {"10k-", "10,000 keys"}} {
-		fmt.Fprintf(w, "\n%s:\n\n| goroutines |", shape.title)
-		for _, lib := range libs {
-			fmt.Fprintf(w, " %s |", display(lib))
-		}
-		fmt.Fprintf(w, " floodgate ÷ ulule |\n|---:|")
-		for range libs {
-			fmt.Fprintf(w, "---:|")
-		}
-		fmt.Fprintf(w, "---:|\n")
+		fmt.Fprintf(w, "\n%s:\n\n", shape.title)
+		libHeader(w, "goroutines", libs, "floodgate ÷ ulule")
 		for _, g := range groups {
 			rest := strings.TrimPrefix(g, "RedisScale/")
 			if !strings.HasPrefix(rest, shape.prefix) {
@@ -176,15 +182,8 @@ func writeRedisCosts(w io.Writer, f figures) {
 		{"allocs/op", "Client allocations per decision"},
 		{"B/op", "Client bytes allocated per decision"},
 	} {
-		fmt.Fprintf(w, "\n%s:\n\n| scenario |", m.title)
-		for _, lib := range libs {
-			fmt.Fprintf(w, " %s |", display(lib))
-		}
-		fmt.Fprintf(w, "\n|---|")
-		for range libs {
-			fmt.Fprintf(w, "---:|")
-		}
-		fmt.Fprintln(w)
+		fmt.Fprintf(w, "\n%s:\n\n", m.title)
+		libHeader(w, "scenario", libs)
 		for _, g := range groups {
 			fmt.Fprintf(w, "| %s |", groupLabel(g))
 			for _, lib := range libs {

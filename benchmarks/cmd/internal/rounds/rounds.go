@@ -215,3 +215,15 @@ func ByRound(samples []Sample) map[int]float64 {
 	}
 	return m
 }
+
+// Display names a library as the README does (the benchmarks name
+// sethvargo/go-limiter after its author, and x/time/rate without slashes).
+func Display(lib string) string {
+	switch lib {
+	case "sethvargo":
+		return "go-limiter"
+	case "x-time-rate":
+		return "x/time/rate"
+	}
+	return lib
+}
