@@ -60,6 +60,11 @@ mkdir -p results
 raw=results/raw.txt
 
 report() {
+  if ! command -v benchstat >/dev/null; then
+    echo "== installing benchstat"
+    go install golang.org/x/perf/cmd/benchstat@latest || echo "warning: no benchstat; RESULTS.md is still written (cmd/report computes the medians)"
+  fi
+  rm -f results/benchstat.txt
   if command -v benchstat >/dev/null; then
     benchstat "$raw" >results/benchstat.txt 2>&1 || true
   fi
@@ -85,25 +90,17 @@ bin=$tmp/benchmarks.test
 echo "== building"
 go test -c -o "$bin" .
 
-# The libraries of each benchmark, and the levels of its sub-benchmark
-# names (the library is the last), from the code itself.
+# The benchmarks, the libraries of each and the levels of its
+# sub-benchmark names (the library is the last), from the code itself
+# (selection_test.go), in its order.
 declare -A libs levels
+scenarios=()
 while read -r tag name lv rest; do
   [[ $tag == libraries ]] || continue
   libs[$name]=$rest
   levels[$name]=$lv
+  if [[ $name =~ ^($bench)$ ]]; then scenarios+=("$name"); fi
 done < <("$bin" -test.run '^TestLibraryNames$' -list-libraries)
-
-scenarios=()
-for s in HotKey ManyKeys HeapPerKey Middleware Redis RedisScale ScaleKeys Accuracy; do
-  if [[ $s =~ ^($bench)$ ]]; then
-    if [[ -z ${libs[$s]:-} ]]; then
-      echo "run.sh: no libraries listed for $s" >&2
-      exit 1
-    fi
-    scenarios+=("$s")
-  fi
-done
 if ((${#scenarios[@]} == 0)); then
   echo "run.sh: -bench '$bench' selects no scenario" >&2
   exit 2

@@ -3,9 +3,16 @@ package benchmarks
 import (
 	"flag"
 	"fmt"
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 var listLibraries = flag.Bool("list-libraries", false,
@@ -20,6 +27,8 @@ type selectable struct {
 	libs   []string
 }
 
+// selectables lists every benchmark of the package (TestEveryBenchmarkListed
+// holds it to that); run.sh runs those its scenario list names.
 func selectables() []selectable {
 	var mem, mw, rd []string
 	for _, l := range memoryLibraries {
@@ -68,4 +77,29 @@ func TestLibraryNames(t *testing.T) {
 			fmt.Printf("libraries %s %d %s\n", s.name, s.levels, strings.Join(s.libs, " "))
 		}
 	}
+}
+
+// TestEveryBenchmarkListed checks that every Benchmark function of the
+// package is in selectables, so that run.sh can run it one library at a
+// time.
+func TestEveryBenchmarkListed(t *testing.T) {
+	listed := map[string]bool{}
+	for _, s := range selectables() {
+		listed["Benchmark"+s.name] = true
+	}
+	files, err := filepath.Glob("*_test.go")
+	require.NoError(t, err)
+	fset := token.NewFileSet()
+	found := 0
+	for _, name := range files {
+		f, err := parser.ParseFile(fset, name, nil, 0)
+		require.NoError(t, err)
+		for _, d := range f.Decls {
+			if fn, ok := d.(*ast.FuncDecl); ok && fn.Recv == nil && strings.HasPrefix(fn.Name.Name, "Benchmark") {
+				found++
+				assert.True(t, listed[fn.Name.Name], "%s (%s) is not in selectables()", fn.Name.Name, name)
+			}
+		}
+	}
+	assert.Equal(t, len(listed), found, "selectables() names a benchmark that does not exist")
 }
