@@ -33,7 +33,16 @@ set -euo pipefail
 cd "$(dirname "$0")"
 export PATH="$PATH:$(go env GOPATH)/bin"
 
-orig="$*"
+# The command as RESULTS.md shows it: the options that shape the figures
+# (not -note, -out), quoted for the shell.
+shown=''
+for ((i = 1; i <= $#; i++)); do
+  case ${!i} in
+    -note|-out) ((i++)) ;;
+    *) a=${!i}
+      if [[ $a =~ ^[A-Za-z0-9_./:=,+-]+$ ]]; then shown+=" $a"; else shown+=" '${a//\'/\'\\\'\'}'"; fi ;;
+  esac
+done
 rounds=6 benchtime=1s accrounds=3 scalerounds=3 scalemaxkeys=10000000 scalemaxheap=2 heavyrounds=''
 bench='HotKey|ManyKeys|HeapPerKey|Middleware|RedisScale|ScaleKeys|Accuracy' out=RESULTS.md note='' reportonly=''
 while (($#)); do
@@ -116,7 +125,7 @@ fi
   echo "go-version: $(go env GOVERSION)"
   echo "redis-version: $redisv"
   echo "date: $(date -u +%Y-%m-%d)"
-  echo "command: ./run.sh${orig:+ $orig}"
+  echo "command: ./run.sh$shown"
   if [[ -n $note ]]; then echo "note: $note"; fi
 } >"$raw"
 : >results/stderr.txt

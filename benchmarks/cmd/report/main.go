@@ -128,9 +128,13 @@ func writeREADME(w io.Writer, f figures, vs []verdict) {
 	}
 	fmt.Fprintf(w, "| scenario | peer | floodgate | ratio | target | met |\n|---|---|---:|---:|---|---|\n")
 	for _, v := range vs {
-		fmt.Fprintf(w, "| %s | %s | %s | %s | %s | %s |\n", v.label, v.peer, v.us, v.ratio, v.target, v.met)
+		met := v.met
+		if v.rounds != "" {
+			met += " (" + v.rounds + ")"
+		}
+		fmt.Fprintf(w, "| %s | %s | %s | %s | %s | %s |\n", v.label, v.peer, v.us, v.ratio, v.target, met)
 	}
-	fmt.Fprintf(w, "\nRatios are floodgate ÷ peer: below 1× floodgate is faster or smaller, except on Redis rows in decisions/s, where above 1× it is faster. The peer is the best one on the row unless the target names it.\n")
+	fmt.Fprintf(w, "\nRatios are floodgate ÷ peer: below 1× floodgate is faster or smaller, except on Redis rows in decisions/s, where above 1× it is faster. The peer is the best one on the row unless the target names it. \"met\" judges the medians; in brackets, the rounds in which the target held, floodgate's figure paired with the peer's of the same round.\n")
 	fmt.Fprintf(w, "<!-- README table: end -->\n")
 }
 

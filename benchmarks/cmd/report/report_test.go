@@ -117,7 +117,7 @@ func TestWrite(t *testing.T) {
 	readme := out[begin:end]
 	assert.Contains(t, readme, "Test CPU, 2 cores, GOMAXPROCS 2, Go 1.26.8, Redis 7.0.15 on the same cores, 2026-11-25")
 	assert.Contains(t, readme, "`./run.sh -rounds 3` (3 interleaved rounds; medians)")
-	assert.Contains(t, readme, "| one hot key, allow, sequential | go-limiter 100 ns | 70.0 ns, 0 allocs | 0.70× | ≤ 0.7×, 0 allocs | yes |")
+	assert.Contains(t, readme, "| one hot key, allow, sequential | go-limiter 100 ns | 70.0 ns, 0 allocs | 0.70× | ≤ 0.7×, 0 allocs | yes (2/3) |")
 
 	assert.Contains(t, out, "| one hot key, 1 goroutine | 5.00 | 4.00 |", "server time per decision, per library")
 	assert.Contains(t, out, "- ScaleKeys/10M/x-time-rate skipped: estimated 2.18 GB kept")
