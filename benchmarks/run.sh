@@ -3,7 +3,7 @@
 # and writes RESULTS.md.
 #
 #   ./run.sh                  # full run: 6 rounds, -benchtime 1s
-#   ./run.sh -smoke           # quick check of the harness (< 3 min on a quiet 2-core host): 2 rounds
+#   ./run.sh -smoke           # quick check of the harness (meant to take < 3 min on a quiet 2-core host): 2 rounds
 #                             # (1 for ManyKeys, HeapPerKey, ScaleKeys ≤ 100k keys, Accuracy), -benchtime 20ms
 #   ./run.sh -rounds 10 -benchtime 2s -bench 'HotKey|ManyKeys'
 #   ./run.sh -report          # only rewrite RESULTS.md and the plots from results/raw.txt
