@@ -45,13 +45,14 @@
 // The grammar (tokens are separated by white space; the rate comes first,
 // then words in any order, each at most once):
 //
-//	policy   = item { ";" item }
+//	policy   = item { ";" item }                    (1 to MaxLimits items)
 //	item     = [ name ":" ] limit
-//	name     = { letter | digit | "-" | "_" | "." } | Go double-quoted string
+//	name     = namechar { namechar } | quoted         (quoted: Go syntax, "per user")
+//	namechar = letter | digit | "-" | "_" | "."
 //	limit    = rate { algorithm | parameter }
-//	rate     = count "/" duration                (no spaces: "100/min")
-//	count    = digit { digit }                   (a whole number ≥ 1)
-//	duration = unit | number unit { number unit } (units decreasing: "1h30m")
+//	rate     = count "/" duration                   (no spaces: 100/min)
+//	count    = digit { digit }                      (a whole number ≥ 1)
+//	duration = unit | number unit { number unit }   (units decreasing: 1h30m)
 //	number   = digit { digit } [ "." digit { digit } ]
 //	unit     = "ns" | "us" | "µs" | "ms" | "s" | "sec" | "second" | "seconds"
 //	         | "m" | "min" | "minute" | "minutes" | "h" | "hr" | "hour" | "hours"
@@ -61,6 +62,10 @@
 // 7 days; months and years, whose length varies, are refused. A duration is
 // a whole number of nanoseconds in (0, 2^60 ns], about 36 years: "1.5h" is
 // 90 minutes, "1.5ns" is an error. Words are lowercase.
+//
+// A limit without a name is named like the policy when it is its only
+// limit, and otherwise after its period: "second", "minute", "hour", "day",
+// or the period as written ("15m", "7d").
 //
 // The algorithm words (GCRA is the default and need not be named) and what
 // the rate COUNT/PERIOD sets:
@@ -104,9 +109,9 @@
 //
 // The canonical form, which String writes, is the rate with the period in
 // the largest unit it is a whole number of ("100/min", "5/15m", "1/1500ms";
-// a unit alone for one of it: s, min, hour, day), then the algorithm's
-// canonical name unless it is gcra, then the parameters that differ from
-// their defaults in the order of the table above, separated by single
-// spaces. Parsing a String gives back the algorithm with its defaults
+// a unit alone for one of it: s, min, hour, day, ms, us, ns), then the
+// algorithm's canonical name unless it is gcra, then the parameters that
+// differ from their defaults in the order of the table above, separated by
+// single spaces. Parsing a String gives back the algorithm with its defaults
 // filled in.
 package core

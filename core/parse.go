@@ -19,134 +19,16 @@ import (
 // same value.
 //
 // An error is a [*ParseError] wrapping [ErrInvalidConfig]: it names the
-// offending token and its byte column. The parameters are validated by the
-// algorithm's own Validate; the token blamed for such an error is the first
-// one without which the value would have been valid.
+// offending token and its byte column. The values are validated by the
+// algorithm's own Validate; the token blamed for its error is the one, in
+// the order written, whose addition made the value invalid (the rate when
+// the algorithm is invalid with its rate alone).
 func ParseAlgorithm(s string) (Algorithm, error) {
-	a, err := parseAlgorithm(s, 0)
+	a, err := parseAlgorithm(s, 0, false)
 	if err != nil {
 		return nil, err
 	}
 	return a, nil
-}
-
-// algID names one algorithm of the syntax.
-type algID uint8
-
-const (
-	algGCRA algID = iota
-	algTokenBucket
-	algLeakyBucket
-	algFixedWindow
-	algSlidingWindow
-	algSlidingLog
-	algHybrid
-	algRollingWindow
-	algWarmUp
-	algBackoff
-	numAlgs
-)
-
-// algNames are the canonical spellings, in the order of algID.
-var algNames = [numAlgs]string{
-	"gcra", "token-bucket", "leaky-bucket", "fixed-window", "sliding-window",
-	"sliding-log", "hybrid", "rolling-window", "warm-up", "backoff",
-}
-
-// algAliases are the other spellings accepted for an algorithm.
-var algAliases = map[string]algID{
-	"token":   algTokenBucket,
-	"leaky":   algLeakyBucket,
-	"fixed":   algFixedWindow,
-	"sliding": algSlidingWindow,
-	"rolling": algRollingWindow,
-	"warmup":  algWarmUp,
-}
-
-// argKind is what a word takes after it.
-type argKind uint8
-
-const (
-	argNone     argKind = iota
-	argCount            // a whole number ≥ 1
-	argCount0           // a whole number ≥ 0
-	argDuration         // a duration > 0
-	argFactor           // a decimal number ≥ 1
-)
-
-var argWants = [...]string{
-	argCount:    "a whole number ≥ 1",
-	argCount0:   "a whole number ≥ 0",
-	argDuration: "a duration such as 30s or 1h",
-	argFactor:   "a decimal number ≥ 1 such as 3 or 2.5",
-}
-
-// param is a parameter word: the algorithms it applies to and the field
-// it sets.
-type param struct {
-	name string
-	algs []algID
-	arg  argKind
-	set  func(*parsed, *setting)
-}
-
-// warmUpParam is the duration the warm-up algorithm word takes.
-var warmUpParam = &param{name: "warm-up", algs: []algID{algWarmUp}, arg: argDuration,
-	set: func(p *parsed, s *setting) { p.warm = s.d }}
-
-// everyParam is the period a rolling window rolls by, which it requires.
-var everyParam = &param{name: "every", algs: []algID{algRollingWindow}, arg: argDuration,
-	set: func(p *parsed, s *setting) { p.every = s.d }}
-
-// params are the parameter words, in the order String writes them.
-var params = []*param{
-	{name: "burst", algs: []algID{algGCRA, algTokenBucket, algLeakyBucket}, arg: argCount,
-		set: func(p *parsed, s *setting) { p.burst = s.n }},
-	{name: "no-delay", algs: []algID{algLeakyBucket}, arg: argCount0,
-		set: func(p *parsed, s *setting) { p.noDelay = s.n }},
-	{name: "anchored", algs: []algID{algFixedWindow},
-		set: func(p *parsed, _ *setting) { p.anchored = true }},
-	{name: "count-rejected", algs: []algID{algSlidingLog},
-		set: func(p *parsed, _ *setting) { p.countRejected = true }},
-	everyParam,
-	{name: "cap", algs: []algID{algRollingWindow}, arg: argCount,
-		set: func(p *parsed, s *setting) { p.periodCap = s.n }},
-	{name: "cold", algs: []algID{algWarmUp}, arg: argFactor,
-		set: func(p *parsed, s *setting) { p.cold = s.f }},
-	{name: "base", algs: []algID{algBackoff}, arg: argDuration,
-		set: func(p *parsed, s *setting) { p.base = s.d }},
-	{name: "max", algs: []algID{algBackoff}, arg: argDuration,
-		set: func(p *parsed, s *setting) { p.maxLock = s.d }},
-	{name: "forgive", algs: []algID{algBackoff}, arg: argDuration,
-		set: func(p *parsed, s *setting) { p.forgive = s.d }},
-}
-
-func lookupParam(w string) *param {
-	for _, p := range params {
-		if p.name == w {
-			return p
-		}
-	}
-	return nil
-}
-
-func lookupAlg(w string) (algID, bool) {
-	for i, n := range algNames {
-		if n == w {
-			return algID(i), true
-		}
-	}
-	a, ok := algAliases[w]
-	return a, ok
-}
-
-func (p *param) appliesTo(a algID) bool {
-	for _, x := range p.algs {
-		if x == a {
-			return true
-		}
-	}
-	return false
 }
 
 // parsed is a limit as written: the algorithm, its rate and the parameters
@@ -241,15 +123,15 @@ func (sc *scanner) next() (string, int) {
 }
 
 // parseAlgorithm parses s, whose first byte is at column base of the whole
-// input.
-func parseAlgorithm(s string, base int) (Algorithm, *ParseError) {
+// input; inPolicy says whether ParsePolicy reads it.
+func parseAlgorithm(s string, base int, inPolicy bool) (Algorithm, *ParseError) {
 	sc := &scanner{s: s, base: base}
 	p := &parsed{algCol: -1}
 	tok, col := sc.next()
 	if tok == "" {
 		return nil, syntaxErr(col, "", "empty limit at column %d: want a rate such as 100/min", col+1)
 	}
-	if err := p.parseRate(tok, col); err != nil {
+	if err := p.parseRate(tok, col, inPolicy); err != nil {
 		return nil, err
 	}
 	for {
@@ -265,14 +147,21 @@ func parseAlgorithm(s string, base int) (Algorithm, *ParseError) {
 }
 
 // parseRate parses COUNT/PERIOD.
-func (p *parsed) parseRate(tok string, col int) *ParseError {
+func (p *parsed) parseRate(tok string, col int, inPolicy bool) *ParseError {
 	p.rateCol, p.rateTok = col, tok
 	slash := strings.IndexByte(tok, '/')
 	if slash < 0 {
 		if _, ok := lookupAlg(tok); ok || lookupParam(tok) != nil {
 			return syntaxErr(col, tok, "%q at column %d comes before the rate: want the rate first (COUNT/PERIOD such as 100/min), then the words", tok, col+1)
 		}
-		return syntaxErr(col, tok, "rate %q at column %d has no '/': want COUNT/PERIOD such as 100/min, without spaces", clip(tok), col+1)
+		hint := ""
+		if strings.HasSuffix(tok, ":") {
+			hint = " (a limit's name and ':' are read by ParsePolicy)"
+			if inPolicy {
+				hint = " (a limit has one name)"
+			}
+		}
+		return syntaxErr(col, tok, "rate %q at column %d has no '/': want COUNT/PERIOD such as 100/min, without spaces%s", clip(tok), col+1, hint)
 	}
 	n, err := parseCount(tok[:slash], col, "count", 1)
 	if err != nil {
@@ -409,7 +298,11 @@ func (p *parsed) unknownWord(w string, col int) *ParseError {
 	for a := range algAliases {
 		cands = append(cands, a)
 	}
-	return syntaxErr(col, w, "unknown word %q at column %d%s: %s", clip(w), col+1, suggest(w, cands), want)
+	hint := suggest(w, cands)
+	if strings.IndexByte(w, '/') >= 0 {
+		hint = " (a second rate: separate limits with ';' in a policy)"
+	}
+	return syntaxErr(col, w, "unknown word %q at column %d%s: %s", clip(w), col+1, hint, want)
 }
 
 func algList(as []algID) string {

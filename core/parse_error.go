@@ -23,7 +23,15 @@ type ParseError struct {
 
 // Error says what is wrong, where, and what was wanted.
 func (e *ParseError) Error() string {
-	return "core: " + e.msg + ": " + strings.TrimPrefix(e.Err.Error(), "core: ")
+	err := e.Err
+	if err == nil {
+		err = ErrInvalidConfig
+	}
+	msg := e.msg
+	if msg == "" {
+		msg = fmt.Sprintf("%q at column %d", clip(e.Token), e.Column)
+	}
+	return "core: " + msg + ": " + strings.TrimPrefix(err.Error(), "core: ")
 }
 
 // Unwrap returns Err.

@@ -137,6 +137,9 @@ func parseDuration(tok string, col int, what string) (time.Duration, *ParseError
 				cands = append(cands, n)
 			}
 			hint := suggest(name, cands)
+			if strings.ContainsAny(name, ",;") {
+				hint = " (separate limits with ';' in a policy, and words with spaces)"
+			}
 			if hint == "" && intPart == "" {
 				return 0, syntaxErr(col, tok, "%s %q at column %d: want a duration: a number and a unit such as 30s or 1h, or a unit alone", what, clip(tok), col+1)
 			}

@@ -65,7 +65,7 @@ func ParsePolicy(name, s string) (*Policy, error) {
 		if len(items) == MaxLimits {
 			return nil, syntaxErr(it.col, strings.TrimSpace(s[it.col:end]), "limit %d at column %d: a policy has at most %d limits", len(items)+1, it.col+1, MaxLimits)
 		}
-		a, err := parseAlgorithm(body, i)
+		a, err := parseAlgorithm(body, i, true)
 		if err != nil {
 			return nil, err
 		}
