@@ -133,7 +133,7 @@ var periodUnits = [...]struct {
 	d          time.Duration
 	one, short string
 }{
-	{day, "day", "d"},
+	{unitDay, "day", "d"},
 	{time.Hour, "hour", "h"},
 	{time.Minute, "min", "m"},
 	{time.Second, "s", "s"},

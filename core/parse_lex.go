@@ -7,7 +7,8 @@ import (
 	"time"
 )
 
-const day = 24 * time.Hour
+// unitDay is the day of the rate syntax: 24 hours.
+const unitDay = 24 * time.Hour
 
 // units are the duration units of the rate syntax.
 var units = map[string]time.Duration{
@@ -17,8 +18,8 @@ var units = map[string]time.Duration{
 	"s":  time.Second, "sec": time.Second, "second": time.Second, "seconds": time.Second,
 	"m": time.Minute, "min": time.Minute, "minute": time.Minute, "minutes": time.Minute,
 	"h": time.Hour, "hr": time.Hour, "hour": time.Hour, "hours": time.Hour,
-	"d": day, "day": day, "days": day,
-	"w": 7 * day, "week": 7 * day, "weeks": 7 * day,
+	"d": unitDay, "day": unitDay, "days": unitDay,
+	"w": 7 * unitDay, "week": 7 * unitDay, "weeks": 7 * unitDay,
 }
 
 // unitList is the list of units an error names.

@@ -10,8 +10,8 @@ import (
 )
 
 const (
-	day  = 24 * time.Hour
-	week = 7 * day
+	oneDay  = 24 * time.Hour
+	oneWeek = 7 * oneDay
 )
 
 // Every algorithm, every parameter, every alias and every unit: the value
@@ -51,9 +51,9 @@ func TestParseAlgorithm(t *testing.T) {
 		{"10/s leaky no-delay 1", core.LeakyBucket{Rate: core.PerSecond(10), Capacity: 10, NoDelay: 1}, "10/s leaky-bucket no-delay 1"},
 
 		// FixedWindow.
-		{"1000/day fixed-window", core.FixedWindow{Limit: 1000, Window: day}, ""},
-		{"1000/day fixed anchored", core.FixedWindow{Limit: 1000, Window: day, Anchored: true}, "1000/day fixed-window anchored"},
-		{"1000/day anchored fixed-window", core.FixedWindow{Limit: 1000, Window: day, Anchored: true}, "1000/day fixed-window anchored"},
+		{"1000/day fixed-window", core.FixedWindow{Limit: 1000, Window: oneDay}, ""},
+		{"1000/day fixed anchored", core.FixedWindow{Limit: 1000, Window: oneDay, Anchored: true}, "1000/day fixed-window anchored"},
+		{"1000/day anchored fixed-window", core.FixedWindow{Limit: 1000, Window: oneDay, Anchored: true}, "1000/day fixed-window anchored"},
 
 		// SlidingWindow, SlidingLog, Hybrid.
 		{"60/min sliding-window", core.SlidingWindow{Limit: 60, Window: time.Minute}, ""},
@@ -63,9 +63,9 @@ func TestParseAlgorithm(t *testing.T) {
 		{"100/min hybrid", core.Hybrid{Quota: 100, Window: time.Minute}, ""},
 
 		// RollingWindow.
-		{"10000/day rolling-window every 1h", core.RollingWindow{Quota: 10000, Window: day, Period: time.Hour, PeriodCap: 10000}, ""},
-		{"10000/day rolling every 1h cap 1000", core.RollingWindow{Quota: 10000, Window: day, Period: time.Hour, PeriodCap: 1000}, "10000/day rolling-window every 1h cap 1000"},
-		{"10000/day rolling every hour cap 10000", core.RollingWindow{Quota: 10000, Window: day, Period: time.Hour, PeriodCap: 10000}, "10000/day rolling-window every 1h"},
+		{"10000/day rolling-window every 1h", core.RollingWindow{Quota: 10000, Window: oneDay, Period: time.Hour, PeriodCap: 10000}, ""},
+		{"10000/day rolling every 1h cap 1000", core.RollingWindow{Quota: 10000, Window: oneDay, Period: time.Hour, PeriodCap: 1000}, "10000/day rolling-window every 1h cap 1000"},
+		{"10000/day rolling every hour cap 10000", core.RollingWindow{Quota: 10000, Window: oneDay, Period: time.Hour, PeriodCap: 10000}, "10000/day rolling-window every 1h"},
 		{"10/min rolling every min", core.RollingWindow{Quota: 10, Window: time.Minute, Period: time.Minute, PeriodCap: 10}, "10/min rolling-window every 1m"},
 
 		// WarmUp.
@@ -76,13 +76,13 @@ func TestParseAlgorithm(t *testing.T) {
 		{"10/s warm-up 1m cold 1.000", core.WarmUp{Rate: core.PerSecond(10), WarmUp: time.Minute, ColdFactor: 1}, "10/s warm-up 1m cold 1"},
 
 		// Backoff.
-		{"5/hour backoff", core.Backoff{Free: 5, Window: time.Hour, Base: time.Second, Max: 15 * time.Minute, Forgive: day}, ""},
-		{"5/15m backoff base 1m max 1h", core.Backoff{Free: 5, Window: 15 * time.Minute, Base: time.Minute, Max: time.Hour, Forgive: day}, ""},
-		{"5/15m backoff forgive 2d", core.Backoff{Free: 5, Window: 15 * time.Minute, Base: time.Second, Max: 15 * time.Minute, Forgive: 2 * day}, ""},
-		{"5/15m backoff base 20m", core.Backoff{Free: 5, Window: 15 * time.Minute, Base: 20 * time.Minute, Max: 20 * time.Minute, Forgive: day}, ""},
-		{"5/15m backoff base 20m max 20m forgive 24h", core.Backoff{Free: 5, Window: 15 * time.Minute, Base: 20 * time.Minute, Max: 20 * time.Minute, Forgive: day}, "5/15m backoff base 20m"},
-		{"5/15m backoff max 2d", core.Backoff{Free: 5, Window: 15 * time.Minute, Base: time.Second, Max: 2 * day, Forgive: 2 * day}, "5/15m backoff max 2d"},
-		{"5/15m backoff max 2d forgive 3d", core.Backoff{Free: 5, Window: 15 * time.Minute, Base: time.Second, Max: 2 * day, Forgive: 3 * day}, ""},
+		{"5/hour backoff", core.Backoff{Free: 5, Window: time.Hour, Base: time.Second, Max: 15 * time.Minute, Forgive: oneDay}, ""},
+		{"5/15m backoff base 1m max 1h", core.Backoff{Free: 5, Window: 15 * time.Minute, Base: time.Minute, Max: time.Hour, Forgive: oneDay}, ""},
+		{"5/15m backoff forgive 2d", core.Backoff{Free: 5, Window: 15 * time.Minute, Base: time.Second, Max: 15 * time.Minute, Forgive: 2 * oneDay}, ""},
+		{"5/15m backoff base 20m", core.Backoff{Free: 5, Window: 15 * time.Minute, Base: 20 * time.Minute, Max: 20 * time.Minute, Forgive: oneDay}, ""},
+		{"5/15m backoff base 20m max 20m forgive 24h", core.Backoff{Free: 5, Window: 15 * time.Minute, Base: 20 * time.Minute, Max: 20 * time.Minute, Forgive: oneDay}, "5/15m backoff base 20m"},
+		{"5/15m backoff max 2d", core.Backoff{Free: 5, Window: 15 * time.Minute, Base: time.Second, Max: 2 * oneDay, Forgive: 2 * oneDay}, "5/15m backoff max 2d"},
+		{"5/15m backoff max 2d forgive 3d", core.Backoff{Free: 5, Window: 15 * time.Minute, Base: time.Second, Max: 2 * oneDay, Forgive: 3 * oneDay}, ""},
 		{"1/s backoff base 1s max 1s forgive 1s", core.Backoff{Free: 1, Window: time.Second, Base: time.Second, Max: time.Second, Forgive: time.Second}, "1/s backoff max 1s forgive 1s"},
 
 		// Units and periods.
@@ -101,10 +101,10 @@ func TestParseAlgorithm(t *testing.T) {
 		{"1/hr", core.GCRA{Rate: core.PerHour(1), Burst: 1}, "1/hour"},
 		{"1/2hours", core.GCRA{Rate: r(1, 2*time.Hour), Burst: 1}, "1/2h"},
 		{"1/d", core.GCRA{Rate: core.PerDay(1), Burst: 1}, "1/day"},
-		{"1/3days", core.GCRA{Rate: r(1, 3*day), Burst: 1}, "1/3d"},
-		{"1/w", core.GCRA{Rate: r(1, week), Burst: 1}, "1/7d"},
-		{"1/week", core.GCRA{Rate: r(1, week), Burst: 1}, "1/7d"},
-		{"1/2weeks", core.GCRA{Rate: r(1, 2*week), Burst: 1}, "1/14d"},
+		{"1/3days", core.GCRA{Rate: r(1, 3*oneDay), Burst: 1}, "1/3d"},
+		{"1/w", core.GCRA{Rate: r(1, oneWeek), Burst: 1}, "1/7d"},
+		{"1/week", core.GCRA{Rate: r(1, oneWeek), Burst: 1}, "1/7d"},
+		{"1/2weeks", core.GCRA{Rate: r(1, 2*oneWeek), Burst: 1}, "1/14d"},
 		{"7/1h30m", core.GCRA{Rate: r(7, 90*time.Minute), Burst: 7}, "7/90m"},
 		{"7/1d12h", core.GCRA{Rate: r(7, 36*time.Hour), Burst: 7}, "7/36h"},
 		{"7/1h0m0s", core.GCRA{Rate: core.PerHour(7), Burst: 7}, "7/hour"},
@@ -118,7 +118,7 @@ func TestParseAlgorithm(t *testing.T) {
 		{"7/1234567891ns", core.GCRA{Rate: r(7, 1234567891), Burst: 7}, ""},
 		{"0100/min", core.GCRA{Rate: core.PerMinute(100), Burst: 100}, "100/min"},
 		{"1152921504606846976/day", core.GCRA{Rate: core.PerDay(1 << 60), Burst: 1 << 60}, ""},
-		{"9223372036854775807/day fixed-window", core.FixedWindow{Limit: 1<<63 - 1, Window: day}, ""},
+		{"9223372036854775807/day fixed-window", core.FixedWindow{Limit: 1<<63 - 1, Window: oneDay}, ""},
 		{"1/1152921504606846976ns", core.GCRA{Rate: r(1, 1<<60), Burst: 1}, ""},
 
 		// White space.
@@ -153,7 +153,7 @@ func TestAlgorithmString(t *testing.T) {
 		{core.SlidingLog{Limit: 5, Window: time.Minute, CountRejected: true}, "5/min sliding-log count-rejected"},
 		{core.SlidingWindow{Limit: 5, Window: 15 * time.Minute}, "5/15m sliding-window"},
 		{core.Hybrid{Quota: 5, Window: time.Hour}, "5/hour hybrid"},
-		{core.RollingWindow{Quota: 10000, Window: day, Period: time.Hour}, "10000/day rolling-window every 1h"},
+		{core.RollingWindow{Quota: 10000, Window: oneDay, Period: time.Hour}, "10000/day rolling-window every 1h"},
 		{core.WarmUp{Rate: core.PerSecond(10), WarmUp: 90 * time.Second}, "10/s warm-up 90s"},
 		{core.Backoff{Free: 5}, "5/hour backoff"},
 		{core.Backoff{Free: 5, Base: time.Hour}, "5/hour backoff base 1h"},
@@ -167,10 +167,10 @@ func TestAlgorithmString(t *testing.T) {
 		assert.Equal(t, tc.want, tc.a.String())
 	}
 	assert.Equal(t, "100/min", core.PerMinute(100).String())
-	assert.Equal(t, "1/333333334ns", must(core.RateOf(3)).String())
+	assert.Equal(t, "1/333333334ns", mustOK(core.RateOf(3)).String())
 }
 
-func must[T any](v T, err error) T {
+func mustOK[T any](v T, err error) T {
 	if err != nil {
 		panic(err)
 	}
@@ -190,14 +190,14 @@ func TestParsePolicy(t *testing.T) {
 		{"100/min", []core.Limit{{Name: "api", Algorithm: gcra(100, time.Minute)}}, ""},
 		{"api: 100/min", []core.Limit{{Name: "api", Algorithm: gcra(100, time.Minute)}}, "100/min"},
 		{"minute: 100/min", []core.Limit{{Name: "minute", Algorithm: gcra(100, time.Minute)}}, ""},
-		{"10/s; 1000/day", []core.Limit{{Name: "second", Algorithm: gcra(10, time.Second)}, {Name: "day", Algorithm: gcra(1000, day)}}, ""},
+		{"10/s; 1000/day", []core.Limit{{Name: "second", Algorithm: gcra(10, time.Second)}, {Name: "day", Algorithm: gcra(1000, oneDay)}}, ""},
 		{"10/min; 100/hour; 5/15m; 1/ms", []core.Limit{
 			{Name: "minute", Algorithm: gcra(10, time.Minute)}, {Name: "hour", Algorithm: gcra(100, time.Hour)},
 			{Name: "15m", Algorithm: gcra(5, 15*time.Minute)}, {Name: "ms", Algorithm: gcra(1, time.Millisecond)},
 		}, ""},
 		{"burst: 10/s burst 20; daily: 10000/day fixed-window", []core.Limit{
 			{Name: "burst", Algorithm: core.GCRA{Rate: core.PerSecond(10), Burst: 20}},
-			{Name: "daily", Algorithm: core.FixedWindow{Limit: 10000, Window: day}},
+			{Name: "daily", Algorithm: core.FixedWindow{Limit: 10000, Window: oneDay}},
 		}, ""},
 		{" a : 10/s ;b:20/s;  c.d_e-9:30/s ", []core.Limit{
 			{Name: "a", Algorithm: gcra(10, time.Second)}, {Name: "b", Algorithm: gcra(20, time.Second)},
@@ -209,7 +209,7 @@ func TestParsePolicy(t *testing.T) {
 		{`"": 5/min`, []core.Limit{{Name: "", Algorithm: gcra(5, time.Minute)}}, ""},
 		{`"api": 5/min`, []core.Limit{{Name: "api", Algorithm: gcra(5, time.Minute)}}, "5/min"},
 		{`"\xff\u00e9": 5/min`, []core.Limit{{Name: "\xffé", Algorithm: gcra(5, time.Minute)}}, `"\xffé": 5/min`},
-		{"day: 10/s; second: 1000/day", []core.Limit{{Name: "day", Algorithm: gcra(10, time.Second)}, {Name: "second", Algorithm: gcra(1000, day)}}, ""},
+		{"day: 10/s; second: 1000/day", []core.Limit{{Name: "day", Algorithm: gcra(10, time.Second)}, {Name: "second", Algorithm: gcra(1000, oneDay)}}, ""},
 	} {
 		p, err := core.ParsePolicy("api", tc.in)
 		require.NoError(t, err, tc.in)
@@ -235,7 +235,7 @@ func TestParsePolicy(t *testing.T) {
 	// written, quoted when they must be.
 	p = core.MustPolicy("api",
 		core.Limit{Name: "a b", Algorithm: core.GCRA{Rate: core.PerSecond(1)}},
-		core.Limit{Name: "day", Algorithm: core.FixedWindow{Limit: 9, Window: day}})
+		core.Limit{Name: "day", Algorithm: core.FixedWindow{Limit: 9, Window: oneDay}})
 	assert.Equal(t, `"a b": 1/s; 9/day fixed-window`, p.String())
 	p = core.MustPolicy("api", core.Limit{Name: "x", Algorithm: core.Backoff{Free: 3}})
 	assert.Equal(t, "x: 3/hour backoff", p.String())
