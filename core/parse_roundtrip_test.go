@@ -142,9 +142,9 @@ func checkRoundTrip(t *testing.T, a core.Algorithm) {
 func TestAlgorithmStringRoundTrip(t *testing.T) {
 	t.Parallel()
 	rng := rand.New(rand.NewPCG(13, 1))
-	n := 50_000
+	n := 20_000
 	if testing.Short() {
-		n = 10_000
+		n = 5_000
 	}
 	valid := map[string]int{}
 	for range n {
@@ -167,7 +167,7 @@ func TestPolicyStringRoundTrip(t *testing.T) {
 	t.Parallel()
 	rng := rand.New(rand.NewPCG(13, 2))
 	names := []string{"", "api", "burst", "daily", "second", "minute", "hour", "day", "15m", "a b", "x:y", "a;b", `q"`, "é", "\xff", "-", "."}
-	n := 5_000
+	n := 3_000
 	if testing.Short() {
 		n = 1_000
 	}
