@@ -102,7 +102,7 @@
 // own Validate (a SlidingLog COUNT of at most [MaxSlidingLogLimit], an every
 // that divides the window, a no-delay within the burst, …).
 //
-// Errors are [*ParseError]s wrapping [ErrInvalidConfig]; each names the
+// An error is a [*ParseError] wrapping [ErrInvalidConfig]: it names the
 // offending token, its 1-based byte column and what was wanted:
 //
 //	core: unknown word "brust" at column 6 (did you mean "burst"?): want …
