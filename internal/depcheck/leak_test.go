@@ -135,43 +135,30 @@ func assertAbsent(t *testing.T, got map[string]string, path string) {
 	}
 }
 
-// A program importing only core, keyfunc, headers and middleware gets no
-// router and nothing only a router brings in its module graph.
+// A program importing only floodgate's net/http-level packages gets no
+// router and nothing only a router brings in its module graph: with core,
+// keyfunc, headers and middleware, and with login throttling and the Redis
+// store too.
 func TestNetHTTPProgramGetsNoRouter(t *testing.T) {
 	t.Parallel()
-	dir := userModule(t, map[string]string{rootPath: zeroVersion}, []string{rootPath}, `package main
-
-import (
-	_ "github.com/floodgate-go/floodgate/core"
-	_ "github.com/floodgate-go/floodgate/headers"
-	_ "github.com/floodgate-go/floodgate/keyfunc"
-	_ "github.com/floodgate-go/floodgate/middleware"
-)
-
-func main() {}
-`)
-	assertNoRouter(t, buildUser(t, dir))
-}
-
-// The same with login throttling and the Redis store.
-func TestLoginRedisProgramGetsNoRouter(t *testing.T) {
-	t.Parallel()
-	dir := userModule(t, map[string]string{rootPath: zeroVersion}, []string{rootPath}, `package main
-
-import (
-	_ "github.com/floodgate-go/floodgate/core"
-	_ "github.com/floodgate-go/floodgate/core/redisstore"
-	_ "github.com/floodgate-go/floodgate/headers"
-	_ "github.com/floodgate-go/floodgate/keyfunc"
-	_ "github.com/floodgate-go/floodgate/middleware"
-	_ "github.com/floodgate-go/floodgate/middleware/login"
-)
-
-func main() {}
-`)
-	got := buildUser(t, dir)
-	assert.Contains(t, got, "github.com/redis/go-redis/v9")
-	assertNoRouter(t, got)
+	for _, c := range []struct {
+		name string
+		pkgs []string
+	}{
+		{"middleware", []string{"core", "keyfunc", "headers", "middleware"}},
+		{"login and redis", []string{"core", "core/redisstore", "keyfunc", "headers", "middleware", "middleware/login"}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			var imports strings.Builder
+			for _, p := range c.pkgs {
+				imports.WriteString("\t_ \"" + rootPath + "/" + p + "\"\n")
+			}
+			dir := userModule(t, map[string]string{rootPath: zeroVersion}, []string{rootPath},
+				"package main\n\nimport (\n"+imports.String()+")\n\nfunc main() {}\n")
+			assertNoRouter(t, buildUser(t, dir))
+		})
+	}
 }
 
 // pinnedEcho is an echo release older than the one the echo adapter

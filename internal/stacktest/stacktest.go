@@ -7,7 +7,8 @@
 // The root package's tests run it through net/http ([NetHTTP]); the
 // adapters' stacks module runs it through net/http, chi, gin and echo and
 // requires identical answers, so that the routers never enter the root
-// module's go.mod. The package imports only net/http and floodgate.
+// module's go.mod. The package imports net/http, floodgate and testify,
+// never a router.
 package stacktest
 
 import (
