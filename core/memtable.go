@@ -237,10 +237,7 @@ func (t *memTable) do(req *Request, res *Result) {
 				p.refund(st, req.Now, req.Taken, req.Cost, &req.Holds)
 			}
 			p.take(st, req.Now, 1, false, res)
-			if t.word == nil || st[0] == v {
-				break
-			}
-			if s.change(); atomic.CompareAndSwapInt64(&a.slots[off+1], v, st[0]) {
+			if t.publish(s, a, off, v, st) {
 				break
 			}
 			// A lock-free take moved the state on meanwhile: again, on it.
@@ -298,6 +295,19 @@ func (t *memTable) view(s *memShard, a *memSlots, off int) (st []int64, v int64)
 	v = atomic.LoadInt64(&a.slots[off+1])
 	s.scratch[0] = v
 	return s.scratch[:], v
+}
+
+// publish writes back st, the state of the entry at off as viewed (v) and
+// then changed under s.mu. In the word mode it compare-and-swaps from v,
+// counting the change (memword.go), and fails, changing nothing, when a
+// lock-free take has changed the state since the view (the caller views
+// it again). In the locked mode st is the slot itself: nothing to do.
+func (t *memTable) publish(s *memShard, a *memSlots, off int, v int64, st []int64) bool {
+	if t.word == nil || st[0] == v {
+		return true
+	}
+	s.change()
+	return atomic.CompareAndSwapInt64(&a.slots[off+1], v, st[0])
 }
 
 // drop forgets the entry at off, whose state was viewed as v. In the word
