@@ -122,7 +122,7 @@ func (m *MemoryStore) Bind(p *Policy) (Table, error) {
 		evict:     m.opts.WhenFull == EvictCheapest,
 		stride:    1 + p.words,
 		zero:      make([]int64, p.words),
-		word:      wordStepOf(p),
 	}
+	t.word, t.meter = wordStepOf(p)
 	return t, nil
 }

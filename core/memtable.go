@@ -31,7 +31,8 @@ type memTable struct {
 	evict     bool
 	stride    int
 	zero      []int64  // the state of a key never seen; never written
-	word      wordStep // non-nil in the word mode
+	word      wordStep  // non-nil in the word mode
+	meter     *gcraStep // the word mode's meter, for evictions
 }
 
 // memSlots is a shard's slot array: cap slots of stride words. A shard
@@ -310,6 +311,33 @@ func (t *memTable) publish(s *memShard, a *memSlots, off int, v int64, st []int6
 	return atomic.CompareAndSwapInt64(&a.slots[off+1], v, st[0])
 }
 
+// weigh returns, for the entry at off, the view of its state word (the
+// word mode's; 0 otherwise), when it recovers, and, unless it has, what
+// forgetting it at now admits (forgetCost). s.mu must be held.
+func (t *memTable) weigh(s *memShard, a *memSlots, off int, now int64) (v, at, cost int64) {
+	if t.meter != nil {
+		v = atomic.LoadInt64(&a.slots[off+1])
+		if at = wordIdleAt(v); at > now {
+			st := [1]int64{v}
+			cost = t.meter.forgetCost(st[:], now)
+		}
+		return v, at, cost
+	}
+	st, _ := t.view(s, a, off)
+	if at = t.policy.idleAt(st); at > now {
+		cost = t.policy.forgetCost(st, now)
+	}
+	return 0, at, cost
+}
+
+// idleAt is the policy's idleAt of the entry at off. s.mu must be held.
+func (t *memTable) idleAt(s *memShard, a *memSlots, off int) int64 {
+	if t.word != nil {
+		return wordIdleAt(atomic.LoadInt64(&a.slots[off+1]))
+	}
+	return t.policy.idleAt(a.slots[off+1 : off+t.stride])
+}
+
 // drop forgets the entry at off, whose state was viewed as v. In the word
 // mode it freezes the state by compare-and-swap from v and leaves a
 // tombstone; it fails, changing nothing, when a lock-free take has changed
@@ -380,12 +408,12 @@ func (t *memTable) insert(s *memShard, h uint64, now int64) (*memSlots, int, boo
 }
 
 // capLimit is the most slots a shard needs: enough for perShard entries
-// under the maximum load and, in the word mode, for tombstones of an
-// eighth as many, so that a full shard evicting for every insert is
-// compacted (rebuilt) once per perShard/8 inserts.
+// under the maximum load and, in the word mode, for tombstones of a
+// quarter as many, so that a full shard evicting for every insert is
+// compacted (rebuilt) once per perShard/4 inserts.
 func (t *memTable) capLimit() int {
 	if t.word != nil {
-		return (t.perShard+t.perShard/8+1)*5/4 + 2
+		return (t.perShard+t.perShard/4+1)*5/4 + 2
 	}
 	return t.perShard*5/4 + 2
 }
@@ -414,10 +442,8 @@ func (t *memTable) rebuild(s *memShard, now int64) {
 	if old != nil {
 		c = old.cap
 		for off := 0; off < len(old.slots); off += t.stride {
-			if liveHash(uint64(old.slots[off])) {
-				if st, _ := t.view(s, old, off); t.policy.idleAt(st) > now {
-					live++
-				}
+			if liveHash(uint64(old.slots[off])) && t.idleAt(s, old, off) > now {
+				live++
 			}
 		}
 	}
@@ -435,11 +461,13 @@ func (t *memTable) rebuild(s *memShard, now int64) {
 				continue
 			}
 			st := old.slots[off+1 : off+t.stride]
+			var at int64
 			if t.word != nil {
 				s.scratch[0] = atomic.SwapInt64(&old.slots[off+1], frozen)
-				st = s.scratch[:]
+				st, at = s.scratch[:], wordIdleAt(s.scratch[0])
+			} else {
+				at = t.policy.idleAt(st)
 			}
-			at := t.policy.idleAt(st)
 			if at <= now {
 				continue
 			}
@@ -485,7 +513,6 @@ func (t *memTable) sweep(s *memShard, now int64) {
 // The shard is full (perShard ≥ 1), so the scan meets an entry, if need be
 // beyond evictScan slots.
 func (t *memTable) evictCheapest(s *memShard, h uint64, now int64) {
-	p := t.policy
 	a := s.arr.Load()
 	for {
 		best, bestV, bestCost, bestAt := -1, int64(0), int64(0), int64(0)
@@ -493,13 +520,11 @@ func (t *memTable) evictCheapest(s *memShard, h uint64, now int64) {
 		for k := 0; k < a.cap && (k < evictScan || best < 0); k++ {
 			off := i * t.stride
 			if liveHash(uint64(a.slots[off])) {
-				st, v := t.view(s, a, off)
-				at := p.idleAt(st)
+				v, at, c := t.weigh(s, a, off, now)
 				if at <= now {
 					best, bestV, bestAt = off, v, at
 					break
 				}
-				c := p.forgetCost(st, now)
 				if best < 0 || c < bestCost || (c == bestCost && at < bestAt) {
 					best, bestV, bestCost, bestAt = off, v, c, at
 				}

@@ -104,21 +104,26 @@ type wordStep interface {
 	next(tat, now, cost int64) (outcome, int64)
 }
 
-// wordStepOf returns the word-mode stepper of p, or nil when p has more
-// than one word of state. Only the steppers named here qualify; a stepper
-// embedding gcraStep does not by that alone.
-func wordStepOf(p *Policy) wordStep {
+// wordStepOf returns the word-mode stepper of p and the GCRA meter it
+// decides by (its forgetCost), or nils when p is not decided in the word
+// mode. Only the steppers named here qualify; a stepper embedding gcraStep
+// does not by that alone.
+func wordStepOf(p *Policy) (wordStep, *gcraStep) {
 	if len(p.limits) != 1 || p.words != 1 {
-		return nil
+		return nil, nil
 	}
 	switch s := p.limits[0].step.(type) {
 	case *gcraStep:
-		return s
+		return s, s
 	case *leakyStep:
-		return s
+		return s, &s.gcraStep
 	}
-	return nil
+	return nil, nil
 }
+
+// wordIdleAt is a word stepper's idleAt of the state v: the state is the
+// TAT, from which the key is idle (TestWordIdleAtIsTheState).
+func wordIdleAt(v int64) int64 { return v }
 
 // takeWord decides taking cost at now for the key of hash h, in shard s,
 // whose state word is w, into res. It reports false, having changed

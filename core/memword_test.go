@@ -224,3 +224,14 @@ func TestWordSlotsClaimedOnce(t *testing.T) {
 		})
 	}
 }
+
+// The word steppers' idleAt is their state word, as wordIdleAt, which the
+// rebuilds use, has it.
+func TestWordIdleAtIsTheState(t *testing.T) {
+	for _, a := range []Algorithm{GCRA{Rate: PerSecond(3), Burst: 4}, LeakyBucket{Rate: PerSecond(3), Capacity: 4, NoDelay: 2}} {
+		tb := wordTableOf(t, a, MemoryOptions{MaxKeys: 64})
+		for _, v := range []int64{0, 1, wordT0, maxInstant + maxSpan} {
+			assert.Equal(t, tb.policy.idleAt([]int64{v}), wordIdleAt(v))
+		}
+	}
+}
