@@ -30,7 +30,7 @@ type memTable struct {
 	perShard  int
 	evict     bool
 	stride    int
-	zero      []int64  // the state of a key never seen; never written
+	zero      []int64   // the state of a key never seen; never written
 	word      wordStep  // non-nil in the word mode
 	meter     *gcraStep // the word mode's meter, for evictions
 }
