@@ -78,7 +78,7 @@ func (g *gcraStep) take(st []int64, now, cost int64, commit bool) outcome {
 func (g *gcraStep) next(tat, now, cost int64) (outcome, int64) {
 	diff, ok := g.admit(tat, now, cost)
 	if !ok {
-		return g.refuse(tat, now, cost), tat
+		return g.refuse(tat, now, g.retry(diff, cost)), tat
 	}
 	return g.admitted(diff), now + diff
 }
@@ -96,12 +96,18 @@ func (g *gcraStep) admitted(diff int64) outcome {
 	return outcome{allowed: true, remaining: g.per.div(g.tolerance - diff), resetAfter: diff}
 }
 
-// refuse is the denial of taking cost at now from the state tat.
-func (g *gcraStep) refuse(tat, now, cost int64) outcome {
-	retry := int64(Never)
-	if cost <= g.burst {
-		retry = max(tat, now) + cost*g.interval - now - g.tolerance
+// retry is the wait of a denied take of cost that would have left TAT' −
+// now = diff.
+func (g *gcraStep) retry(diff, cost int64) int64 {
+	if cost > g.burst {
+		return int64(Never)
 	}
+	return diff - g.tolerance
+}
+
+// refuse is the denial at now, from the state tat, of a take that may pass
+// after retry.
+func (g *gcraStep) refuse(tat, now, retry int64) outcome {
 	debt := nonNeg(tat - now)
 	return outcome{remaining: g.per.div(nonNeg(g.tolerance - debt)), resetAfter: debt, retryAfter: retry}
 }

@@ -146,7 +146,7 @@ func (t *memTable) takeWord(s *memShard, h uint64, w *int64, now, cost int64, re
 			if diff, ok := st.admit(v, now, cost); ok {
 				o, next = st.admitted(diff), now+diff
 			} else {
-				o = st.refuse(v, now, cost)
+				o = st.refuse(v, now, st.retry(diff, cost))
 			}
 		default:
 			o, next = st.next(v, now, cost)

@@ -6,6 +6,7 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+	"unsafe"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -234,4 +235,12 @@ func TestWordIdleAtIsTheState(t *testing.T) {
 			assert.Equal(t, tb.policy.idleAt([]int64{v}), wordIdleAt(v))
 		}
 	}
+}
+
+// A shard's arr and epoch, read by every lock-free take, share no cache
+// line with the fields its lock guards, nor with another shard's.
+func TestShardLayout(t *testing.T) {
+	var s memShard
+	assert.Zero(t, unsafe.Sizeof(s)%cacheLine, "size %d", unsafe.Sizeof(s))
+	assert.Equal(t, uintptr(cacheLine), unsafe.Offsetof(s.mu))
 }
