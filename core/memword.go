@@ -132,8 +132,8 @@ func wordIdleAt(v int64) int64 { return v }
 // fails.
 func (t *memTable) takeWord(s *memShard, h uint64, w *int64, now, cost int64, res *Result) bool {
 	ep := s.epoch.Load() // before the swap: see "Names and epochs" above
+	v := atomic.LoadInt64(w)
 	for {
-		v := atomic.LoadInt64(w)
 		if v == frozen {
 			return false
 		}
@@ -152,7 +152,12 @@ func (t *memTable) takeWord(s *memShard, h uint64, w *int64, now, cost int64, re
 			o, next = st.next(v, now, cost)
 		}
 		if o.allowed && !atomic.CompareAndSwapInt64(w, v, next) {
-			continue // another decision wrote the word: decide again
+			// Another decision wrote the word: decide again. The word is
+			// contended: read it by an add of 0, which takes its cache
+			// line for writing at once (a load would share it, and the
+			// swap then ask for it again).
+			v = atomic.AddInt64(w, 0)
+			continue
 		}
 		res.at, res.Cost, res.policy, res.taken = now, cost, t.policy, o.allowed
 		res.id, res.kh, res.epoch = 0, 0, 0
