@@ -43,11 +43,11 @@ import (
 // pass over tombstones, and no slot on a probe run is ever emptied, so a
 // key present is found), loads the state v, and, unless v is frozen,
 // decides on v: a denial changes nothing and takes effect at the load; an
-// admission compare-and-swaps v to the new state, and loops on failure. By 1 the word is the key's own, so the swap
-// can never update another key; by 3 it fails if anything else wrote the
-// word since v was loaded: no update is lost, not even to a rebuild (the
-// swap then meets frozen and fails, where a plain store would have landed
-// in the discarded array). Should the same value come back (a refund
+// admission compare-and-swaps v to the new state, and loops on failure.
+// By 1 the word is the key's own, so the swap can never update another
+// key; by 3 it fails if anything else wrote the word since v was loaded:
+// no update is lost, not even to a rebuild (the swap then meets frozen and
+// fails, where a plain store would have landed in the discarded array). Should the same value come back (a refund
 // restoring it), deciding on it is deciding on the state as it then is.
 // Each decision is so linearised at its load or its swap, on the state as
 // it is at that point: exactly as the locked store would have decided in
@@ -84,11 +84,12 @@ import (
 // one case named by chance (two such ids collide with a chance of 2^-63).
 //
 // An eviction's drop counts the epoch to m, and the key is marked m. A
-// take whose swap landed in the evicted entry preceded the drop's swap,
-// hence the drop's view and its count: it read at most m−1 and recorded at
-// most m, so its refund gives nothing. A take of the key's next entry
-// records more than m unless it read the epoch before the count (it found
-// the new entry after the eviction): taken for an earlier one, its refund
+// take whose swap landed in the evicted entry preceded the drop's view
+// (which saw the take's state, or the drop's swap would have failed), and
+// so the drop's count: the take read at most m−1 and recorded at most m,
+// and its refund gives nothing. A take of the key's next entry records
+// more than m unless it read the epoch before the count and found the new
+// entry only after the eviction: taken for an earlier one, its refund
 // gives nothing either, which only denies more. Resets mark their key the
 // same way.
 
