@@ -54,7 +54,7 @@ func ExampleRate() {
 // rest, forged keys included, 1 per minute per IP.
 func ExampleAPIKeyOrIP() {
 	clk := coretest.NewClock(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)) // omit in production
-	accounts := map[string]string{"k-123": "acme"}                         // a real service looks keys up in its database
+	accounts := map[string]string{"k-123": "acme"}                        // a real service looks keys up in its database
 	identify := func(r *http.Request) (string, bool) {
 		acct, ok := accounts[r.Header.Get("X-API-Key")]
 		return acct, ok
