@@ -28,8 +28,32 @@ func leaves(err error) []error {
 // core.ErrInvalidConfig: nothing is left to fail, or to pass unlimited, at
 // request time.
 func TestErrorsArePositioned(t *testing.T) {
-	const ok = "policies: {api: 1/s}\ndefault: {policy: api}\n"
-	for name, tc := range map[string]struct{ src, want string }{
+	for name, tc := range errorCases {
+		t.Run(name, func(t *testing.T) {
+			l, err := config.Parse("test.yaml", []byte(tc.src), options(nil))
+			require.Error(t, err)
+			assert.Nil(t, l)
+			assert.ErrorIs(t, err, core.ErrInvalidConfig)
+			assert.True(t, strings.HasPrefix(err.Error(), tc.want), "got  %s\nwant %s", err, tc.want)
+			assert.NotContains(t, err.Error(), "s3cret")
+			for _, e := range leaves(err) {
+				var ce *config.Error
+				require.True(t, errors.As(e, &ce), "%v", e)
+				assert.Equal(t, "test.yaml", ce.File)
+				assert.Positive(t, ce.Line)
+			}
+		})
+	}
+}
+
+// okRule is a valid configuration the error cases add mistakes to.
+const okRule = "policies: {api: 1/s}\ndefault: {policy: api}\n"
+
+// errorCases are configurations with one mistake each, and the start of
+// the error each must give.
+var errorCases = func() map[string]struct{ src, want string } {
+	const ok = okRule
+	return map[string]struct{ src, want string }{
 		"unknown top field": {"polices: {api: 1/s}\ndefault: {policy: api}\n",
 			`test.yaml:1:1: configuration: unknown field "polices": want version, store, keys, policies, default, routes, headers, dry_run`},
 		"unknown route field": {ok + "routes:\n  - pattern: POST /login\n    polcy: api\n",
@@ -55,8 +79,8 @@ func TestErrorsArePositioned(t *testing.T) {
 			`test.yaml:6:37: keys.ip.client_ip.trusted_proxies: keyfunc:`},
 		"key: hops and proxies": {ok + "keys:\n  ip:\n    client_ip: {trusted_proxies: [10.0.0.0/8], trusted_hops: 1}\n",
 			`test.yaml:5:5: keys.ip.client_ip: keyfunc:`},
-		"key: ipv6 prefix":   {ok + "keys:\n  ip: {client_ip: {ipv6_prefix: 16}}\n", `test.yaml:4:33: keys.ip.client_ip.ipv6_prefix: 16: want 32 to 128`},
-		"key: source":        {ok + "keys:\n  ip: {client_ip: {source: x-real-ip}}\n", `test.yaml:4:28: keys.ip.client_ip.source: "x-real-ip": want x-forwarded-for, forwarded, none`},
+		"key: ipv6 prefix":       {ok + "keys:\n  ip: {client_ip: {ipv6_prefix: 16}}\n", `test.yaml:4:33: keys.ip.client_ip.ipv6_prefix: 16: want 32 to 128`},
+		"key: source":            {ok + "keys:\n  ip: {client_ip: {source: x-real-ip}}\n", `test.yaml:4:28: keys.ip.client_ip.source: "x-real-ip": want x-forwarded-for, forwarded, none`},
 		"key: headers untrusted": {ok + "keys:\n  ip: {client_ip: {headers: [X-Real-IP]}}\n", `test.yaml:4:8: keys.ip.client_ip: keyfunc: invalid options: Headers need trusted proxies or hops`},
 		"unknown identity": {"policies: {api: 1/s}\ndefault: {policy: api, identified: {by: apikey, policy: api}}\n",
 			`test.yaml:2:41: default.identified.by: no identity "apikey" in Options.Identities (given: "api-key", "tenant")`},
@@ -67,36 +91,36 @@ func TestErrorsArePositioned(t *testing.T) {
 			`test.yaml:6:5: routes[0]: tiers given with policy or identified`},
 		"tier without policy": {ok + "routes:\n  - pattern: /t/\n    tiers: {by: plan, policies: {free: apii}}\n",
 			`test.yaml:5:40: routes[0].tiers.policies.free: no policy "apii" in policies`},
-		"no policy":        {ok + "routes:\n  - pattern: /t/\n    key: ip\n", `test.yaml:4:5: routes[0]: no policy`},
-		"unlimited false":  {ok + "routes:\n  - {pattern: /t/, unlimited: false}\n", `test.yaml:4:31: routes[0].unlimited: false means nothing`},
+		"no policy":            {ok + "routes:\n  - pattern: /t/\n    key: ip\n", `test.yaml:4:5: routes[0]: no policy`},
+		"unlimited false":      {ok + "routes:\n  - {pattern: /t/, unlimited: false}\n", `test.yaml:4:31: routes[0].unlimited: false means nothing`},
 		"unlimited and policy": {ok + "routes:\n  - {pattern: /t/, unlimited: true, policy: api}\n", `test.yaml:4:37: routes[0]: policy given with unlimited: true`},
-		"unlimited default": {"policies: {api: 1/s}\ndefault: {unlimited: true}\n", `test.yaml:2:11: default: unknown field "unlimited"`},
+		"unlimited default":    {"policies: {api: 1/s}\ndefault: {unlimited: true}\n", `test.yaml:2:11: default: unknown field "unlimited"`},
 		"duplicate pattern": {ok + "routes:\n  - {pattern: GET /x, policy: api}\n  - {pattern: get /x, policy: api}\n",
 			`test.yaml:5:15: routes[1]: middleware: route "get /x" added twice`},
-		"invalid pattern":  {ok + "routes:\n  - {pattern: \"GET /{\", policy: api}\n", `test.yaml:4:15: routes[0]: middleware: route "GET /{"`},
-		"no pattern":       {ok + "routes:\n  - {policy: api}\n", `test.yaml:4:5: routes[0]: no pattern`},
-		"both patterns":    {ok + "routes:\n  - {pattern: /a, patterns: [/b], policy: api}\n", `test.yaml:4:19: routes[0]: pattern and patterns both given`},
+		"invalid pattern": {ok + "routes:\n  - {pattern: \"GET /{\", policy: api}\n", `test.yaml:4:15: routes[0]: middleware: route "GET /{"`},
+		"no pattern":      {ok + "routes:\n  - {policy: api}\n", `test.yaml:4:5: routes[0]: no pattern`},
+		"both patterns":   {ok + "routes:\n  - {pattern: /a, patterns: [/b], policy: api}\n", `test.yaml:4:19: routes[0]: pattern and patterns both given`},
 		"route names clash": {ok + "routes:\n  - {pattern: /a, policy: api}\n  - {pattern: /b, name: /a, policy: api}\n",
 			`test.yaml:5:5: routes[1]: the name "/a" is already a route's (line 4)`},
-		"routes not a list": {ok + "routes: {pattern: /a}\n", `test.yaml:3:9: routes: want a list of one or more values, not a mapping`},
-		"duplicate key":     {"policies: {api: 1/s, api: 2/s}\ndefault: {policy: api}\n", `test.yaml:1:22: policies: "api" given twice (first at line 1)`},
-		"merge key": {"base: &b {policy: api}\n", `test.yaml:1:1: configuration: unknown field "base"`},
-		"merge key in a rule": {"policies: {api: 1/s}\ndefault:\n  <<: {policy: api}\n", `test.yaml:3:3: default: merge keys (<<) are not supported`},
-		"custom tag":       {"policies: {api: !env API_RATE}\ndefault: {policy: api}\n", `test.yaml:1:17: policies.api: tag !env is not supported`},
-		"version 2":        {"version: 2\n" + ok, `test.yaml:1:10: version: 2: want 1 to 1`},
-		"dry_run not bool": {ok + "dry_run: yes please\n", `test.yaml:3:10: dry_run: "yes please": want true or false`},
-		"second document":  {ok + "---\n" + ok, `test.yaml:3:1: a second YAML document`},
-		"yaml syntax":      {"policies: {api: 1/s\ndefault: {policy: api}\n", `test.yaml:1: yaml: did not find expected ',' or '}'`},
-		"control character": {"policies: {api: 1/s}\ndefault: {policy: \x01api}\n", `test.yaml:2:19: not UTF-8 text`},
-		"invalid UTF-8":    {"policies:\n  api: 1/s \xff\n", `test.yaml:2:12: not UTF-8 text`},
-		"empty":            {"", `test.yaml:1:1: empty configuration`},
-		"comments only":    {"# nothing\n", `test.yaml:1:1: empty configuration`},
-		"no limit":         {"policies: {api: 1/s}\n", `test.yaml:1:1: configuration: no limit`},
-		"not a mapping":    {"- a\n- b\n", `test.yaml:1:1: configuration: want a mapping, not a list`},
-		"store: both":      {ok + "store: {memory: {}, redis: {url: redis://x:1}}\n", `test.yaml:3:21: store: memory and redis both given`},
-		"store: max_keys":  {ok + "store: {memory: {max_keys: 0}}\n", `test.yaml:3:28: store.memory.max_keys: 0: want 1 to`},
-		"store: when_full": {ok + "store: {memory: {when_full: evict}}\n", `test.yaml:3:29: store.memory.when_full: "evict": want evict-cheapest, refuse-new`},
-		"redis: no address": {ok + "store: {redis: {prefix: x}}\n", `test.yaml:3:16: store.redis: want one of url, url_env and addresses`},
+		"routes not a list":    {ok + "routes: {pattern: /a}\n", `test.yaml:3:9: routes: want a list of one or more values, not a mapping`},
+		"duplicate key":        {"policies: {api: 1/s, api: 2/s}\ndefault: {policy: api}\n", `test.yaml:1:22: policies: "api" given twice (first at line 1)`},
+		"merge key":            {"base: &b {policy: api}\n", `test.yaml:1:1: configuration: unknown field "base"`},
+		"merge key in a rule":  {"policies: {api: 1/s}\ndefault:\n  <<: {policy: api}\n", `test.yaml:3:3: default: merge keys (<<) are not supported`},
+		"custom tag":           {"policies: {api: !env API_RATE}\ndefault: {policy: api}\n", `test.yaml:1:17: policies.api: tag !env is not supported`},
+		"version 2":            {"version: 2\n" + ok, `test.yaml:1:10: version: 2: want 1 to 1`},
+		"dry_run not bool":     {ok + "dry_run: yes please\n", `test.yaml:3:10: dry_run: "yes please": want true or false`},
+		"second document":      {ok + "---\n" + ok, `test.yaml:3:1: a second YAML document`},
+		"yaml syntax":          {"policies: {api: 1/s\ndefault: {policy: api}\n", `test.yaml:1: yaml: did not find expected ',' or '}'`},
+		"control character":    {"policies: {api: 1/s}\ndefault: {policy: \x01api}\n", `test.yaml:2:19: not UTF-8 text`},
+		"invalid UTF-8":        {"policies:\n  api: 1/s \xff\n", `test.yaml:2:12: not UTF-8 text`},
+		"empty":                {"", `test.yaml:1:1: empty configuration`},
+		"comments only":        {"# nothing\n", `test.yaml:1:1: empty configuration`},
+		"no limit":             {"policies: {api: 1/s}\n", `test.yaml:1:1: configuration: no limit`},
+		"not a mapping":        {"- a\n- b\n", `test.yaml:1:1: configuration: want a mapping, not a list`},
+		"store: both":          {ok + "store: {memory: {}, redis: {url: redis://x:1}}\n", `test.yaml:3:21: store: memory and redis both given`},
+		"store: max_keys":      {ok + "store: {memory: {max_keys: 0}}\n", `test.yaml:3:28: store.memory.max_keys: 0: want 1 to`},
+		"store: when_full":     {ok + "store: {memory: {when_full: evict}}\n", `test.yaml:3:29: store.memory.when_full: "evict": want evict-cheapest, refuse-new`},
+		"redis: no address":    {ok + "store: {redis: {prefix: x}}\n", `test.yaml:3:16: store.redis: want one of url, url_env and addresses`},
 		"redis: two addresses": {ok + "store: {redis: {url: redis://x:1, addresses: [x:1]}}\n", `test.yaml:3:35: store.redis: want one of url`},
 		"redis: local without share": {ok + "store: {redis: {url: redis://x:1, failure_mode: local}}\n",
 			`test.yaml:3:49: store.redis.failure_mode: local needs local_share`},
@@ -114,23 +138,8 @@ func TestErrorsArePositioned(t *testing.T) {
 			`test.yaml:1:35: policies.log: core: binding policy "log": redisstore:`},
 		"headers: unknown field": {ok + "headers: {omit: [x-ratelimit, rate-limit]}\n", `test.yaml:3:31: headers.omit: unknown field "rate-limit"`},
 		"headers: draft":         {ok + "headers: {draft: 9}\n", `test.yaml:3:18: headers.draft: "9": want 11, 7, 6`},
-	} {
-		t.Run(name, func(t *testing.T) {
-			l, err := config.Parse("test.yaml", []byte(tc.src), options(nil))
-			require.Error(t, err)
-			assert.Nil(t, l)
-			assert.ErrorIs(t, err, core.ErrInvalidConfig)
-			assert.True(t, strings.HasPrefix(err.Error(), tc.want), "got  %s\nwant %s", err, tc.want)
-			assert.NotContains(t, err.Error(), "s3cret")
-			for _, e := range leaves(err) {
-				var ce *config.Error
-				require.True(t, errors.As(e, &ce), "%v", e)
-				assert.Equal(t, "test.yaml", ce.File)
-				assert.Positive(t, ce.Line)
-			}
-		})
 	}
-}
+}()
 
 // Several mistakes are reported together, each at its position.
 func TestErrorsAreJoined(t *testing.T) {

@@ -89,7 +89,7 @@ func (c client) served(method, path string, n int) int {
 
 var ok = http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { _, _ = w.Write([]byte("ok")) })
 
-func readExample(t *testing.T) []byte {
+func readExample(t testing.TB) []byte {
 	t.Helper()
 	b, err := os.ReadFile(examplePath)
 	require.NoError(t, err)

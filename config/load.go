@@ -124,7 +124,7 @@ func (d *decoder) read(data []byte) (root *yaml.Node, ok bool) {
 		d.failAt(line, col, errors.New("not UTF-8 text: a configuration is UTF-8 without control characters other than tab and line breaks"))
 		return nil, false
 	}
-	d.lines = strings.Split(string(data), "\n")
+	d.lines = splitLines(string(data))
 	defer func() {
 		if v := recover(); v != nil { // the YAML library's own bug: an error, never a panic
 			d.failAt(1, 1, fmt.Errorf("yaml: %v", v))
@@ -149,7 +149,7 @@ func (d *decoder) read(data []byte) (root *yaml.Node, ok bool) {
 		d.syntax(err)
 		return nil, false
 	}
-	if len(doc.Content) != 1 {
+	if len(doc.Content) != 1 || isNull(doc.Content[0]) {
 		d.failAt(1, 1, errors.New("empty configuration: want at least a default limit or a route"))
 		return nil, false
 	}
@@ -171,6 +171,24 @@ func (d *decoder) syntax(err error) {
 	d.errs = append(d.errs, &Error{File: d.file, Line: line, Err: errors.New(msg)})
 }
 
+// splitLines splits s into lines as YAML does: at CR LF, CR, LF, NEL,
+// LS and PS.
+func splitLines(s string) []string {
+	var out []string
+	for {
+		i := strings.IndexAny(s, "\r\n\u0085\u2028\u2029")
+		if i < 0 {
+			return append(out, s)
+		}
+		out = append(out, s[:i])
+		_, size := utf8.DecodeRuneInString(s[i:])
+		if strings.HasPrefix(s[i:], "\r\n") {
+			size = 2
+		}
+		s = s[i+size:]
+	}
+}
+
 // badChar returns the position of the first byte that is not UTF-8 or is a
 // character YAML refuses (C0 controls but tab, CR and LF; DEL; C1 controls
 // but NEL; surrogates; U+FFFE, U+FFFF).
@@ -185,9 +203,12 @@ func badChar(data []byte) (line, col int, bad bool) {
 			r == 0xfffe || r == 0xffff:
 			return line, col, true
 		}
-		if r == '\n' {
+		switch {
+		case r == '\r' && i+1 < len(data) && data[i+1] == '\n':
+			// one break, counted at the LF
+		case r == '\r' || r == '\n' || r == 0x85 || r == 0x2028 || r == 0x2029:
 			line, col = line+1, 1
-		} else {
+		default:
 			col++
 		}
 		i += size

@@ -1,9 +1,11 @@
 package config
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -19,7 +21,7 @@ const maxErrors = 20
 type decoder struct {
 	file  string
 	lines []string // the source, for the columns of rate strings
-	errs  []error
+	errs  []error  // *Error, each
 }
 
 // errorf records an error at n's position.
@@ -33,13 +35,20 @@ func (d *decoder) fail(n *yaml.Node, err error) {
 }
 
 func (d *decoder) failAt(line, col int, err error) {
+	if line > len(d.lines) && len(d.lines) > 0 { // past the end: at the end
+		line, col = len(d.lines), utf8.RuneCountInString(d.lines[len(d.lines)-1])+1
+	}
 	if len(d.errs) < maxErrors {
 		d.errs = append(d.errs, &Error{File: d.file, Line: max(line, 1), Column: max(col, 1), Err: err})
 	}
 }
 
-// err returns the errors recorded, nil for none.
+// err returns the errors recorded, in the order of the file, nil for none.
 func (d *decoder) err() error {
+	slices.SortStableFunc(d.errs, func(a, b error) int {
+		ea, eb := a.(*Error), b.(*Error)
+		return cmp.Or(cmp.Compare(ea.Line, eb.Line), cmp.Compare(ea.Column, eb.Column))
+	})
 	if len(d.errs) == 1 {
 		return d.errs[0]
 	}
