@@ -131,6 +131,21 @@ func (b *builder) keyFunc(k *keyDef) keyfunc.Func {
 	return nil
 }
 
+// ipList returns the strings of list n, each checked on its own by
+// keyfunc.ClientIP with the options one makes of it, so that an error
+// points at the entry; *ok is cleared on an error.
+func (b *builder) ipList(n *yaml.Node, what string, ok *bool, one func(string) keyfunc.IPOptions) []string {
+	vals, nodes, good := b.strs(n, what)
+	for i, v := range vals {
+		if _, err := keyfunc.ClientIP(one(v)); err != nil {
+			b.fail(nodes[i], fmt.Errorf("%s: %w", what, err))
+			good = false
+		}
+	}
+	*ok = *ok && good
+	return vals
+}
+
 // header is keyfunc.Header, its panic on an invalid name an error.
 func header(name string) (fn keyfunc.Func, err error) {
 	defer func() {
@@ -165,52 +180,36 @@ func (b *builder) clientIP(f field, what string) keyfunc.Func {
 		return nil
 	}
 	var o keyfunc.IPOptions
-	if p, ok2 := fs["trusted_proxies"]; ok2 {
-		cidrs, nodes, ok3 := b.strs(p.val, what+".trusted_proxies")
-		for i, c := range cidrs {
-			if _, err := keyfunc.ClientIP(keyfunc.IPOptions{TrustedProxyCIDRs: []string{c}}); err != nil {
-				b.fail(nodes[i], fmt.Errorf("%s.trusted_proxies: %w", what, err))
-				ok3 = false
-			}
-		}
-		ok = ok && ok3
-		o.TrustedProxyCIDRs = cidrs
+	if p, has := fs["trusted_proxies"]; has {
+		o.TrustedProxyCIDRs = b.ipList(p.val, what+".trusted_proxies", &ok, func(s string) keyfunc.IPOptions {
+			return keyfunc.IPOptions{TrustedProxyCIDRs: []string{s}}
+		})
 	}
-	if h, ok2 := fs["trusted_hops"]; ok2 {
-		v, ok3 := b.integer(h.val, what+".trusted_hops", 1, 64)
-		ok = ok && ok3
-		o.TrustedHops = int(v)
+	if h, has := fs["headers"]; has {
+		o.Headers = b.ipList(h.val, what+".headers", &ok, func(s string) keyfunc.IPOptions {
+			return keyfunc.IPOptions{TrustedHops: 1, Headers: []string{s}}
+		})
 	}
-	if s, ok2 := fs["source"]; ok2 {
-		switch w, ok3 := b.word(s.val, what+".source", "x-forwarded-for", "forwarded", "none"); w {
+	if s, has := fs["source"]; has {
+		switch w, good := b.word(s.val, what+".source", "x-forwarded-for", "forwarded", "none"); w {
 		case "forwarded":
 			o.Source = keyfunc.SourceForwarded
 		case "none":
 			o.Source = keyfunc.SourceNone
 		default:
-			ok = ok && ok3
+			ok = ok && good
 		}
 	}
-	if h, ok2 := fs["headers"]; ok2 {
-		hs, nodes, ok3 := b.strs(h.val, what+".headers")
-		for i, name := range hs {
-			if _, err := keyfunc.ClientIP(keyfunc.IPOptions{TrustedHops: 1, Headers: []string{name}}); err != nil {
-				b.fail(nodes[i], fmt.Errorf("%s.headers: %w", what, err))
-				ok3 = false
-			}
+	for _, n := range []struct {
+		field  string
+		lo, hi int64
+		to     *int
+	}{{"trusted_hops", 1, 64, &o.TrustedHops}, {"ipv4_prefix", 8, 32, &o.IPv4Prefix}, {"ipv6_prefix", 32, 128, &o.IPv6Prefix}} {
+		if f, has := fs[n.field]; has {
+			v, good := b.integer(f.val, what+"."+n.field, n.lo, n.hi)
+			ok = ok && good
+			*n.to = int(v)
 		}
-		ok = ok && ok3
-		o.Headers = hs
-	}
-	if p, ok2 := fs["ipv4_prefix"]; ok2 {
-		v, ok3 := b.integer(p.val, what+".ipv4_prefix", 8, 32)
-		ok = ok && ok3
-		o.IPv4Prefix = int(v)
-	}
-	if p, ok2 := fs["ipv6_prefix"]; ok2 {
-		v, ok3 := b.integer(p.val, what+".ipv6_prefix", 32, 128)
-		ok = ok && ok3
-		o.IPv6Prefix = int(v)
 	}
 	if !ok {
 		return nil

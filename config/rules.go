@@ -140,48 +140,51 @@ func (b *builder) rule(n *yaml.Node, fs map[string]field, what, name string) *ru
 // identified reads the identified clients of a rule: who they are and
 // the policy they get, counted by identity.
 func (b *builder) identified(n *yaml.Node, what string, ru *rule) {
-	fs, ok := b.mapping(n, what, "by", "policy")
+	by, pol, ok := b.byAnd(n, what, "policy", "by (an identity of Options.Identities) and policy")
 	if !ok {
 		return
 	}
-	by, hasBy := fs["by"]
-	pol, hasPol := fs["policy"]
-	if !hasBy || !hasPol {
-		b.errorf(n, "%s: want by (an identity of Options.Identities) and policy", what)
-		return
-	}
-	if fn := b.identity(by.val, what+".by"); fn != nil {
+	if fn := b.identity(by, what+".by"); fn != nil {
 		ru.id = keyfunc.User(fn)
 	}
-	if l := b.policy(pol.val, what+".policy"); l != nil {
+	if l := b.policy(pol, what+".policy"); l != nil {
 		ru.idLim = l
 	}
+}
+
+// byAnd reads the mapping n of two fields, both required: by and other.
+func (b *builder) byAnd(n *yaml.Node, what, other, want string) (by, val *yaml.Node, ok bool) {
+	fs, ok := b.mapping(n, what, "by", other)
+	if !ok {
+		return nil, nil, false
+	}
+	f, hasBy := fs["by"]
+	o, hasOther := fs[other]
+	if !hasBy || !hasOther {
+		b.errorf(n, "%s: want %s", what, want)
+		return nil, nil, false
+	}
+	return f.val, o.val, true
 }
 
 // tiers reads the tiers of a rule: the function naming a request's tier
 // and the policy of each tier.
 func (b *builder) tiers(n *yaml.Node, what string, ru *rule) {
-	fs, ok := b.mapping(n, what, "by", "policies")
+	by, pols, ok := b.byAnd(n, what, "policies", "by (a function of Options.Tiers) and policies (tier: policy)")
 	if !ok {
 		return
 	}
-	by, hasBy := fs["by"]
-	pols, hasPols := fs["policies"]
-	if !hasBy || !hasPols {
-		b.errorf(n, "%s: want by (a function of Options.Tiers) and policies (tier: policy)", what)
-		return
-	}
-	if name, ok := b.str(by.val, what+".by"); ok {
+	if name, ok := b.str(by, what+".by"); ok {
 		if ru.resolve = b.opts.Tiers[name]; ru.resolve == nil {
-			b.errorf(by.val, "%s.by: no tier function %q in Options.Tiers (%s)", what, clip(name), names(b.opts.Tiers))
+			b.errorf(by, "%s.by: no tier function %q in Options.Tiers (%s)", what, clip(name), names(b.opts.Tiers))
 		}
 	}
-	entries, ok := b.entries(pols.val, what+".policies")
+	entries, ok := b.entries(pols, what+".policies")
 	if !ok {
 		return
 	}
 	if len(entries) == 0 {
-		b.errorf(pols.val, "%s.policies: want at least one tier", what)
+		b.errorf(pols, "%s.policies: want at least one tier", what)
 		return
 	}
 	ru.tiers = make(map[string]middleware.Limiter, len(entries))
