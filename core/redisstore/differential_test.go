@@ -5,7 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
-	"reflect"
+	"slices"
 	"sync"
 	"testing"
 	"time"
@@ -127,6 +127,8 @@ func randomPolicy(rng *rand.Rand, i int) *core.Policy {
 	return core.MustPolicy(fmt.Sprintf("diff-%d", i), ls...)
 }
 
+var diffKeys = [...]string{"k0", "k1"}
+
 func diffTrace(rng *rand.Rand, s *redisstore.Store, i int, p *core.Policy) error {
 	clk := coretest.NewClock(coretest.T0.Add(time.Duration(rng.Int64N(1e9)) * time.Microsecond))
 	got, err := core.NewLimiter(p, core.WithStore(s), core.WithClock(clk))
@@ -148,7 +150,7 @@ func diffTrace(rng *rand.Rand, s *redisstore.Store, i int, p *core.Policy) error
 			clk.Advance(time.Duration(rng.Int64N(20)) * time.Second)
 		}
 		k := rng.IntN(2)
-		key := fmt.Sprint("k", k)
+		key := diffKeys[k]
 		cost := 1 + rng.Int64N(3)
 		if rng.IntN(20) == 0 {
 			cost = 1 + rng.Int64N(8)
@@ -184,7 +186,7 @@ func diffTrace(rng *rand.Rand, s *redisstore.Store, i int, p *core.Policy) error
 			return fmt.Errorf("%s: taken %v, want %v", where(), g.Taken(), r.Taken())
 		}
 		gl, rl := g.Limits(), r.Limits()
-		if !reflect.DeepEqual(gl, rl) || g.Allowed != r.Allowed || g.Name != r.Name ||
+		if (gl == nil) != (rl == nil) || !slices.Equal(gl, rl) || g.Allowed != r.Allowed || g.Name != r.Name ||
 			g.Remaining != r.Remaining || g.RetryAfter != r.RetryAfter || g.ResetAfter != r.ResetAfter || g.Delay != r.Delay {
 			return fmt.Errorf("%s:\n got  %+v\n want %+v", where(), gl, rl)
 		}
