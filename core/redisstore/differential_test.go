@@ -1,6 +1,8 @@
 package redisstore_test
 
 import (
+	"os"
+	"strconv"
 	"context"
 	"errors"
 	"fmt"
@@ -29,12 +31,12 @@ func TestDifferential(t *testing.T) {
 	t.Parallel()
 	srv := startRedis(t)
 	c := srv.Client(t)
-	s := &bindOnce{s: newStore(t, c, redisstore.Options{CallerClock: true, ExpirySlack: time.Hour, Pipelines: 2})}
+	s := &bindOnce{s: newStore(t, c, redisstore.Options{CallerClock: true, ExpirySlack: time.Hour, Pipelines: zzp()})}
 	traces := 10000
 	if testing.Short() {
 		traces = 1000
 	}
-	const workers = 64
+	workers := zzw()
 	var wg sync.WaitGroup
 	errs := make(chan error, workers)
 	for w := range workers {
@@ -240,3 +242,6 @@ func diffTrace(rng *rand.Rand, s core.Store, i int, p *core.Policy) error {
 	}
 	return nil
 }
+
+func zzw() int { n, _ := strconv.Atoi(os.Getenv("ZZW")); return n }
+func zzp() int { n, _ := strconv.Atoi(os.Getenv("ZZP")); return n }
