@@ -108,13 +108,17 @@ func (h *countHook) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.Pr
 
 // redisClient returns a client of the local server (skipping b without
 // one), with a pool large enough for 64 goroutines, on a flushed database.
+// It bounds its round trips by the context (ContextTimeoutEnabled), as
+// floodgate's examples configure go-redis: the peers pass no deadline, so
+// it changes nothing for them, and floodgate then decides a request made
+// alone on the caller's goroutine (see core/redisstore).
 func redisClient(b *testing.B) (*redis.Client, *countHook) {
 	b.Helper()
 	redisSrv.once.Do(startRedis)
 	if redisSrv.err != nil {
 		b.Skip(redisSrv.err)
 	}
-	c := redis.NewClient(&redis.Options{Addr: redisSrv.addr, PoolSize: 64, MinIdleConns: 64})
+	c := redis.NewClient(&redis.Options{Addr: redisSrv.addr, PoolSize: 64, MinIdleConns: 64, ContextTimeoutEnabled: true})
 	b.Cleanup(func() { c.Close() })
 	if err := c.FlushDB(b.Context()).Err(); err != nil {
 		b.Fatal(err)

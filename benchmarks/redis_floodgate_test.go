@@ -4,6 +4,7 @@
 package benchmarks
 
 import (
+	"context"
 	"testing"
 
 	"github.com/redis/go-redis/v9"
@@ -21,6 +22,22 @@ func init() {
 		must(err)
 		l, err := core.NewLimiter(p, core.WithStore(st))
 		must(err)
-		return &floodgateAllower{l}
+		return &redisFloodgateAllower{l: l}
 	}}}, redisLibraries...)
+}
+
+// redisFloodgateAllower is floodgateAllower counting failed decisions (a
+// missed deadline, Redis unreachable: fail-closed errors).
+type redisFloodgateAllower struct {
+	errs
+	l *core.Limiter
+}
+
+func (f *redisFloodgateAllower) Allow(key string) bool {
+	res, err := f.l.Allow(context.Background(), key)
+	if err != nil {
+		f.n.Add(1)
+		return false
+	}
+	return res.Allowed
 }

@@ -9,6 +9,9 @@ type Algorithm interface {
 	// Validate reports whether the parameters are usable; the error wraps
 	// [ErrInvalidConfig].
 	Validate() error
+	// String writes the algorithm in the rate syntax (see "Rate syntax"
+	// in the package documentation).
+	String() string
 	compile() (stepper, error)
 }
 

@@ -1,7 +1,8 @@
 // Package core decides whether a request may pass a rate limit.
 //
 // It holds the algorithms ([GCRA], [TokenBucket], [LeakyBucket], [FixedWindow],
-// [SlidingLog], [SlidingWindow], [Hybrid], [RollingWindow], [WarmUp]), the
+// [SlidingLog], [SlidingWindow], [Hybrid], [RollingWindow], [WarmUp],
+// [Backoff]), the
 // [Policy] that groups one or more named limits decided all-or-nothing, the
 // [Result] of a decision, the [Store] interface that keeps per-key state, the
 // bounded in-memory store ([MemoryStore]) and the [Limiter] that ties a policy,
@@ -20,4 +21,97 @@
 //
 // Time is kept as integer nanoseconds since the Unix epoch. Package core uses
 // the standard library only and never imports net/http.
+//
+// # Rate syntax
+//
+// A limit can be written as a string and parsed with [ParseAlgorithm]; a
+// policy of several limits with [ParsePolicy]. Every algorithm's String
+// method writes this syntax back. Some limits:
+//
+//	100/min                               GCRA: 100 per minute, 100 at once
+//	10/s burst 20                         GCRA: 10 per second, 20 at once
+//	5/15m                                 GCRA: 5 per 15 minutes
+//	1000/day fixed-window                 1,000 per calendar day (UTC)
+//	100/min sliding                       SlidingWindow (sliding-window)
+//	10/s leaky-bucket burst 20 no-delay 5 shaping, as nginx's burst=19 delay=4
+//	10000/day rolling-window every 1h cap 1000
+//	10/s warm-up 1m cold 4                WarmUp over 1 minute from 4× slower
+//	5/15m backoff base 1m max 1h          5 free failures per 15 min, then 1m, 2m, 4m … 1h
+//
+// and a policy of two named limits:
+//
+//	burst: 10/s burst 20; daily: 10000/day fixed-window
+//
+// The grammar (tokens are separated by white space; the rate comes first,
+// then words in any order, each at most once):
+//
+//	policy   = item { ";" item }                    (1 to MaxLimits items)
+//	item     = [ name ":" ] limit
+//	name     = namechar { namechar } | quoted         (quoted: Go syntax, "per user")
+//	namechar = letter | digit | "-" | "_" | "."
+//	limit    = rate { algorithm | parameter }
+//	rate     = count "/" duration                   (no spaces: 100/min)
+//	count    = digit { digit }                      (a whole number ≥ 1)
+//	duration = unit | number unit { number unit }   (units decreasing: 1h30m)
+//	number   = digit { digit } [ "." digit { digit } ]
+//	unit     = "ns" | "us" | "µs" | "ms" | "s" | "sec" | "second" | "seconds"
+//	         | "m" | "min" | "minute" | "minutes" | "h" | "hr" | "hour" | "hours"
+//	         | "d" | "day" | "days" | "w" | "week" | "weeks"
+//
+// A unit alone is one of it ("/min" is "/1m"). A day is 24 hours and a week
+// 7 days; months and years, whose length varies, are refused. A duration is
+// a whole number of nanoseconds in (0, 2^60 ns], about 36 years: "1.5h" is
+// 90 minutes, "1.5ns" is an error. Words are lowercase.
+//
+// A limit without a name is named like the policy when it is its only
+// limit, and otherwise after its period: "second", "minute", "hour", "day",
+// or the period as written ("15m", "7d").
+//
+// The algorithm words (GCRA is the default and need not be named) and what
+// the rate COUNT/PERIOD sets:
+//
+//	gcra                      GCRA           Rate = COUNT/PERIOD
+//	token-bucket, token       TokenBucket    Rate = COUNT/PERIOD
+//	leaky-bucket, leaky       LeakyBucket    Rate = COUNT/PERIOD
+//	fixed-window, fixed       FixedWindow    Limit = COUNT, Window = PERIOD
+//	sliding-window, sliding   SlidingWindow  Limit = COUNT, Window = PERIOD
+//	sliding-log               SlidingLog     Limit = COUNT, Window = PERIOD
+//	hybrid                    Hybrid         Quota = COUNT, Window = PERIOD
+//	rolling-window, rolling   RollingWindow  Quota = COUNT, Window = PERIOD
+//	warm-up D, warmup D       WarmUp         Rate = COUNT/PERIOD, WarmUp = D
+//	backoff                   Backoff        Free = COUNT, Window = PERIOD
+//
+// The parameter words, each valid only with the algorithms named (N is a
+// count, D a duration, F a decimal number such as 2.5):
+//
+//	burst N          gcra, token-bucket  Burst (default COUNT), N ≥ 1
+//	                 leaky-bucket        Capacity (default COUNT), N ≥ 1
+//	no-delay N       leaky-bucket        NoDelay (default 0), N ≥ 0
+//	anchored         fixed-window        Anchored
+//	count-rejected   sliding-log         CountRejected
+//	every D          rolling-window      Period (required)
+//	cap N            rolling-window      PeriodCap (default COUNT), N ≥ 1
+//	cold F           warm-up             ColdFactor (default 3), F ≥ 1
+//	base D           backoff             Base (default 1s)
+//	max D            backoff             Max (default 15m, or base if longer)
+//	forgive D        backoff             Forgive (default 24h, or max if longer)
+//
+// A value that would mean "the default" in a Go struct (burst 0, cap 0,
+// cold 0, base 0s) is refused rather than silently replaced: leave the word
+// out instead. Beyond the syntax, the values are checked by the algorithm's
+// own Validate (a SlidingLog COUNT of at most [MaxSlidingLogLimit], an every
+// that divides the window, a no-delay within the burst, …).
+//
+// An error is a [*ParseError] wrapping [ErrInvalidConfig]: it names the
+// offending token, its 1-based byte column and what was wanted:
+//
+//	core: unknown word "brust" at column 6 (did you mean "burst"?): want …
+//
+// The canonical form, which String writes, is the rate with the period in
+// the largest unit it is a whole number of ("100/min", "5/15m", "1/1500ms";
+// a unit alone for one of it: s, min, hour, day, ms, us, ns), then the
+// algorithm's canonical name unless it is gcra, then the parameters that
+// differ from their defaults in the order of the table above, separated by
+// single spaces. Parsing a String gives back the algorithm with its defaults
+// filled in.
 package core

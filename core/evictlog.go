@@ -4,16 +4,17 @@ package core
 // remembers; the bound is a quarter of the shard's keys when that is more.
 const minEvictLog = 256
 
-// evictLog remembers, per key hash, the shard's decision count (seq) when
-// the key was last evicted while its entry had not recovered: a take of
-// the key counted up to it was made before the eviction, and its state
+// evictLog remembers, per key hash, the shard's epoch (seq, see
+// memShard.epoch) when the key was last evicted or reset while its entry
+// had not recovered: a take of the key that recorded an epoch up to it was
+// made before the eviction (see memword.go), and its state
 // went with the entry. Refunding it into the entry the key has since been
 // given afresh would give back what that entry never held, letting the
 // key past its limit beyond what the eviction itself forgot. A mark is
 // kept until the evicted entry would have recovered: by then every take it
 // held has drained, and a refund of one gives nothing back anyway. When
 // more than its bound (limit) of keys are remembered, the log forgets them all and
-// keeps only the latest seq (floor): every take counted up to it then
+// keeps only the latest seq (floor): every take of an epoch up to it then
 // gives nothing back, which only denies more. It is guarded by its
 // shard's lock.
 type evictLog struct {
@@ -22,12 +23,12 @@ type evictLog struct {
 }
 
 type evictMark struct {
-	seq   uint64 // the shard's seq at the eviction
+	seq   uint64 // the shard's epoch at the eviction
 	until int64  // when the evicted entry would have recovered
 }
 
-// add records that the key of hash kh was evicted at now, when the shard
-// had counted seq decisions, with an entry that would have recovered at
+// add records that the key of hash kh was evicted at now, counted as the
+// shard's epoch seq, with an entry that would have recovered at
 // until. limit bounds the keys remembered.
 func (l *evictLog) add(kh, seq uint64, until, now int64, limit int) {
 	if l.marks == nil {
@@ -50,7 +51,7 @@ func (l *evictLog) add(kh, seq uint64, until, now int64, limit int) {
 	l.marks[kh] = evictMark{seq: max(m.seq, seq), until: max(m.until, until)}
 }
 
-// before reports whether the take counted as seq of the key of hash kh was
+// before reports whether a take of the key of hash kh that recorded epoch seq was
 // made before an eviction of that key.
 func (l *evictLog) before(kh, seq uint64) bool {
 	if seq <= l.floor {

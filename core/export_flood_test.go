@@ -17,9 +17,11 @@ func TableForgetCost(tb Table, key string, now int64) int64 {
 	s := &t.shards[h>>(64-t.shardBits)&(uint64(len(t.shards))-1)]
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	off, found := t.find(s, h)
+	a := s.arr.Load()
+	off, found := t.find(a, h)
 	if !found {
 		return -1
 	}
-	return t.policy.forgetCost(s.slots[off+1:off+t.stride], now)
+	st, _ := t.view(s, a, off)
+	return t.policy.forgetCost(st, now)
 }

@@ -66,10 +66,10 @@ func (p *Probe) Hold(st []int64, now, cost int64) int64 {
 // IdleAt is the stepper's idleAt.
 func (p *Probe) IdleAt(st []int64) int64 { return p.s.idleAt(st) }
 
-// Anonymous returns r without what names its decision (its id, key hash
-// and limiter), for tests comparing the decisions of different keys or
+// Anonymous returns r without what names its decision (its id, key hash,
+// eviction epoch and limiter), for tests comparing the decisions of different keys or
 // limiters.
 func Anonymous(r Result) Result {
-	r.id, r.kh, r.owner = 0, 0, nil
+	r.id, r.kh, r.epoch, r.owner = 0, 0, 0, nil
 	return r
 }

@@ -64,8 +64,25 @@ func (s *slidingLogStep) forgetCost(st []int64, now int64) int64 {
 	return l.n - first
 }
 
-// RollingWindow: the units the rolling window holds.
+// RollingWindow: the units the ring holds while the newest period written
+// is in the window (and it holds some), in O(1) — an insert into a full
+// table weighs many candidates under the shard's lock. That is the units
+// the window holds plus those of the periods that have left it since the
+// last take: at least what forgetting admits, at most Quota. Once every
+// period has left the window it is 0; in the rare state whose newest
+// period was emptied by refunds, the window is summed.
 func (r *rollingWindowStep) forgetCost(st []int64, now int64) int64 {
+	total := *r.total(st)
+	if total <= 0 {
+		return 0
+	}
+	p, idx := spanIndex(now, r.period), st[0]
+	switch {
+	case p-idx >= r.n:
+		return 0
+	case p <= idx || *r.bucket(st, idx) > 0:
+		return total
+	}
 	_, _, sum, _ := r.view(st, now)
 	return sum
 }

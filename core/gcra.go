@@ -47,13 +47,18 @@ func (g GCRA) compile() (stepper, error) {
 	if !ok {
 		return nil, fmt.Errorf("core: GCRA: burst %d × interval %v exceeds 36 years: %w", burst, time.Duration(iv), ErrInvalidConfig)
 	}
-	return &gcraStep{interval: iv, tolerance: tol, burst: burst}, nil
+	return newGCRAStep(iv, tol, burst), nil
 }
 
-// gcraStep is also the meter of LeakyBucket and the smooth mode of Hybrid.
+// gcraStep is also the meter of LeakyBucket.
 type gcraStep struct {
 	noPenalty
 	interval, tolerance, burst int64
+	per                        divisor // divides by interval (spans up to tolerance ≤ maxSpan)
+}
+
+func newGCRAStep(interval, tolerance, burst int64) *gcraStep {
+	return &gcraStep{interval: interval, tolerance: tolerance, burst: burst, per: newDivisor(interval)}
 }
 
 func (g *gcraStep) words() int { return 1 }
@@ -61,23 +66,50 @@ func (g *gcraStep) words() int { return 1 }
 func (g *gcraStep) quota() (int64, time.Duration) { return g.burst, time.Duration(g.tolerance) }
 
 func (g *gcraStep) take(st []int64, now, cost int64, commit bool) outcome {
-	tat := st[0]
-	if cost > g.burst {
-		return g.deny(tat, now, int64(Never))
+	o, tat := g.next(st[0], now, cost)
+	if commit && o.allowed {
+		st[0] = tat
 	}
-	diff := max(tat, now) + cost*g.interval - now
-	if diff > g.tolerance {
-		return g.deny(tat, now, diff-g.tolerance)
-	}
-	if commit {
-		st[0] = now + diff
-	}
-	return outcome{allowed: true, remaining: (g.tolerance - diff) / g.interval, resetAfter: diff}
+	return o
 }
 
-func (g *gcraStep) deny(tat, now, retry int64) outcome {
+// next decides taking cost at now from the state tat: the outcome, and the
+// state the take leaves when it is allowed (tat otherwise).
+func (g *gcraStep) next(tat, now, cost int64) (outcome, int64) {
+	diff, ok := g.admit(tat, now, cost)
+	if !ok {
+		return g.refuse(tat, now, g.retry(diff, cost)), tat
+	}
+	return g.admitted(diff), now + diff
+}
+
+// admit is the verdict on taking cost at now from the state tat: TAT' −
+// now, and whether that passes. (admit, admitted and refuse are next in
+// pieces small enough for the memory store's lock-free take to inline.)
+func (g *gcraStep) admit(tat, now, cost int64) (diff int64, ok bool) {
+	diff = max(tat, now) + cost*g.interval - now // (meaningless if cost > burst)
+	return diff, cost <= g.burst && diff <= g.tolerance
+}
+
+// admitted is the outcome of an admitted take that left TAT' − now = diff.
+func (g *gcraStep) admitted(diff int64) outcome {
+	return outcome{allowed: true, remaining: g.per.div(g.tolerance - diff), resetAfter: diff}
+}
+
+// retry is the wait of a denied take of cost that would have left TAT' −
+// now = diff.
+func (g *gcraStep) retry(diff, cost int64) int64 {
+	if cost > g.burst {
+		return int64(Never)
+	}
+	return diff - g.tolerance
+}
+
+// refuse is the denial at now, from the state tat, of a take that may pass
+// after retry.
+func (g *gcraStep) refuse(tat, now, retry int64) outcome {
 	debt := nonNeg(tat - now)
-	return outcome{remaining: nonNeg(g.tolerance-debt) / g.interval, resetAfter: debt, retryAfter: retry}
+	return outcome{remaining: g.per.div(nonNeg(g.tolerance - debt)), resetAfter: debt, retryAfter: retry}
 }
 
 // refund moves TAT back by what the take still holds: its cost·I, less

@@ -86,7 +86,7 @@ func (b LeakyBucket) compile() (stepper, error) {
 	}
 	// (NoDelay−1)·I < Capacity·I: no overflow.
 	free := max(0, b.NoDelay-1) * iv
-	return &leakyStep{gcraStep: gcraStep{interval: iv, tolerance: tol, burst: capacity}, free: free}, nil
+	return &leakyStep{gcraStep: *newGCRAStep(iv, tol, capacity), free: free}, nil
 }
 
 // leakyStep is GCRA's meter with the delay of shaping on top: the admission
@@ -97,10 +97,19 @@ type leakyStep struct {
 }
 
 func (l *leakyStep) take(st []int64, now, cost int64, commit bool) outcome {
-	wait := nonNeg(st[0] - now) // start − now, read before the take moves TAT
-	o := l.gcraStep.take(st, now, cost, commit)
-	if o.allowed {
-		o.delay = nonNeg(wait - l.free)
+	o, tat := l.next(st[0], now, cost)
+	if commit && o.allowed {
+		st[0] = tat
 	}
 	return o
+}
+
+// next is gcraStep.next with the delay of an admitted take: start − now
+// (from the TAT before the take) beyond what may start undelayed.
+func (l *leakyStep) next(tat, now, cost int64) (outcome, int64) {
+	o, after := l.gcraStep.next(tat, now, cost)
+	if o.allowed {
+		o.delay = nonNeg(nonNeg(tat-now) - l.free)
+	}
+	return o, after
 }

@@ -57,7 +57,7 @@ func WithClock(c Clock) Option { return func(cfg *limiterConfig) { cfg.clock = c
 // sooner; so window × the refund rate must stay below capacity. A refund
 // that finds capacity entries still remembered is refused with
 // [ErrRefundLedgerFull]: the cost stays taken (the limiter denies more, it
-// never admits more). An entry takes about 40 bytes, allocated only as
+// never admits more). An entry takes about 50 bytes, allocated only as
 // refunds are made. Zero values keep the defaults.
 func WithRefundLedger(capacity int, window time.Duration) Option {
 	return func(c *limiterConfig) { c.ledger, c.refundWindow = capacity, window }
@@ -182,6 +182,20 @@ func (l *Limiter) AllowN(ctx context.Context, key string, cost int64) (res Resul
 // Take is [Limiter.AllowN] writing the decision into res, for callers that
 // reuse a Result: the in-memory store then copies nothing.
 func (l *Limiter) Take(ctx context.Context, key string, cost int64, res *Result) error {
+	if l != nil && l.mem != nil && cost >= 1 {
+		// The in-memory store's hot path: no Request built.
+		var now int64
+		if l.clock == nil {
+			now = systemNow()
+		} else {
+			now = l.clock.Now().UnixNano()
+		}
+		if now >= 0 && now <= maxInstant {
+			l.mem.take(key, now, cost, res)
+			res.owner = l
+			return nil
+		}
+	}
 	if cost < 1 {
 		*res = Result{}
 		return fmt.Errorf("core: cost %d: %w", cost, ErrInvalidCost)
@@ -246,13 +260,13 @@ func (l *Limiter) Refund(ctx context.Context, key string, taken Result) (Result,
 	if now-taken.at >= l.window {
 		return Result{}, fmt.Errorf("core: refund %v after the decision: %w", time.Duration(now-taken.at), ErrRefundExpired)
 	}
-	if err := l.ledger.spend(taken.id, taken.at+min(hold, l.window), now); err != nil {
+	if err := l.ledger.spend(decisionName{taken.kh, taken.id, taken.epoch}, taken.at+min(hold, l.window), now); err != nil {
 		return Result{}, err
 	}
 	req := Request{Op: OpRefund, Key: key, Cost: taken.Cost, Taken: taken.at, Holds: holds,
 		RefundID: [2]uint64{l.nonce, taken.id}}
 	if l.mem != nil {
-		req.id = taken.id // the memory table's own decision id (see memTable.do)
+		req.epoch = taken.epoch // the memory table's own record (see memTable.do)
 	}
 	err := l.do(ctx, req, &res)
 	return res, err

@@ -70,6 +70,13 @@ type MemoryOptions struct {
 // keys, with a per-store random seed an attacker cannot aim at) share state,
 // which can only deny more, never admit more.
 //
+// A policy whose whole state is one word (a single [GCRA] or [LeakyBucket]
+// limit) decides for an existing key without a lock: one compare-and-swap
+// of the key's state word, exact under any interleaving (goroutines never
+// wait on each other's decisions, only on a shard's rare rebuild). The other
+// policies keep two words or more per key, which no single compare-and-swap
+// covers, and decide under their shard's lock.
+//
 // An entry that has fully recovered is indistinguishable from a new key, so
 // dropping it is exact. Recovered entries are dropped whenever a shard must
 // grow or is full: incrementally, per shard, with no goroutine. A full
@@ -123,5 +130,6 @@ func (m *MemoryStore) Bind(p *Policy) (Table, error) {
 		stride:    1 + p.words,
 		zero:      make([]int64, p.words),
 	}
+	t.word, t.meter = wordStepOf(p)
 	return t, nil
 }

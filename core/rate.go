@@ -52,9 +52,6 @@ func RateOf(perSecond float64) (Rate, error) {
 	return Rate{Limit: 1, Period: time.Duration(ns)}, nil
 }
 
-// String formats r as "100/1m0s".
-func (r Rate) String() string { return fmt.Sprintf("%d/%v", r.Limit, r.Period) }
-
 func (r Rate) validate(what string) error {
 	if r.Limit <= 0 {
 		return fmt.Errorf("core: %s: rate limit %d must be > 0: %w", what, r.Limit, ErrInvalidConfig)

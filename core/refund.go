@@ -28,11 +28,15 @@ type refundLedger struct {
 
 type ledgerShard struct {
 	mu     sync.Mutex
-	spent  map[uint64]int64 // decision id → instant from which its entry may go
-	next   int64            // no entry may go before next
-	purged int64            // entries up to this instant may have gone
+	spent  map[decisionName]int64 // decision → instant from which its entry may go
+	next   int64                  // no entry may go before next
+	purged int64                  // entries up to this instant may have gone
 	_      [64 - 32]byte
 }
+
+// decisionName tells a consuming decision from every other of its limiter:
+// the key's hash, the decision's id and its store's epoch (see Result.id).
+type decisionName struct{ kh, id, epoch uint64 }
 
 func newRefundLedger(capacity int) *refundLedger {
 	return &refundLedger{perShard: max(1, capacity/ledgerShards)}
@@ -42,12 +46,12 @@ func newRefundLedger(capacity int) *refundLedger {
 // on, at now. It fails with ErrRefunded when id was refunded before, and
 // with ErrRefundLedgerFull when the shard is full of entries that may not
 // go yet.
-func (lg *refundLedger) spend(id uint64, until, now int64) error {
-	s := &lg.shards[id%ledgerShards]
+func (lg *refundLedger) spend(id decisionName, until, now int64) error {
+	s := &lg.shards[(id.id^id.kh)%ledgerShards]
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.spent == nil {
-		s.spent = make(map[uint64]int64)
+		s.spent = make(map[decisionName]int64)
 	}
 	if _, ok := s.spent[id]; ok {
 		return fmt.Errorf("core: refund: %w", ErrRefunded)

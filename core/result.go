@@ -69,12 +69,15 @@ type Result struct {
 	policy *Policy
 	taken  bool  // the cost was consumed (a Refund may give it back)
 	bind   uint8 // index of the binding limit
-	// id names a consuming decision, unique within its limiter (0 for
-	// anything else); kh is the key's hash and owner the limiter that
-	// decided. Refund gives back a decision at most once, to the key and
-	// limiter that took it.
+	// id names a consuming decision (0 for anything else); kh is the key's
+	// hash and owner the limiter that decided. Refund gives back a
+	// decision at most once, to the key and limiter that took it. With
+	// epoch (for the in-memory store, the epoch of the key's shard the
+	// take read: see memword.go), kh and id tell the decision from every
+	// other of its limiter.
 	id    uint64
 	kh    uint64
+	epoch uint64
 	owner *Limiter
 	// per holds each limit's outcome (a single limit's is also the top
 	// level).

@@ -23,8 +23,8 @@ const MaxRollingPeriods = 1024
 // covers, so up to 2·Quota, or Quota + PeriodCap ([FixedWindow] is the case
 // n = 1). Use a finer Period, or [SlidingLog], when that matters.
 //
-// It keeps n+1 words per key: the index of the newest period written and a
-// ring of the n periods' counts.
+// It keeps n+2 words per key: the index of the newest period written, a
+// ring of the n periods' counts, and their sum.
 //
 // The state changes only at period boundaries, so a denied request can pass
 // at the first boundary at which both conditions hold: RetryAfter is the
@@ -84,14 +84,17 @@ func (r RollingWindow) compile() (stepper, error) {
 }
 
 // rollingWindowStep keeps st[0], the index (since the epoch) of the newest
-// period written, and st[1:1+n], the counts of periods st[0]−n+1 … st[0],
-// period p at st[1 + p mod n]. All counts 0 is a fresh key, whatever st[0].
+// period written, st[1:1+n], the counts of periods st[0]−n+1 … st[0],
+// period p at st[1 + p mod n], and st[1+n], the sum of those counts (the
+// ring's total), so that the window's units at the newest period, and the
+// cost of forgetting the key, are known without summing n counts. All
+// counts 0 is a fresh key, whatever st[0].
 type rollingWindowStep struct {
 	noPenalty
 	limit, pcap, period, n int64
 }
 
-func (r *rollingWindowStep) words() int { return int(r.n) + 1 }
+func (r *rollingWindowStep) words() int { return int(r.n) + 2 }
 
 func (r *rollingWindowStep) quota() (int64, time.Duration) {
 	return r.limit, time.Duration(r.n * r.period)
@@ -106,14 +109,10 @@ func (r *rollingWindowStep) bucket(st []int64, p int64) *int64 {
 	return &st[1+m]
 }
 
-func (r *rollingWindowStep) empty(st []int64) bool {
-	for _, c := range st[1:] {
-		if c != 0 {
-			return false
-		}
-	}
-	return true
-}
+// total returns the ring's total (counts are never negative).
+func (r *rollingWindowStep) total(st []int64) *int64 { return &st[1+r.n] }
+
+func (r *rollingWindowStep) empty(st []int64) bool { return *r.total(st) == 0 }
 
 // view returns the period p a request at now is decided in (never older
 // than the newest written, unless the state is empty), the first kept
@@ -125,11 +124,15 @@ func (r *rollingWindowStep) view(st []int64, now int64) (p, first, sum, cur int6
 		p = idx
 	}
 	first = max(p, idx) - r.n + 1
-	for q := first; q <= idx; q++ {
-		sum += max(*r.bucket(st, q), 0)
+	if p <= idx {
+		sum = *r.total(st) // the whole ring is in the window
+	} else {
+		for q := first; q <= idx; q++ {
+			sum += *r.bucket(st, q)
+		}
 	}
 	if p == idx {
-		cur = max(*r.bucket(st, idx), 0)
+		cur = *r.bucket(st, idx)
 	}
 	return p, first, sum, cur
 }
@@ -160,16 +163,19 @@ func (r *rollingWindowStep) take(st []int64, now, cost int64, commit bool) outco
 		return o
 	}
 	if commit {
-		idx := st[0]
+		idx, total := st[0], r.total(st)
 		if p-idx >= r.n || p < idx {
 			clear(st[1:])
 		} else {
 			for q := idx + 1; q <= p; q++ {
-				*r.bucket(st, q) = 0
+				b := r.bucket(st, q)
+				*total -= *b
+				*b = 0
 			}
 		}
 		st[0] = p
 		*r.bucket(st, p) = cur + cost
+		*total += cost
 	}
 	return outcome{
 		allowed:    true,
@@ -186,7 +192,7 @@ func (r *rollingWindowStep) firstAdmit(st []int64, p, sum, cost int64) int64 {
 	for k := int64(1); k < r.n; k++ {
 		// Period p−n+k leaves the window at the boundary p+k.
 		if q := p - r.n + k; q > idx-r.n && q <= idx {
-			sum -= max(*r.bucket(st, q), 0)
+			sum -= *r.bucket(st, q)
 		}
 		if cost <= r.limit-sum {
 			return (p + k) * r.period
@@ -204,7 +210,9 @@ func (r *rollingWindowStep) refund(st []int64, _, taken, _, cost int64) {
 	if *b <= 0 {
 		return
 	}
-	*b -= min(cost, *b)
+	give := min(cost, *b)
+	*b -= give
+	*r.total(st) -= give
 	if r.empty(st) {
 		st[0] = 0
 	}

@@ -157,7 +157,7 @@ func TestRollingWindowValidate(t *testing.T) {
 	})
 	p, err := core.Single("daily", core.RollingWindow{Quota: 10000, Window: 24 * time.Hour, Period: time.Hour, PeriodCap: 1000})
 	require.NoError(t, err)
-	assert.Equal(t, 25, p.StateWords())
+	assert.Equal(t, 26, p.StateWords()) // the newest period, 24 counts, their sum
 }
 
 func TestRollingWindowIdleAt(t *testing.T) {

@@ -41,9 +41,10 @@ type Request struct {
 	// most once per id; the zero id names nothing.
 	RefundID [2]uint64
 
-	// id is, for OpRefund, the refunded decision's id: the in-memory store
-	// tells by it whether the take was made before its key was evicted.
-	id uint64
+	// epoch is, for OpRefund, the in-memory shard's eviction epoch the
+	// refunded take read: the in-memory store tells by it whether the take
+	// was made before its key was evicted.
+	epoch uint64
 }
 
 // Store keeps the per-key state of policies. Implementations must be safe

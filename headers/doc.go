@@ -4,10 +4,12 @@
 // draft-ietf-httpapi-ratelimit-headers in one of three shapes ([Draft]).
 //
 // A [Writer] is built once by [New] and is then safe for concurrent use. Its
-// [Writer.Write] costs two allocations per call whatever the number of
-// fields: every value is formatted into one stack buffer that becomes one
-// string, and every field's []string is a one-element window of one shared
-// slice.
+// [Writer.Write] costs one allocation per call whatever the number of
+// fields: the values that depend on the decision are formatted (without
+// fmt) into one stack buffer, which is copied into one block of memory
+// together with the fields' value slices, each a one-element window of the
+// block. What depends on the policy alone (RateLimit-Policy, each limit's
+// quota and name) is rendered once per policy and shared by every Write.
 //
 // # What is written
 //

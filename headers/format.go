@@ -1,9 +1,6 @@
 package headers
 
-import (
-	"strconv"
-	"time"
-)
+import "strconv"
 
 // maxInt is the largest Integer of RFC 9651 Structured Fields (15 digits).
 // Every integer written is clamped to [0, maxInt], so that every field is a
@@ -26,48 +23,6 @@ func appendInt(b []byte, v int64) []byte {
 		return append(b, byte('0'+v/10), byte('0'+v%10))
 	}
 	return strconv.AppendInt(b, v, 10)
-}
-
-const second = int64(time.Second)
-
-// ceilSeconds returns d nanoseconds in whole seconds rounded up; 0 for d ≤ 0.
-func ceilSeconds(d int64) int64 {
-	if d <= 0 {
-		return 0
-	}
-	s := d / second
-	if d%second != 0 {
-		s++
-	}
-	return s
-}
-
-// retrySeconds returns a wait of d in whole seconds rounded up and at least
-// 1: a Retry-After of 0 would invite an immediate retry that the limiter
-// has just refused.
-func retrySeconds(d time.Duration) int64 { return max(ceilSeconds(int64(d)), 1) }
-
-// windowSeconds returns a window of d in whole seconds rounded up and at
-// least 1, as the drafts want windows to be positive.
-func windowSeconds(d time.Duration) int64 { return max(ceilSeconds(int64(d)), 1) }
-
-// epochCeil returns the Unix time in seconds, rounded up, of the instant at
-// (Unix nanoseconds) plus d nanoseconds, without overflowing.
-func epochCeil(at, d int64) int64 {
-	s, r := at/second, at%second
-	if r < 0 {
-		s, r = s-1, r+second
-	}
-	d = max(d, 0)
-	s += d / second
-	r += d % second
-	if r >= second {
-		s, r = s+1, r-second
-	}
-	if r > 0 {
-		s++
-	}
-	return s
 }
 
 const hexDigits = "0123456789abcdef"

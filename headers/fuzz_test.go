@@ -68,91 +68,116 @@ func FuzzWrite(f *testing.F) {
 	})
 }
 
+// checkFuzzed checks the fields of h, written by a Writer of draft d for r,
+// a decision on limits.
 func checkFuzzed(t *testing.T, h http.Header, d headers.Draft, r *core.Result, limits []core.Limit) {
 	t.Helper()
 	checkValid(t, h, d)
-	num := func(name string) int64 {
-		t.Helper()
-		n, err := sftest.CheckInt(h.Get(name))
-		if err != nil {
-			t.Fatalf("%s: %v", name, err)
-		}
-		return n
-	}
 	retry, hasRetry := h["Retry-After"]
 	if want := !r.Allowed && r.RetryAfter != core.Never; hasRetry != want {
 		t.Fatalf("Retry-After %q written for allowed=%v retry=%v", retry, r.Allowed, r.RetryAfter)
 	}
-	if hasRetry && num("Retry-After") < 1 {
+	if hasRetry && fieldInt(t, h, "Retry-After") < 1 {
 		t.Fatalf("Retry-After %q", retry)
 	}
-	if !r.Allowed && num("X-RateLimit-Remaining") != 0 {
+	if !r.Allowed && fieldInt(t, h, "X-RateLimit-Remaining") != 0 {
 		t.Fatalf("denied with X-RateLimit-Remaining %q", h.Get("X-RateLimit-Remaining"))
 	}
-	num("X-RateLimit-Limit")
-	num("X-RateLimit-Reset")
+	fieldInt(t, h, "X-RateLimit-Limit")
+	fieldInt(t, h, "X-RateLimit-Reset")
 	switch d {
 	case headers.DraftIETF11:
-		pol, err := sftest.CheckPolicy11(h.Get("RateLimit-Policy"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		rl, err := sftest.CheckRateLimit11(h.Get("RateLimit"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if len(pol) != len(limits) || len(rl) != len(limits) {
-			t.Fatalf("%d limits, %d policies, %d items", len(limits), len(pol), len(rl))
-		}
-		seen := map[string]bool{}
-		for i, lim := range limits {
-			name := pol[i].Bare.(string)
-			if rl[i].Bare.(string) != name {
-				t.Fatalf("item %d: policy %q, limit %q", i, name, rl[i].Bare)
-			}
-			if plainName(lim.Name) && name != lim.Name {
-				t.Fatalf("name %q written as %q", lim.Name, name)
-			}
-			if seen[name] {
-				t.Fatalf("two limits written as %q", name)
-			}
-			seen[name] = true
-			if rem, _ := rl[i].Param("r"); !r.Limits()[i].Allowed && rem != int64(0) {
-				t.Fatalf("limit %q denied with r=%v", lim.Name, rem)
-			}
-		}
-		if hasRetry {
-			// No effective window ends after Retry-After for a limit
-			// that denied the request.
-			ra := num("Retry-After")
-			for i, lr := range r.Limits() {
-				if tt, _ := rl[i].Param("t"); !lr.Allowed && tt.(int64) > ra {
-					t.Fatalf("limit %q: t=%v after Retry-After %d", lr.Name, tt, ra)
-				}
-			}
-		}
+		checkFuzzed11(t, h, r, limits)
 	case headers.DraftIETF7:
-		v, err := sftest.CheckRateLimit7(h.Get("RateLimit"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if !r.Allowed && v[1] != 0 {
-			t.Fatalf("denied with %q", h.Get("RateLimit"))
-		}
-		if hasRetry && strconv.FormatInt(v[2], 10) != retry[0] {
-			t.Fatalf("reset %d, Retry-After %s", v[2], retry[0])
-		}
+		checkFuzzed7(t, h, r)
 	case headers.DraftIETF6:
-		if _, err := sftest.CheckPolicy67(h.Get("RateLimit-Policy")); err != nil {
-			t.Fatal(err)
+		checkFuzzed6(t, h, r)
+	}
+}
+
+// fieldInt returns the integer value of field name of h.
+func fieldInt(t *testing.T, h http.Header, name string) int64 {
+	t.Helper()
+	n, err := sftest.CheckInt(h.Get(name))
+	if err != nil {
+		t.Fatalf("%s: %v", name, err)
+	}
+	return n
+}
+
+// checkFuzzed11 checks the draft 11 lists: one item per limit, with the
+// limit's name, r=0 for a limit that denied, and no t after Retry-After.
+func checkFuzzed11(t *testing.T, h http.Header, r *core.Result, limits []core.Limit) {
+	t.Helper()
+	pol, err := sftest.CheckPolicy11(h.Get("RateLimit-Policy"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rl, err := sftest.CheckRateLimit11(h.Get("RateLimit"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(pol) != len(limits) || len(rl) != len(limits) {
+		t.Fatalf("%d limits, %d policies, %d items", len(limits), len(pol), len(rl))
+	}
+	seen := map[string]bool{}
+	for i, lim := range limits {
+		name := pol[i].Bare.(string)
+		if rl[i].Bare.(string) != name {
+			t.Fatalf("item %d: policy %q, limit %q", i, name, rl[i].Bare)
 		}
-		if !r.Allowed && num("RateLimit-Remaining") != 0 {
-			t.Fatalf("denied with RateLimit-Remaining %q", h.Get("RateLimit-Remaining"))
+		if plainName(lim.Name) && name != lim.Name {
+			t.Fatalf("name %q written as %q", lim.Name, name)
 		}
-		num("RateLimit-Limit")
-		if hasRetry && h.Get("RateLimit-Reset") != retry[0] {
-			t.Fatalf("reset %s, Retry-After %s", h.Get("RateLimit-Reset"), retry[0])
+		if seen[name] {
+			t.Fatalf("two limits written as %q", name)
 		}
+		seen[name] = true
+		if rem, _ := rl[i].Param("r"); !r.Limits()[i].Allowed && rem != int64(0) {
+			t.Fatalf("limit %q denied with r=%v", lim.Name, rem)
+		}
+	}
+	if _, hasRetry := h["Retry-After"]; hasRetry {
+		// No effective window ends after Retry-After for a limit that
+		// denied the request.
+		ra := fieldInt(t, h, "Retry-After")
+		for i, lr := range r.Limits() {
+			if tt, _ := rl[i].Param("t"); !lr.Allowed && tt.(int64) > ra {
+				t.Fatalf("limit %q: t=%v after Retry-After %d", lr.Name, tt, ra)
+			}
+		}
+	}
+}
+
+// checkFuzzed7 checks the draft 7 dictionary: remaining 0 on a denial, and
+// its reset Retry-After's.
+func checkFuzzed7(t *testing.T, h http.Header, r *core.Result) {
+	t.Helper()
+	v, err := sftest.CheckRateLimit7(h.Get("RateLimit"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !r.Allowed && v[1] != 0 {
+		t.Fatalf("denied with %q", h.Get("RateLimit"))
+	}
+	if retry, ok := h["Retry-After"]; ok && strconv.FormatInt(v[2], 10) != retry[0] {
+		t.Fatalf("reset %d, Retry-After %s", v[2], retry[0])
+	}
+}
+
+// checkFuzzed6 checks the draft 6 fields: remaining 0 on a denial, and the
+// reset Retry-After's.
+func checkFuzzed6(t *testing.T, h http.Header, r *core.Result) {
+	t.Helper()
+	if _, err := sftest.CheckPolicy67(h.Get("RateLimit-Policy")); err != nil {
+		t.Fatal(err)
+	}
+	if !r.Allowed && fieldInt(t, h, "RateLimit-Remaining") != 0 {
+		t.Fatalf("denied with RateLimit-Remaining %q", h.Get("RateLimit-Remaining"))
+	}
+	fieldInt(t, h, "RateLimit-Limit")
+	if retry, ok := h["Retry-After"]; ok && h.Get("RateLimit-Reset") != retry[0] {
+		t.Fatalf("reset %s, Retry-After %s", h.Get("RateLimit-Reset"), retry[0])
 	}
 }
 

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/floodgate-go/floodgate/internal/race"
 	"github.com/floodgate-go/floodgate/internal/sftest"
 
 	"github.com/floodgate-go/floodgate/core"
@@ -625,23 +626,57 @@ func TestWriteConcurrent(t *testing.T) {
 	wg.Wait()
 }
 
-// Write makes two allocations, the string and the shared slice, whatever
-// the number of fields and limits.
+// Write and WriteKey make one allocation, whatever the draft, the fields
+// written and the number of limits, on admissions and denials alike.
 func TestWriteAllocs(t *testing.T) {
-	clk := coretest.NewClock(t0)
-	l := newLimiter(t, clk, burst, daily)
-	allowed := take(t, l, 1)
-	denied := takeN(t, l, 10)
-	require.False(t, denied.Allowed)
-	for _, d := range []headers.Draft{headers.DraftIETF11, headers.DraftIETF7, headers.DraftIETF6} {
-		w := newWriter(t, headers.Options{Draft: d})
-		h := http.Header{}
-		for _, r := range []*core.Result{&allowed, &denied} {
-			w.Write(h, r) // add the keys first: map growth is not Write's
-			n := testing.AllocsPerRun(100, func() { w.Write(h, r) })
-			assert.Equal(t, 2.0, n, "%v", d)
+	four := []core.Limit{burst, daily,
+		{Name: "hourly", Algorithm: core.GCRA{Rate: core.PerHour(500)}},
+		{Name: "weekly", Algorithm: core.GCRA{Rate: core.Per(2000, 7*24*time.Hour)}}}
+	secret := []byte("0123456789abcdef")
+	for _, opts := range []headers.Options{
+		{}, {Draft: headers.DraftIETF7}, {Draft: headers.DraftIETF6},
+		{PartitionKeySecret: secret}, {Omit: headers.XRateLimit | headers.RetryAfter},
+	} {
+		for _, limits := range [][]core.Limit{{burst}, {burst, daily}, four} {
+			l := newLimiter(t, coretest.NewClock(t0), limits...)
+			allowed := take(t, l, 1)
+			denied := takeN(t, l, 10)
+			never := take(t, l, 1<<40)
+			require.False(t, denied.Allowed)
+			if opts.PartitionKeySecret != nil && race.Enabled {
+				continue // the HMAC states are pooled
+			}
+			w := newWriter(t, opts)
+			h := http.Header{}
+			for _, r := range []*core.Result{&allowed, &denied, &never} {
+				w.WriteKey(h, r, "user") // add the keys first: map growth is not Write's
+				n := testing.AllocsPerRun(100, func() { w.WriteKey(h, r, "user") })
+				assert.Equal(t, 1.0, n, "%v, %d limits, allowed %v", opts.Draft, len(limits), r.Allowed)
+			}
 		}
 	}
+}
+
+// A Writer keeps a bounded number of policies rendered; the policies
+// beyond are rendered on every Write, with the same values.
+func TestWriteManyPolicies(t *testing.T) {
+	w := newWriter(t, headers.Options{})
+	var wg sync.WaitGroup
+	for g := range 4 {
+		wg.Go(func() {
+			for i := range 100 {
+				l := newLimiter(t, coretest.NewClock(t0), core.Limit{
+					Name:      "p" + strconv.Itoa(g*100+i),
+					Algorithm: core.GCRA{Rate: core.PerMinute(int64(1 + i)), Burst: int64(1 + g)},
+				})
+				r := take(t, l, 1)
+				for range 2 {
+					assert.Equal(t, write(newWriter(t, headers.Options{}), r), write(w, r))
+				}
+			}
+		})
+	}
+	wg.Wait()
 }
 
 func TestFieldString(t *testing.T) {

@@ -86,21 +86,3 @@ func trimOWS(s string) string { return strings.Trim(s, " \t") }
 func isAlnum(c byte) bool {
 	return c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z'
 }
-
-// isTchar reports whether c may appear in an HTTP token (RFC 9110).
-func isTchar(c byte) bool {
-	return isAlnum(c) || strings.IndexByte("!#$%&'*+-.^_`|~", c) >= 0
-}
-
-// isToken reports whether s is a non-empty HTTP token, such as a header name.
-func isToken(s string) bool {
-	if s == "" {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		if !isTchar(s[i]) {
-			return false
-		}
-	}
-	return true
-}

@@ -4,6 +4,8 @@ import (
 	"iter"
 	"net/netip"
 	"strings"
+
+	"github.com/floodgate-go/floodgate/internal/httpsyntax"
 )
 
 // forwardedEntries yields, for each element of the RFC 7239 Forwarded header
@@ -67,7 +69,7 @@ func parseForwardedElement(s string, i int) (f forwardedFor, next int, ok bool) 
 		i = skipOWS(s, i)
 		if i < len(s) && s[i] != ';' && s[i] != ',' {
 			start := i
-			for i < len(s) && isTchar(s[i]) {
+			for i < len(s) && httpsyntax.IsTchar(s[i]) {
 				i++
 			}
 			name := s[start:i]
@@ -123,7 +125,7 @@ func parseForwardedValue(s string, i int) (string, int, bool) {
 		return "", 0, false // unterminated
 	}
 	start := i
-	for i < len(s) && (isTchar(s[i]) || s[i] == ':' || s[i] == '[' || s[i] == ']') {
+	for i < len(s) && (httpsyntax.IsTchar(s[i]) || s[i] == ':' || s[i] == '[' || s[i] == ']') {
 		i++
 	}
 	return s[start:i], i, i > start

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"net/http"
 	"reflect"
+
+	"github.com/floodgate-go/floodgate/internal/httpsyntax"
 )
 
 // hashDomain separates the hashes of this package from any other use of
@@ -41,7 +43,7 @@ func hashKey(label, scope, value string) string {
 //
 // Header panics if name is not a valid header name.
 func Header(name string) Func {
-	if !isToken(name) {
+	if !httpsyntax.IsToken(name) {
 		panic(fmt.Errorf("keyfunc: Header: invalid header name %q: %w", name, ErrInvalidOptions))
 	}
 	name = http.CanonicalHeaderKey(name)

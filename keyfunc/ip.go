@@ -7,6 +7,8 @@ import (
 	"net/netip"
 	"slices"
 	"strconv"
+
+	"github.com/floodgate-go/floodgate/internal/httpsyntax"
 )
 
 // Source selects the list header a [ClientIP] extractor walks when the direct
@@ -161,7 +163,7 @@ func newIPExtractor(opts IPOptions) (*ipExtractor, error) {
 		return nil, invalid("Headers need trusted proxies or hops")
 	}
 	for _, h := range opts.Headers {
-		if !isToken(h) {
+		if !httpsyntax.IsToken(h) {
 			return nil, invalid("header name %q is not valid", h)
 		}
 		h = http.CanonicalHeaderKey(h)

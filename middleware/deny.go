@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/floodgate-go/floodgate/core"
+	"github.com/floodgate-go/floodgate/internal/seconds"
 )
 
 // deny answers a denied request: the rate-limit headers, Retry-After, and
@@ -16,12 +17,7 @@ func (m *Middleware) deny(w http.ResponseWriter, r *http.Request, res *core.Resu
 	h := w.Header()
 	m.hdr.Write(h, res)
 	if res.RetryAfter != core.Never {
-		// A custom Limiter may deny without limits in its Result (the
-		// header Writer then writes nothing) or with a RetryAfter of 0 or
-		// less; the Writer may omit or rename Retry-After.
-		if v := h["Retry-After"]; len(v) != 1 || !isSeconds(v[0], retrySeconds(res.RetryAfter)) {
-			h["Retry-After"] = []string{retryAfterValue(res.RetryAfter)}
-		}
+		ensureRetryAfter(h, res.RetryAfter)
 	}
 	if m.opts.Denied == nil {
 		writeDenied(w, res)
@@ -36,29 +32,23 @@ func (m *Middleware) deny(w http.ResponseWriter, r *http.Request, res *core.Resu
 	m.opts.Denied(w, r, *res)
 }
 
-// retrySeconds returns d in whole seconds, rounded up, at least 1: a
-// Retry-After of 0 would invite an immediate retry that has just been
-// refused.
-func retrySeconds(d time.Duration) int64 {
-	if d <= time.Second {
-		return 1
+// ensureRetryAfter makes sure h's Retry-After is the wait d: a custom
+// Limiter may deny without limits in its Result (the header Writer then
+// writes nothing) or with a RetryAfter of 0 or less, and the Writer may
+// omit or rename Retry-After. What the Writer wrote is kept when it is
+// right.
+func ensureRetryAfter(h http.Header, d time.Duration) {
+	var buf [20]byte
+	want := strconv.AppendInt(buf[:0], seconds.Positive(d), 10)
+	if v := h["Retry-After"]; len(v) == 1 && v[0] == string(want) {
+		return
 	}
-	s := int64(d / time.Second)
-	if d%time.Second != 0 {
-		s++
-	}
-	return s
+	h["Retry-After"] = []string{string(want)}
 }
 
-// retryAfterValue returns the Retry-After value of a wait of d.
-func retryAfterValue(d time.Duration) string { return strconv.FormatInt(retrySeconds(d), 10) }
-
-// isSeconds reports whether v is the decimal integer n: the header Writer
-// has already written the right Retry-After, so it need not be replaced.
-func isSeconds(v string, n int64) bool {
-	got, err := strconv.ParseInt(v, 10, 64)
-	return err == nil && got == n
-}
+// retryAfterValue returns the Retry-After value of a wait of d: whole
+// seconds, rounded up, at least 1.
+func retryAfterValue(d time.Duration) string { return strconv.FormatInt(seconds.Positive(d), 10) }
 
 // retryOn429 adds Retry-After to a 429 answer that has none.
 type retryOn429 struct {

@@ -5,7 +5,9 @@
 // decides it (one limiter, per-route [Routes], per-tenant [Tiers]), asks the
 // limiter, writes the rate-limit headers (package headers) and then either
 // calls the next handler or answers 429 with an RFC 9457
-// application/problem+json body.
+// application/problem+json body. The short forms: [PerIP] ("100/min" per
+// client IP), [Rate] (a rate string wherever a Limiter is given) and
+// [APIKeyOrIP] (API-key clients and anonymous clients at their own rates).
 //
 // It never waves a request through by accident: a request whose key cannot
 // be extracted is refused (403) unless Options.Key itself falls back (see

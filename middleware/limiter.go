@@ -45,6 +45,9 @@ func checkLimiter(what string, l Limiter) error {
 	if isnil.Value(l) {
 		return fmt.Errorf("middleware: %s: nil limiter (%T): %w", what, l, core.ErrInvalidConfig)
 	}
+	if b, ok := l.(*badRate); ok { // a Rate that could not be built
+		return fmt.Errorf("middleware: %s: %w", what, b.err)
+	}
 	if p, ok := l.(interface{ Policy() *core.Policy }); ok && p.Policy() == nil {
 		return fmt.Errorf("middleware: %s: limiter %T has no policy (a zero value, not made by its constructor): %w", what, l, core.ErrInvalidConfig)
 	}

@@ -6,11 +6,11 @@ import (
 	"fmt"
 	"net/http"
 	"strconv"
-	"sync/atomic"
 	"time"
 
 	"github.com/floodgate-go/floodgate/core"
 	"github.com/floodgate-go/floodgate/headers"
+	"github.com/floodgate-go/floodgate/internal/seconds"
 	"github.com/floodgate-go/floodgate/keyfunc"
 )
 
@@ -43,29 +43,31 @@ func NewSelect(sel Selector, opts Options) (*Middleware, error) {
 		return nil, err
 	}
 	m := &Middleware{sel: sel, opts: opts, key: opts.Key, hdr: opts.Headers}
+	if err := m.setDefaults(); err != nil {
+		return nil, err
+	}
+	return m, nil
+}
+
+// setDefaults fills in what the options leave out: the client IP key, every
+// header, and the Retry-After of 503 answers (1 second by default).
+func (m *Middleware) setDefaults() error {
 	if m.key == nil {
 		k, err := keyfunc.ClientIP(keyfunc.IPOptions{})
 		if err != nil {
-			return nil, err
+			return err
 		}
 		m.key = k
 	}
 	if m.hdr == nil {
 		h, err := headers.New(headers.Options{})
 		if err != nil {
-			return nil, err
+			return err
 		}
 		m.hdr = h
 	}
-	if opts.FailRetryAfter < 0 || opts.MaxDelay < 0 {
-		return nil, fmt.Errorf("middleware: negative FailRetryAfter or MaxDelay: %w", core.ErrInvalidConfig)
-	}
-	fra := opts.FailRetryAfter
-	if fra == 0 {
-		fra = time.Second
-	}
-	m.failRetry = strconv.FormatInt(int64((fra+time.Second-1)/time.Second), 10)
-	return m, nil
+	m.failRetry = strconv.FormatInt(seconds.Positive(m.opts.FailRetryAfter), 10)
+	return nil
 }
 
 // Handler wraps next: the middleware as a func(http.Handler) http.Handler.
@@ -86,39 +88,6 @@ func (m *Middleware) Handler(next http.Handler) http.Handler {
 		next.ServeHTTP(sw, r)
 		a.End(r.Context(), sw.Status())
 	})
-}
-
-// Admission is an admitted request whose cost may still be refunded: see
-// [Middleware.Begin].
-type Admission struct {
-	m    *Middleware
-	lim  Limiter
-	key  string
-	res  core.Result
-	done uint32 // set (atomically) by the first End
-}
-
-// Counting reports whether [Admission.End] needs the response status: the
-// middleware counts only some statuses (Options.CountIf).
-func (a *Admission) Counting() bool { return a.lim != nil && a.m.opts.CountIf != nil }
-
-// Result returns the decision that admitted the request; the zero Result
-// for skipped or unlimited requests.
-func (a *Admission) Result() core.Result { return a.res }
-
-// End reports the response status of the admitted request, so that a
-// request Options.CountIf says should not count is refunded. Calling it is
-// needed only when [Admission.Counting] is true; it is safe either way.
-// Only the first call acts, even when calls race; a copy of the Admission
-// ended again is refused by the limiter (a *core.Limiter refunds a
-// decision once), so nothing is ever given back twice.
-func (a *Admission) End(ctx context.Context, status int) {
-	if !a.Counting() || !atomic.CompareAndSwapUint32(&a.done, 0, 1) || a.m.opts.CountIf(status) {
-		return
-	}
-	if _, err := a.lim.Refund(context.WithoutCancel(ctx), a.key, a.res); err != nil && !errors.Is(err, core.ErrRefunded) {
-		a.m.report(nil, err)
-	}
 }
 
 // Begin decides r. When it returns false it has written the whole answer
@@ -143,86 +112,135 @@ func (m *Middleware) begin(w http.ResponseWriter, r *http.Request, route string,
 		refuseInvalid(w)
 		return false
 	}
-	o := &m.opts
-	if o.Skip != nil && o.Skip(r) {
+	if m.opts.Skip != nil && m.opts.Skip(r) {
 		return true
 	}
+	lim, key, ok := m.identify(w, r, route)
+	if !ok || lim == nil {
+		return ok
+	}
+	cost, ok := m.cost(w, r)
+	if !ok {
+		return false
+	}
+	if err := decide(r.Context(), lim, key, cost, &a.res); err != nil {
+		return m.failed(w, r, err)
+	}
+	a.m, a.lim, a.key = m, lim, key
+	if m.refused(r.Context(), a) {
+		return m.denied(w, r, a)
+	}
+	return m.admit(w, r, a)
+}
+
+// identify returns the limiter that decides r and the key it decides r
+// for; a nil limiter leaves r unlimited. When ok is false, r was refused:
+// the answer is written.
+func (m *Middleware) identify(w http.ResponseWriter, r *http.Request, route string) (lim Limiter, key string, ok bool) {
 	lim, scope, err := m.selectLimiter(r, route)
 	if err != nil {
 		m.refuse(w, r, err)
-		return false
+		return nil, "", false
 	}
 	if lim == nil {
-		return true
+		return nil, "", true
 	}
-	key, err := m.key(r)
-	if err != nil {
+	if key, err = m.key(r); err != nil {
 		m.refuse(w, r, err)
-		return false
+		return nil, "", false
 	}
 	if scope != "" {
 		key = scoped(scope, key)
 	}
-	cost := int64(1)
-	if o.Cost != nil {
-		if cost = o.Cost(r); cost < 1 {
-			m.report(r, fmt.Errorf("%w: %d", ErrInvalidCost, cost))
-			writeProblem(w, http.StatusInternalServerError, "Internal Server Error", "the rate limit cost of this request is invalid", nil)
-			return false
-		}
-	}
-	ctx := r.Context()
+	return lim, key, true
+}
 
-	a.res, err = lim.AllowN(ctx, key, cost)
-	res := &a.res
-	if err != nil {
-		m.report(r, err)
-		if o.FailOpen || o.DryRun {
-			return true
-		}
-		w.Header()["Retry-After"] = []string{m.failRetry}
-		writeProblem(w, http.StatusServiceUnavailable, "Service Unavailable", "the rate limiter is unavailable", nil)
-		return false
+// cost returns the cost of r. When ok is false, the cost function is
+// broken: the error is reported and r answered 500.
+func (m *Middleware) cost(w http.ResponseWriter, r *http.Request) (cost int64, ok bool) {
+	if m.opts.Cost == nil {
+		return 1, true
 	}
-	a.m, a.lim, a.key = m, lim, key
-	if !res.Allowed || (o.MaxDelay > 0 && res.Delay > o.MaxDelay) {
-		if res.Allowed { // the delay is beyond MaxDelay: give it back, deny
-			m.giveBack(ctx, a)
-			res.Allowed, res.RetryAfter = false, res.Delay-o.MaxDelay
-		}
-		denied := *res
-		*a = Admission{}
-		if o.OnDenied != nil {
-			o.OnDenied(r, denied)
-		}
-		if o.DryRun {
-			return true
-		}
-		m.deny(w, r, &denied)
-		return false
+	if cost = m.opts.Cost(r); cost < 1 {
+		m.report(r, fmt.Errorf("%w: %d", ErrInvalidCost, cost))
+		badCost.Write(w, nil, false)
+		return 0, false
 	}
-	if o.DryRun {
+	return cost, true
+}
+
+// decide takes cost for key from lim into res: in place from a
+// *core.Limiter, so that the Result is not copied.
+func decide(ctx context.Context, lim Limiter, key string, cost int64, res *core.Result) (err error) {
+	if l, ok := lim.(*core.Limiter); ok {
+		return l.Take(ctx, key, cost, res)
+	}
+	*res, err = lim.AllowN(ctx, key, cost)
+	return err
+}
+
+// failed handles a limiter error: it reports it and serves the request
+// when failing open or dry-running, or answers 503 with Retry-After.
+func (m *Middleware) failed(w http.ResponseWriter, r *http.Request, err error) bool {
+	m.report(r, err)
+	if m.opts.FailOpen || m.opts.DryRun {
 		return true
 	}
-	m.hdr.Write(w.Header(), res)
-	if res.Delay > 0 {
-		t := time.NewTimer(res.Delay)
-		select {
-		case <-t.C:
-		case <-ctx.Done():
-			t.Stop()
-			m.giveBack(ctx, a)
-			*a = Admission{}
-			return false
-		}
+	w.Header()["Retry-After"] = []string{m.failRetry}
+	unavailable.Write(w, nil, false)
+	return false
+}
+
+// refused reports whether a's decision refuses the request: a denial, or an
+// admission whose shaping delay passes Options.MaxDelay, which is given
+// back and turned into a denial.
+func (m *Middleware) refused(ctx context.Context, a *Admission) bool {
+	res := &a.res
+	if res.Allowed && m.opts.MaxDelay > 0 && res.Delay > m.opts.MaxDelay {
+		m.giveBack(ctx, a)
+		res.Allowed, res.RetryAfter = false, res.Delay-m.opts.MaxDelay
+	}
+	return !res.Allowed
+}
+
+// denied reports the denial in a and, unless dry-running, answers it; a is
+// left zero.
+func (m *Middleware) denied(w http.ResponseWriter, r *http.Request, a *Admission) (serve bool) {
+	if m.opts.OnDenied != nil {
+		m.opts.OnDenied(r, a.res)
+	}
+	if serve = m.opts.DryRun; !serve {
+		m.deny(w, r, &a.res)
+	}
+	*a = Admission{}
+	return serve
+}
+
+// admit sets the rate-limit headers of an admitted request and waits out
+// its shaping delay; neither in dry-run mode.
+func (m *Middleware) admit(w http.ResponseWriter, r *http.Request, a *Admission) bool {
+	if m.opts.DryRun {
+		return true
+	}
+	m.hdr.Write(w.Header(), &a.res)
+	if a.res.Delay > 0 {
+		return m.wait(r.Context(), a)
 	}
 	return true
 }
 
-// giveBack refunds an admission whose request will not be served.
-func (m *Middleware) giveBack(ctx context.Context, a *Admission) {
-	if _, err := a.lim.Refund(context.WithoutCancel(ctx), a.key, a.res); err != nil {
-		m.report(nil, err)
+// wait waits out a's shaping delay. When ctx ends first, a is given back
+// and left zero, and the request is not to be served.
+func (m *Middleware) wait(ctx context.Context, a *Admission) bool {
+	t := time.NewTimer(a.res.Delay)
+	select {
+	case <-t.C:
+		return true
+	case <-ctx.Done():
+		t.Stop()
+		m.giveBack(ctx, a)
+		*a = Admission{}
+		return false
 	}
 }
 
@@ -232,7 +250,7 @@ func (m *Middleware) refuse(w http.ResponseWriter, r *http.Request, err error) {
 		m.opts.NoKey(w, r, err)
 		return
 	}
-	writeProblem(w, http.StatusForbidden, "Forbidden", "the request cannot be attributed to a client for rate limiting", nil)
+	noClient.Write(w, nil, false)
 }
 
 func (m *Middleware) report(r *http.Request, err error) {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net/http"
 
+	"github.com/floodgate-go/floodgate/internal/httpsyntax"
 	"github.com/floodgate-go/floodgate/internal/routepath"
 )
 
@@ -87,29 +88,26 @@ func (m *Middleware) selectLimiter(r *http.Request, route string) (Limiter, stri
 // case, and whether r is a preflight: OPTIONS with an Origin and a valid
 // Access-Control-Request-Method.
 func preflightMethod(r *http.Request) (string, bool) {
-	if routepath.Method(r.Method) != http.MethodOptions || len(r.Header["Origin"]) == 0 {
+	if !isOptions(r.Method) || len(r.Header["Origin"]) == 0 {
 		return "", false
 	}
 	v := r.Header["Access-Control-Request-Method"]
-	if len(v) != 1 || !isToken(v[0]) {
+	if len(v) != 1 || !httpsyntax.IsToken(v[0]) {
 		return "", false
 	}
 	return routepath.Method(v[0]), true
 }
 
-// isToken reports whether s is an HTTP token (RFC 9110 §5.6.2), as a method
-// must be.
-func isToken(s string) bool {
-	if s == "" {
+// isOptions reports whether method is OPTIONS in any ASCII case, as
+// routepath.Method reads methods (Unicode folding would take "OPTIONſ" for
+// one), without allocating.
+func isOptions(method string) bool {
+	const want = http.MethodOptions
+	if len(method) != len(want) {
 		return false
 	}
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		switch {
-		case 'a' <= c && c <= 'z', 'A' <= c && c <= 'Z', '0' <= c && c <= '9':
-		case c == '!' || c == '#' || c == '$' || c == '%' || c == '&' || c == '\'' || c == '*' ||
-			c == '+' || c == '-' || c == '.' || c == '^' || c == '_' || c == '`' || c == '|' || c == '~':
-		default:
+	for i := 0; i < len(want); i++ {
+		if c := method[i]; c != want[i] && c != want[i]+'a'-'A' {
 			return false
 		}
 	}

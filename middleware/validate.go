@@ -14,8 +14,8 @@ type validator interface{ validate() error }
 
 // checkConfig refuses what would make the middleware fail on its first
 // request: a nil or typed-nil Selector, a Selector of this package with a
-// bad limiter, or an unknown Preflight mode. Its errors wrap
-// core.ErrInvalidConfig.
+// bad limiter, an unknown Preflight mode, or a negative duration. Its
+// errors wrap core.ErrInvalidConfig.
 func checkConfig(sel Selector, opts *Options) error {
 	if isnil.Value(sel) {
 		return fmt.Errorf("middleware: nil selector (%T): %w", sel, core.ErrInvalidConfig)
@@ -27,6 +27,9 @@ func checkConfig(sel Selector, opts *Options) error {
 	}
 	if opts.Preflight > PreflightAsOptions {
 		return fmt.Errorf("middleware: unknown %v: %w", opts.Preflight, core.ErrInvalidConfig)
+	}
+	if opts.FailRetryAfter < 0 || opts.MaxDelay < 0 {
+		return fmt.Errorf("middleware: negative FailRetryAfter or MaxDelay: %w", core.ErrInvalidConfig)
 	}
 	return nil
 }
@@ -54,5 +57,5 @@ func (m *Middleware) mustValidate() {
 // with 500, so that calling Begin on a zero Middleware fails closed
 // instead of panicking.
 func refuseInvalid(w http.ResponseWriter) {
-	writeProblem(w, http.StatusInternalServerError, "Internal Server Error", "the rate limiter is not configured", nil)
+	notReady.Write(w, nil, false)
 }

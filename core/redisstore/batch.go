@@ -1,10 +1,11 @@
 package redisstore
 
 import (
+	"bytes"
 	"context"
 	"fmt"
-	"io"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -13,15 +14,20 @@ import (
 	"github.com/redis/go-redis/v9"
 )
 
-// call is one decision waiting for its pipeline.
+// call is one decision waiting for its pipeline: keys and args (op, cost,
+// now, taken, slack; see main.lua) are those of the library's single
+// decision function.
 type call struct {
 	sc    *compiled
 	keys  []string
 	args  []any
-	trial bool // the breaker's half-open trial
-	reply []any
+	trial bool   // the breaker's half-open trial
+	reply []byte // the decision's record (see step.lua), in buf
+	buf   []byte // the call's own: its reply is read into it
 	err   error
 	done  chan struct{}
+	cmd   []any    // the command's arguments, when it is sent alone
+	batch [1]*call // the call alone, for execDirect
 }
 
 var callPool = sync.Pool{New: func() any { return &call{done: make(chan struct{}, 1)} }}
@@ -43,6 +49,13 @@ var errTimeout = fmt.Errorf("decision timed out: %w", context.DeadlineExceeded)
 // reply of Redis, or nil); otherwise a worker may still use c, which must
 // not be reused.
 func (s *Store) exec(ctx context.Context, c *call) (completed bool, err error) {
+	if s.direct {
+		n := s.callers.Add(1)
+		defer s.callers.Add(-1)
+		if n == 1 && !c.trial && !s.slow() {
+			return s.execDirect(ctx, c)
+		}
+	}
 	t := timerPool.Get().(*time.Timer)
 	t.Reset(s.opts.Timeout)
 	defer func() {
@@ -82,18 +95,73 @@ func (s *Store) exec(ctx context.Context, c *call) (completed bool, err error) {
 	}
 }
 
-// worker runs queued calls in pipelines of up to MaxBatch.
+// execDirect runs c alone on the caller's goroutine, for a client that
+// bounds its round trips by the context's deadline (ContextTimeoutEnabled:
+// see Options): no hand-off to a worker and back, whose two wake-ups cost a
+// lone decision more than its round trip on a fast link. The deadline is
+// Options.Timeout all the same; a reply missing it costs its connection
+// (go-redis closes it), which is why the workers, whose late replies keep
+// theirs, decide whenever more than one decision is under way or the link
+// is slow.
+func (s *Store) execDirect(ctx context.Context, c *call) (completed bool, err error) {
+	dctx, cancel := context.WithTimeout(ctx, s.opts.Timeout)
+	defer cancel()
+	s.inflight.Add(1)
+	s.lastSent.Store(nanotime())
+	c.batch[0] = c
+	s.runIn(dctx, c.batch[:], nil)
+	s.ended()
+	<-c.done
+	if c.err != nil && ctx.Err() == nil && dctx.Err() != nil {
+		s.stats.timeouts.Add(1)
+		return true, errTimeout
+	}
+	return true, c.err
+}
+
+// slow reports whether the round trip measured is a sizeable part of
+// Options.Timeout (or above it), where a missed deadline is likely.
+func (s *Store) slow() bool { return time.Duration(s.rttNs.Load()) >= s.opts.Timeout/4 }
+
+// worker runs queued calls in pipelines of up to MaxBatch. One worker at a
+// time collects a batch (the others wait for their turn): while other
+// round trips are in flight it goes on collecting for a little while (see
+// gather), then it sends the batch and the next worker collects.
 func (s *Store) worker() {
 	defer s.wg.Done()
 	batch := make([]*call, 0, s.opts.MaxBatch)
-	cmds := make([]*redis.Cmd, 0, s.opts.MaxBatch)
+	cmds := make([]redis.Cmder, 0, s.opts.MaxBatch)
+	t := time.NewTimer(time.Hour)
+	t.Stop()
 	for {
-		select {
-		case c := <-s.queue:
-			batch = append(batch[:0], c)
-		case <-s.quit:
+		var ok bool
+		batch, ok = s.gather(batch[:0], t)
+		if !ok {
 			return
 		}
+		cmds = s.run(batch, cmds[:0])
+		s.ended()
+	}
+}
+
+// gather collects the next batch into batch, in the collector's turn; it
+// reports false when the store closes. A batch goes when it is full, when
+// no round trip is in flight, or when the last one was sent a while ago
+// (half the round trip measured, at most maxGather): on a fast link,
+// decisions arriving while one round trip is out wait for it, and go
+// together in the next (one script call deciding them all costs Redis far
+// less than one each); on a slow one, a round trip starts at least every
+// maxGather, however many are out (up to Options.Pipelines).
+func (s *Store) gather(batch []*call, t *time.Timer) ([]*call, bool) {
+	s.collect.Lock()
+	defer s.collect.Unlock()
+	select {
+	case c := <-s.queue:
+		batch = append(batch, c)
+	case <-s.quit:
+		return batch, false
+	}
+	for {
 	fill:
 		for len(batch) < s.opts.MaxBatch {
 			select {
@@ -103,22 +171,67 @@ func (s *Store) worker() {
 				break fill
 			}
 		}
-		cmds = s.run(batch, cmds[:0])
+		if len(batch) >= s.opts.MaxBatch || s.inflight.Load() == 0 {
+			break
+		}
+		wait := min(time.Duration(s.rttNs.Load())/2, maxGather) - time.Duration(nanotime()-s.lastSent.Load())
+		if wait <= 0 {
+			break
+		}
+		t.Reset(wait)
+		select {
+		case c := <-s.queue:
+			batch = append(batch, c)
+		case <-s.roundEnded:
+		case <-t.C:
+		case <-s.quit:
+			t.Stop()
+			// Sent all the same: each caller waits for its call.
+			return batch, true
+		}
+		t.Stop()
+	}
+	s.inflight.Add(1)
+	s.lastSent.Store(nanotime())
+	return batch, true
+}
+
+// maxGather bounds how long a batch waits for round trips in flight.
+const maxGather = time.Millisecond
+
+// ended records the end of a round trip gather counted.
+func (s *Store) ended() {
+	s.inflight.Add(-1)
+	select {
+	case s.roundEnded <- struct{}{}:
+	default:
 	}
 }
+
+// nanotime is a monotonic clock in ns.
+func nanotime() int64 { return int64(time.Since(clockBase)) }
+
+var clockBase = time.Now()
 
 // run sends batch as one pipeline: an FCALL per call, or an EVALSHA when
 // Redis has no functions (before 7.0, or forbidden) or Options.NoFunctions
 // says so. With FCALL, the calls of one policy whose keys may share a
 // script (any keys, but in one hash slot on a Cluster) are coalesced into
 // one FCALL of the library's batch function, which decides them in order
-// exactly as one FCALL each would. The calls whose function or script
-// Redis does not hold (FUNCTION FLUSH, SCRIPT FLUSH, a restart, a new
-// Cluster node) are sent again once: an FCALL after FUNCTION LOAD of their
-// libraries, or an EVAL, which loads the script.
-func (s *Store) run(batch []*call, cmds []*redis.Cmd) []*redis.Cmd {
+// exactly as one FCALL each would, and a take alone is an FCALL of the
+// library's take function. A single command goes as a plain command, not a
+// pipeline of one. The calls whose
+// function or script Redis does not hold (FUNCTION FLUSH, SCRIPT FLUSH, a
+// restart, a new Cluster node) are sent again once: an FCALL after
+// FUNCTION LOAD of their libraries, or an EVAL, which loads the script.
+func (s *Store) run(batch []*call, cmds []redis.Cmder) []redis.Cmder {
 	ctx, cancel := context.WithTimeout(s.ctx, s.ioTimeout)
 	defer cancel()
+	return s.runIn(ctx, batch, cmds)
+}
+
+// runIn is run within ctx.
+func (s *Store) runIn(ctx context.Context, batch []*call, cmds []redis.Cmder) []redis.Cmder {
 	fcall := !s.noFunctions.Load()
 	var one [1][]*call
 	groups := one[:0]
@@ -129,37 +242,15 @@ func (s *Store) run(batch []*call, cmds []*redis.Cmd) []*redis.Cmd {
 			groups = append(groups, batch[i:i+1])
 		}
 	}
-	send := func(p redis.Pipeliner, g []*call, fcall, load bool) *redis.Cmd {
-		c := g[0]
-		switch {
-		case len(g) > 1:
-			keys, args := batchArgs(g)
-			return p.FCall(ctx, c.sc.batchFn, keys, args...)
-		case fcall:
-			return p.FCall(ctx, c.sc.fn, c.keys, c.args...)
-		case load:
-			return p.Eval(ctx, c.sc.src, c.keys, c.args...)
-		}
-		return p.EvalSha(ctx, c.sc.sha, c.keys, c.args...)
-	}
-	// A refund applied twice gives back twice: a pipeline carrying one
-	// must not be sent again by the client after a broken connection (see
-	// noRetry).
 	epoch := s.br.epoch.Load() // what the breaker was when the round trip was sent
-	refunds := slices.ContainsFunc(batch, func(c *call) bool { return c.args[0] == opCodes[core.OpRefund] })
 	start := time.Now()
-	_, _ = s.client.Pipelined(ctx, func(p redis.Pipeliner) error {
-		if refunds {
-			s.noRetry(ctx, p)
-		}
-		for _, g := range groups {
-			cmds = append(cmds, send(p, g, fcall, false))
-		}
-		return nil
-	})
+	for _, g := range groups {
+		cmds = append(cmds, command(ctx, g, fcall, false))
+	}
+	s.send(ctx, cmds)
 	rtt := time.Since(start)
 	var retry []int
-	var split map[int][]*redis.Cmd // groups retried with a call each
+	var split map[int][]redis.Cmder // groups retried with a call each
 	answered := true
 	for i, cmd := range cmds {
 		switch classify(cmd.Err()) {
@@ -183,56 +274,37 @@ func (s *Store) run(batch []*call, cmds []*redis.Cmd) []*redis.Cmd {
 		if fcall && slices.ContainsFunc(retry, func(i int) bool { return classify(cmds[i].Err()) == classMissing }) {
 			fcall = s.loadLibraries(ctx, groups, retry)
 		}
-		_, _ = s.client.Pipelined(ctx, func(p redis.Pipeliner) error {
-			if refunds {
-				s.noRetry(ctx, p)
-			}
-			for _, i := range retry {
-				if len(groups[i]) > 1 && (!fcall || classify(cmds[i].Err()) != classMissing) {
-					// No functions after all: an EVAL per call.
-					if split == nil {
-						split = map[int][]*redis.Cmd{}
-					}
-					for _, c := range groups[i] {
-						split[i] = append(split[i], send(p, []*call{c}, fcall, !fcall))
-					}
-					continue
+		var again []redis.Cmder
+		for _, i := range retry {
+			if len(groups[i]) > 1 && (!fcall || classify(cmds[i].Err()) != classMissing) {
+				// No functions after all: an EVAL per call.
+				if split == nil {
+					split = map[int][]redis.Cmder{}
 				}
-				cmds[i] = send(p, groups[i], fcall, true)
+				for _, c := range groups[i] {
+					cmd := command(ctx, []*call{c}, fcall, !fcall)
+					split[i] = append(split[i], cmd)
+					again = append(again, cmd)
+				}
+				continue
 			}
-			return nil
-		})
+			cmds[i] = command(ctx, groups[i], fcall, true)
+			again = append(again, cmds[i])
+		}
+		s.send(ctx, again)
 	}
 	for i, g := range groups {
 		if sc, ok := split[i]; ok {
 			for j, c := range g {
-				c.reply, c.err = sc[j].Slice()
+				c.record(sc[j])
 			}
 			continue
 		}
 		if len(g) == 1 {
-			g[0].reply, g[0].err = cmds[i].Slice()
+			g[0].record(cmds[i])
 			continue
 		}
-		replies, err := cmds[i].Slice()
-		if err == nil && len(replies) != len(g) {
-			err = fmt.Errorf("redisstore: malformed batch reply of %d values for %d decisions", len(replies), len(g))
-		}
-		for j, c := range g {
-			switch {
-			case err != nil:
-				c.err = err
-			default:
-				switch r := replies[j].(type) {
-				case []any:
-					c.reply = r
-				case error:
-					c.err = r
-				default:
-					c.err = fmt.Errorf("redisstore: malformed batch reply value %v", r)
-				}
-			}
-		}
+		records(cmds[i].(*redis.ZeroCopyStringCmd), g)
 	}
 	s.report(batch, epoch)
 	for _, c := range batch {
@@ -244,19 +316,176 @@ func (s *Store) run(batch []*call, cmds []*redis.Cmd) []*redis.Cmd {
 	return cmds
 }
 
-// noRetry adds to p a command that go-redis never sends again (a PING
-// whose raw reply is discarded), which makes it send the whole pipeline at
-// most once: go-redis otherwise sends a pipeline again, up to the client's
-// MaxRetries (3 by default), when its connection breaks after the write,
-// though Redis may have run it. Replaying a take only counts it twice
-// (denies more); replaying a refund gives back twice, so pipelines carrying
-// a refund get it. A refund whose round trip breaks is then a fault: its
-// decision gives nothing back. (go-redis's Cluster client ignores this
-// mark, so on a Cluster a refund may still be replayed after a broken
-// connection.)
-func (s *Store) noRetry(ctx context.Context, p redis.Pipeliner) {
-	if !s.cluster {
-		_ = p.Process(ctx, redis.NewRawWriteToCmd(ctx, io.Discard, "PING"))
+// send sends cmds: one alone as a plain command, several in a pipeline.
+// Each command's outcome is its own. None is ever sent twice: they are
+// go-redis's NoRetry commands (see command).
+func (s *Store) send(ctx context.Context, cmds []redis.Cmder) {
+	if len(cmds) == 1 {
+		_ = s.client.Process(ctx, cmds[0])
+		return
+	}
+	_, _ = s.client.Pipelined(ctx, func(p redis.Pipeliner) error {
+		for _, cmd := range cmds {
+			_ = p.Process(ctx, cmd)
+		}
+		return nil
+	})
+}
+
+// opCodes are the ops' codes (see step.lua), and opArgs the same boxed
+// once.
+var (
+	opCodes = [...]string{core.OpTake: "T", core.OpPeek: "P", core.OpRefund: "F", core.OpReset: "R"}
+	opArgs  = [...]any{opCodes[0], opCodes[1], opCodes[2], opCodes[3]}
+)
+
+// Arguments boxed once: Redis TIME's "now", the take function's defaults,
+// and small key counts.
+var (
+	nowRedis  any = int64(-1)
+	zeroArg   any = int64(0)
+	oneArg    any = int64(1)
+	numKeyArg     = func() (a [16]any) {
+		for i := range a {
+			a[i] = strconv.Itoa(i)
+		}
+		return a
+	}()
+)
+
+func numKeys(n int) any {
+	if n < len(numKeyArg) {
+		return numKeyArg[n]
+	}
+	return n
+}
+
+// command returns the command deciding g: one call (FCALL of the take or
+// the single decision function, or EVALSHA, or with load EVAL, which loads
+// the script), or several, coalesced in one FCALL of the batch function.
+// Its arguments point into the calls (no copy of a key or a value), and
+// its reply is read into the call's buffer (or, for a batch, one of its
+// own). go-redis never sends such a command again (ZeroCopyStringCmd is
+// NoRetry, and so is a pipeline holding one, on a Cluster too): when its
+// reply is lost (a connection broken after the write), the decision is a
+// fault, and Redis applied it at most once — a take counted once, a
+// refund given back once.
+func command(ctx context.Context, g []*call, fcall, load bool) redis.Cmder {
+	c := g[0]
+	if len(g) > 1 {
+		n := 0
+		for _, c := range g {
+			n += len(c.keys)
+		}
+		a := make([]any, 0, 4+n+4*len(g))
+		a = append(a, "fcall", c.sc.batchArg, numKeys(n))
+		for _, c := range g {
+			for i := range c.keys {
+				a = append(a, &c.keys[i])
+			}
+		}
+		a = append(a, c.args[4]) // slack: one store's
+		for _, c := range g {
+			if c.args[0] == opArgs[core.OpTake] && c.args[2] == nowRedis && c.args[3] == zeroArg {
+				a = append(a, c.args[1]) // a take on Redis TIME: its cost alone
+				continue
+			}
+			a = append(a, c.args[:4]...)
+		}
+		return redis.NewZeroCopyStringCmd(ctx, make([]byte, len(g)*batchPart(c.sc)+2), a...)
+	}
+	a := c.cmd[:0]
+	take := fcall && c.args[0] == opArgs[core.OpTake]
+	switch {
+	case take:
+		a = append(a, "fcall", c.sc.takeArg)
+	case fcall:
+		a = append(a, "fcall", c.sc.fnArg)
+	case load:
+		a = append(a, "eval", c.sc.src)
+	default:
+		a = append(a, "evalsha", c.sc.shaArg)
+	}
+	a = append(a, numKeys(len(c.keys)))
+	for i := range c.keys {
+		a = append(a, &c.keys[i])
+	}
+	if !take {
+		a = append(a, c.args...)
+	} else {
+		// take.lua's arguments: cost, now, slack, as far as they differ
+		// from 1, Redis TIME and 0.
+		cost, now, slack := c.args[1], c.args[2], c.args[4]
+		switch {
+		case slack != zeroArg:
+			a = append(a, cost, now, slack)
+		case now != nowRedis:
+			a = append(a, cost, now)
+		case cost != oneArg:
+			a = append(a, cost)
+		}
+	}
+	c.cmd = a
+	if cap(c.buf) < c.sc.record+2 {
+		c.buf = make([]byte, c.sc.record+2)
+	}
+	return redis.NewZeroCopyStringCmd(ctx, c.buf[:c.sc.record+2], a...)
+}
+
+// maxBatchError bounds the text of an error a batch reports for one of its
+// decisions (see batch.lua).
+const maxBatchError = 200
+
+// batchPart is the most bytes one decision takes in a batch's reply.
+func batchPart(sc *compiled) int { return 1 + max(sc.record, maxBatchError+1) }
+
+// record takes c's reply from cmd: one record of its script's.
+func (c *call) record(cmd redis.Cmder) {
+	n, err := cmd.(*redis.ZeroCopyStringCmd).Result()
+	switch {
+	case err != nil:
+		c.err = err
+	case n != c.sc.record:
+		c.err = fmt.Errorf("redisstore: malformed reply of %d bytes", n)
+	default:
+		c.reply = c.buf[:n]
+	}
+}
+
+// batchError is an error a batch call reported for one of its decisions.
+type batchError string
+
+func (e batchError) Error() string { return string(e) }
+
+// RedisError marks it as an error reply (see redis.Error).
+func (batchError) RedisError() {}
+
+// records hands each call of g its part of cmd's reply (see batch.lua):
+// 'r' and its record, or 'e' and an error's text ended by a NUL byte.
+func records(cmd *redis.ZeroCopyStringCmd, g []*call) {
+	n, err := cmd.Result()
+	r := cmd.Bytes()[:n]
+	for _, c := range g {
+		switch {
+		case err != nil:
+			c.err = err
+		case len(r) >= 1+c.sc.record && r[0] == 'r':
+			c.buf = append(c.buf[:0], r[1:1+c.sc.record]...)
+			c.reply = c.buf
+			r = r[1+c.sc.record:]
+		case len(r) > 0 && r[0] == 'e' && bytes.IndexByte(r, 0) > 0:
+			end := bytes.IndexByte(r, 0)
+			c.err = batchError(r[1:end])
+			r = r[end+1:]
+		default:
+			err = fmt.Errorf("redisstore: malformed batch reply of %d bytes for %d decisions", n, len(g))
+			c.err = err
+		}
+	}
+	if err == nil && len(r) > 0 {
+		for _, c := range g {
+			c.reply, c.err = nil, fmt.Errorf("redisstore: malformed batch reply of %d bytes for %d decisions", n, len(g))
+		}
 	}
 }
 
@@ -342,19 +571,6 @@ func (s *Store) group(batch []*call) [][]*call {
 		groups[i] = append(groups[i], c)
 	}
 	return groups
-}
-
-// batchArgs returns the KEYS and ARGV of batch.lua for g.
-func batchArgs(g []*call) ([]string, []any) {
-	n := len(g[0].keys)
-	keys := make([]string, 0, n*len(g))
-	args := make([]any, 1, 1+4*len(g))
-	args[0] = g[0].args[4] // slack: one store's
-	for _, c := range g {
-		keys = append(keys, c.keys...)
-		args = append(args, c.args[:4]...)
-	}
-	return keys, args
 }
 
 // slot is Redis Cluster's hash slot of key: CRC16 (XMODEM) of its hash

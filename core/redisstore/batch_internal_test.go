@@ -143,27 +143,14 @@ func TestBatchFunction(t *testing.T) {
 			elapsed := time.Since(start)
 			var want []any
 			for _, cmd := range seqCmds {
-				r, err := cmd.Slice()
+				r, err := cmd.Text()
 				if err != nil {
 					want = append(want, errText(err, seq))
 					continue
 				}
 				want = append(want, r)
 			}
-			rs, err := batCmd.Slice()
-			require.NoError(t, err)
-			require.Len(t, rs, m)
-			var got []any
-			for j, r := range rs {
-				switch r := r.(type) {
-				case []any:
-					got = append(got, r)
-				case error:
-					got = append(got, errText(r, bat))
-				default:
-					t.Fatalf("reply %d: %v", j, r)
-				}
-			}
+			got := batchReplies(t, batCmd, m, sc.record, bat)
 			require.Equal(t, want, got, "policy %s trial %d: %v on %v", p.Name(), trial, args, names)
 			for _, name := range []string{"k0", "k1", "k2", "k3"} {
 				for i := range n + 3 {
@@ -213,21 +200,22 @@ func TestBatchFunctionTime(t *testing.T) {
 	require.NoError(t, err)
 	require.NoError(t, c.FunctionLoad(ctx, sc.lib).Err())
 	before := time.Now().UnixMicro()
-	rs, err := c.FCall(ctx, sc.batchFn, []string{"t{a}:0", "t{b}:0", "t{a}:0", "t{a}:0"}, int64(0),
+	rs := batchReplies(t, c.FCall(ctx, sc.batchFn, []string{"t{a}:0", "t{b}:0", "t{a}:0", "t{a}:0"}, int64(0),
 		"T", int64(1), int64(-1), int64(0),
 		"T", int64(1), int64(-1), int64(0),
 		"P", int64(1), int64(5_000_000), int64(0),
-		"T", int64(1), int64(-1), int64(0)).Slice()
-	require.NoError(t, err)
+		"T", int64(1), int64(-1), int64(0)), 4, sc.record, "")
 	after := time.Now().UnixMicro()
-	require.Len(t, rs, 4)
-	at := rs[0].([]any)[1].(int64)
+	at, _ := word(rs[0].(string), 1)
 	require.GreaterOrEqual(t, at, before-1000)
 	require.LessOrEqual(t, at, after+1000)
 	for j, want := range []int64{at, at, 5_000_000, at} {
-		require.Equal(t, want, rs[j].([]any)[1], "instant of request %d", j)
+		v, ok := word(rs[j].(string), 1)
+		require.True(t, ok)
+		require.Equal(t, want, v, "instant of request %d", j)
 	}
-	require.Equal(t, int64(98), rs[3].([]any)[3], "two takes on t{a}, in one batch")
+	rem, _ := word(rs[3].(string), 3)
+	require.Equal(t, int64(98), rem, "two takes on t{a}, in one batch")
 	ttl, err := c.PTTL(ctx, "t{a}:0").Result()
 	require.NoError(t, err)
 	require.Positive(t, ttl)

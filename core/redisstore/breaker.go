@@ -77,10 +77,12 @@ func (b *breaker) allow() (ok, trial bool) {
 
 // fault records a failed round trip (or a decision that missed its
 // deadline); trial says it was the half-open trial's. A missed deadline
-// may be a blip: Options.Failures of them in a row open the breaker. A
-// refused or broken connection or a fault reply is certain: it opens the
-// breaker at once. A missed deadline while Redis answers other round trips
-// (a connection being set up on a slow link, a late reply) is not counted.
+// may be a blip, as may a Cluster slot's error reply (see slotLocal):
+// Options.Failures of them in a row open the breaker. A refused or broken
+// connection or another fault reply is certain: it opens the breaker at
+// once. A blip while Redis answers other round trips (a connection being
+// set up on a slow link, a late reply, a slot being migrated) is not
+// counted.
 func (b *breaker) fault(err error, trial bool) {
 	if b.state.Load() == stClosed {
 		if soft(err) && b.now().UnixNano()-b.lastOK.Load() < int64(b.window) {
@@ -162,8 +164,9 @@ func (b *breaker) openLocked() {
 	b.state.Store(stOpen)
 }
 
-// soft reports a fault that may be a blip: a deadline missed.
+// soft reports a fault that may be a blip: a deadline missed, or an error
+// reply about one Cluster slot (see slotLocal).
 func soft(err error) bool {
 	var ne net.Error
-	return errors.Is(err, context.DeadlineExceeded) || errors.As(err, &ne) && ne.Timeout()
+	return errors.Is(err, context.DeadlineExceeded) || errors.As(err, &ne) && ne.Timeout() || slotLocal(err)
 }

@@ -66,8 +66,9 @@ func evicts(policy string) bool { return strings.HasPrefix(policy, "allkeys-") }
 
 // Check verifies that Redis answers, for use at start-up: three PINGs over
 // the client's pool within ctx, the shortest of which is the measured
-// round trip, then one PING in a pipeline on each of Options.Pipelines
-// connections at once (as the pipeline workers use them), which leaves them open in the client's pool (on a slow link, a
+// round trip, then Options.Pipelines PINGs at once, and as many in
+// pipelines (as the pipeline workers send decisions: alone, or in a
+// pipeline), which leaves their connections open in the client's pools (on a slow link, a
 // decision finding no open connection pays the connection's set-up), and
 // it loads the functions of the policies bound so far (the first 64;
 // Check after
@@ -91,14 +92,17 @@ func (s *Store) Check(ctx context.Context) error {
 	if best >= s.opts.Timeout {
 		return fmt.Errorf("redisstore: start-up check: round trip %v, Timeout %v: %w", best, s.opts.Timeout, ErrTimeoutBelowRTT)
 	}
-	errs := make(chan error, s.opts.Pipelines)
+	errs := make(chan error, 2*s.opts.Pipelines)
 	for range s.opts.Pipelines {
-		go func() { // a pipeline, as the workers': go-redis may keep a pool for pipelines
+		// A pipeline and a command, as the workers send them: go-redis
+		// keeps a pool of its own for pipelines.
+		go func() {
 			_, err := s.client.Pipelined(ctx, func(p redis.Pipeliner) error { return p.Ping(ctx).Err() })
 			errs <- err
 		}()
+		go func() { errs <- s.client.Ping(ctx).Err() }()
 	}
-	for range s.opts.Pipelines {
+	for range 2 * s.opts.Pipelines {
 		if err := <-errs; err != nil {
 			return fmt.Errorf("redisstore: start-up check: %w: %w", ErrUnavailable, err)
 		}
@@ -157,6 +161,7 @@ func (s *Store) observeRTT(d time.Duration, now bool) {
 		return
 	}
 	m.last, m.n = m.best, 0
+	s.rttNs.Store(int64(m.last))
 	slow := m.last >= s.opts.Timeout
 	if slow == m.slow {
 		return

@@ -63,6 +63,22 @@ func hasWord(msg, w string) bool {
 	return strings.HasPrefix(msg, w) && (len(msg) == len(w) || msg[len(w)] == ' ')
 }
 
+// slotLocal reports an error reply about one hash slot of a Cluster, not
+// Redis as a whole: the slot is migrating (TRYAGAIN: a call's keys are
+// split between two nodes, or new on the importing one), or redirections
+// were left after the client's own (MOVED, ASK). The decision meeting it
+// goes to the failure mode; the breaker counts it as a blip (see soft),
+// for a routine resharding must not turn the store's every decision to the
+// failure mode. A storm of them (nothing else answered) opens it all the
+// same.
+func slotLocal(err error) bool {
+	if err == nil || unreachable(err) {
+		return false
+	}
+	msg := err.Error()
+	return hasWord(msg, "TRYAGAIN") || hasWord(msg, "MOVED") || hasWord(msg, "ASK")
+}
+
 // isMissing reports an FCALL of a function, or an EVALSHA of a script,
 // that Redis does not hold; an FCALL that Redis does not know (before 7.0)
 // too.

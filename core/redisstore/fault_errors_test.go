@@ -133,7 +133,8 @@ func readCommand(r *bufio.Reader) ([]string, error) {
 // TestErrorReplyFaults: each error reply of a Redis that cannot write now
 // is a fault: with FailLocal the decision is made locally (it answered
 // with an error before: 503), with FailClosed it fails with
-// ErrUnavailable; the breaker opens, logged once.
+// ErrUnavailable; the breaker opens (at once, or after Options.Failures in
+// a row for a Cluster slot's replies), logged once.
 func TestErrorReplyFaults(t *testing.T) {
 	for _, reply := range []string{
 		"READONLY You can't write against a read only replica.",
@@ -171,7 +172,15 @@ func TestErrorReplyFaults(t *testing.T) {
 			require.Equal(t, 2, admitted, "the local share")
 			require.True(t, local.Down())
 			require.Equal(t, 1, logs.count("switching"))
-			require.EqualValues(t, 1, f.calls.Load(), "the breaker opened at the first fault reply")
+			switch class {
+			case "TRYAGAIN", "MOVED", "ASK":
+				// About one Cluster slot: a blip while Redis answers
+				// anything else; a storm opens the breaker after
+				// Options.Failures (3) of them in a row.
+				require.EqualValues(t, 3, f.calls.Load(), "the breaker opened at the third slot reply in a row")
+			default:
+				require.EqualValues(t, 1, f.calls.Load(), "the breaker opened at the first fault reply")
+			}
 			_, err := faultLimiter(t, closed, pol).Allow(context.Background(), "k")
 			require.ErrorIs(t, err, redisstore.ErrUnavailable)
 		})

@@ -172,14 +172,19 @@ func specOf(a core.Algorithm) (algSpec, error) {
 const MaxSlidingLogLimit = 4096
 
 // compiled is one policy's script: its source and SHA-1 (for EVAL and
-// EVALSHA), the same code as a Redis 7 function library and the function's
-// name (for FUNCTION LOAD and FCALL), and whether its deny cache may be
-// used.
+// EVALSHA), the same code as a Redis 7 function library and its
+// functions' names (for FUNCTION LOAD and FCALL), the size of its replies'
+// records, and whether its deny cache may be used.
 type compiled struct {
 	src, sha  string
 	lib, fn   string
+	takeFn    string // the library's function deciding one take (take.lua)
 	batchFn   string // the library's function deciding several requests (batch.lua)
+	record    int    // bytes of one request's reply (see step.lua)
 	denyCache bool
+	// The command's leading arguments, boxed once: FCALL fn, FCALL
+	// takeFn, FCALL batchFn, EVALSHA sha.
+	fnArg, takeArg, batchArg, shaArg any
 }
 
 func compile(p *core.Policy) (*compiled, error) {
@@ -207,35 +212,41 @@ func compile(p *core.Policy) (*compiled, error) {
 	h := sha1.Sum([]byte(src))
 	sha := hex.EncodeToString(h[:])
 	name := "fg_" + sha
-	return &compiled{src: src, sha: sha, lib: library(name, defs), fn: name, batchFn: name + "_b", denyCache: deny}, nil
+	sc := &compiled{src: src, sha: sha, lib: library(name, defs), fn: name, takeFn: name + "_t", batchFn: name + "_b",
+		record: 8 * (2 + 7*len(p.Limits())), denyCache: deny}
+	sc.fnArg, sc.takeArg, sc.batchArg, sc.shaArg = sc.fn, sc.takeFn, sc.batchFn, sc.sha
+	return sc, nil
 }
 
 // library returns the function library named name deciding with defs (the
 // prelude, the algorithms, LIMITS and step): function name runs main.lua,
-// one request, and function name_b runs batch.lua, several. EVALSHA runs
-// a whole script, defining every helper and building every limit again at
-// each call; a function runs only main or batch. Redis runs a library's
-// code at load time without the standard libraries (math, string, table),
-// so the definitions run once, at the first call, and are kept.
+// one request, name_t runs take.lua, one take, and name_b runs batch.lua,
+// several. EVALSHA runs a whole script, defining every helper and building
+// every limit again at each call; a function runs only its body. Redis
+// runs a library's code at load time without the standard libraries
+// (math, string, table, struct), so the definitions run once, at the
+// first call, and are kept.
 func library(name, defs string) string {
 	var b strings.Builder
 	b.WriteString("#!lua name=" + name + "\n")
-	b.WriteString("local decide, batch\n")
+	b.WriteString("local decide, take, batch\n")
 	b.WriteString("local function init()\n")
 	b.WriteString(defs)
-	b.WriteString("return function(KEYS, ARGV)\n")
-	b.WriteString(luaFile("main"))
-	b.WriteString("\nend, function(KEYS, ARGV)\n")
-	b.WriteString(luaFile("batch"))
+	for i, f := range []string{"main", "take", "batch"} {
+		if i == 0 {
+			b.WriteString("return function(KEYS, ARGV)\n")
+		} else {
+			b.WriteString("\nend, function(KEYS, ARGV)\n")
+		}
+		b.WriteString(luaFile(f))
+	}
 	b.WriteString("\nend\nend\n")
-	b.WriteString("redis.register_function('" + name + "', function(keys, args)\n")
-	b.WriteString("  if not decide then decide, batch = init() end\n")
-	b.WriteString("  return decide(keys, args)\n")
-	b.WriteString("end)\n")
-	b.WriteString("redis.register_function('" + name + "_b', function(keys, args)\n")
-	b.WriteString("  if not decide then decide, batch = init() end\n")
-	b.WriteString("  return batch(keys, args)\n")
-	b.WriteString("end)\n")
+	for _, f := range []struct{ suffix, fn string }{{"", "decide"}, {"_t", "take"}, {"_b", "batch"}} {
+		b.WriteString("redis.register_function('" + name + f.suffix + "', function(keys, args)\n")
+		b.WriteString("  if not decide then decide, take, batch = init() end\n")
+		b.WriteString("  return " + f.fn + "(keys, args)\n")
+		b.WriteString("end)\n")
+	}
 	return b.String()
 }
 

@@ -13,26 +13,46 @@
 // refuses FUNCTION LOAD, or with Options.NoFunctions, it is called with
 // EVALSHA. A function or script missing from Redis (after a restart,
 // FUNCTION FLUSH or SCRIPT FLUSH) is loaded again — FUNCTION LOAD, or EVAL
-// — and the call retried once, invisibly. Concurrent decisions are
-// coalesced into pipelines, and with FCALL the decisions of one policy in
-// a pipeline (of one hash slot, on a Cluster) into one call of the
-// library's batch function, which decides them one after another, in
-// order, exactly as one FCALL each would, reading each key once and
-// writing it once: at most one FCALL (or EVALSHA) per decision, whatever
-// the policy.
+// — and the call retried once, invisibly. A take alone is a call of the
+// library's take function, which reads only the arguments it needs.
+// Concurrent decisions are coalesced: one pipeline worker at a time
+// collects them, and while other round trips are out it waits a little
+// (half the measured round trip, at most a millisecond) for more, so that
+// on a fast link decisions arriving together go together; with FCALL the
+// decisions of one policy in a pipeline (of one hash slot, on a Cluster)
+// are one call of the library's batch function, which decides them one
+// after another, in order, exactly as one FCALL each would, reading each
+// key once and writing it once: at most one FCALL (or EVALSHA) per
+// decision, whatever the policy. A decision alone is one plain command,
+// not a pipeline; when the client bounds its round trips by the context's
+// deadline (ContextTimeoutEnabled, on a redis.Client or ClusterClient), a
+// decision made while no other is under way runs on the caller's
+// goroutine, without the hand-off to a worker and back (which costs a lone
+// decision on a fast link more than its round trip).
 //
 // Each limit of a (policy, key) is one Redis string key,
 //
-//	Prefix + "{" + hex(SHA-256(policy fingerprint, key))[:32] + "}:" + limit index
+//	Prefix + "{" + hex(SHA-256(state format, policy fingerprint, key))[:32] + "}:" + limit index
 //
 // so raw keys (IP addresses, API keys) never reach Redis, a policy whose
-// configuration changes gets fresh state instead of misreading the old one,
-// and all keys of one (policy, key) share a hash tag: one Cluster slot, no
-// CROSSSLOT. Every write sets a PEXPIRE at the limit's recovery instant
-// (its idleAt, rounded up to a millisecond, plus Options.ExpirySlack): no
+// configuration changes gets fresh state instead of misreading the old one
+// (and so does a store whose state format changes), and all keys of one
+// (policy, key) share a hash tag: one Cluster slot, no CROSSSLOT. Its value
+// is the limit's state words, the instant the state was created, and the
+// instant up to which its TTL runs, as little-endian doubles (exact: every
+// word is an integer below 2^53 or a float of TokenBucket or WarmUp). Every
+// key gets a TTL that runs at least to the limit's recovery instant (its
+// idleAt, rounded up to a millisecond, plus Options.ExpirySlack): no
 // limiter key ever lives without a TTL, and a key that has recovered is
-// deleted rather than written. A refund also writes a marker key, with a
-// TTL too (see Retries and refunds).
+// deleted rather than written. A write keeps the key's TTL (SET KEEPTTL)
+// while that covers the new state's recovery, and sets one otherwise
+// (SET PX); for the limits whose recovery moves with every take (GCRA,
+// LeakyBucket, TokenBucket, WarmUp, SlidingLog, Hybrid, Backoff), the new
+// TTL runs an eighth of the span past the recovery, so that a busy key
+// gets a new TTL once per eighth of its span: a key may outlive its
+// recovery by that much, harmlessly (a recovered key decides as a key
+// never seen). A refund also writes a marker key, with a TTL too (see
+// Retries and refunds).
 //
 // # Time and units
 //
@@ -78,8 +98,14 @@
 // a fault is decided by Options.FailureMode — FailClosed returns an error
 // wrapping [ErrUnavailable], FailOpen admits, FailLocal decides on an
 // in-memory limiter granting this process its LocalShare of each limit.
-// After Options.Failures consecutive faults the circuit breaker opens:
-// decisions go to the failure mode without waiting for Redis. After a
+// A refused or broken connection and most fault replies open the circuit
+// breaker at once; a missed deadline, and the replies about one Cluster
+// slot (TRYAGAIN: a slot being migrated, whose keys one call finds split
+// between two nodes or new on the importing one; MOVED and ASK), are
+// blips while Redis answers other round trips — a resharding fails the
+// decisions that meet it, not the store — and otherwise
+// Options.Failures of them in a row open it. Once open, decisions go to
+// the failure mode without waiting for Redis. After a
 // jittered wait (Options.ProbeInterval, doubling after each failed trial
 // up to Options.ProbeMax, 800 ms by default) one decision — the trial —
 // goes to Redis over the client's pool (no connection of its own); when a
@@ -103,34 +129,39 @@
 // # Retries and refunds
 //
 // go-redis sends a command again when it could not read its reply (a read
-// timeout, a connection reset), pipelines included: MaxRetries, 3 by
-// default, more times. The command may have run already, so Redis may
-// apply it twice or more. The store cannot change the application's
-// client, so each operation is made safe against that:
+// timeout, a connection reset, TRYAGAIN or LOADING replies), up to
+// MaxRetries more times, though the command may have run already. The
+// store sends every decision as a command go-redis never sends again (a
+// NoRetry command: ZeroCopyStringCmd, whose reply is read straight into
+// the decision's own buffer), and a pipeline holding one is never sent
+// again either, by a Cluster client too: Redis runs each decision at most
+// once, whatever the client's MaxRetries. A decision whose reply is lost
+// is a fault; it may have been applied (a take counted, never admitted by
+// it). Beyond that:
 //
-//   - A take applied twice counts twice: the key is charged twice the cost
-//     (one attempt's admission, the other's counted or denied take). It
-//     denies more, never admits more, and the decision reported is one
-//     attempt's.
-//   - A refund gives back at most once, however many times Redis runs it.
-//     Each refund is named by its decision (core.Request.RefundID: a value
-//     random per Limiter and the decision's number; a refund without one
-//     gets a random name per call), and its script records the name in a
-//     marker key of the same hash tag as the limit keys (same Cluster
-//     slot), Prefix + "{…}:f" + 32 hex digits, with SET NX PX: a copy
-//     that finds the marker gives nothing back. The marker lives as long as
-//     the refund could give anything back (its remaining hold, rounded up
-//     to a millisecond), and at least the pipeline's own bound
-//     (max(1 s, 4 × Timeout)) plus Options.ExpirySlack. With
+//   - A refund gives back at most once, however many times Redis runs it
+//     (a proxy between the two could send it again). Each refund is named
+//     by its decision (core.Request.RefundID: a value random per Limiter
+//     and the decision's number; a refund without one gets a random name
+//     per call), and its script records the name in a marker key of the
+//     same hash tag as the limit keys (same Cluster slot),
+//     Prefix + "{…}:f" + 32 hex digits, with SET NX PX: a copy that finds the marker gives
+//     nothing back. The marker lives as long as the refund could give
+//     anything back (its remaining hold, rounded up to a millisecond), and
+//     at least max(1 s, 4 × Timeout) plus Options.ExpirySlack. With
 //     CallerClock a copy computes with the first one's instant, so a copy
-//     held up in the network past that bound could give back again: keep
-//     ExpirySlack above the longest such delay, or disable retries.
+//     held up past that bound could give back again: keep ExpirySlack above
+//     the longest such delay.
+//   - A refund gives nothing back to a limit state created after its take
+//     (the key was reset, by any process, or evicted, and taken again
+//     since): each state records the instant it was created, lowered by
+//     any take with an earlier clock, and the refund compares it with the
+//     take's instant. With Redis TIME this is exact; with CallerClock, a
+//     caller whose clock lags the creator's by more than the time between
+//     the take and the new state's creation can still give back into it.
 //   - A peek changes nothing. A reset applied twice forgets the key twice:
-//     a take made between the two copies is forgotten too.
-//
-// Retries buy nothing here (the store has its own deadline, failure mode
-// and circuit breaker): give the client MaxRetries: -1, as the examples
-// do.
+//     a take made between the two copies is forgotten too (a reset's
+//     marker makes a copy act once).
 //
 // # Start-up
 //
@@ -311,6 +342,16 @@ type Store struct {
 	quit  chan struct{}
 	wg    sync.WaitGroup
 
+	// Batching (see gather): one worker collects at a time.
+	collect    sync.Mutex
+	inflight   atomic.Int32  // round trips sent by the workers and not yet ended
+	lastSent   atomic.Int64  // nanotime of the last one sent
+	roundEnded chan struct{} // a round trip ended (capacity 1)
+	rttNs      atomic.Int64  // the measured round trip (see rttMeter)
+
+	direct  bool         // the client bounds round trips by ctx: see execDirect
+	callers atomic.Int32 // decisions under way, for direct
+
 	br          *breaker
 	down        atomic.Bool
 	noFunctions atomic.Bool // EVALSHA instead of FCALL
@@ -372,15 +413,22 @@ func New(client redis.UniversalClient, opts Options) (*Store, error) {
 		return nil, fmt.Errorf("redisstore: %v: %w", opts.FailureMode, core.ErrInvalidConfig)
 	}
 	s := &Store{
-		client:    client,
-		opts:      opts,
-		log:       opts.Logger,
-		ioTimeout: max(time.Second, 4*opts.Timeout),
-		queue:     make(chan *call, opts.MaxBatch*opts.Pipelines),
-		quit:      make(chan struct{}),
+		client:     client,
+		opts:       opts,
+		log:        opts.Logger,
+		ioTimeout:  max(time.Second, 4*opts.Timeout),
+		queue:      make(chan *call, opts.MaxBatch*opts.Pipelines),
+		quit:       make(chan struct{}),
+		roundEnded: make(chan struct{}, 1),
 	}
 	s.ctx, s.cancel = context.WithCancel(context.Background())
 	_, s.cluster = client.(*redis.ClusterClient)
+	switch c := client.(type) {
+	case *redis.Client:
+		s.direct = c.Options().ContextTimeoutEnabled
+	case *redis.ClusterClient:
+		s.direct = c.Options().ContextTimeoutEnabled
+	}
 	if s.log == nil {
 		s.log = slog.Default()
 	}

@@ -7,6 +7,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"strconv"
 	"sync/atomic"
@@ -14,6 +15,11 @@ import (
 
 	"github.com/floodgate-go/floodgate/core"
 )
+
+// stateFormat names the keys' value format (see step.lua), hashed into
+// every key: a store of another format reads and writes other keys, and
+// the old ones expire by their TTL.
+const stateFormat = "floodgate redis state 2|"
 
 // table decides one policy in Redis.
 type table struct {
@@ -59,7 +65,7 @@ func (s *Store) Bind(p *core.Policy) (core.Table, error) {
 		return nil, err
 	}
 	t := &table{s: s, p: p, sc: sc, fp: fmt.Sprintf("%q|%#v", p.Name(), p.Limits())}
-	t.fpSum = sha256.Sum256([]byte(t.fp))
+	t.fpSum = sha256.Sum256([]byte(stateFormat + t.fp))
 	t.slack = s.opts.ExpirySlack.Milliseconds()
 	// The quotas, for FailOpen results, from a peek on a key never seen.
 	ms, err := core.NewMemoryStore(core.MemoryOptions{MaxKeys: 1})
@@ -90,10 +96,13 @@ func (s *Store) Bind(p *core.Policy) (core.Table, error) {
 }
 
 // keys returns the Redis keys of key's limits:
-// prefix{first 16 bytes of SHA-256(SHA-256(fingerprint) || key), hex}:i,
-// then, for a refund or a reset (rid non-nil), the key of its marker,
-// prefix{same}:f followed by rid in hex: in the same hash slot.
-func (t *table) keys(key string, rid *[2]uint64) []string {
+// prefix{first 16 bytes of SHA-256(SHA-256(version, fingerprint) || key),
+// hex}:i, then, for a refund or a reset (rid non-nil), the key of its
+// marker, prefix{same}:f followed by rid in hex: in the same hash slot.
+func (t *table) keys(key string, rid *[2]uint64) []string { return t.appendKeys(nil, key, rid) }
+
+// appendKeys appends the keys of key (see keys) to dst.
+func (t *table) appendKeys(dst []string, key string, rid *[2]uint64) []string {
 	var sum [sha256.Size]byte
 	if len(key) <= maxStackKey {
 		var in [sha256.Size + maxStackKey]byte
@@ -107,28 +116,24 @@ func (t *table) keys(key string, rid *[2]uint64) []string {
 	var kb [96]byte
 	b := append(append(kb[:0], t.s.opts.Prefix...), '{')
 	b = append(hex.AppendEncode(b, sum[:16]), '}', ':')
-	n := len(t.quotas)
-	out := make([]string, n, n+1)
-	for i := range out {
-		out[i] = string(strconv.AppendInt(b, int64(i), 10))
+	for i := range t.quotas {
+		dst = append(dst, string(strconv.AppendInt(b, int64(i), 10)))
 	}
 	if rid != nil {
 		var id [16]byte
 		binary.BigEndian.PutUint64(id[:8], rid[0])
 		binary.BigEndian.PutUint64(id[8:], rid[1])
-		out = append(out, string(hex.AppendEncode(append(b, 'f'), id[:])))
+		dst = append(dst, string(hex.AppendEncode(append(b, 'f'), id[:])))
 	}
-	return out
+	return dst
 }
 
 // maxStackKey is the longest key hashed without an allocation.
 const maxStackKey = 224
 
-var opCodes = [...]string{core.OpTake: "T", core.OpPeek: "P", core.OpRefund: "F", core.OpReset: "R"}
-
 // Do applies req in Redis; see core.Table.
 func (t *table) Do(ctx context.Context, req core.Request) (core.Result, error) {
-	if int(req.Op) >= len(opCodes) {
+	if int(req.Op) >= len(opArgs) {
 		return core.Result{}, fmt.Errorf("redisstore: unknown op %d: %w", req.Op, core.ErrInvalidConfig)
 	}
 	if req.Now < 0 {
@@ -153,11 +158,11 @@ func (t *table) Do(ctx context.Context, req core.Request) (core.Result, error) {
 	if !ok {
 		return t.fallback(ctx, req, ErrUnavailable)
 	}
-	now := int64(-1)
+	now := nowRedis
 	if t.s.opts.CallerClock {
 		now = req.Now / 1000
 	}
-	var taken any = int64(0)
+	taken := zeroArg
 	var rid *[2]uint64
 	switch req.Op {
 	case core.OpRefund:
@@ -173,8 +178,8 @@ func (t *table) Do(ctx context.Context, req core.Request) (core.Result, error) {
 		*rid = [2]uint64{rand.Uint64(), rand.Uint64()}
 	}
 	c := callPool.Get().(*call)
-	c.sc, c.keys, c.trial = t.sc, t.keys(req.Key, rid), trial
-	c.args = append(c.args[:0], opCodes[req.Op], req.Cost, now, taken, t.slack)
+	c.sc, c.keys, c.trial = t.sc, t.appendKeys(c.keys[:0], req.Key, rid), trial
+	c.args = append(c.args[:0], opArgs[req.Op], req.Cost, now, taken, t.slack)
 	completed, err := t.s.exec(ctx, c)
 	if err != nil {
 		if completed {
@@ -183,10 +188,10 @@ func (t *table) Do(ctx context.Context, req core.Request) (core.Result, error) {
 		}
 		return t.failed(ctx, req, err)
 	}
-	reply := c.reply
+	res, err := t.result(req, c.reply) // before c, and its buffer, go back to the pool
 	c.reply, c.err = nil, nil
 	callPool.Put(c)
-	return t.result(req, reply)
+	return res, err
 }
 
 // refundArg is a refund's "taken" argument for step.lua: the take's instant
@@ -220,21 +225,21 @@ func floorDiv(a, b int64) int64 {
 	return q
 }
 
-// result decodes a script's reply.
-func (t *table) result(req core.Request, reply []any) (core.Result, error) {
+// result decodes a script's reply: a record (see step.lua).
+func (t *table) result(req core.Request, reply []byte) (core.Result, error) {
 	n := len(t.quotas)
 	if req.Op == core.OpReset {
 		return core.Result{}, nil
 	}
-	if len(reply) != 2+7*n {
-		return core.Result{}, fmt.Errorf("redisstore: policy %q: malformed reply of %d values", t.p.Name(), len(reply))
+	if len(reply) != 8*(2+7*n) {
+		return core.Result{}, fmt.Errorf("redisstore: policy %q: malformed reply of %d bytes", t.p.Name(), len(reply))
 	}
 	var vbuf [2 + 7*core.MaxLimits]int64
-	v := vbuf[:len(reply)]
-	for i, x := range reply {
+	v := vbuf[:2+7*n]
+	for i := range v {
 		var ok bool
-		if v[i], ok = x.(int64); !ok {
-			return core.Result{}, fmt.Errorf("redisstore: policy %q: malformed reply value %v", t.p.Name(), x)
+		if v[i], ok = word(reply, i); !ok {
+			return core.Result{}, fmt.Errorf("redisstore: policy %q: malformed reply value %d", t.p.Name(), i)
 		}
 	}
 	sent := req.Now
@@ -324,4 +329,18 @@ func (t *table) open(req core.Request) (core.Result, error) {
 		outs[i] = core.Outcome{Allowed: true, Remaining: q}
 	}
 	return core.ResultOf(t.p, req, false, outs)
+}
+
+// word returns the i-th number of a record, a little-endian double holding
+// an integer, and whether it is one.
+func word[R string | []byte](r R, i int) (int64, bool) {
+	r = r[8*i : 8*i+8]
+	b := uint64(r[0]) | uint64(r[1])<<8 | uint64(r[2])<<16 | uint64(r[3])<<24 |
+		uint64(r[4])<<32 | uint64(r[5])<<40 | uint64(r[6])<<48 | uint64(r[7])<<56
+	f := math.Float64frombits(b)
+	if !(f >= -(1<<53) && f <= 1<<53) {
+		return 0, false
+	}
+	v := int64(f)
+	return v, float64(v) == f
 }

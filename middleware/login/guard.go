@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"strconv"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -373,12 +372,4 @@ func (g *Guard) report(r *http.Request, err error) {
 	if g.opts.OnError != nil {
 		g.opts.OnError(r, err)
 	}
-}
-
-// retryAfterSeconds formats d as whole seconds, rounded up, at least 1.
-func retryAfterSeconds(d time.Duration) string {
-	if d == core.Never {
-		return strconv.FormatInt(int64(core.Never/time.Second), 10)
-	}
-	return strconv.FormatInt(max(int64((d+time.Second-1)/time.Second), 1), 10)
 }

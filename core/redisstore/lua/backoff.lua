@@ -4,7 +4,7 @@
 -- counters saturate at 2^62 as core's do (unreachable in practice: 2^53
 -- is already 2^21 takes of the largest cost).
 function ALG.backoff(free, window, base, mx, forgive)
-  local A = {words = 6}
+  local A = {words = 6, drift = true}
   local SAT = 4611686018427387904
   function A.fresh() return {0, 0, 0, 0, 0, 0} end
   local function fresh(st) return st[4] == 0 and st[5] == 0 end

@@ -3,31 +3,46 @@
 -- the #LIMITS keys of each request in turn, and after a refund's or a
 -- reset's its marker (see step.lua); ARGV = expiry slack (ms), then
 -- per request op, cost, now (µs, or -1 for Redis TIME, read once), taken
--- (see step.lua). Each limit key is read at most once and written (SET with PX, or DEL)
--- at most once, at the end, with its last state. Reply: each request's
--- main reply (or error reply), in order.
+-- (see step.lua), or for a take on Redis TIME its cost alone. Each limit key is read at most once and written (SET,
+-- or DEL) at most once, at the end, with its last state. Reply: one
+-- string (the store reads it into a buffer of its own), each request's
+-- part in order: 'r' and its record (see step.lua), or 'e', its error's
+-- text (at most 200 bytes) and a NUL byte.
 local slack = tonumber(ARGV[1])
-local n = #LIMITS
-local C = {val = {}, px = {}, order = {}, n = 0}
-local out, time, k0 = {}, nil, 0
-local m = (#ARGV - 1) / 4
-for j = 1, m do
-  local a = 1 + (j - 1) * 4
-  local now = tonumber(ARGV[a + 3])
+local C = {rec = {}, w = {}, order = {}, n = 0}
+local out, time, k0, j, a, m = {}, nil, 0, 0, 2, #ARGV
+while a <= m do
+  local op, cost, now, taken = ARGV[a], nil, -1, nil
+  if sbyte(op) <= 57 then
+    -- A digit: a take of that cost on Redis TIME, in one argument.
+    op, cost = 'T', op + 0
+    a = a + 1
+  else
+    cost, now, taken = tonumber(ARGV[a + 1]), tonumber(ARGV[a + 2]), ARGV[a + 3]
+    a = a + 4
+  end
   if now < 0 then
     if not time then
       local t = redis.call('TIME')
-      time = tonumber(t[1]) * 1000000 + tonumber(t[2])
+      if t[1] ~= TSEC then TSEC, TSECUS = t[1], t[1] * 1000000 end
+      time = TSECUS + t[2]
     end
     now = time
   end
-  out[j] = step(KEYS, k0, ARGV[a + 1], tonumber(ARGV[a + 2]), now, ARGV[a + 4], slack, C)
-  k0 = k0 + n
-  if ARGV[a + 1] == 'F' or ARGV[a + 1] == 'R' then k0 = k0 + 1 end
+  j = j + 1
+  out[j] = part(KEYS, k0, op, cost, now, taken, slack, C)
+  k0 = k0 + NL
+  if op == 'F' or op == 'R' then k0 = k0 + 1 end
 end
 for i = 1, C.n do
   local key = C.order[i]
-  local px = C.px[key]
-  if px then redis.call('SET', key, C.val[key], 'PX', px) else redis.call('DEL', key) end
+  local r = C.rec[key]
+  if not r then
+    redis.call('DEL', key)
+  elseif r.px then
+    redis.call('SET', key, encode(r.L, r.s, r.born, r.exp), 'PX', r.px)
+  else
+    redis.call('SET', key, encode(r.L, r.s, r.born, r.exp), 'KEEPTTL')
+  end
 end
-return out
+return tconcat(out)

@@ -2,7 +2,7 @@
 -- iv: emission interval, tol: burst*iv, burst: units at once, free:
 -- (NoDelay-1)*iv for LeakyBucket (nil for GCRA).
 function ALG.gcra(iv, tol, burst, free)
-  local A = {words = 1}
+  local A = {words = 1, drift = true, gcra = true, iv = iv, tol = tol, burst = burst, free = free}
   function A.fresh() return {0} end
   local function deny(tat, now, retry)
     local debt = nonneg(tat - now)

@@ -2,7 +2,7 @@
 -- window start, st[3] count; smooth: st[2] TAT, st[3] exhausted window's
 -- start.
 function ALG.hybrid(limit, window, iv, tol)
-  local A = {words = 3}
+  local A = {words = 3, drift = true}
   function A.fresh() return {0, 0, 0} end
   local function bursty(st, start, count, now, cost, commit)
     local e = start + window

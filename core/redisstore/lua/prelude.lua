@@ -56,24 +56,15 @@ local function firstTrue(lo, guess, hi, p)
   end
   return good
 end
+-- TSEC is the seconds of the last Redis TIME read, TSECUS the same in µs:
+-- a string compared by reference (Lua interns strings), so that reading
+-- TIME parses only its µs while the second stays the same.
+local TSEC, TSECUS = '', 0
 local ALG = {}
--- State codec: a limit's words as decimal numbers joined by commas,
--- integers (all but TokenBucket's and WarmUp's fractions) in %d, which is
--- exact and cheaper than %.17g.
-local sfind, ssub, sformat, tconcat = string.find, string.sub, string.format, table.concat
-local function num(x)
-  if x == floor(x) and x < 9007199254740992 and x > -9007199254740992 then return sformat('%d', x) end
-  return sformat('%.17g', x)
-end
-local function encode(s, words)
-  if words == 1 then return num(s[1]) end
-  local parts = {}
-  for j = 1, words do parts[j] = num(s[j]) end
-  return tconcat(parts, ',')
-end
--- decode returns the words of v, or nil unless it holds exactly words
--- numbers.
-local function decode(v, words)
+-- decnums returns the numbers of v, a decimal list joined by commas (a
+-- refund's argument), or nil unless it holds exactly n of them.
+local sfind, ssub, sbyte, srep, spack, sunpack, tconcat = string.find, string.sub, string.byte, string.rep, struct.pack, struct.unpack, table.concat
+local function decnums(v, n)
   local s, j, pos = {}, 0, 1
   while true do
     local c = sfind(v, ',', pos, true)
@@ -85,6 +76,34 @@ local function decode(v, words)
     if not c then break end
     pos = c + 1
   end
-  if j ~= words then return nil end
+  if j ~= n then return nil end
   return s
+end
+-- State codec: a key's value is its limit's words, then born (the instant,
+-- in µs, its state was created: a refund of a take made before gives
+-- nothing back, see step.lua) and exp (an instant, in µs, before which
+-- Redis keeps the key: its TTL as last set, less a millisecond), as
+-- little-endian doubles (exact: every word is an integer below 2^53 or
+-- TokenBucket's and WarmUp's doubles). codec gives limit L its format.
+local function codec(L)
+  L.fmt = '<' .. srep('d', L.words + 2)
+  L.size = 8 * (L.words + 2)
+  L.zero = L.fresh()
+end
+-- decode returns the state in v, its born and exp, or nil unless v is a
+-- record of L.
+local function decode(L, v)
+  if #v ~= L.size then return nil end
+  local w = L.words
+  local s = {sunpack(L.fmt, v)}
+  local born, exp = s[w + 1], s[w + 2]
+  s[w + 1], s[w + 2], s[w + 3] = nil, nil, nil
+  return s, born, exp
+end
+local function encode(L, s, born, exp)
+  local w = L.words
+  s[w + 1], s[w + 2] = born, exp
+  local v = spack(L.fmt, unpack(s, 1, w + 2))
+  s[w + 1], s[w + 2] = nil, nil
+  return v
 end

@@ -1,17 +1,17 @@
 -- RollingWindow: st[1] index of the newest period written, st[2..n+1] the
--- counts of periods st[1]-n+1 .. st[1], period p at st[2 + p mod n].
+-- counts of periods st[1]-n+1 .. st[1], period p at st[2 + p mod n], and
+-- st[n+2] their sum (core's layout: the window's units at the newest
+-- period without summing n counts).
 function ALG.rollingwindow(limit, pcap, period, n)
-  local A = {words = n + 1}
-  function A.fresh() return zeros(n + 1) end
+  local A = {words = n + 2}
+  local T = n + 2
+  function A.fresh() return zeros(n + 2) end
   local function bi(p)
     local m = fmod(p, n)
     if m < 0 then m = m + n end
     return 2 + m
   end
-  local function empty(st)
-    for i = 2, n + 1 do if st[i] ~= 0 then return false end end
-    return true
-  end
+  local function empty(st) return st[T] == 0 end
   local function view(st, now)
     local idx = st[1]
     local p = floor(now / period)
@@ -19,8 +19,12 @@ function ALG.rollingwindow(limit, pcap, period, n)
     if p < idx and not empty(st) then p = idx end
     local first = imax(p, idx) - n + 1
     local sum, cur = 0, 0
-    for q = first, idx do sum = sum + imax(st[bi(q)], 0) end
-    if p == idx then cur = imax(st[bi(idx)], 0) end
+    if p <= idx then
+      sum = st[T] -- the whole ring is in the window
+    else
+      for q = first, idx do sum = sum + st[bi(q)] end
+    end
+    if p == idx then cur = st[bi(idx)] end
     return p, first, sum, cur
   end
   local function newestEnd(st, first)
@@ -33,7 +37,7 @@ function ALG.rollingwindow(limit, pcap, period, n)
     local idx = st[1]
     for k = 1, n - 1 do
       local q = p - n + k
-      if q > idx - n and q <= idx then sum = sum - imax(st[bi(q)], 0) end
+      if q > idx - n and q <= idx then sum = sum - st[bi(q)] end
       if cost <= limit - sum then return (p + k) * period end
     end
     return (p + n) * period
@@ -50,12 +54,17 @@ function ALG.rollingwindow(limit, pcap, period, n)
     if commit then
       local idx = st[1]
       if p - idx >= n or p < idx then
-        for i = 2, n + 1 do st[i] = 0 end
+        for i = 2, n + 2 do st[i] = 0 end
       else
-        for q = idx + 1, p do st[bi(q)] = 0 end
+        for q = idx + 1, p do
+          local b = bi(q)
+          st[T] = st[T] - st[b]
+          st[b] = 0
+        end
       end
       st[1] = p
       st[bi(p)] = cur + cost
+      st[T] = st[T] + cost
     end
     return true, imin(limit - sum, pcap - cur) - cost, (p + n) * period - now, 0, 0
   end
@@ -67,7 +76,9 @@ function ALG.rollingwindow(limit, pcap, period, n)
     if t > idx or t <= idx - n then return end
     local b = bi(t)
     if st[b] <= 0 then return end
-    st[b] = st[b] - imin(cost, st[b])
+    local give = imin(cost, st[b])
+    st[b] = st[b] - give
+    st[T] = st[T] - give
     if empty(st) then st[1] = 0 end
   end
   function A.idle(st) return newestEnd(st, st[1] - n + 1) end

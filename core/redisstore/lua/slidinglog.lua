@@ -2,7 +2,7 @@
 -- entries, st[3..limit+2] the ring of entry instants, oldest first,
 -- st[limit+3] the latest instant logged (a refund does not move it back).
 function ALG.slidinglog(limit, window, countRejected)
-  local A = {words = limit + 3}
+  local A = {words = limit + 3, drift = true}
   function A.fresh() return zeros(limit + 3) end
   local function view(st)
     local head, n = st[1], imin(imax(st[2], 0), limit)

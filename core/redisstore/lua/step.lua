@@ -4,83 +4,304 @@
 -- R reset; cost; now in µs; taken, for F, the string "t,h1,...,hn,m" of
 -- the take's instant t in µs, each limit's hold in ns (how long after t
 -- the take held part of its state) and the marker's least TTL m in ms,
--- for R the marker's TTL in ms; slack in ms. C is nil for
--- a decision alone (GET, SET and DEL go to Redis), or the cache of a batch
--- (see batch.lua): the state of every key read or written so far in the
--- batch, each written once at its end. Reply: {taken, now, then per
--- limit: allowed, remaining, resetAfter µs, retryAfter µs (-1: never),
--- delay µs, resetAfter ns remainder, retryAfter ns remainder}, or an
--- error reply.
-local function kget(C, key)
-  if not C then return redis.call('GET', key) end
-  local v = C.val[key]
-  if v == nil then
-    v = redis.pcall('GET', key)
-    if type(v) == 'table' then return nil, v end
-    C.val[key] = v
-  end
-  return v
-end
-local function kput(C, key, v, px)
-  if not C then
-    if v then redis.call('SET', key, v, 'PX', px) else redis.call('DEL', key) end
-    return
-  end
-  if C.px[key] == nil then C.n = C.n + 1 C.order[C.n] = key end
-  C.val[key] = v
-  C.px[key] = px or false
-end
--- put writes limit L's state s with a TTL until it has recovered plus the
--- slack, or deletes it when it is a key never seen or nothing of the TTL
--- is left. (A recovered key kept for the slack decides as a key never
--- seen, and a lagging caller exactly as the in-memory store, which keeps
--- recovered entries until it sweeps them, decides it.)
+-- for R the marker's TTL in ms; slack in ms. C is nil for a decision
+-- alone (GET, SET and DEL go to Redis), or the cache of a batch (see
+-- batch.lua): the state of every key read or written so far in the
+-- batch, each written once at its end. Reply: a record (RFMT) of
+-- 2 + 7·#LIMITS little-endian doubles: taken, now, then per limit allowed,
+-- remaining, resetAfter µs, retryAfter µs (-1: never), delay µs,
+-- resetAfter ns remainder, retryAfter ns remainder; or an error reply.
+local NL = #LIMITS
+local RFMT = '<' .. srep('d', 2 + 7 * NL)
+for i = 1, NL do codec(LIMITS[i]) end
 -- fresh reports whether s is L's state of a key never seen (core's zero
 -- state).
 local function fresh(L, s)
-  local f = L.fresh()
+  local z = L.zero
   for j = 1, L.words do
-    if s[j] ~= f[j] then return false end
+    if s[j] ~= z[j] then return false end
   end
   return true
 end
-local function put(C, key, L, s, now, slack)
-  local px = 0
-  if not fresh(L, s) then px = ceil(imax(L.idle(s) - now, 0) / 1000) + slack end
-  if px <= 0 then kput(C, key, false) else kput(C, key, encode(s, L.words), px) end
+-- kget returns limit L's state at key (a fresh one for a missing key), its
+-- born and exp (nil for a missing key), or nil and an error reply. A batch
+-- reads each key once: C.rec holds its record (false: no state).
+local function kget(C, key, L)
+  local v
+  if C then
+    local r = C.rec[key]
+    if r then return r.s, r.born, r.exp end
+    if r == false then return L.fresh() end
+    v = redis.pcall('GET', key)
+    if type(v) == 'table' then return nil, v end
+    if not v then
+      C.rec[key] = false
+      return L.fresh()
+    end
+  else
+    v = redis.call('GET', key)
+    if not v then return L.fresh() end
+  end
+  local s, born, exp = decode(L, v)
+  if not s then
+    return nil, redis.error_reply('ERR floodgate: malformed limiter state at ' .. key)
+  end
+  if C then C.rec[key] = {s = s, born = born, exp = exp, L = L} end
+  return s, born, exp
 end
+-- written marks key to be written (SET or DEL) at the batch's end.
+local function written(C, key)
+  if not C.w[key] then
+    C.w[key] = true
+    C.n = C.n + 1
+    C.order[C.n] = key
+  end
+end
+-- put writes limit L's state s, born at born, with a TTL until it has
+-- recovered plus the slack, or deletes it when it is a key never seen or
+-- nothing of the TTL is left. (A recovered key kept for the slack decides
+-- as a key never seen, and a lagging caller exactly as the in-memory
+-- store, which keeps recovered entries until it sweeps them, decides it.)
+-- exp is the key's as read (nil for a missing key): when it covers the TTL
+-- needed, the key keeps its TTL (SET KEEPTTL costs Redis half a SET PX);
+-- otherwise it gets a new one, which for the limits whose recovery moves
+-- with every take (L.drift) runs an eighth of the span longer, so that a
+-- busy key gets a new TTL once per eighth of its span, not at every take.
+local function put(C, key, L, s, now, slack, born, exp)
+  local px = 0
+  if not fresh(L, s) then
+    local span = imax(L.idle(s) - now, 0)
+    px = ceil(span / 1000) + slack
+    if px > 0 then
+      if exp and exp >= now + px * 1000 then
+        px = nil
+      else
+        if L.drift then px = px + floor(span / 8000) end
+        exp = now + (px - 1) * 1000
+      end
+    end
+  end
+  if not C then
+    if px == nil then
+      redis.call('SET', key, encode(L, s, born, exp), 'KEEPTTL')
+    elseif px > 0 then
+      redis.call('SET', key, encode(L, s, born, exp), 'PX', px)
+    elseif exp then
+      redis.call('DEL', key)
+    end
+    return
+  end
+  written(C, key)
+  if px ~= nil and px <= 0 then
+    C.rec[key] = false
+    return
+  end
+  -- A TTL set earlier in the batch, which exp stands for, is kept.
+  local r = C.rec[key]
+  if px == nil and r then px = r.px end
+  C.rec[key] = {s = s, born = born, exp = exp, px = px, L = L}
+end
+-- take1 is step for a take alone (no batch) on a policy of one limit:
+-- the same decision and writes, with as few Lua calls as it can.
+local L1, rcall = LIMITS[1], redis.call
+local W1, Z1, F1 = L1.words, L1.zero, L1.fmt
+local take1
+take1 = function(key, cost, now, slack)
+  local L = L1
+  local v = rcall('GET', key)
+  local s, born, exp
+  if not v then
+    s = L.fresh()
+  elseif W1 == 1 and #v == 24 then
+    local x
+    x, born, exp = sunpack(F1, v)
+    s = {x}
+  else
+    s, born, exp = decode(L, v)
+    if not s then
+      return redis.error_reply('ERR floodgate: malformed limiter state at ' .. key)
+    end
+  end
+  local a, rem, reset, retry, delay, rr1, rr2 = L.take(s, now, cost, true)
+  local took, al = 0, 0
+  if a then
+    took, al = 1, 1
+    if not exp or now < born then born = now end
+  elseif retry ~= NEVER then
+    local o = L.denied(s, now, cost, true)
+    if not o then return spack(RFMT, 0, now, 0, rem, reset, retry, delay, rr1 or 0, rr2 or 0) end
+    a, rem, reset, retry, delay, rr1, rr2 = o[1], o[2], o[3], o[4], o[5], 0, 0
+    if a then al = 1 end
+    if not exp then born = now end
+  else
+    return spack(RFMT, 0, now, 0, rem, reset, retry, delay, rr1 or 0, rr2 or 0)
+  end
+  -- put, inlined.
+  local isfresh = true
+  for j = 1, W1 do
+    if s[j] ~= Z1[j] then isfresh = false break end
+  end
+  local px = 0
+  if not isfresh then
+    local span = L.idle(s) - now
+    if span < 0 then span = 0 end
+    px = ceil(span / 1000) + slack
+    if px > 0 then
+      if exp and exp >= now + px * 1000 then
+        px = nil
+      else
+        if L.drift then px = px + floor(span / 8000) end
+        exp = now + (px - 1) * 1000
+      end
+    end
+  end
+  if px == nil then
+    rcall('SET', key, encode(L, s, born, exp), 'KEEPTTL')
+  elseif px > 0 then
+    rcall('SET', key, encode(L, s, born, exp), 'PX', px)
+  elseif v then
+    rcall('DEL', key)
+  end
+  return spack(RFMT, took, now, al, rem, reset, retry, delay, rr1 or 0, rr2 or 0)
+end
+-- gtake is take1 for GCRA and LeakyBucket (gcra.lua's take and put,
+-- inlined): a decision's common case, in as few Lua steps as it can, alone
+-- (C nil) or in a batch (C its cache). Its reply is packed with format f
+-- and the leading values pre (a batch's part: 'r' and the record).
+local gtake
+if NL == 1 and L1.gcra then
+  local IV, TOL, BURST, FREE = L1.iv, L1.tol, L1.burst, L1.free
+  gtake = function(C, key, cost, now, slack, f, pre)
+    local tat, born, exp, r = 0, now, nil, nil
+    if C then
+      r = C.rec[key]
+      if r then
+        tat, born, exp = r.s[1], r.born, r.exp
+      elseif r == nil then
+        local v = redis.pcall('GET', key)
+        if type(v) == 'table' then return v end
+        if v then
+          if #v ~= 24 then
+            return redis.error_reply('ERR floodgate: malformed limiter state at ' .. key)
+          end
+          tat, born, exp = sunpack(F1, v)
+          r = {s = {tat}, born = born, exp = exp, L = L1}
+          C.rec[key] = r
+        else
+          C.rec[key] = false
+        end
+      end
+    else
+      local v = rcall('GET', key)
+      if v then
+        if #v ~= 24 then
+          return redis.error_reply('ERR floodgate: malformed limiter state at ' .. key)
+        end
+        tat, born, exp = sunpack(F1, v)
+      end
+    end
+    local debt = tat - now
+    if debt < 0 then debt = 0 end
+    local diff = debt + cost * IV
+    if cost > BURST or diff > TOL then
+      local retry = NEVER
+      if cost <= BURST then retry = diff - TOL end
+      local room = TOL - debt
+      if room < 0 then room = 0 end
+      return spack(f, pre, 0, now, 0, fdiv(room, IV), debt, retry, 0, 0, 0)
+    end
+    if not exp or now < born then born = now end
+    local delay = 0
+    if FREE and debt > FREE then delay = debt - FREE end
+    -- put: the key lives until TAT (now + diff) plus the slack, or goes
+    -- when that is now (a take of 0 on a recovered key: core's zero cost).
+    local px = ceil(diff / 1000) + slack
+    if px <= 0 then
+      if C then
+        written(C, key)
+        C.rec[key] = false
+      elseif exp then
+        rcall('DEL', key)
+      end
+      return spack(f, pre, 1, now, 1, fdiv(TOL - diff, IV), diff, 0, delay, 0, 0)
+    elseif exp and exp >= now + px * 1000 then
+      px = nil
+    else
+      px = px + floor(diff / 8000)
+      exp = now + (px - 1) * 1000
+    end
+    if C then
+      written(C, key)
+      if r then
+        r.s[1], r.born, r.exp = now + diff, born, exp
+        if px then r.px = px end -- else a TTL set earlier in the batch stands
+      else
+        C.rec[key] = {s = {now + diff}, born = born, exp = exp, px = px, L = L1}
+      end
+    elseif px then
+      rcall('SET', key, spack(F1, now + diff, born, exp), 'PX', px)
+    else
+      rcall('SET', key, spack(F1, now + diff, born, exp), 'KEEPTTL')
+    end
+    return spack(f, pre, 1, now, 1, fdiv(TOL - diff, IV), diff, 0, delay, 0, 0)
+  end
+  local f = '<c0' .. ssub(RFMT, 2)
+  take1 = function(key, cost, now, slack) return gtake(nil, key, cost, now, slack, f, '') end
+end
+-- step decides the request; see the file's head.
 local function step(K, k0, op, cost, now, taken, slack, C)
-  local n = #LIMITS
+  local n = NL
   if op == 'R' then
     -- The marker K[k0 + n + 1] names this reset, for taken ms: a copy of
     -- it (a client's retry) forgets nothing taken since.
     local ok = redis.pcall('SET', K[k0 + n + 1], '1', 'NX', 'PX', tonumber(taken))
     if type(ok) == 'table' and ok.err then return ok end
-    if ok == false then return {0, now} end
-    if not C then
-      redis.call('DEL', unpack(K, k0 + 1, k0 + n))
-    else
-      for i = 1, n do kput(C, K[k0 + i], false) end
-    end
-    return {0, now}
-  end
-  local st, dirty = {}, {}
-  for i = 1, n do
-    local L = LIMITS[i]
-    local v, e = kget(C, K[k0 + i])
-    if e then return e end
-    if v then
-      local s = decode(v, L.words)
-      if not s then
-        return redis.error_reply('ERR floodgate: malformed limiter state at ' .. K[k0 + i])
+    if ok ~= false then
+      if not C then
+        redis.call('DEL', unpack(K, k0 + 1, k0 + n))
+      else
+        for i = 1, n do
+          written(C, K[k0 + i])
+          C.rec[K[k0 + i]] = false
+        end
       end
-      st[i] = s
-    else
-      st[i] = L.fresh()
     end
+    local out = {0, now}
+    for i = 3, 2 + 7 * n do out[i] = 0 end
+    return spack(RFMT, unpack(out))
+  end
+  if n == 1 and op == 'T' then
+    -- One limit, a take: no intermediate tables.
+    local L, key = LIMITS[1], K[k0 + 1]
+    local s, born, exp = kget(C, key, L)
+    if not s then return born end
+    local a, rem, reset, retry, delay, rr1, rr2 = L.take(s, now, cost, true)
+    local took, al = 0, 0
+    if a then
+      took, al = 1, 1
+      if not exp or now < born then born = now end
+      put(C, key, L, s, now, slack, born, exp)
+    elseif retry ~= NEVER then
+      -- core's: a limit that records denied attempts reports what it
+      -- decides once it has.
+      local o = L.denied(s, now, cost, true)
+      if o then
+        a, rem, reset, retry, delay, rr1, rr2 = o[1], o[2], o[3], o[4], o[5], 0, 0
+        if a then al = 1 end
+        if not exp then born = now end
+        put(C, key, L, s, now, slack, born, exp)
+      end
+    end
+    return spack(RFMT, took, now, al, rem, reset, retry, delay, rr1 or 0, rr2 or 0)
+  end
+  local st, born, exp, dirty = {}, {}, {}, {}
+  for i = 1, n do
+    local s, b, e = kget(C, K[k0 + i], LIMITS[i])
+    if not s then return b end
+    st[i], born[i], exp[i] = s, b, e
   end
   if op == 'F' then
-    local tk = decode(taken, n + 2)
+    local tk = decnums(taken, n + 2)
     if not tk then return redis.error_reply('ERR floodgate: malformed refund') end
     -- The marker K[k0 + n + 1] names this refund: a client sending the
     -- command again (a retry after a lost reply) finds it and gives
@@ -103,8 +324,10 @@ local function step(K, k0, op, cost, now, taken, slack, C)
       -- and never more than the take still holds before it.
       local rem = (tk[1] - now) * 1000 + tk[i + 1]
       -- core's: a limit in the zero state (a missing key) holds nothing to
-      -- give back and is left as it is.
-      if give and rem > 0 and tk[i + 1] > 0 and not fresh(LIMITS[i], st[i]) then
+      -- give back and is left as it is; nor does a state created after
+      -- the take (the key was reset, or evicted, and taken again since),
+      -- which the take's cost is not part of.
+      if give and rem > 0 and tk[i + 1] > 0 and exp[i] and born[i] <= tk[1] and not fresh(LIMITS[i], st[i]) then
         LIMITS[i].refund(st[i], now, tk[1], cost, rem)
         dirty[i] = true
       end
@@ -112,28 +335,15 @@ local function step(K, k0, op, cost, now, taken, slack, C)
     op, cost = 'P', 1
   end
   local commit = op == 'T'
-  if n == 1 then
-    -- One limit: no intermediate tables.
-    local L, s = LIMITS[1], st[1]
-    local a, rem, reset, retry, delay, rr1, rr2 = L.take(s, now, cost, commit)
-    local took, al = 0, 0
-    if not a and retry ~= NEVER then
-      -- core's: a limit that records denied attempts reports what it
-      -- decides once it has.
-      local o = L.denied(s, now, cost, commit)
-      if o then
-        a, rem, reset, retry, delay, rr1, rr2 = o[1], o[2], o[3], o[4], o[5], 0, 0
-        if commit then dirty[1] = true end
-      end
-    elseif a and commit then
-      dirty[1], took = true, 1
-    end
-    if a then al = 1 end
-    if dirty[1] then put(C, K[k0 + 1], L, s, now, slack) end
-    return {took, now, al, rem, reset, retry, delay, rr1 or 0, rr2 or 0}
-  end
   local res, took = {}, 0
-  do
+  if n == 1 then
+    local L, s = LIMITS[1], st[1]
+    res[1] = {L.take(s, now, cost, false)}
+    if not res[1][1] and res[1][4] ~= NEVER then
+      local o = L.denied(s, now, cost, false)
+      if o then res[1] = o end
+    end
+  else
     -- core's Policy.take: a denial is told to every limit (whichever
     -- denied it) unless some limit can never grant the cost; a limit that
     -- records it reports what it decides once it has.
@@ -149,6 +359,7 @@ local function step(K, k0, op, cost, now, taken, slack, C)
         if commit then
           res[i] = {L.take(st[i], now, cost, true)}
           dirty[i] = true
+          if exp[i] and now < born[i] then born[i] = now end
         end
       else
         local o
@@ -164,7 +375,10 @@ local function step(K, k0, op, cost, now, taken, slack, C)
     if all and commit then took = 1 end
   end
   for i = 1, n do
-    if dirty[i] then put(C, K[k0 + i], LIMITS[i], st[i], now, slack) end
+    if dirty[i] then
+      if not exp[i] then born[i] = now end
+      put(C, K[k0 + i], LIMITS[i], st[i], now, slack, born[i], exp[i])
+    end
   end
   local out = {took, now}
   for i = 1, n do
@@ -175,5 +389,18 @@ local function step(K, k0, op, cost, now, taken, slack, C)
     out[k + 1], out[k + 2], out[k + 3], out[k + 4] = a, r[2], r[3], r[4]
     out[k + 5], out[k + 6], out[k + 7] = r[5], r[6] or 0, r[7] or 0
   end
-  return out
+  return spack(RFMT, unpack(out))
+end
+-- part is a batch's reply for one request (see batch.lua).
+local BFMT = '<c1' .. ssub(RFMT, 2)
+local function part(K, k0, op, cost, now, taken, slack, C)
+  local r
+  if gtake and op == 'T' then
+    r = gtake(C, K[k0 + 1], cost, now, slack, BFMT, 'r')
+    if type(r) ~= 'table' then return r end
+  else
+    r = step(K, k0, op, cost, now, taken, slack, C)
+  end
+  if type(r) == 'table' then return 'e' .. ssub(r.err, 1, 200) .. '\0' end
+  return 'r' .. r
 end

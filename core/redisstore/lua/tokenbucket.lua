@@ -4,7 +4,7 @@
 -- refuses buckets that take 2^52 ns or more to fill).
 local HI = 9007199254740992 -- 2^53
 function ALG.tokenbucket(limit, burst)
-  local A = {words = 2}
+  local A = {words = 2, drift = true}
   function A.fresh() return {burst, 0} end
   -- secsNS and secsUS are time.Duration.Seconds of a ns or µs duration.
   local function secsNS(ns)

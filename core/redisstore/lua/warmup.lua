@@ -4,7 +4,7 @@
 -- store refuses warm-ups and cold intervals of 2^52 ns or more, so every
 -- ns offset below is exact.
 function ALG.warmup(limit, stable, threshold, maxP, slope, coolDown)
-  local A = {words = 3}
+  local A = {words = 3, drift = true}
   local HI, MAXSPAN = 9007199254740992, 1152921504606846976
   function A.fresh() return {0, 0, maxP} end
   -- rel returns (nu µs + nr ns) - now µs, in ns.

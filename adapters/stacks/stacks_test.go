@@ -1,4 +1,4 @@
-package floodgate_test
+package stacks_test
 
 import (
 	"net/http"
@@ -7,37 +7,24 @@ import (
 	"github.com/floodgate-go/floodgate/adapters/chilimit"
 	"github.com/floodgate-go/floodgate/adapters/echolimit"
 	"github.com/floodgate-go/floodgate/adapters/ginlimit"
+	"github.com/floodgate-go/floodgate/internal/stacktest"
 	"github.com/floodgate-go/floodgate/middleware"
 	"github.com/gin-gonic/gin"
 	"github.com/go-chi/chi/v5"
 	"github.com/labstack/echo/v4"
 )
 
-// stack serves the test application through one router: the routes
-// GET /hello, GET /users/{id} and POST /login (in the router's own template
-// syntax), each answering with handler, limited by m with the route
-// template passed the router's way.
-type stack struct {
-	name  string
-	serve func(t *testing.T, m *middleware.Middleware, handler http.HandlerFunc) http.Handler
-}
-
-// stacks are the routers every behaviour case runs through; the results
-// must be identical.
-var stacks = []stack{
-	{"net/http", serveNetHTTP},
-	{"chi", serveChi},
-	{"chi (LimitMux)", serveChiMux},
-	{"gin", serveGin},
-	{"echo", serveEcho},
-}
-
-func serveNetHTTP(_ *testing.T, m *middleware.Middleware, h http.HandlerFunc) http.Handler {
-	mux := http.NewServeMux()
-	mux.Handle("GET /hello", h)
-	mux.Handle("GET /users/{id}", h)
-	mux.Handle("POST /login", h)
-	return m.Handler(mux)
+// TestBehaviourTable runs floodgate's behaviour table (internal/stacktest)
+// through net/http, chi (inline and LimitMux), gin and echo: each must get
+// exactly the expected answers, and all of them net/http's answers.
+func TestBehaviourTable(t *testing.T) {
+	stacktest.Run(t,
+		stacktest.NetHTTP,
+		stacktest.Stack{Name: "chi", Serve: serveChi},
+		stacktest.Stack{Name: "chi (LimitMux)", Serve: serveChiMux},
+		stacktest.Stack{Name: "gin", Serve: serveGin},
+		stacktest.Stack{Name: "echo", Serve: serveEcho},
+	)
 }
 
 // serveChi mounts chilimit.Limit as inline middleware of a group, where
@@ -80,12 +67,4 @@ func serveEcho(_ *testing.T, m *middleware.Middleware, h http.HandlerFunc) http.
 	e.GET("/users/:id", echo.WrapHandler(h))
 	e.POST("/login", echo.WrapHandler(h))
 	return e
-}
-
-// routePatterns are the per-route patterns of the application in every
-// router's syntax, so one Routes serves all stacks.
-var routePatterns = map[string][]string{
-	"hello": {"GET /hello"},
-	"users": {"GET /users/{id}", "GET /users/:id"},
-	"login": {"POST /login"},
 }

@@ -1,0 +1,104 @@
+package config
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"strconv"
+
+	"github.com/floodgate-go/floodgate/core"
+	"github.com/floodgate-go/floodgate/keyfunc"
+	"github.com/floodgate-go/floodgate/middleware"
+)
+
+// rule is how the requests of one route (or the default) are limited.
+// Exactly one of unlimited, tiers and lim is set; id and idLim go with lim.
+type rule struct {
+	name      string // keeps the rule's keys apart from every other rule's
+	unlimited bool
+	key       keyfunc.Func // counts the requests (the anonymous ones, with id)
+
+	lim middleware.Limiter
+
+	id    keyfunc.Func // the hashed identity; an error for anonymous requests
+	idLim middleware.Limiter
+
+	resolve func(*http.Request) (string, error)
+	tiers   map[string]middleware.Limiter
+}
+
+// selector picks a request's rule by route, then the rule's limiter and
+// key.
+type selector struct {
+	routes *middleware.Routes // nil without routes
+	def    *rule              // nil without a default: unlimited
+}
+
+// marker stands for a rule in middleware.Routes, which matches requests to
+// routes as the middleware does everywhere else. It never decides.
+type marker struct{ rule *rule }
+
+var errMarker = errors.New("config: internal error: a route marker was asked to decide")
+
+func (*marker) AllowN(context.Context, string, int64) (core.Result, error) {
+	return core.Result{}, errMarker
+}
+
+func (*marker) Refund(context.Context, string, core.Result) (core.Result, error) {
+	return core.Result{}, errMarker
+}
+
+func (s *selector) SelectKey(r *http.Request, route string) (middleware.Limiter, string, error) {
+	ru := s.def
+	if s.routes != nil {
+		l, _, err := s.routes.Select(r, route)
+		if err != nil {
+			return nil, "", err
+		}
+		if l != nil {
+			m, ok := l.(*marker)
+			if !ok {
+				return nil, "", errMarker
+			}
+			ru = m.rule
+		}
+	}
+	if ru == nil {
+		return nil, "", nil
+	}
+	return ru.pick(r)
+}
+
+// pick returns the limiter and key of r under ru. The key is the rule's
+// name, length-prefixed, a tag and the client's key: 'i' and the hashed
+// identity for identified clients, 't', the tier length-prefixed and the
+// key for tiers, 'k' and the key otherwise, so no two rules, tiers or
+// classes of client ever share a key.
+func (ru *rule) pick(r *http.Request) (middleware.Limiter, string, error) {
+	if ru.unlimited {
+		return nil, "", nil
+	}
+	prefix := strconv.Itoa(len(ru.name)) + ":" + ru.name
+	if ru.id != nil {
+		if id, err := ru.id(r); err == nil {
+			return ru.idLim, prefix + "i" + id, nil
+		}
+	}
+	lim, tag := ru.lim, "k"
+	if ru.tiers != nil {
+		tier, err := ru.resolve(r)
+		if err != nil {
+			return nil, "", fmt.Errorf("config: resolving the tier: %w", err)
+		}
+		if lim = ru.tiers[tier]; lim == nil {
+			return nil, "", fmt.Errorf("%w %q", middleware.ErrUnknownTier, tier)
+		}
+		tag = "t" + strconv.Itoa(len(tier)) + ":" + tier
+	}
+	k, err := ru.key(r)
+	if err != nil {
+		return nil, "", err
+	}
+	return lim, prefix + tag + k, nil
+}

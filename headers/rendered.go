@@ -1,0 +1,173 @@
+package headers
+
+import (
+	"maps"
+	"sync"
+	"sync/atomic"
+
+	"github.com/floodgate-go/floodgate/core"
+	"github.com/floodgate-go/floodgate/internal/seconds"
+)
+
+// rendered is what a policy's limits render to, whatever the decision:
+// a policy's names, quotas and windows never change.
+type rendered struct {
+	p *core.Policy
+	n int // limits
+	// policy is the RateLimit-Policy value without partition keys.
+	policy string
+	// quota and quotaText are each limit's quota and its text, for the
+	// Limit fields of a Result whose Limit is one of them.
+	quota     [core.MaxLimits]int64
+	quotaText [core.MaxLimits]string
+	// item is each limit's draft 11 RateLimit-Policy item, `"name";q=Q;w=W`,
+	// and rateHead the head of its RateLimit item, `"name";r=`.
+	item     [core.MaxLimits]string
+	rateHead [core.MaxLimits]string
+}
+
+// render renders the limits ls of policy p for draft d.
+func render(p *core.Policy, ls []core.LimitResult, d Draft) *rendered {
+	pr := &rendered{p: p, n: len(ls)}
+	var b []byte
+	for i := range ls {
+		l := &ls[i]
+		pr.quota[i] = l.Quota
+		pr.quotaText[i] = string(appendInt(nil, l.Quota))
+		pr.item[i] = string(appendPolicyItem11(b[:0], l))
+		b = appendSFString(b[:0], l.Name)
+		pr.rateHead[i] = string(append(b, ";r="...))
+	}
+	if d == DraftIETF11 {
+		pr.policy = string(appendPolicy11(b[:0], pr, nil))
+	} else {
+		pr.policy = string(appendPolicy67(b[:0], ls))
+	}
+	return pr
+}
+
+// limitText returns the text of v if it is one of the limits' quotas
+// (always so for the Limit of a Result made by a core.Limiter), else "".
+func (pr *rendered) limitText(v int64) string {
+	for i := range pr.n {
+		if pr.quota[i] == v {
+			return pr.quotaText[i]
+		}
+	}
+	return ""
+}
+
+// appendPolicyItem11 appends the draft 11 RateLimit-Policy item of l,
+// without a partition key.
+func appendPolicyItem11(b []byte, l *core.LimitResult) []byte {
+	b = appendSFString(b, l.Name)
+	b = append(b, ";q="...)
+	b = appendInt(b, l.Quota)
+	if l.Window > 0 {
+		b = append(b, ";w="...)
+		b = appendInt(b, seconds.Positive(l.Window))
+	}
+	return b
+}
+
+// appendPolicy11 appends the draft 11 RateLimit-Policy list: one
+// "name";q=Q;w=W item per limit, each with the partition key pk unless pk
+// is nil.
+func appendPolicy11(b []byte, pr *rendered, pk *[pkLen]byte) []byte {
+	for i := range pr.n {
+		if i > 0 {
+			b = append(b, ", "...)
+		}
+		b = append(b, pr.item[i]...)
+		if pk != nil {
+			b = appendPK(b, pk)
+		}
+	}
+	return b
+}
+
+// appendPolicy67 appends the drafts 6 and 7 RateLimit-Policy list: one Q;w=W
+// item per limit. Draft 7 forbids two items with the same quota, so of
+// limits sharing a quota only the one with the longest window (the
+// strictest) is written, the first of equals.
+func appendPolicy67(b []byte, ls []core.LimitResult) []byte {
+	first := true
+	for i := range ls {
+		q, w := clampInt(ls[i].Quota), seconds.Positive(ls[i].Window)
+		if shadowed(ls, i, q, w) {
+			continue
+		}
+		if !first {
+			b = append(b, ", "...)
+		}
+		first = false
+		b = appendInt(b, q)
+		if ls[i].Window > 0 {
+			b = append(b, ";w="...)
+			b = appendInt(b, w)
+		}
+	}
+	return b
+}
+
+// shadowed reports whether another limit of ls has quota q and a longer
+// window than w, or the same window and comes first.
+func shadowed(ls []core.LimitResult, i int, q, w int64) bool {
+	for j := range ls {
+		if j == i || clampInt(ls[j].Quota) != q {
+			continue
+		}
+		wj := seconds.Positive(ls[j].Window)
+		if wj > w || (wj == w && j < i) {
+			return true
+		}
+	}
+	return false
+}
+
+// maxPolicies bounds the policies a Writer keeps rendered: a program that
+// makes policies without end renders the others on every Write instead of
+// growing the cache.
+const maxPolicies = 256
+
+// policyCache keeps the rendering of each policy written, read without a
+// lock: the first policy in a field of its own (most programs have one),
+// the others in a map replaced, never changed, when a policy is added.
+type policyCache struct {
+	first atomic.Pointer[rendered]
+	more  atomic.Pointer[map[*core.Policy]*rendered]
+	mu    sync.Mutex // serialises the additions to more
+}
+
+// get returns the rendering of p, whose limits are ls, for draft d.
+func (c *policyCache) get(p *core.Policy, ls []core.LimitResult, d Draft) *rendered {
+	if pr := c.first.Load(); pr != nil && pr.p == p {
+		return pr
+	}
+	if m := c.more.Load(); m != nil {
+		if pr := (*m)[p]; pr != nil {
+			return pr
+		}
+	}
+	pr := render(p, ls, d)
+	if p != nil && !c.first.CompareAndSwap(nil, pr) {
+		c.add(pr)
+	}
+	return pr
+}
+
+// add adds pr to the map, unless the map is full.
+func (c *policyCache) add(pr *rendered) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	old := c.more.Load()
+	if old != nil && (len(*old) >= maxPolicies || (*old)[pr.p] != nil) {
+		return
+	}
+	m := map[*core.Policy]*rendered{}
+	if old != nil {
+		m = maps.Clone(*old)
+	}
+	m[pr.p] = pr
+	c.more.Store(&m)
+}
