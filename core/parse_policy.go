@@ -63,7 +63,7 @@ func ParsePolicy(name, s string) (*Policy, error) {
 			return nil, syntaxErr(start, s[start:i], "limit name %s at column %d: want ':' after it", clip(s[start:i]), start+1)
 		}
 		if len(items) == MaxLimits {
-			return nil, syntaxErr(it.col, strings.TrimSpace(s[it.col:end]), "limit %d at column %d: a policy has at most %d limits", len(items)+1, it.col+1, MaxLimits)
+			return nil, syntaxErr(it.col, strings.TrimRight(s[it.col:end], " \t\r\n"), "limit %d at column %d: a policy has at most %d limits", len(items)+1, it.col+1, MaxLimits)
 		}
 		a, err := parseAlgorithm(body, i, true)
 		if err != nil {
