@@ -193,14 +193,19 @@ func (c *client) row(what string, resp *http.Response, hiddenReset bool) string 
 	now := c.clk.Now()
 	next := c.nextPass()
 
-	// X-RateLimit-Reset: the whole quota is back at that second, and not
-	// a second earlier unless it is back now.
 	reset, err := strconv.ParseInt(h.Get("X-RateLimit-Reset"), 10, 64)
 	require.NoError(t, err)
 	inReset := time.Unix(reset, 0).Sub(now)
-	require.True(t, c.asFresh(inReset), "%s: not fresh at X-RateLimit-Reset", what)
-	if inReset > 0 && !hiddenReset {
-		require.False(t, c.asFresh(inReset-time.Second), "%s: fresh a second before X-RateLimit-Reset", what)
+	if resp.StatusCode == http.StatusOK {
+		// X-RateLimit-Reset: the whole quota is back at that second, and
+		// not a second earlier unless it is back now.
+		require.True(t, c.asFresh(inReset), "%s: not fresh at X-RateLimit-Reset", what)
+		if inReset > 0 && !hiddenReset {
+			require.False(t, c.asFresh(inReset-time.Second), "%s: fresh a second before X-RateLimit-Reset", what)
+		}
+	} else {
+		// On a denial, the second the request passes: Retry-After from now.
+		require.Equal(t, h.Get("Retry-After"), strconv.FormatInt(int64(inReset/time.Second), 10), what)
 	}
 
 	remaining, err := strconv.ParseInt(h.Get("X-RateLimit-Remaining"), 10, 64)
