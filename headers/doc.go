@@ -39,10 +39,11 @@
 //     up, except on a denial, where the drafts ask the reset to agree with
 //     Retry-After: a limit that denied the request then reports r=0 and the
 //     same wait as Retry-After (draft 11: its own wait, which is never
-//     longer). A quota ("q") is the most a limit grants at once and its
-//     window ("w") the time it takes to grant that much again (a GCRA of 100
-//     a minute with a burst of 20: q=20, w=12), in seconds rounded up and at
-//     least 1.
+//     longer). A quota ("q") and window ("w") are the limit's
+//     configuration: the quota and window of a window algorithm, and the
+//     burst and the time it takes to refill for GCRA, TokenBucket and
+//     LeakyBucket (100 a minute with a burst of 20: q=20, w=12); windows in
+//     seconds rounded up and at least 1.
 //
 // docs/headers.md in the repository shows, for every algorithm, what each
 // field says after a burst of requests, how it relates to the

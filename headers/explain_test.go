@@ -35,6 +35,9 @@ type scenario struct {
 	alg    core.Algorithm
 	at     time.Duration
 	n      int
+	// held is how long the middleware holds the n-th request before the
+	// handler runs: LeakyBucket's shaping delay.
+	held time.Duration
 	// hiddenReset is set where a single request cannot tell the key from a
 	// key never seen before X-RateLimit-Reset: RollingWindow with a period
 	// cap, whose remaining is back to the cap before the window has let go
@@ -64,6 +67,7 @@ var scenarios = []scenario{
 	{
 		title: "LeakyBucket, shaping", config: "core.LeakyBucket{Rate: core.PerMinute(100), Capacity: 20}",
 		alg: core.LeakyBucket{Rate: core.PerMinute(100), Capacity: 20}, at: 6 * time.Second, n: 20,
+		held: 11400 * time.Millisecond, // 19 slots of 600 ms
 	},
 	{
 		title: "FixedWindow", config: "core.FixedWindow{Limit: 60, Window: time.Minute}",
@@ -232,6 +236,8 @@ func (c *client) row(what string, resp *http.Response, hiddenReset bool) string 
 		require.False(t, c.passes(time.Duration(ra-1)*time.Second), what)
 		require.Zero(t, remaining)
 	}
+	// The IETF item of the (only, so binding) limit says the same.
+	require.Equal(t, fmt.Sprintf(`"api";r=%d;t=%d`, remaining, reset-now.Unix()), h.Get("RateLimit"), what)
 	return fmt.Sprintf("| %s | %d | %s | %s | now + %d | %s | `%s` | `%s` | %s |",
 		what, resp.StatusCode, h.Get("X-RateLimit-Limit"), h.Get("X-RateLimit-Remaining"),
 		reset-now.Unix(), retry, h.Get("RateLimit-Policy"), h.Get("RateLimit"), waitText(next))
@@ -256,7 +262,11 @@ func (s *scenario) play(t *testing.T) string {
 	var b strings.Builder
 	b.WriteString(tableHead)
 	for i := 1; i <= s.n+1; i++ {
+		start := time.Now() // the bubble's clock: it moves only while the middleware waits
 		resp := c.send()
+		if i == s.n {
+			require.Equal(t, s.held, time.Since(start), "the %s request held", ordinal(i))
+		}
 		switch i {
 		case 1, s.n, s.n + 1:
 			fmt.Fprintf(&b, "%s\n", c.row(fmt.Sprintf("%s at %s", ordinal(i), clock), resp, s.hiddenReset))
@@ -274,6 +284,13 @@ func (s *scenario) play(t *testing.T) string {
 	c.clk.Advance(time.Duration(ra) * time.Second)
 	require.Equal(t, http.StatusOK, c.send().StatusCode)
 	return b.String()
+}
+
+func requests(n int) string {
+	if n == 1 {
+		return "1 request"
+	}
+	return fmt.Sprintf("%d requests", n)
 }
 
 func ordinal(i int) string {
@@ -304,7 +321,7 @@ func TestHeadersDocTables(t *testing.T) {
 			// A bubble, so that LeakyBucket's shaping delays pass at once.
 			synctest.Test(t, func(t *testing.T) {
 				table := s.play(t)
-				block := fmt.Sprintf("`%s`, %d requests at %s:\n\n%s", s.config, s.n,
+				block := fmt.Sprintf("`%s`, %s at %s:\n\n%s", s.config, requests(s.n),
 					day.Add(s.at).Format("15:04:05"), table)
 				if !strings.Contains(doc, block) {
 					t.Errorf("docs/headers.md does not hold the table of %s as played:\n\n%s", s.title, block)
