@@ -117,6 +117,8 @@ type client struct {
 	clk *coretest.Clock
 	lim *core.Limiter
 	h   http.Handler
+	// denied is the Result of the latest denial.
+	denied core.Result
 }
 
 func newClient(t *testing.T, a core.Algorithm) *client {
@@ -126,11 +128,14 @@ func newClient(t *testing.T, a core.Algorithm) *client {
 	clk := coretest.NewClock(day)
 	lim, err := core.NewLimiter(p, core.WithClock(clk))
 	require.NoError(t, err)
-	key := func(*http.Request) (string, error) { return clientKey, nil }
-	m, err := middleware.New(lim, middleware.Options{Key: key})
+	c := &client{t: t, clk: clk, lim: lim}
+	m, err := middleware.New(lim, middleware.Options{
+		Key:      func(*http.Request) (string, error) { return clientKey, nil },
+		OnDenied: func(_ *http.Request, res core.Result) { c.denied = res },
+	})
 	require.NoError(t, err)
-	ok := http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { w.WriteHeader(http.StatusOK) })
-	return &client{t: t, clk: clk, lim: lim, h: m.Handler(ok)}
+	c.h = m.Handler(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { w.WriteHeader(http.StatusOK) }))
+	return c
 }
 
 // send sends one request now and returns the response.
@@ -225,10 +230,11 @@ func (c *client) row(what string, resp *http.Response, hiddenReset bool) string 
 		}
 		retry = "—"
 	} else {
-		// Retry-After is the exact wait rounded up: the retry passes at
-		// Retry-After, not a second before (nor a nanosecond before the
-		// exact wait).
+		// Retry-After is the exact wait (the decision's RetryAfter: a
+		// nanosecond earlier the request is refused) rounded up: the
+		// retry passes at Retry-After, not a second before.
 		require.Equal(t, http.StatusTooManyRequests, resp.StatusCode)
+		require.Equal(t, next, c.denied.RetryAfter, "%s: RetryAfter is not the exact wait", what)
 		ra, err := strconv.ParseInt(retry, 10, 64)
 		require.NoError(t, err)
 		require.Equal(t, max((next+time.Second-1)/time.Second, 1), time.Duration(ra), "%s: Retry-After", what)
@@ -375,16 +381,11 @@ func TestHeadersDocPacing(t *testing.T) {
 	var b strings.Builder
 	b.WriteString("| configuration | RateLimit-Policy | q at once, every w s | one every w/q s |\n|---|---|---|---|\n")
 	for _, s := range scenarios {
-		p, err := core.Single("api", s.alg)
-		require.NoError(t, err)
-		l := p.Limits()
-		require.Len(t, l, 1)
-		var r core.Result
-		lim, err := core.NewLimiter(p, core.WithClock(coretest.NewClock(day)))
-		require.NoError(t, err)
-		r, err = lim.Peek(context.Background(), clientKey, 1)
-		require.NoError(t, err)
-		q, w := r.Limit, int64((r.Window+time.Second-1)/time.Second)
+		// q and w as a client reads them.
+		var q, w int64
+		pol := newClient(t, s.alg).send().Header.Get("RateLimit-Policy")
+		_, err := fmt.Sscanf(pol, `"api";q=%d;w=%d`, &q, &w)
+		require.NoError(t, err, pol)
 		fmt.Fprintf(&b, "| %s | `q=%d;w=%d` | %s | %s |\n", s.title, q, w,
 			paceText(s.pace(t, q, w, true)), paceText(s.pace(t, q, w, false)))
 	}
