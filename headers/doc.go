@@ -29,15 +29,26 @@
 //   - X-RateLimit-Limit and X-RateLimit-Remaining are the binding limit's
 //     quota and remaining, the remaining being 0 on every denial.
 //     X-RateLimit-Reset is the Unix time, in seconds rounded up, at which the
-//     binding limit is fully replenished if nothing more is taken
-//     (At + ResetAfter), as GitHub writes it.
+//     binding limit is whole again if nothing more is taken
+//     (At + ResetAfter), except on a denial that some wait lets pass: there
+//     it is the time the request passes (At + RetryAfter), as Retry-After
+//     says, so that a client that waits for it, as GitHub asks its clients
+//     to, waits no longer than it must.
 //   - The IETF fields follow the chosen [Draft]. Their reset values ("t" in
 //     draft 11, "reset" in drafts 6 and 7) are ResetAfter in seconds rounded
 //     up, except on a denial, where the drafts ask the reset to agree with
 //     Retry-After: a limit that denied the request then reports r=0 and the
 //     same wait as Retry-After (draft 11: its own wait, which is never
-//     longer). A window ("w") is the time a limit's whole quota takes to
-//     replenish, in seconds rounded up and at least 1.
+//     longer). A quota ("q") and window ("w") are the limit's
+//     configuration: the quota and window of a window algorithm, and the
+//     burst and the time it takes to refill for GCRA, TokenBucket and
+//     LeakyBucket (100 a minute with a burst of 20: q=20, w=12); windows in
+//     seconds rounded up and at least 1.
+//
+// docs/headers.md in the repository shows, for every algorithm, what each
+// field says after a burst of requests, how it relates to the
+// configuration, and when a request really passes again; its tables are
+// checked by this package's tests.
 //
 // Field names default to the names above and can be changed or omitted one by
 // one ([Options]). Names are stored in their canonical form

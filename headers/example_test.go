@@ -72,7 +72,7 @@ func Example() {
 	// Retry-After: 1
 	// X-Ratelimit-Limit: 10
 	// X-Ratelimit-Remaining: 0
-	// X-Ratelimit-Reset: 1767323051
+	// X-Ratelimit-Reset: 1767323046
 }
 
 // Draft 7 puts the binding limit in one RateLimit dictionary.

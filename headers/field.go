@@ -18,7 +18,8 @@ const (
 	// remaining quota, 0 on denials.
 	XRateLimitRemaining
 	// XRateLimitReset is X-RateLimit-Reset: the Unix time in seconds at
-	// which the binding limit is fully replenished.
+	// which the binding limit is whole again or, on a denial, at which the
+	// request passes.
 	XRateLimitReset
 	// RateLimitPolicy is the IETF RateLimit-Policy field (every draft).
 	RateLimitPolicy

@@ -84,7 +84,15 @@ func checkFuzzed(t *testing.T, h http.Header, d headers.Draft, r *core.Result, l
 		t.Fatalf("denied with X-RateLimit-Remaining %q", h.Get("X-RateLimit-Remaining"))
 	}
 	fieldInt(t, h, "X-RateLimit-Limit")
-	fieldInt(t, h, "X-RateLimit-Reset")
+	reset := fieldInt(t, h, "X-RateLimit-Reset")
+	if ra := max(r.RetryAfter, 1); hasRetry && ra < 100*365*24*time.Hour {
+		// A refused client that waits for X-RateLimit-Reset passes, and
+		// waits less than a second more than it must.
+		due := r.At().Add(ra)
+		if time.Unix(reset, 0).Before(due) || !time.Unix(reset-1, 0).Before(due) {
+			t.Fatalf("X-RateLimit-Reset %d for a retry due at %v", reset, due)
+		}
+	}
 	switch d {
 	case headers.DraftIETF11:
 		checkFuzzed11(t, h, r, limits)

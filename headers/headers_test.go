@@ -150,11 +150,12 @@ func TestWriteDraft11(t *testing.T) {
 		run: func(t *testing.T, _ *coretest.Clock, l *core.Limiter) core.Result {
 			return takeN(t, l, 11)
 		},
+		// X-RateLimit-Reset says when it passes, as Retry-After does.
 		want: hdr(
 			"Retry-After", "1",
 			"X-RateLimit-Limit", "10",
 			"X-RateLimit-Remaining", "0",
-			"X-RateLimit-Reset", strconv.Itoa(t0s+6),
+			"X-RateLimit-Reset", strconv.Itoa(t0s+1),
 			"RateLimit-Policy", policy,
 			"RateLimit", `"burst";r=0;t=1, "daily";r=990;t=864`,
 		),
@@ -344,7 +345,7 @@ func TestDraft7(t *testing.T) {
 		"Retry-After", "1",
 		"X-RateLimit-Limit", "10",
 		"X-RateLimit-Remaining", "0",
-		"X-RateLimit-Reset", strconv.Itoa(t0s+6),
+		"X-RateLimit-Reset", strconv.Itoa(t0s+1),
 		"RateLimit-Policy", "10;w=6, 1000;w=86400",
 		"RateLimit", "limit=10, remaining=0, reset=1",
 	), h)
@@ -374,7 +375,7 @@ func TestDraft6(t *testing.T) {
 		"Retry-After", "1",
 		"X-RateLimit-Limit", "10",
 		"X-RateLimit-Remaining", "0",
-		"X-RateLimit-Reset", strconv.Itoa(t0s+6), // 5.9 s after t0+100ms
+		"X-RateLimit-Reset", strconv.Itoa(t0s+1), // the retry passes 600 ms after t0+100ms
 		"RateLimit-Policy", "10;w=6, 1000;w=86400",
 		"RateLimit-Limit", "10",
 		"RateLimit-Remaining", "0",

@@ -150,9 +150,21 @@ func (w *Writer) appendXRateLimit(b []byte, f *pending, d *decision) []byte {
 		b = f.appendValue(b, w, iXRemaining, d.remaining, &d.remText)
 	}
 	if w.on&XRateLimitReset != 0 {
-		b = f.appendValue(b, w, iXReset, seconds.EpochCeil(d.r.At().UnixNano(), d.r.ResetAfter), nil)
+		b = f.appendValue(b, w, iXReset, d.resetEpoch(), nil)
 	}
 	return b
+}
+
+// resetEpoch is X-RateLimit-Reset: the Unix second, rounded up, at which
+// the binding limit is whole again or, on a denial some wait will let
+// pass, at which the request passes, as Retry-After says (GitHub's
+// contract: a client refused does not retry before X-RateLimit-Reset).
+func (d *decision) resetEpoch() int64 {
+	after := d.r.ResetAfter
+	if d.finite {
+		after = max(d.r.RetryAfter, 1)
+	}
+	return seconds.EpochCeil(d.r.At().UnixNano(), after)
 }
 
 // appendLimit adds the field of position i, the binding limit's quota:

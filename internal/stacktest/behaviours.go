@@ -65,8 +65,9 @@ func hdr(limit, remaining, reset int64, policy, ratelimit string, retry int64) m
 }
 
 // twoPerTen is 2 per 10 s through an algorithm whose three calls at t0
-// answer with exactly these headers (derived by hand: see each case).
-func twoPerTen(name string, a core.Algorithm, reset1, reset2, retry3, reset3 int64) behaviour {
+// answer with exactly these headers (derived by hand: see each case). On
+// the denial X-RateLimit-Reset, like Retry-After, says when it passes.
+func twoPerTen(name string, a core.Algorithm, reset1, reset2, retry3 int64) behaviour {
 	pol := `"api";q=2;w=10`
 	return behaviour{
 		name: name,
@@ -76,7 +77,7 @@ func twoPerTen(name string, a core.Algorithm, reset1, reset2, retry3, reset3 int
 		calls: []call{
 			{want: 200, headers: hdr(2, 1, reset1, pol, `"api";r=1;t=`+strconv.FormatInt(reset1, 10), 0)},
 			{want: 200, headers: hdr(2, 0, reset2, pol, `"api";r=0;t=`+strconv.FormatInt(reset2, 10), 0)},
-			{want: 429, headers: hdr(2, 0, reset3, pol, `"api";r=0;t=`+strconv.FormatInt(retry3, 10), retry3)},
+			{want: 429, headers: hdr(2, 0, retry3, pol, `"api";r=0;t=`+strconv.FormatInt(retry3, 10), retry3)},
 		},
 	}
 }
@@ -86,15 +87,15 @@ func behaviours() []behaviour {
 	return []behaviour{
 		// GCRA: I = 5 s, τ = 10 s. Call 1: TAT t0+5; call 2: t0+10; call 3
 		// would need TAT t0+15: denied, 5 s to wait.
-		twoPerTen("GCRA", core.GCRA{Rate: core.Per(2, ten)}, 5, 10, 5, 10),
+		twoPerTen("GCRA", core.GCRA{Rate: core.Per(2, ten)}, 5, 10, 5),
 		// TokenBucket: 0.2 token/s; the same instants as GCRA.
-		twoPerTen("TokenBucket", core.TokenBucket{Rate: core.Per(2, ten)}, 5, 10, 5, 10),
+		twoPerTen("TokenBucket", core.TokenBucket{Rate: core.Per(2, ten)}, 5, 10, 5),
 		// LeakyBucket, meter form: GCRA's numbers, no delay.
-		twoPerTen("LeakyBucket", core.LeakyBucket{Rate: core.Per(2, ten), Capacity: 2, NoDelay: 2}, 5, 10, 5, 10),
+		twoPerTen("LeakyBucket", core.LeakyBucket{Rate: core.Per(2, ten), Capacity: 2, NoDelay: 2}, 5, 10, 5),
 		// FixedWindow: t0 is 5 s into [t0−5, t0+5): everything resets in 5 s.
-		twoPerTen("FixedWindow", core.FixedWindow{Limit: 2, Window: ten}, 5, 5, 5, 5),
+		twoPerTen("FixedWindow", core.FixedWindow{Limit: 2, Window: ten}, 5, 5, 5),
 		// SlidingLog: both entries at t0 leave the trailing window at t0+10.
-		twoPerTen("SlidingLog", core.SlidingLog{Limit: 2, Window: ten}, 10, 10, 10, 10),
+		twoPerTen("SlidingLog", core.SlidingLog{Limit: 2, Window: ten}, 10, 10, 10),
 		{
 			name: "skip",
 			build: func(t *testing.T, clk core.Clock) *middleware.Middleware {
@@ -263,7 +264,7 @@ func twoLimits() behaviour {
 			// burst TAT t0+10; daily 1 left.
 			{want: 200, headers: hdr(2, 0, 10, pol, `"burst";r=0;t=10, "daily";r=1;t=75355`, 0)},
 			// burst denies: one unit in 5 s; daily unchanged.
-			{want: 429, headers: hdr(2, 0, 10, pol, `"burst";r=0;t=5, "daily";r=1;t=75355`, 5), body: problem("burst")},
+			{want: 429, headers: hdr(2, 0, 5, pol, `"burst";r=0;t=5, "daily";r=1;t=75355`, 5), body: problem("burst")},
 			// At t0+10 burst admits (TAT t0+15) and daily is spent: the
 			// daily limit is the one X-RateLimit-* describe.
 			{at: 10 * time.Second, want: 200, headers: hdr(3, 0, 75355, pol, `"burst";r=1;t=5, "daily";r=0;t=75345`, 0)},
