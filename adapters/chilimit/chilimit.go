@@ -1,5 +1,8 @@
 // Package chilimit mounts a floodgate [middleware.Middleware] on a chi
-// router (github.com/go-chi/chi/v5), passing chi's route pattern
+// router (github.com/go-chi/chi/v5). The common case is one line, each
+// client IP at one rate: r.Use(chilimit.MustPerIP("100/min")) ([PerIP]).
+//
+// [Limit] and [LimitMux] pass chi's route pattern
 // ("/users/{id}") as the route template, so that per-route policies
 // ([middleware.Routes]) apply to a route however many URLs it matches.
 //

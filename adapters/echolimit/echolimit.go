@@ -1,5 +1,8 @@
 // Package echolimit mounts a floodgate [middleware.Middleware] on an echo
-// server (github.com/labstack/echo/v4), passing echo's route template
+// server (github.com/labstack/echo/v4). The common case is one line, each
+// client IP at one rate: e.Use(echolimit.MustPerIP("100/min")) ([PerIP]).
+//
+// [Limit] passes echo's route template
 // (c.Path(), "/users/:id") so that per-route policies
 // ([middleware.Routes]) apply to a route however many URLs it matches.
 //

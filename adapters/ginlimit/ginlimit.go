@@ -1,5 +1,9 @@
 // Package ginlimit mounts a floodgate [middleware.Middleware] on a gin
-// engine (github.com/gin-gonic/gin), passing gin's route template
+// engine (github.com/gin-gonic/gin). The common case is one line, each
+// client IP at one rate: engine.Use(ginlimit.MustPerIP("100/min"))
+// ([PerIP]).
+//
+// [Limit] passes gin's route template
 // (c.FullPath(), "/users/:id") so that per-route policies
 // ([middleware.Routes]) apply to a route however many URLs it matches.
 //
