@@ -17,11 +17,21 @@
 // ClientIP, which trusts X-Forwarded-For from every peer unless
 // engine.SetTrustedProxies says otherwise, is used only if you opt in with
 // [ClientIP].
+//
+// Key functions see the values that handlers run before Limit stored with
+// c.Set, as values of the request's context: an authentication middleware
+// that calls c.Set("user", name) before engine.Use(ginlimit.Limit(m)) (or
+// on the group that Limit is mounted on after it) lets Options.Key be
+// keyfunc.UserFromContext("user"), and a custom key function read any
+// value with r.Context().Value(key). Values set after Limit runs are not
+// seen; a request without the value is refused (403) unless the key
+// function falls back (keyfunc.First).
 package ginlimit
 
 import (
 	"fmt"
 
+	"github.com/floodgate-go/floodgate/internal/keyrequest"
 	"github.com/floodgate-go/floodgate/middleware"
 	"github.com/gin-gonic/gin"
 )
@@ -42,7 +52,9 @@ func Limit(m *middleware.Middleware) gin.HandlerFunc {
 		panic(fmt.Errorf("ginlimit: %w", err))
 	}
 	return func(c *gin.Context) {
-		a, ok := m.Begin(c.Writer, c.Request, c.FullPath())
+		r := withKeys(c)
+		a, ok := m.Begin(c.Writer, r, c.FullPath())
+		keyrequest.Done(c.Request, r)
 		if !ok {
 			c.Abort()
 			return
