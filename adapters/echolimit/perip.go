@@ -29,7 +29,7 @@ func PerIP(rate string, opts ...core.Option) (echo.MiddlewareFunc, error) {
 	if err != nil {
 		return nil, fmt.Errorf("echolimit: %w", err)
 	}
-	return Limit(m), nil
+	return limit(m, false), nil
 }
 
 // MustPerIP is like [PerIP] but panics, with PerIP's error, if rate is
