@@ -24,7 +24,12 @@
 // router, or Limit inline, instead.
 //
 // The decision, the headers and the 429 answer are the middleware's; the
-// key is Options.Key (by default the client IP from RemoteAddr).
+// key is Options.Key (by default the client IP from RemoteAddr). Key
+// functions see the request as chi's middleware left it: the user an
+// authentication middleware mounted before the limiter stored with
+// r.WithContext(context.WithValue(…)) is keyfunc.UserFromContext's to read.
+// LimitMux runs before everything its router's later Use calls mount, so
+// key on such values with Limit, mounted after the authentication.
 package chilimit
 
 import (
