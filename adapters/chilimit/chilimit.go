@@ -28,8 +28,9 @@
 // functions see the request as chi's middleware left it: the user an
 // authentication middleware mounted before the limiter stored with
 // r.WithContext(context.WithValue(…)) is keyfunc.UserFromContext's to read.
-// LimitMux runs before everything its router's later Use calls mount, so
-// key on such values with Limit, mounted after the authentication.
+// Mount the limiter after the authentication (LimitMux too: r.Use(auth)
+// before r.Use(chilimit.LimitMux(m, r))); a limiter that runs first finds
+// no user and refuses the request (403).
 package chilimit
 
 import (
