@@ -3,16 +3,13 @@ package chilimit_test
 import (
 	"context"
 	"net/http"
-	"net/http/httptest"
-	"strings"
 	"testing"
 
 	"github.com/floodgate-go/floodgate/adapters/chilimit"
+	"github.com/floodgate-go/floodgate/internal/stacktest"
 	"github.com/floodgate-go/floodgate/keyfunc"
 	"github.com/floodgate-go/floodgate/middleware"
 	"github.com/go-chi/chi/v5"
-	"github.com/stretchr/testify/assert"
-	"github.com/stretchr/testify/require"
 )
 
 type userKey struct{}
@@ -21,8 +18,8 @@ type userKey struct{}
 // stores the user it verified in the request's context, or answers 401.
 func auth(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		user, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
-		if !ok || user == "" {
+		user, ok := stacktest.Bearer(r)
+		if !ok {
 			http.Error(w, "unauthorized", http.StatusUnauthorized)
 			return
 		}
@@ -30,33 +27,18 @@ func auth(next http.Handler) http.Handler {
 	})
 }
 
-func as(h http.Handler, user string) int {
-	r := httptest.NewRequest(http.MethodGet, "/me", nil)
-	if user != "" {
-		r.Header.Set("Authorization", "Bearer "+user)
-	}
-	w := httptest.NewRecorder()
-	h.ServeHTTP(w, r)
-	return w.Code
-}
-
 // The limiter, mounted after the authentication middleware, keys on the
-// user it stored in the context: every user of one address has a bucket of
-// their own. Mounted before it (LimitMux on the root router, which runs
-// first), it finds no user and refuses, never lets a request through
-// unlimited.
+// user it stored in the context. Mounted before it (LimitMux, on the root
+// router before the authentication), it finds no user and refuses.
 func TestKeyFromContext(t *testing.T) {
-	m, err := middleware.New(middleware.Rate("per-user", "2/hour"), middleware.Options{Key: keyfunc.UserFromContext(userKey{})})
-	require.NoError(t, err)
-	r := chi.NewRouter()
-	r.Use(auth, chilimit.Limit(m))
-	r.Get("/me", ok)
-	assert.Equal(t, []int{200, 200, 429}, []int{as(r, "alice"), as(r, "alice"), as(r, "alice")})
-	assert.Equal(t, []int{200, 200, 429}, []int{as(r, "bob"), as(r, "bob"), as(r, "bob")})
-	assert.Equal(t, http.StatusUnauthorized, as(r, ""))
-
-	before := chi.NewRouter()
-	before.Use(chilimit.LimitMux(m, before), auth)
-	before.Get("/me", ok)
-	assert.Equal(t, http.StatusForbidden, as(before, "carol"))
+	stacktest.CheckUserKey(t, keyfunc.UserFromContext(userKey{}), func(m *middleware.Middleware, before bool) http.Handler {
+		r := chi.NewRouter()
+		if before {
+			r.Use(chilimit.LimitMux(m, r), auth)
+		} else {
+			r.Use(auth, chilimit.Limit(m))
+		}
+		r.Get("/me", ok)
+		return r
+	})
 }

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/floodgate-go/floodgate/adapters/echolimit"
+	"github.com/floodgate-go/floodgate/internal/stacktest"
 	"github.com/floodgate-go/floodgate/keyfunc"
 	"github.com/floodgate-go/floodgate/middleware"
 	"github.com/labstack/echo/v4"
@@ -20,8 +21,8 @@ import (
 // answers 401.
 func auth(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
-		user, ok := strings.CutPrefix(c.Request().Header.Get("Authorization"), "Bearer ")
-		if !ok || user == "" {
+		user, ok := stacktest.Bearer(c.Request())
+		if !ok {
 			return echo.ErrUnauthorized
 		}
 		c.Set("user", user)
@@ -29,38 +30,19 @@ func auth(next echo.HandlerFunc) echo.HandlerFunc {
 	}
 }
 
-func as(h http.Handler, user string) int {
-	r := httptest.NewRequest(http.MethodGet, "/me", nil)
-	if user != "" {
-		r.Header.Set("Authorization", "Bearer "+user)
-	}
-	w := httptest.NewRecorder()
-	h.ServeHTTP(w, r)
-	return w.Code
-}
-
 // The limiter keys on the user the authentication middleware stored with
-// c.Set: every user of one address has a bucket of their own.
+// c.Set; mounted before it, it finds none and refuses.
 func TestKeyFromContextSet(t *testing.T) {
-	m, err := middleware.New(middleware.Rate("per-user", "2/hour"), middleware.Options{Key: keyfunc.UserFromContext("user")})
-	require.NoError(t, err)
-	e := echo.New()
-	e.Use(auth, echolimit.Limit(m))
-	e.GET("/me", ok)
-	assert.Equal(t, []int{200, 200, 429}, []int{as(e, "alice"), as(e, "alice"), as(e, "alice")})
-	assert.Equal(t, []int{200, 200, 429}, []int{as(e, "bob"), as(e, "bob"), as(e, "bob")})
-	assert.Equal(t, http.StatusUnauthorized, as(e, ""))
-}
-
-// A value set after the limiter runs is not seen: the request has no key
-// and is refused, never let through unlimited.
-func TestKeyFromContextSetAfterLimit(t *testing.T) {
-	m, err := middleware.New(middleware.Rate("per-user", "2/hour"), middleware.Options{Key: keyfunc.UserFromContext("user")})
-	require.NoError(t, err)
-	e := echo.New()
-	e.Use(echolimit.Limit(m), auth)
-	e.GET("/me", ok)
-	assert.Equal(t, http.StatusForbidden, as(e, "alice"))
+	stacktest.CheckUserKey(t, keyfunc.UserFromContext("user"), func(m *middleware.Middleware, before bool) http.Handler {
+		e := echo.New()
+		if before {
+			e.Use(echolimit.Limit(m), auth)
+		} else {
+			e.Use(auth, echolimit.Limit(m))
+		}
+		e.GET("/me", ok)
+		return e
+	})
 }
 
 // Values of the request's own context stay visible under keys c.Set did

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/floodgate-go/floodgate/adapters/ginlimit"
+	"github.com/floodgate-go/floodgate/internal/stacktest"
 	"github.com/floodgate-go/floodgate/keyfunc"
 	"github.com/floodgate-go/floodgate/middleware"
 	"github.com/gin-gonic/gin"
@@ -18,46 +19,27 @@ import (
 // auth is an authentication middleware as gin applications write them: it
 // stores the user it verified with c.Set, or aborts with 401.
 func auth(c *gin.Context) {
-	user, ok := strings.CutPrefix(c.GetHeader("Authorization"), "Bearer ")
-	if !ok || user == "" {
+	user, ok := stacktest.Bearer(c.Request)
+	if !ok {
 		c.AbortWithStatus(http.StatusUnauthorized)
 		return
 	}
 	c.Set("user", user)
 }
 
-func as(h http.Handler, user string) int {
-	r := httptest.NewRequest(http.MethodGet, "/me", nil)
-	if user != "" {
-		r.Header.Set("Authorization", "Bearer "+user)
-	}
-	w := httptest.NewRecorder()
-	h.ServeHTTP(w, r)
-	return w.Code
-}
-
 // The limiter keys on the user the authentication middleware stored with
-// c.Set: every user of one address has a bucket of their own.
+// c.Set; mounted before it, it finds none and refuses.
 func TestKeyFromContextSet(t *testing.T) {
-	m, err := middleware.New(middleware.Rate("per-user", "2/hour"), middleware.Options{Key: keyfunc.UserFromContext("user")})
-	require.NoError(t, err)
-	e := gin.New()
-	e.Use(auth, ginlimit.Limit(m))
-	e.GET("/me", ok)
-	assert.Equal(t, []int{200, 200, 429}, []int{as(e, "alice"), as(e, "alice"), as(e, "alice")})
-	assert.Equal(t, []int{200, 200, 429}, []int{as(e, "bob"), as(e, "bob"), as(e, "bob")})
-	assert.Equal(t, http.StatusUnauthorized, as(e, ""))
-}
-
-// A value set after the limiter runs is not seen: the request has no key
-// and is refused, never let through unlimited.
-func TestKeyFromContextSetAfterLimit(t *testing.T) {
-	m, err := middleware.New(middleware.Rate("per-user", "2/hour"), middleware.Options{Key: keyfunc.UserFromContext("user")})
-	require.NoError(t, err)
-	e := gin.New()
-	e.Use(ginlimit.Limit(m), auth)
-	e.GET("/me", ok)
-	assert.Equal(t, http.StatusForbidden, as(e, "alice"))
+	stacktest.CheckUserKey(t, keyfunc.UserFromContext("user"), func(m *middleware.Middleware, before bool) http.Handler {
+		e := gin.New()
+		if before {
+			e.Use(ginlimit.Limit(m), auth)
+		} else {
+			e.Use(auth, ginlimit.Limit(m))
+		}
+		e.GET("/me", ok)
+		return e
+	})
 }
 
 // Values of the request's own context stay visible under keys c.Set did
