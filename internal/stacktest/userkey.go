@@ -1,6 +1,7 @@
 package stacktest
 
 import (
+	"context"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -49,4 +50,45 @@ func CheckUserKey(t *testing.T, key keyfunc.Func, mount func(m *middleware.Middl
 	assert.Equal(t, []int{200, 200, 429}, []int{as(h, "bob"), as(h, "bob"), as(h, "bob")})
 	assert.Equal(t, http.StatusUnauthorized, as(h, ""))
 	assert.Equal(t, http.StatusForbidden, as(mount(build(), true), "alice"))
+}
+
+// CheckKeyRequest checks the request that key functions are given by an
+// adapter passing them its router's per-request values. mount returns the
+// router's application: a middleware storing "alice" under the key "user"
+// the router's way (c.Set), then m, then h (as the router hands requests
+// to a net/http handler) for GET /me and POST /login. The key function
+// sees "alice" as r.Context().Value("user"), the values of the request's
+// own context under other keys, nil for a key that cannot be a map key
+// (no panic), and the request's cancellation; a form it parses is the
+// handler's too, although the body was read.
+func CheckKeyRequest(t *testing.T, mount func(m *middleware.Middleware, h http.HandlerFunc) http.Handler) {
+	t.Helper()
+	type reqKey struct{}
+	var seen []any
+	var done <-chan struct{}
+	key := func(r *http.Request) (string, error) {
+		ctx := r.Context()
+		seen = []any{ctx.Value("user"), ctx.Value(reqKey{}), ctx.Value([]int{1}), ctx.Value("none")}
+		done = ctx.Done()
+		return "k" + r.PostFormValue("name"), nil
+	}
+	m, err := middleware.New(middleware.Rate("api", "10/hour"), middleware.Options{Key: key})
+	require.NoError(t, err)
+	var form string
+	h := mount(m, func(_ http.ResponseWriter, r *http.Request) { form = r.PostFormValue("name") })
+
+	ctx, cancel := context.WithCancel(context.WithValue(context.Background(), reqKey{}, "from the request"))
+	defer cancel()
+	w := httptest.NewRecorder()
+	h.ServeHTTP(w, httptest.NewRequestWithContext(ctx, http.MethodGet, "/me", nil))
+	require.Equal(t, http.StatusOK, w.Code)
+	assert.Equal(t, []any{"alice", "from the request", nil, nil}, seen)
+	assert.Equal(t, ctx.Done(), done)
+
+	r := httptest.NewRequest(http.MethodPost, "/login", strings.NewReader("name=bob"))
+	r.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	w = httptest.NewRecorder()
+	h.ServeHTTP(w, r)
+	require.Equal(t, http.StatusOK, w.Code)
+	assert.Equal(t, "bob", form)
 }
