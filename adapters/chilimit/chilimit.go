@@ -1,5 +1,8 @@
 // Package chilimit mounts a floodgate [middleware.Middleware] on a chi
-// router (github.com/go-chi/chi/v5), passing chi's route pattern
+// router (github.com/go-chi/chi/v5). The common case is one line, each
+// client IP at one rate: r.Use(chilimit.MustPerIP("100/min")) ([PerIP]).
+//
+// [Limit] and [LimitMux] pass chi's route pattern
 // ("/users/{id}") as the route template, so that per-route policies
 // ([middleware.Routes]) apply to a route however many URLs it matches.
 //
@@ -21,7 +24,13 @@
 // router, or Limit inline, instead.
 //
 // The decision, the headers and the 429 answer are the middleware's; the
-// key is Options.Key (by default the client IP from RemoteAddr).
+// key is Options.Key (by default the client IP from RemoteAddr). Key
+// functions see the request as chi's middleware left it: the user an
+// authentication middleware mounted before the limiter stored with
+// r.WithContext(context.WithValue(…)) is keyfunc.UserFromContext's to read.
+// Mount the limiter after the authentication (LimitMux too: r.Use(auth)
+// before r.Use(chilimit.LimitMux(m, r))); a limiter that runs first finds
+// no user and refuses the request (403).
 package chilimit
 
 import (

@@ -1,6 +1,7 @@
 package chilimit_test
 
 import (
+	"errors"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
@@ -62,4 +63,30 @@ func ExampleLimitMux() {
 	// Output:
 	// 200 Retry-After=""
 	// 429 Retry-After="60"
+}
+
+// One line limits every request of each client IP to 2 an hour.
+func ExampleMustPerIP() {
+	r := chi.NewRouter()
+	r.Use(chilimit.MustPerIP("2/hour"))
+	r.Get("/", func(w http.ResponseWriter, _ *http.Request) { fmt.Fprint(w, "ok") })
+
+	for range 3 {
+		w := httptest.NewRecorder()
+		r.ServeHTTP(w, httptest.NewRequest("GET", "/", nil))
+		fmt.Println(w.Code, w.Header().Get("X-RateLimit-Remaining"), w.Header().Get("Content-Type"))
+	}
+	// Output:
+	// 200 1 text/plain; charset=utf-8
+	// 200 0 text/plain; charset=utf-8
+	// 429 0 application/problem+json
+}
+
+// With a rate from configuration, PerIP returns the mistake as an error.
+func ExamplePerIP() {
+	rate := "100/mni" // from a flag or a file
+	_, err := chilimit.PerIP(rate)
+	var pe *core.ParseError
+	fmt.Println(errors.Is(err, core.ErrInvalidConfig), errors.As(err, &pe) && pe.Column == 5)
+	// Output: true true
 }

@@ -1,6 +1,7 @@
 package ginlimit_test
 
 import (
+	"errors"
 	"fmt"
 	"net/http/httptest"
 
@@ -51,4 +52,31 @@ func ExampleClientIP() {
 	key, _ := ginlimit.ClientIP(e)(r)
 	fmt.Println(key)
 	// Output: 203.0.113.9/32
+}
+
+// One line limits every request of each client IP to 2 an hour.
+func ExampleMustPerIP() {
+	gin.SetMode(gin.ReleaseMode)
+	e := gin.New()
+	e.Use(ginlimit.MustPerIP("2/hour"))
+	e.GET("/", func(c *gin.Context) { c.String(200, "ok") })
+
+	for range 3 {
+		w := httptest.NewRecorder()
+		e.ServeHTTP(w, httptest.NewRequest("GET", "/", nil))
+		fmt.Println(w.Code, w.Header().Get("X-RateLimit-Remaining"), w.Header().Get("Content-Type"))
+	}
+	// Output:
+	// 200 1 text/plain; charset=utf-8
+	// 200 0 text/plain; charset=utf-8
+	// 429 0 application/problem+json
+}
+
+// With a rate from configuration, PerIP returns the mistake as an error.
+func ExamplePerIP() {
+	rate := "100/mni" // from a flag or a file
+	_, err := ginlimit.PerIP(rate)
+	var pe *core.ParseError
+	fmt.Println(errors.Is(err, core.ErrInvalidConfig), errors.As(err, &pe) && pe.Column == 5)
+	// Output: true true
 }

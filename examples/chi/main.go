@@ -14,7 +14,6 @@ import (
 	"time"
 
 	"github.com/floodgate-go/floodgate/adapters/chilimit"
-	"github.com/floodgate-go/floodgate/core"
 	"github.com/floodgate-go/floodgate/middleware"
 	"github.com/go-chi/chi/v5"
 )
@@ -38,11 +37,11 @@ func main() {
 // newRouter is the application: 100 requests a minute per client, 10 for
 // user pages and 5 for login attempts.
 func newRouter() (http.Handler, error) {
-	routes := middleware.NewRoutes(gcra("default", core.PerMinute(100)))
-	if err := routes.Add("GET /users/{id}", gcra("users", core.PerMinute(10))); err != nil {
+	routes := middleware.NewRoutes(middleware.Rate("default", "100/min"))
+	if err := routes.Add("GET /users/{id}", middleware.Rate("users", "10/min")); err != nil {
 		return nil, err
 	}
-	if err := routes.Add("POST /login", gcra("login", core.PerMinute(5))); err != nil {
+	if err := routes.Add("POST /login", middleware.Rate("login", "5/min")); err != nil {
 		return nil, err
 	}
 	m, err := middleware.NewSelect(routes, middleware.Options{})
@@ -58,12 +57,4 @@ func newRouter() (http.Handler, error) {
 	r.Get("/users/{id}", func(w http.ResponseWriter, r *http.Request) { fmt.Fprintln(w, "user", chi.URLParam(r, "id")) })
 	r.Post("/login", func(w http.ResponseWriter, _ *http.Request) { fmt.Fprintln(w, "welcome") })
 	return r, nil
-}
-
-func gcra(name string, rate core.Rate) *core.Limiter {
-	l, err := core.NewLimiter(core.MustPolicy(name, core.Limit{Name: name, Algorithm: core.GCRA{Rate: rate}}))
-	if err != nil {
-		panic(err)
-	}
-	return l
 }

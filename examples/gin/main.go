@@ -14,7 +14,6 @@ import (
 	"time"
 
 	"github.com/floodgate-go/floodgate/adapters/ginlimit"
-	"github.com/floodgate-go/floodgate/core"
 	"github.com/floodgate-go/floodgate/middleware"
 	"github.com/gin-gonic/gin"
 )
@@ -38,11 +37,11 @@ func main() {
 // newRouter is the application: 100 requests a minute per client, 10 for
 // user pages and 5 for login attempts.
 func newRouter() (http.Handler, error) {
-	routes := middleware.NewRoutes(gcra("default", core.PerMinute(100)))
-	if err := routes.Add("GET /users/:id", gcra("users", core.PerMinute(10))); err != nil {
+	routes := middleware.NewRoutes(middleware.Rate("default", "100/min"))
+	if err := routes.Add("GET /users/:id", middleware.Rate("users", "10/min")); err != nil {
 		return nil, err
 	}
-	if err := routes.Add("POST /login", gcra("login", core.PerMinute(5))); err != nil {
+	if err := routes.Add("POST /login", middleware.Rate("login", "5/min")); err != nil {
 		return nil, err
 	}
 	m, err := middleware.NewSelect(routes, middleware.Options{})
@@ -57,12 +56,4 @@ func newRouter() (http.Handler, error) {
 	r.GET("/users/:id", func(c *gin.Context) { c.String(http.StatusOK, "user %s\n", c.Param("id")) })
 	r.POST("/login", func(c *gin.Context) { c.String(http.StatusOK, "welcome\n") })
 	return r, nil
-}
-
-func gcra(name string, rate core.Rate) *core.Limiter {
-	l, err := core.NewLimiter(core.MustPolicy(name, core.Limit{Name: name, Algorithm: core.GCRA{Rate: rate}}))
-	if err != nil {
-		panic(err)
-	}
-	return l
 }

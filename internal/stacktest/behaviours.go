@@ -20,20 +20,24 @@ const t0s = 1767323045
 
 // call is one request of a behaviour case and what its answer must be.
 type call struct {
-	at      time.Duration // since t0, on the limiter's fake clock
-	method  string        // GET when empty
-	path    string        // /hello when empty
-	remote  string        // 192.0.2.1:1234 when empty
-	status  int           // of the handler (200 when 0): what it answers if reached
-	want    int           // the status the client must see
+	at      time.Duration     // since t0, on the limiter's fake clock
+	method  string            // GET when empty
+	path    string            // /hello when empty
+	remote  string            // 192.0.2.1:1234 when empty
+	request map[string]string // header fields of the request
+	status  int               // of the handler (200 when 0): what it answers if reached
+	want    int               // the status the client must see
 	headers map[string]string
 	body    string // the exact body, when not empty
 }
 
-// behaviour is a case of the table every stack runs.
+// behaviour is a case of the table every stack runs: a Middleware build
+// gives, or, when perIP is set, the stack's one-line per-IP middleware at
+// that rate.
 type behaviour struct {
 	name  string
 	build func(t *testing.T, clk core.Clock) *middleware.Middleware
+	perIP string
 	calls []call
 }
 
@@ -225,6 +229,7 @@ func behaviours() []behaviour {
 			},
 			calls: []call{{want: 200}, {want: 200}},
 		},
+		perIP(),
 		{
 			name: "dry run",
 			build: func(t *testing.T, clk core.Clock) *middleware.Middleware {
@@ -291,4 +296,42 @@ var routePatterns = map[string][]string{
 	"hello": {"GET /hello"},
 	"users": {"GET /users/{id}", "GET /users/:id"},
 	"login": {"POST /login"},
+}
+
+// perIP is the one-line per-IP middleware of every stack at "2/10s" (GCRA,
+// I = 5 s, burst 2), mounted on the whole router: every method of a client
+// IP counts in one bucket (HEAD like GET, a HEAD a route does not serve
+// included), a CORS preflight in a bucket of its own (the middleware's
+// default, PreflightOwnBucket) while a plain OPTIONS counts like any
+// request, forwarding headers are ignored, IPv6 clients share their /64.
+func perIP() behaviour {
+	pol := `"per-ip";q=2;w=10`
+	preflight := map[string]string{"Origin": "https://app.example", "Access-Control-Request-Method": "GET"}
+	return behaviour{
+		name:  "PerIP one-liner",
+		perIP: "2/10s",
+		calls: []call{
+			{want: 200, headers: hdr(2, 1, 5, pol, `"per-ip";r=1;t=5`, 0)},
+			{method: "HEAD", want: 200, headers: hdr(2, 0, 10, pol, `"per-ip";r=0;t=10`, 0)},
+			// HEAD of a GET-only route: denied before the router would
+			// answer 404 or 405.
+			{method: "HEAD", path: "/users/1", want: 429, headers: map[string]string{"Retry-After": "5", "Content-Type": "application/problem+json"}},
+			{method: "POST", path: "/login", want: 429},
+			// Preflights: limited as strictly, in their own bucket.
+			{method: "OPTIONS", request: preflight, want: 200, headers: map[string]string{"X-RateLimit-Remaining": "1"}},
+			{method: "OPTIONS", request: preflight, want: 200, headers: map[string]string{"X-RateLimit-Remaining": "0"}},
+			{method: "OPTIONS", request: preflight, want: 429},
+			// A plain OPTIONS is a request like any other.
+			{method: "OPTIONS", want: 429},
+			// A forged X-Forwarded-For does not make another client.
+			{request: map[string]string{"X-Forwarded-For": "198.51.100.9"}, want: 429},
+			{remote: "198.51.100.9:1", want: 200},
+			{remote: "[2001:db8::1]:1", want: 200},
+			{remote: "[2001:db8::2]:1", method: "HEAD", want: 200, headers: map[string]string{"X-RateLimit-Remaining": "0"}},
+			{remote: "[2001:db8::3]:1", want: 429},
+			// One unit back every 5 s.
+			{at: 5 * time.Second, method: "POST", path: "/login", want: 200, headers: map[string]string{"X-RateLimit-Remaining": "0"}},
+			{at: 5 * time.Second, want: 429, headers: map[string]string{"Retry-After": "5"}},
+		},
+	}
 }

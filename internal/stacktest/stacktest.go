@@ -18,6 +18,7 @@ import (
 	"strconv"
 	"testing"
 
+	"github.com/floodgate-go/floodgate/core"
 	"github.com/floodgate-go/floodgate/core/coretest"
 	"github.com/floodgate-go/floodgate/internal/sftest"
 	"github.com/floodgate-go/floodgate/middleware"
@@ -29,14 +30,31 @@ import (
 // GET /hello, GET /users/{id} and POST /login (in the router's own template
 // syntax: "/users/{id}" or "/users/:id"), each answering with handler,
 // limited by m with the route template passed the router's way.
+//
+// PerIP, when not nil, serves the same routes, except that /hello answers
+// every method, limited by the router's one-line per-IP middleware
+// (middleware.PerIP, chilimit.PerIP, …) made with rate and opts, mounted on
+// the whole router; the table's per-IP cases run only through stacks that
+// have it.
 type Stack struct {
 	Name  string
 	Serve func(t *testing.T, m *middleware.Middleware, handler http.HandlerFunc) http.Handler
+	PerIP func(t *testing.T, rate string, opts []core.Option, handler http.HandlerFunc) http.Handler
 }
 
 // NetHTTP is the stack of net/http: a [http.ServeMux] wrapped by
-// [middleware.Middleware.Handler].
-var NetHTTP = Stack{Name: "net/http", Serve: serveNetHTTP}
+// [middleware.Middleware.Handler], or by [middleware.PerIP]'s.
+var NetHTTP = Stack{Name: "net/http", Serve: serveNetHTTP, PerIP: perIPNetHTTP}
+
+func perIPNetHTTP(t *testing.T, rate string, opts []core.Option, h http.HandlerFunc) http.Handler {
+	m, err := middleware.PerIP(rate, opts...)
+	require.NoError(t, err)
+	mux := http.NewServeMux()
+	mux.Handle("/hello", h)
+	mux.Handle("GET /users/{id}", h)
+	mux.Handle("POST /login", h)
+	return m.Handler(mux)
+}
 
 func serveNetHTTP(_ *testing.T, m *middleware.Middleware, h http.HandlerFunc) http.Handler {
 	mux := http.NewServeMux()
@@ -55,14 +73,19 @@ func Run(t *testing.T, stacks ...Stack) {
 	for _, b := range behaviours() {
 		t.Run(b.name, func(t *testing.T) {
 			var first []answer
+			var firstName string
 			for _, s := range stacks {
-				got := runBehaviour(t, s, b)
-				if first == nil {
-					first = got
+				if b.perIP != "" && s.PerIP == nil {
 					continue
 				}
-				assert.Equal(t, first, got, "%s differs from %s", s.Name, stacks[0].Name)
+				got := runBehaviour(t, s, b)
+				if first == nil {
+					first, firstName = got, s.Name
+					continue
+				}
+				assert.Equal(t, first, got, "%s differs from %s", s.Name, firstName)
 			}
+			require.NotNil(t, first, "no stack ran %s", b.name)
 		})
 	}
 }
@@ -82,10 +105,16 @@ var observed = []string{
 func runBehaviour(t *testing.T, s Stack, b behaviour) []answer {
 	clk := coretest.NewClock(t0)
 	var status int
-	h := s.Serve(t, b.build(t, clk), func(w http.ResponseWriter, _ *http.Request) {
+	handler := func(w http.ResponseWriter, _ *http.Request) {
 		w.WriteHeader(status)
 		_, _ = w.Write([]byte("ok"))
-	})
+	}
+	var h http.Handler
+	if b.perIP != "" {
+		h = s.PerIP(t, b.perIP, []core.Option{core.WithClock(clk)}, handler)
+	} else {
+		h = s.Serve(t, b.build(t, clk), handler)
+	}
 	var out []answer
 	for i, c := range b.calls {
 		clk.Set(t0.Add(c.at))
@@ -105,6 +134,9 @@ func runBehaviour(t *testing.T, s Stack, b behaviour) []answer {
 		}
 		r := httptest.NewRequest(method, path, nil)
 		r.RemoteAddr = remote
+		for k, v := range c.request {
+			r.Header.Set(k, v)
+		}
 		w := httptest.NewRecorder()
 		h.ServeHTTP(w, r)
 		msg := s.Name + " call " + strconv.Itoa(i)
