@@ -80,6 +80,7 @@ var middlewares = []struct {
 		return ululestd.NewMiddleware(l).Handler(bare)
 	}},
 	{"httprate", func(b *testing.B, s spec) http.Handler {
+		//lint:ignore SA1019 RemoteAddr, as every other library here is keyed
 		return httprate.LimitBy(int(s.burst), s.window(), httprate.KeyByIP)(bare)
 	}},
 	{"tollbooth", func(b *testing.B, s spec) http.Handler {
