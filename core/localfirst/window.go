@@ -1,0 +1,180 @@
+package localfirst
+
+import (
+	"math/bits"
+	"time"
+
+	"github.com/floodgate-go/floodgate/core"
+)
+
+// counter is one limit of a bound policy: a FixedWindow (aligned) or a
+// SlidingWindow, both counts per epoch-aligned window.
+type counter struct {
+	limit, window int64
+	sliding       bool
+}
+
+// slot is one window's count as a node sees it: global is what Redis
+// returned at the last sync that covered it, inflight what a sync in
+// progress pushed, delta what the node admitted since (negative after a
+// refund). The node's view of the window is their sum.
+type slot struct {
+	idx, global, inflight, delta int64
+}
+
+func (s *slot) count() int64 { return max(s.global+s.inflight+s.delta, 0) }
+
+// unconfirmed is what the node admitted in the window that no sync has
+// confirmed yet.
+func (s *slot) unconfirmed() int64 { return max(s.inflight+s.delta, 0) }
+
+// at returns the slot of window idx in ws (two slots, by idx parity), reset
+// to an empty window when it held another one and reset is set; nil when
+// it holds another window and reset is not set.
+func at(ws []slot, idx int64, reset bool) *slot {
+	s := &ws[idx&1]
+	if s.idx == idx {
+		return s
+	}
+	if !reset {
+		return nil
+	}
+	*s = slot{idx: idx}
+	return s
+}
+
+// spanIndex returns ⌊t/w⌋, rounded towards −∞.
+func spanIndex(t, w int64) int64 {
+	q := t / w
+	if t%w < 0 {
+		q--
+	}
+	return q
+}
+
+// view is what deciding one limit needs: the window a request falls in and
+// its counts.
+type view struct {
+	idx        int64 // current window index
+	eff        int64 // instant the estimate is taken at (now, or the window's start)
+	prev, curr int64 // counts of the previous (sliding only) and current window
+	prevG      int64 // the previous window's count (sliding only), for the share
+	currG      int64 // the current window's confirmed count, for the share
+	unconf     int64 // this node's unconfirmed units in the current window
+}
+
+// look reads the view of c at now from ws (two slots) and newest, the
+// newest window index this limit has seen: a now older than that window
+// is decided in it, as the in-memory store does.
+func (c *counter) look(ws []slot, now, newest int64) view {
+	idx := spanIndex(now, c.window)
+	eff := now
+	if idx < newest {
+		idx, eff = newest, newest*c.window
+	}
+	v := view{idx: idx, eff: eff}
+	if s := at(ws, idx, false); s != nil {
+		v.curr, v.currG, v.unconf = min(s.count(), c.limit), min(s.global, c.limit), s.unconfirmed()
+	}
+	if c.sliding {
+		if s := at(ws, idx-1, false); s != nil {
+			v.prev, v.prevG = min(s.count(), c.limit), min(s.global+s.unconfirmed(), c.limit)
+		}
+	}
+	return v
+}
+
+// used is the estimate of units taken in the trailing window, from the
+// counts prev and curr.
+func (c *counter) used(v *view, prev, curr int64) int64 {
+	if !c.sliding {
+		return curr
+	}
+	start := v.idx * c.window
+	return curr + c.weighted(prev, start+c.window-v.eff)
+}
+
+// weighted returns ⌈prev·rest/window⌉ for 0 ≤ prev and 0 < rest ≤ window.
+func (c *counter) weighted(prev, rest int64) int64 {
+	hi, lo := bits.Mul64(uint64(prev), uint64(rest))
+	q, r := bits.Div64(hi, lo, uint64(c.window))
+	q += uint64(btoi(r != 0))
+	return int64(q)
+}
+
+func btoi(b bool) int64 {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// decide returns the outcome of taking cost on v (cost 0 reports the state
+// as it stands). With nodes > 0 the view is stale (not refreshed by the
+// last sync round, or no round succeeded lately): the node may then also
+// hold no more unconfirmed units in the window than ⌊(Limit − confirmed
+// estimate)/nodes⌋, its share of what it knows remains; a denial by that
+// share alone is retried after retry.
+func (c *counter) decide(v *view, now, cost int64, nodes, retry int64) core.Outcome {
+	start := v.idx * c.window
+	end := start + c.window
+	avail := c.limit - c.used(v, v.prev, v.curr)
+	reset := end - now
+	if c.sliding {
+		reset = start + 2*c.window - now
+	}
+	shareOK := true
+	if nodes > 0 && cost > 0 {
+		share := (c.limit - c.used(v, v.prevG, v.currG)) / nodes
+		shareOK = v.unconf+cost <= share
+	}
+	if cost <= avail && shareOK {
+		return core.Outcome{Allowed: true, Remaining: avail - cost, ResetAfter: time.Duration(reset)}
+	}
+	o := core.Outcome{Remaining: max(avail, 0)}
+	switch {
+	case !c.sliding && v.curr > 0:
+		o.ResetAfter = time.Duration(end - now)
+	case c.sliding && v.curr > 0:
+		o.ResetAfter = time.Duration(start + 2*c.window - now)
+	case c.sliding && v.prev > 0:
+		o.ResetAfter = time.Duration(end - now)
+	}
+	switch {
+	case cost > c.limit:
+		o.RetryAfter = core.Never
+	case cost > avail && !c.sliding:
+		o.RetryAfter = time.Duration(end - now)
+	case cost > avail:
+		o.RetryAfter = time.Duration(c.firstAdmit(v.prev, v.curr, start, cost) - now)
+	}
+	if !shareOK && o.RetryAfter != core.Never {
+		o.RetryAfter = max(o.RetryAfter, time.Duration(retry))
+	}
+	return o
+}
+
+// firstAdmit returns the first instant from start at which cost (≤ limit)
+// is admitted by a SlidingWindow if nothing else is taken.
+func (c *counter) firstAdmit(prev, curr, start, cost int64) int64 {
+	if room := c.limit - curr - cost; room >= 0 {
+		if e := c.minElapsed(prev, room); e < c.window {
+			return start + e
+		}
+	}
+	if e := c.minElapsed(curr, c.limit-cost); e < c.window {
+		return start + c.window + e
+	}
+	return start + 2*c.window
+}
+
+// minElapsed returns the least elapsed e in [0, window] from which
+// prev·(window − e)/window ≤ room (room ≥ 0): window when none in it.
+func (c *counter) minElapsed(prev, room int64) int64 {
+	if prev <= room {
+		return 0
+	}
+	hi, lo := bits.Mul64(uint64(room), uint64(c.window))
+	q, _ := bits.Div64(hi, lo, uint64(prev))
+	return c.window - int64(q)
+}
