@@ -24,9 +24,10 @@ type slot struct {
 
 func (s *slot) count() int64 { return max(s.global+s.inflight+s.delta, 0) }
 
-// unconfirmed is what the node admitted in the window that no sync has
-// confirmed yet.
-func (s *slot) unconfirmed() int64 { return max(s.inflight+s.delta, 0) }
+// unconfirmed is what the node admitted in the window that no round has
+// confirmed yet, less what it gave back (negative when it gave back more
+// than it admitted since).
+func (s *slot) unconfirmed() int64 { return s.inflight + s.delta }
 
 // at returns the slot of window idx in ws (two slots, by idx parity), reset
 // to an empty window when it held another one and reset is set; nil when
@@ -58,7 +59,6 @@ type view struct {
 	idx        int64 // current window index
 	eff        int64 // instant the estimate is taken at (now, or the window's start)
 	prev, curr int64 // counts of the previous (sliding only) and current window
-	prevG      int64 // the previous window's count (sliding only), for the share
 	currG      int64 // the current window's confirmed count, for the share
 	unconf     int64 // this node's unconfirmed units in the current window
 }
@@ -78,7 +78,7 @@ func (c *counter) look(ws []slot, now, newest int64) view {
 	}
 	if c.sliding {
 		if s := at(ws, idx-1, false); s != nil {
-			v.prev, v.prevG = min(s.count(), c.limit), min(s.global+s.unconfirmed(), c.limit)
+			v.prev = min(s.count(), c.limit)
 		}
 	}
 	return v
@@ -125,7 +125,7 @@ func (c *counter) decide(v *view, now, cost int64, nodes, retry int64) core.Outc
 	}
 	shareOK := true
 	if nodes > 0 && cost > 0 {
-		share := (c.limit - c.used(v, v.prevG, v.currG)) / nodes
+		share := (c.limit - c.used(v, v.prev, v.currG)) / nodes
 		shareOK = v.unconf+cost <= share
 	}
 	if cost <= avail && shareOK {
@@ -148,8 +148,9 @@ func (c *counter) decide(v *view, now, cost int64, nodes, retry int64) core.Outc
 	case cost > avail:
 		o.RetryAfter = time.Duration(c.firstAdmit(v.prev, v.curr, start, cost) - now)
 	}
-	if !shareOK && o.RetryAfter != core.Never {
-		o.RetryAfter = max(o.RetryAfter, time.Duration(retry))
+	if cost <= avail {
+		// Denied by the share alone: the next round may refresh the view.
+		o.RetryAfter = time.Duration(retry)
 	}
 	return o
 }
