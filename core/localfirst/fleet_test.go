@@ -41,16 +41,56 @@ func TestTwoNodesShareThenConverge(t *testing.T) {
 		assert.Equal(t, time.Minute, r.RetryAfter)
 	}
 
-	// The next window: both views are fresh (the key is tracked), each node
-	// admits up to what it sees remaining before the next round.
+	// The next window: both views are fresh (the key is tracked), and both
+	// nodes admitted in the previous window: each claims half of the
+	// remainder.
 	clk.Advance(time.Minute)
 	syncAll(t, ns)
-	assert.Equal(t, 100, takeAll(t, a, "k", 200))
-	assert.Equal(t, 100, takeAll(t, b, "k", 200), "over-admission: the other node's admissions of one period")
+	assert.Equal(t, 50, takeAll(t, a, "k", 200))
+	assert.Equal(t, 50, takeAll(t, b, "k", 200))
+	syncAll(t, ns)
 	syncAll(t, ns)
 	for _, n := range ns {
 		assert.Zero(t, takeAll(t, n, "k", 1))
 	}
+
+	// A window in which only a admits: from the next one on, a knows it is
+	// alone and claims the whole remainder, b half of it.
+	clk.Advance(time.Minute)
+	syncAll(t, ns)
+	assert.Equal(t, 50, takeAll(t, a, "k", 50))
+	syncAll(t, ns)
+	syncAll(t, ns)
+	clk.Advance(time.Minute)
+	syncAll(t, ns)
+	assert.Equal(t, 100, takeAll(t, a, "k", 200), "a lone node: the whole limit")
+	assert.Equal(t, 50, takeAll(t, b, "k", 200), "b knows of a: half; the bound's over-admission")
+}
+
+// TestFreshSharesFollowTheActiveNodes: a node claims the remainder split
+// among the nodes seen admitting in the window or the previous one, so
+// nodes that burst together within one period admit the limit.
+func TestFreshSharesFollowTheActiveNodes(t *testing.T) {
+	_, client := startRedis(t)
+	clk := coretest.NewClock(t0)
+	p := core.MustPolicy("f", core.Limit{Name: "f", Algorithm: core.SlidingWindow{Limit: 120, Window: time.Minute}})
+	ns := newNodes(t, client, clk, p, 4, localfirst.Options{Prefix: "fresh:"})
+	for _, n := range ns[:3] {
+		assert.Equal(t, 1, takeAll(t, n, "k", 1))
+	}
+	syncAll(t, ns)
+	syncAll(t, ns)
+	// Three nodes seen: each claims a third of 117. The key is new to the
+	// fourth (a stale view: nothing read): a quarter of the 120 it knows
+	// of, all of it over-admission.
+	total := 3
+	for i, n := range ns {
+		got := takeAll(t, n, "k", 200)
+		want := []int{39, 39, 39, 30}[i]
+		assert.Equal(t, want, got, "node %d", i)
+		total += got
+	}
+	assert.Equal(t, 120+30, total)
 }
 
 // TestOverAdmissionWithinBound drives four nodes through random schedules
@@ -229,7 +269,7 @@ func TestRunSyncsOnStop(t *testing.T) {
 	keys, err := client.Keys(context.Background(), "run:*").Result()
 	require.NoError(t, err)
 	require.Len(t, keys, 1)
-	v, err := client.Get(context.Background(), keys[0]).Int64()
+	v, err := client.HGet(context.Background(), keys[0], "t").Int64()
 	require.NoError(t, err)
 	assert.Equal(t, int64(4), v)
 	assert.GreaterOrEqual(t, ns[0].s.Stats().Rounds, uint64(1))

@@ -2,7 +2,9 @@ package localfirst
 
 import (
 	"context"
+	"crypto/rand"
 	_ "embed"
+	"encoding/hex"
 	"fmt"
 	"sync"
 	"sync/atomic"
@@ -69,6 +71,7 @@ type Store struct {
 	client redis.UniversalClient
 	opts   Options
 	script *redis.Script
+	id     string // this node's field in the counters: random per Store
 
 	// round is the number of the last completed sync round (from 1: a
 	// key no round read is stale).
@@ -130,7 +133,11 @@ func New(client redis.UniversalClient, opts Options) (*Store, error) {
 	if isnil.Value(opts.Clock) {
 		opts.Clock = core.SystemClock{}
 	}
-	s := &Store{client: client, opts: opts, script: redis.NewScript(syncLua)}
+	var id [8]byte
+	if _, err := rand.Read(id[:]); err != nil {
+		return nil, fmt.Errorf("localfirst: node id: %w", err)
+	}
+	s := &Store{client: client, opts: opts, script: redis.NewScript(syncLua), id: hex.EncodeToString(id[:])}
 	s.round.Store(1)
 	return s, nil
 }

@@ -83,7 +83,7 @@ func (s *Store) Sync(ctx context.Context) error {
 			sh.mu.Unlock()
 		}
 	}
-	vals, bad, err := s.send(ctx, items)
+	vals, nodes, bad, err := s.send(ctx, items)
 	for i := range items {
 		it := &items[i]
 		sh := it.e.sh
@@ -93,7 +93,8 @@ func (s *Store) Sync(ctx context.Context) error {
 			if bad[i] {
 				it.s.delta += it.push
 			} else {
-				it.s.global = vals[i]
+				it.s.global, it.s.nodes = vals[i], nodes[i]
+				it.s.mine = it.s.mine || it.push != 0
 			}
 		}
 		if bad[i] {
@@ -187,12 +188,12 @@ func (t *table) collect(sh *shard, round uint64, now int64, keep []*entry, items
 }
 
 // send pipelines items in one script call per hash tag and MaxBatch
-// counters, within Timeout, and returns each item's merged count and
-// whether its call failed.
-func (s *Store) send(ctx context.Context, items []item) (vals []int64, bad []bool, err error) {
-	vals, bad = make([]int64, len(items)), make([]bool, len(items))
+// counters, within Timeout, and returns each item's merged count, the
+// number of nodes that wrote its counter, and whether its call failed.
+func (s *Store) send(ctx context.Context, items []item) (vals, nodes []int64, bad []bool, err error) {
+	vals, nodes, bad = make([]int64, len(items)), make([]int64, len(items)), make([]bool, len(items))
 	if len(items) == 0 {
-		return vals, bad, nil
+		return vals, nodes, bad, nil
 	}
 	groups := map[string][]int{}
 	var tags []string
@@ -215,7 +216,7 @@ func (s *Store) send(ctx context.Context, items []item) (vals []int64, bad []boo
 		g := groups[tag]
 		for len(g) > 0 {
 			n := min(len(g), s.opts.MaxBatch)
-			c := &call{idx: g[:n]}
+			c := &call{idx: g[:n], args: []any{s.id}}
 			for _, j := range c.idx {
 				c.keys = append(c.keys, items[j].key)
 				c.args = append(c.args, items[j].push, items[j].ttl)
@@ -251,14 +252,14 @@ func (s *Store) send(ctx context.Context, items []item) (vals []int64, bad []boo
 	var errs []error
 	for _, c := range calls {
 		got, e := c.cmd.Int64Slice()
-		if e == nil && len(got) != len(c.idx) {
-			e = fmt.Errorf("%d counts for %d keys", len(got), len(c.idx))
+		if e == nil && len(got) != 2*len(c.idx) {
+			e = fmt.Errorf("%d numbers for %d keys", len(got), len(c.idx))
 		}
 		for k, j := range c.idx {
 			if e != nil {
 				bad[j] = true
 			} else {
-				vals[j] = got[k]
+				vals[j], nodes[j] = got[2*k], got[2*k+1]
 			}
 		}
 		if e != nil {
@@ -268,5 +269,5 @@ func (s *Store) send(ctx context.Context, items []item) (vals []int64, bad []boo
 	if len(errs) > 0 {
 		err = fmt.Errorf("localfirst: %d of %d sync calls failed: %w", len(errs), len(calls), errors.Join(errs...))
 	}
-	return vals, bad, err
+	return vals, nodes, bad, err
 }

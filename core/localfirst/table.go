@@ -117,17 +117,14 @@ func (t *table) stale(e *entry, now int64) bool {
 // decide decides req (a take or a peek) on e, under its shard's lock when
 // e is in a table (locked).
 func (t *table) decide(e *entry, req core.Request, outs []core.Outcome, locked bool) (core.Result, error) {
-	var nodes int64
-	if !locked || t.stale(e, req.Now) {
-		nodes = int64(t.s.opts.Nodes)
-	}
+	stale := !locked || t.stale(e, req.Now)
 	retry := int64(t.s.opts.SyncPeriod)
 	var views [core.MaxLimits]view
 	all := true
 	for i := range t.cs {
 		c := &t.cs[i]
 		views[i] = c.look(e.ws[2*i:2*i+2], req.Now, e.newest[i])
-		outs[i] = c.decide(&views[i], req.Now, req.Cost, nodes, retry)
+		outs[i] = c.decide(&views[i], req.Now, req.Cost, t.share(&views[i], stale), retry)
 		all = all && outs[i].Allowed
 	}
 	taken := all && req.Op == core.OpTake
@@ -143,6 +140,21 @@ func (t *table) decide(e *entry, req core.Request, outs []core.Outcome, locked b
 		}
 	}
 	return core.ResultOf(t.p, req, taken, outs)
+}
+
+// share is the number of nodes among which a node splits what it knows
+// remains of a window (see the package documentation): Nodes when the view
+// is stale or no node was seen admitting in the window or the previous
+// one, else the nodes seen, itself included.
+func (t *table) share(v *view, stale bool) int64 {
+	n := int64(t.s.opts.Nodes)
+	switch {
+	case v.others < 0:
+		return n
+	case stale:
+		return max(n, v.others+1)
+	}
+	return v.others + 1
 }
 
 // refund gives back req.Cost taken at req.Taken, limit by limit, from the

@@ -20,7 +20,15 @@ type counter struct {
 // refund). The node's view of the window is their sum.
 type slot struct {
 	idx, global, inflight, delta int64
+	// nodes is how many nodes had written the window's counter at the
+	// last read, mine whether this node was one of them.
+	nodes int64
+	mine  bool
 }
+
+// others is how many other nodes had admitted units in the window at the
+// last read.
+func (s *slot) others() int64 { return s.nodes - btoi(s.mine && s.nodes > 0) }
 
 func (s *slot) count() int64 { return max(s.global+s.inflight+s.delta, 0) }
 
@@ -61,6 +69,9 @@ type view struct {
 	prev, curr int64 // counts of the previous (sliding only) and current window
 	currG      int64 // the current window's confirmed count, for the share
 	unconf     int64 // this node's unconfirmed units in the current window
+	// others is the most other nodes seen admitting in the current or
+	// the previous window (-1: none seen in either).
+	others int64
 }
 
 // look reads the view of c at now from ws (two slots) and newest, the
@@ -72,13 +83,19 @@ func (c *counter) look(ws []slot, now, newest int64) view {
 	if idx < newest {
 		idx, eff = newest, newest*c.window
 	}
-	v := view{idx: idx, eff: eff}
+	v := view{idx: idx, eff: eff, others: -1}
 	if s := at(ws, idx, false); s != nil {
 		v.curr, v.currG, v.unconf = min(s.count(), c.limit), min(s.global, c.limit), s.unconfirmed()
+		if s.nodes > 0 {
+			v.others = s.others()
+		}
 	}
-	if c.sliding {
-		if s := at(ws, idx-1, false); s != nil {
+	if s := at(ws, idx-1, false); s != nil {
+		if c.sliding {
 			v.prev = min(s.count(), c.limit)
+		}
+		if s.nodes > 0 {
+			v.others = max(v.others, s.others())
 		}
 	}
 	return v
@@ -110,11 +127,10 @@ func btoi(b bool) int64 {
 }
 
 // decide returns the outcome of taking cost on v (cost 0 reports the state
-// as it stands). With nodes > 0 the view is stale (not refreshed by the
-// last sync round, or no round succeeded lately): the node may then also
-// hold no more unconfirmed units in the window than ⌊(Limit − confirmed
-// estimate)/nodes⌋, its share of what it knows remains; a denial by that
-// share alone is retried after retry.
+// as it stands). With share ≥ 1 the node may also hold no more
+// unconfirmed units in the window than ⌊(Limit − confirmed estimate) /
+// share⌋, its share of what it knows remains; a denial by that share alone
+// is retried after retry. share 0 checks the limit alone.
 func (c *counter) decide(v *view, now, cost int64, nodes, retry int64) core.Outcome {
 	start := v.idx * c.window
 	end := start + c.window
