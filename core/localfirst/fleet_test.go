@@ -67,30 +67,43 @@ func TestTwoNodesShareThenConverge(t *testing.T) {
 	assert.Equal(t, 50, takeAll(t, b, "k", 200), "b knows of a: half; the bound's over-admission")
 }
 
-// TestFreshSharesFollowTheActiveNodes: a node claims the remainder split
-// among the nodes seen admitting in the window or the previous one, so
-// nodes that burst together within one period admit the limit.
+// TestFreshSharesFollowTheActiveNodes: a node claims what it knows
+// remains split among the nodes seen admitting in the window or the
+// previous one (all Nodes without that history), so nodes that burst
+// together within one period admit the limit.
 func TestFreshSharesFollowTheActiveNodes(t *testing.T) {
 	_, client := startRedis(t)
 	clk := coretest.NewClock(t0)
-	p := core.MustPolicy("f", core.Limit{Name: "f", Algorithm: core.SlidingWindow{Limit: 120, Window: time.Minute}})
+	p := core.MustPolicy("f", core.Limit{Name: "f", Algorithm: core.FixedWindow{Limit: 120, Window: time.Minute}})
 	ns := newNodes(t, client, clk, p, 4, localfirst.Options{Prefix: "fresh:"})
+	// No history: a quarter of what remains each.
 	for _, n := range ns[:3] {
 		assert.Equal(t, 1, takeAll(t, n, "k", 1))
 	}
 	syncAll(t, ns)
 	syncAll(t, ns)
-	// Three nodes seen: each claims a third of 117. The key is new to the
-	// fourth (a stale view: nothing read): a quarter of the 120 it knows
-	// of, all of it over-admission.
-	total := 3
+	for i, n := range ns[:3] {
+		assert.Equal(t, 29, takeAll(t, n, "k", 200), "node %d: ⌊117/4⌋", i)
+	}
+	syncAll(t, ns)
+
+	// The next window: three nodes were seen in the previous one, each
+	// claims a third. The key is new to the fourth (a stale view, nothing
+	// read): a quarter of the 120 it knows of, all of it over-admission.
+	clk.Advance(time.Minute)
+	syncAll(t, ns)
+	total := 0
 	for i, n := range ns {
 		got := takeAll(t, n, "k", 200)
-		want := []int{39, 39, 39, 30}[i]
-		assert.Equal(t, want, got, "node %d", i)
+		assert.Equal(t, []int{40, 40, 40, 30}[i], got, "node %d", i)
 		total += got
 	}
 	assert.Equal(t, 120+30, total)
+	syncAll(t, ns)
+	syncAll(t, ns)
+	for _, n := range ns {
+		assert.Zero(t, takeAll(t, n, "k", 1))
+	}
 }
 
 // TestOverAdmissionWithinBound drives four nodes through random schedules

@@ -144,8 +144,8 @@ func (t *table) decide(e *entry, req core.Request, outs []core.Outcome, locked b
 
 // share is the number of nodes among which a node splits what it knows
 // remains of a window (see the package documentation): Nodes when the view
-// is stale or no node was seen admitting in the window or the previous
-// one, else the nodes seen, itself included.
+// is stale or no node was seen admitting in the previous window, else the
+// most nodes seen admitting in it or the current one, itself included.
 func (t *table) share(v *view, stale bool) int64 {
 	n := int64(t.s.opts.Nodes)
 	switch {

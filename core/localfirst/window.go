@@ -70,7 +70,9 @@ type view struct {
 	currG      int64 // the current window's confirmed count, for the share
 	unconf     int64 // this node's unconfirmed units in the current window
 	// others is the most other nodes seen admitting in the current or
-	// the previous window (-1: none seen in either).
+	// the previous window; -1 when no node was seen admitting in the
+	// previous one (no evidence of how many nodes share the key: a node
+	// that pushed first in a round would think itself alone).
 	others int64
 }
 
@@ -84,17 +86,17 @@ func (c *counter) look(ws []slot, now, newest int64) view {
 		idx, eff = newest, newest*c.window
 	}
 	v := view{idx: idx, eff: eff, others: -1}
-	if s := at(ws, idx, false); s != nil {
-		v.curr, v.currG, v.unconf = min(s.count(), c.limit), min(s.global, c.limit), s.unconfirmed()
-		if s.nodes > 0 {
-			v.others = s.others()
-		}
-	}
 	if s := at(ws, idx-1, false); s != nil {
 		if c.sliding {
 			v.prev = min(s.count(), c.limit)
 		}
 		if s.nodes > 0 {
+			v.others = s.others()
+		}
+	}
+	if s := at(ws, idx, false); s != nil {
+		v.curr, v.currG, v.unconf = min(s.count(), c.limit), min(s.global, c.limit), s.unconfirmed()
+		if v.others >= 0 {
 			v.others = max(v.others, s.others())
 		}
 	}
