@@ -180,8 +180,8 @@ func (t *table) collect(sh *shard, round uint64, now int64, keep []*entry, items
 			keep = append(keep, e)
 			continue
 		}
-		if !e.gone && sh.m[e.key] == e {
-			delete(sh.m, e.key)
+		if !e.gone {
+			sh.drop(e)
 		}
 	}
 	return keep

@@ -21,17 +21,40 @@ type table struct {
 	per    int // keys per shard
 }
 
-// shard is one locked part of a table: the entries by key, and every entry
-// a round must visit (also those evicted from m with units to push).
+// shard is one locked part of a table: the entries by the key's hash (a
+// key whose hash another key holds goes to byKey), and every entry a round
+// must visit (also those evicted with units to push).
 type shard struct {
-	mu   sync.Mutex
-	m    map[string]*entry
-	list []*entry
+	mu    sync.Mutex
+	m     map[uint64]*entry
+	byKey map[string]*entry // collisions of m: nil until one happens
+	list  []*entry
 }
+
+// get returns key's entry, nil when it has none.
+func (sh *shard) get(h uint64, key string) *entry {
+	e := sh.m[h]
+	if e != nil && e.key != key {
+		e = sh.byKey[key]
+	}
+	return e
+}
+
+// drop removes e from sh's maps, if it is there.
+func (sh *shard) drop(e *entry) {
+	if sh.m[e.h] == e {
+		delete(sh.m, e.h)
+	} else if sh.byKey[e.key] == e {
+		delete(sh.byKey, e.key)
+	}
+}
+
+func (sh *shard) size() int { return len(sh.m) + len(sh.byKey) }
 
 // entry is one key's windows on this node.
 type entry struct {
 	key  string
+	h    uint64 // the key's hash
 	sh   *shard // set by the first round
 	name string // Redis key prefix, set by the first round that sends it
 	// ws holds two slots per limit (by window parity); newest is, per
@@ -55,13 +78,15 @@ func newTable(s *Store, p *core.Policy, cs []counter) *table {
 	t := &table{s: s, p: p, cs: cs, seed: maphash.MakeSeed(), shards: make([]shard, n), per: max(1, s.opts.MaxKeys/n)}
 	t.fp = sha256.Sum256(fmt.Appendf(nil, "floodgate localfirst 1|%q|%#v", p.Name(), p.Limits()))
 	for i := range t.shards {
-		t.shards[i].m = map[string]*entry{}
+		t.shards[i].m = map[uint64]*entry{}
 	}
 	return t
 }
 
-func (t *table) shard(key string) *shard {
-	return &t.shards[maphash.String(t.seed, key)&uint64(len(t.shards)-1)]
+// shard returns key's shard and hash.
+func (t *table) shard(key string) (*shard, uint64) {
+	h := maphash.String(t.seed, key)
+	return &t.shards[h&uint64(len(t.shards)-1)], h
 }
 
 // Do applies req in memory; see core.Table. Only OpReset waits for Redis.
@@ -78,9 +103,9 @@ func (t *table) Do(ctx context.Context, req core.Request) (core.Result, error) {
 	}
 	var buf [core.MaxLimits]core.Outcome
 	outs := buf[:len(t.cs)]
-	sh := t.shard(req.Key)
+	sh, h := t.shard(req.Key)
 	sh.mu.Lock()
-	e := sh.m[req.Key]
+	e := sh.get(h, req.Key)
 	if e == nil {
 		if req.Op != core.OpTake {
 			sh.mu.Unlock()
@@ -95,7 +120,7 @@ func (t *table) Do(ctx context.Context, req core.Request) (core.Result, error) {
 			zero.ws = make([]slot, 2*len(t.cs))
 			return t.decide(&zero, req, outs, false)
 		}
-		e = t.insert(sh, req.Key)
+		e = t.insert(sh, h, req.Key)
 	}
 	e.touched = t.s.round.Load()
 	if req.Op == core.OpRefund {
@@ -183,16 +208,23 @@ func (t *table) refund(e *entry, req core.Request) {
 // unsynced units stay on the shard's list for the next round, and a key
 // that returns is stale until a round reads it, so it holds at most its
 // share.
-func (t *table) insert(sh *shard, key string) *entry {
-	if len(sh.m) >= t.per {
-		for k, old := range sh.m {
-			delete(sh.m, k)
+func (t *table) insert(sh *shard, h uint64, key string) *entry {
+	if sh.size() >= t.per {
+		for _, old := range sh.m {
+			sh.drop(old)
 			old.gone = true
 			break
 		}
 	}
-	e := &entry{key: key, ws: make([]slot, 2*len(t.cs))}
-	sh.m[key] = e
+	e := &entry{key: key, h: h, ws: make([]slot, 2*len(t.cs))}
+	if sh.m[h] == nil {
+		sh.m[h] = e
+	} else {
+		if sh.byKey == nil {
+			sh.byKey = map[string]*entry{}
+		}
+		sh.byKey[key] = e
+	}
 	sh.list = append(sh.list, e)
 	return e
 }
@@ -202,10 +234,10 @@ func (t *table) insert(sh *shard, key string) *entry {
 // at their next round; units they admitted and had not pushed yet still
 // count.
 func (t *table) reset(ctx context.Context, req core.Request) error {
-	sh := t.shard(req.Key)
+	sh, h := t.shard(req.Key)
 	sh.mu.Lock()
-	if e := sh.m[req.Key]; e != nil {
-		delete(sh.m, req.Key)
+	if e := sh.get(h, req.Key); e != nil {
+		sh.drop(e)
 		e.gone = true
 		clear(e.ws)
 	}

@@ -43,6 +43,12 @@ func runChild(c config) error {
 			return err
 		}
 		lf, store = s, s
+	case "memory":
+		s, err := core.NewMemoryStore(core.MemoryOptions{})
+		if err != nil {
+			return err
+		}
+		store = s
 	case "exact":
 		s, err := redisstore.New(client, redisstore.Options{CallerClock: true, Timeout: time.Second})
 		if err != nil {

@@ -37,7 +37,7 @@ type row struct {
 	store                     string
 	attempts, admitted, ideal int64
 	over, worst, bound        int64
-	cmds                      float64
+	scripts, cmds, cpu        float64 // per second: script calls, every command (scripts' own calls too), Redis CPU seconds
 	nsop                      float64
 	errors                    int64
 }
@@ -56,7 +56,7 @@ func runParent(c config) error {
 	ctx := context.Background()
 	var rows []row
 	for _, sc := range scenarios {
-		for _, store := range []string{"localfirst", "exact"} {
+		for _, store := range []string{"memory", "localfirst", "exact"} {
 			r, err := run(ctx, c, client, sc, store)
 			if err != nil {
 				return fmt.Errorf("%d keys %s %s: %w", sc.keys, sc.load, store, err)
@@ -66,12 +66,16 @@ func runParent(c config) error {
 		}
 	}
 	fmt.Printf("%d processes × %d goroutines on one Redis, %v per run, FixedWindow per key per 1 s, SyncPeriod %v\n\n", c.procs, c.goroutines, c.dur, c.period)
-	fmt.Println("| keys | load | store | attempts | admitted | ideal | admitted/ideal | over-admitted (Σ) | worst key-window: admitted − limit | bound | Redis cmds/s | decision ns (mean) | errors |")
-	fmt.Println("|---:|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+	fmt.Println("| keys | load | store | attempts | admitted | ideal | admitted/ideal | over-admitted (Σ) | worst key-window: admitted − limit | bound | script calls/s | Redis commands/s (scripts' included) | Redis CPU % | decision ns (mean, loaded) | errors |")
+	fmt.Println("|---:|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
 	for _, r := range rows {
-		fmt.Printf("| %d | %s | %s | %d | %d | %d | %.3f | %d | %d | %d | %.0f | %.0f | %d |\n",
+		bound := "—"
+		if r.store == "localfirst" {
+			bound = fmt.Sprint(r.bound)
+		}
+		fmt.Printf("| %d | %s | %s | %d | %d | %d | %.3f | %d | %d | %s | %.0f | %.0f | %.0f | %.0f | %d |\n",
 			r.sc.keys, r.sc.load, r.store, r.attempts, r.admitted, r.ideal, float64(r.admitted)/float64(max(r.ideal, 1)),
-			r.over, r.worst, r.bound, r.cmds, r.nsop, r.errors)
+			r.over, r.worst, bound, r.scripts, r.cmds, 100*r.cpu, r.nsop, r.errors)
 	}
 	return nil
 }
@@ -84,6 +88,11 @@ func run(ctx context.Context, c config, client *redis.Client, sc scenario, store
 	if err := client.ConfigResetStat(ctx).Err(); err != nil {
 		return row{}, err
 	}
+	cpu0, err := redisCPU(ctx, client)
+	if err != nil {
+		return row{}, err
+	}
+	begin := time.Now()
 	exe, err := os.Executable()
 	if err != nil {
 		return row{}, err
@@ -115,11 +124,16 @@ func run(ctx context.Context, c config, client *redis.Client, sc scenario, store
 			return row{}, err
 		}
 	}
-	calls, err := commandCalls(ctx, client)
+	scripts, calls, err := commandCalls(ctx, client)
 	if err != nil {
 		return row{}, err
 	}
-	r := row{sc: sc, store: store, cmds: float64(calls) / (c.dur + 1500*time.Millisecond).Seconds()}
+	cpu1, err := redisCPU(ctx, client)
+	if err != nil {
+		return row{}, err
+	}
+	secs := time.Since(begin).Seconds()
+	r := row{sc: sc, store: store, scripts: float64(scripts) / secs, cmds: float64(calls) / secs, cpu: (cpu1 - cpu0) / secs}
 	// Per key and whole window inside the run: attempts and admissions
 	// summed over the processes.
 	first, last := start.UnixNano()/int64(window), start.Add(c.dur).UnixNano()/int64(window)-1
@@ -151,24 +165,45 @@ func run(ctx context.Context, c config, client *redis.Client, sc scenario, store
 	// The bound on one key-window's over-admission: (N − 1)·a(P + δ),
 	// with a(P + δ) ≤ the most one node admitted of a key in two
 	// sync-period bins, and never more than (N − 1)·limit.
-	if store == "localfirst" {
-		r.bound = min(int64(c.procs-1)*2*maxPeriod, int64(c.procs-1)*sc.limit)
-	}
+	r.bound = min(int64(c.procs-1)*2*maxPeriod, int64(c.procs-1)*sc.limit)
 	r.nsop = float64(nanos) / float64(max(decisions, 1))
 	return r, nil
 }
 
-// commandCalls sums the calls of every command in INFO commandstats.
-func commandCalls(ctx context.Context, client *redis.Client) (int64, error) {
-	info, err := client.Info(ctx, "commandstats").Result()
+// redisCPU returns the CPU seconds Redis used so far (INFO cpu).
+func redisCPU(ctx context.Context, client *redis.Client) (float64, error) {
+	info, err := client.Info(ctx, "cpu").Result()
 	if err != nil {
 		return 0, err
 	}
-	var total int64
+	var total float64
+	for _, line := range strings.Split(info, "\n") {
+		line = strings.TrimSpace(line)
+		for _, f := range []string{"used_cpu_sys:", "used_cpu_user:"} {
+			if v, ok := strings.CutPrefix(line, f); ok {
+				x, err := strconv.ParseFloat(v, 64)
+				if err != nil {
+					return 0, err
+				}
+				total += x
+			}
+		}
+	}
+	return total, nil
+}
+
+// commandCalls returns the script calls (EVALSHA, EVAL, FCALL) and the calls of
+// every command (the scripts' own calls included) in INFO commandstats,
+// but for the measurement's own INFO, CONFIG and FLUSHALL.
+func commandCalls(ctx context.Context, client *redis.Client) (scripts, total int64, err error) {
+	info, err := client.Info(ctx, "commandstats").Result()
+	if err != nil {
+		return 0, 0, err
+	}
 	sc := bufio.NewScanner(strings.NewReader(info))
 	for sc.Scan() {
 		line := sc.Text()
-		if !strings.HasPrefix(line, "cmdstat_") || strings.HasPrefix(line, "cmdstat_info") || strings.HasPrefix(line, "cmdstat_config") {
+		if !strings.HasPrefix(line, "cmdstat_") || strings.HasPrefix(line, "cmdstat_info") || strings.HasPrefix(line, "cmdstat_config") || strings.HasPrefix(line, "cmdstat_flushall") {
 			continue
 		}
 		i := strings.Index(line, "calls=")
@@ -181,11 +216,14 @@ func commandCalls(ctx context.Context, client *redis.Client) (int64, error) {
 		}
 		n, err := strconv.ParseInt(v, 10, 64)
 		if err != nil {
-			return 0, err
+			return 0, 0, err
 		}
 		total += n
+		if strings.HasPrefix(line, "cmdstat_evalsha:") || strings.HasPrefix(line, "cmdstat_eval:") || strings.HasPrefix(line, "cmdstat_fcall:") {
+			scripts += n
+		}
 	}
-	return total, sc.Err()
+	return scripts, total, sc.Err()
 }
 
 // startRedis starts a redis-server on a free loopback port, without
