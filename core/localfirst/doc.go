@@ -18,29 +18,57 @@
 // state is a count per window, and counts add up across nodes. See
 // "Algorithms" below for the others.
 //
+// # Shares
+//
+// A node never spends a window's remainder alone: it may hold at most
+//
+//	unconfirmed + cost ≤ ⌊(Limit − confirmed estimate) / k⌋
+//
+// units that no round has confirmed yet (admitted since the last round
+// that read the key, less refunds), where the confirmed estimate is the
+// window's merged count as last read (for a SlidingWindow, with the
+// previous window's weighted part) and k the nodes it shares the key with:
+//   - on a fresh view, the most nodes Redis saw admitting in the current or
+//     the previous window, itself included (each counter keeps a field per
+//     node) — 1 for a node that was alone in the previous window, so a
+//     client pinned to one node gets the whole limit;
+//   - Options.Nodes when no node was seen admitting in the previous window
+//     (no evidence of how many share the key: a node pushing first in a
+//     round would otherwise think itself alone), and when the view is
+//     stale (below).
+//
+// A denial by the share alone has RetryAfter = SyncPeriod: the next round
+// confirms what the node took and it claims a share of what is left. A
+// node that shares a key with k − 1 others thus reaches its part of the
+// limit in a few rounds, and when the nodes seen are the nodes deciding,
+// nodes bursting together within one period admit the limit, not k times
+// it (TestFreshSharesFollowTheActiveNodes).
+//
 // # Over-admission
 //
-// Let N be Options.Nodes, P the SyncPeriod, and δ the spread of the
-// nodes' round instants plus a round's duration ([Store.Run] aligns rounds
-// to multiples of P on each node's clock, so with synchronised clocks δ is
-// about the clock skew plus the round trip; with arbitrary phases it is up
-// to P). Let a(T) be the most one node admits of a key in any interval T.
-//
-// While every round succeeds, a node's view of a key it decides lacks at
-// most what the other nodes admitted since their last push before its own
-// last round. So in any window the fleet admits at most
+// Let N be the number of nodes deciding a key, P the SyncPeriod, and δ the
+// spread of the nodes' round instants plus a round's duration
+// ([Store.Run] aligns rounds to multiples of P on each node's clock, so
+// with synchronised clocks δ is about the clock skew plus the round trip;
+// with arbitrary phases it is up to P). Let a(T) be the most one node
+// admits of a key in any interval T. A node's view lacks at most what the
+// other nodes admitted since their last push before its own last read, so
+// in any window the fleet admits at most
 //
 //	Limit + (N − 1) · a(P + δ)
 //
 // and never more than N · Limit (a node never counts more than Limit in a
-// window itself). Under a steady load of R requests per second spread over
-// the nodes (a(T) ≈ R·T/N) that is Limit + R·(1 − 1/N)·(P + δ): the
-// over-admission grows with the sync period and the key's rate, not with
-// the limit. A burst is the worst case: N nodes each hit by the whole
-// remainder within one period admit it N times, up to N · Limit.
-// For a SlidingWindow the same holds for the counts of each window, and so
-// for the estimate. TestOverAdmissionWithinBound checks the bound on
-// random steady and bursty schedules of four nodes.
+// window itself). The shares bound a: a node admits at most its share of
+// the remainder per round, so a(P + δ) ≤ 2·⌈Limit/k⌉ while every round
+// succeeds. Without shares (a plain sync) a is the node's whole admission
+// rate times P + δ — under a steady load of R requests per second per key
+// spread over the nodes, Limit + R·(1 − 1/N)·(P + δ), which for a hot key
+// is N · Limit. With shares the excess comes from the nodes not yet seen
+// (a node new to a key claims ⌊Limit/Nodes⌋ of a window it has not read)
+// and from views read at different instants within a round.
+// TestOverAdmissionWithinBound checks the bound on random steady and
+// bursty schedules of four nodes; the measurement program
+// (examples/localfirst) reports it for four processes on one Redis.
 //
 // # Stale views and Redis outages
 //
@@ -48,23 +76,16 @@
 // back: the key is new to the node (or was evicted), the node last decided
 // it more than Track rounds ago (it stops reading keys it no longer
 // decides), the round's call failed (Redis down, a timeout), or no round
-// ran for 2·P + Timeout (a stopped loop). On a stale view a node admits
-// only while its unconfirmed units (admitted since the last round that
-// read the key, less refunds) stay within its share of what it knows
-// remains:
-//
-//	unconfirmed + cost ≤ ⌊(Limit − confirmed estimate) / N⌋
-//
-// So during an outage that starts with converged views the fleet admits at
-// most the limit (each node 1/N of the remainder; a window starting during
-// the outage gives each node ⌊Limit/N⌋), and a flapping link cannot raise
-// that: the share covers every unconfirmed unit, however many rounds
-// failed. A denial by the share alone has RetryAfter = SyncPeriod. This is
-// the safe choice; its cost is that a limit below N admits nothing on a
-// stale view, and that a key a node sees rarely (less than once per Track
-// rounds) starts each burst on that node at its share until the next
-// round. Overstating Nodes only makes stale nodes stricter; understating
-// it over-admits during outages.
+// ran for 2·P + Timeout (a stopped loop). On a stale view k is at least
+// Options.Nodes. So during an outage that starts with converged views the
+// fleet admits at most the limit (each node 1/Nodes of the remainder; a
+// window starting during the outage gives each node ⌊Limit/Nodes⌋), and a
+// flapping link cannot raise that: the share covers every unconfirmed
+// unit, however many rounds failed. This is the safe choice; its cost is
+// that a limit below Nodes admits nothing on a stale view, and that a key
+// a node sees rarely (less than once per Track rounds) starts each burst
+// on that node at its share until the next round. Overstating Nodes only
+// makes stale nodes stricter; understating it over-admits during outages.
 //
 // When Redis is back, the next round pushes everything the node admitted
 // (units of windows that no longer count too) and reads the merged counts:
