@@ -54,17 +54,32 @@ func TestTwoNodesShareThenConverge(t *testing.T) {
 		assert.Zero(t, takeAll(t, n, "k", 1))
 	}
 
-	// A window in which only a admits: from the next one on, a knows it is
-	// alone and claims the whole remainder, b half of it.
+	// A window in which only a decides the key: b, which still tracks it
+	// (it decided it within Track rounds), still counts as a sharer.
 	clk.Advance(time.Minute)
 	syncAll(t, ns)
-	assert.Equal(t, 50, takeAll(t, a, "k", 50))
-	syncAll(t, ns)
-	syncAll(t, ns)
+	assert.Equal(t, 50, takeAll(t, a, "k", 200))
+	assert.Equal(t, 50, takeAll(t, b, "k", 200))
+}
+
+// TestLoneNodeGetsTheWholeLimit: a node alone on a key (a client pinned to
+// one node) claims a share of what remains at every round while it has no
+// history, and the whole remainder from the next window on.
+func TestLoneNodeGetsTheWholeLimit(t *testing.T) {
+	_, client := startRedis(t)
+	clk := coretest.NewClock(t0)
+	p := core.MustPolicy("lone", core.Limit{Name: "lone", Algorithm: core.FixedWindow{Limit: 100, Window: time.Minute}})
+	a := newNodes(t, client, clk, p, 2, localfirst.Options{Prefix: "lone:"})[0]
+	got := 0
+	for _, want := range []int{50, 25, 12, 6} { // ⌊remainder/2⌋: no evidence of being alone
+		n := takeAll(t, a, "k", 200)
+		assert.Equal(t, want, n)
+		got += n
+		require.NoError(t, a.s.Sync(context.Background()))
+	}
 	clk.Advance(time.Minute)
-	syncAll(t, ns)
-	assert.Equal(t, 100, takeAll(t, a, "k", 200), "a lone node: the whole limit")
-	assert.Equal(t, 50, takeAll(t, b, "k", 200), "b knows of a: half; the bound's over-admission")
+	require.NoError(t, a.s.Sync(context.Background()))
+	assert.Equal(t, 100, takeAll(t, a, "k", 200), "alone in the previous window: the whole limit")
 }
 
 // TestFreshSharesFollowTheActiveNodes: a node claims what it knows
@@ -279,7 +294,7 @@ func TestRunSyncsOnStop(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	ns[0].s.Run(ctx)
-	keys, err := client.Keys(context.Background(), "run:*").Result()
+	keys, err := client.Keys(context.Background(), "run:*[0-9]").Result() // counters, not claims
 	require.NoError(t, err)
 	require.Len(t, keys, 1)
 	v, err := client.HGet(context.Background(), keys[0], "t").Int64()

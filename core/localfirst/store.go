@@ -188,6 +188,10 @@ func (s *Store) Bind(p *core.Policy) (core.Table, error) {
 	return t, nil
 }
 
+// life is how long a claim lives, in ns: every node of a fleet must have
+// the same SyncPeriod and Timeout.
+func (s *Store) life() int64 { return int64(2*s.opts.SyncPeriod + s.opts.Timeout) }
+
 // Stats counts a store's sync rounds.
 type Stats struct {
 	// Rounds is the number of sync rounds run, Failed those in which some

@@ -24,6 +24,10 @@ type item struct {
 	key  string
 	push int64
 	ttl  int64 // ms
+	// room and guess are, for the current window, what the claims share
+	// and how many nodes this one guesses share the key; room is -1 for a
+	// window claimed nothing on.
+	room, guess int64
 }
 
 // name returns the Redis key prefix of key's counters:
@@ -83,7 +87,7 @@ func (s *Store) Sync(ctx context.Context) error {
 			sh.mu.Unlock()
 		}
 	}
-	vals, nodes, bad, err := s.send(ctx, items)
+	reps, bad, err := s.send(ctx, now, items)
 	for i := range items {
 		it := &items[i]
 		sh := it.e.sh
@@ -93,8 +97,11 @@ func (s *Store) Sync(ctx context.Context) error {
 			if bad[i] {
 				it.s.delta += it.push
 			} else {
-				it.s.global, it.s.nodes = vals[i], nodes[i]
-				it.s.mine = it.s.mine || it.push != 0
+				r := &reps[i]
+				it.s.global, it.s.nodes, it.s.claims, it.s.div = r[0], r[1], r[2], r[3]
+				if it.room < 0 {
+					it.s.div = 0
+				}
 			}
 		}
 		if bad[i] {
@@ -146,7 +153,11 @@ func (t *table) collect(sh *shard, round uint64, now int64, keep []*entry, items
 				if c.sliding {
 					end += c.window // as the previous window for one more
 				}
-				it := item{e: e, idx: idx, key: counterKey(e.name, i, idx), push: s.delta, ttl: max(1, (end-now+slack)/1e6)}
+				it := item{e: e, idx: idx, key: counterKey(e.name, i, idx), push: s.delta, ttl: max(1, (end-now+slack)/1e6), room: -1}
+				if idx == cur && tracked {
+					v := c.look(ws, now, cur)
+					it.room, it.guess = c.room(&v), t.guess(&v)
+				}
 				if idx >= first {
 					it.s = s
 					s.inflight += s.delta
@@ -188,13 +199,15 @@ func (t *table) collect(sh *shard, round uint64, now int64, keep []*entry, items
 }
 
 // send pipelines items in one script call per hash tag and MaxBatch
-// counters, within Timeout, and returns each item's merged count, the
-// number of nodes that wrote its counter, and whether its call failed.
-func (s *Store) send(ctx context.Context, items []item) (vals, nodes []int64, bad []bool, err error) {
-	vals, nodes, bad = make([]int64, len(items)), make([]int64, len(items)), make([]bool, len(items))
+// counters, within Timeout, and returns each item's reply (the merged
+// count, the nodes registered, the other nodes' claims and the claim's
+// divisor: see sync.lua) and whether its call failed.
+func (s *Store) send(ctx context.Context, now int64, items []item) (reps [][4]int64, bad []bool, err error) {
+	reps, bad = make([][4]int64, len(items)), make([]bool, len(items))
 	if len(items) == 0 {
-		return vals, nodes, bad, nil
+		return reps, bad, nil
 	}
+	life := s.life() / 1e6
 	groups := map[string][]int{}
 	var tags []string
 	for i := range items {
@@ -216,10 +229,11 @@ func (s *Store) send(ctx context.Context, items []item) (vals, nodes []int64, ba
 		g := groups[tag]
 		for len(g) > 0 {
 			n := min(len(g), s.opts.MaxBatch)
-			c := &call{idx: g[:n], args: []any{s.id}}
+			c := &call{idx: g[:n], args: []any{s.id, now / 1e6, life}}
 			for _, j := range c.idx {
-				c.keys = append(c.keys, items[j].key)
-				c.args = append(c.args, items[j].push, items[j].ttl)
+				it := &items[j]
+				c.keys = append(c.keys, it.key, it.key+":c")
+				c.args = append(c.args, it.push, it.ttl, it.room, it.guess)
 			}
 			calls = append(calls, c)
 			g = g[n:]
@@ -252,14 +266,14 @@ func (s *Store) send(ctx context.Context, items []item) (vals, nodes []int64, ba
 	var errs []error
 	for _, c := range calls {
 		got, e := c.cmd.Int64Slice()
-		if e == nil && len(got) != 2*len(c.idx) {
-			e = fmt.Errorf("%d numbers for %d keys", len(got), len(c.idx))
+		if e == nil && len(got) != 4*len(c.idx) {
+			e = fmt.Errorf("%d numbers for %d counters", len(got), len(c.idx))
 		}
 		for k, j := range c.idx {
 			if e != nil {
 				bad[j] = true
 			} else {
-				vals[j], nodes[j] = got[2*k], got[2*k+1]
+				reps[j] = [4]int64(got[4*k : 4*k+4])
 			}
 		}
 		if e != nil {
@@ -269,5 +283,5 @@ func (s *Store) send(ctx context.Context, items []item) (vals, nodes []int64, ba
 	if len(errs) > 0 {
 		err = fmt.Errorf("localfirst: %d of %d sync calls failed: %w", len(errs), len(calls), errors.Join(errs...))
 	}
-	return vals, nodes, bad, err
+	return reps, bad, err
 }

@@ -149,7 +149,8 @@ func (t *table) decide(e *entry, req core.Request, outs []core.Outcome, locked b
 	for i := range t.cs {
 		c := &t.cs[i]
 		views[i] = c.look(e.ws[2*i:2*i+2], req.Now, e.newest[i])
-		outs[i] = c.decide(&views[i], req.Now, req.Cost, t.share(&views[i], stale), retry)
+		div, claims := t.share(e, &views[i], req.Now, stale)
+		outs[i] = c.decide(&views[i], req.Now, req.Cost, div, claims, retry)
 		all = all && outs[i].Allowed
 	}
 	taken := all && req.Op == core.OpTake
@@ -161,23 +162,35 @@ func (t *table) decide(e *entry, req core.Request, outs []core.Outcome, locked b
 			e.newest[i] = max(e.newest[i], views[i].idx)
 		case !all && outs[i].Allowed:
 			// Nothing is taken: report this limit's state as it stands.
-			outs[i] = t.cs[i].decide(&views[i], req.Now, 0, 0, 0)
+			outs[i] = t.cs[i].decide(&views[i], req.Now, 0, 0, 0, 0)
 		}
 	}
 	return core.ResultOf(t.p, req, taken, outs)
 }
 
-// share is the number of nodes among which a node splits what it knows
-// remains of a window (see the package documentation): Nodes when the view
-// is stale or no node was seen admitting in the previous window, else the
-// most nodes seen admitting in it or the current one, itself included.
-func (t *table) share(v *view, stale bool) int64 {
+// share returns the divisor of what a node knows remains of a window and
+// the other nodes' claims to deduct (see the package documentation): while
+// this node's claim on the window, made by the last round that read it,
+// lives, the claim's divisor and the others' claims; else, with no claim
+// deducted, Nodes when the view is stale or no node was seen registered in
+// the previous window, and otherwise the most nodes seen registered in it
+// or the current one.
+func (t *table) share(e *entry, v *view, now int64, stale bool) (div, claims int64) {
 	n := int64(t.s.opts.Nodes)
 	switch {
-	case v.others < 0:
-		return n
+	case v.div > 0 && now-e.okAt < t.s.life():
+		return v.div, v.claims
 	case stale:
-		return max(n, v.others+1)
+		return max(n, v.others+1), 0
+	}
+	return t.guess(v), 0
+}
+
+// guess is how many nodes share the key, from the windows read: Nodes
+// without evidence.
+func (t *table) guess(v *view) int64 {
+	if v.others < 0 {
+		return int64(t.s.opts.Nodes)
 	}
 	return v.others + 1
 }

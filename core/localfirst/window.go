@@ -20,15 +20,12 @@ type counter struct {
 // refund). The node's view of the window is their sum.
 type slot struct {
 	idx, global, inflight, delta int64
-	// nodes is how many nodes had written the window's counter at the
-	// last read, mine whether this node was one of them.
-	nodes int64
-	mine  bool
+	// At the last read of the window's counter: nodes is how many nodes
+	// were registered in it (this one included), claims what the other
+	// nodes' live claims held, and div the divisor of this node's claim
+	// (0: no claim made).
+	nodes, claims, div int64
 }
-
-// others is how many other nodes had admitted units in the window at the
-// last read.
-func (s *slot) others() int64 { return s.nodes - btoi(s.mine && s.nodes > 0) }
 
 func (s *slot) count() int64 { return max(s.global+s.inflight+s.delta, 0) }
 
@@ -69,10 +66,11 @@ type view struct {
 	prev, curr int64 // counts of the previous (sliding only) and current window
 	currG      int64 // the current window's confirmed count, for the share
 	unconf     int64 // this node's unconfirmed units in the current window
-	// others is the most other nodes seen admitting in the current or
-	// the previous window; -1 when no node was seen admitting in the
-	// previous one (no evidence of how many nodes share the key: a node
-	// that pushed first in a round would think itself alone).
+	claims     int64 // the other nodes' claims on the current window
+	div        int64 // the divisor of this node's claim on it, 0 if none
+	// others is the most other nodes seen registered in the current or
+	// the previous window; -1 when none was seen in the previous one (no
+	// evidence of how many nodes share the key).
 	others int64
 }
 
@@ -91,16 +89,24 @@ func (c *counter) look(ws []slot, now, newest int64) view {
 			v.prev = min(s.count(), c.limit)
 		}
 		if s.nodes > 0 {
-			v.others = s.others()
+			v.others = s.nodes - 1
 		}
 	}
 	if s := at(ws, idx, false); s != nil {
 		v.curr, v.currG, v.unconf = min(s.count(), c.limit), min(s.global, c.limit), s.unconfirmed()
-		if v.others >= 0 {
-			v.others = max(v.others, s.others())
+		v.claims, v.div = s.claims, s.div
+		if v.others >= 0 && s.nodes > 0 {
+			v.others = max(v.others, s.nodes-1)
 		}
 	}
 	return v
+}
+
+// room is what a window's limit leaves at now once the previous window's
+// part is counted (the limit itself for a FixedWindow): what the claims on
+// the current window share.
+func (c *counter) room(v *view) int64 {
+	return c.limit - c.used(v, v.prev, 0)
 }
 
 // used is the estimate of units taken in the trailing window, from the
@@ -129,11 +135,12 @@ func btoi(b bool) int64 {
 }
 
 // decide returns the outcome of taking cost on v (cost 0 reports the state
-// as it stands). With share ≥ 1 the node may also hold no more
-// unconfirmed units in the window than ⌊(Limit − confirmed estimate) /
-// share⌋, its share of what it knows remains; a denial by that share alone
-// is retried after retry. share 0 checks the limit alone.
-func (c *counter) decide(v *view, now, cost int64, nodes, retry int64) core.Outcome {
+// as it stands). With div ≥ 1 the node may also hold no more unconfirmed
+// units in the window than ⌊(room − confirmed count − claims) / div⌋, its
+// share of what it knows remains (claims: the other nodes' live claims,
+// when this node's own is live); a denial by that share alone is retried
+// after retry. div 0 checks the limit alone.
+func (c *counter) decide(v *view, now, cost, div, claims, retry int64) core.Outcome {
 	start := v.idx * c.window
 	end := start + c.window
 	avail := c.limit - c.used(v, v.prev, v.curr)
@@ -142,8 +149,8 @@ func (c *counter) decide(v *view, now, cost int64, nodes, retry int64) core.Outc
 		reset = start + 2*c.window - now
 	}
 	shareOK := true
-	if nodes > 0 && cost > 0 {
-		share := (c.limit - c.used(v, v.prev, v.currG)) / nodes
+	if div > 0 && cost > 0 {
+		share := (c.room(v) - v.currG - claims) / div
 		shareOK = v.unconf+cost <= share
 	}
 	if cost <= avail && shareOK {
