@@ -302,3 +302,40 @@ func TestRunSyncsOnStop(t *testing.T) {
 	assert.Equal(t, int64(4), v)
 	assert.GreaterOrEqual(t, ns[0].s.Stats().Rounds, uint64(1))
 }
+
+// TestClaimsHoldTheLimit: once the nodes sharing a hot key are known (they
+// registered in the previous window), nodes taking all they can between
+// rounds, whatever the order of their rounds, admit the limit and no more:
+// each spends only what it claimed, and the claims never add up beyond
+// what remains.
+func TestClaimsHoldTheLimit(t *testing.T) {
+	_, client := startRedis(t)
+	for _, alg := range []core.Algorithm{
+		core.FixedWindow{Limit: 1000, Window: time.Minute},
+		core.SlidingWindow{Limit: 1000, Window: time.Minute},
+	} {
+		t.Run(fmt.Sprintf("%T", alg), func(t *testing.T) {
+			clk := coretest.NewClock(t0)
+			p := core.MustPolicy("hot", core.Limit{Name: "hot", Algorithm: alg})
+			ns := newNodes(t, client, clk, p, 4, localfirst.Options{Prefix: fmt.Sprintf("claims:%T:", alg)})
+			for _, n := range ns {
+				assert.Equal(t, 1, takeAll(t, n, "k", 1))
+			}
+			syncAll(t, ns)
+			clk.Advance(2 * time.Minute) // a SlidingWindow's previous window is then empty
+			syncAll(t, ns)
+			clk.Advance(time.Minute)
+			rng := rand.New(rand.NewPCG(5, 6))
+			total := 0
+			for round := 0; round < 12; round++ {
+				for _, j := range rng.Perm(len(ns)) {
+					require.NoError(t, ns[j].s.Sync(context.Background()))
+					total += takeAll(t, ns[j], "k", 2000)
+				}
+				clk.Advance(10 * time.Millisecond)
+			}
+			assert.LessOrEqual(t, total, 1000)
+			assert.GreaterOrEqual(t, total, 990, "the claims hand out nearly all of the limit")
+		})
+	}
+}
