@@ -5,9 +5,10 @@
 // on its view of each key's window counts: the merged count Redis returned
 // at the last sync round, plus what the node admitted since. Every
 // SyncPeriod ([Store.Run]; tests call [Store.Sync]) a round adds what the
-// node admitted to each window's counter in Redis and reads the merged
-// counts back in the same script call: one EVALSHA per bucket of keys (a
-// hash tag: Cluster-safe), all pipelined in one round trip. A node thus
+// node admitted to each window's counter in Redis, reads the merged counts
+// back and claims the node's share of what remains (see "Claims"), in the
+// same script call: one EVALSHA per bucket of keys (a hash tag:
+// Cluster-safe), all pipelined in one round trip. A node thus
 // sends at most Buckets commands per round whatever its traffic (with
 // MaxBatch counters per call); every counter has a TTL (its window's end,
 // plus one window for a SlidingWindow, plus a slack), and keys are SHA-256
@@ -18,57 +19,69 @@
 // state is a count per window, and counts add up across nodes. See
 // "Algorithms" below for the others.
 //
-// # Shares
+// # Claims
 //
-// A node never spends a window's remainder alone: it may hold at most
+// A node never spends a window's remainder alone. Each round, for every
+// key it decided within Track rounds, a node registers in the current
+// window's counter (a hash with a field per node) and claims, in the same
+// script call and so atomically, its share of what remains:
 //
-//	unconfirmed + cost ≤ ⌊(Limit − confirmed estimate) / k⌋
+//	claim = ⌊(room − total − the other nodes' live claims) / d⌋
 //
-// units that no round has confirmed yet (admitted since the last round
-// that read the key, less refunds), where the confirmed estimate is the
-// window's merged count as last read (for a SlidingWindow, with the
-// previous window's weighted part) and k the nodes it shares the key with:
-//   - on a fresh view, the most nodes Redis saw admitting in the current or
-//     the previous window, itself included (each counter keeps a field per
-//     node) — 1 for a node that was alone in the previous window, so a
-//     client pinned to one node gets the whole limit;
-//   - Options.Nodes when no node was seen admitting in the previous window
-//     (no evidence of how many share the key: a node pushing first in a
-//     round would otherwise think itself alone), and when the view is
-//     stale (below).
+// where room is the limit (for a SlidingWindow, less the previous window's
+// weighted part), total the window's merged count, and d the nodes
+// registered (at least this node's guess: the nodes registered in the
+// previous window, or Options.Nodes without that evidence) that hold no
+// live claim, itself included. A claim lives 2·SyncPeriod + Timeout (every
+// node of a fleet must use the same SyncPeriod and Timeout, and clocks
+// synchronised), and is replaced at the node's next round. The claims thus
+// never add up beyond what remains, and until the next round a node admits
+// only while
 //
-// A denial by the share alone has RetryAfter = SyncPeriod: the next round
-// confirms what the node took and it claims a share of what is left. A
-// node that shares a key with k − 1 others thus reaches its part of the
-// limit in a few rounds, and when the nodes seen are the nodes deciding,
-// nodes bursting together within one period admit the limit, not k times
-// it (TestFreshSharesFollowTheActiveNodes).
+//	unconfirmed + cost ≤ its claim
+//
+// (unconfirmed: what it admitted since the round, less refunds; the claim
+// recomputed at decision time, so a SlidingWindow's decaying previous
+// window frees room). A denial by the claim alone has RetryAfter =
+// SyncPeriod: the next round confirms what the node took and hands it a
+// new claim. Nodes sharing a hot key whose sharers are known admit the
+// limit and no more, whatever the order of their rounds
+// (TestClaimsHoldTheLimit); a node alone in the previous window gets the
+// whole remainder (a client pinned to one node gets the whole limit), one
+// without history a share of it each round (TestLoneNodeGetsTheWholeLimit).
+// A node that still decides a key now and then keeps a share of it for
+// Track rounds: under-admission, never over-admission.
+//
+// Without a live claim — a window no round has read yet (a new window, a
+// key new to the node, an evicted key), or a claim that expired — a node
+// holds its unconfirmed units of the window to ⌊(room − confirmed total) /
+// k⌋, with k the guess above when its view is fresh and at least
+// Options.Nodes when it is stale (below).
 //
 // # Over-admission
 //
-// Let N be the number of nodes deciding a key, P the SyncPeriod, and δ the
-// spread of the nodes' round instants plus a round's duration
-// ([Store.Run] aligns rounds to multiples of P on each node's clock, so
-// with synchronised clocks δ is about the clock skew plus the round trip;
-// with arbitrary phases it is up to P). Let a(T) be the most one node
-// admits of a key in any interval T. A node's view lacks at most what the
-// other nodes admitted since their last push before its own last read, so
-// in any window the fleet admits at most
+// Over-admission comes only from decisions made without a live claim:
+// each node's first units of a window before the first round that reads it
+// (k = the nodes seen in the previous window: exact when they are the
+// nodes deciding now, which TestFreshSharesFollowTheActiveNodes checks),
+// and keys new to a node (⌊Limit/Nodes⌋ each, claimed against a total
+// the node has not read). In the general form: let N be the nodes deciding
+// a key, P the SyncPeriod, δ the spread of the nodes' round instants plus
+// a round's duration ([Store.Run] aligns rounds to multiples of P, so with
+// synchronised clocks δ is about the skew plus the round trip), and a(T)
+// the most one node admits of a key in any interval T. A node's view lacks
+// at most what the others admitted since their last push before its last
+// read, so a window admits at most
 //
 //	Limit + (N − 1) · a(P + δ)
 //
-// and never more than N · Limit (a node never counts more than Limit in a
-// window itself). The shares bound a: a node admits at most its share of
-// the remainder per round, so a(P + δ) ≤ 2·⌈Limit/k⌉ while every round
-// succeeds. Without shares (a plain sync) a is the node's whole admission
-// rate times P + δ — under a steady load of R requests per second per key
-// spread over the nodes, Limit + R·(1 − 1/N)·(P + δ), which for a hot key
-// is N · Limit. With shares the excess comes from the nodes not yet seen
-// (a node new to a key claims ⌊Limit/Nodes⌋ of a window it has not read)
-// and from views read at different instants within a round.
-// TestOverAdmissionWithinBound checks the bound on random steady and
-// bursty schedules of four nodes; the measurement program
-// (examples/localfirst) reports it for four processes on one Redis.
+// and never more than N · Limit. A plain sync (no claims) has a = the
+// node's whole admission rate times P + δ — for a hot key, N · Limit;
+// with claims a counts only the units admitted without a live claim, at
+// most ⌊Limit/k⌋ per node and window start, and 0 for the units within
+// claims. TestOverAdmissionWithinBound checks the general bound on random
+// steady and bursty schedules of four nodes; examples/localfirst measures
+// four processes on one Redis.
 //
 // # Stale views and Redis outages
 //
@@ -76,16 +89,20 @@
 // back: the key is new to the node (or was evicted), the node last decided
 // it more than Track rounds ago (it stops reading keys it no longer
 // decides), the round's call failed (Redis down, a timeout), or no round
-// ran for 2·P + Timeout (a stopped loop). On a stale view k is at least
-// Options.Nodes. So during an outage that starts with converged views the
-// fleet admits at most the limit (each node 1/Nodes of the remainder; a
+// ran for 2·P + Timeout (a stopped loop). A live claim is spent even
+// through failed rounds (Redis reserved it); beyond it, on a stale view a
+// node holds ⌊(room − confirmed total) / max(Nodes, sharers seen)⌋. So
+// during an outage that starts with converged views the fleet admits at
+// most the limit (the claims, then each node 1/Nodes of the remainder; a
 // window starting during the outage gives each node ⌊Limit/Nodes⌋), and a
 // flapping link cannot raise that: the share covers every unconfirmed
-// unit, however many rounds failed. This is the safe choice; its cost is
-// that a limit below Nodes admits nothing on a stale view, and that a key
-// a node sees rarely (less than once per Track rounds) starts each burst
-// on that node at its share until the next round. Overstating Nodes only
-// makes stale nodes stricter; understating it over-admits during outages.
+// unit, however many rounds failed. A node cut off alone while the others
+// reach Redis may over-admit its share: the others reclaim its claim once
+// it expires. This is the safe choice; its cost is that a limit below
+// Nodes admits nothing on a stale view without a claim, and that a key a
+// node sees rarely (less than once per Track rounds) starts each burst on
+// that node at its share until the next round. Overstating Nodes only
+// makes stale nodes stricter; understating it over-admits.
 //
 // When Redis is back, the next round pushes everything the node admitted
 // (units of windows that no longer count too) and reads the merged counts:
