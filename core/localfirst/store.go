@@ -17,30 +17,40 @@ import (
 
 // Bounds and defaults of [Options].
 const (
+	// DefaultSyncPeriod is the SyncPeriod of Options that leave it 0.
 	DefaultSyncPeriod = 100 * time.Millisecond
-	MinSyncPeriod     = 10 * time.Millisecond
-	MaxSyncPeriod     = time.Minute
-	DefaultTimeout    = 500 * time.Millisecond
-	MaxTimeout        = 10 * time.Second
-	DefaultBuckets    = 16
-	DefaultTrack      = 10
-	DefaultMaxBatch   = 512
-	MaxNodes          = 1 << 16
+	// MinSyncPeriod and MaxSyncPeriod bound SyncPeriod.
+	MinSyncPeriod = 10 * time.Millisecond
+	MaxSyncPeriod = time.Minute
+	// DefaultTimeout is the Timeout of Options that leave it 0.
+	DefaultTimeout = 500 * time.Millisecond
+	// MaxTimeout bounds Timeout.
+	MaxTimeout = 10 * time.Second
+	// DefaultBuckets is the Buckets of Options that leave it 0.
+	DefaultBuckets = 16
+	// DefaultTrack is the Track of Options that leave it 0.
+	DefaultTrack = 10
+	// DefaultMaxBatch is the MaxBatch of Options that leave it 0.
+	DefaultMaxBatch = 512
+	// MaxNodes bounds Nodes.
+	MaxNodes = 1 << 16
 )
 
 // Options configures a [Store].
 type Options struct {
 	// Nodes is how many processes share the limits through this Redis:
-	// required, in [1, MaxNodes]. A node whose view of a key is stale
-	// (during a Redis outage, say) holds at most 1/Nodes of what it knows
-	// remains; see the package documentation. Overstating it is safe
-	// (each node grants less while stale); understating it over-admits.
+	// required, in [1, MaxNodes]. A node without a live claim on a window
+	// and without evidence of how many nodes share the key (during a Redis
+	// outage, say) holds at most 1/Nodes of what it knows remains; see the
+	// package documentation. Overstating it is safe (such a node grants
+	// less); understating it over-admits.
 	Nodes int
 	// SyncPeriod is the time between two sync rounds of [Store.Run], in
 	// [MinSyncPeriod, MaxSyncPeriod]; 0 means DefaultSyncPeriod.
 	SyncPeriod time.Duration
 	// Timeout bounds one sync round, in (0, MaxTimeout]; 0 means
-	// DefaultTimeout.
+	// DefaultTimeout. A claim lives 2·SyncPeriod + Timeout: every node of
+	// a fleet must use the same SyncPeriod and Timeout.
 	Timeout time.Duration
 	// Prefix starts every Redis key; "" means "floodgate:lf:".
 	Prefix string
@@ -54,7 +64,9 @@ type Options struct {
 	// holds Redis.
 	MaxBatch int
 	// Track is how many rounds after a node last decided a key it keeps
-	// reading the key's counts back, in [1, 1<<20]; 0 means DefaultTrack.
+	// reading the key's counts back and claiming a share of it, in
+	// [1, 1<<20]; 0 means DefaultTrack. More keeps rarely decided keys
+	// fresh at the cost of Redis work per round; fewer frees shares sooner.
 	Track int
 	// MaxKeys bounds the keys each bound policy keeps in memory; 0 means
 	// core.DefaultMaxKeys. When full, a new key replaces an arbitrary one,
