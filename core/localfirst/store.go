@@ -49,7 +49,10 @@ type Options struct {
 	// [MinSyncPeriod, MaxSyncPeriod]; 0 means DefaultSyncPeriod.
 	SyncPeriod time.Duration
 	// Timeout bounds one sync round, in (0, MaxTimeout]; 0 means
-	// DefaultTimeout. A claim lives 2·SyncPeriod + Timeout: every node of
+	// DefaultTimeout. It is the round's context deadline: a go-redis
+	// client enforces it on the connection only with
+	// ContextTimeoutEnabled (otherwise its ReadTimeout bounds the round).
+	// Decisions never wait for a round. A claim lives 2·SyncPeriod + Timeout: every node of
 	// a fleet must use the same SyncPeriod and Timeout.
 	Timeout time.Duration
 	// Prefix starts every Redis key; "" means "floodgate:lf:".
