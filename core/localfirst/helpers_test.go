@@ -33,10 +33,14 @@ func newClient(t *testing.T, addr string) *redis.Client {
 }
 
 // newNodes returns n nodes deciding p through client, each with a store of
-// its own, Nodes = n, and the clock clk.
+// its own, Nodes = n, and the clock clk. A Timeout left 0 is MaxTimeout:
+// no round a test expects to succeed fails on a loaded machine.
 func newNodes(t *testing.T, client redis.UniversalClient, clk *coretest.Clock, p *core.Policy, n int, opts localfirst.Options) []node {
 	t.Helper()
 	opts.Nodes, opts.Clock = n, clk
+	if opts.Timeout == 0 {
+		opts.Timeout = localfirst.MaxTimeout
+	}
 	ns := make([]node, n)
 	for i := range ns {
 		s, err := localfirst.New(client, opts)

@@ -23,7 +23,7 @@ func TestOutageHoldsSharesAndReconverges(t *testing.T) {
 	client := newClient(t, proxy.Addr())
 	clk := coretest.NewClock(t0)
 	p := core.MustPolicy("o", core.Limit{Name: "o", Algorithm: core.FixedWindow{Limit: 100, Window: time.Minute}})
-	ns := newNodes(t, client, clk, p, 2, localfirst.Options{Timeout: time.Second})
+	ns := newNodes(t, client, clk, p, 2, localfirst.Options{})
 	a, b := ns[0], ns[1]
 
 	assert.Equal(t, 30, takeAll(t, a, "k", 30))
@@ -68,12 +68,12 @@ func TestStoppedRoundsMakeViewsStale(t *testing.T) {
 	_, client := startRedis(t)
 	clk := coretest.NewClock(t0)
 	p := core.MustPolicy("s", core.Limit{Name: "s", Algorithm: core.FixedWindow{Limit: 100, Window: time.Minute}})
-	ns := newNodes(t, client, clk, p, 4, localfirst.Options{Prefix: "stall:", Timeout: 100 * time.Millisecond})
+	ns := newNodes(t, client, clk, p, 4, localfirst.Options{Prefix: "stall:"})
 	a := ns[0]
 	assert.Equal(t, 25, takeAll(t, a, "k", 25))
 	require.NoError(t, a.s.Sync(context.Background()))
 	assert.Equal(t, 10, takeAll(t, a, "k", 10), "fresh: the whole remainder is open")
-	clk.Advance(300 * time.Millisecond)
+	clk.Advance(2*localfirst.DefaultSyncPeriod + localfirst.MaxTimeout)
 	// ⌊(100 − 25)/4⌋ = 18 unconfirmed units, of which 10 are taken.
 	assert.Equal(t, 8, takeAll(t, a, "k", 100))
 }
