@@ -1,7 +1,7 @@
 // Package localfirst is a [core.Store] that decides in memory and syncs
 // counts through Redis: seed 004's "converge → diverge → reconverge".
 //
-// Each process (a node) decides every request in memory, at memory speed,
+// Each process (a node) decides every request in memory, never waiting for Redis,
 // on its view of each key's window counts: the merged count Redis returned
 // at the last sync round, plus what the node admitted since. Every
 // SyncPeriod ([Store.Run]; tests call [Store.Sync]) a round adds what the
