@@ -1,0 +1,76 @@
+package localfirst_test
+
+import (
+	"context"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/floodgate-go/floodgate/core"
+	"github.com/floodgate-go/floodgate/core/localfirst"
+	"github.com/floodgate-go/floodgate/internal/redistest"
+)
+
+// BenchmarkDecide compares a decision of the local-first store with the
+// in-memory store's, one hot key and 10,000 keys, sequential and parallel
+// (sub-benchmarks interleave: run with -count and compare medians). The
+// local-first store's rounds run in the background, as in service
+// (localfirst), or never (localfirst-norounds: the decisions' own cost).
+func BenchmarkDecide(b *testing.B) {
+	srv := redistest.Start(b)
+	client := srv.Client(b)
+	p := core.MustPolicy("bench", core.Limit{Name: "bench", Algorithm: core.FixedWindow{Limit: 1 << 40, Window: time.Minute}})
+	lf, err := localfirst.New(client, localfirst.Options{Nodes: 4})
+	if err != nil {
+		b.Fatal(err)
+	}
+	ctx, stop := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { defer close(done); lf.Run(ctx) }()
+	b.Cleanup(func() { stop(); <-done })
+	// idle's rounds never run: its decisions' own cost.
+	idle, err := localfirst.New(client, localfirst.Options{Nodes: 4})
+	if err != nil {
+		b.Fatal(err)
+	}
+	ms, err := core.NewMemoryStore(core.MemoryOptions{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	keys := make([]string, 10000)
+	for i := range keys {
+		keys[i] = fmt.Sprint("key-", i)
+	}
+	for _, nk := range []int{1, len(keys)} {
+		for _, par := range []bool{false, true} {
+			for _, st := range []struct {
+				name string
+				s    core.Store
+			}{{"memory", ms}, {"localfirst", lf}, {"localfirst-norounds", idle}} {
+				l, err := core.NewLimiter(p, core.WithStore(st.s))
+				if err != nil {
+					b.Fatal(err)
+				}
+				b.Run(fmt.Sprintf("keys=%d/parallel=%v/%s", nk, par, st.name), func(b *testing.B) {
+					var res core.Result
+					if !par {
+						for i := 0; b.Loop(); i++ {
+							if err := l.Take(ctx, keys[i%nk], 1, &res); err != nil {
+								b.Fatal(err)
+							}
+						}
+						return
+					}
+					b.RunParallel(func(pb *testing.PB) {
+						var res core.Result
+						for i := 0; pb.Next(); i++ {
+							if err := l.Take(ctx, keys[i%nk], 1, &res); err != nil {
+								b.Fatal(err)
+							}
+						}
+					})
+				})
+			}
+		}
+	}
+}

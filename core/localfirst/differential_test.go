@@ -1,0 +1,72 @@
+package localfirst_test
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"testing"
+	"time"
+
+	"github.com/floodgate-go/floodgate/core"
+	"github.com/floodgate-go/floodgate/core/coretest"
+	"github.com/floodgate-go/floodgate/core/localfirst"
+	"github.com/stretchr/testify/require"
+)
+
+// TestOneNodeDecidesAsMemory: a single node (Nodes 1) decides every take,
+// peek and refund exactly as the in-memory store, whenever its rounds run.
+func TestOneNodeDecidesAsMemory(t *testing.T) {
+	_, client := startRedis(t)
+	policies := []*core.Policy{
+		core.MustPolicy("fw", core.Limit{Name: "fw", Algorithm: core.FixedWindow{Limit: 7, Window: 10 * time.Second}}),
+		core.MustPolicy("sw", core.Limit{Name: "sw", Algorithm: core.SlidingWindow{Limit: 9, Window: 10 * time.Second}}),
+		core.MustPolicy("both",
+			core.Limit{Name: "second", Algorithm: core.SlidingWindow{Limit: 3, Window: time.Second}},
+			core.Limit{Name: "minute", Algorithm: core.FixedWindow{Limit: 20, Window: time.Minute}}),
+	}
+	for _, p := range policies {
+		t.Run(p.Name(), func(t *testing.T) {
+			clk := coretest.NewClock(t0.Add(-time.Nanosecond))
+			n := newNodes(t, client, clk, p, 1, localfirst.Options{Prefix: "diff:" + p.Name() + ":"})[0]
+			ms, err := core.NewMemoryStore(core.MemoryOptions{})
+			require.NoError(t, err)
+			ref, err := core.NewLimiter(p, core.WithStore(ms), core.WithClock(clk))
+			require.NoError(t, err)
+			rng := rand.New(rand.NewPCG(1, 2))
+			ctx := context.Background()
+			var taken [][2]core.Result // got, want
+			for step := 0; step < 3000; step++ {
+				key := fmt.Sprint("k", rng.IntN(3))
+				switch r := rng.IntN(20); {
+				case r < 3:
+					clk.Advance(time.Duration(rng.Int64N(int64(2 * time.Second))))
+				case r < 5:
+					require.NoError(t, n.s.Sync(ctx))
+				case r < 6 && len(taken) > 0:
+					tk := taken[rng.IntN(len(taken))]
+					got, gerr := n.l.Refund(ctx, key, tk[0])
+					want, werr := ref.Refund(ctx, key, tk[1])
+					require.Equal(t, werr != nil, gerr != nil, "step %d refund: %v / %v", step, gerr, werr)
+					require.Equal(t, want.Limits(), got.Limits(), "step %d refund", step)
+				case r < 8:
+					cost := 1 + rng.Int64N(3)
+					got, err := n.l.Peek(ctx, key, cost)
+					require.NoError(t, err)
+					want, err := ref.Peek(ctx, key, cost)
+					require.NoError(t, err)
+					require.Equal(t, want.Limits(), got.Limits(), "step %d peek", step)
+				default:
+					cost := 1 + rng.Int64N(3)
+					got, err := n.l.AllowN(ctx, key, cost)
+					require.NoError(t, err)
+					want, err := ref.AllowN(ctx, key, cost)
+					require.NoError(t, err)
+					require.Equal(t, want.Limits(), got.Limits(), "step %d take %s cost %d at %v", step, key, cost, clk.Now())
+					if got.Taken() && len(taken) < 8 {
+						taken = append(taken, [2]core.Result{got, want})
+					}
+				}
+			}
+		})
+	}
+}
