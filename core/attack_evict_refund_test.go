@@ -34,6 +34,7 @@ func takeAll(t *testing.T, l *core.Limiter, key string) []core.Result {
 // entry that held them is gone, as after a Reset. Otherwise every refund
 // of the forgotten entry is admitted once more, beyond the bound.
 func TestAttackRefundAfterForgetting(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	for _, lim := range coretest.Algorithms() {
 		t.Run(lim.Name, func(t *testing.T) {

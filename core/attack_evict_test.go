@@ -20,6 +20,7 @@ import (
 // (the 1 it forgot). A refund of a take made after the eviction still
 // gives back.
 func TestAttackRefundAfterEviction(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	algs := []core.Algorithm{
 		core.FixedWindow{Limit: 5, Window: time.Hour},

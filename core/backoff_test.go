@@ -238,11 +238,12 @@ func TestBackoffIdleAtExact(t *testing.T) {
 			seed := rng.Uint64()
 			got := boRandomOps(p, append([]int64(nil), st...), at, rand.New(rand.NewPCG(seed, 1)), 30)
 			want := boRandomOps(p, make([]int64, p.Words()), at, rand.New(rand.NewPCG(seed, 1)), 30)
-			require.Equal(t, want, got, "%+v state %v idle at %d", b, st, at)
+			sameOutcomes(t, want, got, "%+v state %v idle at %d", b, st, at)
 			if at > last && at > 0 {
 				// Just before idleAt the state is not fresh: its reset says so.
-				o := p.Take(append([]int64(nil), st...), at-1, 0, false)
-				require.Equal(t, int64(1), o.ResetAfter, "%+v state %v", b, st)
+				if o := p.Take(append([]int64(nil), st...), at-1, 0, false); o.ResetAfter != 1 {
+					require.Equal(t, int64(1), o.ResetAfter, "%+v state %v", b, st)
+				}
 			}
 		}
 	}
@@ -269,7 +270,7 @@ func TestBackoffRefundExact(t *testing.T) {
 			start := now + int64(time.Second)
 			got := boRandomOps(p, st, start, rand.New(rand.NewPCG(seed, 2)), 30)
 			want := boRandomOps(p, ref, start, rand.New(rand.NewPCG(seed, 2)), 30)
-			require.Equal(t, want, got, "%+v", b)
+			sameOutcomes(t, want, got, "%+v", b)
 		}
 	}
 }

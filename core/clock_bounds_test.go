@@ -16,6 +16,7 @@ import (
 // limiter refuses with ErrClock, whose message names it. The same at the
 // epoch and 1 ns before it.
 func TestClockBoundsExact(t *testing.T) {
+	t.Parallel()
 	const documented = "2189-03-16T23:50:27.641081855Z"
 	last, err := time.Parse(time.RFC3339Nano, documented)
 	require.NoError(t, err)

@@ -14,6 +14,7 @@ import (
 // wrapping ErrInvalidConfig, instead of panicking then or at the first
 // decision.
 func TestConstructorsRefuseNilAndZero(t *testing.T) {
+	t.Parallel()
 	p := core.MustPolicy("p", core.Limit{Algorithm: core.GCRA{Rate: core.PerSecond(1)}})
 	for name, build := range map[string]func() error{
 		"NewLimiter(nil policy)":  func() error { _, err := core.NewLimiter(nil); return err },
@@ -53,6 +54,7 @@ func TestConstructorsRefuseNilAndZero(t *testing.T) {
 // A zero Limiter (not made by NewLimiter) answers every call with an error
 // instead of panicking.
 func TestZeroLimiterErrs(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	for _, l := range []*core.Limiter{{}, nil} {
 		_, err := l.Allow(ctx, "k")

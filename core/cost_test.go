@@ -53,6 +53,7 @@ func costRandomState(p *core.Probe, rng *rand.Rand) ([]int64, int64) {
 // whatever its cost (up to Rate.Limit) and the key pays for it afterwards,
 // so its cost-c take is c units paid in advance, not c units at once.
 func TestCostNeverMoreLenientThanUnits(t *testing.T) {
+	t.Parallel()
 	rng := rand.New(rand.NewPCG(81, 82))
 	for _, a := range costAlgorithms() {
 		if _, ok := a.(core.WarmUp); ok {

@@ -175,6 +175,7 @@ func TestFixedWindowRefund(t *testing.T) {
 // that window, never in the past one it would otherwise fall in (which may
 // be full already): time does not move back after a refund.
 func TestFixedWindowLaggingCallerAfterRefund(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	for _, anchored := range []bool{false, true} {
 		l, clk := winLimiter(t, core.FixedWindow{Limit: 3, Window: 10 * time.Second, Anchored: anchored})

@@ -33,6 +33,7 @@ func greedy(p *core.Probe, st []int64, now int64) int64 {
 // until the kept state's current wait ends); and a state
 // that has recovered costs nothing to forget.
 func TestForgetCostBoundsWhatForgettingAdmits(t *testing.T) {
+	t.Parallel()
 	rng := rand.New(rand.NewPCG(11, 12))
 	algs := map[string]core.Algorithm{}
 	for _, l := range coretest.Algorithms() {

@@ -69,6 +69,7 @@ func (m *hybridModel) decide(now, cost int64) core.ProbeOutcome {
 // Hybrid decides every schedule as its documented model, at quotas 1 to 5
 // (windows that are whole multiples of the quota, so I is exact).
 func TestHybridMatchesItsModel(t *testing.T) {
+	t.Parallel()
 	rng := rand.New(rand.NewPCG(61, 62))
 	for q := int64(1); q <= 5; q++ {
 		w := q * int64(6*time.Second)
@@ -99,6 +100,7 @@ func TestHybridMatchesItsModel(t *testing.T) {
 // A client that keeps pushing (retrying exactly when told) gets Quota per
 // Window: 10·Quota in 10 windows, for every quota, 1 included.
 func TestHybridPushingClientGetsQuotaPerWindow(t *testing.T) {
+	t.Parallel()
 	for q := int64(1); q <= 5; q++ {
 		w := time.Duration(q) * 6 * time.Second
 		clk := coretest.NewClock(t0)

@@ -29,6 +29,7 @@ func admitted(t *testing.T, l *core.Limiter, key string) int {
 // TestRefundOnce is the figure: 5 per hour, one decision refunded
 // 100 times (and through copies) gives back one request, not 100.
 func TestRefundOnce(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	clk := coretest.NewClock(t0)
 	l := newLimiter(t, clk, core.Limit{Name: "h", Algorithm: core.GCRA{Rate: core.PerHour(5)}})
@@ -51,6 +52,7 @@ func TestRefundOnce(t *testing.T) {
 // so taking the burst, refunding last period's burst and taking again
 // admits one burst, not two.
 func TestLateRefundsHoldNothing(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	cases := []struct {
 		name string
@@ -96,6 +98,7 @@ func TestLateRefundsHoldNothing(t *testing.T) {
 // TestRefundAfterReset: a reset forgets what a decision took, so its
 // refund afterwards gives nothing back.
 func TestRefundAfterReset(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	clk := coretest.NewClock(t0)
 	l := newLimiter(t, clk, core.Limit{Name: "l", Algorithm: core.FixedWindow{Limit: 3, Window: time.Hour}})
@@ -113,6 +116,7 @@ func TestRefundAfterReset(t *testing.T) {
 // TestRefundRefusals: foreign results, expired windows and a full ledger
 // are refused, and a refused refund changes nothing.
 func TestRefundRefusals(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	p := core.MustPolicy("p", core.Limit{Name: "l", Algorithm: core.GCRA{Rate: core.PerHour(60)}})
 	clk := coretest.NewClock(t0)
@@ -233,6 +237,7 @@ func FuzzRefunds(f *testing.F) {
 // lift the lock later failures set while failures beyond Free remain (it
 // used to, as the refund moved the state back to the earlier instant).
 func TestBackoffRefundKeepsALaterLock(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	clk := coretest.NewClock(t0)
 	l := newLimiter(t, clk, core.Limit{Name: "b", Algorithm: core.Backoff{Free: 5, Window: time.Hour, Base: time.Minute, Max: time.Hour}})
@@ -271,6 +276,7 @@ func TestBackoffRefundKeepsALaterLock(t *testing.T) {
 // the span moves down, so the later refund may give back up to the part of
 // its own cost that has drained since (never more than its cost, once).
 func TestKeptTakesConformAsIfRefundedNeverHappened(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	const burst = 4
 	iv := 250 * time.Millisecond

@@ -9,6 +9,7 @@ import (
 )
 
 func TestMemoryStoreConformance(t *testing.T) {
+	t.Parallel()
 	coretest.Run(t, func(t *testing.T) core.Store {
 		s, err := core.NewMemoryStore(core.MemoryOptions{})
 		require.NoError(t, err)
@@ -17,6 +18,7 @@ func TestMemoryStoreConformance(t *testing.T) {
 }
 
 func TestMemoryStoreConformanceTinyShards(t *testing.T) {
+	t.Parallel()
 	coretest.Run(t, func(t *testing.T) core.Store {
 		s, err := core.NewMemoryStore(core.MemoryOptions{MaxKeys: 64, Shards: 1})
 		require.NoError(t, err)

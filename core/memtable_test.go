@@ -3,6 +3,7 @@ package core
 import (
 	"fmt"
 	"math/rand/v2"
+	"strconv"
 	"testing"
 	"time"
 
@@ -50,6 +51,7 @@ func memDropPolicies(t *testing.T) []*Policy {
 // with tiny shards (rebuilt, and so swept, all the time) against a plain
 // map of states that keeps everything.
 func TestMemoryDropIsExact(t *testing.T) {
+	t.Parallel()
 	rng := rand.New(rand.NewPCG(1, 2))
 	for _, p := range memDropPolicies(t) {
 		for sched := 0; sched < 200; sched++ {
@@ -68,6 +70,10 @@ func TestMemoryDropIsExact(t *testing.T) {
 				var want Result
 				p.take(st, now, cost, true, &want)
 				got := memTake(tb, key, now, cost)
+				if got.Allowed == want.Allowed && got.Remaining == want.Remaining && got.RetryAfter == want.RetryAfter &&
+					got.ResetAfter == want.ResetAfter && got.Delay == want.Delay {
+					continue // testify, at every step, cost more than the step
+				}
 				require.Equal(t, want.Allowed, got.Allowed, "policy %v schedule %d step %d", p.limits[0].Name, sched, step)
 				require.Equal(t, want.Remaining, got.Remaining)
 				require.Equal(t, want.RetryAfter, got.RetryAfter)
@@ -81,6 +87,7 @@ func TestMemoryDropIsExact(t *testing.T) {
 // A flood of 1,000,000 new keys never takes the table past MaxKeys, and in
 // RefuseNew mode a victim key held at its limit stays denied throughout.
 func TestMemoryFloodRefuseNew(t *testing.T) {
+	t.Parallel()
 	p, err := Single("flood", GCRA{Rate: PerHour(1), Burst: 3})
 	require.NoError(t, err)
 	const maxKeys = 10_000
@@ -95,7 +102,7 @@ func TestMemoryFloodRefuseNew(t *testing.T) {
 	refused := 0
 	for i := 0; i < flood; i++ {
 		now := memT0 + int64(i)*int64(time.Microsecond) // 1 s in all: nothing recovers
-		if !memTake(tb, fmt.Sprint("attacker-", i), now, 1).Allowed {
+		if !memTake(tb, "attacker-"+strconv.Itoa(i), now, 1).Allowed {
 			refused++
 		}
 		if i%1000 == 0 {

@@ -14,6 +14,7 @@ import (
 // ResultOf rebuilds exactly the Result the in-memory store returns from the
 // same per-limit outcomes.
 func TestResultOfMatchesMemory(t *testing.T) {
+	t.Parallel()
 	clk := coretest.NewClock(t0)
 	p := core.MustPolicy("two",
 		core.Limit{Name: "burst", Algorithm: core.GCRA{Rate: core.PerSecond(1), Burst: 2}},

@@ -11,6 +11,7 @@ import (
 // The emission interval is rounded up, so the rate granted never exceeds
 // the one asked for; defaults fill only zero fields.
 func TestRateIntervalAndDefaults(t *testing.T) {
+	t.Parallel()
 	assert.Equal(t, 20*time.Second, core.PerMinute(3).Interval())
 	assert.Equal(t, 142857143*time.Nanosecond, core.PerSecond(7).Interval(), "1/7 s rounded up")
 	assert.Equal(t, time.Nanosecond, core.Per(1e6, time.Nanosecond).Interval())

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -116,11 +117,34 @@ func policyBrute(ms []*slBrute, now, cost int64) (bool, []core.LimitResult) {
 	return all, out
 }
 
+// slStep is a step of a schedule, for failure messages.
+type slStep struct {
+	step                  int
+	refund, peek, allowed bool
+	at                    time.Duration
+	cost                  int64
+}
+
+type slTrace []slStep
+
+func (tr slTrace) String() string {
+	var b strings.Builder
+	for _, s := range tr {
+		if s.refund {
+			fmt.Fprintf(&b, "step %d: refund %v cost %d\n", s.step, s.at, s.cost)
+		} else {
+			fmt.Fprintf(&b, "step %d: cost %d at %v peek %v -> %v\n", s.step, s.cost, s.at, s.peek, s.allowed)
+		}
+	}
+	return b.String()
+}
+
 // Policies of one to three sliding logs, with and without CountRejected,
 // under lagging clocks and refunds, decide as the brute-force model: every
 // limit's Allowed, Remaining, ResetAfter and RetryAfter, and the policy's
 // RetryAfter, which is then exact.
 func TestSlidingLogPoliciesMatchBruteForce(t *testing.T) {
+	t.Parallel()
 	rng := rand.New(rand.NewPCG(71, 72))
 	ctx := context.Background()
 	for sched := 0; sched < 3000; sched++ {
@@ -140,7 +164,7 @@ func TestSlidingLogPoliciesMatchBruteForce(t *testing.T) {
 		l := newLimiter(t, clk, limits...)
 		newest := t0.UnixNano()
 		var taken []core.Result
-		var trace []string
+		var trace slTrace
 		for step := 0; step < 40; step++ {
 			now := newest
 			switch rng.IntN(6) {
@@ -159,7 +183,7 @@ func TestSlidingLogPoliciesMatchBruteForce(t *testing.T) {
 			// rules).
 			if !anyCR && len(taken) > 0 && rng.IntN(6) == 0 {
 				k := rng.IntN(len(taken))
-				trace = append(trace, fmt.Sprintf("step %d: refund %v cost %d", step, taken[k].At().Sub(t0), taken[k].Cost))
+				trace = append(trace, slStep{step: step, refund: true, at: taken[k].At().Sub(t0), cost: taken[k].Cost})
 				_, err := l.Refund(ctx, "k", taken[k])
 				require.NoError(t, err)
 				// A refund gives nothing back once the take's hold on a
@@ -199,10 +223,7 @@ func TestSlidingLogPoliciesMatchBruteForce(t *testing.T) {
 			} else {
 				ok, want = policyBrute(ms, now, cost)
 			}
-			trace = append(trace, fmt.Sprintf("step %d: cost %d at %v peek %v -> %v", step, cost, time.Duration(now-t0.UnixNano()), peek, r.Allowed))
-			msg := fmt.Sprintf("schedule %d step %d: cost %d at %v (newest %v), peek %v", sched, step, cost,
-				time.Duration(now-t0.UnixNano()), time.Duration(newest-t0.UnixNano()), peek)
-			require.Equal(t, ok, r.Allowed, msg)
+			trace = append(trace, slStep{step: step, at: time.Duration(now - t0.UnixNano()), cost: cost, peek: peek, allowed: r.Allowed})
 			got := r.Limits()
 			retry := time.Duration(0)
 			for i := range got {
@@ -211,8 +232,13 @@ func TestSlidingLogPoliciesMatchBruteForce(t *testing.T) {
 					retry = max(retry, want[i].RetryAfter)
 				}
 			}
-			require.Equal(t, want, got, "%s\n%v %v", msg, trace, ms)
-			if !ok {
+			if ok != r.Allowed || !slices.Equal(want, got) || (!ok && retry != r.RetryAfter) {
+				// The message only for a failure: formatting it at every
+				// step cost more than the step.
+				msg := fmt.Sprintf("schedule %d step %d: cost %d at %v (newest %v), peek %v", sched, step, cost,
+					time.Duration(now-t0.UnixNano()), time.Duration(newest-t0.UnixNano()), peek)
+				require.Equal(t, ok, r.Allowed, msg)
+				require.Equal(t, want, got, "%s\n%v %v", msg, trace, ms)
 				require.Equal(t, retry, r.RetryAfter, msg)
 			}
 			if r.Allowed && !peek {
@@ -226,6 +252,7 @@ func TestSlidingLogPoliciesMatchBruteForce(t *testing.T) {
 // logged at that instant, also once a refund has removed the newest
 // entries: a lagging clock never logs an entry in the past.
 func TestSlidingLogLaggingClockAfterRefund(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	clk := coretest.NewClock(t0)
 	l := newLimiter(t, clk, core.Limit{Name: "x", Algorithm: core.SlidingLog{Limit: 2, Window: 10 * time.Second}})
@@ -250,6 +277,7 @@ func TestSlidingLogLaggingClockAfterRefund(t *testing.T) {
 // With CountRejected, a denial's ResetAfter and Remaining count the attempt
 // the denial has just logged.
 func TestSlidingLogCountRejectedReportsTheLoggedAttempt(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	clk := coretest.NewClock(t0)
 	l := newLimiter(t, clk, core.Limit{Name: "x", Algorithm: core.SlidingLog{Limit: 4, Window: 10 * time.Second, CountRejected: true}})
@@ -270,6 +298,7 @@ func TestSlidingLogCountRejectedReportsTheLoggedAttempt(t *testing.T) {
 // With CountRejected, an attempt denied by another limit of the policy is
 // logged too, and the decision's RetryAfter accounts for it.
 func TestSlidingLogCountRejectedLogsOtherLimitsDenials(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	clk := coretest.NewClock(t0)
 	l := newLimiter(t, clk,

@@ -3,6 +3,7 @@ package core_test
 import (
 	"context"
 	"math/rand/v2"
+	"slices"
 	"testing"
 	"time"
 
@@ -208,5 +209,16 @@ func winRandomOp(rng *rand.Rand, s *core.Probe, st []int64, now, maxCost int64, 
 			s.Refund(st, now, (*takens)[rng.IntN(len(*takens))], cost)
 		}
 		return s.Take(st, now, 1, false)
+	}
+}
+
+// sameOutcomes fails t as require.Equal does unless want and got hold the
+// same outcomes. Unlike testify (reflection, and a runtime.Callers for
+// t.Helper on every call), it costs a comparison when they do: property
+// tests call it thousands of times.
+func sameOutcomes(t testing.TB, want, got []core.ProbeOutcome, msgAndArgs ...any) {
+	if (want == nil) != (got == nil) || !slices.Equal(want, got) {
+		t.Helper()
+		require.Equal(t, want, got, msgAndArgs...)
 	}
 }

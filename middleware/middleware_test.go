@@ -232,15 +232,18 @@ func TestShapingDelay(t *testing.T) {
 	})
 }
 
+// The second request's 1 s shaping wait is on synctest's clock: instant.
 func TestMaxDelayDenies(t *testing.T) {
-	lim := limiter(t, newClock(), core.LeakyBucket{Rate: core.PerSecond(1), Capacity: 10})
-	h := handler(t, lim, middleware.Options{MaxDelay: 1500 * time.Millisecond}, okHandler)
-	for i := 0; i < 2; i++ {
-		require.Equal(t, http.StatusOK, get(h, "192.0.2.1:1").Code)
-	}
-	w := get(h, "192.0.2.1:1")
-	assert.Equal(t, http.StatusTooManyRequests, w.Code, "a 2 s delay is beyond MaxDelay")
-	assert.Equal(t, "1", w.Header().Get("Retry-After"))
+	synctest.Test(t, func(t *testing.T) {
+		lim := limiter(t, newClock(), core.LeakyBucket{Rate: core.PerSecond(1), Capacity: 10})
+		h := handler(t, lim, middleware.Options{MaxDelay: 1500 * time.Millisecond}, okHandler)
+		for i := 0; i < 2; i++ {
+			require.Equal(t, http.StatusOK, get(h, "192.0.2.1:1").Code)
+		}
+		w := get(h, "192.0.2.1:1")
+		assert.Equal(t, http.StatusTooManyRequests, w.Code, "a 2 s delay is beyond MaxDelay")
+		assert.Equal(t, "1", w.Header().Get("Retry-After"))
+	})
 }
 
 func TestNewErrors(t *testing.T) {

@@ -2,7 +2,9 @@ package coretest
 
 import (
 	"context"
+	"fmt"
 	"math/rand/v2"
+	"strconv"
 	"sync"
 	"testing"
 	"time"
@@ -33,46 +35,46 @@ func greedy(t *testing.T, l *core.Limiter, key string, limit int64) int64 {
 // whose take was refunded once admits.
 func runRefundOnce(t *testing.T, newStore NewStore) {
 	ctx := context.Background()
-	for _, lim := range Algorithms() {
-		t.Run(lim.Name, func(t *testing.T) {
-			p, err := core.NewPolicy(lim.Name, lim)
+	algs := Algorithms()
+	concurrently(t, len(algs), len(algs), func(i int) string { return algs[i].Name }, func(t *testing.T, i int) {
+		lim := algs[i]
+		p, err := core.NewPolicy(lim.Name, lim)
+		require.NoError(t, err)
+		l, _ := limiter(t, newStore, p)
+		for _, key := range []string{"once", "many"} {
+			r, err := l.AllowN(ctx, key, 1)
 			require.NoError(t, err)
-			l, _ := limiter(t, newStore, p)
-			for _, key := range []string{"once", "many"} {
-				r, err := l.AllowN(ctx, key, 1)
-				require.NoError(t, err)
-				require.True(t, r.Allowed)
+			require.True(t, r.Allowed)
+			_, err = l.Refund(ctx, key, r)
+			require.NoError(t, err)
+			if key == "once" {
+				continue
+			}
+			cp := r
+			for range 100 {
 				_, err = l.Refund(ctx, key, r)
-				require.NoError(t, err)
-				if key == "once" {
-					continue
-				}
-				cp := r
-				for range 100 {
-					_, err = l.Refund(ctx, key, r)
-					require.ErrorIs(t, err, core.ErrRefunded)
-					_, err = l.Refund(ctx, key, cp)
-					require.ErrorIs(t, err, core.ErrRefunded)
-				}
+				require.ErrorIs(t, err, core.ErrRefunded)
+				_, err = l.Refund(ctx, key, cp)
+				require.ErrorIs(t, err, core.ErrRefunded)
 			}
-			first, err := l.Peek(ctx, "once", 1)
-			require.NoError(t, err)
-			once := greedy(t, l, "once", first.Limit)
-			many := greedy(t, l, "many", first.Limit)
-			assert.Equal(t, once, many, "100 refunds of one decision give back what one does")
-			assert.LessOrEqual(t, many, first.Limit+1)
-			// A foreign key or limiter cannot take the refund either.
-			r, err := l.AllowN(ctx, "x", 1)
-			require.NoError(t, err)
-			if r.Allowed {
-				_, err = l.Refund(ctx, "y", r)
-				assert.ErrorIs(t, err, core.ErrRefundForeign)
-				other, _ := limiter(t, newStore, p)
-				_, err = other.Refund(ctx, "x", r)
-				assert.ErrorIs(t, err, core.ErrRefundForeign)
-			}
-		})
-	}
+		}
+		first, err := l.Peek(ctx, "once", 1)
+		require.NoError(t, err)
+		once := greedy(t, l, "once", first.Limit)
+		many := greedy(t, l, "many", first.Limit)
+		assert.Equal(t, once, many, "100 refunds of one decision give back what one does")
+		assert.LessOrEqual(t, many, first.Limit+1)
+		// A foreign key or limiter cannot take the refund either.
+		r, err := l.AllowN(ctx, "x", 1)
+		require.NoError(t, err)
+		if r.Allowed {
+			_, err = l.Refund(ctx, "y", r)
+			assert.ErrorIs(t, err, core.ErrRefundForeign)
+			other, _ := limiter(t, newStore, p)
+			_, err = other.Refund(ctx, "x", r)
+			assert.ErrorIs(t, err, core.ErrRefundForeign)
+		}
+	})
 }
 
 // runRefundRace: copies of one decision refunded concurrently: exactly one
@@ -120,78 +122,83 @@ func runRefundRace(t *testing.T, newStore NewStore) {
 // instant, less the refunds made at it of takes that still held something
 // (each gives back at most its cost), stay within the quota (Backoff:
 // Free, plus the failure that sets the lock). A refund gives back at most
-// what its take still holds, so a late one cannot double the burst.
+// what its take still holds, so a late one cannot double the burst. Each
+// schedule is a subtest of its own key, limiter, clock and random source,
+// 8 at once per algorithm.
 func runLateRefunds(t *testing.T, newStore NewStore) {
-	ctx := context.Background()
-	schedules, steps := 40, 60
+	schedules := 40
 	if testing.Short() {
 		schedules = 10
 	}
-	for _, lim := range Algorithms() {
-		t.Run(lim.Name, func(t *testing.T) {
-			p, err := core.NewPolicy(lim.Name, lim)
-			require.NoError(t, err)
+	algs := Algorithms()
+	concurrently(t, len(algs), len(algs), func(i int) string { return algs[i].Name }, func(t *testing.T, i int) {
+		lim := algs[i]
+		p, err := core.NewPolicy(lim.Name, lim)
+		require.NoError(t, err)
+		l, _ := limiter(t, newStore, p)
+		peek, err := l.Peek(context.Background(), "probe", 1)
+		require.NoError(t, err)
+		bound := peek.Limit
+		if _, ok := lim.Algorithm.(core.Backoff); ok {
+			bound++
+		}
+		concurrently(t, schedules, 8, func(sc int) string { return fmt.Sprint(sc) }, func(t *testing.T, sc int) {
 			l, clk := limiter(t, newStore, p)
-			peek, err := l.Peek(ctx, "probe", 1)
-			require.NoError(t, err)
-			quota, window := peek.Limit, peek.Window
-			bound := quota
-			if _, ok := lim.Algorithm.(core.Backoff); ok {
-				bound++
-			}
-			rng := rand.New(rand.NewPCG(uint64(len(lim.Name)), 11))
-			at := T0
-			for sc := range schedules {
-				key := "k" + string(rune('a'+sc%26)) + time.Duration(sc).String()
-				var taken []core.Result
-				net := map[int64]int64{} // instant → admitted less refunded, of takes at it
-				for st := range steps {
-					switch k := rng.IntN(10); {
-					case k < 3:
-						at = at.Add(time.Duration(rng.Int64N(int64(window)/2+1)) / time.Microsecond * time.Microsecond)
-					case k < 6 && len(taken) > 0:
-						clk.Set(at)
-						tk := taken[rng.IntN(len(taken))]
-						_, err := l.Refund(ctx, key, tk)
-						if err == nil {
-							// A take that still held something may give back
-							// up to its cost now; one that held nothing (its
-							// hold, at most its ResetAfter, has passed) gives
-							// nothing back.
-							if !refunded(tk, &taken) && at.Before(tk.At().Add(tk.ResetAfter)) {
-								net[at.UnixNano()] -= tk.Cost
-							}
-						} else {
-							require.ErrorIs(t, err, core.ErrRefunded)
-						}
-					default:
-						clk.Set(at)
-						r, err := l.AllowN(ctx, key, 1)
-						require.NoError(t, err)
-						if r.Allowed {
-							taken = append(taken, r)
-							net[r.At().UnixNano()]++
-						}
-					}
-					// Push: take all that passes at this instant.
-					if rng.IntN(4) == 0 {
-						clk.Set(at)
-						for range bound + 5 {
-							r, err := l.AllowN(ctx, key, 1)
-							require.NoError(t, err)
-							if !r.Allowed {
-								break
-							}
-							taken = append(taken, r)
-							net[r.At().UnixNano()]++
-						}
-					}
-					now := at.UnixNano()
-					require.LessOrEqual(t, net[now], bound, "schedule %d step %d: admitted at one instant, less refunds", sc, st)
-				}
-				at = at.Add(3 * window)
-			}
+			rng := rand.New(rand.NewPCG(uint64(i), uint64(sc)))
+			lateRefundSchedule(t, l, clk, rng, "k"+strconv.Itoa(sc), peek.Window, bound)
 		})
+	})
+}
+
+// lateRefundSchedule runs one schedule of runLateRefunds, 60 steps.
+func lateRefundSchedule(t *testing.T, l *core.Limiter, clk *Clock, rng *rand.Rand, key string, window time.Duration, bound int64) {
+	ctx := context.Background()
+	at := T0
+	var taken []core.Result
+	net := map[int64]int64{} // instant → admitted less refunded, of takes at it
+	for st := range 60 {
+		switch k := rng.IntN(10); {
+		case k < 3:
+			at = at.Add(time.Duration(rng.Int64N(int64(window)/2+1)) / time.Microsecond * time.Microsecond)
+		case k < 6 && len(taken) > 0:
+			clk.Set(at)
+			tk := taken[rng.IntN(len(taken))]
+			_, err := l.Refund(ctx, key, tk)
+			if err == nil {
+				// A take that still held something may give back up to
+				// its cost now; one that held nothing (its hold, at most
+				// its ResetAfter, has passed) gives nothing back.
+				if !refunded(tk, &taken) && at.Before(tk.At().Add(tk.ResetAfter)) {
+					net[at.UnixNano()] -= tk.Cost
+				}
+			} else {
+				require.ErrorIs(t, err, core.ErrRefunded)
+			}
+		default:
+			clk.Set(at)
+			r, err := l.AllowN(ctx, key, 1)
+			require.NoError(t, err)
+			if r.Allowed {
+				taken = append(taken, r)
+				net[r.At().UnixNano()]++
+			}
+		}
+		// Push: take all that passes at this instant.
+		if rng.IntN(4) == 0 {
+			clk.Set(at)
+			for range bound + 5 {
+				r, err := l.AllowN(ctx, key, 1)
+				require.NoError(t, err)
+				if !r.Allowed {
+					break
+				}
+				taken = append(taken, r)
+				net[r.At().UnixNano()]++
+			}
+		}
+		if n := net[at.UnixNano()]; n > bound {
+			t.Fatalf("step %d: %d admitted at one instant, less refunds; the bound is %d", st, n, bound)
+		}
 	}
 }
 

@@ -28,7 +28,11 @@ func TestAttackFailLocalFlapping(t *testing.T) {
 	s, err := New(client, Options{
 		FailureMode: FailLocal, LocalShare: 0.5,
 		ProbeInterval: time.Hour, // no trial of its own: the flaps are the late replies
-		Logger:        slog.New(slog.NewTextHandler(io.Discard, nil)),
+		// Each decision waits for its own refused round trip: none is
+		// left to fail late, after the flap this test makes, whatever the
+		// machine's load.
+		Timeout: 30 * time.Second,
+		Logger:  slog.New(slog.NewTextHandler(io.Discard, nil)),
 	})
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = s.Close() })

@@ -10,7 +10,9 @@ import (
 	"github.com/floodgate-go/floodgate/core"
 	"github.com/floodgate-go/floodgate/core/coretest"
 	"github.com/floodgate-go/floodgate/core/redisstore"
+	"github.com/floodgate-go/floodgate/internal/faultproxy"
 	"github.com/floodgate-go/floodgate/internal/redistest"
+	"github.com/redis/go-redis/v9"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -22,7 +24,13 @@ import (
 func TestAttackRefundIntoLocalLimiter(t *testing.T) {
 	ctx := context.Background()
 	srv := redistest.Start(t)
-	s, err := redisstore.New(srv.Client(t), redisstore.Options{
+	// Redis goes away behind a proxy that then refuses connections: a
+	// killed server's port could be taken by another test's server.
+	px := faultproxy.Start(t, srv.Addr())
+	client := redis.NewClient(&redis.Options{Addr: px.Addr(), ContextTimeoutEnabled: true, MaxRetries: -1,
+		DialTimeout: 5 * time.Second, ReadTimeout: 10 * time.Second, WriteTimeout: 10 * time.Second})
+	t.Cleanup(func() { _ = client.Close() })
+	s, err := redisstore.New(client, redisstore.Options{
 		Timeout: 10 * time.Second, CallerClock: true, FailureMode: redisstore.FailLocal, LocalShare: 0.5,
 		ProbeInterval: time.Hour, Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
 	})
@@ -42,7 +50,8 @@ func TestAttackRefundIntoLocalLimiter(t *testing.T) {
 		onRedis = append(onRedis, r)
 	}
 	require.False(t, s.Down())
-	srv.Kill()
+	px.Refuse(true)
+	px.Drop()
 	clk.Advance(time.Second) // the outage comes later
 	local := 0
 	var onLocal core.Result

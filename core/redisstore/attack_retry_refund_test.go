@@ -103,7 +103,10 @@ func TestAttackRefundReplayedByClientRetry(t *testing.T) {
 	ctx := context.Background()
 	srv := redistest.Start(t)
 	d := startReplyDropper(t, srv.Addr())
-	client := redis.NewClient(&redis.Options{Addr: d.ln.Addr().String()}) // default options
+	// go-redis's default retries (MaxRetries 3); reads bounded by a time no
+	// loaded machine reaches (its default 3 s could send a take again, and
+	// a take counted twice leaves less to refund).
+	client := redis.NewClient(&redis.Options{Addr: d.ln.Addr().String(), ReadTimeout: 10 * time.Second})
 	t.Cleanup(func() { _ = client.Close() })
 	s, err := redisstore.New(client, redisstore.Options{
 		Timeout: 10 * time.Second, CallerClock: true, NoFunctions: true,

@@ -54,9 +54,9 @@ func TestCluster(t *testing.T) {
 	}, 30*time.Second, 50*time.Millisecond, "the cluster forms (the bound only stops a broken one from hanging the test)")
 	c.ReloadState(ctx)
 
-	coretest.Run(t, func(t *testing.T) core.Store {
-		return newStore(t, c, redisstore.Options{CallerClock: true, ExpirySlack: time.Hour})
-	})
+	cs := newStore(t, c, redisstore.Options{CallerClock: true, ExpirySlack: time.Hour})
+	coretest.Run(t, func(*testing.T) core.Store { return cs })
+	checkTTLs(t, c)
 	// A policy of several limits, over many keys: every slot owner sees
 	// multi-key scripts.
 	s := newStore(t, c, redisstore.Options{})

@@ -17,7 +17,7 @@ func TestBatchConflictIsolated(t *testing.T) {
 	srv := redistest.Start(t)
 	c := srv.Client(t)
 	ctx := context.Background()
-	s, err := New(c, Options{Prefix: "iso:", Timeout: 2 * time.Second})
+	s, err := New(c, Options{Prefix: "iso:", Timeout: 30 * time.Second}) // a bound no loaded machine reaches
 	require.NoError(t, err)
 	defer s.Close()
 	tb, err := s.Bind(core.MustPolicy("iso", core.Limit{Name: "i", Algorithm: core.GCRA{Rate: core.PerSecond(10)}}))

@@ -87,6 +87,17 @@ func (f *fakeRedis) serve(c net.Conn) {
 	}
 }
 
+// fakeClient is a client of the fake server f that neither retries (the
+// tests count the store's own calls) nor gives up on a reply a loaded
+// machine is slow to deliver (go-redis's 3 s ReadTimeout would take it for
+// a fault and send another call).
+func fakeClient(t *testing.T, f *fakeRedis) *redis.Client {
+	c := redis.NewClient(&redis.Options{Addr: f.ln.Addr().String(), MaxRetries: -1,
+		DialTimeout: 5 * time.Second, ReadTimeout: 10 * time.Second, WriteTimeout: 10 * time.Second})
+	t.Cleanup(func() { _ = c.Close() })
+	return c
+}
+
 // readCommand reads one RESP array of bulk strings.
 func readCommand(r *bufio.Reader) ([]string, error) {
 	line, err := r.ReadString('\n')
@@ -142,12 +153,12 @@ func TestErrorReplyFaults(t *testing.T) {
 			f := startFake(t, "-"+reply+"\r\n")
 			// go-redis retries some of these replies itself (MaxRetries):
 			// none here, to count the store's own calls.
-			c := redis.NewClient(&redis.Options{Addr: f.ln.Addr().String(), MaxRetries: -1})
-			t.Cleanup(func() { _ = c.Close() })
-			// A deadline a loaded machine never reaches: a missed one is a
-			// blip, which would let a second call through.
-			local, logs := faultStore(t, c, redisstore.Options{FailureMode: redisstore.FailLocal, LocalShare: 0.5, ProbeInterval: time.Hour, Timeout: 10 * time.Second})
-			closed, _ := faultStore(t, c, redisstore.Options{ProbeInterval: time.Hour, Timeout: 10 * time.Second})
+			c := fakeClient(t, f)
+			// No deadline a loaded machine could reach: a decision that
+			// missed it would count as a fault without opening the breaker
+			// at once, and the next decision would make a second call.
+			local, logs := faultStore(t, c, redisstore.Options{FailureMode: redisstore.FailLocal, LocalShare: 0.5, ProbeInterval: time.Hour, Timeout: noDeadline})
+			closed, _ := faultStore(t, c, redisstore.Options{ProbeInterval: time.Hour, Timeout: noDeadline})
 			pol := core.MustPolicy("e", core.Limit{Name: "e", Algorithm: core.FixedWindow{Limit: 4, Window: time.Hour}})
 			l := faultLimiter(t, local, pol)
 			admitted := 0
@@ -186,7 +197,7 @@ func TestWrongType(t *testing.T) {
 	ctx := context.Background()
 	pol := core.MustPolicy("wt", core.Limit{Name: "wt", Algorithm: core.FixedWindow{Limit: 4, Window: time.Hour}})
 	for _, mode := range []redisstore.FailureMode{redisstore.FailClosed, redisstore.FailLocal, redisstore.FailOpen} {
-		s, logs := faultStore(t, c, redisstore.Options{FailureMode: mode, Prefix: fmt.Sprintf("wt%d:", mode)})
+		s, logs := faultStore(t, c, redisstore.Options{FailureMode: mode, Prefix: fmt.Sprintf("wt%d:", mode), Timeout: noDeadline})
 		l := faultLimiter(t, s, pol)
 		_, err := l.Allow(ctx, "victim")
 		require.NoError(t, err)
@@ -223,7 +234,7 @@ func TestNoScript(t *testing.T) {
 	c := srv.Client(t)
 	ctx := context.Background()
 	for _, noFn := range []bool{false, true} {
-		s, _ := faultStore(t, c, redisstore.Options{NoFunctions: noFn, Prefix: fmt.Sprintf("ns%v:", noFn)})
+		s, _ := faultStore(t, c, redisstore.Options{NoFunctions: noFn, Prefix: fmt.Sprintf("ns%v:", noFn), Timeout: noDeadline})
 		l := faultLimiter(t, s, wide)
 		for i := range 3 {
 			require.NoError(t, c.FunctionFlush(ctx).Err())
@@ -234,7 +245,7 @@ func TestNoScript(t *testing.T) {
 		require.False(t, s.Down())
 	}
 	f := startFake(t, "-NOSCRIPT No matching script. Please use EVAL.\r\n")
-	s, _ := faultStore(t, defaultClient(t, f.ln.Addr().String()), redisstore.Options{NoFunctions: true, FailureMode: redisstore.FailOpen, ProbeInterval: time.Hour})
+	s, _ := faultStore(t, fakeClient(t, f), redisstore.Options{NoFunctions: true, FailureMode: redisstore.FailOpen, ProbeInterval: time.Hour, Timeout: noDeadline})
 	r, err := faultLimiter(t, s, wide).Allow(ctx, "k")
 	require.NoError(t, err)
 	require.True(t, r.Allowed)
@@ -251,7 +262,7 @@ func TestRealFaultReplies(t *testing.T) {
 			srv := redistest.Start(t)
 			c := srv.Client(t)
 			ctx := context.Background()
-			s, _ := faultStore(t, c, redisstore.Options{FailureMode: redisstore.FailLocal, ProbeInterval: time.Hour})
+			s, _ := faultStore(t, c, redisstore.Options{FailureMode: redisstore.FailLocal, ProbeInterval: time.Hour, Timeout: noDeadline})
 			l := faultLimiter(t, s, wide)
 			_, err := l.Allow(ctx, "before")
 			require.NoError(t, err)
@@ -259,7 +270,8 @@ func TestRealFaultReplies(t *testing.T) {
 			if fault == "OOM" {
 				require.NoError(t, c.ConfigSet(ctx, "maxmemory", "1").Err())
 			} else {
-				require.NoError(t, c.Do(ctx, "REPLICAOF", "127.0.0.1", strconv.Itoa(redistest.FreePort(t))).Err())
+				// A master that never answers (port 1: no test listens there).
+				require.NoError(t, c.Do(ctx, "REPLICAOF", "127.0.0.1", "1").Err())
 			}
 			r, err := l.Allow(ctx, "after")
 			require.NoError(t, err)

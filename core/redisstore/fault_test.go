@@ -2,6 +2,7 @@ package redisstore_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"runtime"
@@ -58,6 +59,17 @@ func (l *logCount) total() int {
 	defer l.mu.Unlock()
 	return len(l.lines)
 }
+
+// noDeadline is the Timeout of the stores of the fault tests that are not
+// about time: a bound no loaded machine reaches, so that a slow round trip
+// is never taken for a fault (the store's default, 100 ms, is one a loaded
+// machine reaches).
+const noDeadline = 30 * time.Second
+
+// deadAddr is an address nothing answers on: port 1 is privileged, and no
+// test listens on it (a free port found a moment ago may be taken by a
+// server of another test, of this package or one running alongside).
+const deadAddr = "127.0.0.1:1"
 
 // defaultClient is a go-redis client of addr with go-redis's defaults.
 func defaultClient(t testing.TB, addr string) *redis.Client {
@@ -134,6 +146,36 @@ func (c *canary) kept(t *testing.T, max time.Duration) bool {
 	return true
 }
 
+// timingRounds runs round, each time under a canary of max, until a round
+// returns nil (its timing claims held), at most 3 times. A decision's path
+// has several hops (caller, pipeline worker, proxy, redis-server and
+// back), each of which a loaded machine may delay by up to the canary's
+// figure: a round that fails while the canary kept up is not yet proof of
+// a fault. The test fails when every round failed and at least one of
+// them ran while the machine kept up; when none did, the failures are
+// only logged. A store that misses its claims by design (the store that
+// never recovered at 20 ms RTT, say) fails every round.
+func timingRounds(t *testing.T, max time.Duration, round func() error) {
+	t.Helper()
+	var kept []error
+	for i := 1; i <= 3; i++ {
+		cn := startCanary()
+		err := round()
+		if cn.kept(t, max) {
+			if err == nil {
+				return
+			}
+			kept = append(kept, err)
+		}
+		if err != nil {
+			t.Logf("round %d: %v", i, err)
+		}
+	}
+	if len(kept) > 0 {
+		t.Errorf("the timing claims failed in every round, %d of them on a machine that kept up: %v", len(kept), errors.Join(kept...))
+	}
+}
+
 // untilOnRedis makes decisions every 2 ms until one is decided by Redis
 // (the store not down, no error), at most within limit; it returns how
 // long that took.
@@ -155,6 +197,9 @@ func untilOnRedis(t *testing.T, s *redisstore.Store, l *core.Limiter, limit time
 // link of 1, 10, 20 and 40 ms round trip are decided by Redis, and the
 // store keeps its connections (a store that dropped a connection at every
 // late reply redialled on every decision and never recovered at 20 ms).
+// The rates and the connections kept are timing claims (see
+// timingRounds); that a late reply never costs its connection is asserted
+// always.
 func TestRTT(t *testing.T) {
 	for _, rtt := range []time.Duration{time.Millisecond, 10 * time.Millisecond, 20 * time.Millisecond, 40 * time.Millisecond} {
 		t.Run(rtt.String(), func(t *testing.T) {
@@ -166,41 +211,52 @@ func TestRTT(t *testing.T) {
 			s, logs := faultStore(t, c, redisstore.Options{})
 			l := faultLimiter(t, s, wide)
 			ctx := context.Background()
-			cn := startCanary()
-			if err := s.Check(ctx); err != nil {
-				require.False(t, cn.kept(t, 20*time.Millisecond), "Check: %v", err)
-				return
-			}
-			conns := p.Accepted()
-			st := s.Stats()
-			require.GreaterOrEqual(t, st.RTT, rtt)
-			require.False(t, st.SlowLink)
-			const n = 40
-			var ok atomic.Int64
-			var wg sync.WaitGroup
-			for g := range 8 { // sequential decisions on 8 goroutines
-				wg.Add(1)
-				go func() {
-					defer wg.Done()
-					for i := range n / 8 {
-						r, err := l.Allow(ctx, fmt.Sprint(g, ":", i))
-						if err == nil && r.Allowed {
-							ok.Add(1)
-						}
+			checked := false
+			timingRounds(t, 20*time.Millisecond, func() error {
+				if !checked {
+					if err := s.Check(ctx); err != nil {
+						return fmt.Errorf("Check: %w", err)
 					}
-				}()
-			}
-			wg.Wait()
-			rate := float64(ok.Load()) / n
-			t.Logf("RTT %v: %d/%d decided by Redis (%.0f%%), %d connections, stats %+v", rtt, ok.Load(), n, 100*rate, p.Accepted(), s.Stats())
-			if cn.kept(t, 20*time.Millisecond) {
-				assert.GreaterOrEqual(t, rate, 0.95)
-				assert.Equal(t, conns, p.Accepted(), "the connections Check opened are kept: none per decision or probe")
-				assert.Zero(t, logs.count("switching"))
-			}
-			// A late reply never costs its connection: at most the
-			// workers' own, whatever the machine.
-			assert.LessOrEqual(t, p.Accepted()-conns, int64(8))
+					checked = true
+					st := s.Stats()
+					require.GreaterOrEqual(t, st.RTT, rtt)
+					require.False(t, st.SlowLink)
+				} else {
+					// A round starts on Redis: an overloaded round may
+					// have opened the breaker (recovering is
+					// TestDroppedConnections's claim, not this one's).
+					untilOnRedis(t, s, l, 30*time.Second)
+				}
+				conns, switching := p.Accepted(), logs.count("switching")
+				const n = 40
+				var ok atomic.Int64
+				var wg sync.WaitGroup
+				for g := range 8 { // sequential decisions on 8 goroutines
+					wg.Go(func() {
+						for i := range n / 8 {
+							r, err := l.Allow(ctx, fmt.Sprint(g, ":", i))
+							if err == nil && r.Allowed {
+								ok.Add(1)
+							}
+						}
+					})
+				}
+				wg.Wait()
+				rate := float64(ok.Load()) / n
+				t.Logf("RTT %v: %d/%d decided by Redis (%.0f%%), %d connections, stats %+v", rtt, ok.Load(), n, 100*rate, p.Accepted(), s.Stats())
+				// A late reply never costs its connection: at most the
+				// workers' own, whatever the machine.
+				require.LessOrEqual(t, p.Accepted()-conns, int64(8))
+				switch {
+				case rate < 0.95:
+					return fmt.Errorf("%d/%d decided by Redis", ok.Load(), n)
+				case p.Accepted() != conns:
+					return fmt.Errorf("%d connections opened by decisions or probes, none kept by Check", p.Accepted()-conns)
+				case logs.count("switching") != switching:
+					return fmt.Errorf("the store switched to its failure mode")
+				}
+				return nil
+			})
 		})
 	}
 }
@@ -208,7 +264,8 @@ func TestRTT(t *testing.T) {
 // TestRTTNoCheck: without Check (no connection open, no function loaded:
 // the first decisions pay their set-up and may miss the deadline), the
 // store settles on Redis and stays there: the late replies of the first
-// decisions close the breaker, and their connections stay open.
+// decisions close the breaker, and their connections stay open. Each round
+// is a new store (a timing claim: see timingRounds).
 func TestRTTNoCheck(t *testing.T) {
 	for _, rtt := range []time.Duration{20 * time.Millisecond, 40 * time.Millisecond} {
 		t.Run(rtt.String(), func(t *testing.T) {
@@ -216,37 +273,37 @@ func TestRTTNoCheck(t *testing.T) {
 			srv := redistest.Start(t)
 			p := faultproxy.Start(t, srv.Addr())
 			p.SetLatency(rtt / 2)
-			s, _ := faultStore(t, defaultClient(t, p.Addr()), redisstore.Options{})
-			l := faultLimiter(t, s, wide)
-			cn := startCanary()
-			const rounds = 10
-			var ok [rounds]atomic.Int64
-			for i := range rounds { // 8 decisions at once every 50 ms
-				time.Sleep(50 * time.Millisecond)
-				var wg sync.WaitGroup
-				for g := range 8 {
-					wg.Add(1)
-					go func() {
-						defer wg.Done()
-						if r, err := l.Allow(context.Background(), fmt.Sprint(g, ":", i)); err == nil && r.Allowed && !s.Down() {
-							ok[i].Add(1)
-						}
-					}()
+			timingRounds(t, 20*time.Millisecond, func() error {
+				s, _ := faultStore(t, defaultClient(t, p.Addr()), redisstore.Options{})
+				l := faultLimiter(t, s, wide)
+				const rounds = 10
+				var ok [rounds]atomic.Int64
+				for i := range rounds { // 8 decisions at once every 50 ms
+					time.Sleep(50 * time.Millisecond)
+					var wg sync.WaitGroup
+					for g := range 8 {
+						wg.Go(func() {
+							if r, err := l.Allow(context.Background(), fmt.Sprint(g, ":", i)); err == nil && r.Allowed && !s.Down() {
+								ok[i].Add(1)
+							}
+						})
+					}
+					wg.Wait()
 				}
-				wg.Wait()
-			}
-			var per []int64
-			late := int64(0)
-			for i := range ok {
-				per = append(per, ok[i].Load())
-				if i >= rounds/2 {
-					late += ok[i].Load()
+				var per []int64
+				late := int64(0)
+				for i := range ok {
+					per = append(per, ok[i].Load())
+					if i >= rounds/2 {
+						late += ok[i].Load()
+					}
 				}
-			}
-			t.Logf("RTT %v without Check: decided by Redis per round of 8: %v; %d connections; stats %+v", rtt, per, p.Accepted(), s.Stats())
-			if cn.kept(t, 20*time.Millisecond) {
-				assert.GreaterOrEqual(t, late, int64(38), "the last 5 rounds on Redis")
-			}
+				t.Logf("RTT %v without Check: decided by Redis per round of 8: %v; %d connections; stats %+v", rtt, per, p.Accepted(), s.Stats())
+				if late < 38 {
+					return fmt.Errorf("%d of the last 5 rounds' 40 decisions on Redis", late)
+				}
+				return nil
+			})
 		})
 	}
 }
@@ -295,9 +352,7 @@ func TestStallDeadline(t *testing.T) {
 	var worst atomic.Int64
 	var wg sync.WaitGroup
 	for g := range 64 {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
+		wg.Go(func() {
 			for i := range 5 {
 				start := time.Now()
 				r, err := l.Allow(ctx, fmt.Sprint(g, ":", i))
@@ -307,33 +362,52 @@ func TestStallDeadline(t *testing.T) {
 				assert.NoError(t, err)
 				assert.True(t, r.Allowed, "decided locally")
 			}
-		}()
+		})
 	}
 	wg.Wait()
 	t.Logf("slowest decision during the stall: %v (timeout %v); stats %+v", time.Duration(worst.Load()), timeout, s.Stats())
-	// Answered by the deadline (plus scheduling on a loaded machine); it
-	// was the client's 3 s read timeout.
-	if cn.kept(t, 100*time.Millisecond) {
-		assert.Less(t, time.Duration(worst.Load()), time.Second)
-	}
 	assert.True(t, s.Down())
 	// 320 decisions in the stall: at most a connection per pipeline
 	// worker is stuck (each costing the proxy 4 goroutines), not one per
-	// decision.
+	// decision. The deciding goroutines may take a moment to exit after
+	// wg.Wait: the bound is awaited (a leak of one goroutine per decision
+	// never meets it).
 	assert.LessOrEqual(t, p.Accepted()-conns, int64(8))
-	assert.LessOrEqual(t, runtime.NumGoroutine(), baseline+8*6)
+	waitFor(t, func() bool { return runtime.NumGoroutine() <= baseline+1+8*6 }, // +1: the canary
+		"goroutines: %d, at most %d expected", func() []any { return []any{runtime.NumGoroutine(), baseline + 1 + 8*6} })
 
 	p.Resume()
-	took := untilOnRedis(t, s, l, 10*time.Second)
+	took := untilOnRedis(t, s, l, 30*time.Second)
 	t.Logf("back on Redis %v after the stall", took)
-	assert.Less(t, took, time.Second)
+	if cn.kept(t, 100*time.Millisecond) {
+		// Answered by the deadline (plus scheduling); it was the
+		// client's 3 s read timeout. Back within ProbeMax and a round
+		// trip.
+		assert.Less(t, time.Duration(worst.Load()), time.Second)
+		assert.Less(t, took, time.Second)
+	}
 	assert.Equal(t, 1, logs.count("switching"), "one line per switch")
 	assert.Equal(t, 1, logs.count("back to redis"))
 }
 
+// waitFor polls cond every millisecond until it holds, failing t (with
+// the message format and the args args returns) if it does not within
+// 30 s: a bound for conditions a correct build meets at once or nearly,
+// which no loaded machine reaches.
+func waitFor(t *testing.T, cond func() bool, format string, args func() []any) {
+	t.Helper()
+	for start := time.Now(); !cond(); time.Sleep(time.Millisecond) {
+		if time.Since(start) > 30*time.Second {
+			t.Fatalf(format, args()...)
+		}
+	}
+}
+
 // TestDroppedConnections: connections dropped under traffic go to the
 // failure mode, never an error other than ErrUnavailable, and the store is
-// back on Redis within 1 s.
+// back on Redis within 1 s of Redis being reachable again. Each outage
+// lasts until the store has seen it (it is down), however slowly the
+// machine runs.
 func TestDroppedConnections(t *testing.T) {
 	srv := redistest.Start(t)
 	p := faultproxy.Start(t, srv.Addr())
@@ -345,9 +419,7 @@ func TestDroppedConnections(t *testing.T) {
 	var wg sync.WaitGroup
 	var decided atomic.Int64
 	for g := range 8 {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
+		wg.Go(func() {
 			for i := 0; !stop.Load() && i < 1e5; i++ {
 				r, err := l.Allow(ctx, fmt.Sprint(g, ":", i))
 				if err != nil {
@@ -356,19 +428,16 @@ func TestDroppedConnections(t *testing.T) {
 				}
 				decided.Add(1)
 			}
-		}()
+		})
 	}
-	for i := 0; decided.Load() < 50; i++ {
-		require.Less(t, i, 30_000, "the deciding goroutines never got 50 decisions through") // a bound, never reached
-		time.Sleep(time.Millisecond)
-	}
+	waitFor(t, func() bool { return decided.Load() >= 50 }, "the deciding goroutines never got 50 decisions through", func() []any { return nil })
 	for range 3 {
+		cn := startCanary()
 		p.Refuse(true)
 		p.Drop()
-		time.Sleep(30 * time.Millisecond)
+		waitFor(t, s.Down, "the store never saw the outage (stats %+v)", func() []any { return []any{s.Stats()} })
 		p.Refuse(false)
-		cn := startCanary()
-		took := untilOnRedis(t, s, l, 10*time.Second)
+		took := untilOnRedis(t, s, l, 30*time.Second)
 		t.Logf("back on Redis %v after the drop", took)
 		if cn.kept(t, 100*time.Millisecond) {
 			assert.Less(t, took, time.Second)
@@ -380,7 +449,8 @@ func TestDroppedConnections(t *testing.T) {
 }
 
 // TestFailureModes: with Redis gone, each mode does what it says, and the
-// switch is reported once per store.
+// switch is reported once per store. Decisions are answered within about
+// Timeout (asserted when the machine keeps up).
 func TestFailureModes(t *testing.T) {
 	srv := redistest.Start(t)
 	p := faultproxy.Start(t, srv.Addr())
@@ -397,13 +467,15 @@ func TestFailureModes(t *testing.T) {
 	}
 	p.Refuse(true)
 	p.Drop()
+	cn := startCanary()
+	var worst time.Duration
 	for mode, s := range stores {
 		l := faultLimiter(t, s, pol)
 		admitted := 0
-		for i := range 12 {
+		for range 12 {
 			start := time.Now()
 			r, err := l.Allow(ctx, "k")
-			assert.Less(t, time.Since(start), 5*time.Second, "%v call %d (Timeout 50 ms; bounded, on a loaded machine; see TestStallDeadline)", mode, i)
+			worst = max(worst, time.Since(start))
 			switch mode {
 			case redisstore.FailClosed:
 				require.ErrorIs(t, err, redisstore.ErrUnavailable)
@@ -424,12 +496,16 @@ func TestFailureModes(t *testing.T) {
 		assert.True(t, s.Down())
 	}
 	assert.Equal(t, int64(3), switches.Load())
+	t.Logf("slowest decision: %v (Timeout 50 ms)", worst)
+	if cn.kept(t, 100*time.Millisecond) {
+		assert.Less(t, worst, time.Second)
+	}
 }
 
 // TestDownAtStart: Check reports a Redis that does not answer with
 // ErrUnavailable, and decisions then log one line, not one per decision.
 func TestDownAtStart(t *testing.T) {
-	c := defaultClient(t, fmt.Sprintf("127.0.0.1:%d", redistest.FreePort(t)))
+	c := defaultClient(t, deadAddr)
 	s, logs := faultStore(t, c, redisstore.Options{FailureMode: redisstore.FailLocal})
 	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
 	defer cancel()
@@ -451,7 +527,7 @@ func TestEvictionPolicy(t *testing.T) {
 		t.Run(policy, func(t *testing.T) {
 			t.Parallel()
 			srv := redistest.Start(t, "--maxmemory-policy", policy)
-			s, logs := faultStore(t, srv.Client(t), redisstore.Options{})
+			s, logs := faultStore(t, srv.Client(t), redisstore.Options{Timeout: noDeadline})
 			require.NoError(t, s.Check(context.Background()))
 			st := s.Stats()
 			require.Equal(t, policy, st.EvictionPolicy)

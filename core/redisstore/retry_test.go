@@ -123,15 +123,34 @@ func TestRefundExecutedTwice(t *testing.T) {
 	checkTTLs(t, c)
 }
 
-// countingConn counts the FCALL commands written on a connection.
+// countingConn counts the FCALL commands written on a connection, and
+// applies the client's read deadlines only while short is set: the
+// client's 50 ms ReadTimeout is the fault under test during the stall, and
+// elsewhere a loaded machine could reach it (a take sent again by the
+// client would then count twice).
 type countingConn struct {
 	net.Conn
-	n *atomic.Int64
+	n     *atomic.Int64
+	short *atomic.Bool
 }
 
 func (c countingConn) Write(b []byte) (int, error) {
 	c.n.Add(int64(strings.Count(strings.ToLower(string(b)), "fcall")))
 	return c.Conn.Write(b)
+}
+
+func (c countingConn) SetReadDeadline(t time.Time) error {
+	if !t.IsZero() && !c.short.Load() {
+		t = t.Add(10 * time.Second) // a bound never reached
+	}
+	return c.Conn.SetReadDeadline(t)
+}
+
+func (c countingConn) SetDeadline(t time.Time) error {
+	if err := c.Conn.SetWriteDeadline(t); err != nil {
+		return err
+	}
+	return c.SetReadDeadline(t)
 }
 
 // TestRefundRetriedByClient: a refund whose reply does not come back
@@ -146,10 +165,11 @@ func TestRefundRetriedByClient(t *testing.T) {
 	px := faultproxy.Start(t, srv.Addr())
 	const maxRetries = 3  // go-redis's default
 	var sent atomic.Int64 // FCALLs the client wrote
+	var short atomic.Bool // the client's ReadTimeout applies
 	dial := func(ctx context.Context, network, addr string) (net.Conn, error) {
 		var d net.Dialer
 		conn, err := d.DialContext(ctx, network, addr)
-		return countingConn{conn, &sent}, err
+		return countingConn{conn, &sent, &short}, err
 	}
 	c := redis.NewClient(&redis.Options{
 		// A read timeout a loaded machine does not reach before the stall:
@@ -195,7 +215,9 @@ func TestRefundRetriedByClient(t *testing.T) {
 	}
 	before, sent0 := commands(t, direct, "fcall"), sent.Load()
 	px.Stall()
+	short.Store(true)
 	_, err = got.Refund(ctx, "k", gt[1])
+	short.Store(false)
 	require.ErrorIs(t, err, redisstore.ErrUnavailable, "every attempt timed out")
 	// Every attempt was written before the client gave up on it; the
 	// proxy holds them, then delivers them all, in order. go-redis does not

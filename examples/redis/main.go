@@ -32,13 +32,18 @@ func main() {
 	}
 }
 
+// timeout bounds each command (the client's ReadTimeout) and each decision
+// (the store's Timeout). The tests raise it to a bound no loaded machine
+// reaches.
+var timeout = time.Second
+
 // run prints the decisions of the demo on the Redis at addr.
 func run(ctx context.Context, addr string, w io.Writer) error {
 	// MaxRetries -1: no command sent again after a lost reply (a take
 	// would count twice); the store has its own failure handling.
-	client := redis.NewClient(&redis.Options{Addr: addr, ContextTimeoutEnabled: true, ReadTimeout: time.Second, MaxRetries: -1})
+	client := redis.NewClient(&redis.Options{Addr: addr, ContextTimeoutEnabled: true, ReadTimeout: timeout, MaxRetries: -1})
 	defer client.Close()
-	store, err := redisstore.New(client, redisstore.Options{Prefix: "floodgate-example:", Timeout: time.Second})
+	store, err := redisstore.New(client, redisstore.Options{Prefix: "floodgate-example:", Timeout: timeout})
 	if err != nil {
 		return err
 	}

@@ -53,7 +53,7 @@ func TestServe(t *testing.T) {
 	select {
 	case err := <-done:
 		require.NoError(t, err)
-	case <-time.After(10 * time.Second):
+	case <-time.After(30 * time.Second): // a bound, never reached
 		t.Fatal("no graceful shutdown")
 	}
 }
@@ -93,9 +93,7 @@ func TestServeRedis(t *testing.T) {
 // granted the whole limit to each process). -require-redis refuses to
 // start.
 func TestServeRedisDown(t *testing.T) {
-	srv := redistest.Start(t)
-	url := srv.URL()
-	srv.Kill()
+	url := deadRedis
 	client := &http.Client{Timeout: 30 * time.Second} // a bound, never reached
 	for fail, want := range map[string][]int{"closed": {503, 503}, "open": {200, 200, 200}, "local": {200, 200, 429, 429}} {
 		args := []string{"-addr", "127.0.0.1:0", "-limit", "4", "-window", "1h", "-store", url, "-fail", fail}
@@ -116,14 +114,17 @@ func TestServeRedisDown(t *testing.T) {
 // TestRequireRedis: -require-redis refuses to start without Redis, with
 // the start-up check's error.
 func TestRequireRedis(t *testing.T) {
-	srv := redistest.Start(t)
-	url := srv.URL()
-	srv.Kill()
+	url := deadRedis
 	cfg, err := parseConfig([]string{"-addr", "127.0.0.1:0", "-store", url, "-require-redis"}, io.Discard)
 	require.NoError(t, err)
 	err = run(context.Background(), cfg, io.Discard)
 	require.ErrorIs(t, err, redisstore.ErrUnavailable)
 }
+
+// deadRedis is a Redis URL nothing answers: port 1 is privileged, and no
+// test listens on it (a server started and killed left a port that another
+// test's server, in a package running alongside, could take).
+const deadRedis = "redis://127.0.0.1:1"
 
 // serve runs the server with args and the store's per-decision bound
 // (0: its default) until the test ends and returns its address.
@@ -141,7 +142,7 @@ func serve(t *testing.T, args []string, redisTimeout time.Duration) string {
 		select {
 		case err := <-done:
 			assert.NoError(t, err)
-		case <-time.After(10 * time.Second):
+		case <-time.After(30 * time.Second): // a bound, never reached
 			t.Error("no graceful shutdown")
 		}
 	})

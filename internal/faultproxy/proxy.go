@@ -139,7 +139,10 @@ func (p *Proxy) accept() {
 			_ = c.Close()
 			continue
 		}
-		up, err := net.DialTimeout("tcp", p.target, time.Second)
+		// A loopback dial answers at once; the bound only stops a
+		// frozen target from holding the accept loop, and is one no
+		// loaded machine reaches.
+		up, err := net.DialTimeout("tcp", p.target, 10*time.Second)
 		if err != nil {
 			_ = c.Close()
 			continue

@@ -41,9 +41,13 @@ func TestStartKill(t *testing.T) {
 	s.Kill()
 	require.Zero(t, s.PID())
 	require.ErrorIs(t, syscall.Kill(pid, 0), syscall.ESRCH, "the process is gone")
-	ctx2, cancel := context.WithTimeout(ctx, 200*time.Millisecond)
+	// Nothing answers on its port, unless a server of another test took
+	// the port in the meantime.
+	ctx2, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
-	require.Error(t, c.Ping(ctx2).Err())
+	if info, err := c.InfoMap(ctx2, "server").Result(); err == nil {
+		require.NotEqual(t, strconv.Itoa(pid), info["Server"]["process_id"], "the killed server answers")
+	}
 	s.Restart()
 	require.NoError(t, c.Ping(ctx).Err())
 }
@@ -66,8 +70,8 @@ func TestChild(t *testing.T) {
 	select {} // killed by the parent
 }
 
-// child runs TestChild in mode and returns the child and the PID and
-// address of the server it started.
+// child runs TestChild in mode and returns the child and the PID of the
+// server it started, with that process's start time.
 func child(t *testing.T, mode string) (*exec.Cmd, int, string) {
 	t.Helper()
 	cmd := exec.Command(os.Args[0], "-test.run=^TestChild$", "-test.count=1")
@@ -84,31 +88,42 @@ func child(t *testing.T, mode string) (*exec.Cmd, int, string) {
 			pid, err := strconv.Atoi(f[0])
 			require.NoError(t, err)
 			go func() { _, _ = io.Copy(io.Discard, out) }()
-			return cmd, pid, f[1]
+			return cmd, pid, startTime(pid) // "" if it is gone already (fatal mode)
 		}
 	}
 	t.Fatalf("the child printed no SERVER line: %v", sc.Err())
 	return nil, 0, ""
 }
 
-// gone waits until nothing accepts connections on addr and pid is no
-// longer a live process; the 30 s bound only stops a leak from hanging
-// the test.
-func gone(t *testing.T, pid int, addr string) {
+// startTime returns field 22 of /proc/pid/stat, the process's start time,
+// or "" when there is no such process.
+func startTime(pid int) string {
+	stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return ""
+	}
+	_, rest, _ := strings.Cut(string(stat), ") ") // the name may hold spaces
+	if f := strings.Fields(rest); len(f) > 19 {
+		return f[19]
+	}
+	return ""
+}
+
+// gone waits until the process pid started at started ("" for one gone
+// already) is no longer live:
+// absent, a zombie waiting to be reaped, or its PID reused by a process
+// started later. (Whether its port still answers says nothing: a server
+// of another test may have taken it.) The 30 s bound only stops a leak
+// from hanging the test.
+func gone(t *testing.T, pid int, started string) {
 	t.Helper()
 	deadline := time.Now().Add(30 * time.Second)
 	for {
-		conn, err := net.DialTimeout("tcp", addr, time.Second)
-		if err == nil {
-			conn.Close()
-		}
 		stat, _ := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-		// Absent, or a zombie (state Z) waiting for init to reap it.
-		dead := len(stat) == 0 || strings.Contains(string(stat), ") Z ")
-		if err != nil && (dead || syscall.Kill(pid, 0) == syscall.ESRCH) {
+		if started == "" || len(stat) == 0 || strings.Contains(string(stat), ") Z ") || startTime(pid) != started {
 			return
 		}
-		require.False(t, time.Now().After(deadline), "redis-server %d on %s still running", pid, addr)
+		require.False(t, time.Now().After(deadline), "redis-server %d still running", pid)
 		time.Sleep(10 * time.Millisecond)
 	}
 }
@@ -117,9 +132,9 @@ func gone(t *testing.T, pid int, addr string) {
 // leaves no redis-server running.
 func TestNoServerLeftOnFatal(t *testing.T) {
 	redistest.Binary(t)
-	cmd, pid, addr := child(t, "fatal")
+	cmd, pid, started := child(t, "fatal")
 	require.Error(t, cmd.Wait(), "the child test fails")
-	gone(t, pid, addr)
+	gone(t, pid, started)
 }
 
 // TestNoServerLeftWhenKilled: a test process killed (SIGKILL, no cleanup
@@ -129,9 +144,9 @@ func TestNoServerLeftWhenKilled(t *testing.T) {
 		t.Skip("PR_SET_PDEATHSIG is Linux's")
 	}
 	redistest.Binary(t)
-	cmd, pid, addr := child(t, "hang")
+	cmd, pid, started := child(t, "hang")
 	require.NoError(t, syscall.Kill(pid, 0), "the server runs")
 	require.NoError(t, cmd.Process.Kill())
 	_ = cmd.Wait()
-	gone(t, pid, addr)
+	gone(t, pid, started)
 }
