@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/floodgate-go/floodgate/core"
+	"github.com/floodgate-go/floodgate/core/store"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -90,7 +91,7 @@ func limiter(t *testing.T, newStore NewStore, p *core.Policy) (*core.Limiter, *C
 // step is one operation of a table case and what it must report.
 type step struct {
 	at        time.Duration // since T0
-	op        core.Op
+	op        store.Op
 	cost      int64
 	allowed   bool
 	remaining int64
@@ -100,7 +101,7 @@ type step struct {
 }
 
 func take(at time.Duration, cost int64, allowed bool, remaining int64, retry, reset time.Duration) step {
-	return step{at: at, op: core.OpTake, cost: cost, allowed: allowed, remaining: remaining, retry: retry, reset: reset}
+	return step{at: at, op: store.OpTake, cost: cost, allowed: allowed, remaining: remaining, retry: retry, reset: reset}
 }
 
 func runSteps(t *testing.T, l *core.Limiter, clk *Clock, key string, steps []step) {
@@ -112,13 +113,13 @@ func runSteps(t *testing.T, l *core.Limiter, clk *Clock, key string, steps []ste
 		var r core.Result
 		var err error
 		switch s.op {
-		case core.OpTake:
+		case store.OpTake:
 			r, err = l.AllowN(ctx, key, s.cost)
-		case core.OpPeek:
+		case store.OpPeek:
 			r, err = l.Peek(ctx, key, s.cost)
-		case core.OpRefund:
+		case store.OpRefund:
 			r, err = l.Refund(ctx, key, last)
-		case core.OpReset:
+		case store.OpReset:
 			require.NoError(t, l.Reset(ctx, key), "step %d", i)
 			continue
 		}
@@ -135,7 +136,7 @@ func runSteps(t *testing.T, l *core.Limiter, clk *Clock, key string, steps []ste
 			assert.Equal(t, s.reset, r.ResetAfter, msg)
 		}
 		assert.Equal(t, s.delay, r.Delay, msg)
-		if s.op == core.OpTake {
+		if s.op == store.OpTake {
 			last = r
 		}
 	}
@@ -169,12 +170,12 @@ func tableCases() []tableCase {
 			take(1*sec, 1, false, 0, 19*sec, 59*sec),
 			take(20*sec, 1, true, 0, 0, 60*sec),
 			take(20*sec, 4, false, 0, core.Never, 60*sec),
-			{at: 80 * sec, op: core.OpPeek, cost: 1, allowed: true, remaining: 2, reset: 20 * sec},
+			{at: 80 * sec, op: store.OpPeek, cost: 1, allowed: true, remaining: 2, reset: 20 * sec},
 			take(80*sec, 2, true, 1, 0, 40*sec),
-			{at: 80 * sec, op: core.OpRefund, cost: 2, allowed: true, remaining: 2, reset: 20 * sec},
+			{at: 80 * sec, op: store.OpRefund, cost: 2, allowed: true, remaining: 2, reset: 20 * sec},
 			take(80*sec, 3, true, 0, 0, 60*sec),
 			take(80*sec, 1, false, 0, 20*sec, 60*sec),
-			{at: 80 * sec, op: core.OpReset},
+			{at: 80 * sec, op: store.OpReset},
 			take(80*sec, 3, true, 0, 0, 60*sec),
 		}},
 		// T0 is 5 s into an epoch-aligned 10 s window.
@@ -201,9 +202,9 @@ func tableCases() []tableCase {
 		}},
 		// I = 2 s, room for 3, only the first of a burst undelayed.
 		{"LeakyBucket", core.LeakyBucket{Rate: core.Per(1, 2*sec), Capacity: 3, NoDelay: 1}, []step{
-			{op: core.OpTake, cost: 1, allowed: true, remaining: 2, reset: 2 * sec},
-			{op: core.OpTake, cost: 1, allowed: true, remaining: 1, reset: 4 * sec, delay: 2 * sec},
-			{op: core.OpTake, cost: 1, allowed: true, remaining: 0, reset: 6 * sec, delay: 4 * sec},
+			{op: store.OpTake, cost: 1, allowed: true, remaining: 2, reset: 2 * sec},
+			{op: store.OpTake, cost: 1, allowed: true, remaining: 1, reset: 4 * sec, delay: 2 * sec},
+			{op: store.OpTake, cost: 1, allowed: true, remaining: 0, reset: 6 * sec, delay: 4 * sec},
 			take(0, 1, false, 0, 2*sec, 6*sec),
 		}},
 		// Bursty: 2 in the window [0, 10 s); spent, so smooth with I = 5 s:

@@ -10,7 +10,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/floodgate-go/floodgate/core"
+	"github.com/floodgate-go/floodgate/core/store"
 	"github.com/redis/go-redis/v9"
 )
 
@@ -335,7 +335,7 @@ func (s *Store) send(ctx context.Context, cmds []redis.Cmder) {
 // opCodes are the ops' codes (see step.lua), and opArgs the same boxed
 // once.
 var (
-	opCodes = [...]string{core.OpTake: "T", core.OpPeek: "P", core.OpRefund: "F", core.OpReset: "R"}
+	opCodes = [...]string{store.OpTake: "T", store.OpPeek: "P", store.OpRefund: "F", store.OpReset: "R"}
 	opArgs  = [...]any{opCodes[0], opCodes[1], opCodes[2], opCodes[3]}
 )
 
@@ -386,7 +386,7 @@ func command(ctx context.Context, g []*call, fcall, load bool) redis.Cmder {
 		}
 		a = append(a, c.args[4]) // slack: one store's
 		for _, c := range g {
-			if c.args[0] == opArgs[core.OpTake] && c.args[2] == nowRedis && c.args[3] == zeroArg {
+			if c.args[0] == opArgs[store.OpTake] && c.args[2] == nowRedis && c.args[3] == zeroArg {
 				a = append(a, c.args[1]) // a take on Redis TIME: its cost alone
 				continue
 			}
@@ -395,7 +395,7 @@ func command(ctx context.Context, g []*call, fcall, load bool) redis.Cmder {
 		return redis.NewZeroCopyStringCmd(ctx, make([]byte, len(g)*batchPart(c.sc)+2), a...)
 	}
 	a := c.cmd[:0]
-	take := fcall && c.args[0] == opArgs[core.OpTake]
+	take := fcall && c.args[0] == opArgs[store.OpTake]
 	switch {
 	case take:
 		a = append(a, "fcall", c.sc.takeArg)

@@ -1,13 +1,13 @@
 package redisstore_test
 
 import (
-	"os"
-	"strconv"
 	"context"
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"os"
 	"slices"
+	"strconv"
 	"sync"
 	"testing"
 	"time"
@@ -15,6 +15,7 @@ import (
 	"github.com/floodgate-go/floodgate/core"
 	"github.com/floodgate-go/floodgate/core/coretest"
 	"github.com/floodgate-go/floodgate/core/redisstore"
+	"github.com/floodgate-go/floodgate/core/store"
 )
 
 // TestDifferential replays 10,000 random traces — policies of one to three
@@ -135,7 +136,7 @@ type bindOnce struct {
 	s        core.Store
 	mu       sync.Mutex
 	policies map[string]*core.Policy
-	tables   map[*core.Policy]core.Table
+	tables   map[*core.Policy]store.Table
 }
 
 // policy returns the policy of the limits of coretest.Algorithms at
@@ -160,7 +161,7 @@ func (b *bindOnce) policy(indexes []int) *core.Policy {
 	return p
 }
 
-func (b *bindOnce) Bind(p *core.Policy) (core.Table, error) {
+func (b *bindOnce) Bind(p *core.Policy) (store.Table, error) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if tb, ok := b.tables[p]; ok {
@@ -171,7 +172,7 @@ func (b *bindOnce) Bind(p *core.Policy) (core.Table, error) {
 		return nil, err
 	}
 	if b.tables == nil {
-		b.tables = map[*core.Policy]core.Table{}
+		b.tables = map[*core.Policy]store.Table{}
 	}
 	b.tables[p] = tb
 	return tb, nil

@@ -141,7 +141,7 @@
 //
 //   - A refund gives back at most once, however many times Redis runs it
 //     (a proxy between the two could send it again). Each refund is named
-//     by its decision (core.Request.RefundID: a value random per Limiter
+//     by its decision (store.Request.RefundID: a value random per Limiter
 //     and the decision's number; a refund without one gets a random name
 //     per call), and its script records the name in a marker key of the
 //     same hash tag as the limit keys (same Cluster slot),
