@@ -32,7 +32,7 @@ func TestDecisionMakesTheMemoryResult(t *testing.T) {
 	t.Parallel()
 	p := core.MustPolicy("two",
 		core.Limit{Name: "burst", Algorithm: core.GCRA{Rate: core.PerSecond(1), Burst: 2}},
-		core.Limit{Name: "daily", Algorithm: core.FixedWindow{Limit: 5, Window: 24 * time.Hour}})
+		core.Limit{Name: "daily", Algorithm: core.FixedWindow{Quota: 5, Window: 24 * time.Hour}})
 	one := core.MustPolicy("one", core.Limit{Name: "one", Algorithm: core.GCRA{Rate: core.PerSecond(1), Burst: 2}})
 	for _, p := range []*core.Policy{p, one} {
 		clk := coretest.NewClock(t0)

@@ -52,10 +52,10 @@ type LimitResult struct {
 type Result struct {
 	// Allowed reports whether every limit of the policy admitted the request.
 	Allowed bool
-	// Name, Limit, Window, Remaining and ResetAfter are the binding limit's
+	// Name, Quota, Window, Remaining and ResetAfter are the binding limit's
 	// Name, Quota, Window, Remaining and ResetAfter.
 	Name       string
-	Limit      int64
+	Quota      int64
 	Window     time.Duration
 	Remaining  int64
 	ResetAfter time.Duration
@@ -132,7 +132,7 @@ func (r *Result) AppendLimits(dst []LimitResult) []LimitResult {
 // set fills the top-level fields from the outcome of limit i.
 func (r *Result) set(i int, o *outcome) {
 	l := &r.policy.limits[i]
-	r.Allowed, r.Name, r.Limit, r.Window = o.allowed, l.Name, l.quota, l.window
+	r.Allowed, r.Name, r.Quota, r.Window = o.allowed, l.Name, l.quota, l.window
 	r.Remaining, r.ResetAfter = o.remaining, time.Duration(o.resetAfter)
 	r.RetryAfter, r.Delay = time.Duration(o.retryAfter), time.Duration(o.delay)
 }

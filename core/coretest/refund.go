@@ -60,10 +60,10 @@ func runRefundOnce(t *testing.T, newStore NewStore) {
 		}
 		first, err := l.Peek(ctx, "once", 1)
 		require.NoError(t, err)
-		once := greedy(t, l, "once", first.Limit)
-		many := greedy(t, l, "many", first.Limit)
+		once := greedy(t, l, "once", first.Quota)
+		many := greedy(t, l, "many", first.Quota)
 		assert.Equal(t, once, many, "100 refunds of one decision give back what one does")
-		assert.LessOrEqual(t, many, first.Limit+1)
+		assert.LessOrEqual(t, many, first.Quota+1)
 		// A foreign key or limiter cannot take the refund either.
 		r, err := l.AllowN(ctx, "x", 1)
 		require.NoError(t, err)
@@ -138,7 +138,7 @@ func runLateRefunds(t *testing.T, newStore NewStore) {
 		l, _ := limiter(t, newStore, p)
 		peek, err := l.Peek(context.Background(), "probe", 1)
 		require.NoError(t, err)
-		bound := peek.Limit
+		bound := peek.Quota
 		if _, ok := lim.Algorithm.(core.Backoff); ok {
 			bound++
 		}

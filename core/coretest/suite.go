@@ -179,7 +179,7 @@ func tableCases() []tableCase {
 			take(80*sec, 3, true, 0, 0, 60*sec),
 		}},
 		// T0 is 5 s into an epoch-aligned 10 s window.
-		{"FixedWindow", core.FixedWindow{Limit: 3, Window: 10 * sec}, []step{
+		{"FixedWindow", core.FixedWindow{Quota: 3, Window: 10 * sec}, []step{
 			take(0, 1, true, 2, 0, 5*sec),
 			take(0, 2, true, 0, 0, 5*sec),
 			take(1*sec, 1, false, 0, 4*sec, 4*sec),
@@ -187,7 +187,7 @@ func tableCases() []tableCase {
 			take(5*sec, 4, false, 0, core.Never, 10*sec),
 		}},
 		// An entry counts while now − t < 10 s.
-		{"SlidingLog", core.SlidingLog{Limit: 2, Window: 10 * sec}, []step{
+		{"SlidingLog", core.SlidingLog{Quota: 2, Window: 10 * sec}, []step{
 			take(0, 1, true, 1, 0, 10*sec),
 			take(3*sec, 1, true, 0, 0, 10*sec),
 			take(5*sec, 1, false, 0, 5*sec, 8*sec),

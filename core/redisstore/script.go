@@ -88,19 +88,19 @@ func specOf(a core.Algorithm) (algSpec, error) {
 		if err != nil {
 			return algSpec{}, err
 		}
-		if a.Limit >= maxExact {
-			return algSpec{}, invalid("FixedWindow: limit %d exceeds 2^53", a.Limit)
+		if a.Quota >= maxExact {
+			return algSpec{}, invalid("FixedWindow: quota %d exceeds 2^53", a.Quota)
 		}
-		return algSpec{"fixedwindow", fmt.Sprintf("ALG.fixedwindow(%d, %d, %t)", a.Limit, w, a.Anchored), true}, nil
+		return algSpec{"fixedwindow", fmt.Sprintf("ALG.fixedwindow(%d, %d, %t)", a.Quota, w, a.Anchored), true}, nil
 	case core.SlidingWindow:
 		w, err := wholeUS("SlidingWindow: window", a.Window)
 		if err != nil {
 			return algSpec{}, err
 		}
-		if a.Limit > maxExact/w {
-			return algSpec{}, invalid("SlidingWindow: limit %d × window %d µs exceeds 2^53", a.Limit, w)
+		if a.Quota > maxExact/w {
+			return algSpec{}, invalid("SlidingWindow: quota %d × window %d µs exceeds 2^53", a.Quota, w)
 		}
-		return algSpec{"slidingwindow", fmt.Sprintf("ALG.slidingwindow(%d, %d)", a.Limit, w), true}, nil
+		return algSpec{"slidingwindow", fmt.Sprintf("ALG.slidingwindow(%d, %d)", a.Quota, w), true}, nil
 	case core.TokenBucket:
 		burst := a.WithDefaults().Burst
 		if burst > (int64(1)<<52)/int64(a.Rate.Interval()) {
@@ -139,10 +139,10 @@ func specOf(a core.Algorithm) (algSpec, error) {
 		if err != nil {
 			return algSpec{}, err
 		}
-		if a.Limit > MaxSlidingLogLimit {
-			return algSpec{}, invalid("SlidingLog: limit %d exceeds the Redis store's %d (use SlidingWindow or RollingWindow)", a.Limit, MaxSlidingLogLimit)
+		if a.Quota > MaxSlidingLogQuota {
+			return algSpec{}, invalid("SlidingLog: quota %d exceeds the Redis store's %d (use SlidingWindow or RollingWindow)", a.Quota, MaxSlidingLogQuota)
 		}
-		return algSpec{"slidinglog", fmt.Sprintf("ALG.slidinglog(%d, %d, %t)", a.Limit, w, a.CountRejected), !a.CountRejected}, nil
+		return algSpec{"slidinglog", fmt.Sprintf("ALG.slidinglog(%d, %d, %t)", a.Quota, w, a.CountRejected), !a.CountRejected}, nil
 	case core.WarmUp:
 		cf := a.ColdFactor
 		if cf == 0 {
@@ -151,14 +151,14 @@ func specOf(a core.Algorithm) (algSpec, error) {
 		if float64(a.WarmUp) >= 1<<52 || float64(a.Rate.Period)*cf >= 1<<52 {
 			return algSpec{}, invalid("WarmUp: warm-up %v or period × cold factor reaches 2^52 ns (52 days)", a.WarmUp)
 		}
-		stable := float64(a.Rate.Period) / float64(a.Rate.Limit)
+		stable := float64(a.Rate.Period) / float64(a.Rate.Count)
 		cold := stable * cf
 		warm := float64(a.WarmUp)
 		threshold := 0.5 * warm / stable
 		maxP := threshold + 2*warm/(stable+cold)
 		slope := (cold - stable) / (maxP - threshold)
 		coolDown := warm / maxP
-		return algSpec{"warmup", fmt.Sprintf("ALG.warmup(%d, %s, %s, %s, %s, %s)", a.Rate.Limit,
+		return algSpec{"warmup", fmt.Sprintf("ALG.warmup(%d, %s, %s, %s, %s, %s)", a.Rate.Count,
 			luaFloat(stable), luaFloat(threshold), luaFloat(maxP), luaFloat(slope), luaFloat(coolDown)), true}, nil
 	case core.Backoff:
 		return backoffSpec(a)
@@ -166,10 +166,10 @@ func specOf(a core.Algorithm) (algSpec, error) {
 	return algSpec{}, invalid("algorithm %T is not supported by the Redis store", a)
 }
 
-// MaxSlidingLogLimit is the largest SlidingLog Limit the Redis store
-// accepts: the script reads and writes the whole log (Limit+3 numbers) at
+// MaxSlidingLogQuota is the largest SlidingLog Quota the Redis store
+// accepts: the script reads and writes the whole log (Quota+3 numbers) at
 // every decision.
-const MaxSlidingLogLimit = 4096
+const MaxSlidingLogQuota = 4096
 
 // compiled is one policy's script: its source and SHA-1 (for EVAL and
 // EVALSHA), the same code as a Redis 7 function library and its

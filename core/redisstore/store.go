@@ -65,7 +65,7 @@
 // State is kept in integer microseconds (a Lua number is a double: Unix
 // nanoseconds do not fit its 53 bits). Decisions are identical to the
 // in-memory store's when every instant and every configured duration is a
-// whole number of microseconds and the emission interval Period/Limit of
+// whole number of microseconds and the emission interval Period/Count of
 // rate-based algorithms is too. Otherwise: instants are truncated to the
 // microsecond; a rate's emission interval is rounded up to a whole
 // microsecond (the rate granted is at most the one asked for, e.g.
@@ -73,7 +73,7 @@
 // and windows and periods that are not whole microseconds are refused by
 // Bind (an error wrapping core.ErrInvalidConfig). Configurations whose
 // arithmetic would exceed 2^53 in microseconds (a SlidingWindow whose
-// Limit × Window in µs does, say) are refused the same way. Instants are
+// Quota × Window in µs does, say) are refused the same way. Instants are
 // exact until about the year 2200.
 //
 // # Failures

@@ -143,11 +143,11 @@ func algorithm(name string, limit int64, window time.Duration, burst int64, burs
 	case "leaky-bucket":
 		return core.LeakyBucket{Rate: rate, Capacity: burst, NoDelay: burst}, nil
 	case "fixed-window":
-		a = core.FixedWindow{Limit: limit, Window: window}
+		a = core.FixedWindow{Quota: limit, Window: window}
 	case "sliding-log":
-		a = core.SlidingLog{Limit: limit, Window: window}
+		a = core.SlidingLog{Quota: limit, Window: window}
 	case "sliding-window":
-		a = core.SlidingWindow{Limit: limit, Window: window}
+		a = core.SlidingWindow{Quota: limit, Window: window}
 	case "hybrid":
 		a = core.Hybrid{Quota: limit, Window: window}
 	case "rolling-window":
