@@ -134,14 +134,8 @@ const maxStackKey = 224
 
 // Do applies req in Redis; see store.Table.
 func (t *table) Do(ctx context.Context, req store.Request) (store.Decision, error) {
-	if int(req.Op) >= len(opArgs) {
-		return store.Decision{}, fmt.Errorf("redisstore: unknown op %d: %w", req.Op, core.ErrInvalidConfig)
-	}
-	if req.Now < 0 {
-		return store.Decision{}, fmt.Errorf("redisstore: now %d: %w", req.Now, core.ErrClock)
-	}
-	if (req.Op == store.OpTake || req.Op == store.OpPeek) && req.Cost < 1 {
-		return store.Decision{}, fmt.Errorf("redisstore: cost %d: %w", req.Cost, core.ErrInvalidCost)
+	if err := checkRequest(&req); err != nil {
+		return store.Decision{}, err
 	}
 	if t.deny != nil {
 		switch req.Op {
@@ -193,6 +187,19 @@ func (t *table) Do(ctx context.Context, req store.Request) (store.Decision, erro
 	c.reply, c.err = nil, nil
 	callPool.Put(c)
 	return res, err
+}
+
+// checkRequest refuses a request no Limiter sends.
+func checkRequest(req *store.Request) error {
+	switch {
+	case int(req.Op) >= len(opArgs):
+		return fmt.Errorf("redisstore: unknown op %d: %w", req.Op, core.ErrInvalidConfig)
+	case req.Now < 0:
+		return fmt.Errorf("redisstore: now %d: %w", req.Now, core.ErrClock)
+	case (req.Op == store.OpTake || req.Op == store.OpPeek) && req.Cost < 1:
+		return fmt.Errorf("redisstore: cost %d: %w", req.Cost, core.ErrInvalidCost)
+	}
+	return nil
 }
 
 // refundArg is a refund's "taken" argument for step.lua: the take's instant
