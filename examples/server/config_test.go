@@ -43,6 +43,7 @@ func TestParseConfigAlgorithms(t *testing.T) {
 		{[]string{"-algorithm", "hybrid"}, core.Hybrid{Quota: 10, Window: rate.Period}},
 		{[]string{"-algorithm", "rolling-window"}, core.RollingWindow{Quota: 10, Window: rate.Period, Period: rate.Period / 10}},
 		{[]string{"-algorithm", "warm-up"}, core.WarmUp{Rate: rate, WarmUp: rate.Period}},
+		{[]string{"-algorithm", "backoff"}, core.Backoff{Free: 10, Window: rate.Period}},
 	} {
 		cfg, err := parseConfig(append(c.args, "-limit", "10", "-window", "20s"), io.Discard)
 		require.NoError(t, err, c.args)
