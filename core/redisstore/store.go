@@ -228,7 +228,9 @@ const (
 	// first fault and kept across outages (what it admitted counts until
 	// it recovers by itself), so that this process grants at most its
 	// share over any window of the limits, however often the store
-	// switches.
+	// switches. Its Results report the policy's own quotas (what the
+	// headers show) and the local limiter's Remaining and RetryAfter; they
+	// are not refundable.
 	FailLocal
 )
 
