@@ -28,38 +28,33 @@ func fail(t testing.TB, fatal bool, what string, msgAndArgs []any) {
 	t.Error(what)
 }
 
+// check reports, unless ok, what format and args say.
+func check(t testing.TB, fatal, ok bool, msgAndArgs []any, format string, args ...any) bool {
+	t.Helper()
+	if !ok {
+		fail(t, fatal, fmt.Sprintf(format, args...), msgAndArgs)
+	}
+	return ok
+}
+
 func equal(t testing.TB, fatal bool, want, got any, msgAndArgs []any) bool {
 	t.Helper()
-	if reflect.DeepEqual(want, got) {
-		return true
-	}
-	fail(t, fatal, fmt.Sprintf("got %#v, want %#v", got, want), msgAndArgs)
-	return false
+	return check(t, fatal, reflect.DeepEqual(want, got), msgAndArgs, "got %#v, want %#v", got, want)
 }
 
 func truth(t testing.TB, fatal, want, got bool, msgAndArgs []any) bool {
 	t.Helper()
-	if got == want {
-		return true
-	}
-	fail(t, fatal, fmt.Sprintf("got %v, want %v", got, want), msgAndArgs)
-	return false
+	return check(t, fatal, got == want, msgAndArgs, "got %v, want %v", got, want)
 }
 
 func errorIs(t testing.TB, fatal bool, err, target error, msgAndArgs []any) bool {
 	t.Helper()
-	if errors.Is(err, target) {
-		return true
-	}
-	fail(t, fatal, fmt.Sprintf("error %v, want one matching %v", err, target), msgAndArgs)
-	return false
+	return check(t, fatal, errors.Is(err, target), msgAndArgs, "error %v, want one matching %v", err, target)
 }
 
 func requireNoError(t testing.TB, err error, msgAndArgs ...any) {
 	t.Helper()
-	if err != nil {
-		fail(t, true, fmt.Sprintf("unexpected error: %v", err), msgAndArgs)
-	}
+	check(t, true, err == nil, msgAndArgs, "unexpected error: %v", err)
 }
 
 func requireEqual[T any](t testing.TB, want, got T, msgAndArgs ...any) {
@@ -84,9 +79,7 @@ func requireErrorIs(t testing.TB, err, target error, msgAndArgs ...any) {
 
 func requireLen[T any](t testing.TB, s []T, n int, msgAndArgs ...any) {
 	t.Helper()
-	if len(s) != n {
-		fail(t, true, fmt.Sprintf("length %d, want %d", len(s), n), msgAndArgs)
-	}
+	check(t, true, len(s) == n, msgAndArgs, "length %d, want %d", len(s), n)
 }
 
 func assertEqual[T any](t testing.TB, want, got T, msgAndArgs ...any) bool {
@@ -117,9 +110,5 @@ func assertErrorIs(t testing.TB, err, target error, msgAndArgs ...any) bool {
 
 func assertLessOrEqual(t testing.TB, got, bound int64, msgAndArgs ...any) bool {
 	t.Helper()
-	if got <= bound {
-		return true
-	}
-	fail(t, false, fmt.Sprintf("%d exceeds %d", got, bound), msgAndArgs)
-	return false
+	return check(t, false, got <= bound, msgAndArgs, "%d exceeds %d", got, bound)
 }
