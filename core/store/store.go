@@ -1,14 +1,11 @@
-// Package store is for the authors of a [core.Store]: it holds what a
-// [core.Limiter] asks of the [Table] a store binds to a policy (a
-// [Request]) and what the table answers (a [Decision]: one [Outcome] per
-// limit). Users of floodgate never need it: they choose a store with
-// core.WithStore, and read decisions as core.Result values.
+// Package store is for the authors of a core.Store: it holds what a
+// core.Limiter asks of the [Table] a store binds to a policy (a [Request])
+// and what the table answers (a [Decision]: one [Outcome] per limit). Users
+// of floodgate never need it: they choose a store with core.WithStore, and
+// read decisions as core.Result values.
 //
 // Package core's in-memory store and package redisstore implement it; the
 // conformance suite in package coretest runs against any of them.
-//
-// [core.Store]: https://pkg.go.dev/github.com/floodgate-go/floodgate/core#Store
-// [core.Limiter]: https://pkg.go.dev/github.com/floodgate-go/floodgate/core#Limiter
 package store
 
 import (
