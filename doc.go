@@ -7,8 +7,9 @@
 //   - [github.com/floodgate-go/floodgate/core]: the algorithms (GCRA, token
 //     bucket, leaky bucket with shaping delays, fixed window, sliding log,
 //     sliding window counter, quota/linear hybrid, rolling-window quotas,
-//     warm-up), policies of several limits decided all-or-nothing, the
-//     bounded in-memory store and the [core.Limiter] usable without HTTP.
+//     warm-up, backoff for logins), policies of several limits decided
+//     all-or-nothing, the bounded in-memory store and the [core.Limiter]
+//     usable without HTTP.
 //   - [github.com/floodgate-go/floodgate/core/coretest]: a fake clock and the
 //     conformance suite every store passes.
 //   - [github.com/floodgate-go/floodgate/keyfunc]: what a request is limited

@@ -20,11 +20,11 @@ func allAlgorithms(q int64, w time.Duration) []core.Algorithm {
 		core.GCRA{Rate: core.Per(q, w)},
 		core.TokenBucket{Rate: core.Per(q, w)},
 		core.LeakyBucket{Rate: core.Per(q, w), Capacity: q, NoDelay: q / 2},
-		core.FixedWindow{Limit: q, Window: w},
-		core.FixedWindow{Limit: q, Window: w, Anchored: true},
-		core.SlidingLog{Limit: q, Window: w},
-		core.SlidingLog{Limit: q, Window: w, CountRejected: true},
-		core.SlidingWindow{Limit: q, Window: w},
+		core.FixedWindow{Quota: q, Window: w},
+		core.FixedWindow{Quota: q, Window: w, Anchored: true},
+		core.SlidingLog{Quota: q, Window: w},
+		core.SlidingLog{Quota: q, Window: w, CountRejected: true},
+		core.SlidingWindow{Quota: q, Window: w},
 		core.Hybrid{Quota: q, Window: w},
 		core.RollingWindow{Quota: q, Window: w, Period: w / 4},
 		core.WarmUp{Rate: core.Per(q, w), WarmUp: w},
@@ -196,7 +196,7 @@ func backoffLocksIn(b core.Backoff, d time.Duration) int {
 func check(t *testing.T, a core.Algorithm, r core.Result) {
 	t.Helper()
 	require.GreaterOrEqual(t, r.Remaining, int64(0), "%T", a)
-	require.LessOrEqual(t, r.Remaining, r.Limit, "%T", a)
+	require.LessOrEqual(t, r.Remaining, r.Quota, "%T", a)
 	require.GreaterOrEqual(t, r.ResetAfter, time.Duration(0), "%T", a)
 	require.GreaterOrEqual(t, r.RetryAfter, time.Duration(0), "%T", a)
 	require.GreaterOrEqual(t, r.Delay, time.Duration(0), "%T", a)
@@ -239,7 +239,7 @@ func TestEveryAlgorithmAtTheEdges(t *testing.T) {
 			r, err := l.Allow(ctx, "k")
 			require.NoError(t, err)
 			require.True(t, r.Allowed, "%T%+v at %v: the first unit passes", a, a, at)
-			require.GreaterOrEqual(t, r.Limit, int64(1), "%T%+v: quota ≥ 1", a, a)
+			require.GreaterOrEqual(t, r.Quota, int64(1), "%T%+v: quota ≥ 1", a, a)
 			check(t, a, r)
 			r, err = l.AllowN(ctx, "k", 1<<62)
 			require.NoError(t, err)

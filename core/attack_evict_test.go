@@ -23,12 +23,12 @@ func TestAttackRefundAfterEviction(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	algs := []core.Algorithm{
-		core.FixedWindow{Limit: 5, Window: time.Hour},
-		core.SlidingWindow{Limit: 5, Window: time.Hour},
+		core.FixedWindow{Quota: 5, Window: time.Hour},
+		core.SlidingWindow{Quota: 5, Window: time.Hour},
 		core.TokenBucket{Rate: core.PerHour(5)},
 		core.GCRA{Rate: core.PerHour(5)},
 		core.LeakyBucket{Rate: core.PerHour(5)},
-		core.SlidingLog{Limit: 5, Window: time.Hour},
+		core.SlidingLog{Quota: 5, Window: time.Hour},
 	}
 	for _, alg := range algs {
 		t.Run(fmt.Sprintf("%T", alg), func(t *testing.T) {

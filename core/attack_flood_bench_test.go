@@ -22,7 +22,7 @@ func BenchmarkAttackFloodInsert(b *testing.B) {
 		{Name: "rolling-1024", Algorithm: core.RollingWindow{Quota: 1 << 30, Window: 1024 * time.Second, Period: time.Second}},
 		{Name: "backoff-long", Algorithm: core.Backoff{Free: 1, Window: time.Hour, Base: time.Nanosecond, Max: 24 * time.Hour, Forgive: 48 * time.Hour}},
 		{Name: "warmup", Algorithm: core.WarmUp{Rate: core.PerSecond(1000), WarmUp: time.Hour}},
-		{Name: "sliding-log-256", Algorithm: core.SlidingLog{Limit: 256, Window: time.Hour}},
+		{Name: "sliding-log-256", Algorithm: core.SlidingLog{Quota: 256, Window: time.Hour}},
 	}
 	for _, a := range algs {
 		keys := keyNames(8 * maxKeys)

@@ -22,9 +22,9 @@ var benchAlgorithms = []namedAlgorithm{
 	{"GCRA", core.GCRA{Rate: core.PerSecond(1), Burst: 1e9}},
 	{"TokenBucket", core.TokenBucket{Rate: core.PerSecond(1), Burst: 1e9}},
 	{"LeakyBucket", core.LeakyBucket{Rate: core.PerSecond(1), Capacity: 1e9, NoDelay: 1e9}},
-	{"FixedWindow", core.FixedWindow{Limit: 1e15, Window: 24 * time.Hour}},
-	{"SlidingLog", core.SlidingLog{Limit: 8, Window: time.Nanosecond}},
-	{"SlidingWindow", core.SlidingWindow{Limit: 1e15, Window: 24 * time.Hour}},
+	{"FixedWindow", core.FixedWindow{Quota: 1e15, Window: 24 * time.Hour}},
+	{"SlidingLog", core.SlidingLog{Quota: 8, Window: time.Nanosecond}},
+	{"SlidingWindow", core.SlidingWindow{Quota: 1e15, Window: 24 * time.Hour}},
 	{"Hybrid", core.Hybrid{Quota: 1e12, Window: 24 * time.Hour}},
 	{"RollingWindow", core.RollingWindow{Quota: 1e15, Window: 24 * time.Hour, Period: time.Hour}},
 	{"WarmUp", core.WarmUp{Rate: core.PerSecond(1e9), WarmUp: time.Nanosecond}},
@@ -47,7 +47,7 @@ var liveAlgorithms = func() []namedAlgorithm {
 		case "LeakyBucket":
 			out[i].alg = core.LeakyBucket{Rate: core.Per(1, 10*time.Minute), Capacity: 1e6, NoDelay: 1e6}
 		case "SlidingLog":
-			out[i].alg = core.SlidingLog{Limit: 8, Window: 24 * time.Hour}
+			out[i].alg = core.SlidingLog{Quota: 8, Window: 24 * time.Hour}
 		case "WarmUp":
 			out[i].alg = core.WarmUp{Rate: core.PerHour(1), WarmUp: time.Hour}
 		}
@@ -60,9 +60,9 @@ var denyAlgorithms = []namedAlgorithm{
 	{"GCRA", core.GCRA{Rate: core.PerDay(1), Burst: 1}},
 	{"TokenBucket", core.TokenBucket{Rate: core.PerDay(1), Burst: 1}},
 	{"LeakyBucket", core.LeakyBucket{Rate: core.PerDay(1), Capacity: 1}},
-	{"FixedWindow", core.FixedWindow{Limit: 1, Window: 24 * time.Hour}},
-	{"SlidingLog", core.SlidingLog{Limit: 8, Window: 24 * time.Hour}},
-	{"SlidingWindow", core.SlidingWindow{Limit: 1, Window: 24 * time.Hour}},
+	{"FixedWindow", core.FixedWindow{Quota: 1, Window: 24 * time.Hour}},
+	{"SlidingLog", core.SlidingLog{Quota: 8, Window: 24 * time.Hour}},
+	{"SlidingWindow", core.SlidingWindow{Quota: 1, Window: 24 * time.Hour}},
 	{"Hybrid", core.Hybrid{Quota: 1, Window: 24 * time.Hour}},
 	{"RollingWindow", core.RollingWindow{Quota: 1, Window: 24 * time.Hour, Period: time.Hour}},
 	{"WarmUp", core.WarmUp{Rate: core.PerDay(1), WarmUp: time.Hour}},

@@ -16,9 +16,3 @@ var (
 )
 
 func systemNow() int64 { return wallBase + int64(time.Since(monoBase)) }
-
-// SystemClock is the clock a [Limiter] uses when none is given.
-type SystemClock struct{}
-
-// Now returns the current time.
-func (SystemClock) Now() time.Time { return time.Unix(0, systemNow()) }

@@ -50,7 +50,7 @@ func costRandomState(p *core.Probe, rng *rand.Rand) ([]int64, int64) {
 // one after the other. (The class of Backoff letting a cost above 1 through
 // where its failures one by one would have been locked out.) WarmUp is the
 // documented exception: after Guava, a request passes when the key is free
-// whatever its cost (up to Rate.Limit) and the key pays for it afterwards,
+// whatever its cost (up to Rate.Count) and the key pays for it afterwards,
 // so its cost-c take is c units paid in advance, not c units at once.
 func TestCostNeverMoreLenientThanUnits(t *testing.T) {
 	t.Parallel()

@@ -73,9 +73,9 @@
 //	gcra                      GCRA           Rate = COUNT/PERIOD
 //	token-bucket, token       TokenBucket    Rate = COUNT/PERIOD
 //	leaky-bucket, leaky       LeakyBucket    Rate = COUNT/PERIOD
-//	fixed-window, fixed       FixedWindow    Limit = COUNT, Window = PERIOD
-//	sliding-window, sliding   SlidingWindow  Limit = COUNT, Window = PERIOD
-//	sliding-log               SlidingLog     Limit = COUNT, Window = PERIOD
+//	fixed-window, fixed       FixedWindow    Quota = COUNT, Window = PERIOD
+//	sliding-window, sliding   SlidingWindow  Quota = COUNT, Window = PERIOD
+//	sliding-log               SlidingLog     Quota = COUNT, Window = PERIOD
 //	hybrid                    Hybrid         Quota = COUNT, Window = PERIOD
 //	rolling-window, rolling   RollingWindow  Quota = COUNT, Window = PERIOD
 //	warm-up D, warmup D       WarmUp         Rate = COUNT/PERIOD, WarmUp = D
@@ -99,7 +99,7 @@
 // A value that would mean "the default" in a Go struct (burst 0, cap 0,
 // cold 0, base 0s) is refused rather than silently replaced: leave the word
 // out instead. Beyond the syntax, the values are checked by the algorithm's
-// own Validate (a SlidingLog COUNT of at most [MaxSlidingLogLimit], an every
+// own Validate (a SlidingLog COUNT of at most [MaxSlidingLogQuota], an every
 // that divides the window, a no-delay within the burst, …).
 //
 // An error is a [*ParseError] wrapping [ErrInvalidConfig]: it names the

@@ -11,7 +11,7 @@ import (
 
 func ExampleFixedWindow() {
 	// 3 requests per minute, in windows aligned to the clock's minutes.
-	p := core.MustPolicy("api", core.Limit{Name: "minute", Algorithm: core.FixedWindow{Limit: 3, Window: time.Minute}})
+	p := core.MustPolicy("api", core.Limit{Name: "minute", Algorithm: core.FixedWindow{Quota: 3, Window: time.Minute}})
 	clk := coretest.NewClock(time.Date(2026, 1, 2, 3, 4, 50, 0, time.UTC))
 	l, err := core.NewLimiter(p, core.WithClock(clk))
 	if err != nil {

@@ -13,7 +13,7 @@ func ExampleSlidingLog() {
 	// At most 2 login attempts in any trailing 10 minutes, counting the
 	// denied ones: a client that keeps trying stays locked out.
 	p := core.MustPolicy("login", core.Limit{Name: "attempts", Algorithm: core.SlidingLog{
-		Limit: 2, Window: 10 * time.Minute, CountRejected: true,
+		Quota: 2, Window: 10 * time.Minute, CountRejected: true,
 	}})
 	clk := coretest.NewClock(time.Date(2026, 1, 2, 3, 0, 0, 0, time.UTC))
 	l, err := core.NewLimiter(p, core.WithClock(clk))

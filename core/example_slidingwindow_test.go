@@ -11,7 +11,7 @@ import (
 
 func ExampleSlidingWindow() {
 	// About 100 requests per minute, in three words per key.
-	p := core.MustPolicy("api", core.Limit{Name: "minute", Algorithm: core.SlidingWindow{Limit: 100, Window: time.Minute}})
+	p := core.MustPolicy("api", core.Limit{Name: "minute", Algorithm: core.SlidingWindow{Quota: 100, Window: time.Minute}})
 	clk := coretest.NewClock(time.Date(2026, 1, 2, 3, 4, 30, 0, time.UTC))
 	l, err := core.NewLimiter(p, core.WithClock(clk))
 	if err != nil {

@@ -16,7 +16,7 @@ import (
 func ExampleNewPolicy() {
 	policy, err := core.NewPolicy("api",
 		core.Limit{Name: "burst", Algorithm: core.GCRA{Rate: core.PerSecond(2), Burst: 3}},
-		core.Limit{Name: "minute", Algorithm: core.FixedWindow{Limit: 5, Window: time.Minute}},
+		core.Limit{Name: "minute", Algorithm: core.FixedWindow{Quota: 5, Window: time.Minute}},
 	)
 	if err != nil {
 		panic(err)

@@ -5,7 +5,7 @@ import (
 	"time"
 )
 
-// FixedWindow admits at most Limit units per window of length Window.
+// FixedWindow admits at most Quota units per window of length Window.
 //
 // By default windows are aligned to the Unix epoch: the window holding the
 // instant t starts at t − t mod Window (rounded towards the past for instants
@@ -17,14 +17,14 @@ import (
 // It keeps two words per key: the units taken in the current window and the
 // window's start. A window holding nothing is the same as a key never seen.
 //
-// Windows are independent, so two consecutive windows may admit 2·Limit
+// Windows are independent, so two consecutive windows may admit 2·Quota
 // units within an arbitrarily short interval around the boundary between
-// them: Limit just before it and Limit just after. Use [SlidingLog],
+// them: Quota just before it and Quota just after. Use [SlidingLog],
 // [SlidingWindow] or [GCRA] where that burst matters.
 //
 // A denied request can pass when the window ends: RetryAfter is the exact
-// time until then, or [Never] when cost exceeds Limit. ResetAfter is the time
-// until the window ends (0 when it holds nothing); Remaining is Limit minus
+// time until then, or [Never] when cost exceeds Quota. ResetAfter is the time
+// until the window ends (0 when it holds nothing); Remaining is Quota minus
 // what the window holds.
 //
 // A caller whose now is older than the current window's start (it raced a
@@ -41,8 +41,8 @@ import (
 // past window (time does not move back), while a caller at or after it is
 // decided as for a key never seen.
 type FixedWindow struct {
-	// Limit is the most units a window admits; it must be ≥ 1.
-	Limit int64
+	// Quota is the most units a window admits; it must be ≥ 1.
+	Quota int64
 	// Window is the length of a window, in (0, 36 years].
 	Window time.Duration
 	// Anchored starts each key's window at its first admitted request
@@ -54,13 +54,13 @@ type FixedWindow struct {
 func (f FixedWindow) Validate() error { _, err := f.compile(); return err }
 
 func (f FixedWindow) compile() (stepper, error) {
-	if f.Limit < 1 {
-		return nil, fmt.Errorf("core: FixedWindow: limit %d must be ≥ 1: %w", f.Limit, ErrInvalidConfig)
+	if f.Quota < 1 {
+		return nil, fmt.Errorf("core: FixedWindow: quota %d must be ≥ 1: %w", f.Quota, ErrInvalidConfig)
 	}
 	if err := validWindow("FixedWindow", f.Window); err != nil {
 		return nil, err
 	}
-	return &fixedWindowStep{limit: f.Limit, window: int64(f.Window), anchored: f.Anchored}, nil
+	return &fixedWindowStep{limit: f.Quota, window: int64(f.Window), anchored: f.Anchored}, nil
 }
 
 // fixedWindowStep keeps st[0], the units taken in the current window, and

@@ -17,7 +17,7 @@ var fwStart = t0.Truncate(10 * time.Second).Add(10 * time.Second)
 
 func TestFixedWindowEpochAligned(t *testing.T) {
 	t.Parallel()
-	l, clk := winLimiter(t, core.FixedWindow{Limit: 3, Window: 10 * time.Second})
+	l, clk := winLimiter(t, core.FixedWindow{Quota: 3, Window: 10 * time.Second})
 	steps := []struct {
 		name      string
 		at        time.Duration // from fwStart
@@ -41,17 +41,17 @@ func TestFixedWindowEpochAligned(t *testing.T) {
 		assert.Equal(t, s.remaining, r.Remaining, s.name)
 		assert.Equal(t, s.reset, r.ResetAfter, s.name)
 		assert.Equal(t, s.retry, r.RetryAfter, s.name)
-		assert.Equal(t, int64(3), r.Limit, s.name)
+		assert.Equal(t, int64(3), r.Quota, s.name)
 		assert.Equal(t, 10*time.Second, r.Limits()[0].Window, s.name)
 	}
 }
 
 func TestFixedWindowBoundaryBurst(t *testing.T) {
 	t.Parallel()
-	// The known weakness: Limit at the very end of one window and Limit at
+	// The known weakness: Quota at the very end of one window and Quota at
 	// the very start of the next pass within 2 ms.
 	const limit = 5
-	l, clk := winLimiter(t, core.FixedWindow{Limit: limit, Window: time.Minute})
+	l, clk := winLimiter(t, core.FixedWindow{Quota: limit, Window: time.Minute})
 	boundary := t0.Truncate(time.Minute).Add(time.Minute)
 	admitted := 0
 	for i := range limit {
@@ -72,7 +72,7 @@ func TestFixedWindowBoundaryBurst(t *testing.T) {
 
 func TestFixedWindowAnchored(t *testing.T) {
 	t.Parallel()
-	l, clk := winLimiter(t, core.FixedWindow{Limit: 2, Window: 10 * time.Second, Anchored: true})
+	l, clk := winLimiter(t, core.FixedWindow{Quota: 2, Window: 10 * time.Second, Anchored: true})
 	start := t0.Add(1234 * time.Millisecond) // not aligned to anything
 	steps := []struct {
 		name    string
@@ -109,7 +109,7 @@ func TestFixedWindowAnchored(t *testing.T) {
 func TestFixedWindowStaleNow(t *testing.T) {
 	t.Parallel()
 	for _, anchored := range []bool{false, true} {
-		l, clk := winLimiter(t, core.FixedWindow{Limit: 3, Window: 10 * time.Second, Anchored: anchored})
+		l, clk := winLimiter(t, core.FixedWindow{Quota: 3, Window: 10 * time.Second, Anchored: anchored})
 		require.True(t, winTake(t, l, clk, fwStart.Add(time.Second), "k", 2).Allowed)
 		// A caller that read its clock in the previous window is counted
 		// in the current one.
@@ -135,7 +135,7 @@ func TestFixedWindowStaleNow(t *testing.T) {
 func TestFixedWindowRefund(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	l, clk := winLimiter(t, core.FixedWindow{Limit: 2, Window: 10 * time.Second})
+	l, clk := winLimiter(t, core.FixedWindow{Quota: 2, Window: 10 * time.Second})
 	a := winTake(t, l, clk, fwStart.Add(8*time.Second), "k", 2)
 	require.True(t, a.Allowed)
 	// In the same window the refund is credited.
@@ -161,7 +161,7 @@ func TestFixedWindowRefund(t *testing.T) {
 	// A take and its refund at the same instant leave a key that decides
 	// as a fresh one from then on, but keeps the window's start for an
 	// older caller.
-	s, err := core.NewProbe(core.FixedWindow{Limit: 2, Window: 10 * time.Second, Anchored: true})
+	s, err := core.NewProbe(core.FixedWindow{Quota: 2, Window: 10 * time.Second, Anchored: true})
 	require.NoError(t, err)
 	st := make([]int64, s.Words())
 	now := fwStart.UnixNano()
@@ -178,7 +178,7 @@ func TestFixedWindowLaggingCallerAfterRefund(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	for _, anchored := range []bool{false, true} {
-		l, clk := winLimiter(t, core.FixedWindow{Limit: 3, Window: 10 * time.Second, Anchored: anchored})
+		l, clk := winLimiter(t, core.FixedWindow{Quota: 3, Window: 10 * time.Second, Anchored: anchored})
 		require.True(t, winTake(t, l, clk, fwStart.Add(5*time.Second), "k", 3).Allowed) // [0, 10 s) is full
 		a := winTake(t, l, clk, fwStart.Add(15*time.Second), "k", 1)                    // the next window
 		require.True(t, a.Allowed)
@@ -199,7 +199,7 @@ func TestFixedWindowLaggingCallerAfterRefund(t *testing.T) {
 func TestFixedWindowRetryAfterExact(t *testing.T) {
 	t.Parallel()
 	for _, anchored := range []bool{false, true} {
-		l, clk := winLimiter(t, core.FixedWindow{Limit: 4, Window: 3 * time.Second, Anchored: anchored})
+		l, clk := winLimiter(t, core.FixedWindow{Quota: 4, Window: 3 * time.Second, Anchored: anchored})
 		rng := rand.New(rand.NewPCG(1, 2))
 		at := t0
 		denials := 0
@@ -217,7 +217,7 @@ func TestFixedWindowRetryAfterExact(t *testing.T) {
 
 func TestFixedWindowNever(t *testing.T) {
 	t.Parallel()
-	l, clk := winLimiter(t, core.FixedWindow{Limit: 3, Window: time.Second})
+	l, clk := winLimiter(t, core.FixedWindow{Quota: 3, Window: time.Second})
 	r := winTake(t, l, clk, t0, "k", 4)
 	assert.False(t, r.Allowed)
 	assert.Equal(t, core.Never, r.RetryAfter)
@@ -232,25 +232,25 @@ func TestFixedWindowNever(t *testing.T) {
 func TestFixedWindowValidate(t *testing.T) {
 	t.Parallel()
 	winInvalid(t, map[string]core.Algorithm{
-		"minimal":    core.FixedWindow{Limit: 1, Window: 1},
-		"huge limit": core.FixedWindow{Limit: 1<<63 - 1, Window: time.Hour},
-		"36 years":   core.FixedWindow{Limit: 10, Window: time.Duration(1) << 60},
-		"anchored":   core.FixedWindow{Limit: 10, Window: time.Hour, Anchored: true},
+		"minimal":    core.FixedWindow{Quota: 1, Window: 1},
+		"huge limit": core.FixedWindow{Quota: 1<<63 - 1, Window: time.Hour},
+		"36 years":   core.FixedWindow{Quota: 10, Window: time.Duration(1) << 60},
+		"anchored":   core.FixedWindow{Quota: 10, Window: time.Hour, Anchored: true},
 	}, map[string]core.Algorithm{
 		"zero":            core.FixedWindow{},
 		"zero limit":      core.FixedWindow{Window: time.Second},
-		"negative limit":  core.FixedWindow{Limit: -1, Window: time.Second},
-		"zero window":     core.FixedWindow{Limit: 1},
-		"negative window": core.FixedWindow{Limit: 1, Window: -time.Second},
-		"window too long": core.FixedWindow{Limit: 1, Window: time.Duration(1)<<61 + 1},
+		"negative limit":  core.FixedWindow{Quota: -1, Window: time.Second},
+		"zero window":     core.FixedWindow{Quota: 1},
+		"negative window": core.FixedWindow{Quota: 1, Window: -time.Second},
+		"window too long": core.FixedWindow{Quota: 1, Window: time.Duration(1)<<61 + 1},
 	})
 }
 
 func TestFixedWindowIdleAt(t *testing.T) {
 	t.Parallel()
 	for _, anchored := range []bool{false, true} {
-		winCheckIdleAt(t, core.FixedWindow{Limit: 5, Window: 10 * time.Second, Anchored: anchored}, 10*time.Second, 6, 1500)
-		winCheckIdleAt(t, core.FixedWindow{Limit: 1, Window: 7, Anchored: anchored}, 7, 2, 500)
+		winCheckIdleAt(t, core.FixedWindow{Quota: 5, Window: 10 * time.Second, Anchored: anchored}, 10*time.Second, 6, 1500)
+		winCheckIdleAt(t, core.FixedWindow{Quota: 1, Window: 7, Anchored: anchored}, 7, 2, 500)
 	}
 }
 
@@ -296,7 +296,7 @@ func TestFixedWindowRandomSchedules(t *testing.T) {
 			window = time.Duration(1 + rng.Int64N(20)) // nanoseconds
 		}
 		anchored := rng.IntN(2) == 0
-		l := ls.get(core.FixedWindow{Limit: limit, Window: window, Anchored: anchored})
+		l := ls.get(core.FixedWindow{Quota: limit, Window: window, Anchored: anchored})
 		clk := ls.clk
 		m := &fwModel{limit: limit, window: int64(window), anchored: anchored, last: -1 << 63}
 		sums := map[int64]int64{} // units per window start

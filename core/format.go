@@ -14,46 +14,46 @@ import (
 
 // String formats r in the rate syntax, as "100/min", "10/s", "5/15m" or
 // "1/1500ms".
-func (r Rate) String() string { return string(appendRate(nil, r.Limit, r.Period)) }
+func (r Rate) String() string { return string(appendRate(nil, r.Count, r.Period)) }
 
 // String formats g in the rate syntax, as "10/s burst 20".
 func (g GCRA) String() string {
 	d := g.WithDefaults()
-	b := appendRate(nil, d.Rate.Limit, d.Rate.Period)
-	return string(appendCount(b, "burst", d.Burst, d.Rate.Limit))
+	b := appendRate(nil, d.Rate.Count, d.Rate.Period)
+	return string(appendCount(b, "burst", d.Burst, d.Rate.Count))
 }
 
 // String formats b in the rate syntax, as "10/s token-bucket burst 20".
 func (b TokenBucket) String() string {
 	d := b.WithDefaults()
-	s := appendAlg(nil, d.Rate.Limit, d.Rate.Period, algTokenBucket)
-	return string(appendCount(s, "burst", d.Burst, d.Rate.Limit))
+	s := appendAlg(nil, d.Rate.Count, d.Rate.Period, algTokenBucket)
+	return string(appendCount(s, "burst", d.Burst, d.Rate.Count))
 }
 
 // String formats b in the rate syntax, as "10/s leaky-bucket burst 20
 // no-delay 5" (burst is the Capacity).
 func (b LeakyBucket) String() string {
 	d := b.WithDefaults()
-	s := appendAlg(nil, d.Rate.Limit, d.Rate.Period, algLeakyBucket)
-	s = appendCount(s, "burst", d.Capacity, d.Rate.Limit)
+	s := appendAlg(nil, d.Rate.Count, d.Rate.Period, algLeakyBucket)
+	s = appendCount(s, "burst", d.Capacity, d.Rate.Count)
 	return string(appendCount(s, "no-delay", d.NoDelay, 0))
 }
 
 // String formats f in the rate syntax, as "1000/day fixed-window anchored".
 func (f FixedWindow) String() string {
-	s := appendAlg(nil, f.Limit, f.Window, algFixedWindow)
+	s := appendAlg(nil, f.Quota, f.Window, algFixedWindow)
 	return string(appendFlag(s, "anchored", f.Anchored))
 }
 
 // String formats s in the rate syntax, as "100/min sliding-window".
 func (s SlidingWindow) String() string {
-	return string(appendAlg(nil, s.Limit, s.Window, algSlidingWindow))
+	return string(appendAlg(nil, s.Quota, s.Window, algSlidingWindow))
 }
 
 // String formats s in the rate syntax, as "5/min sliding-log
 // count-rejected".
 func (s SlidingLog) String() string {
-	b := appendAlg(nil, s.Limit, s.Window, algSlidingLog)
+	b := appendAlg(nil, s.Quota, s.Window, algSlidingLog)
 	return string(appendFlag(b, "count-rejected", s.CountRejected))
 }
 
@@ -72,7 +72,7 @@ func (r RollingWindow) String() string {
 
 // String formats w in the rate syntax, as "10/s warm-up 30s cold 4".
 func (w WarmUp) String() string {
-	b := appendAlg(nil, w.Rate.Limit, w.Rate.Period, algWarmUp)
+	b := appendAlg(nil, w.Rate.Count, w.Rate.Period, algWarmUp)
 	b = append(b, ' ')
 	b = appendDuration(b, w.WarmUp)
 	if cf := w.ColdFactor; cf != 0 && cf != defaultColdFactor {

@@ -6,7 +6,7 @@ import (
 )
 
 // GCRA is the generic cell rate algorithm: requests are spaced by the
-// emission interval I = Rate.Period/Rate.Limit (rounded up to a nanosecond),
+// emission interval I = Rate.Period/Rate.Count (rounded up to a nanosecond),
 // with Burst of them allowed at once.
 //
 // It keeps one word per key, the theoretical arrival time TAT. A request of
@@ -19,14 +19,14 @@ import (
 // shrinks.
 type GCRA struct {
 	Rate Rate
-	// Burst is how many units may pass at once; 0 means Rate.Limit.
+	// Burst is how many units may pass at once; 0 means Rate.Count.
 	Burst int64
 }
 
-// WithDefaults returns g with a zero Burst replaced by Rate.Limit.
+// WithDefaults returns g with a zero Burst replaced by Rate.Count.
 func (g GCRA) WithDefaults() GCRA {
 	if g.Burst == 0 {
-		g.Burst = g.Rate.Limit
+		g.Burst = g.Rate.Count
 	}
 	return g
 }

@@ -25,7 +25,7 @@ var lbhLate = time.Date(2150, 1, 1, 0, 0, 0, 0, time.UTC)
 type lbhGCRACase struct {
 	g     core.GCRA
 	burst int64 // the effective burst
-	iv    int64 // the emission interval, Period/Limit rounded up
+	iv    int64 // the emission interval, Period/Count rounded up
 	tol   int64 // burst·iv
 }
 
@@ -59,10 +59,10 @@ func lbhGCRAGen(t testing.TB, rng *rand.Rand) lbhGCRACase {
 		}
 		burst := g.Burst
 		if burst == 0 {
-			burst = rate.Limit
+			burst = rate.Count
 		}
 		p := int64(rate.Period)
-		iv := p/rate.Limit + int64(min(1, p%rate.Limit))
+		iv := p/rate.Count + int64(min(1, p%rate.Count))
 		err := g.Validate()
 		hi, lo := bits.Mul64(uint64(burst), uint64(iv))
 		if hi != 0 || lo > 1<<60 {
@@ -94,9 +94,9 @@ func (c lbhGCRACase) end() int64 { return min(math.MaxInt64-2*c.tol, lbhMaxInsta
 // lbhMaxInstant is the latest instant a Limiter decides at (ErrClock past it).
 const lbhMaxInstant = int64(math.MaxInt64) - 2<<60
 
-// lbhCeilRate is ⌈T·Limit/Period⌉, saturating.
+// lbhCeilRate is ⌈T·Count/Period⌉, saturating.
 func lbhCeilRate(r core.Rate, T int64) int64 {
-	hi, lo := bits.Mul64(uint64(T), uint64(r.Limit))
+	hi, lo := bits.Mul64(uint64(T), uint64(r.Count))
 	if hi >= uint64(r.Period) {
 		return math.MaxInt64
 	}

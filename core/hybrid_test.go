@@ -391,7 +391,7 @@ func TestHybridQuota(t *testing.T) {
 	l := lbhSingle(t, clk, core.Hybrid{Quota: 7, Window: time.Hour})
 	for range 2 {
 		r := lbhTake(t, l, "k", 4)
-		assert.Equal(t, int64(7), r.Limit)
+		assert.Equal(t, int64(7), r.Quota)
 		assert.Equal(t, time.Hour, r.Limits()[0].Window)
 	}
 }

@@ -53,7 +53,7 @@ type lbhView struct {
 }
 
 func lbhViewOf(r core.Result) lbhView {
-	return lbhView{r.Allowed, r.Remaining, r.ResetAfter, r.RetryAfter, r.Delay, r.Limits()[0].Window, r.Limit}
+	return lbhView{r.Allowed, r.Remaining, r.ResetAfter, r.RetryAfter, r.Delay, r.Limits()[0].Window, r.Quota}
 }
 
 // lbhSingle returns a limiter of the single limit a on clk.

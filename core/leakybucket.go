@@ -11,7 +11,7 @@ import (
 // (Result.Delay) so that admitted requests leave at the drain rate.
 //
 // It is kept in the "virtual scheduling" form of GCRA: one word per key, the
-// theoretical arrival time TAT, with I = Rate.Period/Rate.Limit rounded up to
+// theoretical arrival time TAT, with I = Rate.Period/Rate.Count rounded up to
 // a nanosecond. A request of cost c at now starts at start = max(TAT, now),
 // moves TAT to TAT' = start + c·I, and is admitted when TAT' − now ≤
 // Capacity·I: from an empty queue a burst of Capacity units is admitted and
@@ -50,7 +50,7 @@ import (
 type LeakyBucket struct {
 	// Rate is how fast the queue drains.
 	Rate Rate
-	// Capacity is how many units the queue holds; 0 means Rate.Limit.
+	// Capacity is how many units the queue holds; 0 means Rate.Count.
 	Capacity int64
 	// NoDelay is how many units of a burst proceed without waiting, in
 	// [0, Capacity]; 0 and 1 both delay every unit after the first.
@@ -60,10 +60,10 @@ type LeakyBucket struct {
 // Validate reports whether b is usable.
 func (b LeakyBucket) Validate() error { _, err := b.compile(); return err }
 
-// WithDefaults returns b with a zero Capacity replaced by Rate.Limit.
+// WithDefaults returns b with a zero Capacity replaced by Rate.Count.
 func (b LeakyBucket) WithDefaults() LeakyBucket {
 	if b.Capacity == 0 {
-		b.Capacity = b.Rate.Limit
+		b.Capacity = b.Rate.Count
 	}
 	return b
 }

@@ -20,7 +20,7 @@ func lbhLeakyGen(rng *rand.Rand) (core.Algorithm, int64, int64) {
 	capacity := 1 + rng.Int64N(12)
 	b := core.LeakyBucket{Rate: core.Per(limit, period), Capacity: capacity, NoDelay: rng.Int64N(capacity + 1)}
 	if rng.IntN(4) == 0 {
-		b.Capacity, b.NoDelay = 0, 0 // the default: Rate.Limit
+		b.Capacity, b.NoDelay = 0, 0 // the default: Rate.Count
 		capacity = limit
 	}
 	iv := int64(period)/limit + int64(min(1, int64(period)%limit))
@@ -276,7 +276,7 @@ func TestLeakyBucketQuota(t *testing.T) {
 	clk := coretest.NewClock(t0)
 	l := lbhSingle(t, clk, core.LeakyBucket{Rate: core.PerMinute(30), Capacity: 10, NoDelay: 2})
 	r := lbhTake(t, l, "k", 1)
-	assert.Equal(t, int64(10), r.Limit)
+	assert.Equal(t, int64(10), r.Quota)
 	assert.Equal(t, 20*time.Second, r.Limits()[0].Window)
 }
 

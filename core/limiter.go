@@ -8,6 +8,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/floodgate-go/floodgate/core/store"
 	"github.com/floodgate-go/floodgate/internal/isnil"
 )
 
@@ -15,13 +16,13 @@ import (
 // It is safe for concurrent use.
 type Limiter struct {
 	policy *Policy
-	table  Table
+	table  store.Table
 	mem    *memTable // the table when it is the in-memory store's: called directly
 	clock  Clock
 
 	seed   maphash.Seed  // hashes keys into Results, for tables other than mem
 	seq    atomic.Uint64 // decision ids, for tables other than mem
-	nonce  uint64        // random: with a decision id, its refund's Request.RefundID
+	nonce  uint64        // random: with a decision id, its refund's store.Request.RefundID
 	window int64         // how long after a decision its refund is accepted
 	ledger *refundLedger // the decisions already refunded
 	resets resetLog      // the keys reset within a refund window
@@ -126,8 +127,9 @@ func (l *Limiter) now() int64 {
 	return l.clock.Now().UnixNano()
 }
 
-// do applies req (its Now set here) into res.
-func (l *Limiter) do(ctx context.Context, req Request, res *Result) error {
+// do applies req (its Now set here) into res. epoch is, for a refund on
+// the in-memory store, the refunded Result's epoch (see memTable.do).
+func (l *Limiter) do(ctx context.Context, req store.Request, epoch uint64, res *Result) error {
 	if err := l.check(); err != nil {
 		*res = Result{}
 		return err
@@ -138,16 +140,20 @@ func (l *Limiter) do(ctx context.Context, req Request, res *Result) error {
 		return fmt.Errorf("core: now %d ns: %w", req.Now, ErrClock)
 	}
 	if l.mem != nil {
-		l.mem.do(&req, res) // names a taken decision (id, kh) itself
+		l.mem.do(&req, epoch, res) // names a taken decision (id, kh) itself
 		res.owner = l
 		return nil
 	}
-	r, err := l.table.Do(ctx, req)
-	*res = r
+	d, err := l.table.Do(ctx, req)
+	if err != nil || req.Op == store.OpReset {
+		*res = Result{}
+		return err
+	}
+	*res = l.policy.resultOf(&req, &d)
 	if res.taken {
 		res.id, res.kh, res.owner = l.seq.Add(1), l.keyHash(req.Key), l
 	}
-	return err
+	return nil
 }
 
 // check refuses a nil or zero Limiter, one not made by NewLimiter.
@@ -200,7 +206,7 @@ func (l *Limiter) Take(ctx context.Context, key string, cost int64, res *Result)
 		*res = Result{}
 		return fmt.Errorf("core: cost %d: %w", cost, ErrInvalidCost)
 	}
-	return l.do(ctx, Request{Op: OpTake, Key: key, Cost: cost}, res)
+	return l.do(ctx, store.Request{Op: store.OpTake, Key: key, Cost: cost}, 0, res)
 }
 
 // Peek reports what AllowN would decide for cost, consuming nothing.
@@ -209,7 +215,7 @@ func (l *Limiter) Peek(ctx context.Context, key string, cost int64) (Result, err
 		return Result{}, fmt.Errorf("core: cost %d: %w", cost, ErrInvalidCost)
 	}
 	var res Result
-	err := l.do(ctx, Request{Op: OpPeek, Key: key, Cost: cost}, &res)
+	err := l.do(ctx, store.Request{Op: store.OpPeek, Key: key, Cost: cost}, 0, &res)
 	return res, err
 }
 
@@ -254,7 +260,7 @@ func (l *Limiter) Refund(ctx context.Context, key string, taken Result) (Result,
 	if now-taken.at >= hold || l.resets.forgot(taken.kh, taken.at) {
 		// The take holds nothing any more (it has drained, or the key was
 		// reset since): nothing to give back.
-		err := l.do(ctx, Request{Op: OpPeek, Key: key, Cost: 1}, &res)
+		err := l.do(ctx, store.Request{Op: store.OpPeek, Key: key, Cost: 1}, 0, &res)
 		return res, err
 	}
 	if now-taken.at >= l.window {
@@ -263,12 +269,9 @@ func (l *Limiter) Refund(ctx context.Context, key string, taken Result) (Result,
 	if err := l.ledger.spend(decisionName{taken.kh, taken.id, taken.epoch}, taken.at+min(hold, l.window), now); err != nil {
 		return Result{}, err
 	}
-	req := Request{Op: OpRefund, Key: key, Cost: taken.Cost, Taken: taken.at, Holds: holds,
+	req := store.Request{Op: store.OpRefund, Key: key, Cost: taken.Cost, Taken: taken.at, Holds: holds,
 		RefundID: [2]uint64{l.nonce, taken.id}}
-	if l.mem != nil {
-		req.epoch = taken.epoch // the memory table's own record (see memTable.do)
-	}
-	err := l.do(ctx, req, &res)
+	err := l.do(ctx, req, taken.epoch, &res)
 	return res, err
 }
 
@@ -283,5 +286,5 @@ func (l *Limiter) Reset(ctx context.Context, key string) error {
 	if now := l.now(); now >= 0 && now <= maxInstant {
 		l.resets.reset(l.keyHash(key), now, l.window)
 	}
-	return l.do(ctx, Request{Op: OpReset, Key: key}, &res)
+	return l.do(ctx, store.Request{Op: store.OpReset, Key: key}, 0, &res)
 }

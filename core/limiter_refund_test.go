@@ -64,9 +64,9 @@ func TestLateRefundsHoldNothing(t *testing.T) {
 		{"token", core.TokenBucket{Rate: core.PerSecond(1), Burst: 5}, 5 * time.Second},
 		{"hybrid", core.Hybrid{Quota: 5, Window: 5 * time.Second}, 10 * time.Second},
 		{"warmup", core.WarmUp{Rate: core.PerSecond(1), WarmUp: time.Second, ColdFactor: 1}, 10 * time.Second},
-		{"fixed", core.FixedWindow{Limit: 5, Window: 5 * time.Second}, 5 * time.Second},
-		{"sliding-log", core.SlidingLog{Limit: 5, Window: 5 * time.Second}, 5 * time.Second},
-		{"sliding-window", core.SlidingWindow{Limit: 5, Window: 5 * time.Second}, 10 * time.Second},
+		{"fixed", core.FixedWindow{Quota: 5, Window: 5 * time.Second}, 5 * time.Second},
+		{"sliding-log", core.SlidingLog{Quota: 5, Window: 5 * time.Second}, 5 * time.Second},
+		{"sliding-window", core.SlidingWindow{Quota: 5, Window: 5 * time.Second}, 10 * time.Second},
 		{"rolling", core.RollingWindow{Quota: 5, Window: 5 * time.Second, Period: time.Second}, 5 * time.Second},
 		{"backoff", core.Backoff{Free: 5, Window: 5 * time.Second, Base: time.Second, Max: time.Second, Forgive: time.Second}, 5 * time.Second},
 	}
@@ -101,7 +101,7 @@ func TestRefundAfterReset(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	clk := coretest.NewClock(t0)
-	l := newLimiter(t, clk, core.Limit{Name: "l", Algorithm: core.FixedWindow{Limit: 3, Window: time.Hour}})
+	l := newLimiter(t, clk, core.Limit{Name: "l", Algorithm: core.FixedWindow{Quota: 3, Window: time.Hour}})
 	r, err := l.Allow(ctx, "k")
 	require.NoError(t, err)
 	clk.Advance(time.Second)

@@ -8,6 +8,7 @@ import (
 
 	"github.com/floodgate-go/floodgate/core"
 	"github.com/floodgate-go/floodgate/core/coretest"
+	"github.com/floodgate-go/floodgate/core/store"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -21,7 +22,7 @@ const (
 // floodTables are a memory store table under test, with default options
 // but a small MaxKeys, and a reference table that never runs out of room.
 type floodTables struct {
-	tb, ref core.Table
+	tb, ref store.Table
 }
 
 func newFloodTables(t *testing.T, p *core.Policy, opts core.MemoryOptions) floodTables {
@@ -37,13 +38,15 @@ func newFloodTables(t *testing.T, p *core.Policy, opts core.MemoryOptions) flood
 	return floodTables{tb: tb, ref: ref}
 }
 
-func floodDo(t *testing.T, tb core.Table, op core.Op, key string, now int64) core.Result {
-	r, err := tb.Do(context.Background(), core.Request{Op: op, Key: key, Cost: 1, Now: now})
+// floodDo applies op to key on a table of a single-limit policy and
+// returns the limit's outcome.
+func floodDo(t *testing.T, tb store.Table, op store.Op, key string, now int64) store.Outcome {
+	d, err := tb.Do(context.Background(), store.Request{Op: op, Key: key, Cost: 1, Now: now})
 	if err != nil { // t.Helper only here: it costs more than the decision
 		t.Helper()
 		t.Fatalf("%v %s: %v", op, key, err)
 	}
-	return r
+	return d.Outcomes[0]
 }
 
 // takeUntilDenied takes cost 1 for key on both tables until the reference
@@ -51,8 +54,8 @@ func floodDo(t *testing.T, tb core.Table, op core.Op, key string, now int64) cor
 // under test differed from the reference's.
 func (f floodTables) takeUntilDenied(t *testing.T, key string, now int64) (differ int) {
 	for i := 0; i < 100; i++ {
-		want := floodDo(t, f.ref, core.OpTake, key, now)
-		got := floodDo(t, f.tb, core.OpTake, key, now)
+		want := floodDo(t, f.ref, store.OpTake, key, now)
+		got := floodDo(t, f.tb, store.OpTake, key, now)
 		if got.Allowed != want.Allowed || got.Remaining != want.Remaining || got.RetryAfter != want.RetryAfter {
 			differ++
 		}
@@ -93,9 +96,9 @@ func TestMemoryFloodKeepsLimitedKeys(t *testing.T) {
 			checkVictims := func(now int64) {
 				t.Helper()
 				for i := 0; i < floodVictims; i++ {
-					want := floodDo(t, f.ref, core.OpPeek, victim(i), now)
+					want := floodDo(t, f.ref, store.OpPeek, victim(i), now)
 					require.False(t, want.Allowed, "the reference must still limit %s", victim(i))
-					got := floodDo(t, f.tb, core.OpPeek, victim(i), now)
+					got := floodDo(t, f.tb, store.OpPeek, victim(i), now)
 					require.False(t, got.Allowed, "%s was forgotten", victim(i))
 					require.Equal(t, want.RetryAfter, got.RetryAfter, "%s", victim(i))
 				}
@@ -103,7 +106,7 @@ func TestMemoryFloodKeepsLimitedKeys(t *testing.T) {
 			now := t1
 			for i := 0; i < 2*floodMaxKeys; i++ {
 				now += int64(time.Microsecond)
-				floodDo(t, f.tb, core.OpTake, fmt.Sprint("flood-", i), now)
+				floodDo(t, f.tb, store.OpTake, fmt.Sprint("flood-", i), now)
 				if i%256 == 0 {
 					require.LessOrEqual(t, core.TableLen(f.tb), floodMaxKeys)
 				}
@@ -175,10 +178,10 @@ func TestMemoryFloodOfLimitedKeys(t *testing.T) {
 				for j := 0; j < 100; j++ {
 					// Take on the reference first: stop before the key
 					// would weigh as much as a victim.
-					if !floodDo(t, f.ref, core.OpTake, key, now).Allowed || core.TableForgetCost(f.ref, key, floodEnd) >= least {
+					if !floodDo(t, f.ref, store.OpTake, key, now).Allowed || core.TableForgetCost(f.ref, key, floodEnd) >= least {
 						break
 					}
-					floodDo(t, f.tb, core.OpTake, key, now)
+					floodDo(t, f.tb, store.OpTake, key, now)
 					taken++
 				}
 				if i%256 == 0 {
@@ -186,7 +189,7 @@ func TestMemoryFloodOfLimitedKeys(t *testing.T) {
 				}
 			}
 			for _, v := range victims {
-				require.Equal(t, floodDo(t, f.ref, core.OpPeek, v, now), floodDo(t, f.tb, core.OpPeek, v, now), "%s was forgotten", v)
+				require.Equal(t, floodDo(t, f.ref, store.OpPeek, v, now), floodDo(t, f.tb, store.OpPeek, v, now), "%s was forgotten", v)
 			}
 			t.Logf("lighter flood: %d units taken by %d keys, no victim forgotten (victims' least cost %d)", taken, 2*floodMaxKeys, least)
 
@@ -196,17 +199,17 @@ func TestMemoryFloodOfLimitedKeys(t *testing.T) {
 			for i := 0; i < 2*floodMaxKeys; i++ {
 				now += int64(time.Microsecond)
 				key := fmt.Sprint("flood-", i)
-				for j := 0; j < 100 && floodDo(t, f.tb, core.OpTake, key, now).Allowed; j++ {
+				for j := 0; j < 100 && floodDo(t, f.tb, store.OpTake, key, now).Allowed; j++ {
 				}
 			}
 			forgotten := 0
 			for _, v := range victims {
 				cost := core.TableForgetCost(f.ref, v, now)
 				var gotRef, gotTb int64
-				for j := 0; j < 100 && floodDo(t, f.ref, core.OpTake, v, now).Allowed; j++ {
+				for j := 0; j < 100 && floodDo(t, f.ref, store.OpTake, v, now).Allowed; j++ {
 					gotRef++
 				}
-				for j := 0; j < 100 && floodDo(t, f.tb, core.OpTake, v, now).Allowed; j++ {
+				for j := 0; j < 100 && floodDo(t, f.tb, store.OpTake, v, now).Allowed; j++ {
 					gotTb++
 				}
 				if gotTb > gotRef {

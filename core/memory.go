@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"hash/maphash"
 	"math/bits"
+
+	"github.com/floodgate-go/floodgate/core/store"
 )
 
 // DefaultMaxKeys is the MaxKeys of a [MemoryStore] whose options leave it 0.
@@ -41,11 +43,6 @@ const (
 	// its entries recover. Opt in only where that is the lesser harm.
 	RefuseNew
 )
-
-// EvictNearest is the former name of [EvictCheapest], kept so that code
-// naming it compiles; it now forgets the cheapest entry, not the nearest to
-// recovery. New code leaves WhenFull zero.
-const EvictNearest = EvictCheapest
 
 // MemoryOptions configures a [MemoryStore].
 type MemoryOptions struct {
@@ -112,7 +109,7 @@ func NewMemoryStore(opts MemoryOptions) (*MemoryStore, error) {
 }
 
 // Bind returns a new, empty table for p.
-func (m *MemoryStore) Bind(p *Policy) (Table, error) {
+func (m *MemoryStore) Bind(p *Policy) (store.Table, error) {
 	if p == nil || len(p.limits) == 0 {
 		return nil, fmt.Errorf("core: memory store: nil or zero policy: %w", ErrInvalidConfig)
 	}

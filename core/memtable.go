@@ -7,7 +7,8 @@ import (
 	"math/bits"
 	"sync"
 	"sync/atomic"
-	"time"
+
+	"github.com/floodgate-go/floodgate/core/store"
 )
 
 // memTable is one policy's state in a MemoryStore: shards of linear-probing
@@ -111,14 +112,15 @@ const (
 
 func liveHash(h uint64) bool { return h > tombHash }
 
-// Do applies req; see [Table]. It refuses, as a [Limiter] does, an instant
-// before 1970 or after maxInstant.
-func (t *memTable) Do(_ context.Context, req Request) (res Result, err error) {
+// Do applies req; see [store.Table]. It refuses, as a [Limiter] does, an
+// instant before 1970 or after maxInstant.
+func (t *memTable) Do(_ context.Context, req store.Request) (store.Decision, error) {
 	if req.Now < 0 || req.Now > maxInstant {
-		return Result{}, fmt.Errorf("core: now %d ns: %w", req.Now, ErrClock)
+		return store.Decision{}, fmt.Errorf("core: now %d ns: %w", req.Now, ErrClock)
 	}
-	t.do(&req, &res)
-	return res, nil
+	var res Result
+	t.do(&req, 0, &res)
+	return res.decision(), nil
 }
 
 func (t *memTable) hash(key string) uint64 {
@@ -176,7 +178,7 @@ func (s *memShard) lockedID() uint64 {
 }
 
 // take decides taking cost at now (validated) for key into res: do's
-// OpTake without a Request on the word mode's lock-free path.
+// store.OpTake without a Request on the word mode's lock-free path.
 func (t *memTable) take(key string, now, cost int64, res *Result) {
 	if t.word != nil {
 		h := t.hash(key)
@@ -187,17 +189,20 @@ func (t *memTable) take(key string, now, cost int64, res *Result) {
 			}
 		}
 	}
-	t.do(&Request{Op: OpTake, Key: key, Now: now, Cost: cost}, res)
+	t.do(&store.Request{Op: store.OpTake, Key: key, Now: now, Cost: cost}, 0, res)
 }
 
-func (t *memTable) do(req *Request, res *Result) {
+// do applies req into res. epoch is, for store.OpRefund, the shard's eviction
+// epoch the refunded take read (Result.epoch): whether the take was made
+// before its key was evicted.
+func (t *memTable) do(req *store.Request, epoch uint64, res *Result) {
 	h := t.hash(req.Key)
 	s := t.shard(h)
 	p := t.policy
 	s.mu.Lock()
 	a := s.arr.Load()
 	off, found := t.find(a, h)
-	if found && req.Op == OpTake && t.word == nil && len(p.limits) == 1 {
+	if found && req.Op == store.OpTake && t.word == nil && len(p.limits) == 1 {
 		// The locked mode's hot path: only the step runs under the lock;
 		// the result is filled after it is released.
 		st := a.slots[off+1 : off+t.stride]
@@ -220,24 +225,24 @@ func (t *memTable) do(req *Request, res *Result) {
 	}
 	res.id, res.kh, res.epoch = 0, 0, 0
 	switch {
-	case req.Op == OpReset:
+	case req.Op == store.OpReset:
 		if found {
 			t.forget(s, a, off, req.Now)
 		}
 		*res = Result{}
-	case found && req.Op == OpTake && t.word != nil:
+	case found && req.Op == store.OpTake && t.word != nil:
 		// A lock-free take found the slot frozen: under the lock no live
 		// slot is, so this one decides.
 		t.takeWord(s, h, &a.slots[off+1], req.Now, req.Cost, res)
-	case found && req.Op == OpTake:
+	case found && req.Op == store.OpTake:
 		p.take(a.slots[off+1:off+t.stride], req.Now, req.Cost, true, res)
 		if res.taken {
 			res.id, res.kh, res.epoch = s.lockedID(), h, s.epoch.Load()+1
 		}
-	case found && req.Op == OpRefund:
+	case found && req.Op == store.OpRefund:
 		for {
 			st, v := t.view(s, a, off)
-			if !s.evicted.before(h, req.epoch) {
+			if !s.evicted.before(h, epoch) {
 				p.refund(st, req.Now, req.Taken, req.Cost, &req.Holds)
 			}
 			p.take(st, req.Now, 1, false, res)
@@ -246,10 +251,10 @@ func (t *memTable) do(req *Request, res *Result) {
 			}
 			// A lock-free take moved the state on meanwhile: again, on it.
 		}
-	case found: // OpPeek
+	case found: // store.OpPeek
 		st, _ := t.view(s, a, off)
 		p.take(st, req.Now, req.Cost, false, res)
-	case req.Op == OpTake:
+	case req.Op == store.OpTake:
 		// A new key: decide on the zero state first, so that a denial
 		// (a cost beyond any quota) takes no slot.
 		p.take(t.zero, req.Now, req.Cost, false, res)
@@ -279,9 +284,9 @@ func (t *memTable) do(req *Request, res *Result) {
 				res.id = uint64(st[0]) // as takeWord names it
 			}
 		}
-	case req.Op == OpRefund:
+	case req.Op == store.OpRefund:
 		p.take(t.zero, req.Now, 1, false, res)
-	default: // OpPeek of a new key
+	default: // store.OpPeek of a new key
 		p.take(t.zero, req.Now, req.Cost, false, res)
 	}
 	s.mu.Unlock()
@@ -575,12 +580,12 @@ func (t *memTable) refuse(s *memShard, now int64, res *Result) {
 	p := t.policy
 	p.take(t.zero, now, res.Cost, false, res)
 	wait := max(1, s.nextIdle-now)
-	if len(p.limits) == 1 {
-		res.Allowed, res.Remaining, res.RetryAfter = false, 0, time.Duration(wait)
-		return
-	}
 	for i := range p.limits {
 		res.per[i].allowed, res.per[i].remaining, res.per[i].retryAfter = false, 0, wait
+	}
+	if len(p.limits) == 1 {
+		res.set(0, &res.per[0])
+		return
 	}
 	res.summarize()
 }

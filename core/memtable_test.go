@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/floodgate-go/floodgate/core/store"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -24,7 +25,7 @@ func memTestTable(t *testing.T, p *Policy, opts MemoryOptions) *memTable {
 
 func memTake(tb *memTable, key string, now, cost int64) Result {
 	var r Result
-	tb.do(&Request{Op: OpTake, Key: key, Now: now, Cost: cost}, &r)
+	tb.do(&store.Request{Op: store.OpTake, Key: key, Now: now, Cost: cost}, 0, &r)
 	return r
 }
 
@@ -137,7 +138,7 @@ func TestMemoryFloodEvictCheapest(t *testing.T) {
 	// others are not.
 	for k, rem := range map[string]int64{"a": 10, "b": 6, "c": 8, "d": 7, "e": 9} {
 		var r Result
-		tb.do(&Request{Op: OpPeek, Key: k, Now: memT0, Cost: 1}, &r)
+		tb.do(&store.Request{Op: store.OpPeek, Key: k, Now: memT0, Cost: 1}, 0, &r)
 		assert.Equal(t, rem, r.Remaining+1, "key %s", k)
 	}
 	for i := 0; i < 10_000; i++ {

@@ -8,6 +8,7 @@ import (
 	"time"
 	"unsafe"
 
+	"github.com/floodgate-go/floodgate/core/store"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -35,9 +36,9 @@ func wordTableOf(t *testing.T, a Algorithm, opts MemoryOptions) *memTable {
 	return mt
 }
 
-func wordDo(tb *memTable, op Op, key string, now int64) Result {
+func wordDo(tb *memTable, op store.Op, key string, now int64) Result {
 	var r Result
-	tb.do(&Request{Op: op, Key: key, Now: now, Cost: 1}, &r)
+	tb.do(&store.Request{Op: op, Key: key, Now: now, Cost: 1}, 0, &r)
 	return r
 }
 
@@ -58,7 +59,7 @@ func wordSlot(t *testing.T, tb *memTable, key string) (*memShard, *memSlots, int
 // array as it was, and the take, decided again, lands there.
 func TestWordStaleTakeAfterRebuild(t *testing.T) {
 	tb := wordTable(t, MemoryOptions{MaxKeys: 64, Shards: 1})
-	require.True(t, wordDo(tb, OpTake, "a", wordT0).Allowed)
+	require.True(t, wordDo(tb, store.OpTake, "a", wordT0).Allowed)
 	s, old, _, w := wordSlot(t, tb, "a")
 	before := atomic.LoadInt64(w)
 
@@ -74,7 +75,7 @@ func TestWordStaleTakeAfterRebuild(t *testing.T) {
 	assert.False(t, tb.takeWord(s, tb.hash("a"), w, wordT0, 1, &res), "a take on the old array")
 	_, _, _, w2 := wordSlot(t, tb, "a")
 	assert.Equal(t, before, atomic.LoadInt64(w2), "the state moved as it was")
-	r := wordDo(tb, OpTake, "a", wordT0)
+	r := wordDo(tb, store.OpTake, "a", wordT0)
 	assert.True(t, r.Allowed)
 	assert.Equal(t, int64(3), r.Remaining, "the second of five units")
 }
@@ -84,7 +85,7 @@ func TestWordStaleTakeAfterRebuild(t *testing.T) {
 // viewed again, its slot is a tombstone no take can write.
 func TestWordDropLosesToTake(t *testing.T) {
 	tb := wordTable(t, MemoryOptions{MaxKeys: 64, Shards: 1})
-	require.True(t, wordDo(tb, OpTake, "a", wordT0).Allowed)
+	require.True(t, wordDo(tb, store.OpTake, "a", wordT0).Allowed)
 	s, a, off, w := wordSlot(t, tb, "a")
 
 	s.mu.Lock()
@@ -113,7 +114,7 @@ func TestWordDropLosesToTake(t *testing.T) {
 // back on top of the take.
 func TestWordRefundLosesToTake(t *testing.T) {
 	tb := wordTable(t, MemoryOptions{MaxKeys: 64, Shards: 1})
-	first := wordDo(tb, OpTake, "a", wordT0)
+	first := wordDo(tb, store.OpTake, "a", wordT0)
 	require.True(t, first.Allowed)
 	s, a, off, w := wordSlot(t, tb, "a")
 	p := tb.policy
@@ -163,17 +164,17 @@ func TestWordSlotsClaimedOnce(t *testing.T) {
 				key := fmt.Sprintf("k%d", rng.IntN(60))
 				switch x := rng.IntN(20); {
 				case x < 14:
-					if r := wordDo(tb, OpTake, key, now); r.taken {
+					if r := wordDo(tb, store.OpTake, key, now); r.taken {
 						taken = append(taken, take{key, r})
 					}
 				case x < 16 && len(taken) > 0:
 					tk := taken[rng.IntN(len(taken))]
 					var res Result
-					tb.do(&Request{Op: OpRefund, Key: tk.key, Now: now, Cost: 1, Taken: tk.r.at, Holds: tk.r.holds(), epoch: tk.r.epoch}, &res)
+					tb.do(&store.Request{Op: store.OpRefund, Key: tk.key, Now: now, Cost: 1, Taken: tk.r.at, Holds: tk.r.holds()}, tk.r.epoch, &res)
 				case x < 17:
-					wordDo(tb, OpReset, key, now)
+					wordDo(tb, store.OpReset, key, now)
 				default:
-					wordDo(tb, OpPeek, key, now)
+					wordDo(tb, store.OpPeek, key, now)
 				}
 				a := s.arr.Load()
 				if a == nil {

@@ -1,50 +1,40 @@
 package core
 
 import (
-	"fmt"
 	"time"
+
+	"github.com/floodgate-go/floodgate/core/store"
 )
 
-// Outcome is one limit's verdict as a [Store] that runs the algorithms
-// outside Go (in Redis, say) computed it: the fields of a [LimitResult]
-// that depend on the decision.
-type Outcome struct {
-	Allowed    bool
-	Remaining  int64
-	ResetAfter time.Duration
-	RetryAfter time.Duration
-	Delay      time.Duration
-	// Hold is, for an admitted take, how long after the decision the take
-	// still holds part of the limit's state (a refund gives nothing back
-	// from then on); 0 means ResetAfter.
-	Hold time.Duration
-}
-
-// ResultOf assembles the Result of req decided on p from one Outcome per
-// limit, in policy order; taken reports whether the cost was consumed. It
-// is for Store implementations; the in-memory store does not need it.
-func ResultOf(p *Policy, req Request, taken bool, outs []Outcome) (Result, error) {
-	if p == nil || len(outs) != len(p.limits) {
-		return Result{}, fmt.Errorf("core: ResultOf: %d outcomes for %d limits", len(outs), p.numLimits())
-	}
-	res := Result{Cost: req.Cost, at: req.Now, policy: p, taken: taken}
-	for i, o := range outs {
+// resultOf assembles the Result of req decided on p from a table's
+// decision.
+func (p *Policy) resultOf(req *store.Request, d *store.Decision) Result {
+	res := Result{Cost: req.Cost, at: d.At, policy: p, taken: d.Taken}
+	for i := range p.limits {
+		o := &d.Outcomes[i]
 		res.per[i] = outcome{
 			allowed: o.Allowed, remaining: o.Remaining, resetAfter: int64(o.ResetAfter),
 			retryAfter: int64(o.RetryAfter), delay: int64(o.Delay), hold: int64(o.Hold),
 		}
 	}
-	if len(outs) == 1 {
+	if len(p.limits) == 1 {
 		res.set(0, &res.per[0])
 	} else {
 		res.summarize()
 	}
-	return res, nil
+	return res
 }
 
-func (p *Policy) numLimits() int {
-	if p == nil {
-		return 0
+// decision is the inverse of Policy.resultOf: what a table answers to
+// report r.
+func (r *Result) decision() store.Decision {
+	d := store.Decision{Taken: r.taken, At: r.at}
+	for i := range r.NumLimits() {
+		o := &r.per[i]
+		d.Outcomes[i] = store.Outcome{
+			Allowed: o.allowed, Remaining: o.remaining, ResetAfter: time.Duration(o.resetAfter),
+			RetryAfter: time.Duration(o.retryAfter), Delay: time.Duration(o.delay), Hold: time.Duration(o.hold),
+		}
 	}
-	return len(p.limits)
+	return d
 }

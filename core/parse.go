@@ -61,18 +61,18 @@ type setting struct {
 
 // build returns the algorithm p describes, with every default filled in.
 func (p *parsed) build() Algorithm {
-	r := Rate{Limit: p.count, Period: p.period}
+	r := Rate{Count: p.count, Period: p.period}
 	switch p.alg {
 	case algTokenBucket:
 		return TokenBucket{Rate: r, Burst: p.burst}.WithDefaults()
 	case algLeakyBucket:
 		return LeakyBucket{Rate: r, Capacity: p.burst, NoDelay: p.noDelay}.WithDefaults()
 	case algFixedWindow:
-		return FixedWindow{Limit: p.count, Window: p.period, Anchored: p.anchored}
+		return FixedWindow{Quota: p.count, Window: p.period, Anchored: p.anchored}
 	case algSlidingWindow:
-		return SlidingWindow{Limit: p.count, Window: p.period}
+		return SlidingWindow{Quota: p.count, Window: p.period}
 	case algSlidingLog:
-		return SlidingLog{Limit: p.count, Window: p.period, CountRejected: p.countRejected}
+		return SlidingLog{Quota: p.count, Window: p.period, CountRejected: p.countRejected}
 	case algHybrid:
 		return Hybrid{Quota: p.count, Window: p.period}
 	case algRollingWindow:

@@ -113,7 +113,7 @@ func TestParseAlgorithmErrors(t *testing.T) {
 		{"5/h backoff base 1h max 1m", 21, "max 1m", "\"max 1m\" at column 21: Backoff: max 1m0s is below base 1h0m0s"},
 		{"5/h backoff max 2d forgive 1d", 20, "forgive 1d", "\"forgive 1d\" at column 20: Backoff: forgive 24h0m0s is below max 48h0m0s"},
 		{"5/h backoff forgive 1m", 13, "forgive 1m", "\"forgive 1m\" at column 13: Backoff: forgive 1m0s is below max 15m0s"},
-		{"70000/min sliding-log", 1, "70000/min", "\"70000/min\" at column 1: SlidingLog: limit 70000 must be in [1, 65536] (use SlidingWindow or RollingWindow for larger limits)"},
+		{"70000/min sliding-log", 1, "70000/min", "\"70000/min\" at column 1: SlidingLog: quota 70000 must be in [1, 65536] (use SlidingWindow or RollingWindow for larger quotas)"},
 		{"5000000000/min backoff", 1, "5000000000/min", "\"5000000000/min\" at column 1: Backoff: free 5000000000 must be in [1, 4294967296]"},
 		{"3/1152921504606846976ns", 1, "3/1152921504606846976ns", "\"3/1152921504606846976ns\" at column 1: GCRA: burst 3 × interval 106751h59m28.202282326s exceeds 36 years"},
 		{"api: 10/s", 1, "api:", "rate \"api:\" at column 1 has no '/': want COUNT/PERIOD such as 100/min, without spaces (a limit's name and ':' are read by ParsePolicy)"},

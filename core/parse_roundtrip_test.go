@@ -51,11 +51,11 @@ func algorithmOf(kind uint8, n1, n2 int64, d1, d2, d3, d4 time.Duration, f float
 	case 2:
 		return core.LeakyBucket{Rate: r, Capacity: n2, NoDelay: int64(d2)}
 	case 3:
-		return core.FixedWindow{Limit: n1, Window: d1, Anchored: flag}
+		return core.FixedWindow{Quota: n1, Window: d1, Anchored: flag}
 	case 4:
-		return core.SlidingWindow{Limit: n1, Window: d1}
+		return core.SlidingWindow{Quota: n1, Window: d1}
 	case 5:
-		return core.SlidingLog{Limit: n1, Window: d1, CountRejected: flag}
+		return core.SlidingLog{Quota: n1, Window: d1, CountRejected: flag}
 	case 6:
 		return core.Hybrid{Quota: n1, Window: d1}
 	case 7:

@@ -29,7 +29,7 @@ func TestParseAlgorithm(t *testing.T) {
 		{"10/s burst 20", core.GCRA{Rate: core.PerSecond(10), Burst: 20}, ""},
 		{"5/15m", core.GCRA{Rate: r(5, 15*time.Minute), Burst: 5}, ""},
 		{"1000/day", core.GCRA{Rate: core.PerDay(1000), Burst: 1000}, ""},
-		{"100/min sliding", core.SlidingWindow{Limit: 100, Window: time.Minute}, "100/min sliding-window"},
+		{"100/min sliding", core.SlidingWindow{Quota: 100, Window: time.Minute}, "100/min sliding-window"},
 
 		// GCRA.
 		{"100/min gcra", core.GCRA{Rate: core.PerMinute(100), Burst: 100}, "100/min"},
@@ -51,15 +51,15 @@ func TestParseAlgorithm(t *testing.T) {
 		{"10/s leaky no-delay 1", core.LeakyBucket{Rate: core.PerSecond(10), Capacity: 10, NoDelay: 1}, "10/s leaky-bucket no-delay 1"},
 
 		// FixedWindow.
-		{"1000/day fixed-window", core.FixedWindow{Limit: 1000, Window: oneDay}, ""},
-		{"1000/day fixed anchored", core.FixedWindow{Limit: 1000, Window: oneDay, Anchored: true}, "1000/day fixed-window anchored"},
-		{"1000/day anchored fixed-window", core.FixedWindow{Limit: 1000, Window: oneDay, Anchored: true}, "1000/day fixed-window anchored"},
+		{"1000/day fixed-window", core.FixedWindow{Quota: 1000, Window: oneDay}, ""},
+		{"1000/day fixed anchored", core.FixedWindow{Quota: 1000, Window: oneDay, Anchored: true}, "1000/day fixed-window anchored"},
+		{"1000/day anchored fixed-window", core.FixedWindow{Quota: 1000, Window: oneDay, Anchored: true}, "1000/day fixed-window anchored"},
 
 		// SlidingWindow, SlidingLog, Hybrid.
-		{"60/min sliding-window", core.SlidingWindow{Limit: 60, Window: time.Minute}, ""},
-		{"5/min sliding-log", core.SlidingLog{Limit: 5, Window: time.Minute}, ""},
-		{"5/min sliding-log count-rejected", core.SlidingLog{Limit: 5, Window: time.Minute, CountRejected: true}, ""},
-		{"65536/min sliding-log", core.SlidingLog{Limit: core.MaxSlidingLogLimit, Window: time.Minute}, ""},
+		{"60/min sliding-window", core.SlidingWindow{Quota: 60, Window: time.Minute}, ""},
+		{"5/min sliding-log", core.SlidingLog{Quota: 5, Window: time.Minute}, ""},
+		{"5/min sliding-log count-rejected", core.SlidingLog{Quota: 5, Window: time.Minute, CountRejected: true}, ""},
+		{"65536/min sliding-log", core.SlidingLog{Quota: core.MaxSlidingLogQuota, Window: time.Minute}, ""},
 		{"100/min hybrid", core.Hybrid{Quota: 100, Window: time.Minute}, ""},
 
 		// RollingWindow.
@@ -118,7 +118,7 @@ func TestParseAlgorithm(t *testing.T) {
 		{"7/1234567891ns", core.GCRA{Rate: r(7, 1234567891), Burst: 7}, ""},
 		{"0100/min", core.GCRA{Rate: core.PerMinute(100), Burst: 100}, "100/min"},
 		{"1152921504606846976/day", core.GCRA{Rate: core.PerDay(1 << 60), Burst: 1 << 60}, ""},
-		{"9223372036854775807/day fixed-window", core.FixedWindow{Limit: 1<<63 - 1, Window: oneDay}, ""},
+		{"9223372036854775807/day fixed-window", core.FixedWindow{Quota: 1<<63 - 1, Window: oneDay}, ""},
 		{"1/1152921504606846976ns", core.GCRA{Rate: r(1, 1<<60), Burst: 1}, ""},
 
 		// White space.
@@ -149,9 +149,9 @@ func TestAlgorithmString(t *testing.T) {
 		{core.GCRA{Rate: core.PerSecond(10), Burst: 20}, "10/s burst 20"},
 		{core.TokenBucket{Rate: core.PerSecond(10)}, "10/s token-bucket"},
 		{core.LeakyBucket{Rate: core.PerSecond(10), NoDelay: 3}, "10/s leaky-bucket no-delay 3"},
-		{core.FixedWindow{Limit: 5, Window: time.Minute}, "5/min fixed-window"},
-		{core.SlidingLog{Limit: 5, Window: time.Minute, CountRejected: true}, "5/min sliding-log count-rejected"},
-		{core.SlidingWindow{Limit: 5, Window: 15 * time.Minute}, "5/15m sliding-window"},
+		{core.FixedWindow{Quota: 5, Window: time.Minute}, "5/min fixed-window"},
+		{core.SlidingLog{Quota: 5, Window: time.Minute, CountRejected: true}, "5/min sliding-log count-rejected"},
+		{core.SlidingWindow{Quota: 5, Window: 15 * time.Minute}, "5/15m sliding-window"},
 		{core.Hybrid{Quota: 5, Window: time.Hour}, "5/hour hybrid"},
 		{core.RollingWindow{Quota: 10000, Window: oneDay, Period: time.Hour}, "10000/day rolling-window every 1h"},
 		{core.WarmUp{Rate: core.PerSecond(10), WarmUp: 90 * time.Second}, "10/s warm-up 90s"},
@@ -197,7 +197,7 @@ func TestParsePolicy(t *testing.T) {
 		}, ""},
 		{"burst: 10/s burst 20; daily: 10000/day fixed-window", []core.Limit{
 			{Name: "burst", Algorithm: core.GCRA{Rate: core.PerSecond(10), Burst: 20}},
-			{Name: "daily", Algorithm: core.FixedWindow{Limit: 10000, Window: oneDay}},
+			{Name: "daily", Algorithm: core.FixedWindow{Quota: 10000, Window: oneDay}},
 		}, ""},
 		{" a : 10/s ;b:20/s;  c.d_e-9:30/s ", []core.Limit{
 			{Name: "a", Algorithm: gcra(10, time.Second)}, {Name: "b", Algorithm: gcra(20, time.Second)},
@@ -235,7 +235,7 @@ func TestParsePolicy(t *testing.T) {
 	// written, quoted when they must be.
 	p = core.MustPolicy("api",
 		core.Limit{Name: "a b", Algorithm: core.GCRA{Rate: core.PerSecond(1)}},
-		core.Limit{Name: "day", Algorithm: core.FixedWindow{Limit: 9, Window: oneDay}})
+		core.Limit{Name: "day", Algorithm: core.FixedWindow{Quota: 9, Window: oneDay}})
 	assert.Equal(t, `"a b": 1/s; 9/day fixed-window`, p.String())
 	p = core.MustPolicy("api", core.Limit{Name: "x", Algorithm: core.Backoff{Free: 3}})
 	assert.Equal(t, "x: 3/hour backoff", p.String())

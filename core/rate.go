@@ -15,26 +15,26 @@ const maxSpan = int64(1) << 60
 // 2^63−1 − 2^61 ns, 2189-03-16T23:50:27.641081855Z.
 const maxInstant = int64(1<<63-1) - 2*maxSpan
 
-// Rate is Limit events per Period. The zero Rate is invalid.
+// Rate is Count events per Period. The zero Rate is invalid.
 type Rate struct {
-	Limit  int64
+	Count  int64
 	Period time.Duration
 }
 
 // Per returns the rate of n events per d.
-func Per(n int64, d time.Duration) Rate { return Rate{Limit: n, Period: d} }
+func Per(n int64, d time.Duration) Rate { return Rate{Count: n, Period: d} }
 
 // PerSecond returns the rate of n events per second.
-func PerSecond(n int64) Rate { return Rate{Limit: n, Period: time.Second} }
+func PerSecond(n int64) Rate { return Rate{Count: n, Period: time.Second} }
 
 // PerMinute returns the rate of n events per minute.
-func PerMinute(n int64) Rate { return Rate{Limit: n, Period: time.Minute} }
+func PerMinute(n int64) Rate { return Rate{Count: n, Period: time.Minute} }
 
 // PerHour returns the rate of n events per hour.
-func PerHour(n int64) Rate { return Rate{Limit: n, Period: time.Hour} }
+func PerHour(n int64) Rate { return Rate{Count: n, Period: time.Hour} }
 
 // PerDay returns the rate of n events per 24 hours.
-func PerDay(n int64) Rate { return Rate{Limit: n, Period: 24 * time.Hour} }
+func PerDay(n int64) Rate { return Rate{Count: n, Period: 24 * time.Hour} }
 
 // RateOf returns the rate of perSecond events per second, for rates that are
 // not a whole number of events per period. The emission interval is rounded
@@ -49,12 +49,12 @@ func RateOf(perSecond float64) (Rate, error) {
 	if perSecond > 1e9 || ns > float64(maxSpan) {
 		return Rate{}, fmt.Errorf("core: rate %v per second is outside [1/36y, 1e9/s]: %w", perSecond, ErrInvalidConfig)
 	}
-	return Rate{Limit: 1, Period: time.Duration(ns)}, nil
+	return Rate{Count: 1, Period: time.Duration(ns)}, nil
 }
 
 func (r Rate) validate(what string) error {
-	if r.Limit <= 0 {
-		return fmt.Errorf("core: %s: rate limit %d must be > 0: %w", what, r.Limit, ErrInvalidConfig)
+	if r.Count <= 0 {
+		return fmt.Errorf("core: %s: rate count %d must be > 0: %w", what, r.Count, ErrInvalidConfig)
 	}
 	if r.Period <= 0 || int64(r.Period) > maxSpan {
 		return fmt.Errorf("core: %s: rate period %v must be in (0, 36y]: %w", what, r.Period, ErrInvalidConfig)
@@ -62,20 +62,20 @@ func (r Rate) validate(what string) error {
 	return nil
 }
 
-// Interval returns the emission interval Period/Limit, rounded up to a whole
+// Interval returns the emission interval Period/Count, rounded up to a whole
 // nanosecond so that the rate granted never exceeds r: the spacing the
 // algorithms use. It is 0 for an invalid Rate.
 func (r Rate) Interval() time.Duration {
-	if r.Limit <= 0 || r.Period <= 0 {
+	if r.Count <= 0 || r.Period <= 0 {
 		return 0
 	}
 	p := int64(r.Period)
-	return time.Duration(p/r.Limit + btoi(p%r.Limit != 0))
+	return time.Duration(p/r.Count + btoi(p%r.Count != 0))
 }
 
 // PerSecond returns r as a float64 number of events per second, as
 // x/time/rate's Limit.
-func (r Rate) PerSecond() float64 { return float64(r.Limit) / r.Period.Seconds() }
+func (r Rate) PerSecond() float64 { return float64(r.Count) / r.Period.Seconds() }
 
 func btoi(b bool) int64 {
 	if b {

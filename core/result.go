@@ -3,6 +3,8 @@ package core
 import (
 	"math"
 	"time"
+
+	"github.com/floodgate-go/floodgate/core/store"
 )
 
 // Never is the RetryAfter of a request that can never pass: its cost exceeds
@@ -10,7 +12,7 @@ import (
 const Never = time.Duration(math.MaxInt64)
 
 // MaxLimits is the most limits one [Policy] may hold.
-const MaxLimits = 4
+const MaxLimits = store.MaxLimits
 
 // LimitResult is one limit's part of a decision.
 type LimitResult struct {
@@ -50,10 +52,10 @@ type LimitResult struct {
 type Result struct {
 	// Allowed reports whether every limit of the policy admitted the request.
 	Allowed bool
-	// Name, Limit, Window, Remaining and ResetAfter are the binding limit's
+	// Name, Quota, Window, Remaining and ResetAfter are the binding limit's
 	// Name, Quota, Window, Remaining and ResetAfter.
 	Name       string
-	Limit      int64
+	Quota      int64
 	Window     time.Duration
 	Remaining  int64
 	ResetAfter time.Duration
@@ -67,8 +69,7 @@ type Result struct {
 
 	at     int64 // Unix nanoseconds the decision was made at
 	policy *Policy
-	taken  bool  // the cost was consumed (a Refund may give it back)
-	bind   uint8 // index of the binding limit
+	taken  bool // the cost was consumed (a Refund may give it back)
 	// id names a consuming decision (0 for anything else); kh is the key's
 	// hash and owner the limiter that decided. Refund gives back a
 	// decision at most once, to the key and limiter that took it. With
@@ -131,8 +132,7 @@ func (r *Result) AppendLimits(dst []LimitResult) []LimitResult {
 // set fills the top-level fields from the outcome of limit i.
 func (r *Result) set(i int, o *outcome) {
 	l := &r.policy.limits[i]
-	r.bind = uint8(i)
-	r.Allowed, r.Name, r.Limit, r.Window = o.allowed, l.Name, l.quota, l.window
+	r.Allowed, r.Name, r.Quota, r.Window = o.allowed, l.Name, l.quota, l.window
 	r.Remaining, r.ResetAfter = o.remaining, time.Duration(o.resetAfter)
 	r.RetryAfter, r.Delay = time.Duration(o.retryAfter), time.Duration(o.delay)
 }

@@ -47,7 +47,7 @@ func TestRollingWindowQuotaAndPeriodCap(t *testing.T) {
 		assert.Equal(t, s.remaining, r.Remaining, s.name)
 		assert.Equal(t, s.reset, r.ResetAfter, s.name)
 		assert.Equal(t, s.retry, r.RetryAfter, s.name)
-		assert.Equal(t, int64(6), r.Limit, s.name)
+		assert.Equal(t, int64(6), r.Quota, s.name)
 		assert.Equal(t, 4*time.Second, r.Limits()[0].Window, s.name)
 	}
 }

@@ -5,36 +5,36 @@ import (
 	"time"
 )
 
-// MaxSlidingLogLimit is the largest Limit of a [SlidingLog]. Its state is
-// Limit+3 words per key (512 KiB at this limit); use [SlidingWindow] or
+// MaxSlidingLogQuota is the largest Quota of a [SlidingLog]. Its state is
+// Quota+3 words per key (512 KiB at this limit); use [SlidingWindow] or
 // [RollingWindow], whose state does not grow with the limit, for larger ones.
-const MaxSlidingLogLimit = 1 << 16
+const MaxSlidingLogQuota = 1 << 16
 
-// SlidingLog admits at most Limit units in any trailing Window, exactly: a
+// SlidingLog admits at most Quota units in any trailing Window, exactly: a
 // request of cost c at now is admitted when the units admitted in
-// (now − Window, now] plus c are at most Limit.
+// (now − Window, now] plus c are at most Quota.
 //
-// It keeps a log of the instants of the last Limit units per key, one entry
-// per unit of cost: Limit+3 words (a ring of Limit timestamps, the index of
+// It keeps a log of the instants of the last Quota units per key, one entry
+// per unit of cost: Quota+3 words (a ring of Quota timestamps, the index of
 // the oldest, the number of entries and the latest instant logged), so
-// Limit is at most [MaxSlidingLogLimit]. An entry of instant t counts while now − t < Window.
+// Quota is at most [MaxSlidingLogQuota]. An entry of instant t counts while now − t < Window.
 //
 // A denied request can pass when enough entries have expired: RetryAfter is
-// the exact time until the (n+c−Limit)-th oldest of the n counted entries
-// expires, or [Never] when c exceeds Limit. ResetAfter is the time until the
-// newest entry expires; Remaining is Limit minus the counted entries.
+// the exact time until the (n+c−Quota)-th oldest of the n counted entries
+// expires, or [Never] when c exceeds Quota. ResetAfter is the time until the
+// newest entry expires; Remaining is Quota minus the counted entries.
 //
 // With CountRejected, denied attempts are logged too (one entry per unit of
 // cost, at the instant the attempt is decided at), so a client that keeps
-// hammering stays denied until it slows down below Limit per Window: the
+// hammering stays denied until it slows down below Quota per Window: the
 // limit then bounds attempted units rather than admitted ones. The rule, the
 // same in every store: every attempt the policy denies is logged, whichever
 // of its limits denied it, unless some limit of the policy can never grant
-// its cost (RetryAfter [Never], such as a cost above Limit): such an
+// its cost (RetryAfter [Never], such as a cost above Quota): such an
 // attempt says nothing about the client's rate. When the log is full the
-// new entries overwrite the oldest. Keeping only the Limit newest entries
+// new entries overwrite the oldest. Keeping only the Quota newest entries
 // decides exactly as the whole log would: the dropped entries are older than
-// every kept one, so while any of them still counts all Limit kept ones
+// every kept one, so while any of them still counts all Quota kept ones
 // count too and any request (of cost ≥ 1) is denied either way; once they
 // have all expired the kept entries are the whole log.
 //
@@ -58,9 +58,9 @@ const MaxSlidingLogLimit = 1 << 16
 // Entries of a take decided at a stale now were logged at a later instant
 // and are not found: refunds err towards admitting less.
 type SlidingLog struct {
-	// Limit is the most units admitted in any trailing Window, in
-	// [1, MaxSlidingLogLimit].
-	Limit int64
+	// Quota is the most units admitted in any trailing Window, in
+	// [1, MaxSlidingLogQuota].
+	Quota int64
 	// Window is the length of the trailing window, in (0, 36 years].
 	Window time.Duration
 	// CountRejected logs denied attempts as well as admitted ones.
@@ -71,14 +71,14 @@ type SlidingLog struct {
 func (s SlidingLog) Validate() error { _, err := s.compile(); return err }
 
 func (s SlidingLog) compile() (stepper, error) {
-	if s.Limit < 1 || s.Limit > MaxSlidingLogLimit {
-		return nil, fmt.Errorf("core: SlidingLog: limit %d must be in [1, %d] (use SlidingWindow or RollingWindow for larger limits): %w",
-			s.Limit, MaxSlidingLogLimit, ErrInvalidConfig)
+	if s.Quota < 1 || s.Quota > MaxSlidingLogQuota {
+		return nil, fmt.Errorf("core: SlidingLog: quota %d must be in [1, %d] (use SlidingWindow or RollingWindow for larger quotas): %w",
+			s.Quota, MaxSlidingLogQuota, ErrInvalidConfig)
 	}
 	if err := validWindow("SlidingLog", s.Window); err != nil {
 		return nil, err
 	}
-	return &slidingLogStep{limit: s.Limit, window: int64(s.Window), countRejected: s.CountRejected}, nil
+	return &slidingLogStep{limit: s.Quota, window: int64(s.Window), countRejected: s.CountRejected}, nil
 }
 
 // slidingLogStep keeps st[0], the ring index of the oldest entry, st[1],

@@ -154,7 +154,7 @@ func TestSlidingLogPoliciesMatchBruteForce(t *testing.T) {
 		for i := 0; i < n; i++ {
 			m := &slBrute{limit: 1 + rng.Int64N(6), window: (1 + rng.Int64N(8)) * int64(time.Second), countRejected: rng.IntN(2) == 0}
 			ms = append(ms, m)
-			limits = append(limits, core.Limit{Name: fmt.Sprint("l", i), Algorithm: core.SlidingLog{Limit: m.limit, Window: time.Duration(m.window), CountRejected: m.countRejected}})
+			limits = append(limits, core.Limit{Name: fmt.Sprint("l", i), Algorithm: core.SlidingLog{Quota: m.limit, Window: time.Duration(m.window), CountRejected: m.countRejected}})
 		}
 		anyCR := false
 		for _, m := range ms {
@@ -178,7 +178,7 @@ func TestSlidingLogPoliciesMatchBruteForce(t *testing.T) {
 			clk.Set(time.Unix(0, now))
 			// Refunds only where no log counts rejected attempts: a
 			// refund there may remove entries of denied attempts at the
-			// same instant, which the ring (the newest Limit entries)
+			// same instant, which the ring (the newest Quota entries)
 			// and the whole log count differently (left to the refund
 			// rules).
 			if !anyCR && len(taken) > 0 && rng.IntN(6) == 0 {
@@ -255,7 +255,7 @@ func TestSlidingLogLaggingClockAfterRefund(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	clk := coretest.NewClock(t0)
-	l := newLimiter(t, clk, core.Limit{Name: "x", Algorithm: core.SlidingLog{Limit: 2, Window: 10 * time.Second}})
+	l := newLimiter(t, clk, core.Limit{Name: "x", Algorithm: core.SlidingLog{Quota: 2, Window: 10 * time.Second}})
 	clk.Set(t0.Add(20 * time.Second))
 	a, err := l.Allow(ctx, "k")
 	require.NoError(t, err)
@@ -280,7 +280,7 @@ func TestSlidingLogCountRejectedReportsTheLoggedAttempt(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	clk := coretest.NewClock(t0)
-	l := newLimiter(t, clk, core.Limit{Name: "x", Algorithm: core.SlidingLog{Limit: 4, Window: 10 * time.Second, CountRejected: true}})
+	l := newLimiter(t, clk, core.Limit{Name: "x", Algorithm: core.SlidingLog{Quota: 4, Window: 10 * time.Second, CountRejected: true}})
 	r, err := l.AllowN(ctx, "k", 3)
 	require.NoError(t, err)
 	require.True(t, r.Allowed)
@@ -302,8 +302,8 @@ func TestSlidingLogCountRejectedLogsOtherLimitsDenials(t *testing.T) {
 	ctx := context.Background()
 	clk := coretest.NewClock(t0)
 	l := newLimiter(t, clk,
-		core.Limit{Name: "log", Algorithm: core.SlidingLog{Limit: 3, Window: 10 * time.Second, CountRejected: true}},
-		core.Limit{Name: "fixed", Algorithm: core.FixedWindow{Limit: 1, Window: time.Second}})
+		core.Limit{Name: "log", Algorithm: core.SlidingLog{Quota: 3, Window: 10 * time.Second, CountRejected: true}},
+		core.Limit{Name: "fixed", Algorithm: core.FixedWindow{Quota: 1, Window: time.Second}})
 	r, err := l.Allow(ctx, "k")
 	require.NoError(t, err)
 	require.True(t, r.Allowed)

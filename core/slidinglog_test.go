@@ -15,7 +15,7 @@ import (
 
 func TestSlidingLogTrailingWindow(t *testing.T) {
 	t.Parallel()
-	l, clk := winLimiter(t, core.SlidingLog{Limit: 3, Window: 10 * time.Second})
+	l, clk := winLimiter(t, core.SlidingLog{Quota: 3, Window: 10 * time.Second})
 	steps := []struct {
 		name      string
 		at        time.Duration // from t0
@@ -41,14 +41,14 @@ func TestSlidingLogTrailingWindow(t *testing.T) {
 		assert.Equal(t, s.remaining, r.Remaining, s.name)
 		assert.Equal(t, s.reset, r.ResetAfter, s.name)
 		assert.Equal(t, s.retry, r.RetryAfter, s.name)
-		assert.Equal(t, int64(3), r.Limit, s.name)
+		assert.Equal(t, int64(3), r.Quota, s.name)
 	}
 }
 
 func TestSlidingLogNoBoundaryBurst(t *testing.T) {
 	t.Parallel()
-	// Unlike FixedWindow, no interval of a window admits more than Limit.
-	l, clk := winLimiter(t, core.SlidingLog{Limit: 5, Window: time.Minute})
+	// Unlike FixedWindow, no interval of a window admits more than Quota.
+	l, clk := winLimiter(t, core.SlidingLog{Quota: 5, Window: time.Minute})
 	boundary := t0.Truncate(time.Minute).Add(time.Minute)
 	admitted := 0
 	for i := range 10 {
@@ -63,7 +63,7 @@ func TestSlidingLogCountRejected(t *testing.T) {
 	t.Parallel()
 	// A client sending 1 request per second against 5 per 10 s.
 	hammer := func(countRejected bool) (admitted int) {
-		l, clk := winLimiter(t, core.SlidingLog{Limit: 5, Window: 10 * time.Second, CountRejected: countRejected})
+		l, clk := winLimiter(t, core.SlidingLog{Quota: 5, Window: 10 * time.Second, CountRejected: countRejected})
 		for i := range 100 {
 			if winTake(t, l, clk, t0.Add(time.Duration(i)*time.Second), "k", 1).Allowed {
 				admitted++
@@ -78,7 +78,7 @@ func TestSlidingLogCountRejected(t *testing.T) {
 
 	// A client that waits RetryAfter after each denial gets through: the
 	// wait includes its own logged attempt.
-	l, clk := winLimiter(t, core.SlidingLog{Limit: 3, Window: 10 * time.Second, CountRejected: true})
+	l, clk := winLimiter(t, core.SlidingLog{Quota: 3, Window: 10 * time.Second, CountRejected: true})
 	var at time.Time
 	for i := range 3 {
 		require.True(t, winTake(t, l, clk, t0.Add(time.Duration(i)*time.Second), "k", 1).Allowed)
@@ -96,7 +96,7 @@ func TestSlidingLogCountRejected(t *testing.T) {
 	assert.True(t, winTake(t, l, clk, at.Add(r.RetryAfter), "k", 1).Allowed)
 
 	// A cost above half the limit waits for its own attempt to expire.
-	l, clk = winLimiter(t, core.SlidingLog{Limit: 3, Window: 10 * time.Second, CountRejected: true})
+	l, clk = winLimiter(t, core.SlidingLog{Quota: 3, Window: 10 * time.Second, CountRejected: true})
 	require.True(t, winTake(t, l, clk, t0, "k", 2).Allowed)
 	r = winTake(t, l, clk, t0.Add(time.Second), "k", 2)
 	require.False(t, r.Allowed)
@@ -104,7 +104,7 @@ func TestSlidingLogCountRejected(t *testing.T) {
 	winCheckRetry(t, l, clk, t0.Add(time.Second), "k", 2, r)
 
 	// An attempt that can never pass is not logged.
-	l, clk = winLimiter(t, core.SlidingLog{Limit: 3, Window: 10 * time.Second, CountRejected: true})
+	l, clk = winLimiter(t, core.SlidingLog{Quota: 3, Window: 10 * time.Second, CountRejected: true})
 	require.True(t, winTake(t, l, clk, t0, "k", 1).Allowed)
 	r = winTake(t, l, clk, t0, "k", 4)
 	assert.Equal(t, core.Never, r.RetryAfter)
@@ -113,7 +113,7 @@ func TestSlidingLogCountRejected(t *testing.T) {
 
 func TestSlidingLogStaleNow(t *testing.T) {
 	t.Parallel()
-	l, clk := winLimiter(t, core.SlidingLog{Limit: 2, Window: 10 * time.Second})
+	l, clk := winLimiter(t, core.SlidingLog{Quota: 2, Window: 10 * time.Second})
 	require.True(t, winTake(t, l, clk, t0.Add(5*time.Second), "k", 1).Allowed)
 	// A caller 3 s behind is decided and logged as of 5 s.
 	r := winTake(t, l, clk, t0.Add(2*time.Second), "k", 1)
@@ -130,7 +130,7 @@ func TestSlidingLogStaleNow(t *testing.T) {
 func TestSlidingLogRefund(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	l, clk := winLimiter(t, core.SlidingLog{Limit: 4, Window: 10 * time.Second})
+	l, clk := winLimiter(t, core.SlidingLog{Quota: 4, Window: 10 * time.Second})
 	a := winTake(t, l, clk, t0, "k", 2)
 	b := winTake(t, l, clk, t0.Add(time.Second), "k", 1)
 	c := winTake(t, l, clk, t0.Add(2*time.Second), "k", 1)
@@ -167,7 +167,7 @@ func TestSlidingLogRefund(t *testing.T) {
 	// A take and its refund at the same instant leave a key that decides
 	// as a fresh one from that instant on, but keeps the instant for a
 	// window (time does not move back for a lagging caller).
-	s, err := core.NewProbe(core.SlidingLog{Limit: 3, Window: 10 * time.Second})
+	s, err := core.NewProbe(core.SlidingLog{Quota: 3, Window: 10 * time.Second})
 	require.NoError(t, err)
 	st := make([]int64, s.Words())
 	now := t0.UnixNano()
@@ -179,21 +179,21 @@ func TestSlidingLogRefund(t *testing.T) {
 
 func TestSlidingLogLargestLimit(t *testing.T) {
 	t.Parallel()
-	l, clk := winLimiter(t, core.SlidingLog{Limit: core.MaxSlidingLogLimit, Window: time.Minute})
-	require.True(t, winTake(t, l, clk, t0, "k", core.MaxSlidingLogLimit-1).Allowed)
+	l, clk := winLimiter(t, core.SlidingLog{Quota: core.MaxSlidingLogQuota, Window: time.Minute})
+	require.True(t, winTake(t, l, clk, t0, "k", core.MaxSlidingLogQuota-1).Allowed)
 	require.True(t, winTake(t, l, clk, t0.Add(time.Second), "k", 1).Allowed)
 	r := winTake(t, l, clk, t0.Add(2*time.Second), "k", 2)
 	require.False(t, r.Allowed)
 	assert.Equal(t, 58*time.Second, r.RetryAfter)
 	winCheckRetry(t, l, clk, t0.Add(2*time.Second), "k", 2, r)
-	r = winTake(t, l, clk, t0.Add(time.Minute), "k", core.MaxSlidingLogLimit-1)
+	r = winTake(t, l, clk, t0.Add(time.Minute), "k", core.MaxSlidingLogQuota-1)
 	assert.True(t, r.Allowed)
 	assert.Equal(t, int64(0), r.Remaining)
 }
 
 func TestSlidingLogNever(t *testing.T) {
 	t.Parallel()
-	l, clk := winLimiter(t, core.SlidingLog{Limit: 3, Window: time.Second})
+	l, clk := winLimiter(t, core.SlidingLog{Quota: 3, Window: time.Second})
 	r := winTake(t, l, clk, t0, "k", 4)
 	assert.False(t, r.Allowed)
 	assert.Equal(t, core.Never, r.RetryAfter)
@@ -207,28 +207,28 @@ func TestSlidingLogNever(t *testing.T) {
 func TestSlidingLogValidate(t *testing.T) {
 	t.Parallel()
 	winInvalid(t, map[string]core.Algorithm{
-		"minimal":       core.SlidingLog{Limit: 1, Window: 1},
-		"largest limit": core.SlidingLog{Limit: core.MaxSlidingLogLimit, Window: time.Hour},
-		"36 years":      core.SlidingLog{Limit: 10, Window: time.Duration(1) << 60},
+		"minimal":       core.SlidingLog{Quota: 1, Window: 1},
+		"largest limit": core.SlidingLog{Quota: core.MaxSlidingLogQuota, Window: time.Hour},
+		"36 years":      core.SlidingLog{Quota: 10, Window: time.Duration(1) << 60},
 	}, map[string]core.Algorithm{
 		"zero":            core.SlidingLog{},
 		"zero limit":      core.SlidingLog{Window: time.Second},
-		"negative limit":  core.SlidingLog{Limit: -1, Window: time.Second},
-		"limit too large": core.SlidingLog{Limit: core.MaxSlidingLogLimit + 1, Window: time.Second},
-		"zero window":     core.SlidingLog{Limit: 1},
-		"negative window": core.SlidingLog{Limit: 1, Window: -1},
-		"window too long": core.SlidingLog{Limit: 1, Window: time.Duration(1)<<61 + 1},
+		"negative limit":  core.SlidingLog{Quota: -1, Window: time.Second},
+		"limit too large": core.SlidingLog{Quota: core.MaxSlidingLogQuota + 1, Window: time.Second},
+		"zero window":     core.SlidingLog{Quota: 1},
+		"negative window": core.SlidingLog{Quota: 1, Window: -1},
+		"window too long": core.SlidingLog{Quota: 1, Window: time.Duration(1)<<61 + 1},
 	})
-	p, err := core.Single("big", core.SlidingLog{Limit: core.MaxSlidingLogLimit, Window: time.Second})
+	p, err := core.Single("big", core.SlidingLog{Quota: core.MaxSlidingLogQuota, Window: time.Second})
 	require.NoError(t, err)
-	assert.Equal(t, core.MaxSlidingLogLimit+3, p.StateWords())
+	assert.Equal(t, core.MaxSlidingLogQuota+3, p.StateWords())
 }
 
 func TestSlidingLogIdleAt(t *testing.T) {
 	t.Parallel()
 	for _, cr := range []bool{false, true} {
-		winCheckIdleAt(t, core.SlidingLog{Limit: 5, Window: 10 * time.Second, CountRejected: cr}, 10*time.Second, 6, 1500)
-		winCheckIdleAt(t, core.SlidingLog{Limit: 2, Window: 5, CountRejected: cr}, 5, 3, 500)
+		winCheckIdleAt(t, core.SlidingLog{Quota: 5, Window: 10 * time.Second, CountRejected: cr}, 10*time.Second, 6, 1500)
+		winCheckIdleAt(t, core.SlidingLog{Quota: 2, Window: 5, CountRejected: cr}, 5, 3, 500)
 	}
 }
 
@@ -323,7 +323,7 @@ func TestSlidingLogRandomSchedules(t *testing.T) {
 			window = time.Duration(1 + rng.Int64N(20)) // nanoseconds
 		}
 		cr := rng.IntN(3) == 0
-		l := ls.get(core.SlidingLog{Limit: limit, Window: window, CountRejected: cr})
+		l := ls.get(core.SlidingLog{Quota: limit, Window: window, CountRejected: cr})
 		clk := ls.clk
 		m := &slModel{limit: limit, window: int64(window), countRejected: cr}
 		refunds := !cr && rng.IntN(2) == 0

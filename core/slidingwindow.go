@@ -6,7 +6,7 @@ import (
 	"time"
 )
 
-// SlidingWindow approximates a sliding log of Limit units per Window with two
+// SlidingWindow approximates a sliding log of Quota units per Window with two
 // counters, as Cloudflare does: windows are aligned to the Unix epoch and,
 // elapsed being the time since the current window started, the units taken
 // in the trailing Window are estimated as
@@ -15,17 +15,17 @@ import (
 //
 // where prev and curr are the units admitted in the previous and the current
 // window: as if the previous window's units had been spread evenly over it.
-// A request of cost c is admitted when estimate + c ≤ Limit. The comparison
+// A request of cost c is admitted when estimate + c ≤ Quota. The comparison
 // is exact, in integers (128-bit products, no floating point).
 //
 // It keeps three words per key whatever the limit: prev, curr and the
 // current window's start.
 //
 // The estimate is not a bound: over a trailing Window it may admit somewhat
-// more or less than Limit when the previous window's units were not evenly
-// spread (within one window it never admits more than Limit). Measured
+// more or less than Quota when the previous window's units were not evenly
+// spread (within one window it never admits more than Quota). Measured
 // against an exact [SlidingLog] on synthetic Poisson traffic (10,000 keys,
-// Limit 10 per 10 s, each key sending for six windows at a rate drawn
+// Quota 10 per 10 s, each key sending for six windows at a rate drawn
 // uniformly from 0.5 to 2 times the limit, 751,150 requests):
 //
 //   - 26.5% of the decisions taken on the same history (the estimate over
@@ -43,8 +43,8 @@ import (
 //
 // A denied request can pass when the estimate has dropped enough: RetryAfter
 // is the exact first instant at which it would be admitted (possibly two
-// windows ahead), or [Never] when c exceeds Limit. ResetAfter is the time
-// until the estimate reaches 0; Remaining is ⌊Limit − estimate⌋.
+// windows ahead), or [Never] when c exceeds Quota. ResetAfter is the time
+// until the estimate reaches 0; Remaining is ⌊Quota − estimate⌋.
 //
 // The estimate only falls as time passes within a window, so a caller whose
 // now is older than the newest one seen is decided more strictly. A now
@@ -57,8 +57,8 @@ import (
 // start is refunded from an older window than it was counted in, which
 // credits less, never more.
 type SlidingWindow struct {
-	// Limit is the most units the estimate admits, ≥ 1.
-	Limit int64
+	// Quota is the most units the estimate admits, ≥ 1.
+	Quota int64
 	// Window is the length of a window, in (0, 36 years].
 	Window time.Duration
 }
@@ -67,13 +67,13 @@ type SlidingWindow struct {
 func (s SlidingWindow) Validate() error { _, err := s.compile(); return err }
 
 func (s SlidingWindow) compile() (stepper, error) {
-	if s.Limit < 1 {
-		return nil, fmt.Errorf("core: SlidingWindow: limit %d must be ≥ 1: %w", s.Limit, ErrInvalidConfig)
+	if s.Quota < 1 {
+		return nil, fmt.Errorf("core: SlidingWindow: quota %d must be ≥ 1: %w", s.Quota, ErrInvalidConfig)
 	}
 	if err := validWindow("SlidingWindow", s.Window); err != nil {
 		return nil, err
 	}
-	return &slidingWindowStep{limit: s.Limit, window: int64(s.Window)}, nil
+	return &slidingWindowStep{limit: s.Quota, window: int64(s.Window)}, nil
 }
 
 // slidingWindowStep keeps st[0] = prev, st[1] = curr and st[2] = the current

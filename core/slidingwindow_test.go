@@ -15,7 +15,7 @@ import (
 
 func TestSlidingWindowEstimate(t *testing.T) {
 	t.Parallel()
-	l, clk := winLimiter(t, core.SlidingWindow{Limit: 10, Window: 10 * time.Second})
+	l, clk := winLimiter(t, core.SlidingWindow{Quota: 10, Window: 10 * time.Second})
 	steps := []struct {
 		name      string
 		at        time.Duration // from fwStart, a window start
@@ -46,14 +46,14 @@ func TestSlidingWindowEstimate(t *testing.T) {
 		assert.Equal(t, s.remaining, r.Remaining, s.name)
 		assert.Equal(t, s.reset, r.ResetAfter, s.name)
 		assert.Equal(t, s.retry, r.RetryAfter, s.name)
-		assert.Equal(t, int64(10), r.Limit, s.name)
+		assert.Equal(t, int64(10), r.Quota, s.name)
 	}
 }
 
 func TestSlidingWindowRetryTwoWindowsAhead(t *testing.T) {
 	t.Parallel()
-	// A cost of Limit must wait until both counters are 0.
-	l, clk := winLimiter(t, core.SlidingWindow{Limit: 4, Window: 10 * time.Second})
+	// A cost of Quota must wait until both counters are 0.
+	l, clk := winLimiter(t, core.SlidingWindow{Quota: 4, Window: 10 * time.Second})
 	at := fwStart.Add(9 * time.Second)
 	require.True(t, winTake(t, l, clk, at, "k", 2).Allowed)
 	r := winTake(t, l, clk, at, "k", 4)
@@ -69,7 +69,7 @@ func TestSlidingWindowRetryTwoWindowsAhead(t *testing.T) {
 
 func TestSlidingWindowStaleNow(t *testing.T) {
 	t.Parallel()
-	l, clk := winLimiter(t, core.SlidingWindow{Limit: 10, Window: 10 * time.Second})
+	l, clk := winLimiter(t, core.SlidingWindow{Quota: 10, Window: 10 * time.Second})
 	require.True(t, winTake(t, l, clk, fwStart.Add(5*time.Second), "k", 6).Allowed)
 	require.True(t, winTake(t, l, clk, fwStart.Add(15*time.Second), "k", 1).Allowed)
 	// At 15 s the estimate is 6·0.5 + 1 = 4. A caller at 12 s sees
@@ -92,7 +92,7 @@ func TestSlidingWindowStaleNow(t *testing.T) {
 func TestSlidingWindowRefund(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	l, clk := winLimiter(t, core.SlidingWindow{Limit: 10, Window: 10 * time.Second})
+	l, clk := winLimiter(t, core.SlidingWindow{Quota: 10, Window: 10 * time.Second})
 	a := winTake(t, l, clk, fwStart.Add(5*time.Second), "k", 6)
 	b := winTake(t, l, clk, fwStart.Add(15*time.Second), "k", 4)
 	require.True(t, a.Allowed && b.Allowed)
@@ -116,7 +116,7 @@ func TestSlidingWindowRefund(t *testing.T) {
 	assert.False(t, r.Allowed)
 
 	// A take and its refund at the same instant leave a fresh key.
-	s, err := core.NewProbe(core.SlidingWindow{Limit: 3, Window: 10 * time.Second})
+	s, err := core.NewProbe(core.SlidingWindow{Quota: 3, Window: 10 * time.Second})
 	require.NoError(t, err)
 	st := make([]int64, s.Words())
 	now := t0.UnixNano()
@@ -127,7 +127,7 @@ func TestSlidingWindowRefund(t *testing.T) {
 
 func TestSlidingWindowNever(t *testing.T) {
 	t.Parallel()
-	l, clk := winLimiter(t, core.SlidingWindow{Limit: 3, Window: time.Second})
+	l, clk := winLimiter(t, core.SlidingWindow{Quota: 3, Window: time.Second})
 	r := winTake(t, l, clk, t0, "k", 4)
 	assert.False(t, r.Allowed)
 	assert.Equal(t, core.Never, r.RetryAfter)
@@ -141,23 +141,23 @@ func TestSlidingWindowNever(t *testing.T) {
 func TestSlidingWindowValidate(t *testing.T) {
 	t.Parallel()
 	winInvalid(t, map[string]core.Algorithm{
-		"minimal":    core.SlidingWindow{Limit: 1, Window: 1},
-		"huge limit": core.SlidingWindow{Limit: math.MaxInt64, Window: time.Duration(1) << 60},
+		"minimal":    core.SlidingWindow{Quota: 1, Window: 1},
+		"huge limit": core.SlidingWindow{Quota: math.MaxInt64, Window: time.Duration(1) << 60},
 	}, map[string]core.Algorithm{
 		"zero":            core.SlidingWindow{},
 		"zero limit":      core.SlidingWindow{Window: time.Second},
-		"negative limit":  core.SlidingWindow{Limit: -1, Window: time.Second},
-		"zero window":     core.SlidingWindow{Limit: 1},
-		"negative window": core.SlidingWindow{Limit: 1, Window: -1},
-		"window too long": core.SlidingWindow{Limit: 1, Window: time.Duration(1)<<61 + 1},
+		"negative limit":  core.SlidingWindow{Quota: -1, Window: time.Second},
+		"zero window":     core.SlidingWindow{Quota: 1},
+		"negative window": core.SlidingWindow{Quota: 1, Window: -1},
+		"window too long": core.SlidingWindow{Quota: 1, Window: time.Duration(1)<<61 + 1},
 	})
 }
 
 func TestSlidingWindowIdleAt(t *testing.T) {
 	t.Parallel()
-	winCheckIdleAt(t, core.SlidingWindow{Limit: 5, Window: 10 * time.Second}, 10*time.Second, 6, 1500)
-	winCheckIdleAt(t, core.SlidingWindow{Limit: 2, Window: 3}, 3, 3, 500)
-	winCheckIdleAt(t, core.SlidingWindow{Limit: math.MaxInt64 / 3, Window: 1 << 55}, 1<<55, math.MaxInt64/12, 500)
+	winCheckIdleAt(t, core.SlidingWindow{Quota: 5, Window: 10 * time.Second}, 10*time.Second, 6, 1500)
+	winCheckIdleAt(t, core.SlidingWindow{Quota: 2, Window: 3}, 3, 3, 500)
+	winCheckIdleAt(t, core.SlidingWindow{Quota: math.MaxInt64 / 3, Window: 1 << 55}, 1<<55, math.MaxInt64/12, 500)
 }
 
 // swModel is SlidingWindow's definition in exact rational arithmetic
@@ -232,7 +232,7 @@ func TestSlidingWindowRandomSchedules(t *testing.T) {
 			limit = math.MaxInt64 - 1 - rng.Int64N(1<<40)
 			window = time.Duration(1<<55 - rng.Int64N(1<<40))
 		}
-		l := ls.get(core.SlidingWindow{Limit: limit, Window: window})
+		l := ls.get(core.SlidingWindow{Quota: limit, Window: window})
 		clk := ls.clk
 		m := &swModel{limit: limit, window: int64(window), counts: map[int64]int64{}}
 		at := t0.Add(time.Duration(rng.Int64N(int64(window))))
@@ -329,9 +329,9 @@ func swMeasure(t *testing.T, lo, hi float64, seed uint64) (m swVersusSL) {
 		limit  = 10
 		window = int64(10 * time.Second)
 	)
-	sw, err := core.NewProbe(core.SlidingWindow{Limit: limit, Window: time.Duration(window)})
+	sw, err := core.NewProbe(core.SlidingWindow{Quota: limit, Window: time.Duration(window)})
 	require.NoError(t, err)
-	sl, err := core.NewProbe(core.SlidingLog{Limit: limit, Window: time.Duration(window)})
+	sl, err := core.NewProbe(core.SlidingLog{Quota: limit, Window: time.Duration(window)})
 	require.NoError(t, err)
 	rng := rand.New(rand.NewPCG(2026, seed))
 	st1, st2 := make([]int64, sw.Words()), make([]int64, sl.Words())

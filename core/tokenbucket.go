@@ -12,7 +12,7 @@ import (
 //
 // It decides exactly as golang.org/x/time/rate does: every request is
 // decided like Limiter.AllowN(now, cost) of rate.NewLimiter(
-// rate.Limit(float64(Rate.Limit)/Rate.Period.Seconds()), int(Burst)), with
+// rate.Limit(float64(Rate.Count)/Rate.Period.Seconds()), int(Burst)), with
 // the same float64 arithmetic. The tokens are a float64 count, refilled by
 // elapsed.Seconds()·(events per second) at each decision and capped at
 // Burst; and, as in x/time/rate, a request whose shortfall would refill in
@@ -41,7 +41,7 @@ import (
 // arithmetic that decides, so that the request passes at now+RetryAfter and
 // not one nanosecond earlier. A cost above Burst never passes (RetryAfter is
 // [Never]). The quota is Burst per Burst emission intervals
-// (Rate.Period/Rate.Limit rounded up to a nanosecond).
+// (Rate.Period/Rate.Count rounded up to a nanosecond).
 //
 // Refund puts the cost back into the bucket, up to Burst at most: tokens
 // that the refill has replaced since are not given twice. A take and a
@@ -51,19 +51,19 @@ import (
 type TokenBucket struct {
 	Rate Rate
 	// Burst is the bucket's capacity, the most granted at once; 0 means
-	// Rate.Limit.
+	// Rate.Count.
 	Burst int64
 }
 
 // Validate reports whether b is usable: Rate must be valid, Burst ≥ 0, and
-// refilling an empty bucket (Burst·Rate.Period/Rate.Limit) must take at most
+// refilling an empty bucket (Burst·Rate.Period/Rate.Count) must take at most
 // about 36 years.
 func (b TokenBucket) Validate() error { _, err := b.compile(); return err }
 
-// WithDefaults returns b with a zero Burst replaced by Rate.Limit.
+// WithDefaults returns b with a zero Burst replaced by Rate.Count.
 func (b TokenBucket) WithDefaults() TokenBucket {
 	if b.Burst == 0 {
-		b.Burst = b.Rate.Limit
+		b.Burst = b.Rate.Count
 	}
 	return b
 }

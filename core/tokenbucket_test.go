@@ -43,7 +43,7 @@ func tbRandomBucket(rng *rand.Rand) core.TokenBucket {
 	}
 	b := core.TokenBucket{Rate: r, Burst: 1 + rng.Int64N(1000)}
 	switch {
-	case rng.IntN(10) == 0 && r.Limit <= 1000:
+	case rng.IntN(10) == 0 && r.Count <= 1000:
 		b.Burst = 0
 	case rng.IntN(3) == 0:
 		b.Burst = 1 + rng.Int64N(10)
@@ -53,20 +53,20 @@ func tbRandomBucket(rng *rand.Rand) core.TokenBucket {
 
 func tbBurst(b core.TokenBucket) int64 {
 	if b.Burst == 0 {
-		return b.Rate.Limit
+		return b.Rate.Count
 	}
 	return b.Burst
 }
 
 // tbFill is the time an empty bucket takes to refill, roughly.
 func tbFill(b core.TokenBucket) time.Duration {
-	return time.Duration(float64(tbBurst(b)) * float64(b.Rate.Period) / float64(b.Rate.Limit))
+	return time.Duration(float64(tbBurst(b)) * float64(b.Rate.Period) / float64(b.Rate.Count))
 }
 
 // tbStep returns a random clock step: often zero, mostly forwards by up to a
 // few emission intervals or a whole refill, sometimes backwards.
 func tbStep(rng *rand.Rand, b core.TokenBucket) time.Duration {
-	iv := max(1, int64(b.Rate.Period)/b.Rate.Limit)
+	iv := max(1, int64(b.Rate.Period)/b.Rate.Count)
 	switch k := rng.IntN(20); {
 	case k < 4:
 		return 0
@@ -135,7 +135,7 @@ func TestTokenBucketMatchesXTimeRate(t *testing.T) {
 		burst := tbBurst(b)
 		clk := coretest.NewClock(t0)
 		l := tbLimiter(t, clk, b)
-		ref := rate.NewLimiter(rate.Limit(float64(b.Rate.Limit)/b.Rate.Period.Seconds()), int(burst))
+		ref := rate.NewLimiter(rate.Limit(float64(b.Rate.Count)/b.Rate.Period.Seconds()), int(burst))
 		now, last := t0, time.Time{} // last: x/time/rate's last admitted instant
 		steps := 1 + rng.IntN(50)
 		for step := range steps {
@@ -281,7 +281,7 @@ func TestTokenBucketStaleNowIsNotCreditedTwice(t *testing.T) {
 
 // ceilRate returns ⌈limit·d/period⌉ exactly.
 func ceilRate(r core.Rate, d time.Duration) int64 {
-	hi, lo := bits.Mul64(uint64(r.Limit), uint64(d))
+	hi, lo := bits.Mul64(uint64(r.Count), uint64(d))
 	q, rem := bits.Div64(hi, lo, uint64(r.Period))
 	if rem != 0 {
 		q++
@@ -291,7 +291,7 @@ func ceilRate(r core.Rate, d time.Duration) int64 {
 
 // floorRate returns ⌊limit·d/period⌋ exactly.
 func floorRate(r core.Rate, d time.Duration) int64 {
-	hi, lo := bits.Mul64(uint64(r.Limit), uint64(d))
+	hi, lo := bits.Mul64(uint64(r.Count), uint64(d))
 	q, _ := bits.Div64(hi, lo, uint64(r.Period))
 	return int64(q)
 }
@@ -308,7 +308,7 @@ type tbTake struct {
 // TestTokenBucketForgivesSubNanosecondShortfall); the bound on the units is
 // strict in exact arithmetic, but not at float64's rounding.
 func tbMost(b core.TokenBucket, d time.Duration) int64 {
-	if b.Rate.Limit < int64(b.Rate.Period) {
+	if b.Rate.Count < int64(b.Rate.Period) {
 		return tbBurst(b) + ceilRate(b.Rate, d)
 	}
 	return tbBurst(b) + floorRate(b.Rate, d+1)
@@ -345,7 +345,7 @@ func TestTokenBucketNeverExceedsRate(t *testing.T) {
 				newest = 0
 				takes = append(takes, tbTake{0, 1})
 			}
-			if b.Rate.Limit < int64(b.Rate.Period) {
+			if b.Rate.Count < int64(b.Rate.Period) {
 				require.Equal(t, min(burst, 60), n, "%+v burst %d", b.Rate, burst)
 			} else {
 				require.LessOrEqual(t, n, most, "%+v burst %d", b.Rate, burst)
@@ -357,7 +357,7 @@ func TestTokenBucketNeverExceedsRate(t *testing.T) {
 			require.True(t, r.Allowed)
 			newest = 0
 			takes = append(takes, tbTake{0, burst})
-			if b.Rate.Limit < int64(b.Rate.Period) {
+			if b.Rate.Count < int64(b.Rate.Period) {
 				r, err = l.Allow(tbCtx, "k")
 				require.NoError(t, err)
 				require.False(t, r.Allowed)
@@ -417,7 +417,7 @@ func TestTokenBucketForgivesSubNanosecondShortfall(t *testing.T) {
 	assert.True(t, ref.AllowN(clk.Now(), 1))
 
 	// 10 per ns, burst 5: 5 + 9 units at once.
-	b := core.TokenBucket{Rate: core.Rate{Limit: 10, Period: 1}, Burst: 5}
+	b := core.TokenBucket{Rate: core.Rate{Count: 10, Period: 1}, Burst: 5}
 	l = tbLimiter(t, clk, b)
 	ref = rate.NewLimiter(rate.Limit(1e10), 5)
 	var n int
@@ -522,7 +522,7 @@ func TestTokenBucketTranscript(t *testing.T) {
 		assert.Equal(t, s.remaining, r.Remaining, "at %v", s.at)
 		assert.Equal(t, s.reset, r.ResetAfter, "at %v", s.at)
 		assert.Equal(t, s.retry, r.RetryAfter, "at %v", s.at)
-		assert.Equal(t, int64(4), r.Limit, "at %v", s.at)
+		assert.Equal(t, int64(4), r.Quota, "at %v", s.at)
 	}
 	r, err := l.Peek(tbCtx, "k", 1)
 	require.NoError(t, err)
@@ -626,16 +626,16 @@ func TestTokenBucketValidate(t *testing.T) {
 		{"burst 1", core.TokenBucket{Rate: core.PerHour(1), Burst: 1}, true},
 		{"zero rate", core.TokenBucket{}, false},
 		{"zero limit", core.TokenBucket{Rate: core.Rate{Period: time.Second}}, false},
-		{"negative limit", core.TokenBucket{Rate: core.Rate{Limit: -1, Period: time.Second}}, false},
-		{"zero period", core.TokenBucket{Rate: core.Rate{Limit: 1}}, false},
-		{"negative period", core.TokenBucket{Rate: core.Rate{Limit: 1, Period: -time.Second}}, false},
-		{"period over 73 years", core.TokenBucket{Rate: core.Rate{Limit: 1, Period: time.Duration(1<<61 + 1)}}, false},
+		{"negative limit", core.TokenBucket{Rate: core.Rate{Count: -1, Period: time.Second}}, false},
+		{"zero period", core.TokenBucket{Rate: core.Rate{Count: 1}}, false},
+		{"negative period", core.TokenBucket{Rate: core.Rate{Count: 1, Period: -time.Second}}, false},
+		{"period over 73 years", core.TokenBucket{Rate: core.Rate{Count: 1, Period: time.Duration(1<<61 + 1)}}, false},
 		{"negative burst", core.TokenBucket{Rate: core.PerSecond(1), Burst: -1}, false},
 		{"refill overflows", core.TokenBucket{Rate: core.PerDay(1), Burst: 1 << 20}, false},
-		{"refill at the bound", core.TokenBucket{Rate: core.Rate{Limit: 1, Period: 1 << 30}, Burst: 1 << 30}, true},
-		{"refill just over", core.TokenBucket{Rate: core.Rate{Limit: 1, Period: 1 << 30}, Burst: 1<<30 + 1}, false},
-		{"huge burst at 1 ns", core.TokenBucket{Rate: core.Rate{Limit: 1, Period: 1}, Burst: math.MaxInt64}, false},
-		{"fast rate", core.TokenBucket{Rate: core.Rate{Limit: math.MaxInt64, Period: 1}, Burst: 1}, true},
+		{"refill at the bound", core.TokenBucket{Rate: core.Rate{Count: 1, Period: 1 << 30}, Burst: 1 << 30}, true},
+		{"refill just over", core.TokenBucket{Rate: core.Rate{Count: 1, Period: 1 << 30}, Burst: 1<<30 + 1}, false},
+		{"huge burst at 1 ns", core.TokenBucket{Rate: core.Rate{Count: 1, Period: 1}, Burst: math.MaxInt64}, false},
+		{"fast rate", core.TokenBucket{Rate: core.Rate{Count: math.MaxInt64, Period: 1}, Burst: 1}, true},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) { checkValidation(t, c.b, c.ok) })

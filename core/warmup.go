@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math"
 	"time"
+
+	"github.com/floodgate-go/floodgate/internal/warmcurve"
 )
 
 // WarmUp is a smooth rate limiter with a warm-up period, after Guava's
@@ -13,7 +15,7 @@ import (
 // resource that needs warming, such as a cache or a connection pool.
 //
 // The model, in Guava's terms, with the stable interval S = Rate.Period /
-// Rate.Limit and the cold interval C = S·ColdFactor: a key stores permits
+// Rate.Count and the cold interval C = S·ColdFactor: a key stores permits
 // while unused, up to maxPermits = thresholdPermits + 2·WarmUp/(S+C), where
 // thresholdPermits = WarmUp/(2·S); it regains one every WarmUp/maxPermits
 // while idle, so an idle key is cold again after WarmUp. Spending a stored
@@ -37,7 +39,7 @@ import (
 // admitted request it is 0, since every request pushes the next free instant
 // past now. RetryAfter is exactly the time until the next free instant, and
 // ResetAfter the time until the key is cold again with nothing outstanding
-// (as good as a key never seen). A cost above Rate.Limit never passes
+// (as good as a key never seen). A cost above Rate.Count never passes
 // (RetryAfter is [Never]); Guava would admit it and make the key pay for it
 // later.
 //
@@ -86,7 +88,7 @@ func (w WarmUp) compile() (stepper, error) {
 	}
 	cf := w.ColdFactor
 	if cf == 0 {
-		cf = 3
+		cf = warmcurve.DefaultColdFactor
 	}
 	if math.IsNaN(cf) || math.IsInf(cf, 0) || cf < 1 {
 		return nil, fmt.Errorf("core: WarmUp: cold factor %v must be finite and ≥ 1: %w", w.ColdFactor, ErrInvalidConfig)
@@ -94,23 +96,19 @@ func (w WarmUp) compile() (stepper, error) {
 	if float64(w.Rate.Period)*cf > float64(maxSpan) {
 		return nil, fmt.Errorf("core: WarmUp: period %v × cold factor %v overflows 36 years: %w", w.Rate.Period, cf, ErrInvalidConfig)
 	}
-	stable := float64(w.Rate.Period) / float64(w.Rate.Limit)
-	cold := stable * cf
-	warm := float64(w.WarmUp)
-	threshold := 0.5 * warm / stable
-	maxP := threshold + 2*warm/(stable+cold)
-	if !(maxP < 1<<52) {
-		return nil, fmt.Errorf("core: WarmUp: warm-up %v at %v stores %v permits, more than 2^52: %w", w.WarmUp, w.Rate, maxP, ErrInvalidConfig)
+	c := warmcurve.Of(w.Rate.Count, w.Rate.Period, w.WarmUp, cf)
+	if !(c.MaxPermits < 1<<52) {
+		return nil, fmt.Errorf("core: WarmUp: warm-up %v at %v stores %v permits, more than 2^52: %w", w.WarmUp, w.Rate, c.MaxPermits, ErrInvalidConfig)
 	}
 	return &warmStep{
-		limit:     w.Rate.Limit,
+		limit:     w.Rate.Count,
 		period:    w.Rate.Period,
-		stable:    stable,
-		threshold: threshold,
-		maxP:      maxP,
-		maxBits:   math.Float64bits(maxP),
-		slope:     (cold - stable) / (maxP - threshold),
-		coolDown:  warm / maxP,
+		stable:    c.Stable,
+		threshold: c.Threshold,
+		maxP:      c.MaxPermits,
+		maxBits:   math.Float64bits(c.MaxPermits),
+		slope:     c.Slope,
+		coolDown:  c.CoolDown,
 	}, nil
 }
 

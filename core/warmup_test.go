@@ -51,7 +51,7 @@ func wuRandom(rng *rand.Rand) core.WarmUp {
 // wuStep returns a random clock step: often zero, mostly about a stable
 // interval, sometimes backwards, sometimes a long idle.
 func wuStep(rng *rand.Rand, w core.WarmUp) time.Duration {
-	iv := int64(w.Rate.Period) / w.Rate.Limit
+	iv := int64(w.Rate.Period) / w.Rate.Count
 	switch k := rng.IntN(20); {
 	case k < 3:
 		return 0
@@ -66,7 +66,7 @@ func wuStep(rng *rand.Rand, w core.WarmUp) time.Duration {
 
 func wuCost(rng *rand.Rand, w core.WarmUp) int64 {
 	if rng.IntN(4) == 0 {
-		return 1 + rng.Int64N(w.Rate.Limit+1)
+		return 1 + rng.Int64N(w.Rate.Count+1)
 	}
 	return 1
 }
@@ -157,7 +157,7 @@ func TestWarmUpColdStartByHand(t *testing.T) {
 		assert.Equal(t, st.remaining, r.Remaining, "at %v", st.at)
 		assert.Equal(t, st.reset, r.ResetAfter, "at %v", st.at)
 		assert.Equal(t, st.retry, r.RetryAfter, "at %v", st.at)
-		assert.Equal(t, int64(1), r.Limit)
+		assert.Equal(t, int64(1), r.Quota)
 		assert.Equal(t, time.Second, r.Limits()[0].Window)
 	}
 
@@ -242,7 +242,7 @@ func TestWarmUpRetryAfterExact(t *testing.T) {
 		clk := coretest.NewClock(t0)
 		l := wuLimiter(t, clk, w)
 		now := wuRandomState(rng, l, clk, w, "k", 1+rng.IntN(30))
-		cost := 1 + rng.Int64N(w.Rate.Limit)
+		cost := 1 + rng.Int64N(w.Rate.Count)
 		r, err := l.Peek(tbCtx, "k", cost)
 		require.NoError(t, err)
 		if r.Allowed {
@@ -305,7 +305,7 @@ func TestWarmUpRefund(t *testing.T) {
 				}
 			}
 			// ...but the key takes and refunds once more, mostly when free.
-			cost := 1 + rng.Int64N(w.Rate.Limit)
+			cost := 1 + rng.Int64N(w.Rate.Count)
 			if p, err := l.Peek(tbCtx, "k", cost); err == nil && !p.Allowed && rng.IntN(10) > 0 {
 				now = now.Add(p.RetryAfter + time.Duration(rng.IntN(2)*rng.IntN(int(w.Rate.Period))))
 				clk.Set(now)
@@ -410,7 +410,7 @@ func TestWarmUpValidate(t *testing.T) {
 		{"cold factor 7.5", with(func(w *core.WarmUp) { w.ColdFactor = 7.5 }), true},
 		{"fractional rate", with(func(w *core.WarmUp) { w.Rate = core.Per(3, 7*time.Second) }), true},
 		{"zero rate", with(func(w *core.WarmUp) { w.Rate = core.Rate{} }), false},
-		{"negative limit", with(func(w *core.WarmUp) { w.Rate.Limit = -1 }), false},
+		{"negative limit", with(func(w *core.WarmUp) { w.Rate.Count = -1 }), false},
 		{"zero period", with(func(w *core.WarmUp) { w.Rate.Period = 0 }), false},
 		{"period over 73 years", with(func(w *core.WarmUp) { w.Rate.Period = 1<<61 + 1 }), false},
 		{"zero warm-up", with(func(w *core.WarmUp) { w.WarmUp = 0 }), false},
@@ -421,7 +421,7 @@ func TestWarmUpValidate(t *testing.T) {
 		{"NaN cold factor", with(func(w *core.WarmUp) { w.ColdFactor = math.NaN() }), false},
 		{"infinite cold factor", with(func(w *core.WarmUp) { w.ColdFactor = math.Inf(1) }), false},
 		{"cold period overflows", with(func(w *core.WarmUp) { w.Rate = core.PerDay(1); w.ColdFactor = 1e6 }), false},
-		{"too many permits", with(func(w *core.WarmUp) { w.Rate = core.Rate{Limit: math.MaxInt64, Period: 1}; w.WarmUp = time.Hour }), false},
+		{"too many permits", with(func(w *core.WarmUp) { w.Rate = core.Rate{Count: math.MaxInt64, Period: 1}; w.WarmUp = time.Hour }), false},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) { checkValidation(t, c.w, c.ok) })
@@ -441,14 +441,14 @@ func TestWarmUpIdleAtExact(t *testing.T) {
 		clk := coretest.NewClock(t0)
 		l := wuLimiter(t, clk, w)
 		now := wuRandomState(rng, l, clk, w, "k", 1+rng.IntN(30))
-		p, err := l.Peek(tbCtx, "k", w.Rate.Limit+1)
+		p, err := l.Peek(tbCtx, "k", w.Rate.Count+1)
 		require.NoError(t, err)
 		require.False(t, p.Allowed)
 		idle := now.Add(p.ResetAfter)
 		where := fmt.Sprintf("state %d: %+v: idle at +%v", i, w, idle.Sub(t0))
 		if p.ResetAfter > time.Nanosecond {
 			clk.Set(idle.Add(-1))
-			q, err := l.Peek(tbCtx, "k", w.Rate.Limit+1)
+			q, err := l.Peek(tbCtx, "k", w.Rate.Count+1)
 			require.NoError(t, err)
 			require.Equal(t, time.Nanosecond, q.ResetAfter, where)
 		}

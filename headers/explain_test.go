@@ -70,16 +70,16 @@ var scenarios = []scenario{
 		held: 11400 * time.Millisecond, // 19 slots of 600 ms
 	},
 	{
-		title: "FixedWindow", config: "core.FixedWindow{Limit: 60, Window: time.Minute}",
-		alg: core.FixedWindow{Limit: 60, Window: time.Minute}, at: 6 * time.Second, n: 60,
+		title: "FixedWindow", config: "core.FixedWindow{Quota: 60, Window: time.Minute}",
+		alg: core.FixedWindow{Quota: 60, Window: time.Minute}, at: 6 * time.Second, n: 60,
 	},
 	{
-		title: "SlidingLog", config: "core.SlidingLog{Limit: 60, Window: time.Minute}",
-		alg: core.SlidingLog{Limit: 60, Window: time.Minute}, at: 6 * time.Second, n: 60,
+		title: "SlidingLog", config: "core.SlidingLog{Quota: 60, Window: time.Minute}",
+		alg: core.SlidingLog{Quota: 60, Window: time.Minute}, at: 6 * time.Second, n: 60,
 	},
 	{
-		title: "SlidingWindow", config: "core.SlidingWindow{Limit: 60, Window: time.Minute}",
-		alg: core.SlidingWindow{Limit: 60, Window: time.Minute}, at: 6 * time.Second, n: 60,
+		title: "SlidingWindow", config: "core.SlidingWindow{Quota: 60, Window: time.Minute}",
+		alg: core.SlidingWindow{Quota: 60, Window: time.Minute}, at: 6 * time.Second, n: 60,
 	},
 	{
 		title: "Hybrid", config: "core.Hybrid{Quota: 60, Window: time.Minute}",

@@ -105,7 +105,7 @@ func goldenLimiter(t *testing.T, rng *rand.Rand, clk core.Clock) *core.Limiter {
 		count := []int64{1, 3, 10, 100, 1_000_000_000}[rng.IntN(5)]
 		var a core.Algorithm = core.GCRA{Rate: core.Per(count, period), Burst: []int64{0, 1, 5, 20}[rng.IntN(4)]}
 		if rng.IntN(3) == 0 {
-			a = core.FixedWindow{Limit: count, Window: period}
+			a = core.FixedWindow{Quota: count, Window: period}
 		}
 		limits[i] = core.Limit{Name: names[i], Algorithm: a}
 	}
@@ -116,7 +116,7 @@ func goldenLimiter(t *testing.T, rng *rand.Rand, clk core.Clock) *core.Limiter {
 func alter(rng *rand.Rand, r core.Result) core.Result {
 	switch rng.IntN(6) {
 	case 0:
-		r.Limit = rng.Int64N(1 << 50)
+		r.Quota = rng.Int64N(1 << 50)
 	case 1:
 		r.Remaining = -rng.Int64N(100)
 	case 2:
@@ -125,7 +125,7 @@ func alter(rng *rand.Rand, r core.Result) core.Result {
 	case 3:
 		r.ResetAfter = []time.Duration{-time.Hour, 0, core.Never}[rng.IntN(3)]
 	case 4:
-		r.Limit, r.Remaining = -5, 1<<62
+		r.Quota, r.Remaining = -5, 1<<62
 	}
 	return r
 }

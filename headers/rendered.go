@@ -17,7 +17,7 @@ type rendered struct {
 	// policy is the RateLimit-Policy value without partition keys.
 	policy string
 	// quota and quotaText are each limit's quota and its text, for the
-	// Limit fields of a Result whose Limit is one of them.
+	// X-RateLimit-Limit fields of a Result whose Quota is one of them.
 	quota     [core.MaxLimits]int64
 	quotaText [core.MaxLimits]string
 	// item is each limit's draft 11 RateLimit-Policy item, `"name";q=Q;w=W`,

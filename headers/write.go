@@ -170,11 +170,11 @@ func (d *decision) resetEpoch() int64 {
 // appendLimit adds the field of position i, the binding limit's quota:
 // its pre-rendered text when it is one of the policy's quotas.
 func (d *decision) appendLimit(b []byte, f *pending, w *Writer, i int) []byte {
-	if t := d.pr.limitText(d.r.Limit); t != "" {
+	if t := d.pr.limitText(d.r.Quota); t != "" {
 		f.add(w, i, len(b), t)
 		return b
 	}
-	return f.appendValue(b, w, i, d.r.Limit, nil)
+	return f.appendValue(b, w, i, d.r.Quota, nil)
 }
 
 // appendIETF renders the IETF fields of w's draft.
@@ -239,10 +239,10 @@ func (d *decision) appendRateLimit11(b []byte) []byte {
 // limit.
 func (d *decision) appendRateLimit7(b []byte) []byte {
 	b = append(b, "limit="...)
-	if t := d.pr.limitText(d.r.Limit); t != "" {
+	if t := d.pr.limitText(d.r.Quota); t != "" {
 		b = append(b, t...)
 	} else {
-		b = appendInt(b, d.r.Limit)
+		b = appendInt(b, d.r.Quota)
 	}
 	b = append(b, ", remaining="...)
 	b = appendSame(b, d.remaining, true, &d.remText)

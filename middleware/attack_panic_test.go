@@ -16,10 +16,10 @@ import (
 
 func TestAttackNoPanicOddRequests(t *testing.T) {
 	clk := newClock()
-	def := limiter(t, clk, core.FixedWindow{Limit: 3, Window: time.Hour})
+	def := limiter(t, clk, core.FixedWindow{Quota: 3, Window: time.Hour})
 	rt := middleware.NewRoutes(def)
 	for _, p := range []string{"POST /login", "GET /api/{id}", "api.example.com/x/", "/files/{p...}", "GET /{$}", "OPTIONS /o", "HEAD /h"} {
-		require.NoError(t, rt.Add(p, limiter(t, clk, core.FixedWindow{Limit: 1, Window: time.Hour})))
+		require.NoError(t, rt.Add(p, limiter(t, clk, core.FixedWindow{Quota: 1, Window: time.Hour})))
 	}
 	key, err := keyfunc.ClientIP(keyfunc.IPOptions{TrustedHops: 1, Headers: []string{"X-Real-IP"}})
 	require.NoError(t, err)

@@ -93,7 +93,7 @@ func TestZeroMiddlewareFailsAtSetup(t *testing.T) {
 // The Routes default limiter given as nil (no default) is allowed.
 func TestRoutesNilDefaultIsNoDefault(t *testing.T) {
 	rt := middleware.NewRoutes(nil)
-	require.NoError(t, rt.Add("GET /x", limiter(t, newClock(), core.FixedWindow{Limit: 1, Window: time.Hour})))
+	require.NoError(t, rt.Add("GET /x", limiter(t, newClock(), core.FixedWindow{Quota: 1, Window: time.Hour})))
 	_, err := middleware.NewSelect(rt, middleware.Options{})
 	require.NoError(t, err)
 }

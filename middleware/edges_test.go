@@ -22,7 +22,7 @@ func routesMiddleware(t *testing.T, opts middleware.Options, n int64, patterns .
 	clk := newClock()
 	rt := middleware.NewRoutes(nil)
 	for _, p := range patterns {
-		require.NoError(t, rt.Add(p, limiter(t, clk, core.FixedWindow{Limit: n, Window: time.Hour})))
+		require.NoError(t, rt.Add(p, limiter(t, clk, core.FixedWindow{Quota: n, Window: time.Hour})))
 	}
 	m, err := middleware.NewSelect(rt, opts)
 	require.NoError(t, err)
@@ -90,7 +90,7 @@ func TestMethodCaseIsOneRoute(t *testing.T) {
 	assert.Equal(t, 429, begin(m, "get", "/x", "/x", "192.0.2.2:1"))
 
 	rt := middleware.NewRoutes(nil)
-	l := limiter(t, newClock(), core.FixedWindow{Limit: 1, Window: time.Hour})
+	l := limiter(t, newClock(), core.FixedWindow{Quota: 1, Window: time.Hour})
 	require.NoError(t, rt.Add("POST /login", l))
 	require.ErrorIs(t, rt.Add("post  /login", l), core.ErrInvalidConfig, "the same route twice")
 }
@@ -123,9 +123,9 @@ func TestPathVariantsShareTheRouteBucket(t *testing.T) {
 		// as /login, not as the catch-all.
 		clk := newClock()
 		rt := middleware.NewRoutes(nil)
-		require.NoError(t, rt.Add("/", limiter(t, clk, core.FixedWindow{Limit: 100, Window: time.Hour})))
-		require.NoError(t, rt.Add("/static/", limiter(t, clk, core.FixedWindow{Limit: 100, Window: time.Hour})))
-		require.NoError(t, rt.Add("POST /login", limiter(t, clk, core.FixedWindow{Limit: 1, Window: time.Hour})))
+		require.NoError(t, rt.Add("/", limiter(t, clk, core.FixedWindow{Quota: 100, Window: time.Hour})))
+		require.NoError(t, rt.Add("/static/", limiter(t, clk, core.FixedWindow{Quota: 100, Window: time.Hour})))
+		require.NoError(t, rt.Add("POST /login", limiter(t, clk, core.FixedWindow{Quota: 1, Window: time.Hour})))
 		m, err := middleware.NewSelect(rt, middleware.Options{})
 		require.NoError(t, err)
 		h := m.Handler(okHandler)
@@ -143,8 +143,8 @@ func TestPathVariantsShareTheRouteBucket(t *testing.T) {
 		// not be counted against the looser exact route "GET /api".
 		clk := newClock()
 		rt := middleware.NewRoutes(nil)
-		require.NoError(t, rt.Add("/api/", limiter(t, clk, core.FixedWindow{Limit: 1, Window: time.Hour})))
-		require.NoError(t, rt.Add("GET /api", limiter(t, clk, core.FixedWindow{Limit: 100, Window: time.Hour})))
+		require.NoError(t, rt.Add("/api/", limiter(t, clk, core.FixedWindow{Quota: 1, Window: time.Hour})))
+		require.NoError(t, rt.Add("GET /api", limiter(t, clk, core.FixedWindow{Quota: 100, Window: time.Hour})))
 		m, err := middleware.NewSelect(rt, middleware.Options{})
 		require.NoError(t, err)
 		app := http.NewServeMux()

@@ -112,7 +112,7 @@ func TestDryRunReportsButNeverBlocks(t *testing.T) {
 }
 
 func TestSkipAndCost(t *testing.T) {
-	h := handler(t, limiter(t, newClock(), core.FixedWindow{Limit: 10, Window: time.Hour}), middleware.Options{
+	h := handler(t, limiter(t, newClock(), core.FixedWindow{Quota: 10, Window: time.Hour}), middleware.Options{
 		Skip: func(r *http.Request) bool { return r.URL.Path == "/health" },
 		Cost: func(r *http.Request) int64 {
 			if r.Method == http.MethodPost {

@@ -26,7 +26,7 @@ func FuzzRoutesMethodVariants(f *testing.F) {
 	}
 	clk := newClock()
 	lim := func(n int64) *core.Limiter {
-		p := core.MustPolicy("p", core.Limit{Algorithm: core.FixedWindow{Limit: n, Window: time.Hour}})
+		p := core.MustPolicy("p", core.Limit{Algorithm: core.FixedWindow{Quota: n, Window: time.Hour}})
 		l, err := core.NewLimiter(p, core.WithClock(clk))
 		if err != nil {
 			f.Fatal(err)

@@ -28,13 +28,13 @@ func serve(h http.Handler, method, path, remote string, hdr map[string]string) i
 
 func TestRoutesIsolateEvenWithOneLimiter(t *testing.T) {
 	clk := newClock()
-	shared := limiter(t, clk, core.FixedWindow{Limit: 2, Window: time.Hour})
-	login := limiter(t, clk, core.FixedWindow{Limit: 1, Window: time.Hour})
+	shared := limiter(t, clk, core.FixedWindow{Quota: 2, Window: time.Hour})
+	login := limiter(t, clk, core.FixedWindow{Quota: 1, Window: time.Hour})
 	rt := middleware.NewRoutes(nil)
 	require.NoError(t, rt.Add("GET /a", shared))
 	require.NoError(t, rt.Add("GET /b/{id}", shared))
 	require.NoError(t, rt.Add("POST /login", login))
-	require.NoError(t, rt.Share("reports", limiter(t, clk, core.FixedWindow{Limit: 1, Window: time.Hour}), "GET /r1", "GET /r2"))
+	require.NoError(t, rt.Share("reports", limiter(t, clk, core.FixedWindow{Quota: 1, Window: time.Hour}), "GET /r1", "GET /r2"))
 	m, err := middleware.NewSelect(rt, middleware.Options{})
 	require.NoError(t, err)
 	h := m.Handler(okHandler)
@@ -61,7 +61,7 @@ func TestRoutesIsolateEvenWithOneLimiter(t *testing.T) {
 
 func TestRoutesDefaultAndErrors(t *testing.T) {
 	clk := newClock()
-	def := limiter(t, clk, core.FixedWindow{Limit: 1, Window: time.Hour})
+	def := limiter(t, clk, core.FixedWindow{Quota: 1, Window: time.Hour})
 	rt := middleware.NewRoutes(def)
 	require.NoError(t, rt.Add("GET /a", def))
 	m, err := middleware.NewSelect(rt, middleware.Options{})
@@ -89,8 +89,8 @@ func TestTiers(t *testing.T) {
 	clk := newClock()
 	plan := func(perMin, perDay int64) *core.Limiter {
 		p, err := core.NewPolicy("plan",
-			core.Limit{Name: "minute", Algorithm: core.FixedWindow{Limit: perMin, Window: time.Minute}},
-			core.Limit{Name: "day", Algorithm: core.FixedWindow{Limit: perDay, Window: 24 * time.Hour}})
+			core.Limit{Name: "minute", Algorithm: core.FixedWindow{Quota: perMin, Window: time.Minute}},
+			core.Limit{Name: "day", Algorithm: core.FixedWindow{Quota: perDay, Window: 24 * time.Hour}})
 		require.NoError(t, err)
 		l, err := core.NewLimiter(p, core.WithClock(clk))
 		require.NoError(t, err)

@@ -135,7 +135,7 @@ func mount(m *middleware.Middleware) http.Handler {
 // depends on when it runs.
 func fixed(t testing.TB, n int64) *core.Limiter {
 	t.Helper()
-	p, err := core.Single("api", core.FixedWindow{Limit: n, Window: time.Hour})
+	p, err := core.Single("api", core.FixedWindow{Quota: n, Window: time.Hour})
 	require.NoError(t, err)
 	l, err := core.NewLimiter(p, core.WithClock(coretest.NewClock(time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC))))
 	require.NoError(t, err)

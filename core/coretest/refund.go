@@ -10,8 +10,6 @@ import (
 	"time"
 
 	"github.com/floodgate-go/floodgate/core"
-	"github.com/stretchr/testify/assert"
-	"github.com/stretchr/testify/require"
 )
 
 // greedy takes cost 1 for key at the clock's instant until a take is
@@ -21,7 +19,7 @@ func greedy(t *testing.T, l *core.Limiter, key string, limit int64) int64 {
 	n := int64(0)
 	for range limit + 10 {
 		r, err := l.AllowN(context.Background(), key, 1)
-		require.NoError(t, err)
+		requireNoError(t, err)
 		if !r.Allowed {
 			break
 		}
@@ -39,40 +37,40 @@ func runRefundOnce(t *testing.T, newStore NewStore) {
 	concurrently(t, len(algs), len(algs), func(i int) string { return algs[i].Name }, func(t *testing.T, i int) {
 		lim := algs[i]
 		p, err := core.NewPolicy(lim.Name, lim)
-		require.NoError(t, err)
+		requireNoError(t, err)
 		l, _ := limiter(t, newStore, p)
 		for _, key := range []string{"once", "many"} {
 			r, err := l.AllowN(ctx, key, 1)
-			require.NoError(t, err)
-			require.True(t, r.Allowed)
+			requireNoError(t, err)
+			requireTrue(t, r.Allowed)
 			_, err = l.Refund(ctx, key, r)
-			require.NoError(t, err)
+			requireNoError(t, err)
 			if key == "once" {
 				continue
 			}
 			cp := r
 			for range 100 {
 				_, err = l.Refund(ctx, key, r)
-				require.ErrorIs(t, err, core.ErrRefunded)
+				requireErrorIs(t, err, core.ErrRefunded)
 				_, err = l.Refund(ctx, key, cp)
-				require.ErrorIs(t, err, core.ErrRefunded)
+				requireErrorIs(t, err, core.ErrRefunded)
 			}
 		}
 		first, err := l.Peek(ctx, "once", 1)
-		require.NoError(t, err)
-		once := greedy(t, l, "once", first.Limit)
-		many := greedy(t, l, "many", first.Limit)
-		assert.Equal(t, once, many, "100 refunds of one decision give back what one does")
-		assert.LessOrEqual(t, many, first.Limit+1)
+		requireNoError(t, err)
+		once := greedy(t, l, "once", first.Quota)
+		many := greedy(t, l, "many", first.Quota)
+		assertEqual(t, once, many, "100 refunds of one decision give back what one does")
+		assertLessOrEqual(t, many, first.Quota+1)
 		// A foreign key or limiter cannot take the refund either.
 		r, err := l.AllowN(ctx, "x", 1)
-		require.NoError(t, err)
+		requireNoError(t, err)
 		if r.Allowed {
 			_, err = l.Refund(ctx, "y", r)
-			assert.ErrorIs(t, err, core.ErrRefundForeign)
+			assertErrorIs(t, err, core.ErrRefundForeign)
 			other, _ := limiter(t, newStore, p)
 			_, err = other.Refund(ctx, "x", r)
-			assert.ErrorIs(t, err, core.ErrRefundForeign)
+			assertErrorIs(t, err, core.ErrRefundForeign)
 		}
 	})
 }
@@ -81,13 +79,13 @@ func runRefundOnce(t *testing.T, newStore NewStore) {
 // refund succeeds.
 func runRefundRace(t *testing.T, newStore NewStore) {
 	p, err := core.Single("race", core.GCRA{Rate: core.PerHour(5)})
-	require.NoError(t, err)
+	requireNoError(t, err)
 	l, _ := limiter(t, newStore, p)
 	ctx := context.Background()
 	for range 5 {
 		r, err := l.AllowN(ctx, "k", 1)
-		require.NoError(t, err)
-		require.True(t, r.Allowed)
+		requireNoError(t, err)
+		requireTrue(t, r.Allowed)
 		var mu sync.Mutex
 		ok, refused := 0, 0
 		var wg sync.WaitGroup
@@ -99,21 +97,21 @@ func runRefundRace(t *testing.T, newStore NewStore) {
 				defer mu.Unlock()
 				if err == nil {
 					ok++
-				} else if assert.ErrorIs(t, err, core.ErrRefunded) {
+				} else if assertErrorIs(t, err, core.ErrRefunded) {
 					refused++
 				}
 			})
 		}
 		wg.Wait()
-		assert.Equal(t, 1, ok)
-		assert.Equal(t, 15, refused)
+		assertEqual(t, 1, ok)
+		assertEqual(t, 15, refused)
 		r, err = l.AllowN(ctx, "k", 1) // what the refund gave back
-		require.NoError(t, err)
-		require.True(t, r.Allowed)
+		requireNoError(t, err)
+		requireTrue(t, r.Allowed)
 	}
 	r, err := l.AllowN(ctx, "k", 1)
-	require.NoError(t, err)
-	assert.False(t, r.Allowed, "5 per hour: 5 kept, 5 refunded once each, no more")
+	requireNoError(t, err)
+	assertFalse(t, r.Allowed, "5 per hour: 5 kept, 5 refunded once each, no more")
 }
 
 // runLateRefunds: over random schedules of takes and refunds (late ones,
@@ -134,11 +132,11 @@ func runLateRefunds(t *testing.T, newStore NewStore) {
 	concurrently(t, len(algs), len(algs), func(i int) string { return algs[i].Name }, func(t *testing.T, i int) {
 		lim := algs[i]
 		p, err := core.NewPolicy(lim.Name, lim)
-		require.NoError(t, err)
+		requireNoError(t, err)
 		l, _ := limiter(t, newStore, p)
 		peek, err := l.Peek(context.Background(), "probe", 1)
-		require.NoError(t, err)
-		bound := peek.Limit
+		requireNoError(t, err)
+		bound := peek.Quota
 		if _, ok := lim.Algorithm.(core.Backoff); ok {
 			bound++
 		}
@@ -172,12 +170,12 @@ func lateRefundSchedule(t *testing.T, l *core.Limiter, clk *Clock, rng *rand.Ran
 					net[at.UnixNano()] -= tk.Cost
 				}
 			} else {
-				require.ErrorIs(t, err, core.ErrRefunded)
+				requireErrorIs(t, err, core.ErrRefunded)
 			}
 		default:
 			clk.Set(at)
 			r, err := l.AllowN(ctx, key, 1)
-			require.NoError(t, err)
+			requireNoError(t, err)
 			if r.Allowed {
 				taken = append(taken, r)
 				net[r.At().UnixNano()]++
@@ -188,7 +186,7 @@ func lateRefundSchedule(t *testing.T, l *core.Limiter, clk *Clock, rng *rand.Ran
 			clk.Set(at)
 			for range bound + 5 {
 				r, err := l.AllowN(ctx, key, 1)
-				require.NoError(t, err)
+				requireNoError(t, err)
 				if !r.Allowed {
 					break
 				}

@@ -4,14 +4,14 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
+	"reflect"
 	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/floodgate-go/floodgate/core"
-	"github.com/stretchr/testify/assert"
-	"github.com/stretchr/testify/require"
+	"github.com/floodgate-go/floodgate/core/store"
 )
 
 // T0 is the instant the suite's schedules start at.
@@ -80,17 +80,17 @@ var policySeq atomic.Int64
 func limiter(t *testing.T, newStore NewStore, p *core.Policy) (*core.Limiter, *Clock) {
 	t.Helper()
 	own, err := core.NewPolicy(fmt.Sprintf("%s#%d", p.Name(), policySeq.Add(1)), p.Limits()...)
-	require.NoError(t, err)
+	requireNoError(t, err)
 	clk := NewClock(T0)
 	l, err := core.NewLimiter(own, core.WithStore(newStore(t)), core.WithClock(clk))
-	require.NoError(t, err)
+	requireNoError(t, err)
 	return l, clk
 }
 
 // step is one operation of a table case and what it must report.
 type step struct {
 	at        time.Duration // since T0
-	op        core.Op
+	op        store.Op
 	cost      int64
 	allowed   bool
 	remaining int64
@@ -100,7 +100,7 @@ type step struct {
 }
 
 func take(at time.Duration, cost int64, allowed bool, remaining int64, retry, reset time.Duration) step {
-	return step{at: at, op: core.OpTake, cost: cost, allowed: allowed, remaining: remaining, retry: retry, reset: reset}
+	return step{at: at, op: store.OpTake, cost: cost, allowed: allowed, remaining: remaining, retry: retry, reset: reset}
 }
 
 func runSteps(t *testing.T, l *core.Limiter, clk *Clock, key string, steps []step) {
@@ -112,30 +112,30 @@ func runSteps(t *testing.T, l *core.Limiter, clk *Clock, key string, steps []ste
 		var r core.Result
 		var err error
 		switch s.op {
-		case core.OpTake:
+		case store.OpTake:
 			r, err = l.AllowN(ctx, key, s.cost)
-		case core.OpPeek:
+		case store.OpPeek:
 			r, err = l.Peek(ctx, key, s.cost)
-		case core.OpRefund:
+		case store.OpRefund:
 			r, err = l.Refund(ctx, key, last)
-		case core.OpReset:
-			require.NoError(t, l.Reset(ctx, key), "step %d", i)
+		case store.OpReset:
+			requireNoError(t, l.Reset(ctx, key), "step %d", i)
 			continue
 		}
-		require.NoError(t, err, "step %d", i)
+		requireNoError(t, err, "step %d", i)
 		msg := fmt.Sprintf("step %d at %v", i, s.at)
-		assert.Equal(t, s.allowed, r.Allowed, msg)
-		assert.Equal(t, s.remaining, r.Remaining, msg)
+		assertEqual(t, s.allowed, r.Allowed, msg)
+		assertEqual(t, s.remaining, r.Remaining, msg)
 		if !s.allowed {
-			assert.Equal(t, s.retry, r.RetryAfter, msg)
+			assertEqual(t, s.retry, r.RetryAfter, msg)
 		} else {
-			assert.Zero(t, r.RetryAfter, msg)
+			assertZero(t, r.RetryAfter, msg)
 		}
 		if s.reset != 0 {
-			assert.Equal(t, s.reset, r.ResetAfter, msg)
+			assertEqual(t, s.reset, r.ResetAfter, msg)
 		}
-		assert.Equal(t, s.delay, r.Delay, msg)
-		if s.op == core.OpTake {
+		assertEqual(t, s.delay, r.Delay, msg)
+		if s.op == store.OpTake {
 			last = r
 		}
 	}
@@ -147,7 +147,7 @@ func runTable(t *testing.T, newStore NewStore) {
 	cases := tableCases()
 	concurrently(t, len(cases), len(cases), func(i int) string { return cases[i].name }, func(t *testing.T, i int) {
 		p, err := core.Single(cases[i].name, cases[i].alg)
-		require.NoError(t, err)
+		requireNoError(t, err)
 		l, clk := limiter(t, newStore, p)
 		runSteps(t, l, clk, "key", cases[i].steps)
 	})
@@ -169,16 +169,16 @@ func tableCases() []tableCase {
 			take(1*sec, 1, false, 0, 19*sec, 59*sec),
 			take(20*sec, 1, true, 0, 0, 60*sec),
 			take(20*sec, 4, false, 0, core.Never, 60*sec),
-			{at: 80 * sec, op: core.OpPeek, cost: 1, allowed: true, remaining: 2, reset: 20 * sec},
+			{at: 80 * sec, op: store.OpPeek, cost: 1, allowed: true, remaining: 2, reset: 20 * sec},
 			take(80*sec, 2, true, 1, 0, 40*sec),
-			{at: 80 * sec, op: core.OpRefund, cost: 2, allowed: true, remaining: 2, reset: 20 * sec},
+			{at: 80 * sec, op: store.OpRefund, cost: 2, allowed: true, remaining: 2, reset: 20 * sec},
 			take(80*sec, 3, true, 0, 0, 60*sec),
 			take(80*sec, 1, false, 0, 20*sec, 60*sec),
-			{at: 80 * sec, op: core.OpReset},
+			{at: 80 * sec, op: store.OpReset},
 			take(80*sec, 3, true, 0, 0, 60*sec),
 		}},
 		// T0 is 5 s into an epoch-aligned 10 s window.
-		{"FixedWindow", core.FixedWindow{Limit: 3, Window: 10 * sec}, []step{
+		{"FixedWindow", core.FixedWindow{Quota: 3, Window: 10 * sec}, []step{
 			take(0, 1, true, 2, 0, 5*sec),
 			take(0, 2, true, 0, 0, 5*sec),
 			take(1*sec, 1, false, 0, 4*sec, 4*sec),
@@ -186,7 +186,7 @@ func tableCases() []tableCase {
 			take(5*sec, 4, false, 0, core.Never, 10*sec),
 		}},
 		// An entry counts while now − t < 10 s.
-		{"SlidingLog", core.SlidingLog{Limit: 2, Window: 10 * sec}, []step{
+		{"SlidingLog", core.SlidingLog{Quota: 2, Window: 10 * sec}, []step{
 			take(0, 1, true, 1, 0, 10*sec),
 			take(3*sec, 1, true, 0, 0, 10*sec),
 			take(5*sec, 1, false, 0, 5*sec, 8*sec),
@@ -201,9 +201,9 @@ func tableCases() []tableCase {
 		}},
 		// I = 2 s, room for 3, only the first of a burst undelayed.
 		{"LeakyBucket", core.LeakyBucket{Rate: core.Per(1, 2*sec), Capacity: 3, NoDelay: 1}, []step{
-			{op: core.OpTake, cost: 1, allowed: true, remaining: 2, reset: 2 * sec},
-			{op: core.OpTake, cost: 1, allowed: true, remaining: 1, reset: 4 * sec, delay: 2 * sec},
-			{op: core.OpTake, cost: 1, allowed: true, remaining: 0, reset: 6 * sec, delay: 4 * sec},
+			{op: store.OpTake, cost: 1, allowed: true, remaining: 2, reset: 2 * sec},
+			{op: store.OpTake, cost: 1, allowed: true, remaining: 1, reset: 4 * sec, delay: 2 * sec},
+			{op: store.OpTake, cost: 1, allowed: true, remaining: 0, reset: 6 * sec, delay: 4 * sec},
 			take(0, 1, false, 0, 2*sec, 6*sec),
 		}},
 		// Bursty: 2 in the window [0, 10 s); spent, so smooth with I = 5 s:
@@ -225,77 +225,77 @@ func runAllOrNothing(t *testing.T, newStore NewStore) {
 	p, err := core.NewPolicy("two",
 		core.Limit{Name: "burst", Algorithm: core.GCRA{Rate: core.PerSecond(1), Burst: 5}},
 		core.Limit{Name: "slow", Algorithm: core.GCRA{Rate: core.PerHour(3)}})
-	require.NoError(t, err)
+	requireNoError(t, err)
 	l, clk := limiter(t, newStore, p)
 	ctx := context.Background()
 	for i := 0; i < 3; i++ {
 		r, err := l.Allow(ctx, "k")
-		require.NoError(t, err)
-		require.True(t, r.Allowed)
+		requireNoError(t, err)
+		requireTrue(t, r.Allowed)
 	}
 	// "slow" is spent; "burst" has 2 left and must keep them through denials.
 	for i := 0; i < 10; i++ {
 		r, err := l.Allow(ctx, "k")
-		require.NoError(t, err)
-		require.False(t, r.Allowed)
-		assert.Equal(t, "slow", r.Name)
-		assert.Equal(t, 20*time.Minute, r.RetryAfter)
+		requireNoError(t, err)
+		requireFalse(t, r.Allowed)
+		assertEqual(t, "slow", r.Name)
+		assertEqual(t, 20*time.Minute, r.RetryAfter)
 		ls := r.Limits()
-		require.Len(t, ls, 2)
-		assert.True(t, ls[0].Allowed)
-		assert.Equal(t, int64(2), ls[0].Remaining)
-		assert.False(t, ls[1].Allowed)
+		requireLen(t, ls, 2)
+		assertTrue(t, ls[0].Allowed)
+		assertEqual(t, int64(2), ls[0].Remaining)
+		assertFalse(t, ls[1].Allowed)
 	}
 	clk.Set(T0.Add(20 * time.Minute))
 	r, err := l.AllowN(ctx, "k", 1)
-	require.NoError(t, err)
-	require.True(t, r.Allowed)
-	assert.Equal(t, int64(4), r.Limits()[0].Remaining, "the burst limit was refilled, not charged by the denials")
+	requireNoError(t, err)
+	requireTrue(t, r.Allowed)
+	assertEqual(t, int64(4), r.Limits()[0].Remaining, "the burst limit was refilled, not charged by the denials")
 }
 
 func runRefundAndReset(t *testing.T, newStore NewStore) {
 	p, err := core.Single("r", core.GCRA{Rate: core.PerMinute(10)})
-	require.NoError(t, err)
+	requireNoError(t, err)
 	l, _ := limiter(t, newStore, p)
 	ctx := context.Background()
 	r, err := l.AllowN(ctx, "k", 7)
-	require.NoError(t, err)
-	require.True(t, r.Allowed)
-	assert.Equal(t, int64(3), r.Remaining)
+	requireNoError(t, err)
+	requireTrue(t, r.Allowed)
+	assertEqual(t, int64(3), r.Remaining)
 	after, err := l.Refund(ctx, "k", r)
-	require.NoError(t, err)
-	assert.Equal(t, int64(9), after.Remaining, "a peek of 1 after the refund")
+	requireNoError(t, err)
+	assertEqual(t, int64(9), after.Remaining, "a peek of 1 after the refund")
 	_, err = l.Refund(ctx, "k", after)
-	assert.ErrorIs(t, err, core.ErrNotTaken)
+	assertErrorIs(t, err, core.ErrNotTaken)
 	denied, err := l.AllowN(ctx, "k", 11)
-	require.NoError(t, err)
+	requireNoError(t, err)
 	_, err = l.Refund(ctx, "k", denied)
-	assert.ErrorIs(t, err, core.ErrNotTaken)
+	assertErrorIs(t, err, core.ErrNotTaken)
 	r, err = l.AllowN(ctx, "k", 10)
-	require.NoError(t, err)
-	require.True(t, r.Allowed)
-	require.NoError(t, l.Reset(ctx, "k"))
+	requireNoError(t, err)
+	requireTrue(t, r.Allowed)
+	requireNoError(t, l.Reset(ctx, "k"))
 	r, err = l.AllowN(ctx, "k", 10)
-	require.NoError(t, err)
-	assert.True(t, r.Allowed, "reset forgets the key")
+	requireNoError(t, err)
+	assertTrue(t, r.Allowed, "reset forgets the key")
 	_, err = l.AllowN(ctx, "k", 0)
-	assert.ErrorIs(t, err, core.ErrInvalidCost)
+	assertErrorIs(t, err, core.ErrInvalidCost)
 }
 
 func runKeyIsolation(t *testing.T, newStore NewStore) {
 	p, err := core.Single("iso", core.GCRA{Rate: core.PerHour(2)})
-	require.NoError(t, err)
+	requireNoError(t, err)
 	l, _ := limiter(t, newStore, p)
 	ctx := context.Background()
 	for _, k := range []string{"a", "b", "", "a|b", "{a}"} {
 		for i := 0; i < 2; i++ {
 			r, err := l.Allow(ctx, k)
-			require.NoError(t, err)
-			require.True(t, r.Allowed, "key %q", k)
+			requireNoError(t, err)
+			requireTrue(t, r.Allowed, "key %q", k)
 		}
 		r, err := l.Allow(ctx, k)
-		require.NoError(t, err)
-		require.False(t, r.Allowed, "key %q", k)
+		requireNoError(t, err)
+		requireFalse(t, r.Allowed, "key %q", k)
 	}
 }
 
@@ -307,7 +307,7 @@ func runConcurrent(t *testing.T, newStore NewStore) {
 		calls = 100
 	}
 	p, err := core.Single("c", core.GCRA{Rate: core.PerDay(1), Burst: 100})
-	require.NoError(t, err)
+	requireNoError(t, err)
 	l, _ := limiter(t, newStore, p)
 	var admitted atomic.Int64
 	var wg sync.WaitGroup
@@ -324,7 +324,7 @@ func runConcurrent(t *testing.T, newStore NewStore) {
 		}()
 	}
 	wg.Wait()
-	assert.Equal(t, int64(100), admitted.Load())
+	assertEqual(t, int64(100), admitted.Load())
 }
 
 // runDifferential replays random traces against the store under test and
@@ -340,10 +340,10 @@ func runDifferential(t *testing.T, newStore NewStore) {
 	concurrently(t, traces, 16, func(i int) string { return fmt.Sprint(algs[i%len(algs)].Name, "-", i) }, func(t *testing.T, i int) {
 		a := algs[i%len(algs)]
 		p, err := core.Single(a.Name, a.Algorithm)
-		require.NoError(t, err)
+		requireNoError(t, err)
 		got, clk := limiter(t, newStore, p)
 		ref, err := core.NewLimiter(p, core.WithClock(clk))
-		require.NoError(t, err)
+		requireNoError(t, err)
 		replay(t, rand.New(rand.NewPCG(7, uint64(i))), clk, got, ref, a.Name)
 	})
 }
@@ -387,16 +387,16 @@ func replay(t *testing.T, rng *rand.Rand, clk *Clock, got, ref *core.Limiter, na
 		default:
 			eg, er = got.Reset(ctx, key), ref.Reset(ctx, key)
 		}
-		if assert.ObjectsAreEqual(er, eg) && r.Allowed == g.Allowed && r.Remaining == g.Remaining &&
+		if reflect.DeepEqual(er, eg) && r.Allowed == g.Allowed && r.Remaining == g.Remaining &&
 			r.RetryAfter == g.RetryAfter && r.ResetAfter == g.ResetAfter && r.Delay == g.Delay {
 			continue // the usual case, checked without formatting a message
 		}
-		require.Equal(t, er, eg, "%s step %d", name, s)
-		require.Equal(t, r.Allowed, g.Allowed, "%s step %d", name, s)
-		require.Equal(t, r.Remaining, g.Remaining, "%s step %d", name, s)
-		require.Equal(t, r.RetryAfter, g.RetryAfter, "%s step %d", name, s)
-		require.Equal(t, r.ResetAfter, g.ResetAfter, "%s step %d", name, s)
-		require.Equal(t, r.Delay, g.Delay, "%s step %d", name, s)
+		requireEqual(t, er, eg, "%s step %d", name, s)
+		requireEqual(t, r.Allowed, g.Allowed, "%s step %d", name, s)
+		requireEqual(t, r.Remaining, g.Remaining, "%s step %d", name, s)
+		requireEqual(t, r.RetryAfter, g.RetryAfter, "%s step %d", name, s)
+		requireEqual(t, r.ResetAfter, g.ResetAfter, "%s step %d", name, s)
+		requireEqual(t, r.Delay, g.Delay, "%s step %d", name, s)
 	}
 }
 

@@ -19,7 +19,7 @@ import (
 func BenchmarkDecide(b *testing.B) {
 	srv := redistest.Start(b)
 	client := srv.Client(b)
-	p := core.MustPolicy("bench", core.Limit{Name: "bench", Algorithm: core.FixedWindow{Limit: 1 << 40, Window: time.Minute}})
+	p := core.MustPolicy("bench", core.Limit{Name: "bench", Algorithm: core.FixedWindow{Quota: 1 << 40, Window: time.Minute}})
 	lf, err := localfirst.New(client, localfirst.Options{Nodes: 4})
 	if err != nil {
 		b.Fatal(err)

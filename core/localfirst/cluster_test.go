@@ -24,7 +24,7 @@ func TestCluster(t *testing.T) {
 	cl := redistest.StartCluster(t, 3)
 	client := cl.Client(t)
 	clk := coretest.NewClock(t0)
-	p := core.MustPolicy("c", core.Limit{Name: "c", Algorithm: core.SlidingWindow{Limit: 10, Window: time.Minute}})
+	p := core.MustPolicy("c", core.Limit{Name: "c", Algorithm: core.SlidingWindow{Quota: 10, Window: time.Minute}})
 	ns := newNodes(t, client, clk, p, 2, localfirst.Options{Buckets: 16, MaxBatch: 8})
 	const keys = 64
 	for k := 0; k < keys; k++ {

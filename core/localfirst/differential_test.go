@@ -18,11 +18,11 @@ import (
 func TestOneNodeDecidesAsMemory(t *testing.T) {
 	_, client := startRedis(t)
 	policies := []*core.Policy{
-		core.MustPolicy("fw", core.Limit{Name: "fw", Algorithm: core.FixedWindow{Limit: 7, Window: 10 * time.Second}}),
-		core.MustPolicy("sw", core.Limit{Name: "sw", Algorithm: core.SlidingWindow{Limit: 9, Window: 10 * time.Second}}),
+		core.MustPolicy("fw", core.Limit{Name: "fw", Algorithm: core.FixedWindow{Quota: 7, Window: 10 * time.Second}}),
+		core.MustPolicy("sw", core.Limit{Name: "sw", Algorithm: core.SlidingWindow{Quota: 9, Window: 10 * time.Second}}),
 		core.MustPolicy("both",
-			core.Limit{Name: "second", Algorithm: core.SlidingWindow{Limit: 3, Window: time.Second}},
-			core.Limit{Name: "minute", Algorithm: core.FixedWindow{Limit: 20, Window: time.Minute}}),
+			core.Limit{Name: "second", Algorithm: core.SlidingWindow{Quota: 3, Window: time.Second}},
+			core.Limit{Name: "minute", Algorithm: core.FixedWindow{Quota: 20, Window: time.Minute}}),
 	}
 	for _, p := range policies {
 		t.Run(p.Name(), func(t *testing.T) {

@@ -25,7 +25,7 @@ func Example() {
 	defer stop()
 	go store.Run(ctx)
 
-	p := core.MustPolicy("api", core.Limit{Name: "api", Algorithm: core.FixedWindow{Limit: 100, Window: time.Hour}})
+	p := core.MustPolicy("api", core.Limit{Name: "api", Algorithm: core.FixedWindow{Quota: 100, Window: time.Hour}})
 	l, err := core.NewLimiter(p, core.WithStore(store))
 	if err != nil {
 		panic(err)

@@ -20,7 +20,7 @@ import (
 func TestTwoNodesShareThenConverge(t *testing.T) {
 	_, client := startRedis(t)
 	clk := coretest.NewClock(t0)
-	p := core.MustPolicy("api", core.Limit{Name: "api", Algorithm: core.FixedWindow{Limit: 100, Window: time.Minute}})
+	p := core.MustPolicy("api", core.Limit{Name: "api", Algorithm: core.FixedWindow{Quota: 100, Window: time.Minute}})
 	ns := newNodes(t, client, clk, p, 2, localfirst.Options{})
 	a, b := ns[0], ns[1]
 
@@ -68,7 +68,7 @@ func TestTwoNodesShareThenConverge(t *testing.T) {
 func TestLoneNodeGetsTheWholeLimit(t *testing.T) {
 	_, client := startRedis(t)
 	clk := coretest.NewClock(t0)
-	p := core.MustPolicy("lone", core.Limit{Name: "lone", Algorithm: core.FixedWindow{Limit: 100, Window: time.Minute}})
+	p := core.MustPolicy("lone", core.Limit{Name: "lone", Algorithm: core.FixedWindow{Quota: 100, Window: time.Minute}})
 	a := newNodes(t, client, clk, p, 2, localfirst.Options{Prefix: "lone:"})[0]
 	got := 0
 	for _, want := range []int{50, 25, 12, 6} { // ⌊remainder/2⌋: no evidence of being alone
@@ -89,7 +89,7 @@ func TestLoneNodeGetsTheWholeLimit(t *testing.T) {
 func TestFreshSharesFollowTheActiveNodes(t *testing.T) {
 	_, client := startRedis(t)
 	clk := coretest.NewClock(t0)
-	p := core.MustPolicy("f", core.Limit{Name: "f", Algorithm: core.FixedWindow{Limit: 120, Window: time.Minute}})
+	p := core.MustPolicy("f", core.Limit{Name: "f", Algorithm: core.FixedWindow{Quota: 120, Window: time.Minute}})
 	ns := newNodes(t, client, clk, p, 4, localfirst.Options{Prefix: "fresh:"})
 	// No history: a quarter of what remains each.
 	for _, n := range ns[:3] {
@@ -132,8 +132,8 @@ func TestOverAdmissionWithinBound(t *testing.T) {
 	const nodes, periods = 4, 250
 	period := 100 * time.Millisecond
 	for _, alg := range []core.Algorithm{
-		core.FixedWindow{Limit: 60, Window: 2 * time.Second},
-		core.SlidingWindow{Limit: 60, Window: 2 * time.Second},
+		core.FixedWindow{Quota: 60, Window: 2 * time.Second},
+		core.SlidingWindow{Quota: 60, Window: 2 * time.Second},
 	} {
 		for _, load := range []string{"steady", "bursty"} {
 			t.Run(fmt.Sprintf("%T/%s", alg, load), func(t *testing.T) {
@@ -168,7 +168,7 @@ func TestOverAdmissionWithinBound(t *testing.T) {
 					bound := 60 + (nodes-1)*maxPeriod[w]
 					assert.LessOrEqual(t, got, bound, "window %d: admitted %d, bound %d", w, got, bound)
 					if fixed && load == "steady" && w > perWindowFirst(perWindow) {
-						assert.GreaterOrEqual(t, got, int(fw.Limit), "window %d: demand exceeds the limit", w)
+						assert.GreaterOrEqual(t, got, int(fw.Quota), "window %d: demand exceeds the limit", w)
 					}
 				}
 			})
@@ -191,8 +191,8 @@ func TestKeysExpire(t *testing.T) {
 	_, client := startRedis(t)
 	clk := coretest.NewClock(t0)
 	p := core.MustPolicy("two",
-		core.Limit{Name: "s", Algorithm: core.SlidingWindow{Limit: 5, Window: 10 * time.Second}},
-		core.Limit{Name: "m", Algorithm: core.FixedWindow{Limit: 50, Window: time.Minute}})
+		core.Limit{Name: "s", Algorithm: core.SlidingWindow{Quota: 5, Window: 10 * time.Second}},
+		core.Limit{Name: "m", Algorithm: core.FixedWindow{Quota: 50, Window: time.Minute}})
 	n := newNodes(t, client, clk, p, 1, localfirst.Options{Prefix: "ttl:"})[0]
 	for i := 0; i < 20; i++ {
 		_, err := n.l.Allow(context.Background(), fmt.Sprint("key", i))
@@ -216,7 +216,7 @@ func TestKeysExpire(t *testing.T) {
 func TestResetReachesOtherNodes(t *testing.T) {
 	_, client := startRedis(t)
 	clk := coretest.NewClock(t0)
-	p := core.MustPolicy("r", core.Limit{Name: "r", Algorithm: core.FixedWindow{Limit: 10, Window: time.Minute}})
+	p := core.MustPolicy("r", core.Limit{Name: "r", Algorithm: core.FixedWindow{Quota: 10, Window: time.Minute}})
 	ns := newNodes(t, client, clk, p, 2, localfirst.Options{Prefix: "reset:"})
 	assert.Equal(t, 5, takeAll(t, ns[0], "k", 10))
 	syncAll(t, ns)
@@ -236,7 +236,7 @@ func TestResetReachesOtherNodes(t *testing.T) {
 func TestRefundReachesOtherNodes(t *testing.T) {
 	_, client := startRedis(t)
 	clk := coretest.NewClock(t0)
-	p := core.MustPolicy("f", core.Limit{Name: "f", Algorithm: core.SlidingWindow{Limit: 10, Window: time.Minute}})
+	p := core.MustPolicy("f", core.Limit{Name: "f", Algorithm: core.SlidingWindow{Quota: 10, Window: time.Minute}})
 	ns := newNodes(t, client, clk, p, 2, localfirst.Options{Prefix: "refund:"})
 	ctx := context.Background()
 	var taken []core.Result
@@ -268,7 +268,7 @@ func TestRefundReachesOtherNodes(t *testing.T) {
 func TestEvictedUnitsArePushed(t *testing.T) {
 	_, client := startRedis(t)
 	clk := coretest.NewClock(t0)
-	p := core.MustPolicy("e", core.Limit{Name: "e", Algorithm: core.FixedWindow{Limit: 10, Window: time.Minute}})
+	p := core.MustPolicy("e", core.Limit{Name: "e", Algorithm: core.FixedWindow{Quota: 10, Window: time.Minute}})
 	small := newNodes(t, client, clk, p, 1, localfirst.Options{Prefix: "evict:", MaxKeys: 1})[0]
 	assert.Equal(t, 3, takeAll(t, small, "a", 3))
 	assert.Equal(t, 1, takeAll(t, small, "b", 1)) // evicts a
@@ -288,7 +288,7 @@ func TestEvictedUnitsArePushed(t *testing.T) {
 func TestRunSyncsOnStop(t *testing.T) {
 	_, client := startRedis(t)
 	clk := coretest.NewClock(t0)
-	p := core.MustPolicy("run", core.Limit{Name: "run", Algorithm: core.FixedWindow{Limit: 10, Window: time.Minute}})
+	p := core.MustPolicy("run", core.Limit{Name: "run", Algorithm: core.FixedWindow{Quota: 10, Window: time.Minute}})
 	ns := newNodes(t, client, clk, p, 1, localfirst.Options{Prefix: "run:"})
 	assert.Equal(t, 4, takeAll(t, ns[0], "k", 4))
 	ctx, cancel := context.WithCancel(context.Background())
@@ -311,8 +311,8 @@ func TestRunSyncsOnStop(t *testing.T) {
 func TestClaimsHoldTheLimit(t *testing.T) {
 	_, client := startRedis(t)
 	for _, alg := range []core.Algorithm{
-		core.FixedWindow{Limit: 1000, Window: time.Minute},
-		core.SlidingWindow{Limit: 1000, Window: time.Minute},
+		core.FixedWindow{Quota: 1000, Window: time.Minute},
+		core.SlidingWindow{Quota: 1000, Window: time.Minute},
 	} {
 		t.Run(fmt.Sprintf("%T", alg), func(t *testing.T) {
 			clk := coretest.NewClock(t0)

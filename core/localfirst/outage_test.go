@@ -22,7 +22,7 @@ func TestOutageHoldsSharesAndReconverges(t *testing.T) {
 	proxy := faultproxy.Start(t, srv.Addr())
 	client := newClient(t, proxy.Addr())
 	clk := coretest.NewClock(t0)
-	p := core.MustPolicy("o", core.Limit{Name: "o", Algorithm: core.FixedWindow{Limit: 100, Window: time.Minute}})
+	p := core.MustPolicy("o", core.Limit{Name: "o", Algorithm: core.FixedWindow{Quota: 100, Window: time.Minute}})
 	ns := newNodes(t, client, clk, p, 2, localfirst.Options{})
 	a, b := ns[0], ns[1]
 
@@ -67,7 +67,7 @@ func TestOutageHoldsSharesAndReconverges(t *testing.T) {
 func TestStoppedRoundsMakeViewsStale(t *testing.T) {
 	_, client := startRedis(t)
 	clk := coretest.NewClock(t0)
-	p := core.MustPolicy("s", core.Limit{Name: "s", Algorithm: core.FixedWindow{Limit: 100, Window: time.Minute}})
+	p := core.MustPolicy("s", core.Limit{Name: "s", Algorithm: core.FixedWindow{Quota: 100, Window: time.Minute}})
 	ns := newNodes(t, client, clk, p, 4, localfirst.Options{Prefix: "stall:"})
 	a := ns[0]
 	assert.Equal(t, 25, takeAll(t, a, "k", 25))

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/floodgate-go/floodgate/core"
+	"github.com/floodgate-go/floodgate/core/store"
 	"github.com/floodgate-go/floodgate/internal/isnil"
 	"github.com/redis/go-redis/v9"
 )
@@ -146,7 +147,7 @@ func New(client redis.UniversalClient, opts Options) (*Store, error) {
 		return nil, fmt.Errorf("localfirst: MaxKeys %d: %w", opts.MaxKeys, core.ErrInvalidConfig)
 	}
 	if isnil.Value(opts.Clock) {
-		opts.Clock = core.SystemClock{}
+		opts.Clock = systemClock{}
 	}
 	var id [8]byte
 	if _, err := rand.Read(id[:]); err != nil {
@@ -177,9 +178,9 @@ func counters(p *core.Policy) ([]counter, error) {
 			if a.Anchored {
 				return nil, fmt.Errorf("localfirst: policy %q: limit %q: an Anchored FixedWindow starts each key's window at its first request, which nodes do not agree on: %w", p.Name(), l.Name, core.ErrInvalidConfig)
 			}
-			cs = append(cs, counter{limit: a.Limit, window: int64(a.Window)})
+			cs = append(cs, counter{limit: a.Quota, window: int64(a.Window)})
 		case core.SlidingWindow:
-			cs = append(cs, counter{limit: a.Limit, window: int64(a.Window), sliding: true})
+			cs = append(cs, counter{limit: a.Quota, window: int64(a.Window), sliding: true})
 		default:
 			return nil, fmt.Errorf("localfirst: policy %q: limit %q: %T cannot be synced as window counts (see the package documentation): %w", p.Name(), l.Name, a, core.ErrInvalidConfig)
 		}
@@ -188,7 +189,7 @@ func counters(p *core.Policy) ([]counter, error) {
 }
 
 // Bind returns a new, empty table deciding p; see [Supports].
-func (s *Store) Bind(p *core.Policy) (core.Table, error) {
+func (s *Store) Bind(p *core.Policy) (store.Table, error) {
 	if s == nil || s.client == nil {
 		return nil, fmt.Errorf("localfirst: nil or zero Store (make it with New): %w", core.ErrInvalidConfig)
 	}
@@ -241,3 +242,9 @@ func (s *Store) Run(ctx context.Context) {
 		}
 	}
 }
+
+// systemClock is the clock when Options.Clock is nil.
+type systemClock struct{}
+
+// Now returns time.Now().
+func (systemClock) Now() time.Time { return time.Now() }

@@ -8,6 +8,7 @@ import (
 	"sync"
 
 	"github.com/floodgate-go/floodgate/core"
+	"github.com/floodgate-go/floodgate/core/store"
 )
 
 // table decides one policy in memory; the store's rounds sync it.
@@ -89,33 +90,33 @@ func (t *table) shard(key string) (*shard, uint64) {
 	return &t.shards[h&uint64(len(t.shards)-1)], h
 }
 
-// Do applies req in memory; see core.Table. Only OpReset waits for Redis.
-func (t *table) Do(ctx context.Context, req core.Request) (core.Result, error) {
+// Do applies req in memory; see store.Table. Only OpReset waits for Redis.
+func (t *table) Do(ctx context.Context, req store.Request) (store.Decision, error) {
 	switch {
-	case req.Op > core.OpReset:
-		return core.Result{}, fmt.Errorf("localfirst: unknown op %d: %w", req.Op, core.ErrInvalidConfig)
+	case req.Op > store.OpReset:
+		return store.Decision{}, fmt.Errorf("localfirst: unknown op %d: %w", req.Op, core.ErrInvalidConfig)
 	case req.Now < 0:
-		return core.Result{}, fmt.Errorf("localfirst: now %d: %w", req.Now, core.ErrClock)
-	case (req.Op == core.OpTake || req.Op == core.OpPeek) && req.Cost < 1:
-		return core.Result{}, fmt.Errorf("localfirst: cost %d: %w", req.Cost, core.ErrInvalidCost)
-	case req.Op == core.OpReset:
-		return core.Result{}, t.reset(ctx, req)
+		return store.Decision{}, fmt.Errorf("localfirst: now %d: %w", req.Now, core.ErrClock)
+	case (req.Op == store.OpTake || req.Op == store.OpPeek) && req.Cost < 1:
+		return store.Decision{}, fmt.Errorf("localfirst: cost %d: %w", req.Cost, core.ErrInvalidCost)
+	case req.Op == store.OpReset:
+		return store.Decision{}, t.reset(ctx, req)
 	}
-	var buf [core.MaxLimits]core.Outcome
+	var buf [store.MaxLimits]store.Outcome
 	outs := buf[:len(t.cs)]
 	sh, h := t.shard(req.Key)
 	sh.mu.Lock()
 	e := sh.get(h, req.Key)
 	if e == nil {
-		if req.Op != core.OpTake {
+		if req.Op != store.OpTake {
 			sh.mu.Unlock()
 			// Nothing to peek at or give back: a key never seen here.
 			// (Refunds only give back what this node holds unsynced or
 			// read; the units are then in Redis, where they expire.)
-			if req.Op == core.OpRefund {
+			if req.Op == store.OpRefund {
 				req.Cost = 1
 			}
-			req.Op = core.OpPeek
+			req.Op = store.OpPeek
 			var zero entry
 			zero.ws = make([]slot, 2*len(t.cs))
 			return t.decide(&zero, req, outs, false)
@@ -123,9 +124,9 @@ func (t *table) Do(ctx context.Context, req core.Request) (core.Result, error) {
 		e = t.insert(sh, h, req.Key)
 	}
 	e.touched = t.s.round.Load()
-	if req.Op == core.OpRefund {
+	if req.Op == store.OpRefund {
 		t.refund(e, req)
-		req.Op, req.Cost = core.OpPeek, 1
+		req.Op, req.Cost = store.OpPeek, 1
 	}
 	res, err := t.decide(e, req, outs, true)
 	sh.mu.Unlock()
@@ -141,7 +142,7 @@ func (t *table) stale(e *entry, now int64) bool {
 
 // decide decides req (a take or a peek) on e, under its shard's lock when
 // e is in a table (locked).
-func (t *table) decide(e *entry, req core.Request, outs []core.Outcome, locked bool) (core.Result, error) {
+func (t *table) decide(e *entry, req store.Request, outs []store.Outcome, locked bool) (store.Decision, error) {
 	stale := !locked || t.stale(e, req.Now)
 	retry := int64(t.s.opts.SyncPeriod)
 	var views [core.MaxLimits]view
@@ -153,7 +154,7 @@ func (t *table) decide(e *entry, req core.Request, outs []core.Outcome, locked b
 		outs[i] = c.decide(&views[i], req.Now, req.Cost, div, claims, retry)
 		all = all && outs[i].Allowed
 	}
-	taken := all && req.Op == core.OpTake
+	taken := all && req.Op == store.OpTake
 	for i := range t.cs {
 		switch {
 		case taken:
@@ -165,7 +166,9 @@ func (t *table) decide(e *entry, req core.Request, outs []core.Outcome, locked b
 			outs[i] = t.cs[i].decide(&views[i], req.Now, 0, 0, 0, 0)
 		}
 	}
-	return core.ResultOf(t.p, req, taken, outs)
+	d := store.Decision{Taken: taken, At: req.Now}
+	copy(d.Outcomes[:], outs)
+	return d, nil
 }
 
 // share returns the divisor of what a node knows remains of a window and
@@ -199,7 +202,7 @@ func (t *table) guess(v *view) int64 {
 // window it was counted in while that window still counts and the take's
 // hold lasts: a FixedWindow's current window, a SlidingWindow's current or
 // previous one.
-func (t *table) refund(e *entry, req core.Request) {
+func (t *table) refund(e *entry, req store.Request) {
 	for i := range t.cs {
 		c := &t.cs[i]
 		h := req.Holds[i]
@@ -246,7 +249,7 @@ func (t *table) insert(sh *shard, h uint64, key string) *entry {
 // windows around req.Now in Redis. Other nodes read the deleted counters
 // at their next round; units they admitted and had not pushed yet still
 // count.
-func (t *table) reset(ctx context.Context, req core.Request) error {
+func (t *table) reset(ctx context.Context, req store.Request) error {
 	sh, h := t.shard(req.Key)
 	sh.mu.Lock()
 	if e := sh.get(h, req.Key); e != nil {

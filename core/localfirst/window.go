@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/floodgate-go/floodgate/core"
+	"github.com/floodgate-go/floodgate/core/store"
 )
 
 // counter is one limit of a bound policy: a FixedWindow (aligned) or a
@@ -140,7 +141,7 @@ func btoi(b bool) int64 {
 // share of what it knows remains (claims: the other nodes' live claims,
 // when this node's own is live); a denial by that share alone is retried
 // after retry. div 0 checks the limit alone.
-func (c *counter) decide(v *view, now, cost, div, claims, retry int64) core.Outcome {
+func (c *counter) decide(v *view, now, cost, div, claims, retry int64) store.Outcome {
 	start := v.idx * c.window
 	end := start + c.window
 	avail := c.limit - c.used(v, v.prev, v.curr)
@@ -154,9 +155,9 @@ func (c *counter) decide(v *view, now, cost, div, claims, retry int64) core.Outc
 		shareOK = v.unconf+cost <= share
 	}
 	if cost <= avail && shareOK {
-		return core.Outcome{Allowed: true, Remaining: avail - cost, ResetAfter: time.Duration(reset)}
+		return store.Outcome{Allowed: true, Remaining: avail - cost, ResetAfter: time.Duration(reset)}
 	}
-	o := core.Outcome{Remaining: max(avail, 0)}
+	o := store.Outcome{Remaining: max(avail, 0)}
 	switch {
 	case !c.sliding && v.curr > 0:
 		o.ResetAfter = time.Duration(end - now)

@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/floodgate-go/floodgate/core"
+	"github.com/floodgate-go/floodgate/core/store"
 	"github.com/stretchr/testify/assert"
 )
 
@@ -18,7 +18,7 @@ import (
 func TestAttackDenyCacheLongKeys(t *testing.T) {
 	const keys, keyLen = 1000, 64 << 10
 	c := newDenyCache(1 << 16)
-	o := core.Outcome{RetryAfter: time.Hour}
+	o := store.Outcome{RetryAfter: time.Hour}
 	heap := func() uint64 {
 		runtime.GC()
 		var ms runtime.MemStats

@@ -10,7 +10,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/floodgate-go/floodgate/core"
+	"github.com/floodgate-go/floodgate/core/store"
 	"github.com/redis/go-redis/v9"
 )
 
@@ -234,14 +234,7 @@ func (s *Store) run(batch []*call, cmds []redis.Cmder) []redis.Cmder {
 func (s *Store) runIn(ctx context.Context, batch []*call, cmds []redis.Cmder) []redis.Cmder {
 	fcall := !s.noFunctions.Load()
 	var one [1][]*call
-	groups := one[:0]
-	if fcall && len(batch) > 1 {
-		groups = s.group(batch)
-	} else {
-		for i := range batch {
-			groups = append(groups, batch[i:i+1])
-		}
-	}
+	groups := s.groups(one[:0], batch, fcall)
 	epoch := s.br.epoch.Load() // what the breaker was when the round trip was sent
 	start := time.Now()
 	for _, g := range groups {
@@ -249,49 +242,13 @@ func (s *Store) runIn(ctx context.Context, batch []*call, cmds []redis.Cmder) []
 	}
 	s.send(ctx, cmds)
 	rtt := time.Since(start)
-	var retry []int
-	var split map[int][]redis.Cmder // groups retried with a call each
-	answered := true
-	for i, cmd := range cmds {
-		switch classify(cmd.Err()) {
-		case classMissing:
-			retry = append(retry, i)
-		case classConflict, classOther:
-			// A script error fails a whole batch call: its decisions
-			// are retried one by one, so that one key's conflict is
-			// not its neighbours'.
-			if len(groups[i]) > 1 {
-				retry = append(retry, i)
-			}
-		case classFault:
-			answered = false
-		}
-	}
+	retry, answered := retries(groups, cmds)
 	if answered {
 		s.observeRTT(rtt, false)
 	}
+	var split map[int][]redis.Cmder // groups retried with a call each
 	if len(retry) > 0 {
-		if fcall && slices.ContainsFunc(retry, func(i int) bool { return classify(cmds[i].Err()) == classMissing }) {
-			fcall = s.loadLibraries(ctx, groups, retry)
-		}
-		var again []redis.Cmder
-		for _, i := range retry {
-			if len(groups[i]) > 1 && (!fcall || classify(cmds[i].Err()) != classMissing) {
-				// No functions after all: an EVAL per call.
-				if split == nil {
-					split = map[int][]redis.Cmder{}
-				}
-				for _, c := range groups[i] {
-					cmd := command(ctx, []*call{c}, fcall, !fcall)
-					split[i] = append(split[i], cmd)
-					again = append(again, cmd)
-				}
-				continue
-			}
-			cmds[i] = command(ctx, groups[i], fcall, true)
-			again = append(again, cmds[i])
-		}
-		s.send(ctx, again)
+		split = s.retry(ctx, groups, cmds, retry, fcall)
 	}
 	for i, g := range groups {
 		if sc, ok := split[i]; ok {
@@ -316,6 +273,71 @@ func (s *Store) runIn(ctx context.Context, batch []*call, cmds []redis.Cmder) []
 	return cmds
 }
 
+// groups appends to dst the calls of batch that one command decides
+// together: with functions, the calls of one script (see group); without,
+// each call alone.
+func (s *Store) groups(dst [][]*call, batch []*call, fcall bool) [][]*call {
+	if fcall && len(batch) > 1 {
+		return s.group(batch)
+	}
+	for i := range batch {
+		dst = append(dst, batch[i:i+1])
+	}
+	return dst
+}
+
+// retries returns the commands of cmds to send again (a script Redis does
+// not hold, or a batch call that failed as a whole), and whether Redis
+// answered every command (no fault).
+func retries(groups [][]*call, cmds []redis.Cmder) (retry []int, answered bool) {
+	answered = true
+	for i, cmd := range cmds {
+		switch classify(cmd.Err()) {
+		case classMissing:
+			retry = append(retry, i)
+		case classConflict, classOther:
+			// A script error fails a whole batch call: its decisions
+			// are retried one by one, so that one key's conflict is
+			// not its neighbours'.
+			if len(groups[i]) > 1 {
+				retry = append(retry, i)
+			}
+		case classFault:
+			answered = false
+		}
+	}
+	return retry, answered
+}
+
+// retry sends again the commands retry names, once the scripts are loaded,
+// in place in cmds; it returns the commands of the groups it retried with a
+// call each, by group.
+func (s *Store) retry(ctx context.Context, groups [][]*call, cmds []redis.Cmder, retry []int, fcall bool) map[int][]redis.Cmder {
+	if fcall && slices.ContainsFunc(retry, func(i int) bool { return classify(cmds[i].Err()) == classMissing }) {
+		fcall = s.loadLibraries(ctx, groups, retry)
+	}
+	var split map[int][]redis.Cmder
+	var again []redis.Cmder
+	for _, i := range retry {
+		if len(groups[i]) > 1 && (!fcall || classify(cmds[i].Err()) != classMissing) {
+			// No functions after all: an EVAL per call.
+			if split == nil {
+				split = map[int][]redis.Cmder{}
+			}
+			for _, c := range groups[i] {
+				cmd := command(ctx, []*call{c}, fcall, !fcall)
+				split[i] = append(split[i], cmd)
+				again = append(again, cmd)
+			}
+			continue
+		}
+		cmds[i] = command(ctx, groups[i], fcall, true)
+		again = append(again, cmds[i])
+	}
+	s.send(ctx, again)
+	return split
+}
+
 // send sends cmds: one alone as a plain command, several in a pipeline.
 // Each command's outcome is its own. None is ever sent twice: they are
 // go-redis's NoRetry commands (see command).
@@ -335,7 +357,7 @@ func (s *Store) send(ctx context.Context, cmds []redis.Cmder) {
 // opCodes are the ops' codes (see step.lua), and opArgs the same boxed
 // once.
 var (
-	opCodes = [...]string{core.OpTake: "T", core.OpPeek: "P", core.OpRefund: "F", core.OpReset: "R"}
+	opCodes = [...]string{store.OpTake: "T", store.OpPeek: "P", store.OpRefund: "F", store.OpReset: "R"}
 	opArgs  = [...]any{opCodes[0], opCodes[1], opCodes[2], opCodes[3]}
 )
 
@@ -386,7 +408,7 @@ func command(ctx context.Context, g []*call, fcall, load bool) redis.Cmder {
 		}
 		a = append(a, c.args[4]) // slack: one store's
 		for _, c := range g {
-			if c.args[0] == opArgs[core.OpTake] && c.args[2] == nowRedis && c.args[3] == zeroArg {
+			if c.args[0] == opArgs[store.OpTake] && c.args[2] == nowRedis && c.args[3] == zeroArg {
 				a = append(a, c.args[1]) // a take on Redis TIME: its cost alone
 				continue
 			}
@@ -395,7 +417,7 @@ func command(ctx context.Context, g []*call, fcall, load bool) redis.Cmder {
 		return redis.NewZeroCopyStringCmd(ctx, make([]byte, len(g)*batchPart(c.sc)+2), a...)
 	}
 	a := c.cmd[:0]
-	take := fcall && c.args[0] == opArgs[core.OpTake]
+	take := fcall && c.args[0] == opArgs[store.OpTake]
 	switch {
 	case take:
 		a = append(a, "fcall", c.sc.takeArg)

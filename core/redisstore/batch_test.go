@@ -51,13 +51,13 @@ func concurrentTotals(t *testing.T, c redis.UniversalClient, opts redisstore.Opt
 	ctx := context.Background()
 	policies := []*core.Policy{
 		core.MustPolicy("b-gcra", core.Limit{Name: "g", Algorithm: core.GCRA{Rate: core.Per(1, 24*time.Hour), Burst: 40}}),
-		core.MustPolicy("b-fixed", core.Limit{Name: "f", Algorithm: core.FixedWindow{Limit: 40, Window: time.Hour, Anchored: true}}),
+		core.MustPolicy("b-fixed", core.Limit{Name: "f", Algorithm: core.FixedWindow{Quota: 40, Window: time.Hour, Anchored: true}}),
 		core.MustPolicy("b-token", core.Limit{Name: "t", Algorithm: core.TokenBucket{Rate: core.Per(1, time.Hour), Burst: 40}}),
-		core.MustPolicy("b-log", core.Limit{Name: "l", Algorithm: core.SlidingLog{Limit: 40, Window: time.Hour}}),
+		core.MustPolicy("b-log", core.Limit{Name: "l", Algorithm: core.SlidingLog{Quota: 40, Window: time.Hour}}),
 		core.MustPolicy("b-multi",
 			core.Limit{Name: "a", Algorithm: core.GCRA{Rate: core.Per(1, time.Hour), Burst: 30}},
-			core.Limit{Name: "b", Algorithm: core.FixedWindow{Limit: 25, Window: time.Hour}},
-			core.Limit{Name: "c", Algorithm: core.SlidingWindow{Limit: 50, Window: time.Hour}}),
+			core.Limit{Name: "b", Algorithm: core.FixedWindow{Quota: 25, Window: time.Hour}},
+			core.Limit{Name: "c", Algorithm: core.SlidingWindow{Quota: 50, Window: time.Hour}}),
 	}
 	type req struct {
 		p        int

@@ -86,7 +86,7 @@ func TestTimeMode(t *testing.T) {
 	// A key vanishes at its window's end. It may be gone already when
 	// looked at, which is right only once the window has passed.
 	const window = 150 * time.Millisecond
-	short := limiterOn(t, s, core.MustPolicy("short", core.Limit{Name: "w", Algorithm: core.FixedWindow{Limit: 1, Window: window, Anchored: true}}))
+	short := limiterOn(t, s, core.MustPolicy("short", core.Limit{Name: "w", Algorithm: core.FixedWindow{Quota: 1, Window: window, Anchored: true}}))
 	r, err = short.Allow(ctx, "gone")
 	after := time.Now()
 	require.NoError(t, err)
@@ -140,8 +140,8 @@ func TestConcurrentLimit(t *testing.T) {
 	c := srv.Client(t)
 	for _, alg := range []core.Algorithm{
 		core.GCRA{Rate: core.Per(1, 24*time.Hour), Burst: 50},
-		core.FixedWindow{Limit: 50, Window: time.Hour, Anchored: true},
-		core.SlidingLog{Limit: 50, Window: time.Hour},
+		core.FixedWindow{Quota: 50, Window: time.Hour, Anchored: true},
+		core.SlidingLog{Quota: 50, Window: time.Hour},
 	} {
 		s := newStore(t, c, redisstore.Options{}) // newStore's bound: 2,000 queued decisions never fail by time
 		l := limiterOn(t, s, core.MustPolicy("c", core.Limit{Name: "c", Algorithm: alg}))

@@ -45,9 +45,9 @@ func TestClusterSlotMigration(t *testing.T) {
 	defer s.Close()
 	const limit = 40
 	policies := []*core.Policy{
-		core.MustPolicy("one", core.Limit{Name: "w", Algorithm: core.FixedWindow{Limit: limit, Window: time.Hour, Anchored: true}}),
+		core.MustPolicy("one", core.Limit{Name: "w", Algorithm: core.FixedWindow{Quota: limit, Window: time.Hour, Anchored: true}}),
 		core.MustPolicy("two",
-			core.Limit{Name: "w", Algorithm: core.FixedWindow{Limit: limit, Window: time.Hour, Anchored: true}},
+			core.Limit{Name: "w", Algorithm: core.FixedWindow{Quota: limit, Window: time.Hour, Anchored: true}},
 			core.Limit{Name: "g", Algorithm: core.GCRA{Rate: core.PerHour(1), Burst: limit}}),
 	}
 	var limiters []*core.Limiter

@@ -62,8 +62,8 @@ func TestCluster(t *testing.T) {
 	s := newStore(t, c, redisstore.Options{})
 	p := core.MustPolicy("multi",
 		core.Limit{Name: "a", Algorithm: core.GCRA{Rate: core.PerSecond(10)}},
-		core.Limit{Name: "b", Algorithm: core.FixedWindow{Limit: 100, Window: time.Minute}},
-		core.Limit{Name: "c", Algorithm: core.SlidingWindow{Limit: 100, Window: time.Minute}})
+		core.Limit{Name: "b", Algorithm: core.FixedWindow{Quota: 100, Window: time.Minute}},
+		core.Limit{Name: "c", Algorithm: core.SlidingWindow{Quota: 100, Window: time.Minute}})
 	l := limiterOn(t, s, p)
 	for i := range 300 {
 		r, err := l.Allow(ctx, fmt.Sprint("key", i))

@@ -5,7 +5,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/floodgate-go/floodgate/core"
+	"github.com/floodgate-go/floodgate/core/store"
 )
 
 // denyCache remembers denials of cost 1 until their RetryAfter: see
@@ -35,7 +35,7 @@ const evictSample = 8
 
 type denyEntry struct {
 	at, until int64 // local instants, Unix ns
-	out       core.Outcome
+	out       store.Outcome
 }
 
 func newDenyCache(size int) *denyCache {
@@ -53,7 +53,7 @@ func (c *denyCache) shard(key string) (denyKey, *denyShard) {
 }
 
 // get returns key's denial as of now, if it still holds.
-func (c *denyCache) get(key string, now int64) (core.Outcome, bool) {
+func (c *denyCache) get(key string, now int64) (store.Outcome, bool) {
 	k, s := c.shard(key)
 	s.mu.Lock()
 	e, ok := s.m[k]
@@ -63,7 +63,7 @@ func (c *denyCache) get(key string, now int64) (core.Outcome, bool) {
 	}
 	s.mu.Unlock()
 	if !ok {
-		return core.Outcome{}, false
+		return store.Outcome{}, false
 	}
 	el := time.Duration(now - e.at)
 	o := e.out
@@ -73,7 +73,7 @@ func (c *denyCache) get(key string, now int64) (core.Outcome, bool) {
 }
 
 // put remembers a denial decided at (or after) the local instant at.
-func (c *denyCache) put(key string, at int64, o core.Outcome) {
+func (c *denyCache) put(key string, at int64, o store.Outcome) {
 	if o.RetryAfter <= 0 {
 		return
 	}

@@ -5,7 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/floodgate-go/floodgate/core"
+	"github.com/floodgate-go/floodgate/core/store"
 	"github.com/stretchr/testify/require"
 )
 
@@ -16,7 +16,7 @@ import (
 func TestDenyCacheFullConstantWork(t *testing.T) {
 	const size = 1 << 16
 	c := newDenyCache(size)
-	o := core.Outcome{RetryAfter: time.Hour}
+	o := store.Outcome{RetryAfter: time.Hour}
 	for i := range 2 * size {
 		c.put(fmt.Sprint("fill", i), 0, o)
 	}
@@ -40,7 +40,7 @@ func TestDenyCacheFullConstantWork(t *testing.T) {
 	require.LessOrEqual(t, after-before, puts*evictSample, "entries looked at per denial on a full cache")
 	// Expired entries are preferred over live ones.
 	c2 := newDenyCache(32) // one entry per shard
-	c2.put("old", 0, core.Outcome{RetryAfter: time.Millisecond})
+	c2.put("old", 0, store.Outcome{RetryAfter: time.Millisecond})
 	_, s := c2.shard("old")
 	c2.put("old2", int64(time.Second), o) // may land in another shard
 	if _, s2 := c2.shard("old2"); s2 == s {
@@ -52,7 +52,7 @@ func TestDenyCacheFullConstantWork(t *testing.T) {
 // BenchmarkDenyCachePutFull: a new denial on a full cache of live entries.
 func BenchmarkDenyCachePutFull(b *testing.B) {
 	c := newDenyCache(1 << 16)
-	o := core.Outcome{RetryAfter: time.Hour}
+	o := store.Outcome{RetryAfter: time.Hour}
 	for i := range 1 << 17 {
 		c.put(fmt.Sprint("fill", i), 0, o)
 	}

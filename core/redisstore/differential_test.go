@@ -13,6 +13,7 @@ import (
 	"github.com/floodgate-go/floodgate/core"
 	"github.com/floodgate-go/floodgate/core/coretest"
 	"github.com/floodgate-go/floodgate/core/redisstore"
+	"github.com/floodgate-go/floodgate/core/store"
 )
 
 // TestDifferential replays 4,000 random traces (80,000 operations;
@@ -134,7 +135,7 @@ type bindOnce struct {
 	s        core.Store
 	mu       sync.Mutex
 	policies map[string]*core.Policy
-	tables   map[*core.Policy]core.Table
+	tables   map[*core.Policy]store.Table
 }
 
 // policy returns the policy of the limits of coretest.Algorithms at
@@ -159,7 +160,7 @@ func (b *bindOnce) policy(indexes []int) *core.Policy {
 	return p
 }
 
-func (b *bindOnce) Bind(p *core.Policy) (core.Table, error) {
+func (b *bindOnce) Bind(p *core.Policy) (store.Table, error) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if tb, ok := b.tables[p]; ok {
@@ -170,7 +171,7 @@ func (b *bindOnce) Bind(p *core.Policy) (core.Table, error) {
 		return nil, err
 	}
 	if b.tables == nil {
-		b.tables = map[*core.Policy]core.Table{}
+		b.tables = map[*core.Policy]store.Table{}
 	}
 	b.tables[p] = tb
 	return tb, nil

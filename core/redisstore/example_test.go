@@ -55,7 +55,7 @@ func Example_failLocal() {
 		panic(err)
 	}
 	defer store.Close()
-	l, err := core.NewLimiter(core.MustPolicy("api", core.Limit{Name: "api", Algorithm: core.FixedWindow{Limit: 8, Window: time.Hour, Anchored: true}}), core.WithStore(store))
+	l, err := core.NewLimiter(core.MustPolicy("api", core.Limit{Name: "api", Algorithm: core.FixedWindow{Quota: 8, Window: time.Hour, Anchored: true}}), core.WithStore(store))
 	if err != nil {
 		panic(err)
 	}

@@ -5,15 +5,15 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/floodgate-go/floodgate/core"
+	"github.com/floodgate-go/floodgate/core/store"
 )
 
 // failed decides req after its round trip returned err (see the package
 // doc's Failures): a fault goes to the failure mode, a key conflict is an
 // error (FailOpen's admission), any other error reply an error.
-func (t *table) failed(ctx context.Context, req core.Request, err error) (core.Result, error) {
+func (t *table) failed(ctx context.Context, req store.Request, err error) (store.Decision, error) {
 	if ctx.Err() != nil && !errors.Is(err, errTimeout) {
-		return core.Result{}, err // the caller gave up
+		return store.Decision{}, err // the caller gave up
 	}
 	switch classify(err) {
 	case classFault, classMissing:
@@ -27,10 +27,10 @@ func (t *table) failed(ctx context.Context, req core.Request, err error) (core.R
 		if t.s.opts.FailureMode == FailOpen {
 			return t.open(req)
 		}
-		return core.Result{}, fmt.Errorf("redisstore: policy %q: %w: %w", t.p.Name(), ErrKeyConflict, err)
+		return store.Decision{}, fmt.Errorf("redisstore: policy %q: %w: %w", t.p.Name(), ErrKeyConflict, err)
 	}
 	if t.s.opts.FailureMode == FailOpen {
 		return t.open(req)
 	}
-	return core.Result{}, fmt.Errorf("redisstore: policy %q: %w", t.p.Name(), err)
+	return store.Decision{}, fmt.Errorf("redisstore: policy %q: %w", t.p.Name(), err)
 }

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/floodgate-go/floodgate/core"
+	"github.com/floodgate-go/floodgate/core/store"
 	"github.com/floodgate-go/floodgate/internal/redistest"
 	"github.com/stretchr/testify/require"
 )
@@ -21,26 +22,26 @@ func TestBatchRefundTwice(t *testing.T) {
 	s, err := New(c, Options{Prefix: "bt:", Timeout: 30 * time.Second, CallerClock: true})
 	require.NoError(t, err)
 	defer s.Close()
-	p := core.MustPolicy("bt", core.Limit{Name: "f", Algorithm: core.FixedWindow{Limit: 10, Window: time.Hour}})
+	p := core.MustPolicy("bt", core.Limit{Name: "f", Algorithm: core.FixedWindow{Quota: 10, Window: time.Hour}})
 	tb, err := s.Bind(p)
 	require.NoError(t, err)
 	tab := tb.(*table)
 	require.NoError(t, s.loadLibrary(ctx, tab.sc))
 	const now = int64(1_800_000_000_000_000_000) // ns
-	refund := core.Request{Op: core.OpRefund, Key: "", Cost: 3, Now: now, Taken: now, RefundID: [2]uint64{7, 9}}
+	refund := store.Request{Op: store.OpRefund, Key: "", Cost: 3, Now: now, Taken: now, RefundID: [2]uint64{7, 9}}
 	refund.Holds[0] = int64(time.Hour)
-	newCall := func(key string, req core.Request) *call {
+	newCall := func(key string, req store.Request) *call {
 		cl := &call{sc: tab.sc, done: make(chan struct{}, 1)}
 		var taken any = int64(0)
 		var rid *[2]uint64
-		if req.Op == core.OpRefund {
+		if req.Op == store.OpRefund {
 			taken, rid = tab.refundArg(req), &req.RefundID
 		}
 		cl.keys = tab.keys(key, rid)
 		cl.args = []any{opCodes[req.Op], req.Cost, req.Now / 1000, taken, tab.slack}
 		return cl
 	}
-	take := core.Request{Op: core.OpTake, Key: "", Cost: 5, Now: now}
+	take := store.Request{Op: store.OpTake, Key: "", Cost: 5, Now: now}
 	var batch []*call
 	for _, k := range []string{"once", "twice"} {
 		batch = append(batch, newCall(k, take))
@@ -79,7 +80,7 @@ func TestResetTwice(t *testing.T) {
 	s, err := New(c, Options{Prefix: "rt:", Timeout: 30 * time.Second, CallerClock: true})
 	require.NoError(t, err)
 	defer s.Close()
-	p := core.MustPolicy("rt", core.Limit{Name: "f", Algorithm: core.FixedWindow{Limit: 10, Window: time.Hour}})
+	p := core.MustPolicy("rt", core.Limit{Name: "f", Algorithm: core.FixedWindow{Quota: 10, Window: time.Hour}})
 	tb, err := s.Bind(p)
 	require.NoError(t, err)
 	tab := tb.(*table)
@@ -89,9 +90,9 @@ func TestResetTwice(t *testing.T) {
 	reset := &call{sc: tab.sc, keys: tab.keys("k", &rid), done: make(chan struct{}, 1)}
 	reset.args = []any{"R", int64(0), now / 1000, tab.markerTTL(), tab.slack}
 	take := func() int64 {
-		r, err := tab.Do(ctx, core.Request{Op: core.OpTake, Key: "k", Cost: 4, Now: now})
+		r, err := tab.Do(ctx, store.Request{Op: store.OpTake, Key: "k", Cost: 4, Now: now})
 		require.NoError(t, err)
-		return r.Remaining
+		return r.Outcomes[0].Remaining
 	}
 	require.Equal(t, int64(6), take())
 	for _, want := range []int64{6, 2} { // the first copy forgets, the second nothing

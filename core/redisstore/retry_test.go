@@ -12,6 +12,7 @@ import (
 	"github.com/floodgate-go/floodgate/core"
 	"github.com/floodgate-go/floodgate/core/coretest"
 	"github.com/floodgate-go/floodgate/core/redisstore"
+	"github.com/floodgate-go/floodgate/core/store"
 	"github.com/floodgate-go/floodgate/internal/faultproxy"
 	"github.com/redis/go-redis/v9"
 	"github.com/stretchr/testify/require"
@@ -21,17 +22,17 @@ import (
 // client retrying a command whose reply it did not read does.
 type twiceStore struct{ s core.Store }
 
-func (w twiceStore) Bind(p *core.Policy) (core.Table, error) {
+func (w twiceStore) Bind(p *core.Policy) (store.Table, error) {
 	t, err := w.s.Bind(p)
 	return twiceTable{t}, err
 }
 
-type twiceTable struct{ core.Table }
+type twiceTable struct{ store.Table }
 
-func (t twiceTable) Do(ctx context.Context, req core.Request) (core.Result, error) {
-	if req.Op == core.OpRefund {
+func (t twiceTable) Do(ctx context.Context, req store.Request) (store.Decision, error) {
+	if req.Op == store.OpRefund {
 		if _, err := t.Table.Do(ctx, req); err != nil {
-			return core.Result{}, err
+			return store.Decision{}, err
 		}
 	}
 	return t.Table.Do(ctx, req)
@@ -103,7 +104,9 @@ func TestRefundExecutedTwice(t *testing.T) {
 	refunds := 0
 	for _, p := range retryPolicies() {
 		clk := newClock()
-		// ExpirySlack: no key expires in real time while the test reads them.
+		// ExpirySlack: the fake clock moves 2.4 s, Redis's TTLs run in
+		// real time; without it a loaded machine let a GCRA key expire
+		// between two takes, and the refund found a newer state.
 		opts := redisstore.Options{CallerClock: true, ExpirySlack: time.Hour, Prefix: "twice:" + p.Name() + ":"}
 		got := limiterOn(t, twiceStore{newStore(t, c, opts)}, p, core.WithClock(clk))
 		opts.Prefix = "once:" + p.Name() + ":"

@@ -11,8 +11,8 @@ import (
 // ScalePolicy returns p with every limit scaled to share (in (0, 1]) of its
 // quota: the policy FailLocal decides on, so that N processes with share
 // 1/N together grant about what the shared Redis limit would. Counts
-// (Burst, Capacity, Limit, Quota, PeriodCap, Free) become ⌊count·share⌋, at least
-// 1; rates keep their Limit and stretch their Period to ⌈Period/share⌉.
+// (Burst, Capacity, Quota, PeriodCap, Free) become ⌊count·share⌋, at least
+// 1; rates keep their Count and stretch their Period to ⌈Period/share⌉.
 // Windows and periods are unchanged. Since counts are at least 1, N
 // processes may grant up to N units where the shared limit grants fewer.
 func ScalePolicy(p *core.Policy, share float64) (*core.Policy, error) {
@@ -29,27 +29,27 @@ func ScalePolicy(p *core.Policy, share float64) (*core.Policy, error) {
 		return max(1, int64(math.Floor(float64(c)*share)))
 	}
 	rate := func(r core.Rate) core.Rate {
-		return core.Rate{Limit: r.Limit, Period: time.Duration(math.Ceil(float64(r.Period) / share))}
+		return core.Rate{Count: r.Count, Period: time.Duration(math.Ceil(float64(r.Period) / share))}
 	}
 	ls := p.Limits()
 	for i := range ls {
 		switch a := ls[i].Algorithm.(type) {
 		case core.GCRA:
 			if a.Burst == 0 {
-				a.Burst = a.Rate.Limit
+				a.Burst = a.Rate.Count
 			}
 			a.Rate, a.Burst = rate(a.Rate), n(a.Burst)
 			ls[i].Algorithm = a
 		case core.LeakyBucket:
 			if a.Capacity == 0 {
-				a.Capacity = a.Rate.Limit
+				a.Capacity = a.Rate.Count
 			}
 			a.Rate, a.Capacity = rate(a.Rate), n(a.Capacity)
 			a.NoDelay = min(a.NoDelay, a.Capacity)
 			ls[i].Algorithm = a
 		case core.TokenBucket:
 			if a.Burst == 0 {
-				a.Burst = a.Rate.Limit
+				a.Burst = a.Rate.Count
 			}
 			a.Rate, a.Burst = rate(a.Rate), n(a.Burst)
 			ls[i].Algorithm = a
@@ -57,13 +57,13 @@ func ScalePolicy(p *core.Policy, share float64) (*core.Policy, error) {
 			a.Rate = rate(a.Rate)
 			ls[i].Algorithm = a
 		case core.FixedWindow:
-			a.Limit = n(a.Limit)
+			a.Quota = n(a.Quota)
 			ls[i].Algorithm = a
 		case core.SlidingWindow:
-			a.Limit = n(a.Limit)
+			a.Quota = n(a.Quota)
 			ls[i].Algorithm = a
 		case core.SlidingLog:
-			a.Limit = n(a.Limit)
+			a.Quota = n(a.Quota)
 			ls[i].Algorithm = a
 		case core.Hybrid:
 			a.Quota = n(a.Quota)

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/floodgate-go/floodgate/core"
+	"github.com/floodgate-go/floodgate/internal/warmcurve"
 )
 
 //go:embed lua/*.lua
@@ -76,100 +77,128 @@ func specOf(a core.Algorithm) (algSpec, error) {
 		}
 		return algSpec{"gcra", fmt.Sprintf("ALG.gcra(%d, %d, %d, nil)", iv, burst*iv, burst), true}, nil
 	case core.LeakyBucket:
-		capacity := a.WithDefaults().Capacity
-		iv := intervalUS(a.Rate)
-		if !spanOK(capacity, iv) {
-			return algSpec{}, invalid("LeakyBucket: capacity %d × interval %d µs exceeds 36 years", capacity, iv)
-		}
-		free := max(0, a.NoDelay-1) * iv
-		return algSpec{"gcra", fmt.Sprintf("ALG.gcra(%d, %d, %d, %d)", iv, capacity*iv, capacity, free), true}, nil
+		return leakyBucketSpec(a)
 	case core.FixedWindow:
-		w, err := wholeUS("FixedWindow: window", a.Window)
-		if err != nil {
-			return algSpec{}, err
-		}
-		if a.Limit >= maxExact {
-			return algSpec{}, invalid("FixedWindow: limit %d exceeds 2^53", a.Limit)
-		}
-		return algSpec{"fixedwindow", fmt.Sprintf("ALG.fixedwindow(%d, %d, %t)", a.Limit, w, a.Anchored), true}, nil
+		return fixedWindowSpec(a)
 	case core.SlidingWindow:
-		w, err := wholeUS("SlidingWindow: window", a.Window)
-		if err != nil {
-			return algSpec{}, err
-		}
-		if a.Limit > maxExact/w {
-			return algSpec{}, invalid("SlidingWindow: limit %d × window %d µs exceeds 2^53", a.Limit, w)
-		}
-		return algSpec{"slidingwindow", fmt.Sprintf("ALG.slidingwindow(%d, %d)", a.Limit, w), true}, nil
+		return slidingWindowSpec(a)
 	case core.TokenBucket:
-		burst := a.WithDefaults().Burst
-		if burst > (int64(1)<<52)/int64(a.Rate.Interval()) {
-			return algSpec{}, invalid("TokenBucket: filling burst %d at %v takes 2^52 ns (52 days) or more", burst, a.Rate)
-		}
-		limit := a.Rate.PerSecond()
-		return algSpec{"tokenbucket", fmt.Sprintf("ALG.tokenbucket(%s, %d)", luaFloat(limit), burst), true}, nil
+		return tokenBucketSpec(a)
 	case core.Hybrid:
-		w, err := wholeUS("Hybrid: window", a.Window)
-		if err != nil {
-			return algSpec{}, err
-		}
-		iv := intervalUS(core.Per(a.Quota, a.Window))
-		if !spanOK(a.Quota, iv) || a.Quota*iv > maxSpanUS-w {
-			return algSpec{}, invalid("Hybrid: window + quota × interval exceeds 36 years in µs")
-		}
-		return algSpec{"hybrid", fmt.Sprintf("ALG.hybrid(%d, %d, %d, %d)", a.Quota, w, iv, a.Quota*iv), true}, nil
+		return hybridSpec(a)
 	case core.RollingWindow:
-		if _, err := wholeUS("RollingWindow: window", a.Window); err != nil {
-			return algSpec{}, err
-		}
-		per, err := wholeUS("RollingWindow: period", a.Period)
-		if err != nil {
-			return algSpec{}, err
-		}
-		if a.Quota >= maxExact {
-			return algSpec{}, invalid("RollingWindow: quota %d exceeds 2^53", a.Quota)
-		}
-		pcap := a.PeriodCap
-		if pcap == 0 {
-			pcap = a.Quota
-		}
-		return algSpec{"rollingwindow", fmt.Sprintf("ALG.rollingwindow(%d, %d, %d, %d)", a.Quota, pcap, per, int64(a.Window/a.Period)), true}, nil
+		return rollingWindowSpec(a)
 	case core.SlidingLog:
-		w, err := wholeUS("SlidingLog: window", a.Window)
-		if err != nil {
-			return algSpec{}, err
-		}
-		if a.Limit > MaxSlidingLogLimit {
-			return algSpec{}, invalid("SlidingLog: limit %d exceeds the Redis store's %d (use SlidingWindow or RollingWindow)", a.Limit, MaxSlidingLogLimit)
-		}
-		return algSpec{"slidinglog", fmt.Sprintf("ALG.slidinglog(%d, %d, %t)", a.Limit, w, a.CountRejected), !a.CountRejected}, nil
+		return slidingLogSpec(a)
 	case core.WarmUp:
-		cf := a.ColdFactor
-		if cf == 0 {
-			cf = 3
-		}
-		if float64(a.WarmUp) >= 1<<52 || float64(a.Rate.Period)*cf >= 1<<52 {
-			return algSpec{}, invalid("WarmUp: warm-up %v or period × cold factor reaches 2^52 ns (52 days)", a.WarmUp)
-		}
-		stable := float64(a.Rate.Period) / float64(a.Rate.Limit)
-		cold := stable * cf
-		warm := float64(a.WarmUp)
-		threshold := 0.5 * warm / stable
-		maxP := threshold + 2*warm/(stable+cold)
-		slope := (cold - stable) / (maxP - threshold)
-		coolDown := warm / maxP
-		return algSpec{"warmup", fmt.Sprintf("ALG.warmup(%d, %s, %s, %s, %s, %s)", a.Rate.Limit,
-			luaFloat(stable), luaFloat(threshold), luaFloat(maxP), luaFloat(slope), luaFloat(coolDown)), true}, nil
+		return warmUpSpec(a)
 	case core.Backoff:
 		return backoffSpec(a)
 	}
 	return algSpec{}, invalid("algorithm %T is not supported by the Redis store", a)
 }
 
-// MaxSlidingLogLimit is the largest SlidingLog Limit the Redis store
-// accepts: the script reads and writes the whole log (Limit+3 numbers) at
+func leakyBucketSpec(a core.LeakyBucket) (algSpec, error) {
+	capacity := a.WithDefaults().Capacity
+	iv := intervalUS(a.Rate)
+	if !spanOK(capacity, iv) {
+		return algSpec{}, invalid("LeakyBucket: capacity %d × interval %d µs exceeds 36 years", capacity, iv)
+	}
+	free := max(0, a.NoDelay-1) * iv
+	return algSpec{"gcra", fmt.Sprintf("ALG.gcra(%d, %d, %d, %d)", iv, capacity*iv, capacity, free), true}, nil
+}
+
+func fixedWindowSpec(a core.FixedWindow) (algSpec, error) {
+	w, err := wholeUS("FixedWindow: window", a.Window)
+	if err != nil {
+		return algSpec{}, err
+	}
+	if a.Quota >= maxExact {
+		return algSpec{}, invalid("FixedWindow: quota %d exceeds 2^53", a.Quota)
+	}
+	return algSpec{"fixedwindow", fmt.Sprintf("ALG.fixedwindow(%d, %d, %t)", a.Quota, w, a.Anchored), true}, nil
+}
+
+func slidingWindowSpec(a core.SlidingWindow) (algSpec, error) {
+	w, err := wholeUS("SlidingWindow: window", a.Window)
+	if err != nil {
+		return algSpec{}, err
+	}
+	if a.Quota > maxExact/w {
+		return algSpec{}, invalid("SlidingWindow: quota %d × window %d µs exceeds 2^53", a.Quota, w)
+	}
+	return algSpec{"slidingwindow", fmt.Sprintf("ALG.slidingwindow(%d, %d)", a.Quota, w), true}, nil
+}
+
+func tokenBucketSpec(a core.TokenBucket) (algSpec, error) {
+	burst := a.WithDefaults().Burst
+	if burst > (int64(1)<<52)/int64(a.Rate.Interval()) {
+		return algSpec{}, invalid("TokenBucket: filling burst %d at %v takes 2^52 ns (52 days) or more", burst, a.Rate)
+	}
+	limit := a.Rate.PerSecond()
+	return algSpec{"tokenbucket", fmt.Sprintf("ALG.tokenbucket(%s, %d)", luaFloat(limit), burst), true}, nil
+}
+
+func hybridSpec(a core.Hybrid) (algSpec, error) {
+	w, err := wholeUS("Hybrid: window", a.Window)
+	if err != nil {
+		return algSpec{}, err
+	}
+	iv := intervalUS(core.Per(a.Quota, a.Window))
+	if !spanOK(a.Quota, iv) || a.Quota*iv > maxSpanUS-w {
+		return algSpec{}, invalid("Hybrid: window + quota × interval exceeds 36 years in µs")
+	}
+	return algSpec{"hybrid", fmt.Sprintf("ALG.hybrid(%d, %d, %d, %d)", a.Quota, w, iv, a.Quota*iv), true}, nil
+}
+
+func rollingWindowSpec(a core.RollingWindow) (algSpec, error) {
+	if _, err := wholeUS("RollingWindow: window", a.Window); err != nil {
+		return algSpec{}, err
+	}
+	per, err := wholeUS("RollingWindow: period", a.Period)
+	if err != nil {
+		return algSpec{}, err
+	}
+	if a.Quota >= maxExact {
+		return algSpec{}, invalid("RollingWindow: quota %d exceeds 2^53", a.Quota)
+	}
+	pcap := a.PeriodCap
+	if pcap == 0 {
+		pcap = a.Quota
+	}
+	return algSpec{"rollingwindow", fmt.Sprintf("ALG.rollingwindow(%d, %d, %d, %d)", a.Quota, pcap, per, int64(a.Window/a.Period)), true}, nil
+}
+
+func slidingLogSpec(a core.SlidingLog) (algSpec, error) {
+	w, err := wholeUS("SlidingLog: window", a.Window)
+	if err != nil {
+		return algSpec{}, err
+	}
+	if a.Quota > MaxSlidingLogQuota {
+		return algSpec{}, invalid("SlidingLog: quota %d exceeds the Redis store's %d (use SlidingWindow or RollingWindow)", a.Quota, MaxSlidingLogQuota)
+	}
+	return algSpec{"slidinglog", fmt.Sprintf("ALG.slidinglog(%d, %d, %t)", a.Quota, w, a.CountRejected), !a.CountRejected}, nil
+}
+
+// warmUpSpec hands the script the curve core.WarmUp decides with
+// (package warmcurve).
+func warmUpSpec(a core.WarmUp) (algSpec, error) {
+	cf := a.ColdFactor
+	if cf == 0 {
+		cf = warmcurve.DefaultColdFactor
+	}
+	if float64(a.WarmUp) >= 1<<52 || float64(a.Rate.Period)*cf >= 1<<52 {
+		return algSpec{}, invalid("WarmUp: warm-up %v or period × cold factor reaches 2^52 ns (52 days)", a.WarmUp)
+	}
+	c := warmcurve.Of(a.Rate.Count, a.Rate.Period, a.WarmUp, cf)
+	return algSpec{"warmup", fmt.Sprintf("ALG.warmup(%d, %s, %s, %s, %s, %s)", a.Rate.Count,
+		luaFloat(c.Stable), luaFloat(c.Threshold), luaFloat(c.MaxPermits), luaFloat(c.Slope), luaFloat(c.CoolDown)), true}, nil
+}
+
+// MaxSlidingLogQuota is the largest SlidingLog Quota the Redis store
+// accepts: the script reads and writes the whole log (Quota+3 numbers) at
 // every decision.
-const MaxSlidingLogLimit = 4096
+const MaxSlidingLogQuota = 4096
 
 // compiled is one policy's script: its source and SHA-1 (for EVAL and
 // EVALSHA), the same code as a Redis 7 function library and its

@@ -65,7 +65,7 @@
 // State is kept in integer microseconds (a Lua number is a double: Unix
 // nanoseconds do not fit its 53 bits). Decisions are identical to the
 // in-memory store's when every instant and every configured duration is a
-// whole number of microseconds and the emission interval Period/Limit of
+// whole number of microseconds and the emission interval Period/Count of
 // rate-based algorithms is too. Otherwise: instants are truncated to the
 // microsecond; a rate's emission interval is rounded up to a whole
 // microsecond (the rate granted is at most the one asked for, e.g.
@@ -73,7 +73,7 @@
 // and windows and periods that are not whole microseconds are refused by
 // Bind (an error wrapping core.ErrInvalidConfig). Configurations whose
 // arithmetic would exceed 2^53 in microseconds (a SlidingWindow whose
-// Limit × Window in µs does, say) are refused the same way. Instants are
+// Quota × Window in µs does, say) are refused the same way. Instants are
 // exact until about the year 2200.
 //
 // # Failures
@@ -141,7 +141,7 @@
 //
 //   - A refund gives back at most once, however many times Redis runs it
 //     (a proxy between the two could send it again). Each refund is named
-//     by its decision (core.Request.RefundID: a value random per Limiter
+//     by its decision (store.Request.RefundID: a value random per Limiter
 //     and the decision's number; a refund without one gets a random name
 //     per call), and its script records the name in a marker key of the
 //     same hash tag as the limit keys (same Cluster slot),
@@ -228,7 +228,9 @@ const (
 	// first fault and kept across outages (what it admitted counts until
 	// it recovers by itself), so that this process grants at most its
 	// share over any window of the limits, however often the store
-	// switches.
+	// switches. Its Results report the policy's own quotas (what the
+	// headers show) and the local limiter's Remaining and RetryAfter; they
+	// are not refundable.
 	FailLocal
 )
 

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/floodgate-go/floodgate/core"
+	"github.com/floodgate-go/floodgate/core/store"
 )
 
 // stateFormat names the keys' value format (see step.lua), hashed into
@@ -36,7 +37,7 @@ type table struct {
 }
 
 type localTable struct {
-	t core.Table
+	t store.Table
 }
 
 // Supports reports whether the Redis store can decide p exactly as the
@@ -53,7 +54,7 @@ func Supports(p *core.Policy) error {
 // Bind compiles p's script and returns the table that decides p. It fails
 // (wrapping core.ErrInvalidConfig) for a configuration the scripts cannot
 // decide exactly as the in-memory store does; see the package doc.
-func (s *Store) Bind(p *core.Policy) (core.Table, error) {
+func (s *Store) Bind(p *core.Policy) (store.Table, error) {
 	if p == nil {
 		return nil, fmt.Errorf("redisstore: nil policy: %w", core.ErrInvalidConfig)
 	}
@@ -131,25 +132,19 @@ func (t *table) appendKeys(dst []string, key string, rid *[2]uint64) []string {
 // maxStackKey is the longest key hashed without an allocation.
 const maxStackKey = 224
 
-// Do applies req in Redis; see core.Table.
-func (t *table) Do(ctx context.Context, req core.Request) (core.Result, error) {
-	if int(req.Op) >= len(opArgs) {
-		return core.Result{}, fmt.Errorf("redisstore: unknown op %d: %w", req.Op, core.ErrInvalidConfig)
-	}
-	if req.Now < 0 {
-		return core.Result{}, fmt.Errorf("redisstore: now %d: %w", req.Now, core.ErrClock)
-	}
-	if (req.Op == core.OpTake || req.Op == core.OpPeek) && req.Cost < 1 {
-		return core.Result{}, fmt.Errorf("redisstore: cost %d: %w", req.Cost, core.ErrInvalidCost)
+// Do applies req in Redis; see store.Table.
+func (t *table) Do(ctx context.Context, req store.Request) (store.Decision, error) {
+	if err := checkRequest(&req); err != nil {
+		return store.Decision{}, err
 	}
 	if t.deny != nil {
 		switch req.Op {
-		case core.OpRefund, core.OpReset:
+		case store.OpRefund, store.OpReset:
 			t.deny.del(req.Key)
 		default:
 			if req.Cost == 1 {
 				if o, ok := t.deny.get(req.Key, req.Now); ok {
-					return core.ResultOf(t.p, req, false, []core.Outcome{o})
+					return store.Decision{At: req.Now, Outcomes: [store.MaxLimits]store.Outcome{o}}, nil
 				}
 			}
 		}
@@ -165,10 +160,10 @@ func (t *table) Do(ctx context.Context, req core.Request) (core.Result, error) {
 	taken := zeroArg
 	var rid *[2]uint64
 	switch req.Op {
-	case core.OpRefund:
+	case store.OpRefund:
 		taken = t.refundArg(req)
 		rid = &req.RefundID
-	case core.OpReset:
+	case store.OpReset:
 		taken = t.markerTTL()
 		rid = &[2]uint64{}
 	}
@@ -194,10 +189,23 @@ func (t *table) Do(ctx context.Context, req core.Request) (core.Result, error) {
 	return res, err
 }
 
+// checkRequest refuses a request no Limiter sends.
+func checkRequest(req *store.Request) error {
+	switch {
+	case int(req.Op) >= len(opArgs):
+		return fmt.Errorf("redisstore: unknown op %d: %w", req.Op, core.ErrInvalidConfig)
+	case req.Now < 0:
+		return fmt.Errorf("redisstore: now %d: %w", req.Now, core.ErrClock)
+	case (req.Op == store.OpTake || req.Op == store.OpPeek) && req.Cost < 1:
+		return fmt.Errorf("redisstore: cost %d: %w", req.Cost, core.ErrInvalidCost)
+	}
+	return nil
+}
+
 // refundArg is a refund's "taken" argument for step.lua: the take's instant
 // in µs, each limit's hold in ns, then the least TTL of its marker in ms
 // (see markerTTL).
-func (t *table) refundArg(req core.Request) string {
+func (t *table) refundArg(req store.Request) string {
 	b := strconv.AppendInt(make([]byte, 0, 24*(2+len(t.quotas))), floorDiv(req.Taken, 1000), 10)
 	for i := range t.quotas {
 		b = strconv.AppendInt(append(b, ','), req.Holds[i], 10)
@@ -226,31 +234,31 @@ func floorDiv(a, b int64) int64 {
 }
 
 // result decodes a script's reply: a record (see step.lua).
-func (t *table) result(req core.Request, reply []byte) (core.Result, error) {
+func (t *table) result(req store.Request, reply []byte) (store.Decision, error) {
 	n := len(t.quotas)
-	if req.Op == core.OpReset {
-		return core.Result{}, nil
+	if req.Op == store.OpReset {
+		return store.Decision{}, nil
 	}
 	if len(reply) != 8*(2+7*n) {
-		return core.Result{}, fmt.Errorf("redisstore: policy %q: malformed reply of %d bytes", t.p.Name(), len(reply))
+		return store.Decision{}, fmt.Errorf("redisstore: policy %q: malformed reply of %d bytes", t.p.Name(), len(reply))
 	}
-	var vbuf [2 + 7*core.MaxLimits]int64
+	var vbuf [2 + 7*store.MaxLimits]int64
 	v := vbuf[:2+7*n]
 	for i := range v {
 		var ok bool
 		if v[i], ok = word(reply, i); !ok {
-			return core.Result{}, fmt.Errorf("redisstore: policy %q: malformed reply value %d", t.p.Name(), i)
+			return store.Decision{}, fmt.Errorf("redisstore: policy %q: malformed reply value %d", t.p.Name(), i)
 		}
 	}
 	sent := req.Now
 	if !t.s.opts.CallerClock {
 		req.Now = v[1] * 1000
 	}
-	var buf [core.MaxLimits]core.Outcome
-	outs := buf[:n]
+	d := store.Decision{Taken: v[0] == 1, At: req.Now}
+	outs := d.Outcomes[:n]
 	for i := range outs {
 		w := v[2+7*i : 9+7*i]
-		o := core.Outcome{
+		o := store.Outcome{
 			Allowed:    w[0] == 1,
 			Remaining:  w[1],
 			ResetAfter: time.Duration(w[2]*1000 + w[5]),
@@ -266,20 +274,21 @@ func (t *table) result(req core.Request, reply []byte) (core.Result, error) {
 		}
 		outs[i] = o
 	}
-	res, err := core.ResultOf(t.p, req, v[0] == 1, outs)
-	if err == nil && t.deny != nil && res.Taken() {
+	if t.deny != nil && d.Taken {
 		// The key's state moved on (a take of any cost): a denial cached
 		// before it no longer holds, not even for a lagging caller.
 		t.deny.del(req.Key)
 	}
-	if err == nil && t.deny != nil && !res.Allowed && req.Cost == 1 && req.Op != core.OpRefund && res.RetryAfter != core.Never {
+	if t.deny != nil && !outs[0].Allowed && req.Cost == 1 && req.Op != store.OpRefund && outs[0].RetryAfter != core.Never {
+		// (The deny cache serves single-limit policies only: outs[0] is
+		// the decision.)
 		t.deny.put(req.Key, sent, outs[0])
 	}
-	return res, err
+	return d, nil
 }
 
 // fallback decides req while Redis is unreachable (err says why).
-func (t *table) fallback(ctx context.Context, req core.Request, err error) (core.Result, error) {
+func (t *table) fallback(ctx context.Context, req store.Request, err error) (store.Decision, error) {
 	switch t.s.opts.FailureMode {
 	case FailOpen:
 		return t.open(req)
@@ -293,42 +302,45 @@ func (t *table) fallback(ctx context.Context, req core.Request, err error) (core
 		if lt == nil {
 			ms, merr := core.NewMemoryStore(core.MemoryOptions{})
 			if merr != nil {
-				return core.Result{}, merr
+				return store.Decision{}, merr
 			}
 			tb, merr := ms.Bind(t.scaled)
 			if merr != nil {
-				return core.Result{}, merr
+				return store.Decision{}, merr
 			}
 			t.local.CompareAndSwap(nil, &localTable{t: tb})
 			lt = t.local.Load()
 		}
-		if req.Op == core.OpRefund {
+		if req.Op == store.OpRefund {
 			// Taken by Redis (a take in flight at the switch; the local
 			// limiter's own results, of its scaled policy, are not
 			// refundable): the local limiter never took it, it gives
 			// nothing back.
-			req.Op, req.Cost = core.OpPeek, 1
+			req.Op, req.Cost = store.OpPeek, 1
 		}
-		return lt.t.Do(ctx, req)
+		d, err := lt.t.Do(ctx, req)
+		// What the local limiter took is not refundable: a refund would go
+		// to Redis, which never took it.
+		d.Taken = false
+		return d, err
 	}
 	if errors.Is(err, ErrUnavailable) {
-		return core.Result{}, err
+		return store.Decision{}, err
 	}
-	return core.Result{}, fmt.Errorf("%w: %w", ErrUnavailable, err)
+	return store.Decision{}, fmt.Errorf("%w: %w", ErrUnavailable, err)
 }
 
 // open is FailOpen's admission: every limit admits, with its whole quota
 // remaining; nothing is taken (the result is not refundable).
-func (t *table) open(req core.Request) (core.Result, error) {
-	if req.Op == core.OpReset {
-		return core.Result{}, nil
+func (t *table) open(req store.Request) (store.Decision, error) {
+	if req.Op == store.OpReset {
+		return store.Decision{}, nil
 	}
-	var buf [core.MaxLimits]core.Outcome
-	outs := buf[:len(t.quotas)]
+	d := store.Decision{At: req.Now}
 	for i, q := range t.quotas {
-		outs[i] = core.Outcome{Allowed: true, Remaining: q}
+		d.Outcomes[i] = store.Outcome{Allowed: true, Remaining: q}
 	}
-	return core.ResultOf(t.p, req, false, outs)
+	return d, nil
 }
 
 // word returns the i-th number of a record, a little-endian double holding

@@ -33,7 +33,7 @@ type report struct {
 func runChild(c config) error {
 	client := redis.NewClient(&redis.Options{Addr: c.redis, MaxRetries: -1, PoolSize: 4 * c.goroutines})
 	defer client.Close()
-	p := core.MustPolicy("measure", core.Limit{Name: "measure", Algorithm: core.FixedWindow{Limit: c.limit, Window: window}})
+	p := core.MustPolicy("measure", core.Limit{Name: "measure", Algorithm: core.FixedWindow{Quota: c.limit, Window: window}})
 	var store core.Store
 	var lf *localfirst.Store
 	switch c.child {

@@ -45,7 +45,7 @@ func parseConfig(args []string, usage io.Writer) (*config, error) {
 	fs.SetOutput(io.Discard)
 	var proxies list
 	addr := fs.String("addr", "127.0.0.1:8080", "listen address")
-	alg := fs.String("algorithm", "gcra", "gcra, token-bucket, leaky-bucket, fixed-window, sliding-log, sliding-window, hybrid, rolling-window or warm-up")
+	alg := fs.String("algorithm", "gcra", "gcra, token-bucket, leaky-bucket, fixed-window, sliding-log, sliding-window, hybrid, rolling-window, warm-up or backoff")
 	limit := fs.Int64("limit", 60, "requests per window")
 	window := fs.Duration("window", time.Minute, "window")
 	burst := fs.Int64("burst", 0, "most requests at once (gcra, token-bucket, leaky-bucket); default the limit")
@@ -143,11 +143,11 @@ func algorithm(name string, limit int64, window time.Duration, burst int64, burs
 	case "leaky-bucket":
 		return core.LeakyBucket{Rate: rate, Capacity: burst, NoDelay: burst}, nil
 	case "fixed-window":
-		a = core.FixedWindow{Limit: limit, Window: window}
+		a = core.FixedWindow{Quota: limit, Window: window}
 	case "sliding-log":
-		a = core.SlidingLog{Limit: limit, Window: window}
+		a = core.SlidingLog{Quota: limit, Window: window}
 	case "sliding-window":
-		a = core.SlidingWindow{Limit: limit, Window: window}
+		a = core.SlidingWindow{Quota: limit, Window: window}
 	case "hybrid":
 		a = core.Hybrid{Quota: limit, Window: window}
 	case "rolling-window":
@@ -158,8 +158,10 @@ func algorithm(name string, limit int64, window time.Duration, burst int64, burs
 		a = core.RollingWindow{Quota: limit, Window: window, Period: period}
 	case "warm-up":
 		a = core.WarmUp{Rate: rate, WarmUp: window}
+	case "backoff":
+		a = core.Backoff{Free: limit, Window: window}
 	default:
-		return nil, fmt.Errorf("-algorithm %q: want gcra, token-bucket, leaky-bucket, fixed-window, sliding-log, sliding-window, hybrid, rolling-window or warm-up", name)
+		return nil, fmt.Errorf("-algorithm %q: want gcra, token-bucket, leaky-bucket, fixed-window, sliding-log, sliding-window, hybrid, rolling-window, warm-up or backoff", name)
 	}
 	if burstSet {
 		return nil, fmt.Errorf("-burst applies to gcra, token-bucket and leaky-bucket only, not %s", name)

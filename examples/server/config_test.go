@@ -37,12 +37,13 @@ func TestParseConfigAlgorithms(t *testing.T) {
 		{[]string{"-algorithm", "gcra", "-burst", "3"}, core.GCRA{Rate: rate, Burst: 3}},
 		{[]string{"-algorithm", "token-bucket"}, core.TokenBucket{Rate: rate, Burst: 10}},
 		{[]string{"-algorithm", "leaky-bucket", "-burst", "4"}, core.LeakyBucket{Rate: rate, Capacity: 4, NoDelay: 4}},
-		{[]string{"-algorithm", "fixed-window"}, core.FixedWindow{Limit: 10, Window: rate.Period}},
-		{[]string{"-algorithm", "sliding-log"}, core.SlidingLog{Limit: 10, Window: rate.Period}},
-		{[]string{"-algorithm", "sliding-window"}, core.SlidingWindow{Limit: 10, Window: rate.Period}},
+		{[]string{"-algorithm", "fixed-window"}, core.FixedWindow{Quota: 10, Window: rate.Period}},
+		{[]string{"-algorithm", "sliding-log"}, core.SlidingLog{Quota: 10, Window: rate.Period}},
+		{[]string{"-algorithm", "sliding-window"}, core.SlidingWindow{Quota: 10, Window: rate.Period}},
 		{[]string{"-algorithm", "hybrid"}, core.Hybrid{Quota: 10, Window: rate.Period}},
 		{[]string{"-algorithm", "rolling-window"}, core.RollingWindow{Quota: 10, Window: rate.Period, Period: rate.Period / 10}},
 		{[]string{"-algorithm", "warm-up"}, core.WarmUp{Rate: rate, WarmUp: rate.Period}},
+		{[]string{"-algorithm", "backoff"}, core.Backoff{Free: 10, Window: rate.Period}},
 	} {
 		cfg, err := parseConfig(append(c.args, "-limit", "10", "-window", "20s"), io.Discard)
 		require.NoError(t, err, c.args)

@@ -11,7 +11,9 @@
 //	                      form: no shaping delay), fixed-window, sliding-log,
 //	                      sliding-window, hybrid, rolling-window (periods of
 //	                      a tenth of the window), warm-up (warming up over
-//	                      one window)
+//	                      one window), backoff (each request counts as a
+//	                      failure: -limit free per window, then doubling
+//	                      lockouts)
 //	-limit N              requests per window (default 60)
 //	-window D             window, e.g. 1m (default 1m)
 //	-burst N              most at once, for gcra, token-bucket and

@@ -46,10 +46,10 @@ func memoryTable(b *bytes.Buffer) error {
 	b.WriteString("\n## Memory per key\n\n")
 	b.WriteString("The in-memory store keeps a key in one slot of its hash table: the key's 8-byte hash and the\n")
 	b.WriteString("state words of the policy's limits. Tables run between 8/15 and 4/5 full, so a key costs its slot\n")
-	b.WriteString("times 1.25 to 1.9 (SlidingLog grows with its limit: Limit + 3 words).\n\n")
+	b.WriteString("times 1.25 to 1.9 (SlidingLog grows with its quota: Quota + 3 words).\n\n")
 	b.WriteString("| algorithm | configuration | state words | bytes per slot | bytes per key, table slack included |\n")
 	b.WriteString("|---|---|--:|--:|--:|\n")
-	big := algo{"SlidingLog", "100/min", core.SlidingLog{Limit: 100, Window: time.Minute}}
+	big := algo{"SlidingLog", "100/min", core.SlidingLog{Quota: 100, Window: time.Minute}}
 	for _, a := range append(algorithms(10, time.Second, true), big) {
 		p, err := core.Single("memory", a.alg)
 		if err != nil {

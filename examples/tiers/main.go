@@ -61,7 +61,7 @@ func (d *directory) set(tenant, plan string) {
 func plan(name string, perMinute, perDay int64, opts ...core.Option) (*core.Limiter, error) {
 	p, err := core.NewPolicy(name,
 		core.Limit{Name: "minute", Algorithm: core.GCRA{Rate: core.PerMinute(perMinute)}},
-		core.Limit{Name: "day", Algorithm: core.FixedWindow{Limit: perDay, Window: 24 * time.Hour}},
+		core.Limit{Name: "day", Algorithm: core.FixedWindow{Quota: perDay, Window: 24 * time.Hour}},
 	)
 	if err != nil {
 		return nil, err

@@ -97,9 +97,9 @@ func behaviours() []behaviour {
 		// LeakyBucket, meter form: GCRA's numbers, no delay.
 		twoPerTen("LeakyBucket", core.LeakyBucket{Rate: core.Per(2, ten), Capacity: 2, NoDelay: 2}, 5, 10, 5),
 		// FixedWindow: t0 is 5 s into [t0−5, t0+5): everything resets in 5 s.
-		twoPerTen("FixedWindow", core.FixedWindow{Limit: 2, Window: ten}, 5, 5, 5),
+		twoPerTen("FixedWindow", core.FixedWindow{Quota: 2, Window: ten}, 5, 5, 5),
 		// SlidingLog: both entries at t0 leave the trailing window at t0+10.
-		twoPerTen("SlidingLog", core.SlidingLog{Limit: 2, Window: ten}, 10, 10, 10),
+		twoPerTen("SlidingLog", core.SlidingLog{Quota: 2, Window: ten}, 10, 10, 10),
 		{
 			name: "skip",
 			build: func(t *testing.T, clk core.Clock) *middleware.Middleware {
@@ -121,7 +121,7 @@ func behaviours() []behaviour {
 			// cheaper requests.
 			name: "custom cost",
 			build: func(t *testing.T, clk core.Clock) *middleware.Middleware {
-				return single(t, clk, core.FixedWindow{Limit: 5, Window: 10 * time.Second}, middleware.Options{
+				return single(t, clk, core.FixedWindow{Quota: 5, Window: 10 * time.Second}, middleware.Options{
 					Cost: func(r *http.Request) int64 {
 						if r.URL.Path == "/login" {
 							return 3
@@ -178,7 +178,7 @@ func behaviours() []behaviour {
 			name: "per-route policies",
 			build: func(t *testing.T, clk core.Clock) *middleware.Middleware {
 				mk := func(n int64) *core.Limiter {
-					l, err := core.NewLimiter(core.MustPolicy("r", core.Limit{Name: "r", Algorithm: core.FixedWindow{Limit: n, Window: time.Hour}}), core.WithClock(clk))
+					l, err := core.NewLimiter(core.MustPolicy("r", core.Limit{Name: "r", Algorithm: core.FixedWindow{Quota: n, Window: time.Hour}}), core.WithClock(clk))
 					require.NoError(t, err)
 					return l
 				}
@@ -255,7 +255,7 @@ func twoLimits() behaviour {
 		build: func(t *testing.T, clk core.Clock) *middleware.Middleware {
 			p, err := core.NewPolicy("api",
 				core.Limit{Name: "burst", Algorithm: core.GCRA{Rate: core.Per(2, 10*time.Second)}},
-				core.Limit{Name: "daily", Algorithm: core.FixedWindow{Limit: 3, Window: 24 * time.Hour}})
+				core.Limit{Name: "daily", Algorithm: core.FixedWindow{Quota: 3, Window: 24 * time.Hour}})
 			require.NoError(t, err)
 			l, err := core.NewLimiter(p, core.WithClock(clk))
 			require.NoError(t, err)

@@ -103,7 +103,7 @@ func New(opts Options) (*Guard, error) {
 		g.ok = defaultSucceeded
 	}
 	if g.clock == nil {
-		g.clock = core.SystemClock{}
+		g.clock = systemClock{}
 	}
 	if g.field == "" {
 		g.field = "username"
@@ -373,3 +373,8 @@ func (g *Guard) report(r *http.Request, err error) {
 		g.opts.OnError(r, err)
 	}
 }
+
+// systemClock is the Guard's clock when Options.Clock is nil.
+type systemClock struct{}
+
+func (systemClock) Now() time.Time { return time.Now() }

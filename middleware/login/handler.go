@@ -90,10 +90,10 @@ func (g *Guard) Start(w http.ResponseWriter, r *http.Request) (*Attempt, bool) {
 	}
 	name, err := readUsername(r, g.field, g.maxBody)
 	switch {
-	case errors.Is(err, ErrBodyTooLarge):
+	case errors.Is(err, errBodyTooLarge):
 		writeError(w, http.StatusRequestEntityTooLarge, "the request body is too large")
 		return nil, false
-	case errors.Is(err, ErrUnsupportedMedia):
+	case errors.Is(err, errUnsupportedMedia):
 		writeError(w, http.StatusUnsupportedMediaType, "send a form or a JSON object")
 		return nil, false
 	case err != nil:

@@ -14,9 +14,9 @@ import (
 // Errors of reading the username from a request body, answered 413, 415
 // and 400 by [Guard.Handler].
 var (
-	ErrBodyTooLarge     = errors.New("login: request body too large")
-	ErrUnsupportedMedia = errors.New("login: body is neither a form nor JSON")
-	ErrBadBody          = errors.New("login: unparseable body")
+	errBodyTooLarge     = errors.New("login: request body too large")
+	errUnsupportedMedia = errors.New("login: body is neither a form nor JSON")
+	errBadBody          = errors.New("login: unparseable body")
 )
 
 // readUsername returns the value of field in r's body, a form
@@ -28,17 +28,17 @@ var (
 func readUsername(r *http.Request, field string, limit int64) (string, error) {
 	mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type"))
 	if err != nil || (mt != "application/x-www-form-urlencoded" && mt != "application/json") {
-		return "", ErrUnsupportedMedia
+		return "", errUnsupportedMedia
 	}
 	if r.Body == nil {
-		return "", ErrBadBody
+		return "", errBadBody
 	}
 	b, err := io.ReadAll(io.LimitReader(r.Body, limit+1))
 	if err != nil {
-		return "", ErrBadBody
+		return "", errBadBody
 	}
 	if int64(len(b)) > limit {
-		return "", ErrBodyTooLarge
+		return "", errBodyTooLarge
 	}
 	_ = r.Body.Close()
 	r.Body = io.NopCloser(bytes.NewReader(b))
@@ -47,7 +47,7 @@ func readUsername(r *http.Request, field string, limit int64) (string, error) {
 	}
 	vals, err := url.ParseQuery(string(b))
 	if err != nil || len(vals[field]) > 1 {
-		return "", ErrBadBody
+		return "", errBadBody
 	}
 	return vals.Get(field), nil
 }
@@ -56,33 +56,33 @@ func readUsername(r *http.Request, field string, limit int64) (string, error) {
 func jsonField(b []byte, field string) (string, error) {
 	d := json.NewDecoder(bytes.NewReader(b))
 	if t, err := d.Token(); err != nil || t != json.Delim('{') {
-		return "", ErrBadBody
+		return "", errBadBody
 	}
 	var name string
 	found := false
 	for d.More() {
 		t, err := d.Token()
 		if err != nil {
-			return "", ErrBadBody
+			return "", errBadBody
 		}
 		key, _ := t.(string)
 		var v json.RawMessage
 		if err := d.Decode(&v); err != nil {
-			return "", ErrBadBody
+			return "", errBadBody
 		}
 		if !strings.EqualFold(key, field) {
 			continue
 		}
 		if found || json.Unmarshal(v, &name) != nil {
-			return "", ErrBadBody
+			return "", errBadBody
 		}
 		found = true
 	}
 	if t, err := d.Token(); err != nil || t != json.Delim('}') {
-		return "", ErrBadBody
+		return "", errBadBody
 	}
 	if _, err := d.Token(); err != io.EOF {
-		return "", ErrBadBody
+		return "", errBadBody
 	}
 	return name, nil
 }
