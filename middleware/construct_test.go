@@ -97,3 +97,16 @@ func TestRoutesNilDefaultIsNoDefault(t *testing.T) {
 	_, err := middleware.NewSelect(rt, middleware.Options{})
 	require.NoError(t, err)
 }
+
+// TestRouteErrorsAreSticky: a route whose Add failed, its error ignored,
+// never leaves the middleware running without it: later Adds and NewSelect
+// report the first error.
+func TestRouteErrorsAreSticky(t *testing.T) {
+	rt := middleware.NewRoutes(middleware.Rate("api", "100/min"))
+	first := rt.Add("POST /login", middleware.Rate("login", "5/15mn"))
+	require.Error(t, first)
+	_ = rt.Add("GET /login{", middleware.Rate("login-page", "5/min")) // a bad pattern too: still the first error
+	require.Equal(t, first, rt.Add("GET /ok", middleware.Rate("ok", "5/min")))
+	_, err := middleware.NewSelect(rt, middleware.Options{})
+	require.ErrorIs(t, err, first)
+}

@@ -112,6 +112,9 @@ func (rt *Routes) Add(pattern string, l Limiter) error {
 // Share limits the requests matching any of patterns with l, in buckets
 // they share under the name group. A group name may not contain a NUL byte
 // (the middleware keeps preflight buckets apart with it).
+//
+// An error is sticky: every later Add and Share, and [NewSelect], report
+// it, so that a route whose error was ignored never goes unlimited.
 func (rt *Routes) Share(group string, l Limiter, patterns ...string) (err error) {
 	if rt == nil {
 		return fmt.Errorf("middleware: Share on nil *Routes: %w", core.ErrInvalidConfig)
@@ -119,6 +122,11 @@ func (rt *Routes) Share(group string, l Limiter, patterns ...string) (err error)
 	if rt.err != nil {
 		return rt.err
 	}
+	defer func() {
+		if err != nil {
+			rt.err = err
+		}
+	}()
 	if len(patterns) == 0 {
 		return fmt.Errorf("middleware: route group %q: no pattern: %w", group, core.ErrInvalidConfig)
 	}
