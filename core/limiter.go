@@ -25,6 +25,9 @@ type Limiter struct {
 	window int64         // how long after a decision its refund is accepted
 	ledger *refundLedger // the decisions already refunded
 	resets resetLog      // the keys reset within a refund window
+
+	obs  Observer // nil: none (see observe.go)
+	kind string   // the store's kind, for obs
 }
 
 type limiterConfig struct {
@@ -32,6 +35,7 @@ type limiterConfig struct {
 	clock        Clock
 	ledger       int
 	refundWindow time.Duration
+	observer     Observer
 }
 
 // Option configures a [Limiter].
@@ -84,6 +88,9 @@ func NewLimiter(p *Policy, opts ...Option) (*Limiter, error) {
 	if cfg.clock != nil && isnil.Value(cfg.clock) {
 		return nil, fmt.Errorf("core: WithClock: nil %T: %w", cfg.clock, ErrInvalidConfig)
 	}
+	if cfg.observer != nil && isnil.Value(cfg.observer) {
+		return nil, fmt.Errorf("core: WithObserver: nil %T: %w", cfg.observer, ErrInvalidConfig)
+	}
 	if cfg.ledger < 0 || cfg.refundWindow < 0 {
 		return nil, fmt.Errorf("core: refund ledger capacity %d, window %v: %w", cfg.ledger, cfg.refundWindow, ErrInvalidConfig)
 	}
@@ -108,6 +115,7 @@ func NewLimiter(p *Policy, opts ...Option) (*Limiter, error) {
 		policy: p, table: t, clock: cfg.clock, seed: maphash.MakeSeed(),
 		window: int64(cfg.refundWindow), ledger: newRefundLedger(cfg.ledger),
 		nonce: rand.Uint64() | 1, // never zero: a zero RefundID names nothing
+		obs:   cfg.observer, kind: storeKind(cfg.store),
 	}
 	l.mem, _ = t.(*memTable)
 	return l, nil
@@ -193,8 +201,14 @@ func (l *Limiter) Take(ctx context.Context, key string, cost int64, res *Result)
 		if now >= 0 && now <= maxInstant {
 			l.mem.take(key, now, cost, res)
 			res.owner = l
+			if l.obs != nil {
+				l.observe(ctx, res, cost, 0, nil)
+			}
 			return nil
 		}
+	}
+	if l != nil && l.obs != nil {
+		return l.takeObserved(ctx, key, cost, res)
 	}
 	if cost < 1 {
 		*res = Result{}

@@ -69,6 +69,7 @@ type Result struct {
 	policy *Policy
 	taken  bool  // the cost was consumed (a Refund may give it back)
 	bind   uint8 // index of the binding limit
+	source Source
 	// id names a consuming decision (0 for anything else); kh is the key's
 	// hash and owner the limiter that decided. Refund gives back a
 	// decision at most once, to the key and limiter that took it. With
