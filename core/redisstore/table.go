@@ -149,7 +149,7 @@ func (t *table) Do(ctx context.Context, req core.Request) (core.Result, error) {
 		default:
 			if req.Cost == 1 {
 				if o, ok := t.deny.get(req.Key, req.Now); ok {
-					return core.ResultOf(t.p, req, false, []core.Outcome{o})
+					return fromCache(core.ResultOf(t.p, req, false, []core.Outcome{o}))
 				}
 			}
 		}
@@ -309,7 +309,7 @@ func (t *table) fallback(ctx context.Context, req core.Request, err error) (core
 			// nothing back.
 			req.Op, req.Cost = core.OpPeek, 1
 		}
-		return lt.t.Do(ctx, req)
+		return fromFallback(lt.t.Do(ctx, req))
 	}
 	if errors.Is(err, ErrUnavailable) {
 		return core.Result{}, err
@@ -328,7 +328,7 @@ func (t *table) open(req core.Request) (core.Result, error) {
 	for i, q := range t.quotas {
 		outs[i] = core.Outcome{Allowed: true, Remaining: q}
 	}
-	return core.ResultOf(t.p, req, false, outs)
+	return fromFallback(core.ResultOf(t.p, req, false, outs))
 }
 
 // word returns the i-th number of a record, a little-endian double holding
