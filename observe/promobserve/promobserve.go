@@ -221,10 +221,6 @@ func b2f(b bool) float64 {
 // WatchMemory adds m's tables to floodgate_memory_keys and
 // floodgate_memory_max_keys, read at each scrape (tables of one policy
 // name, in m or in several stores watched, are added together).
-func (o *Observer) WatchMemory(m *core.MemoryStore) {
-	if m != nil {
-		o.memory.watch(m)
-	}
-}
+func (o *Observer) WatchMemory(m *core.MemoryStore) { o.memory.stores.Watch(m) }
 
 var _ core.Observer = (*Observer)(nil)
