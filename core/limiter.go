@@ -147,7 +147,7 @@ func (l *Limiter) do(ctx context.Context, req Request, res *Result) error {
 	}
 	if l.mem != nil {
 		l.mem.do(&req, res) // names a taken decision (id, kh) itself
-		res.owner = l
+		res.owner, res.source = l, SourceStore
 		return nil
 	}
 	r, err := l.table.Do(ctx, req)
@@ -200,7 +200,7 @@ func (l *Limiter) Take(ctx context.Context, key string, cost int64, res *Result)
 		}
 		if now >= 0 && now <= maxInstant {
 			l.mem.take(key, now, cost, res)
-			res.owner = l
+			res.owner, res.source = l, SourceStore
 			if l.obs != nil {
 				l.observe(ctx, res, cost, 0, nil)
 			}

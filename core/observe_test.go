@@ -182,6 +182,28 @@ func TestObserverSeesOtherStores(t *testing.T) {
 	}
 }
 
+// TestSourceOfReusedResult: a Result reused across limiters tells its own
+// decision's source.
+func TestSourceOfReusedResult(t *testing.T) {
+	ctx := context.Background()
+	p := core.MustPolicy("p", core.Limit{Name: "p", Algorithm: core.GCRA{Rate: core.PerSecond(1), Burst: 5}})
+	fb, err := core.NewLimiter(p, core.WithStore(&sourceStore{src: core.SourceFallback}))
+	require.NoError(t, err)
+	mem, err := core.NewLimiter(p, core.WithClock(coretest.NewClock(coretest.T0)))
+	require.NoError(t, err)
+	var res core.Result
+	for _, k := range []string{"new", "existing"} {
+		require.NoError(t, fb.Take(ctx, k, 1, &res))
+		require.Equal(t, core.SourceFallback, res.Source())
+		require.NoError(t, mem.Take(ctx, k, 1, &res))
+		assert.Equal(t, core.SourceStore, res.Source(), k)
+		require.NoError(t, fb.Take(ctx, k, 1, &res))
+		r, err := mem.Peek(ctx, k, 1)
+		require.NoError(t, err)
+		assert.Equal(t, core.SourceStore, r.Source())
+	}
+}
+
 func TestStoreKindOfStoresWithoutKind(t *testing.T) {
 	rec := &recorder{}
 	l, err := core.NewLimiter(core.MustPolicy("p", core.Limit{Name: "p", Algorithm: core.GCRA{Rate: core.PerSecond(1), Burst: 5}}),
