@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"runtime"
-	"sync"
 	"testing"
 	"time"
 
@@ -15,37 +14,10 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// recorder is an Observer that keeps what it is told.
-type recorder struct {
-	mu        sync.Mutex
-	decisions []core.Decision
-	events    []core.StoreEvent
-}
-
-func (r *recorder) Decided(_ context.Context, d core.Decision) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	r.decisions = append(r.decisions, d)
-}
-
-func (r *recorder) StoreChanged(e core.StoreEvent) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	r.events = append(r.events, e)
-}
-
-func (r *recorder) taken() []core.Decision {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	out := r.decisions
-	r.decisions = nil
-	return out
-}
-
 func TestObserverSeesEveryTake(t *testing.T) {
 	ctx := context.Background()
 	clk := coretest.NewClock(coretest.T0)
-	rec := &recorder{}
+	rec := &coretest.Observer{}
 	p := core.MustPolicy("api",
 		core.Limit{Name: "burst", Algorithm: core.GCRA{Rate: core.PerSecond(1), Burst: 2}},
 		core.Limit{Name: "daily", Algorithm: core.FixedWindow{Limit: 3, Window: 24 * time.Hour}})
@@ -65,7 +37,7 @@ func TestObserverSeesEveryTake(t *testing.T) {
 	_, err = l.AllowN(ctx, "client-secret-1", 0)
 	require.ErrorIs(t, err, core.ErrInvalidCost)
 
-	got := rec.taken()
+	got := rec.Decisions()
 	require.Len(t, got, 5)
 	assert.NotContains(t, fmt.Sprintf("%+v", got), "secret", "an observer never sees the key")
 	want := []core.Decision{
@@ -87,7 +59,7 @@ func TestObserverSeesEveryTake(t *testing.T) {
 
 func TestObserverNotToldOfPeeksRefundsResets(t *testing.T) {
 	ctx := context.Background()
-	rec := &recorder{}
+	rec := &coretest.Observer{}
 	l, err := core.NewLimiter(core.MustPolicy("p", core.Limit{Name: "p", Algorithm: core.GCRA{Rate: core.PerSecond(1), Burst: 5}}),
 		core.WithClock(coretest.NewClock(coretest.T0)), core.WithObserver(rec))
 	require.NoError(t, err)
@@ -98,12 +70,12 @@ func TestObserverNotToldOfPeeksRefundsResets(t *testing.T) {
 	_, err = l.Refund(ctx, "k", res)
 	require.NoError(t, err)
 	require.NoError(t, l.Reset(ctx, "k"))
-	assert.Len(t, rec.taken(), 1)
+	assert.Len(t, rec.Decisions(), 1)
 }
 
 func TestObserverSeesShaping(t *testing.T) {
 	ctx := context.Background()
-	rec := &recorder{}
+	rec := &coretest.Observer{}
 	l, err := core.NewLimiter(core.MustPolicy("shape", core.Limit{Name: "q", Algorithm: core.LeakyBucket{Rate: core.PerSecond(1), Capacity: 5}}),
 		core.WithClock(coretest.NewClock(coretest.T0)), core.WithObserver(rec))
 	require.NoError(t, err)
@@ -111,7 +83,7 @@ func TestObserverSeesShaping(t *testing.T) {
 		_, err = l.Allow(ctx, "k")
 		require.NoError(t, err)
 	}
-	got := rec.taken()
+	got := rec.Decisions()
 	require.Len(t, got, 2)
 	assert.Equal(t, core.VerdictAllowed, got[0].Verdict)
 	assert.Equal(t, core.VerdictShaped, got[1].Verdict)
@@ -158,12 +130,12 @@ func TestObserverSeesOtherStores(t *testing.T) {
 		{"error", &sourceStore{err: errDown}, core.VerdictFailed},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			rec := &recorder{}
+			rec := &coretest.Observer{}
 			l, err := core.NewLimiter(p, core.WithStore(tc.store), core.WithObserver(rec))
 			require.NoError(t, err)
 			res, err := l.Allow(ctx, "k")
 			require.ErrorIs(t, err, tc.store.err)
-			got := rec.taken()
+			got := rec.Decisions()
 			require.Len(t, got, 1)
 			d := got[0]
 			assert.Equal(t, "fake", d.Store)
@@ -205,13 +177,13 @@ func TestSourceOfReusedResult(t *testing.T) {
 }
 
 func TestStoreKindOfStoresWithoutKind(t *testing.T) {
-	rec := &recorder{}
+	rec := &coretest.Observer{}
 	l, err := core.NewLimiter(core.MustPolicy("p", core.Limit{Name: "p", Algorithm: core.GCRA{Rate: core.PerSecond(1), Burst: 5}}),
 		core.WithStore(kindless{}), core.WithObserver(rec))
 	require.NoError(t, err)
 	_, _ = l.Allow(context.Background(), "k")
-	require.Len(t, rec.decisions, 1)
-	assert.Equal(t, "core_test.kindless", rec.decisions[0].Store)
+	require.Len(t, rec.Decisions(), 1)
+	assert.Equal(t, "core_test.kindless", rec.Decisions()[0].Store)
 }
 
 type kindless struct{}
@@ -222,7 +194,7 @@ func (kindless) Bind(p *core.Policy) (core.Table, error) {
 
 func TestWithObserverRefusesTypedNil(t *testing.T) {
 	p := core.MustPolicy("p", core.Limit{Name: "p", Algorithm: core.GCRA{Rate: core.PerSecond(1), Burst: 5}})
-	_, err := core.NewLimiter(p, core.WithObserver((*recorder)(nil)))
+	_, err := core.NewLimiter(p, core.WithObserver((*coretest.Observer)(nil)))
 	require.ErrorIs(t, err, core.ErrInvalidConfig)
 	l, err := core.NewLimiter(p, core.WithObserver(nil)) // none
 	require.NoError(t, err)
