@@ -10,6 +10,7 @@ import (
 
 	"github.com/floodgate-go/floodgate/core"
 	"github.com/floodgate-go/floodgate/core/coretest"
+	"github.com/floodgate-go/floodgate/internal/observetest"
 	"github.com/floodgate-go/floodgate/observe/otelobserve"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -90,36 +91,14 @@ func hists(t *testing.T, m metricdata.Metrics) map[string]metricdata.HistogramDa
 }
 
 func TestRequestsCounted(t *testing.T) {
-	ctx := context.Background()
 	o, reader := newObserver(t)
-	ms, err := core.NewMemoryStore(core.MemoryOptions{MaxKeys: 1000, Shards: 4})
-	require.NoError(t, err)
-	o.WatchMemory(ms)
-	clk := coretest.NewClock(coretest.T0)
-	api, err := core.NewLimiter(core.MustPolicy("api",
-		core.Limit{Name: "burst", Algorithm: core.GCRA{Rate: core.PerHour(1), Burst: 2}},
-		core.Limit{Name: "daily", Algorithm: core.FixedWindow{Limit: 100, Window: 24 * time.Hour}}),
-		core.WithStore(ms), core.WithClock(clk), core.WithObserver(o))
-	require.NoError(t, err)
-	shape, err := core.NewLimiter(core.MustPolicy("shape", core.Limit{Name: "q", Algorithm: core.LeakyBucket{Rate: core.PerSecond(1), Capacity: 5}}),
-		core.WithStore(ms), core.WithClock(clk), core.WithObserver(o))
-	require.NoError(t, err)
-	for range 5 {
-		_, err = api.Allow(ctx, "secret-client") // 2 acquired, 3 rejected by "burst"
-		require.NoError(t, err)
-	}
-	_, err = api.AllowN(ctx, "secret-client", 0)
-	require.Error(t, err)
-	for range 3 {
-		_, err = shape.Allow(ctx, "k") // acquired at once, then after 1 s and 2 s
-		require.NoError(t, err)
-	}
+	observetest.Drive(t, o, o.WatchMemory)
 
 	got := collect(t, reader)
 	m := got["floodgate.rate_limiting.requests"]
 	assert.Equal(t, "{request}", m.Unit)
 	assert.Equal(t, map[string]int64{
-		"limit=burst,policy=api,result=acquired,source=store,store=memory": 2,
+		"limit=burst,policy=api,result=acquired,source=store,store=memory": 3,
 		"limit=burst,policy=api,result=rejected,source=store,store=memory": 3,
 		"limit=,policy=api,result=error,source=store,store=memory":         1,
 		"limit=q,policy=shape,result=acquired,source=store,store=memory":   3,
@@ -131,7 +110,7 @@ func TestRequestsCounted(t *testing.T) {
 	assert.InDelta(t, 3.0, p.Sum, 1e-9)
 	assert.Equal(t, "s", got["floodgate.rate_limiting.request.time_in_queue"].Unit)
 	assert.NotContains(t, got, "floodgate.rate_limiting.store.duration", "the memory store's latency is not measured")
-	assert.Equal(t, map[string]int64{"policy=api": 1, "policy=shape": 1}, ints(t, got["floodgate.rate_limiting.memory.key_count"]))
+	assert.Equal(t, map[string]int64{"policy=api": 2, "policy=shape": 1}, ints(t, got["floodgate.rate_limiting.memory.key_count"]))
 	assert.Equal(t, map[string]int64{"policy=api": 1000, "policy=shape": 1000}, ints(t, got["floodgate.rate_limiting.memory.key_limit"]))
 	assert.Equal(t, map[string]int64{"store=memory": 1}, ints(t, got["floodgate.rate_limiting.store.up"]))
 	assert.Equal(t, map[string]int64{"store=memory": 0}, ints(t, got["floodgate.rate_limiting.store.fallback"]))

@@ -13,6 +13,7 @@ import (
 
 	"github.com/floodgate-go/floodgate/core"
 	"github.com/floodgate-go/floodgate/core/coretest"
+	"github.com/floodgate-go/floodgate/internal/observetest"
 	"github.com/floodgate-go/floodgate/observe/promobserve"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
@@ -76,35 +77,10 @@ func values(fams map[string]*dto.MetricFamily, name string) map[string]float64 {
 }
 
 func TestDecisionsScraped(t *testing.T) {
-	ctx := context.Background()
 	reg := prometheus.NewRegistry()
 	obs, err := promobserve.New(reg, promobserve.Options{})
 	require.NoError(t, err)
-	ms, err := core.NewMemoryStore(core.MemoryOptions{MaxKeys: 1000, Shards: 4})
-	require.NoError(t, err)
-	obs.WatchMemory(ms)
-	clk := coretest.NewClock(coretest.T0)
-	api, err := core.NewLimiter(core.MustPolicy("api",
-		core.Limit{Name: "burst", Algorithm: core.GCRA{Rate: core.PerHour(1), Burst: 2}},
-		core.Limit{Name: "daily", Algorithm: core.FixedWindow{Limit: 100, Window: 24 * time.Hour}}),
-		core.WithStore(ms), core.WithClock(clk), core.WithObserver(obs))
-	require.NoError(t, err)
-	shape, err := core.NewLimiter(core.MustPolicy("shape", core.Limit{Name: "q", Algorithm: core.LeakyBucket{Rate: core.PerSecond(1), Capacity: 5}}),
-		core.WithStore(ms), core.WithClock(clk), core.WithObserver(obs))
-	require.NoError(t, err)
-
-	for range 5 {
-		_, err = api.Allow(ctx, "secret-client") // 2 admitted, 3 denied by "burst"
-		require.NoError(t, err)
-	}
-	_, err = api.Allow(ctx, "another-client")
-	require.NoError(t, err)
-	_, err = api.AllowN(ctx, "secret-client", 0)
-	require.Error(t, err)
-	for range 3 {
-		_, err = shape.Allow(ctx, "k") // 1 allowed, 2 shaped
-		require.NoError(t, err)
-	}
+	observetest.Drive(t, obs, obs.WatchMemory)
 
 	fams := scrape(t, reg)
 	assert.Equal(t, map[string]float64{
