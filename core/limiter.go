@@ -26,6 +26,9 @@ type Limiter struct {
 	window int64         // how long after a decision its refund is accepted
 	ledger *refundLedger // the decisions already refunded
 	resets resetLog      // the keys reset within a refund window
+
+	obs  Observer // nil: none (see observe.go)
+	kind string   // the store's kind, for obs
 }
 
 type limiterConfig struct {
@@ -33,6 +36,7 @@ type limiterConfig struct {
 	clock        Clock
 	ledger       int
 	refundWindow time.Duration
+	observer     Observer
 }
 
 // Option configures a [Limiter].
@@ -85,6 +89,9 @@ func NewLimiter(p *Policy, opts ...Option) (*Limiter, error) {
 	if cfg.clock != nil && isnil.Value(cfg.clock) {
 		return nil, fmt.Errorf("core: WithClock: nil %T: %w", cfg.clock, ErrInvalidConfig)
 	}
+	if cfg.observer != nil && isnil.Value(cfg.observer) {
+		return nil, fmt.Errorf("core: WithObserver: nil %T: %w", cfg.observer, ErrInvalidConfig)
+	}
 	if cfg.ledger < 0 || cfg.refundWindow < 0 {
 		return nil, fmt.Errorf("core: refund ledger capacity %d, window %v: %w", cfg.ledger, cfg.refundWindow, ErrInvalidConfig)
 	}
@@ -109,6 +116,7 @@ func NewLimiter(p *Policy, opts ...Option) (*Limiter, error) {
 		policy: p, table: t, clock: cfg.clock, seed: maphash.MakeSeed(),
 		window: int64(cfg.refundWindow), ledger: newRefundLedger(cfg.ledger),
 		nonce: rand.Uint64() | 1, // never zero: a zero RefundID names nothing
+		obs:   cfg.observer, kind: storeKind(cfg.store),
 	}
 	l.mem, _ = t.(*memTable)
 	return l, nil
@@ -141,7 +149,7 @@ func (l *Limiter) do(ctx context.Context, req store.Request, epoch uint64, res *
 	}
 	if l.mem != nil {
 		l.mem.do(&req, epoch, res) // names a taken decision (id, kh) itself
-		res.owner = l
+		res.owner, res.source = l, SourceStore
 		return nil
 	}
 	d, err := l.table.Do(ctx, req)
@@ -198,9 +206,15 @@ func (l *Limiter) Take(ctx context.Context, key string, cost int64, res *Result)
 		}
 		if now >= 0 && now <= maxInstant {
 			l.mem.take(key, now, cost, res)
-			res.owner = l
+			res.owner, res.source = l, SourceStore
+			if l.obs != nil {
+				l.observe(ctx, res, cost, 0, nil)
+			}
 			return nil
 		}
+	}
+	if l != nil && l.obs != nil {
+		return l.takeObserved(ctx, key, cost, res)
 	}
 	if cost < 1 {
 		*res = Result{}

@@ -81,8 +81,9 @@ type MemoryOptions struct {
 // [EvictCheapest]): under a flood of distinct keys twice MaxKeys, keys held
 // at their limit stay limited and new keys keep being decided normally.
 type MemoryStore struct {
-	opts MemoryOptions
-	seed maphash.Seed
+	opts   MemoryOptions
+	seed   maphash.Seed
+	tables memTables // for AppendUsage (memusage.go)
 }
 
 // NewMemoryStore returns an empty store.
@@ -128,5 +129,6 @@ func (m *MemoryStore) Bind(p *Policy) (store.Table, error) {
 		zero:      make([]int64, p.words),
 	}
 	t.word, t.meter = wordStepOf(p)
+	m.tables.add(t)
 	return t, nil
 }

@@ -9,7 +9,7 @@ import (
 // resultOf assembles the Result of req decided on p from a table's
 // decision.
 func (p *Policy) resultOf(req *store.Request, d *store.Decision) Result {
-	res := Result{Cost: req.Cost, at: d.At, policy: p, taken: d.Taken}
+	res := Result{Cost: req.Cost, at: d.At, policy: p, taken: d.Taken, source: d.Source}
 	for i := range p.limits {
 		o := &d.Outcomes[i]
 		res.per[i] = outcome{
@@ -28,7 +28,7 @@ func (p *Policy) resultOf(req *store.Request, d *store.Decision) Result {
 // decision is the inverse of Policy.resultOf: what a table answers to
 // report r.
 func (r *Result) decision() store.Decision {
-	d := store.Decision{Taken: r.taken, At: r.at}
+	d := store.Decision{Taken: r.taken, At: r.at, Source: r.source}
 	for i := range r.NumLimits() {
 		o := &r.per[i]
 		d.Outcomes[i] = store.Outcome{

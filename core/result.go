@@ -69,7 +69,9 @@ type Result struct {
 
 	at     int64 // Unix nanoseconds the decision was made at
 	policy *Policy
-	taken  bool // the cost was consumed (a Refund may give it back)
+	taken  bool  // the cost was consumed (a Refund may give it back)
+	bind   uint8 // index of the binding limit
+	source Source
 	// id names a consuming decision (0 for anything else); kh is the key's
 	// hash and owner the limiter that decided. Refund gives back a
 	// decision at most once, to the key and limiter that took it. With
@@ -133,6 +135,7 @@ func (r *Result) AppendLimits(dst []LimitResult) []LimitResult {
 func (r *Result) set(i int, o *outcome) {
 	l := &r.policy.limits[i]
 	r.Allowed, r.Name, r.Quota, r.Window = o.allowed, l.Name, l.quota, l.window
+	r.bind = uint8(i)
 	r.Remaining, r.ResetAfter = o.remaining, time.Duration(o.resetAfter)
 	r.RetryAfter, r.Delay = time.Duration(o.retryAfter), time.Duration(o.delay)
 }

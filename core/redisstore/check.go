@@ -8,6 +8,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/floodgate-go/floodgate/core"
 	"github.com/redis/go-redis/v9"
 )
 
@@ -128,6 +129,7 @@ func (s *Store) Check(ctx context.Context) error {
 	if evicts(policy) {
 		s.log.Warn("redisstore: redis evicts keys under memory pressure (maxmemory-policy "+policy+
 			"): limits may be silently erased; use noeviction or volatile-* with a Redis of its own", "policy", policy)
+		s.notify(core.StoreEvicting, nil)
 	}
 	return nil
 }
@@ -170,7 +172,9 @@ func (s *Store) observeRTT(d time.Duration, now bool) {
 	if slow {
 		s.log.Error("redisstore: the round trip to redis is not below Options.Timeout: decisions miss their deadline",
 			"rtt", m.last, "timeout", s.opts.Timeout)
+		s.notify(core.StoreSlow, nil)
 	} else {
 		s.log.Info("redisstore: the round trip to redis is below Options.Timeout again", "rtt", m.last, "timeout", s.opts.Timeout)
+		s.notify(core.StoreSlowEnded, nil)
 	}
 }

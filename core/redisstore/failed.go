@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/floodgate-go/floodgate/core"
 	"github.com/floodgate-go/floodgate/core/store"
 )
 
@@ -23,6 +24,7 @@ func (t *table) failed(ctx context.Context, req store.Request, err error) (store
 		if t.s.stats.conflictLogged.CompareAndSwap(false, true) {
 			t.s.log.Error("redisstore: a key of the store holds another type (WRONGTYPE): something else writes under the prefix; such decisions fail",
 				"prefix", t.s.opts.Prefix, "policy", t.p.Name(), "mode", t.s.opts.FailureMode.String())
+			t.s.notify(core.StoreKeyConflict, err)
 		}
 		if t.s.opts.FailureMode == FailOpen {
 			return t.open(req)

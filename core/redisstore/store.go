@@ -288,6 +288,15 @@ type Options struct {
 	// OnSwitch, when set, is called (synchronously, keep it short) on
 	// every switch away from Redis and back.
 	OnSwitch func(Switch)
+	// Observer, when set, is told (synchronously, keep it short) of every
+	// change of the store's state, once per change: Redis unreachable and
+	// back (core.StoreUnreachable, core.StoreReachable: the failure mode
+	// on and off), a slow link and its end, the first key conflict, and an
+	// evicting Redis seen by Check. Give it to the limiters too
+	// (core.WithObserver) to see their decisions: those the deny cache
+	// answers are marked core.SourceCache, those the failure mode decides
+	// core.SourceFallback (see core.Result.Source).
+	Observer core.Observer
 	// Logger receives a line per switch, and one per other state change
 	// (a slow link, a key conflict, an evicting Redis); nil means
 	// slog.Default().
@@ -413,6 +422,8 @@ func New(client redis.UniversalClient, opts Options) (*Store, error) {
 		return nil, fmt.Errorf("redisstore: LocalShare %v must be in (0, 1]: %w", opts.LocalShare, core.ErrInvalidConfig)
 	case opts.FailureMode > FailLocal:
 		return nil, fmt.Errorf("redisstore: %v: %w", opts.FailureMode, core.ErrInvalidConfig)
+	case opts.Observer != nil && isnil.Value(opts.Observer):
+		return nil, fmt.Errorf("redisstore: nil Observer %T: %w", opts.Observer, core.ErrInvalidConfig)
 	}
 	s := &Store{
 		client:     client,
@@ -469,6 +480,7 @@ func (s *Store) switchDown(err error) {
 	s.down.Store(true)
 	s.stats.switches.Add(1)
 	s.log.Warn("redisstore: redis unreachable, switching", "mode", s.opts.FailureMode.String(), "err", err)
+	s.notify(core.StoreUnreachable, err)
 	if s.opts.OnSwitch != nil {
 		s.opts.OnSwitch(Switch{Down: true, Mode: s.opts.FailureMode, Err: err, At: time.Now()})
 	}
@@ -478,6 +490,7 @@ func (s *Store) switchDown(err error) {
 func (s *Store) switchUp() {
 	s.down.Store(false)
 	s.log.Info("redisstore: redis reachable again, back to redis")
+	s.notify(core.StoreReachable, nil)
 	if s.opts.OnSwitch != nil {
 		s.opts.OnSwitch(Switch{Down: false, Mode: s.opts.FailureMode, At: time.Now()})
 	}

@@ -144,7 +144,7 @@ func (t *table) Do(ctx context.Context, req store.Request) (store.Decision, erro
 		default:
 			if req.Cost == 1 {
 				if o, ok := t.deny.get(req.Key, req.Now); ok {
-					return store.Decision{At: req.Now, Outcomes: [store.MaxLimits]store.Outcome{o}}, nil
+					return store.Decision{At: req.Now, Outcomes: [store.MaxLimits]store.Outcome{o}, Source: store.SourceCache}, nil
 				}
 			}
 		}
@@ -321,7 +321,7 @@ func (t *table) fallback(ctx context.Context, req store.Request, err error) (sto
 		d, err := lt.t.Do(ctx, req)
 		// What the local limiter took is not refundable: a refund would go
 		// to Redis, which never took it.
-		d.Taken = false
+		d.Taken, d.Source = false, store.SourceFallback
 		return d, err
 	}
 	if errors.Is(err, ErrUnavailable) {
@@ -340,6 +340,7 @@ func (t *table) open(req store.Request) (store.Decision, error) {
 	for i, q := range t.quotas {
 		d.Outcomes[i] = store.Outcome{Allowed: true, Remaining: q}
 	}
+	d.Source = store.SourceFallback
 	return d, nil
 }
 

@@ -79,6 +79,36 @@ type Decision struct {
 	At int64
 	// Outcomes holds each limit's verdict, in policy order.
 	Outcomes [MaxLimits]Outcome
+	// Source says what decided: the store itself (the zero value), a
+	// local cache of it, or its failure mode.
+	Source Source
+}
+
+// Source says what decided a [Decision] (core.Result.Source reports it).
+type Source uint8
+
+const (
+	// SourceStore is the store itself (the zero Source).
+	SourceStore Source = iota
+	// SourceCache is a local cache of the store, answering without a
+	// round trip (the Redis store's deny cache).
+	SourceCache
+	// SourceFallback is the store's failure mode deciding while the store
+	// could not be reached (admitting, or a local limiter).
+	SourceFallback
+)
+
+// String returns "store", "cache" or "fallback".
+func (s Source) String() string {
+	switch s {
+	case SourceStore:
+		return "store"
+	case SourceCache:
+		return "cache"
+	case SourceFallback:
+		return "fallback"
+	}
+	return "unknown"
 }
 
 // Table applies requests to the per-key state of one policy. It must be

@@ -23,6 +23,16 @@ var routers = []string{
 	"github.com/labstack/echo/v4",
 }
 
+// exporterLibraries prefix the module paths of the metric and trace
+// libraries the exporter modules (observe/promobserve, observe/otelobserve)
+// exist for: none may enter the root module's graph, and only exporter
+// modules may require them.
+var exporterLibraries = []string{"github.com/prometheus/", "go.opentelemetry.io/"}
+
+func exporterLibrary(path string) bool {
+	return slices.ContainsFunc(exporterLibraries, func(p string) bool { return strings.HasPrefix(path, p) })
+}
+
 // outsideWorkspace are the modules go.work leaves out: the benchmarks
 // require floodgate's peers, which must never decide the versions the
 // library is tested with. benchmarks/go.work makes them a workspace of
@@ -99,9 +109,13 @@ func TestWorkspaceListsEveryModule(t *testing.T) {
 
 // The workspace tests every module with the dependency versions its own
 // users get: for each module, every dependency the module selects alone
-// (GOWORK=off) is selected at the same version in the workspace. Otherwise
-// another module's requirement raises a version for the tests only, and the
-// module's users run a version it was never tested with.
+// (GOWORK=off) that provides a package the module builds or tests is
+// selected at the same version in the workspace. Otherwise another
+// module's requirement raises a version for the tests only, and the
+// module's users run a version it was never tested with. (Modules that are
+// only in the graph, through another's go.mod, provide no code to run:
+// a workspace module may raise them, as client_golang raises
+// klauspost/compress past what gin's go.mod names.)
 func TestWorkspaceVersionsMatchModules(t *testing.T) {
 	t.Parallel()
 	root := repoRoot(t)
@@ -112,8 +126,10 @@ func TestWorkspaceVersionsMatchModules(t *testing.T) {
 		ours[readModFile(t, filepath.Join(root, filepath.FromSlash(d))).Module.Path] = true
 	}
 	for _, d := range uses {
-		for path, v := range modules(t, filepath.Join(root, filepath.FromSlash(d)), repo) {
-			if ours[path] {
+		dir := filepath.Join(root, filepath.FromSlash(d))
+		used := packageModules(t, dir)
+		for path, v := range modules(t, dir, repo) {
+			if ours[path] || !used[path] {
 				continue
 			}
 			assert.Equal(t, v, ws[path], "%s: the workspace tests %s at %s, the module's users get %s "+
@@ -122,7 +138,20 @@ func TestWorkspaceVersionsMatchModules(t *testing.T) {
 	}
 }
 
-// The root module's graph holds no router: not required, not reachable.
+// packageModules returns the modules providing the packages the module in
+// dir builds or tests, alone (GOWORK=off).
+func packageModules(t *testing.T, dir string) map[string]bool {
+	t.Helper()
+	out := mustGo(t, dir, repo, "list", "-deps", "-test", "-f", "{{with .Module}}{{.Path}}{{end}}", "./...")
+	used := map[string]bool{}
+	for _, p := range strings.Fields(out) {
+		used[p] = true
+	}
+	return used
+}
+
+// The root module's graph holds no router and no exporter library: not
+// required, not reachable.
 func TestRootRequiresNoRouter(t *testing.T) {
 	t.Parallel()
 	root := repoRoot(t)
@@ -132,8 +161,13 @@ func TestRootRequiresNoRouter(t *testing.T) {
 			t.Errorf("the root module's graph holds %s %s", r, v)
 		}
 	}
+	for path, v := range got {
+		if exporterLibrary(path) {
+			t.Errorf("the root module's graph holds the exporter library %s %s", path, v)
+		}
+	}
 	for _, r := range readModFile(t, root).Require {
-		if slices.Contains(routers, r.Path) {
+		if slices.Contains(routers, r.Path) || exporterLibrary(r.Path) {
 			t.Errorf("the root go.mod requires %s %s", r.Path, r.Version)
 		}
 	}
@@ -141,7 +175,8 @@ func TestRootRequiresNoRouter(t *testing.T) {
 
 // Every adapter or router example module requires only floodgate's
 // modules, what the root module requires and the routers listed in
-// routers, so that the list the leak tests check stays complete.
+// routers (an exporter module under observe/, also its exporter
+// libraries), so that the list the leak tests check stays complete.
 func TestAdaptersRequireOnlyKnownRouters(t *testing.T) {
 	t.Parallel()
 	root := repoRoot(t)
@@ -159,6 +194,9 @@ func TestAdaptersRequireOnlyKnownRouters(t *testing.T) {
 		f := readModFile(t, filepath.Join(root, filepath.FromSlash(d)))
 		for _, r := range f.Require {
 			if r.Indirect || r.Path == rootPath || strings.HasPrefix(r.Path, rootPath+"/") {
+				continue
+			}
+			if strings.HasPrefix(d, "observe/") && exporterLibrary(r.Path) {
 				continue
 			}
 			assert.True(t, allowed[r.Path], "%s requires %s: add it to routers if it is a router", d, r.Path)

@@ -1,0 +1,224 @@
+package core
+
+import (
+	"context"
+	"fmt"
+	"github.com/floodgate-go/floodgate/core/store"
+	"time"
+)
+
+// Observer sees what limiters decide and what happens to their stores,
+// for metrics, traces and logs. It never sees a key.
+//
+// A [Limiter] given one by [WithObserver] calls Decided after every take
+// ([Limiter.Allow], [Limiter.AllowN], [Limiter.Take]); peeks, refunds and
+// resets are not decisions and are not reported. A store that changes state
+// (the Redis store losing Redis, say) calls StoreChanged once per change,
+// when the observer is given to it too (see the store's options). Both are
+// called synchronously, Decided on the deciding goroutine, StoreChanged
+// possibly under the store's locks: keep them short, never block, and never
+// call back into the limiter or the store. Implementations must be safe for
+// concurrent use.
+//
+// A Limiter without an observer pays one nil check per decision; with
+// one, a [Decision] passed by value (no allocation).
+type Observer interface {
+	// Decided reports one decision. ctx is the one the decision was asked
+	// with (a request's, carrying its trace span, say).
+	Decided(ctx context.Context, d Decision)
+	// StoreChanged reports one change of a store's state.
+	StoreChanged(e StoreEvent)
+}
+
+// Decision is what an [Observer] learns of one take. It holds no key.
+type Decision struct {
+	// Policy is the policy's name.
+	Policy string
+	// Limit is the index of the binding limit in the policy (see
+	// [Result]) and LimitName its name; -1 and "" when the decision
+	// failed (Err is set).
+	Limit     int
+	LimitName string
+	// Verdict says whether the take was admitted, shaped, denied, or
+	// failed with Err.
+	Verdict Verdict
+	// Cost is the cost asked for.
+	Cost int64
+	// Remaining, RetryAfter and Delay are the Result's.
+	Remaining  int64
+	RetryAfter time.Duration
+	Delay      time.Duration
+	// Store names the store's kind: "memory" for a [MemoryStore], the
+	// value of its Kind method for a store that has one ("redis"), else its
+	// Go type.
+	Store string
+	// Source says what decided: the store, a local cache of it, or its
+	// fallback while it could not be reached.
+	Source Source
+	// Latency is how long the store took to decide, for stores other than
+	// the in-memory one (which decides in-process in tens of nanoseconds:
+	// measuring it would cost more than the decision; its Latency is 0).
+	Latency time.Duration
+	// Err is the decision's error, when Verdict is [VerdictFailed].
+	Err error
+}
+
+// Verdict is what a decision came to.
+type Verdict uint8
+
+const (
+	// VerdictAllowed is an admission without delay.
+	VerdictAllowed Verdict = iota
+	// VerdictShaped is an admission with a Delay to wait out first
+	// ([LeakyBucket]).
+	VerdictShaped
+	// VerdictDenied is a denial.
+	VerdictDenied
+	// VerdictFailed is a decision that returned an error (a store that
+	// failed closed, an invalid cost, a clock out of range).
+	VerdictFailed
+)
+
+// String returns "allowed", "shaped", "denied" or "error".
+func (v Verdict) String() string {
+	switch v {
+	case VerdictAllowed:
+		return "allowed"
+	case VerdictShaped:
+		return "shaped"
+	case VerdictDenied:
+		return "denied"
+	case VerdictFailed:
+		return "error"
+	}
+	return "unknown"
+}
+
+// Source says what decided a [Result]: the store, a local cache of it, or
+// its failure mode (a store sets [store.Decision.Source]).
+type Source = store.Source
+
+// The sources of a decision.
+const (
+	SourceStore    = store.SourceStore
+	SourceCache    = store.SourceCache
+	SourceFallback = store.SourceFallback
+)
+
+// Source returns what decided the result.
+func (r *Result) Source() Source { return r.source }
+
+// StoreEvent is one change of a store's state, reported to an [Observer].
+type StoreEvent struct {
+	// Store names the store's kind (see Decision.Store).
+	Store string
+	// Change is what changed.
+	Change StoreChange
+	// Mode names what decides while the store is unreachable
+	// ("fail-closed", "fail-open", "local"), and Fallback reports whether
+	// that is a fallback deciding (anything but failing closed).
+	Mode     string
+	Fallback bool
+	// Err is the fault behind a StoreUnreachable, StoreKeyConflict or
+	// StoreSlow, when there is one.
+	Err error
+	// At is when the change was seen.
+	At time.Time
+}
+
+// StoreChange is what a [StoreEvent] reports.
+type StoreChange uint8
+
+const (
+	// StoreUnreachable: the store stopped using its backend (Redis
+	// unreachable, its circuit breaker open); the failure mode decides.
+	StoreUnreachable StoreChange = iota + 1
+	// StoreReachable: the store is back on its backend.
+	StoreReachable
+	// StoreSlow: the round trip to the backend is not below the
+	// decisions' deadline any more.
+	StoreSlow
+	// StoreSlowEnded: the round trip is below the deadline again.
+	StoreSlowEnded
+	// StoreKeyConflict: a key of the store holds a value of another type
+	// (something else writes under its prefix); reported once.
+	StoreKeyConflict
+	// StoreEvicting: the backend may evict the store's keys under memory
+	// pressure (a Redis maxmemory-policy of allkeys-*).
+	StoreEvicting
+)
+
+// String returns the change's name: "unreachable", "reachable", "slow",
+// "slow-ended", "key-conflict" or "evicting".
+func (c StoreChange) String() string {
+	switch c {
+	case StoreUnreachable:
+		return "unreachable"
+	case StoreReachable:
+		return "reachable"
+	case StoreSlow:
+		return "slow"
+	case StoreSlowEnded:
+		return "slow-ended"
+	case StoreKeyConflict:
+		return "key-conflict"
+	case StoreEvicting:
+		return "evicting"
+	}
+	return "unknown"
+}
+
+// WithObserver makes the limiter report every take to o (see [Observer]).
+// A nil o means none.
+func WithObserver(o Observer) Option { return func(c *limiterConfig) { c.observer = o } }
+
+// storeKind names s for observers (see Decision.Store).
+func storeKind(s Store) string {
+	switch s := s.(type) {
+	case *MemoryStore:
+		return "memory"
+	case interface{ Kind() string }:
+		return s.Kind()
+	}
+	return fmt.Sprintf("%T", s)
+}
+
+// takeObserved is Take's path for a limiter with an observer, other than
+// the in-memory store's hot path: the store's latency measured.
+func (l *Limiter) takeObserved(ctx context.Context, key string, cost int64, res *Result) error {
+	if cost < 1 {
+		*res = Result{}
+		err := fmt.Errorf("core: cost %d: %w", cost, ErrInvalidCost)
+		l.observe(ctx, res, cost, 0, err)
+		return err
+	}
+	var start time.Time
+	if l.mem == nil {
+		start = time.Now()
+	}
+	err := l.do(ctx, store.Request{Op: store.OpTake, Key: key, Cost: cost}, 0, res)
+	var lat time.Duration
+	if l.mem == nil {
+		lat = time.Since(start)
+	}
+	l.observe(ctx, res, cost, lat, err)
+	return err
+}
+
+// observe reports a take of cost to the limiter's observer.
+func (l *Limiter) observe(ctx context.Context, res *Result, cost int64, lat time.Duration, err error) {
+	d := Decision{
+		Policy: l.policy.name, Limit: int(res.bind), LimitName: res.Name, Cost: cost,
+		Remaining: res.Remaining, RetryAfter: res.RetryAfter, Delay: res.Delay,
+		Store: l.kind, Source: res.source, Latency: lat, Err: err,
+	}
+	switch {
+	case err != nil:
+		d.Verdict, d.Limit, d.LimitName, d.Remaining = VerdictFailed, -1, "", 0
+	case !res.Allowed:
+		d.Verdict = VerdictDenied
+	case res.Delay > 0:
+		d.Verdict = VerdictShaped
+	}
+	l.obs.Decided(ctx, d)
+}

@@ -1,0 +1,278 @@
+// Package otelobserve exports floodgate's decisions and store states as
+// OpenTelemetry metrics, and records each decision on the request's span.
+//
+// It is a module of its own, so that floodgate's root module never
+// requires OpenTelemetry. Make an [Observer] with [New], give it to the
+// limiters (core.WithObserver) and to the Redis store
+// (redisstore.Options.Observer), and, for the in-memory store's fill
+// level, to [Observer.WatchMemory].
+//
+// The metrics are shaped like ASP.NET Core's rate-limiting metrics
+// (aspnetcore.rate_limiting.*) under a floodgate. prefix; README.md lists
+// them. The decisions are counted by policy, binding limit and result:
+// "acquired" (admitted, at once or after a delay), "rejected" or "error";
+// an admission with a delay (shaping) also records the delay as its time
+// in queue.
+//
+// # Traces
+//
+// When the context a decision is asked with carries a recording span (the
+// request's, started by otelhttp, say), the decision is recorded on it: an
+// event "floodgate.rate_limiting.decision" per decision, with the policy,
+// limit, result, cost, source and, for a rejection, the retry-after in
+// seconds; and the same as attributes of the span, which thus hold the
+// last decision of the request. No span is ever started.
+package otelobserve
+
+import (
+	"context"
+	"fmt"
+	"sync"
+
+	"github.com/floodgate-go/floodgate/core"
+	"github.com/floodgate-go/floodgate/internal/memusage"
+	"go.opentelemetry.io/otel"
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/metric"
+	"go.opentelemetry.io/otel/trace"
+)
+
+// ScopeName is the instrumentation scope of the Observer's meter.
+const ScopeName = "github.com/floodgate-go/floodgate/observe/otelobserve"
+
+// The attribute keys.
+const (
+	AttrPolicy = attribute.Key("floodgate.rate_limiting.policy")
+	AttrLimit  = attribute.Key("floodgate.rate_limiting.limit")
+	AttrResult = attribute.Key("floodgate.rate_limiting.result")
+	AttrStore  = attribute.Key("floodgate.rate_limiting.store")
+	AttrSource = attribute.Key("floodgate.rate_limiting.source")
+	AttrChange = attribute.Key("floodgate.rate_limiting.store.change")
+	// AttrCost and AttrRetryAfter are recorded on spans only.
+	AttrCost       = attribute.Key("floodgate.rate_limiting.cost")
+	AttrRetryAfter = attribute.Key("floodgate.rate_limiting.retry_after")
+)
+
+// EventName is the name of the span event recording a decision.
+const EventName = "floodgate.rate_limiting.decision"
+
+// The result attribute's values.
+const (
+	ResultAcquired = "acquired"
+	ResultRejected = "rejected"
+	ResultError    = "error"
+)
+
+// DefaultBuckets are the bounds, in seconds, of the store latency and
+// time-in-queue histograms: from 100 µs to 10 s.
+var DefaultBuckets = []float64{.0001, .00025, .0005, .001, .0025, .005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10}
+
+// Options configures an [Observer]. The zero Options is usable.
+type Options struct {
+	// MeterProvider provides the meter; nil means otel.GetMeterProvider().
+	MeterProvider metric.MeterProvider
+	// Buckets are the histograms' bounds in seconds; nil means
+	// [DefaultBuckets].
+	Buckets []float64
+	// NoSpans turns off recording decisions on spans.
+	NoSpans bool
+}
+
+// Observer is a core.Observer recording OpenTelemetry metrics and span
+// events. It is safe for concurrent use.
+type Observer struct {
+	requests metric.Int64Counter
+	queue    metric.Float64Histogram
+	latency  metric.Float64Histogram
+	changes  metric.Int64Counter
+	noSpans  bool
+
+	mu     sync.RWMutex
+	sets   map[setKey]metric.MeasurementOption // attribute sets, made once each
+	stores map[string]*storeState
+	memory memusage.Stores
+}
+
+type setKey struct {
+	kind          uint8 // 0 requests, 1 latency, 2 time in queue
+	policy, limit string
+	result        string
+	store         string
+	source        core.Source
+}
+
+type storeState struct {
+	attrs        metric.MeasurementOption
+	up, fallback int64
+}
+
+// New returns an Observer recording with opts.MeterProvider's meter.
+func New(opts Options) (*Observer, error) {
+	mp := opts.MeterProvider
+	if mp == nil {
+		mp = otel.GetMeterProvider()
+	}
+	buckets := opts.Buckets
+	if buckets == nil {
+		buckets = DefaultBuckets
+	}
+	m := mp.Meter(ScopeName)
+	o := &Observer{noSpans: opts.NoSpans, sets: map[setKey]metric.MeasurementOption{}, stores: map[string]*storeState{}}
+	var errs [8]error
+	var up, fb, keys, keyLimit metric.Int64ObservableGauge
+	o.requests, errs[0] = m.Int64Counter("floodgate.rate_limiting.requests", metric.WithUnit("{request}"),
+		metric.WithDescription("Number of requests that were decided by a rate limiter."))
+	o.queue, errs[1] = m.Float64Histogram("floodgate.rate_limiting.request.time_in_queue", metric.WithUnit("s"),
+		metric.WithDescription("The delay an admitted request must wait before it proceeds (shaping)."),
+		metric.WithExplicitBucketBoundaries(buckets...))
+	o.latency, errs[2] = m.Float64Histogram("floodgate.rate_limiting.store.duration", metric.WithUnit("s"),
+		metric.WithDescription("The time a store took to decide (not measured for the in-memory store)."),
+		metric.WithExplicitBucketBoundaries(buckets...))
+	o.changes, errs[3] = m.Int64Counter("floodgate.rate_limiting.store.changes", metric.WithUnit("{change}"),
+		metric.WithDescription("Changes of a store's state."))
+	up, errs[4] = m.Int64ObservableGauge("floodgate.rate_limiting.store.up", metric.WithUnit("1"),
+		metric.WithDescription("1 while the store decides on its backend, 0 while it is unreachable."))
+	fb, errs[5] = m.Int64ObservableGauge("floodgate.rate_limiting.store.fallback", metric.WithUnit("1"),
+		metric.WithDescription("1 while the store's fallback (fail-open or a local limiter) decides."))
+	keys, errs[6] = m.Int64ObservableGauge("floodgate.rate_limiting.memory.key_count", metric.WithUnit("{key}"),
+		metric.WithDescription("Keys the in-memory store holds for a policy, recovered or not yet swept."))
+	keyLimit, errs[7] = m.Int64ObservableGauge("floodgate.rate_limiting.memory.key_limit", metric.WithUnit("{key}"),
+		metric.WithDescription("The most keys the in-memory store holds for a policy (its MaxKeys bound)."))
+	for _, err := range errs {
+		if err != nil {
+			return nil, fmt.Errorf("otelobserve: %w", err)
+		}
+	}
+	_, err := m.RegisterCallback(func(_ context.Context, ob metric.Observer) error {
+		o.mu.RLock()
+		for _, s := range o.stores {
+			ob.ObserveInt64(up, s.up, s.attrs)
+			ob.ObserveInt64(fb, s.fallback, s.attrs)
+		}
+		o.mu.RUnlock()
+		for _, u := range o.memory.ByPolicy() {
+			attrs := metric.WithAttributes(AttrPolicy.String(u.Policy))
+			ob.ObserveInt64(keys, int64(u.Keys), attrs)
+			ob.ObserveInt64(keyLimit, int64(u.MaxKeys), attrs)
+		}
+		return nil
+	}, up, fb, keys, keyLimit)
+	if err != nil {
+		return nil, fmt.Errorf("otelobserve: %w", err)
+	}
+	return o, nil
+}
+
+// result is the result attribute of a verdict.
+func result(v core.Verdict) string {
+	switch v {
+	case core.VerdictDenied:
+		return ResultRejected
+	case core.VerdictFailed:
+		return ResultError
+	}
+	return ResultAcquired
+}
+
+// Decided counts d, records its store latency and shaping delay, and
+// records it on ctx's span.
+func (o *Observer) Decided(ctx context.Context, d core.Decision) {
+	res := result(d.Verdict)
+	o.requests.Add(ctx, 1, o.set(setKey{kind: 0, policy: d.Policy, limit: d.LimitName, result: res, store: d.Store, source: d.Source}))
+	if d.Latency > 0 {
+		o.latency.Record(ctx, d.Latency.Seconds(), o.set(setKey{kind: 1, store: d.Store, source: d.Source}))
+	}
+	if d.Verdict == core.VerdictShaped {
+		o.queue.Record(ctx, d.Delay.Seconds(), o.set(setKey{kind: 2, policy: d.Policy, limit: d.LimitName, result: res}))
+	}
+	if !o.noSpans {
+		recordOnSpan(ctx, d, res)
+	}
+}
+
+// set returns the attribute set of k, made at its first use.
+func (o *Observer) set(k setKey) metric.MeasurementOption {
+	o.mu.RLock()
+	s, ok := o.sets[k]
+	o.mu.RUnlock()
+	if ok {
+		return s
+	}
+	var kv []attribute.KeyValue
+	switch k.kind {
+	case 0:
+		kv = []attribute.KeyValue{AttrPolicy.String(k.policy), AttrLimit.String(k.limit), AttrResult.String(k.result),
+			AttrStore.String(k.store), AttrSource.String(k.source.String())}
+	case 1:
+		kv = []attribute.KeyValue{AttrStore.String(k.store), AttrSource.String(k.source.String())}
+	case 2:
+		kv = []attribute.KeyValue{AttrPolicy.String(k.policy), AttrLimit.String(k.limit), AttrResult.String(k.result)}
+	}
+	s = metric.WithAttributeSet(attribute.NewSet(kv...))
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if prev, ok := o.sets[k]; ok {
+		return prev
+	}
+	o.sets[k] = s
+	if k.kind == 0 {
+		o.seeLocked(k.store)
+	}
+	return s
+}
+
+// recordOnSpan records d on ctx's span, if it is recording.
+func recordOnSpan(ctx context.Context, d core.Decision, res string) {
+	span := trace.SpanFromContext(ctx)
+	if !span.IsRecording() {
+		return
+	}
+	kv := make([]attribute.KeyValue, 0, 6)
+	kv = append(kv, AttrPolicy.String(d.Policy), AttrLimit.String(d.LimitName), AttrResult.String(res),
+		AttrCost.Int64(d.Cost), AttrSource.String(d.Source.String()))
+	if d.Verdict == core.VerdictDenied {
+		kv = append(kv, AttrRetryAfter.Float64(d.RetryAfter.Seconds()))
+	}
+	span.AddEvent(EventName, trace.WithAttributes(kv...))
+	if d.Verdict != core.VerdictDenied {
+		// The span's attributes are the last decision's: no retry-after
+		// of an earlier rejection may stay.
+		kv = append(kv, AttrRetryAfter.Float64(0))
+	}
+	span.SetAttributes(kv...)
+}
+
+// seeLocked makes the state of a store seen for the first time: up, no
+// fallback.
+func (o *Observer) seeLocked(store string) *storeState {
+	s := o.stores[store]
+	if s == nil {
+		s = &storeState{attrs: metric.WithAttributeSet(attribute.NewSet(AttrStore.String(store))), up: 1}
+		o.stores[store] = s
+	}
+	return s
+}
+
+// StoreChanged counts e and updates the store's gauges.
+func (o *Observer) StoreChanged(e core.StoreEvent) {
+	o.mu.Lock()
+	s := o.seeLocked(e.Store)
+	switch e.Change {
+	case core.StoreUnreachable:
+		s.up, s.fallback = 0, 0
+		if e.Fallback {
+			s.fallback = 1
+		}
+	case core.StoreReachable:
+		s.up, s.fallback = 1, 0
+	}
+	o.mu.Unlock()
+	o.changes.Add(context.Background(), 1, metric.WithAttributes(AttrStore.String(e.Store), AttrChange.String(e.Change.String())))
+}
+
+// WatchMemory adds m's tables to the memory.key_count and
+// memory.key_limit gauges (tables of one policy name, in m or in several
+// stores watched, are added together).
+func (o *Observer) WatchMemory(m *core.MemoryStore) { o.memory.Watch(m) }
+
+var _ core.Observer = (*Observer)(nil)

@@ -1,0 +1,226 @@
+// Package promobserve exports floodgate's decisions and store states as
+// Prometheus metrics (prometheus/client_golang).
+//
+// It is a module of its own, so that floodgate's root module never
+// requires Prometheus. Make an [Observer] with [New], give it to the
+// limiters (core.WithObserver) and to the Redis store
+// (redisstore.Options.Observer), and, for the in-memory store's fill
+// level, to [Observer.WatchMemory]:
+//
+//	obs, err := promobserve.New(prometheus.DefaultRegisterer, promobserve.Options{})
+//	lim, err := core.NewLimiter(policy, core.WithObserver(obs))
+//
+// The metrics (with the default namespace, "floodgate"):
+//
+//	floodgate_decisions_total{policy,limit,result,store,source}  counter
+//	floodgate_store_latency_seconds{store,source}                histogram
+//	floodgate_store_up{store}                                    gauge, 1 or 0
+//	floodgate_store_fallback{store}                              gauge, 1 while a fallback decides
+//	floodgate_store_slow{store}                                  gauge, 1 while the round trip is not below the deadline
+//	floodgate_store_changes_total{store,change}                  counter
+//	floodgate_memory_keys{policy}                                gauge
+//	floodgate_memory_max_keys{policy}                            gauge
+//
+// result is "allowed", "shaped", "denied" or "error" (core.Verdict); limit
+// is the binding limit's name ("" for an error); source is "store",
+// "cache" (the Redis store's deny cache) or "fallback" (its failure mode);
+// store is "memory", "redis", or another store's kind; change is a
+// core.StoreChange's name. No label ever holds a key. The latency
+// histogram counts the decisions of stores that measure one (not the
+// in-memory store's, decided in-process in nanoseconds). The store gauges
+// appear with a store's first decision or change.
+package promobserve
+
+import (
+	"context"
+	"fmt"
+	"sync"
+
+	"github.com/floodgate-go/floodgate/core"
+	"github.com/prometheus/client_golang/prometheus"
+)
+
+// DefaultBuckets are the store latency histogram's bounds, in seconds:
+// from 100 µs (a Redis on the same host) to 1 s (past any sane deadline).
+var DefaultBuckets = []float64{.0001, .00025, .0005, .001, .0025, .005, .01, .025, .05, .1, .25, .5, 1}
+
+// Options configures an [Observer]. The zero Options is usable.
+type Options struct {
+	// Namespace starts every metric's name; "" means "floodgate".
+	Namespace string
+	// Buckets are the store latency histogram's bounds in seconds; nil
+	// means [DefaultBuckets].
+	Buckets []float64
+	// ConstLabels are added to every metric (a service name, say).
+	ConstLabels prometheus.Labels
+}
+
+// Observer is a core.Observer that counts decisions and tracks store
+// states in Prometheus metrics. It is safe for concurrent use; a decision
+// of a label set seen before allocates nothing.
+type Observer struct {
+	decisions *prometheus.CounterVec
+	latency   *prometheus.HistogramVec
+	up        *prometheus.GaugeVec
+	fallback  *prometheus.GaugeVec
+	slow      *prometheus.GaugeVec
+	changes   *prometheus.CounterVec
+	memory    *memoryCollector
+
+	mu       sync.RWMutex
+	counters map[decisionKey]prometheus.Counter
+	hists    map[latencyKey]prometheus.Observer
+	stores   map[string]bool // stores whose gauges exist
+}
+
+type decisionKey struct {
+	policy, limit string
+	verdict       core.Verdict
+	store         string
+	source        core.Source
+}
+
+type latencyKey struct {
+	store  string
+	source core.Source
+}
+
+// New returns an Observer whose metrics are registered with reg. It fails
+// when reg refuses them (metrics of the same names registered already).
+func New(reg prometheus.Registerer, opts Options) (*Observer, error) {
+	if reg == nil {
+		return nil, fmt.Errorf("promobserve: nil Registerer: %w", core.ErrInvalidConfig)
+	}
+	ns := opts.Namespace
+	if ns == "" {
+		ns = "floodgate"
+	}
+	buckets := opts.Buckets
+	if buckets == nil {
+		buckets = DefaultBuckets
+	}
+	cl := opts.ConstLabels
+	o := &Observer{
+		decisions: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Namespace: ns, Name: "decisions_total", ConstLabels: cl,
+			Help: "Rate-limit decisions, by policy, binding limit, result, store and source.",
+		}, []string{"policy", "limit", "result", "store", "source"}),
+		latency: prometheus.NewHistogramVec(prometheus.HistogramOpts{
+			Namespace: ns, Name: "store_latency_seconds", Buckets: buckets, ConstLabels: cl,
+			Help: "Time a store took to decide, by store and source (not measured for the in-memory store).",
+		}, []string{"store", "source"}),
+		up: prometheus.NewGaugeVec(prometheus.GaugeOpts{
+			Namespace: ns, Name: "store_up", ConstLabels: cl,
+			Help: "1 while the store decides on its backend, 0 while it is unreachable.",
+		}, []string{"store"}),
+		fallback: prometheus.NewGaugeVec(prometheus.GaugeOpts{
+			Namespace: ns, Name: "store_fallback", ConstLabels: cl,
+			Help: "1 while the store's fallback (fail-open or a local limiter) decides.",
+		}, []string{"store"}),
+		slow: prometheus.NewGaugeVec(prometheus.GaugeOpts{
+			Namespace: ns, Name: "store_slow", ConstLabels: cl,
+			Help: "1 while the round trip to the store's backend is not below the decisions' deadline.",
+		}, []string{"store"}),
+		changes: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Namespace: ns, Name: "store_changes_total", ConstLabels: cl,
+			Help: "Changes of store state (unreachable, reachable, slow, slow-ended, key-conflict, evicting).",
+		}, []string{"store", "change"}),
+		memory:   newMemoryCollector(ns, cl),
+		counters: map[decisionKey]prometheus.Counter{},
+		hists:    map[latencyKey]prometheus.Observer{},
+		stores:   map[string]bool{},
+	}
+	for _, c := range []prometheus.Collector{o.decisions, o.latency, o.up, o.fallback, o.slow, o.changes, o.memory} {
+		if err := reg.Register(c); err != nil {
+			return nil, fmt.Errorf("promobserve: %w", err)
+		}
+	}
+	return o, nil
+}
+
+// Decided counts d, and observes its latency when it has one.
+func (o *Observer) Decided(_ context.Context, d core.Decision) {
+	k := decisionKey{policy: d.Policy, limit: d.LimitName, verdict: d.Verdict, store: d.Store, source: d.Source}
+	o.mu.RLock()
+	c, ok := o.counters[k]
+	var h prometheus.Observer
+	if d.Latency > 0 {
+		h = o.hists[latencyKey{d.Store, d.Source}]
+	}
+	o.mu.RUnlock()
+	if !ok || d.Latency > 0 && h == nil {
+		c, h = o.slowPath(k, d)
+	}
+	c.Inc()
+	if h != nil {
+		h.Observe(d.Latency.Seconds())
+	}
+}
+
+// slowPath makes the metrics of a label set seen for the first time.
+func (o *Observer) slowPath(k decisionKey, d core.Decision) (prometheus.Counter, prometheus.Observer) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	c, ok := o.counters[k]
+	if !ok {
+		c = o.decisions.WithLabelValues(k.policy, k.limit, k.verdict.String(), k.store, k.source.String())
+		o.counters[k] = c
+	}
+	o.seeLocked(d.Store)
+	if d.Latency <= 0 {
+		return c, nil
+	}
+	lk := latencyKey{d.Store, d.Source}
+	h, ok := o.hists[lk]
+	if !ok {
+		h = o.latency.WithLabelValues(d.Store, d.Source.String())
+		o.hists[lk] = h
+	}
+	return c, h
+}
+
+// seeLocked makes the gauges of a store seen for the first time: up, no
+// fallback, not slow.
+func (o *Observer) seeLocked(store string) {
+	if o.stores[store] {
+		return
+	}
+	o.stores[store] = true
+	o.up.WithLabelValues(store).Set(1)
+	o.fallback.WithLabelValues(store).Set(0)
+	o.slow.WithLabelValues(store).Set(0)
+}
+
+// StoreChanged counts e and sets the store's gauges.
+func (o *Observer) StoreChanged(e core.StoreEvent) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	o.seeLocked(e.Store)
+	o.changes.WithLabelValues(e.Store, e.Change.String()).Inc()
+	switch e.Change {
+	case core.StoreUnreachable:
+		o.up.WithLabelValues(e.Store).Set(0)
+		o.fallback.WithLabelValues(e.Store).Set(b2f(e.Fallback))
+	case core.StoreReachable:
+		o.up.WithLabelValues(e.Store).Set(1)
+		o.fallback.WithLabelValues(e.Store).Set(0)
+	case core.StoreSlow:
+		o.slow.WithLabelValues(e.Store).Set(1)
+	case core.StoreSlowEnded:
+		o.slow.WithLabelValues(e.Store).Set(0)
+	}
+}
+
+func b2f(b bool) float64 {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// WatchMemory adds m's tables to floodgate_memory_keys and
+// floodgate_memory_max_keys, read at each scrape (tables of one policy
+// name, in m or in several stores watched, are added together).
+func (o *Observer) WatchMemory(m *core.MemoryStore) { o.memory.stores.Watch(m) }
+
+var _ core.Observer = (*Observer)(nil)

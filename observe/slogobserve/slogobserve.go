@@ -1,0 +1,93 @@
+// Package slogobserve logs the state changes of floodgate's stores with
+// log/slog: one line per change (Redis unreachable, back, a slow link, a
+// key conflict, an evicting Redis), never a line per request.
+//
+// Give its Observer to the stores (redisstore.Options.Observer) and, if
+// convenient, to the limiters too (core.WithObserver): it ignores
+// decisions. It repeats nothing a store reports twice: a change already
+// logged (Redis unreachable, reported again before it came back, say) is
+// not logged again. (The Redis store also logs its changes to its own
+// Options.Logger; use one or the other.)
+package slogobserve
+
+import (
+	"context"
+	"log/slog"
+	"sync"
+
+	"github.com/floodgate-go/floodgate/core"
+)
+
+// Observer is a [core.Observer] logging store changes to a [slog.Logger].
+// It is safe for concurrent use.
+type Observer struct {
+	log *slog.Logger
+
+	mu    sync.Mutex
+	state map[aspect]core.StoreChange // the last change logged, per store and aspect
+}
+
+// aspect is one side of a store's state: reachability, speed, or a
+// one-off warning (a key conflict, eviction).
+type aspect struct {
+	store string
+	kind  uint8
+}
+
+// New returns an Observer logging to l; nil means slog.Default().
+func New(l *slog.Logger) *Observer {
+	if l == nil {
+		l = slog.Default()
+	}
+	return &Observer{log: l, state: map[aspect]core.StoreChange{}}
+}
+
+// Decided does nothing: decisions are never logged.
+func (*Observer) Decided(context.Context, core.Decision) {}
+
+// StoreChanged logs e, unless it repeats the last change logged of the
+// same store and aspect: unreachable, a slow link, a key conflict and an
+// evicting backend at level Warn, the store reachable again and the slow
+// link's end at Info.
+func (o *Observer) StoreChanged(e core.StoreEvent) {
+	a, level, msg := aspect{store: e.Store}, slog.LevelWarn, ""
+	switch e.Change {
+	case core.StoreUnreachable:
+		a.kind, msg = 1, "floodgate: store unreachable"
+	case core.StoreReachable:
+		a.kind, level, msg = 1, slog.LevelInfo, "floodgate: store reachable again"
+	case core.StoreSlow:
+		a.kind, msg = 2, "floodgate: store round trip not below its deadline"
+	case core.StoreSlowEnded:
+		a.kind, level, msg = 2, slog.LevelInfo, "floodgate: store round trip below its deadline again"
+	case core.StoreKeyConflict:
+		a.kind, msg = 3, "floodgate: a key of the store holds another type: something else writes under its prefix"
+	case core.StoreEvicting:
+		a.kind, msg = 4, "floodgate: the store's backend may evict limiter keys under memory pressure"
+	default:
+		return
+	}
+	o.mu.Lock()
+	last, seen := o.state[a]
+	if seen && last == e.Change {
+		o.mu.Unlock()
+		return
+	}
+	if !seen && e.Change == core.StoreReachable || !seen && e.Change == core.StoreSlowEnded {
+		// The end of something never logged: the store was fine.
+		o.mu.Unlock()
+		return
+	}
+	o.state[a] = e.Change
+	o.mu.Unlock()
+	attrs := []slog.Attr{slog.String("store", e.Store), slog.String("change", e.Change.String())}
+	if e.Change == core.StoreUnreachable {
+		attrs = append(attrs, slog.String("mode", e.Mode), slog.Bool("fallback", e.Fallback))
+	}
+	if e.Err != nil {
+		attrs = append(attrs, slog.Any("err", e.Err))
+	}
+	o.log.LogAttrs(context.Background(), level, msg, attrs...)
+}
+
+var _ core.Observer = (*Observer)(nil)
