@@ -23,7 +23,9 @@ import (
 // share at every flap (10 flaps, 10 shares).
 func TestAttackFailLocalFlapping(t *testing.T) {
 	ctx := context.Background()
-	client := redis.NewClient(&redis.Options{Addr: "127.0.0.1:1", MaxRetries: -1})
+	// One dial per round trip (go-redis redials a refused connection 5
+	// times, 100 ms apart, by default: 4 s of this test's time).
+	client := redis.NewClient(&redis.Options{Addr: "127.0.0.1:1", MaxRetries: -1, DialerRetries: 1, DialerRetryTimeout: time.Millisecond})
 	t.Cleanup(func() { _ = client.Close() })
 	s, err := New(client, Options{
 		FailureMode: FailLocal, LocalShare: 0.5,
