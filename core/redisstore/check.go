@@ -141,6 +141,8 @@ type rttMeter struct {
 	n    int
 	last time.Duration // of the last period
 	slow bool
+	// measured: a round trip has been published (see observeRTT)
+	measured bool
 }
 
 func (m *rttMeter) get() (time.Duration, bool) {
@@ -151,6 +153,11 @@ func (m *rttMeter) get() (time.Duration, bool) {
 
 // observeRTT records a successful round trip of d; closing a period
 // (every 32, or now) updates the measure and logs a change of SlowLink.
+// The first round trip ever answered (without Check) chooses the
+// decisions' path until the first period closes: a store that waited for
+// 32 of them decided lone requests on the fast path (see execDirect) over
+// a slow link, where each missed deadline cost a connection and the next
+// one's handshake missed its deadline again.
 func (s *Store) observeRTT(d time.Duration, now bool) {
 	m := &s.rtt
 	m.mu.Lock()
@@ -160,8 +167,16 @@ func (s *Store) observeRTT(d time.Duration, now bool) {
 	}
 	m.n++
 	if m.n < 32 && !now {
+		if !m.measured {
+			// Provisional, for the choice of path only: a first round
+			// trip may include its connection's handshake, so it is
+			// not judged against Options.Timeout (SlowLink, the log).
+			m.measured = true
+			s.rttNs.Store(int64(d))
+		}
 		return
 	}
+	m.measured = true
 	m.last, m.n = m.best, 0
 	s.rttNs.Store(int64(m.last))
 	slow := m.last >= s.opts.Timeout
