@@ -54,7 +54,7 @@ func (f *fixedWindowStep) forgetCost(st []int64, now int64) int64 {
 // SlidingWindow: the units the estimate counts at now.
 func (s *slidingWindowStep) forgetCost(st []int64, now int64) int64 {
 	prev, curr, start, eff := s.at(st, now)
-	return curr + s.weighted(prev, start+s.window-eff)
+	return curr + s.counter().Weighted(prev, start+s.window-eff)
 }
 
 // SlidingLog: the entries still within the window.

@@ -2,8 +2,9 @@ package core
 
 import (
 	"fmt"
-	"math/bits"
 	"time"
+
+	"github.com/floodgate-go/floodgate/internal/slidingwindow"
 )
 
 // SlidingWindow approximates a sliding log of Quota units per Window with two
@@ -105,29 +106,14 @@ func (s *slidingWindowStep) at(st []int64, now int64) (prev, curr, start, eff in
 	return 0, 0, alignedStart(now, s.window), now
 }
 
-// weighted returns ⌈prev·rest/window⌉ for 0 ≤ prev and 0 < rest ≤ window: the
-// previous window's part of the estimate, rounded up.
-func (s *slidingWindowStep) weighted(prev, rest int64) int64 {
-	hi, lo := bits.Mul64(uint64(prev), uint64(rest))
-	q, r := bits.Div64(hi, lo, uint64(s.window)) // q ≤ prev: no overflow
-	return int64(q) + btoi(r != 0)
-}
-
-// minElapsed returns the least elapsed e in [0, window] from which
-// prev·(window − e)/window ≤ room (room ≥ 0): window when none in the window.
-func (s *slidingWindowStep) minElapsed(prev, room int64) int64 {
-	if prev <= room {
-		return 0
-	}
-	// window − e ≤ ⌊room·window/prev⌋, which is < window as room < prev.
-	hi, lo := bits.Mul64(uint64(room), uint64(s.window))
-	q, _ := bits.Div64(hi, lo, uint64(prev))
-	return s.window - int64(q)
+// counter is s's arithmetic, shared with the local-first store.
+func (s *slidingWindowStep) counter() slidingwindow.Counter {
+	return slidingwindow.Counter{Limit: s.limit, Window: s.window}
 }
 
 func (s *slidingWindowStep) take(st []int64, now, cost int64, commit bool) outcome {
 	prev, curr, start, eff := s.at(st, now)
-	avail := s.limit - curr - s.weighted(prev, start+s.window-eff)
+	avail := s.limit - curr - s.counter().Weighted(prev, start+s.window-eff)
 	if cost > avail {
 		o := outcome{remaining: max(avail, 0)}
 		switch {
@@ -139,7 +125,7 @@ func (s *slidingWindowStep) take(st []int64, now, cost int64, commit bool) outco
 		if cost > s.limit {
 			o.retryAfter = int64(Never)
 		} else {
-			o.retryAfter = s.firstAdmit(prev, curr, start, cost) - now
+			o.retryAfter = s.counter().FirstAdmit(prev, curr, start, cost) - now
 		}
 		return o
 	}
@@ -147,21 +133,6 @@ func (s *slidingWindowStep) take(st []int64, now, cost int64, commit bool) outco
 		st[0], st[1], st[2] = prev, curr+cost, start
 	}
 	return outcome{allowed: true, remaining: avail - cost, resetAfter: start + 2*s.window - now}
-}
-
-// firstAdmit returns the first instant from start at which cost (≤ limit)
-// is admitted if nothing else is taken.
-func (s *slidingWindowStep) firstAdmit(prev, curr, start, cost int64) int64 {
-	if room := s.limit - curr - cost; room >= 0 {
-		if e := s.minElapsed(prev, room); e < s.window {
-			return start + e
-		}
-	}
-	// In the next window prev is curr and curr is 0.
-	if e := s.minElapsed(curr, s.limit-cost); e < s.window {
-		return start + s.window + e
-	}
-	return start + 2*s.window
 }
 
 func (s *slidingWindowStep) refund(st []int64, _, taken, _, cost int64) {

@@ -155,7 +155,8 @@ func (t *table) collect(sh *shard, round uint64, now int64, keep []*entry, items
 				}
 				it := item{e: e, idx: idx, key: counterKey(e.name, i, idx), push: s.delta, ttl: max(1, (end-now+slack)/1e6), room: -1}
 				if idx == cur && tracked {
-					v := c.look(ws, now, cur)
+					var v view
+					c.look(&v, ws, now, cur)
 					it.room, it.guess = c.room(&v), t.guess(&v)
 				}
 				if idx >= first {

@@ -61,6 +61,7 @@ type entry struct {
 	// ws holds two slots per limit (by window parity); newest is, per
 	// limit, the newest window a take was counted in.
 	ws     []slot
+	one    [2]slot // ws of a policy of one limit
 	newest [core.MaxLimits]int64
 	// okRound is the round that last read every window of the entry back,
 	// at okAt (the store's clock); touched is the store's round when the
@@ -91,7 +92,7 @@ func (t *table) shard(key string) (*shard, uint64) {
 }
 
 // Do applies req in memory; see store.Table. Only OpReset waits for Redis.
-func (t *table) Do(ctx context.Context, req store.Request) (store.Decision, error) {
+func (t *table) Do(ctx context.Context, req store.Request) (d store.Decision, err error) {
 	switch {
 	case req.Op > store.OpReset:
 		return store.Decision{}, fmt.Errorf("localfirst: unknown op %d: %w", req.Op, core.ErrInvalidConfig)
@@ -102,8 +103,6 @@ func (t *table) Do(ctx context.Context, req store.Request) (store.Decision, erro
 	case req.Op == store.OpReset:
 		return store.Decision{}, t.reset(ctx, req)
 	}
-	var buf [store.MaxLimits]store.Outcome
-	outs := buf[:len(t.cs)]
 	sh, h := t.shard(req.Key)
 	sh.mu.Lock()
 	e := sh.get(h, req.Key)
@@ -118,19 +117,23 @@ func (t *table) Do(ctx context.Context, req store.Request) (store.Decision, erro
 			}
 			req.Op = store.OpPeek
 			var zero entry
-			zero.ws = make([]slot, 2*len(t.cs))
-			return t.decide(&zero, req, outs, false)
+			var ws [2 * store.MaxLimits]slot
+			zero.ws = ws[:2*len(t.cs)]
+			t.decide(&zero, req, false, &d)
+			return d, nil
 		}
 		e = t.insert(sh, h, req.Key)
 	}
-	e.touched = t.s.round.Load()
+	if r := t.s.round.Load(); e.touched != r {
+		e.touched = r
+	}
 	if req.Op == store.OpRefund {
 		t.refund(e, req)
 		req.Op, req.Cost = store.OpPeek, 1
 	}
-	res, err := t.decide(e, req, outs, true)
+	t.decide(e, req, true, &d)
 	sh.mu.Unlock()
-	return res, err
+	return d, nil
 }
 
 // stale reports whether e's view may be older than the last round: no
@@ -142,33 +145,36 @@ func (t *table) stale(e *entry, now int64) bool {
 
 // decide decides req (a take or a peek) on e, under its shard's lock when
 // e is in a table (locked).
-func (t *table) decide(e *entry, req store.Request, outs []store.Outcome, locked bool) (store.Decision, error) {
+func (t *table) decide(e *entry, req store.Request, locked bool, d *store.Decision) {
+	d.At = req.Now
 	stale := !locked || t.stale(e, req.Now)
 	retry := int64(t.s.opts.SyncPeriod)
-	var views [core.MaxLimits]view
+	var idx [store.MaxLimits]int64 // each limit's window
 	all := true
 	for i := range t.cs {
 		c := &t.cs[i]
-		views[i] = c.look(e.ws[2*i:2*i+2], req.Now, e.newest[i])
-		div, claims := t.share(e, &views[i], req.Now, stale)
-		outs[i] = c.decide(&views[i], req.Now, req.Cost, div, claims, retry)
-		all = all && outs[i].Allowed
+		var v view
+		c.look(&v, e.ws[2*i:2*i+2], req.Now, e.newest[i])
+		div, claims := t.share(e, &v, req.Now, stale)
+		d.Outcomes[i] = c.decide(&v, req.Now, req.Cost, div, claims, retry)
+		idx[i] = v.idx
+		all = all && d.Outcomes[i].Allowed
 	}
-	taken := all && req.Op == store.OpTake
+	d.Taken = all && req.Op == store.OpTake
 	for i := range t.cs {
 		switch {
-		case taken:
-			s := at(e.ws[2*i:2*i+2], views[i].idx, true)
+		case d.Taken:
+			s := at(e.ws[2*i:2*i+2], idx[i], true)
 			s.delta += req.Cost
-			e.newest[i] = max(e.newest[i], views[i].idx)
-		case !all && outs[i].Allowed:
+			e.newest[i] = max(e.newest[i], idx[i])
+		case !all && d.Outcomes[i].Allowed:
 			// Nothing is taken: report this limit's state as it stands.
-			outs[i] = t.cs[i].decide(&views[i], req.Now, 0, 0, 0, 0)
+			c := &t.cs[i]
+			var v view
+			c.look(&v, e.ws[2*i:2*i+2], req.Now, e.newest[i])
+			d.Outcomes[i] = c.decide(&v, req.Now, 0, 0, 0, 0)
 		}
 	}
-	d := store.Decision{Taken: taken, At: req.Now}
-	copy(d.Outcomes[:], outs)
-	return d, nil
 }
 
 // share returns the divisor of what a node knows remains of a window and
@@ -232,7 +238,12 @@ func (t *table) insert(sh *shard, h uint64, key string) *entry {
 			break
 		}
 	}
-	e := &entry{key: key, h: h, ws: make([]slot, 2*len(t.cs))}
+	e := &entry{key: key, h: h}
+	if len(t.cs) == 1 {
+		e.ws = e.one[:] // one allocation, the slots next to the entry
+	} else {
+		e.ws = make([]slot, 2*len(t.cs))
+	}
 	if sh.m[h] == nil {
 		sh.m[h] = e
 	} else {

@@ -1,11 +1,11 @@
 package localfirst
 
 import (
-	"math/bits"
 	"time"
 
 	"github.com/floodgate-go/floodgate/core"
 	"github.com/floodgate-go/floodgate/core/store"
+	"github.com/floodgate-go/floodgate/internal/slidingwindow"
 )
 
 // counter is one limit of a bound policy: a FixedWindow (aligned) or a
@@ -75,16 +75,16 @@ type view struct {
 	others int64
 }
 
-// look reads the view of c at now from ws (two slots) and newest, the
+// look reads into v the view of c at now from ws (two slots) and newest, the
 // newest window index this limit has seen: a now older than that window
 // is decided in it, as the in-memory store does.
-func (c *counter) look(ws []slot, now, newest int64) view {
+func (c *counter) look(v *view, ws []slot, now, newest int64) {
 	idx := spanIndex(now, c.window)
 	eff := now
 	if idx < newest {
 		idx, eff = newest, newest*c.window
 	}
-	v := view{idx: idx, eff: eff, others: -1}
+	*v = view{idx: idx, eff: eff, others: -1}
 	if s := at(ws, idx-1, false); s != nil {
 		if c.sliding {
 			v.prev = min(s.count(), c.limit)
@@ -100,7 +100,6 @@ func (c *counter) look(ws []slot, now, newest int64) view {
 			v.others = max(v.others, s.nodes-1)
 		}
 	}
-	return v
 }
 
 // room is what a window's limit leaves at now once the previous window's
@@ -117,22 +116,12 @@ func (c *counter) used(v *view, prev, curr int64) int64 {
 		return curr
 	}
 	start := v.idx * c.window
-	return curr + c.weighted(prev, start+c.window-v.eff)
+	return curr + c.sw().Weighted(prev, start+c.window-v.eff)
 }
 
-// weighted returns ⌈prev·rest/window⌉ for 0 ≤ prev and 0 < rest ≤ window.
-func (c *counter) weighted(prev, rest int64) int64 {
-	hi, lo := bits.Mul64(uint64(prev), uint64(rest))
-	q, r := bits.Div64(hi, lo, uint64(c.window))
-	q += uint64(btoi(r != 0))
-	return int64(q)
-}
-
-func btoi(b bool) int64 {
-	if b {
-		return 1
-	}
-	return 0
+// sw is c's sliding-window arithmetic, core's own.
+func (c *counter) sw() slidingwindow.Counter {
+	return slidingwindow.Counter{Limit: c.limit, Window: c.window}
 }
 
 // decide returns the outcome of taking cost on v (cost 0 reports the state
@@ -172,36 +161,11 @@ func (c *counter) decide(v *view, now, cost, div, claims, retry int64) store.Out
 	case cost > avail && !c.sliding:
 		o.RetryAfter = time.Duration(end - now)
 	case cost > avail:
-		o.RetryAfter = time.Duration(c.firstAdmit(v.prev, v.curr, start, cost) - now)
+		o.RetryAfter = time.Duration(c.sw().FirstAdmit(v.prev, v.curr, start, cost) - now)
 	}
 	if cost <= avail {
 		// Denied by the share alone: the next round may refresh the view.
 		o.RetryAfter = time.Duration(retry)
 	}
 	return o
-}
-
-// firstAdmit returns the first instant from start at which cost (≤ limit)
-// is admitted by a SlidingWindow if nothing else is taken.
-func (c *counter) firstAdmit(prev, curr, start, cost int64) int64 {
-	if room := c.limit - curr - cost; room >= 0 {
-		if e := c.minElapsed(prev, room); e < c.window {
-			return start + e
-		}
-	}
-	if e := c.minElapsed(curr, c.limit-cost); e < c.window {
-		return start + c.window + e
-	}
-	return start + 2*c.window
-}
-
-// minElapsed returns the least elapsed e in [0, window] from which
-// prev·(window − e)/window ≤ room (room ≥ 0): window when none in it.
-func (c *counter) minElapsed(prev, room int64) int64 {
-	if prev <= room {
-		return 0
-	}
-	hi, lo := bits.Mul64(uint64(room), uint64(c.window))
-	q, _ := bits.Div64(hi, lo, uint64(prev))
-	return c.window - int64(q)
 }
