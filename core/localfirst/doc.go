@@ -7,10 +7,13 @@
 // SyncPeriod ([Store.Run]; tests call [Store.Sync]) a round adds what the
 // node admitted to each window's counter in Redis, reads the merged counts
 // back and claims the node's share of what remains (see "Claims"), in the
-// same script call: one EVALSHA per bucket of keys (a hash tag:
-// Cluster-safe), all pipelined in one round trip. A node thus
-// sends at most Buckets commands per round whatever its traffic (with
-// MaxBatch counters per call); every counter has a TTL (its window's end,
+// same script call, all pipelined in one round trip: on a single Redis
+// (a *redis.Client: standalone or Sentinel) one EVALSHA per MaxBatch
+// counters, on a Cluster or Ring one per bucket of keys (a hash tag, so
+// every call's keys share a slot). A node thus sends at most
+// ⌈counters/MaxBatch⌉ (or Buckets·⌈…⌉ on a Cluster) calls per round
+// whatever its traffic, and each call runs at most three commands per
+// counter (HGETALL, HSET, PEXPIRE); every counter has a TTL (its window's end,
 // plus one window for a SlidingWindow, plus a slack), and keys are SHA-256
 // digests, never raw keys.
 //

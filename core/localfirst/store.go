@@ -59,9 +59,10 @@ type Options struct {
 	// Prefix starts every Redis key; "" means "floodgate:lf:".
 	Prefix string
 	// Buckets is how many hash tags a bound policy's keys are spread over,
-	// in [1, 16384]; 0 means DefaultBuckets. A round sends at most one
-	// script call per bucket (per MaxBatch keys): 1 suits a single Redis,
-	// more spread a Cluster's load over its masters.
+	// in [1, 16384]; 0 means DefaultBuckets. On a Cluster or Ring client a
+	// round sends one script call per bucket (per MaxBatch counters), and
+	// more buckets spread the load over the masters; on a single Redis
+	// (*redis.Client) one call carries every bucket.
 	Buckets int
 	// MaxBatch bounds the window counters one script call carries, in
 	// [1, 65536]; 0 means DefaultMaxBatch. It bounds how long one call

@@ -61,8 +61,8 @@ func counterKey(name string, i int, idx int64) string {
 // Sync runs one round: for every key this node decided within the last
 // Track rounds (or holds unsynced units of), it adds the units admitted
 // since the last round to each current window's counter in Redis and reads
-// the merged counts back, in one script call per bucket (per MaxBatch
-// counters), all pipelined in one round trip bounded by Timeout. A key's
+// the merged counts back, in one script call per MaxBatch counters (on a
+// Cluster or Ring, per bucket and MaxBatch counters), all pipelined in one round trip bounded by Timeout. A key's
 // view is then the merged count plus what the node admitted since.
 //
 // A call that fails leaves its units to the next round (a call whose reply
@@ -209,11 +209,18 @@ func (s *Store) send(ctx context.Context, now int64, items []item) (reps [][4]in
 		return reps, bad, nil
 	}
 	life := s.life() / 1e6
+	// A call's keys must share a hash slot where the client spreads keys
+	// over servers (a Cluster, a Ring): one call per hash tag there, and
+	// one for every tag on a single Redis.
+	_, single := s.client.(*redis.Client)
 	groups := map[string][]int{}
 	var tags []string
 	for i := range items {
-		k := items[i].key
-		tag := k[:strings.IndexByte(k, '}')]
+		tag := ""
+		if !single {
+			k := items[i].key
+			tag = k[:strings.IndexByte(k, '}')]
+		}
 		if groups[tag] == nil {
 			tags = append(tags, tag)
 		}
@@ -233,7 +240,7 @@ func (s *Store) send(ctx context.Context, now int64, items []item) (reps [][4]in
 			c := &call{idx: g[:n], args: []any{s.id, now / 1e6, life}}
 			for _, j := range c.idx {
 				it := &items[j]
-				c.keys = append(c.keys, it.key, it.key+":c")
+				c.keys = append(c.keys, it.key)
 				c.args = append(c.args, it.push, it.ttl, it.room, it.guess)
 			}
 			calls = append(calls, c)
