@@ -139,13 +139,33 @@
 // contributions, independent of their order, that a node can decide from
 // a lagging total. The window counters are. The others are not, or not
 // without a protocol of their own:
-//   - GCRA, TokenBucket: the state is a time (the theoretical arrival
-//     time) advanced by cost × interval from max(TAT, now). Nodes' advances
-//     do add, so a node could push its "debt" and Redis apply
-//     TAT = max(TAT, now) + debt; but the max makes the merge depend on when
-//     each push arrives (a late push lands on a TAT that has moved on), so
-//     merged states drift above the true one (deny more) and the bound
-//     needs its own proof. Not implemented here.
+//   - GCRA, TokenBucket (a token bucket is a GCRA: tokens = burst −
+//     (TAT − now)/I): the state is a time, the theoretical arrival time
+//     TAT, and a take of cost c at now is admitted when
+//     max(TAT, now) + c·I − now ≤ burst·I, then TAT = max(TAT, now) + c·I.
+//     The max is the obstacle: how much a unit advances TAT depends on
+//     whether the bucket was full at that unit's own instant, which
+//     depends on every other node's units before it. Pushing each node's
+//     debt Σc·I and merging TAT = max(TAT, push instant) + debt charges
+//     units from the push instant instead of their own (the merged state
+//     drifts above or below the true one, by up to a period's refill per
+//     node), and, unlike a window whose remainder only changes when the
+//     window rolls, the remainder refills continuously, so there is no
+//     fixed quantity the claims could split. Syncing "admitted cost per
+//     period against a shared budget" would make it a window counter,
+//     with the window's boundary burst instead of GCRA's "at most burst
+//     at once": a different algorithm (use FixedWindow or SlidingWindow
+//     for that, which this store syncs). The sound route is a lease:
+//     a node reserves L units in Redis (the GCRA step with cost L, at
+//     Redis' clock), spends them locally within the lease's life λ, and
+//     gives the unused ones back (TAT −= unused·I, bounded as refunds
+//     are). The fleet then admits at most burst at once and at most
+//     burst + ⌈rate·(T + λ)⌉ in any interval T (a unit is spent at most
+//     λ after the GCRA admitted it), at one Redis call per lease instead
+//     of per request; L must stay a fraction of burst (about burst/N), so
+//     small bursts make leasing no cheaper than the Redis store. Not
+//     implemented here: Bind refuses GCRA and TokenBucket (use the Redis
+//     store, core/redisstore, for them).
 //   - LeakyBucket: each admission's Delay is its place in one queue, which
 //     a node cannot assign without the others' places.
 //   - SlidingLog: the exact log is every timestamp, not a count; syncing

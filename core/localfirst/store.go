@@ -183,10 +183,27 @@ func counters(p *core.Policy) ([]counter, error) {
 		case core.SlidingWindow:
 			cs = append(cs, counter{limit: a.Quota, window: int64(a.Window), sliding: true})
 		default:
-			return nil, fmt.Errorf("localfirst: policy %q: limit %q: %T cannot be synced as window counts (see the package documentation): %w", p.Name(), l.Name, a, core.ErrInvalidConfig)
+			return nil, fmt.Errorf("localfirst: policy %q: limit %q: %T cannot be synced as window counts: %s (see the package documentation; use the Redis store for it): %w", p.Name(), l.Name, a, unsyncable(a), core.ErrInvalidConfig)
 		}
 	}
 	return cs, nil
+}
+
+// unsyncable says in a few words why a's state is not a sum of counts.
+func unsyncable(a core.Algorithm) string {
+	switch a.(type) {
+	case core.GCRA, core.TokenBucket:
+		return "its state is a time advanced from max(state, now), so each node's admissions depend on when the others' were merged, and a node cannot tell what a lagging view lets it admit"
+	case core.LeakyBucket:
+		return "each admission's delay is its place in one queue, which a node cannot assign without the others'"
+	case core.SlidingLog:
+		return "its state is every admission's timestamp, not a count"
+	case core.Hybrid, core.WarmUp, core.Backoff:
+		return "its mode switches on the order of events, not on a total"
+	case core.RollingWindow:
+		return "its per-period counters could be synced like a SlidingWindow's, which is not implemented"
+	}
+	return "its state is not a sum of counts"
 }
 
 // Bind returns a new, empty table deciding p; see [Supports].

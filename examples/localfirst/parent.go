@@ -26,6 +26,9 @@ type scenario struct {
 
 var scenarios = []scenario{
 	{1, "steady", 2000},
+	// A hot key under its limit: every decision of the exact store goes
+	// to Redis (no denial to cache), the regime local-first is for.
+	{1, "steady", 1 << 40},
 	{1, "bursty", 2000},
 	{10000, "steady", 8},
 	{10000, "bursty", 8},
@@ -38,7 +41,7 @@ type row struct {
 	attempts, admitted, ideal int64
 	over, worst, bound        int64
 	scripts, cmds, cpu        float64 // per second: script calls, every command (scripts' own calls too), Redis CPU seconds
-	nsop                      float64
+	nsop, decisions, perK     float64 // mean decision time; decisions per second of load; commands per 1,000 decisions
 	errors                    int64
 }
 
@@ -66,16 +69,20 @@ func runParent(c config) error {
 		}
 	}
 	fmt.Printf("%d processes × %d goroutines on one Redis, %v per run, FixedWindow per key per 1 s, SyncPeriod %v, Track %d (0: default)\n\n", c.procs, c.goroutines, c.dur, c.period, c.track)
-	fmt.Println("| keys | load | store | attempts | admitted | ideal | admitted/ideal | over-admitted (Σ) | worst key-window: admitted − limit | bound | script calls/s | Redis commands/s (scripts' included) | Redis CPU % | decision ns (mean, loaded) | errors |")
-	fmt.Println("|---:|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+	fmt.Println("| keys | limit/s | load | store | attempts | admitted | ideal | admitted/ideal | over-admitted (Σ) | worst key-window: admitted − limit | bound | decisions/s | script calls/s | Redis commands/s (scripts' included) | commands per 1,000 decisions | Redis CPU % | decision ns (mean, loaded) | errors |")
+	fmt.Println("|---:|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
 	for _, r := range rows {
 		bound := "—"
 		if r.store == "localfirst" {
 			bound = fmt.Sprint(r.bound)
 		}
-		fmt.Printf("| %d | %s | %s | %d | %d | %d | %.3f | %d | %d | %s | %.0f | %.0f | %.0f | %.0f | %d |\n",
-			r.sc.keys, r.sc.load, r.store, r.attempts, r.admitted, r.ideal, float64(r.admitted)/float64(max(r.ideal, 1)),
-			r.over, r.worst, bound, r.scripts, r.cmds, 100*r.cpu, r.nsop, r.errors)
+		limit := fmt.Sprint(r.sc.limit)
+		if r.sc.limit >= 1<<40 {
+			limit = "2^40"
+		}
+		fmt.Printf("| %d | %s | %s | %s | %d | %d | %d | %.3f | %d | %d | %s | %.0f | %.0f | %.0f | %.1f | %.0f | %.0f | %d |\n",
+			r.sc.keys, limit, r.sc.load, r.store, r.attempts, r.admitted, r.ideal, float64(r.admitted)/float64(max(r.ideal, 1)),
+			r.over, r.worst, bound, r.decisions, r.scripts, r.cmds, r.perK, 100*r.cpu, r.nsop, r.errors)
 	}
 	return nil
 }
@@ -167,6 +174,8 @@ func run(ctx context.Context, c config, client *redis.Client, sc scenario, store
 	// sync-period bins, and never more than (N − 1)·limit.
 	r.bound = min(int64(c.procs-1)*2*maxPeriod, int64(c.procs-1)*sc.limit)
 	r.nsop = float64(nanos) / float64(max(decisions, 1))
+	r.decisions = float64(decisions) / c.dur.Seconds()
+	r.perK = 1000 * float64(calls) / float64(max(decisions, 1))
 	return r, nil
 }
 
