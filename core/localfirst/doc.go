@@ -12,8 +12,9 @@
 // counters, on a Cluster or Ring one per bucket of keys (a hash tag, so
 // every call's keys share a slot). A node thus sends at most
 // ⌈counters/MaxBatch⌉ (or Buckets·⌈…⌉ on a Cluster) calls per round
-// whatever its traffic, and each call runs at most three commands per
-// counter (HGETALL, HSET, PEXPIRE); every counter has a TTL (its window's end,
+// whatever its traffic, and each call runs two commands per counter
+// (HGETALL, HSET; a PEXPIRE when it creates the counter); every counter
+// has a TTL (its window's end,
 // plus one window for a SlidingWindow, plus a slack), and keys are SHA-256
 // digests, never raw keys.
 //
@@ -114,6 +115,21 @@
 // may have been applied; its units are pushed again (counted twice, which
 // only denies more). Every round is bounded by Timeout; there is no
 // circuit breaker, as rounds are already one per period.
+//
+// # Redis work
+//
+// A node's Redis work follows the keys it decides per round, not its
+// decisions: every counter a round carries costs two commands (HGETALL,
+// HSET; a PEXPIRE when it creates the counter) in a script call that
+// carries up to MaxBatch of them. A hot key thus costs a node about three
+// commands per round (one call, two commands) whatever its traffic, where the Redis store sends
+// every admitted decision to Redis (its deny cache answers denials). Many
+// keys that each see less than about one decision per node and round
+// cost more than with the Redis store: each tracked key is read back
+// every round for Track rounds after its last decision. [Options.SkipIdle]
+// skips the keys nothing happened to on this node while their claims
+// live; a smaller Track or a longer SyncPeriod cut the rest, at the costs
+// described above. examples/localfirst measures both regimes.
 //
 // # Decisions
 //

@@ -135,11 +135,15 @@ func TestOverAdmissionWithinBound(t *testing.T) {
 		core.FixedWindow{Quota: 60, Window: 2 * time.Second},
 		core.SlidingWindow{Quota: 60, Window: 2 * time.Second},
 	} {
-		for _, load := range []string{"steady", "bursty"} {
-			t.Run(fmt.Sprintf("%T/%s", alg, load), func(t *testing.T) {
+		for _, tc := range []struct {
+			load     string
+			skipIdle bool
+		}{{"steady", false}, {"bursty", false}, {"steady", true}, {"bursty", true}} {
+			load := tc.load
+			t.Run(fmt.Sprintf("%T/%s/skipidle=%v", alg, load, tc.skipIdle), func(t *testing.T) {
 				clk := coretest.NewClock(t0)
 				p := core.MustPolicy("p", core.Limit{Name: "p", Algorithm: alg})
-				ns := newNodes(t, client, clk, p, nodes, localfirst.Options{Prefix: fmt.Sprintf("bound:%T:%s:", alg, load)})
+				ns := newNodes(t, client, clk, p, nodes, localfirst.Options{Prefix: fmt.Sprintf("bound:%T:%s:%v:", alg, load, tc.skipIdle), SkipIdle: tc.skipIdle})
 				rng := rand.New(rand.NewPCG(3, uint64(len(load))))
 				window := int64(2 * time.Second)
 				perWindow := map[int64]int{}
@@ -314,28 +318,30 @@ func TestClaimsHoldTheLimit(t *testing.T) {
 		core.FixedWindow{Quota: 1000, Window: time.Minute},
 		core.SlidingWindow{Quota: 1000, Window: time.Minute},
 	} {
-		t.Run(fmt.Sprintf("%T", alg), func(t *testing.T) {
-			clk := coretest.NewClock(t0)
-			p := core.MustPolicy("hot", core.Limit{Name: "hot", Algorithm: alg})
-			ns := newNodes(t, client, clk, p, 4, localfirst.Options{Prefix: fmt.Sprintf("claims:%T:", alg)})
-			for _, n := range ns {
-				assert.Equal(t, 1, takeAll(t, n, "k", 1))
-			}
-			syncAll(t, ns)
-			clk.Advance(2 * time.Minute) // a SlidingWindow's previous window is then empty
-			syncAll(t, ns)
-			clk.Advance(time.Minute)
-			rng := rand.New(rand.NewPCG(5, 6))
-			total := 0
-			for round := 0; round < 12; round++ {
-				for _, j := range rng.Perm(len(ns)) {
-					require.NoError(t, ns[j].s.Sync(context.Background()))
-					total += takeAll(t, ns[j], "k", 2000)
+		for _, skipIdle := range []bool{false, true} {
+			t.Run(fmt.Sprintf("%T/skipidle=%v", alg, skipIdle), func(t *testing.T) {
+				clk := coretest.NewClock(t0)
+				p := core.MustPolicy("hot", core.Limit{Name: "hot", Algorithm: alg})
+				ns := newNodes(t, client, clk, p, 4, localfirst.Options{Prefix: fmt.Sprintf("claims:%T:%v:", alg, skipIdle), SkipIdle: skipIdle})
+				for _, n := range ns {
+					assert.Equal(t, 1, takeAll(t, n, "k", 1))
 				}
-				clk.Advance(10 * time.Millisecond)
-			}
-			assert.LessOrEqual(t, total, 1000)
-			assert.GreaterOrEqual(t, total, 990, "the claims hand out nearly all of the limit")
-		})
+				syncAll(t, ns)
+				clk.Advance(2 * time.Minute) // a SlidingWindow's previous window is then empty
+				syncAll(t, ns)
+				clk.Advance(time.Minute)
+				rng := rand.New(rand.NewPCG(5, 6))
+				total := 0
+				for round := 0; round < 12; round++ {
+					for _, j := range rng.Perm(len(ns)) {
+						require.NoError(t, ns[j].s.Sync(context.Background()))
+						total += takeAll(t, ns[j], "k", 2000)
+					}
+					clk.Advance(10 * time.Millisecond)
+				}
+				assert.LessOrEqual(t, total, 1000)
+				assert.GreaterOrEqual(t, total, 990, "the claims hand out nearly all of the limit")
+			})
+		}
 	}
 }

@@ -73,6 +73,15 @@ type Options struct {
 	// [1, 1<<20]; 0 means DefaultTrack. More keeps rarely decided keys
 	// fresh at the cost of Redis work per round; fewer frees shares sooner.
 	Track int
+	// SkipIdle lets a round skip reading back a tracked key that has
+	// nothing to push, a live claim on each current window and a read less
+	// than SyncPeriod + Timeout old: fewer Redis commands for keys nothing
+	// happened to on this node, whose decisions stay within the claim (so
+	// the over-admission bound is unchanged). Its cost: what the other
+	// nodes did to such a key (their counts, a reset, a refund, a claim
+	// they let lapse) reaches this node's view after up to SyncPeriod +
+	// Timeout and one round, instead of one round. Off by default.
+	SkipIdle bool
 	// MaxKeys bounds the keys each bound policy keeps in memory; 0 means
 	// core.DefaultMaxKeys. When full, a new key replaces an arbitrary one,
 	// whose unsynced units are still pushed.

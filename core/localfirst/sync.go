@@ -114,6 +114,7 @@ func (s *Store) Sync(ctx context.Context) error {
 		if !e.failed {
 			e.okRound, e.okAt = round, now
 		}
+		e.retry = e.failed
 		e.failed = false
 		e.sh.mu.Unlock()
 	}
@@ -135,6 +136,7 @@ func (t *table) collect(sh *shard, round uint64, now int64, keep []*entry, items
 	for _, e := range sh.list {
 		e.sh = sh
 		tracked := !e.gone && round-e.touched <= uint64(t.s.opts.Track)
+		read := tracked && (!t.s.opts.SkipIdle || t.due(e, now))
 		live := false
 		n0 := len(*items)
 		for i := range t.cs {
@@ -154,7 +156,7 @@ func (t *table) collect(sh *shard, round uint64, now int64, keep []*entry, items
 					end += c.window // as the previous window for one more
 				}
 				it := item{e: e, idx: idx, key: counterKey(e.name, i, idx), push: s.delta, ttl: max(1, (end-now+slack)/1e6), room: -1}
-				if idx == cur && tracked {
+				if idx == cur && read {
 					var v view
 					c.look(&v, ws, now, cur)
 					it.room, it.guess = c.room(&v), t.guess(&v)
@@ -173,18 +175,18 @@ func (t *table) collect(sh *shard, round uint64, now int64, keep []*entry, items
 					add(s, s.idx) // a window that no longer counts: push its units only
 				case s.idx >= first && (s.delta != 0 || s.global != 0):
 					live = true
-					if !tracked && s.delta != 0 {
+					if !read && s.delta != 0 {
 						add(s, s.idx)
 					}
 				}
 			}
-			if tracked {
+			if read {
 				for idx := first; idx <= cur; idx++ {
 					add(at(ws, idx, true), idx)
 				}
 			}
 		}
-		if tracked {
+		if read {
 			e.failed = false
 			*entries = append(*entries, e)
 		}
@@ -197,6 +199,34 @@ func (t *table) collect(sh *shard, round uint64, now int64, keep []*entry, items
 		}
 	}
 	return keep
+}
+
+// due reports whether a round of a SkipIdle store must read e back (e
+// tracked): it has units
+// to push in a window that counts, a current window it holds no claim on,
+// a call for it failed, or its claim would lapse before the next round
+// (read at least every SyncPeriod + Timeout). A tracked key that is not
+// due keeps deciding on its live claim: skipping its read saves the
+// round's work on keys nothing happened to, at the cost of a view of the
+// other nodes' counts up to SyncPeriod + Timeout old (which the claim
+// makes safe: the claims never add up beyond what remains).
+func (t *table) due(e *entry, now int64) bool {
+	o := &t.s.opts
+	if e.retry || now-e.okAt >= int64(o.SyncPeriod+o.Timeout) {
+		return true
+	}
+	for i := range t.cs {
+		c := &t.cs[i]
+		ws := e.ws[2*i : 2*i+2]
+		cur := max(spanIndex(now, c.window), e.newest[i])
+		if s := at(ws, cur, false); s == nil || s.div == 0 || s.delta != 0 {
+			return true
+		}
+		if s := at(ws, cur-1, false); c.sliding && s != nil && s.delta != 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // send pipelines items in one script call per hash tag and MaxBatch

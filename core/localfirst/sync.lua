@@ -4,15 +4,16 @@
 -- KEYS[i] is a window's counter: a hash of the merged total (field t), of
 -- each node registered in the window (field n:<node id>, holding its own
 -- part) and of each node's claim (field c:<node id>, "units:ms"). One
--- HGETALL reads it all, one HSET and one PEXPIRE write it when anything
--- changed: at most three commands per counter. Every key of one call
+-- HGETALL reads it all and one HSET writes what changed: two commands per
+-- counter, and a PEXPIRE when the write creates the counter. Every key of one call
 -- shares a hash tag on a Cluster (on a single Redis, one call may carry
 -- every tag).
 --
 -- ARGV[1] is the node's id, ARGV[2] its clock in ms, ARGV[3] how long a
 -- claim lives in ms. Per counter, ARGV[4i .. 4i+3] are: what the node adds
--- (0 to only read; negative after refunds); the counter's TTL in ms, set
--- whenever it is written; the room (the limit less what the previous
+-- (0 to only read; negative after refunds); the counter's TTL in ms (its
+-- window's end plus a slack, from the node's clock), set when it is
+-- created; the room (the limit less what the previous
 -- window still weighs), or -1 for a counter claimed nothing on; the
 -- node's guess of how many nodes share the key.
 --
@@ -74,7 +75,12 @@ for i = 1, #KEYS do
   end
   if #set > 0 then
     redis.call('HSET', k, unpack(set))
-    redis.call('PEXPIRE', k, ttl)
+    if #h == 0 then
+      -- A new counter: its expiry is the window's end plus the slack, the
+      -- same instant whichever write sets it, so the write that creates
+      -- it sets it, in the same script: the key never lives without it.
+      redis.call('PEXPIRE', k, ttl)
+    end
   end
   out[4 * i - 3] = t
   out[4 * i - 2] = nodes

@@ -69,6 +69,7 @@ type entry struct {
 	okRound, touched uint64
 	okAt             int64
 	failed           bool // a call of the round in progress failed
+	retry            bool // a call of the last round that read it failed
 	gone             bool // evicted or reset: no longer in its shard's map
 }
 

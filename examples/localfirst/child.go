@@ -38,7 +38,7 @@ func runChild(c config) error {
 	var lf *localfirst.Store
 	switch c.child {
 	case "localfirst":
-		s, err := localfirst.New(client, localfirst.Options{Nodes: c.procs, SyncPeriod: c.period, Buckets: 16, Track: c.track})
+		s, err := localfirst.New(client, localfirst.Options{Nodes: c.procs, SyncPeriod: c.period, Buckets: 16, Track: c.track, SkipIdle: c.skipIdle})
 		if err != nil {
 			return err
 		}

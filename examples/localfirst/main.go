@@ -29,6 +29,7 @@ type config struct {
 	dur        time.Duration
 	period     time.Duration
 	track      int
+	skipIdle   bool
 	pace       time.Duration
 	child      string // store of a child process, "" in the parent
 	keys       int
@@ -45,6 +46,7 @@ func main() {
 	flag.DurationVar(&c.dur, "dur", 3*time.Second, "load time per run")
 	flag.DurationVar(&c.period, "period", 100*time.Millisecond, "local-first SyncPeriod")
 	flag.IntVar(&c.track, "track", 0, "local-first Track (0: its default)")
+	flag.BoolVar(&c.skipIdle, "skipidle", false, "local-first SkipIdle")
 	flag.DurationVar(&c.pace, "pace", 2*time.Millisecond, "steady load: each goroutine's wait between requests")
 	flag.StringVar(&c.child, "child", "", "internal: run as a node with this store")
 	flag.IntVar(&c.keys, "keys", 1, "internal: keys")

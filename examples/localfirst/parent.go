@@ -68,9 +68,9 @@ func runParent(c config) error {
 			fmt.Fprintf(os.Stderr, "done: %d keys, %s, %s\n", sc.keys, sc.load, store)
 		}
 	}
-	fmt.Printf("%d processes × %d goroutines on one Redis, %v per run, FixedWindow per key per 1 s, SyncPeriod %v, Track %d (0: default)\n\n", c.procs, c.goroutines, c.dur, c.period, c.track)
+	fmt.Printf("%d processes × %d goroutines on one Redis, %v per run, FixedWindow per key per 1 s, SyncPeriod %v, Track %d (0: default), SkipIdle %v\n\n", c.procs, c.goroutines, c.dur, c.period, c.track, c.skipIdle)
 	fmt.Println("| keys | limit/s | load | store | attempts | admitted | ideal | admitted/ideal | over-admitted (Σ) | worst key-window: admitted − limit | bound | decisions/s | script calls/s | Redis commands/s (scripts' included) | commands per 1,000 decisions | Redis CPU % | decision ns (mean, loaded) | errors |")
-	fmt.Println("|---:|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+	fmt.Println("|---:|---:|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
 	for _, r := range rows {
 		bound := "—"
 		if r.store == "localfirst" {
@@ -115,7 +115,7 @@ func run(ctx context.Context, c config, client *redis.Client, sc scenario, store
 		go func(i int) {
 			defer wg.Done()
 			cmd := exec.CommandContext(ctx, exe, "-child", store, "-redis", c.redis, "-procs", fmt.Sprint(c.procs),
-				"-goroutines", fmt.Sprint(c.goroutines), "-dur", c.dur.String(), "-period", c.period.String(), "-track", fmt.Sprint(c.track),
+				"-goroutines", fmt.Sprint(c.goroutines), "-dur", c.dur.String(), "-period", c.period.String(), "-track", fmt.Sprint(c.track), fmt.Sprintf("-skipidle=%v", c.skipIdle),
 				"-pace", c.pace.String(), "-keys", fmt.Sprint(sc.keys), "-load", sc.load,
 				"-limit", fmt.Sprint(sc.limit), "-start", fmt.Sprint(start.UnixNano()))
 			var out bytes.Buffer
