@@ -8,6 +8,7 @@ import (
 
 	"github.com/floodgate-go/floodgate/core"
 	"github.com/floodgate-go/floodgate/core/localfirst"
+	"github.com/floodgate-go/floodgate/core/store"
 	"github.com/floodgate-go/floodgate/internal/redistest"
 )
 
@@ -15,7 +16,12 @@ import (
 // in-memory store's, one hot key and 10,000 keys, sequential and parallel
 // (sub-benchmarks interleave: run with -count and compare medians). The
 // local-first store's rounds run in the background, as in service
-// (localfirst), or never (localfirst-norounds: the decisions' own cost).
+// (localfirst), or never (localfirst-norounds: the decisions' own cost);
+// null is a store whose table does no work, the floor of core.Limiter's
+// path for any store but the memory store.
+// Sequential runs also report the process's CPU time per decision
+// (cpu-ns/op), steadier than ns/op on a loaded machine: compare them with
+// -cpu 1, where no other thread runs the loop's work.
 func BenchmarkDecide(b *testing.B) {
 	srv := redistest.Start(b)
 	client := srv.Client(b)
@@ -46,7 +52,7 @@ func BenchmarkDecide(b *testing.B) {
 			for _, st := range []struct {
 				name string
 				s    core.Store
-			}{{"memory", ms}, {"localfirst", lf}, {"localfirst-norounds", idle}} {
+			}{{"memory", ms}, {"null", nullStore{}}, {"localfirst", lf}, {"localfirst-norounds", idle}} {
 				l, err := core.NewLimiter(p, core.WithStore(st.s))
 				if err != nil {
 					b.Fatal(err)
@@ -54,10 +60,14 @@ func BenchmarkDecide(b *testing.B) {
 				b.Run(fmt.Sprintf("keys=%d/parallel=%v/%s", nk, par, st.name), func(b *testing.B) {
 					var res core.Result
 					if !par {
+						c0 := cpuTime()
 						for i := 0; b.Loop(); i++ {
 							if err := l.Take(ctx, keys[i%nk], 1, &res); err != nil {
 								b.Fatal(err)
 							}
+						}
+						if c1 := cpuTime(); c1 > 0 {
+							b.ReportMetric(float64(c1-c0)/float64(b.N), "cpu-ns/op")
 						}
 						return
 					}
@@ -73,4 +83,17 @@ func BenchmarkDecide(b *testing.B) {
 			}
 		}
 	}
+}
+
+// nullStore decides nothing: every take is admitted without state.
+type nullStore struct{}
+
+func (nullStore) Bind(*core.Policy) (store.Table, error) { return nullTable{}, nil }
+
+type nullTable struct{}
+
+func (nullTable) Do(_ context.Context, req store.Request) (d store.Decision, _ error) {
+	d.Taken, d.At = req.Op == store.OpTake, req.Now
+	d.Outcomes[0] = store.Outcome{Allowed: true, Remaining: 1, ResetAfter: time.Second}
+	return d, nil
 }
