@@ -122,14 +122,14 @@
 // decisions: every counter a round carries costs two commands (HGETALL,
 // HSET; a PEXPIRE when it creates the counter) in a script call that
 // carries up to MaxBatch of them. A hot key thus costs a node about three
-// commands per round (one call, two commands) whatever its traffic, where the Redis store sends
-// every admitted decision to Redis (its deny cache answers denials). Many
-// keys that each see less than about one decision per node and round
-// cost more than with the Redis store: each tracked key is read back
-// every round for Track rounds after its last decision. [Options.SkipIdle]
-// skips the keys nothing happened to on this node while their claims
-// live; a smaller Track or a longer SyncPeriod cut the rest, at the costs
-// described above. examples/localfirst measures both regimes.
+// commands per round (one call, two commands) whatever its traffic, where
+// the Redis store sends every admitted decision to Redis (its deny cache
+// answers denials). Many keys that each see less than about one decision
+// per node and round cost more than with the Redis store: each tracked key
+// is read back every round for Track rounds after its last decision.
+// [Options.SkipIdle] skips the keys nothing happened to on this node while
+// their claims live; a smaller Track or a longer SyncPeriod cut the rest,
+// at the costs described above. examples/localfirst measures both regimes.
 //
 // # Decisions
 //
@@ -163,11 +163,13 @@
 //     whether the bucket was full at that unit's own instant, which
 //     depends on every other node's units before it. Pushing each node's
 //     debt Σc·I and merging TAT = max(TAT, push instant) + debt charges
-//     units from the push instant instead of their own (the merged state
-//     drifts above or below the true one, by up to a period's refill per
-//     node), and, unlike a window whose remainder only changes when the
-//     window rolls, the remainder refills continuously, so there is no
-//     fixed quantity the claims could split. Syncing "admitted cost per
+//     units from the push instant instead of their own (max is monotone,
+//     so the merged TAT drifts above the true one, denying more, by up
+//     to what a period refills per node), while between rounds each node
+//     decides on a lagging TAT and over-admits up to (N − 1) bursts; and,
+//     unlike a window whose remainder only changes when the window rolls,
+//     the remainder refills continuously, so there is no fixed quantity
+//     the claims could split. Syncing "admitted cost per
 //     period against a shared budget" would make it a window counter,
 //     with the window's boundary burst instead of GCRA's "at most burst
 //     at once": a different algorithm (use FixedWindow or SlidingWindow

@@ -62,8 +62,10 @@ func counterKey(name string, i int, idx int64) string {
 // Track rounds (or holds unsynced units of), it adds the units admitted
 // since the last round to each current window's counter in Redis and reads
 // the merged counts back, in one script call per MaxBatch counters (on a
-// Cluster or Ring, per bucket and MaxBatch counters), all pipelined in one round trip bounded by Timeout. A key's
-// view is then the merged count plus what the node admitted since.
+// Cluster or Ring, per bucket and MaxBatch counters), all pipelined in one
+// round trip bounded by Timeout. A key's view is then the merged count
+// plus what the node admitted since. With SkipIdle, a tracked key with
+// nothing to push and a live claim may go unread (see Options.SkipIdle).
 //
 // A call that fails leaves its units to the next round (a call whose reply
 // was lost may have been applied: its units then count twice, which only
@@ -202,10 +204,9 @@ func (t *table) collect(sh *shard, round uint64, now int64, keep []*entry, items
 }
 
 // due reports whether a round of a SkipIdle store must read e back (e
-// tracked): it has units
-// to push in a window that counts, a current window it holds no claim on,
-// a call for it failed, or its claim would lapse before the next round
-// (read at least every SyncPeriod + Timeout). A tracked key that is not
+// tracked): it has units to push in a window that counts, a current window
+// it holds no claim on, a call for it failed, or its claim would lapse
+// before the next round (read at least every SyncPeriod + Timeout). A tracked key that is not
 // due keeps deciding on its live claim: skipping its read saves the
 // round's work on keys nothing happened to, at the cost of a view of the
 // other nodes' counts up to SyncPeriod + Timeout old (which the claim
