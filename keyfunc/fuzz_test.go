@@ -41,6 +41,14 @@ func FuzzClientIP(f *testing.F) {
 			r.Header.Add("X-Real-IP", realIP)
 		}
 		key, err := fn(r)
+		if opts.TrustedHops == 0 && len(opts.TrustedProxies)+len(opts.TrustedProxyCIDRs) == 0 &&
+			opts.IPv4Prefix == 0 && opts.IPv6Prefix == 0 {
+			// Without trust nor prefixes, the key is AppendClientIP's.
+			app, appErr := AppendClientIP(nil, r)
+			if string(app) != key || (appErr == nil) != (err == nil) {
+				t.Fatalf("AppendClientIP %q, %v; ClientIP %q, %v", app, appErr, key, err)
+			}
+		}
 
 		peer, peerErr := netip.ParseAddrPort(remote)
 		peerOK := peerErr == nil && peer.Addr().Zone() == ""
