@@ -158,3 +158,23 @@ func fromNAT64(a netip.Addr) netip.Addr {
 	}
 	return a
 }
+
+// FuzzIPv4Node checks parseIPv4Node, the fast path of RemoteAddr parsing,
+// against parseNode: whatever it takes, parseNode takes as the same
+// address, whose canonical text is the one it found.
+func FuzzIPv4Node(f *testing.F) {
+	for _, s := range []string{"192.0.2.7:4321", "192.0.2.7", "0.0.0.0:0", "255.255.255.255:65535",
+		"01.2.3.4", "1.2.3.4:", "1.2.3.4:65536", "1.2.3", "1.2.3.4.5", "256.1.1.1", "1..2.3", "1.2.3.4:80:80", "[::1]:80"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		a, n, ok := parseIPv4Node(s)
+		if !ok {
+			return
+		}
+		want, wantOK := parseNode(s, false)
+		if !wantOK || want != netip.AddrFrom4(a) || want.String() != s[:n] {
+			t.Fatalf("parseIPv4Node(%q) = %v, %q; parseNode: %v, %v", s, netip.AddrFrom4(a), s[:n], want, wantOK)
+		}
+	})
+}

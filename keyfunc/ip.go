@@ -243,6 +243,12 @@ func AppendClientIP(dst []byte, r *http.Request) ([]byte, error) {
 
 // appendKey appends the key of r to dst.
 func (c *ipExtractor) appendKey(dst []byte, r *http.Request) ([]byte, error) {
+	if a, n, ok := parseIPv4Node(r.RemoteAddr); ok && c.v4Bits == 32 && !c.peerTrusted(netip.AddrFrom4(a)) {
+		// The usual case: the key is the address as written, canonical
+		// already (see parseIPv4Node), by /32.
+		dst = append(dst, r.RemoteAddr[:n]...)
+		return append(dst, "/32"...), nil
+	}
 	peer, ok := parseNode(r.RemoteAddr, false)
 	if !ok {
 		return dst, fmt.Errorf("keyfunc: client IP: unusable RemoteAddr %.64q: %w", r.RemoteAddr, ErrNoKey)
