@@ -170,6 +170,13 @@ func FuzzIPv4Node(f *testing.F) {
 	f.Fuzz(func(t *testing.T, s string) {
 		a, n, ok := parseIPv4Node(s)
 		if !ok {
+			// It takes every plain IPv4 address, with a port or without.
+			if addr, err := netip.ParseAddr(s); err == nil && addr.Is4() {
+				t.Fatalf("parseIPv4Node(%q) refused an IPv4 address", s)
+			}
+			if ap, err := netip.ParseAddrPort(s); err == nil && ap.Addr().Is4() {
+				t.Fatalf("parseIPv4Node(%q) refused an IPv4 address and port", s)
+			}
 			return
 		}
 		want, wantOK := parseNode(s, false)
