@@ -65,3 +65,21 @@ func ExampleNever() {
 	// Output:
 	// false true
 }
+
+// A key built in a buffer is decided without making a string: the same
+// key, and so the same state, as the string of its bytes.
+func ExampleLimiter_TakeBytes() {
+	lim, _ := core.NewLimiter(core.MustPolicy("api", core.Limit{Name: "api", Algorithm: core.GCRA{Rate: core.PerMinute(3)}}))
+	ctx := context.Background()
+	var buf [32]byte
+	key := append(buf[:0], "tenant-"...)
+	key = append(key, "42"...)
+	var res core.Result
+	_ = lim.TakeBytes(ctx, key, 1, &res)
+	fmt.Println("allowed:", res.Allowed, "remaining:", res.Remaining)
+	res, _ = lim.Allow(ctx, "tenant-42")
+	fmt.Println("allowed:", res.Allowed, "remaining:", res.Remaining)
+	// Output:
+	// allowed: true remaining: 2
+	// allowed: true remaining: 1
+}

@@ -196,22 +196,8 @@ func (l *Limiter) AllowN(ctx context.Context, key string, cost int64) (res Resul
 // Take is [Limiter.AllowN] writing the decision into res, for callers that
 // reuse a Result: the in-memory store then copies nothing.
 func (l *Limiter) Take(ctx context.Context, key string, cost int64, res *Result) error {
-	if l != nil && l.mem != nil && cost >= 1 {
-		// The in-memory store's hot path: no Request built.
-		var now int64
-		if l.clock == nil {
-			now = systemNow()
-		} else {
-			now = l.clock.Now().UnixNano()
-		}
-		if now >= 0 && now <= maxInstant {
-			l.mem.take(key, now, cost, res)
-			res.owner, res.source = l, SourceStore
-			if l.obs != nil {
-				l.observe(ctx, res, cost, 0, nil)
-			}
-			return nil
-		}
+	if l != nil && l.mem != nil && cost >= 1 && l.takeMem(ctx, l.mem.hash(key), cost, res) {
+		return nil
 	}
 	if l != nil && l.obs != nil {
 		return l.takeObserved(ctx, key, cost, res)

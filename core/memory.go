@@ -126,6 +126,7 @@ func (m *MemoryStore) Bind(p *Policy) (store.Table, error) {
 		perShard:  m.opts.MaxKeys / m.opts.Shards,
 		evict:     m.opts.WhenFull == EvictCheapest,
 		stride:    1 + p.words,
+		lineMask:  lineMaskOf(1 + p.words),
 		zero:      make([]int64, p.words),
 	}
 	t.word, t.meter = wordStepOf(p)

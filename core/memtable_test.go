@@ -175,3 +175,29 @@ func TestMemoryOptionsValidation(t *testing.T) {
 	_, err = ms.Bind(nil)
 	assert.ErrorIs(t, err, ErrInvalidConfig)
 }
+
+// A key's home slot is the first of its cache line when whole slots fill
+// a line: a one-word policy (two-word slots) starts each probe at a slot
+// index that is a multiple of 4, a three-word one (four-word slots) of 2;
+// other strides start anywhere. Every home is within the array.
+func TestMemoryHomeIsALineStart(t *testing.T) {
+	assert.Equal(t, 3, lineMaskOf(2))
+	assert.Equal(t, 0, lineMaskOf(3))
+	assert.Equal(t, 1, lineMaskOf(4))
+	assert.Equal(t, 0, lineMaskOf(5))
+	assert.Equal(t, 0, lineMaskOf(8))
+	gcra, err := Single("one", GCRA{Rate: PerMinute(1)})
+	require.NoError(t, err)
+	rng := rand.New(rand.NewPCG(3, 4))
+	for _, shards := range []int{1, 64} {
+		tb := memTestTable(t, gcra, MemoryOptions{MaxKeys: 1 << 16, Shards: shards})
+		require.Equal(t, 2, tb.stride)
+		for _, c := range []int{8, 9, 11, 4099, 21846} {
+			for range 1000 {
+				i := tb.home(rng.Uint64(), c)
+				require.Zero(t, i%4, "cap %d", c)
+				require.Less(t, i, c)
+			}
+		}
+	}
+}

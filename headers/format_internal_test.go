@@ -2,9 +2,11 @@ package headers
 
 import (
 	"math"
+	"strconv"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 func TestAppendInt(t *testing.T) {
@@ -19,6 +21,18 @@ func TestAppendInt(t *testing.T) {
 	}
 	for v, want := range cases {
 		assert.Equal(t, want, string(appendInt(nil, v)), "%d", v)
+	}
+	// Every length, and the values around each power of ten, as strconv
+	// writes them.
+	for p := int64(1); p <= maxInt; p *= 10 {
+		for _, v := range []int64{p - 1, p, p + 1, 2*p - 1, 5 * p, 9*p + p - 1} {
+			if v <= maxInt {
+				assert.Equal(t, strconv.FormatInt(v, 10), string(appendInt([]byte("x"), v))[1:], "%d", v)
+			}
+		}
+	}
+	for v := int64(0); v < 100_000; v += 7 {
+		require.Equal(t, strconv.FormatInt(v, 10), string(appendInt(nil, v)), "%d", v)
 	}
 }
 

@@ -86,3 +86,36 @@ func trimOWS(s string) string { return strings.Trim(s, " \t") }
 func isAlnum(c byte) bool {
 	return c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z'
 }
+
+// parseIPv4Node is parseNode's fast path for the usual RemoteAddr, an IPv4
+// address with or without a port ("192.0.2.7:4321"). It returns the
+// address and the length n of its text, s[:n], which is its canonical
+// form: netip.ParseAddr takes no leading zero, no empty or overlong field.
+// ok is false for whatever it does not take as parseNode would (IPv6, or
+// anything invalid), which parseNode then decides: a fast path, never a
+// second opinion.
+func parseIPv4Node(s string) (a [4]byte, n int, ok bool) {
+	field, digits, v := 0, 0, 0
+	for ; n < len(s) && s[n] != ':'; n++ {
+		switch c := s[n]; {
+		case c >= '0' && c <= '9':
+			if digits == 1 && v == 0 {
+				return a, 0, false // a leading zero
+			}
+			if v = v*10 + int(c-'0'); v > 255 {
+				return a, 0, false
+			}
+			digits++
+		case c == '.' && digits > 0 && field < 3:
+			a[field] = byte(v)
+			field, digits, v = field+1, 0, 0
+		default:
+			return a, 0, false
+		}
+	}
+	if field != 3 || digits == 0 || (n < len(s) && !validPort(s[n+1:], false)) {
+		return a, 0, false
+	}
+	a[3] = byte(v)
+	return a, n, true
+}

@@ -38,6 +38,20 @@ func ExampleClientIP() {
 	// true
 }
 
+// AppendClientIP appends the key of ClientIP's zero options to a buffer:
+// for a caller that hashes keys, a buffer on the stack spares the string.
+func ExampleAppendClientIP() {
+	var buf [64]byte
+	for _, remote := range []string{"198.51.100.7:4321", "[2001:db8:1:2::9]:443", "garbage"} {
+		key, err := keyfunc.AppendClientIP(buf[:0], request(remote))
+		fmt.Printf("%s %v\n", key, err != nil)
+	}
+	// Output:
+	// 198.51.100.7/32 false
+	// 2001:db8:1:2::/64 false
+	//  true
+}
+
 func ExampleClientIP_trustedProxies() {
 	ip, err := keyfunc.ClientIP(keyfunc.IPOptions{
 		TrustedProxyCIDRs: []string{"10.0.0.0/8"},

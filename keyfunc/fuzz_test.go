@@ -41,6 +41,14 @@ func FuzzClientIP(f *testing.F) {
 			r.Header.Add("X-Real-IP", realIP)
 		}
 		key, err := fn(r)
+		if opts.TrustedHops == 0 && len(opts.TrustedProxies)+len(opts.TrustedProxyCIDRs) == 0 &&
+			opts.IPv4Prefix == 0 && opts.IPv6Prefix == 0 {
+			// Without trust nor prefixes, the key is AppendClientIP's.
+			app, appErr := AppendClientIP(nil, r)
+			if string(app) != key || (appErr == nil) != (err == nil) {
+				t.Fatalf("AppendClientIP %q, %v; ClientIP %q, %v", app, appErr, key, err)
+			}
+		}
 
 		peer, peerErr := netip.ParseAddrPort(remote)
 		peerOK := peerErr == nil && peer.Addr().Zone() == ""
@@ -149,4 +157,31 @@ func fromNAT64(a netip.Addr) netip.Addr {
 		return netip.AddrFrom4([4]byte(b[12:]))
 	}
 	return a
+}
+
+// FuzzIPv4Node checks parseIPv4Node, the fast path of RemoteAddr parsing,
+// against parseNode: whatever it takes, parseNode takes as the same
+// address, whose canonical text is the one it found.
+func FuzzIPv4Node(f *testing.F) {
+	for _, s := range []string{"192.0.2.7:4321", "192.0.2.7", "0.0.0.0:0", "255.255.255.255:65535",
+		"01.2.3.4", "1.2.3.4:", "1.2.3.4:65536", "1.2.3", "1.2.3.4.5", "256.1.1.1", "1..2.3", "1.2.3.4:80:80", "[::1]:80"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		a, n, ok := parseIPv4Node(s)
+		if !ok {
+			// It takes every plain IPv4 address, with a port or without.
+			if addr, err := netip.ParseAddr(s); err == nil && addr.Is4() {
+				t.Fatalf("parseIPv4Node(%q) refused an IPv4 address", s)
+			}
+			if ap, err := netip.ParseAddrPort(s); err == nil && ap.Addr().Is4() {
+				t.Fatalf("parseIPv4Node(%q) refused an IPv4 address and port", s)
+			}
+			return
+		}
+		want, wantOK := parseNode(s, false)
+		if !wantOK || want != netip.AddrFrom4(a) || want.String() != s[:n] {
+			t.Fatalf("parseIPv4Node(%q) = %v, %q; parseNode: %v, %v", s, netip.AddrFrom4(a), s[:n], want, wantOK)
+		}
+	})
 }

@@ -216,10 +216,42 @@ func normalizePrefix(p netip.Prefix) netip.Prefix {
 	return p.Masked()
 }
 
+// maxIPKey is the longest key of a client IP.
+const maxIPKey = len("ffff:ffff:ffff:ffff:ffff:ffff:ffff:ffff/128")
+
 func (c *ipExtractor) key(r *http.Request) (string, error) {
+	var buf [maxIPKey]byte
+	b, err := c.appendKey(buf[:0], r)
+	if err != nil {
+		return "", err
+	}
+	return string(b), nil // one allocation, where netip.Prefix.String makes two
+}
+
+// defaultIP is the extractor of ClientIP with zero IPOptions.
+var defaultIP = &ipExtractor{v4Bits: defaultIPv4Prefix, v6Bits: defaultIPv6Prefix}
+
+// AppendClientIP appends to dst the key that the Func of ClientIP with
+// zero [IPOptions] gives r (its RemoteAddr's address, by /32 for IPv4 and
+// /64 for IPv6), and returns the extended buffer; on an error, wrapping
+// [ErrNoKey] as that Func's does, it returns dst unchanged. It is for
+// callers that hash keys without making strings, such as the middleware's
+// default key: into a buffer with room for 43 bytes it allocates nothing.
+func AppendClientIP(dst []byte, r *http.Request) ([]byte, error) {
+	return defaultIP.appendKey(dst, r)
+}
+
+// appendKey appends the key of r to dst.
+func (c *ipExtractor) appendKey(dst []byte, r *http.Request) ([]byte, error) {
+	if a, n, ok := parseIPv4Node(r.RemoteAddr); ok && c.v4Bits == 32 && !c.peerTrusted(netip.AddrFrom4(a)) {
+		// The usual case: the key is the address as written, canonical
+		// already (see parseIPv4Node), by /32.
+		dst = append(dst, r.RemoteAddr[:n]...)
+		return append(dst, "/32"...), nil
+	}
 	peer, ok := parseNode(r.RemoteAddr, false)
 	if !ok {
-		return "", fmt.Errorf("keyfunc: client IP: unusable RemoteAddr %.64q: %w", r.RemoteAddr, ErrNoKey)
+		return dst, fmt.Errorf("keyfunc: client IP: unusable RemoteAddr %.64q: %w", r.RemoteAddr, ErrNoKey)
 	}
 	client := peer
 	if c.peerTrusted(peer) {
@@ -234,10 +266,9 @@ func (c *ipExtractor) key(r *http.Request) (string, error) {
 	}
 	p, err := client.Prefix(bits)
 	if err != nil { // unreachable: bits were checked and client has no zone
-		return "", fmt.Errorf("keyfunc: client IP: %w: %w", err, ErrNoKey)
+		return dst, fmt.Errorf("keyfunc: client IP: %w: %w", err, ErrNoKey)
 	}
-	var buf [len("ffff:ffff:ffff:ffff:ffff:ffff:ffff:ffff/128")]byte
-	return string(p.AppendTo(buf[:0])), nil // one allocation, where String makes two
+	return p.AppendTo(dst), nil
 }
 
 func (c *ipExtractor) peerTrusted(peer netip.Addr) bool {
@@ -328,7 +359,7 @@ func AddrKey(s string) (string, error) {
 		bits = defaultIPv6Prefix
 	}
 	p, _ := a.Prefix(bits) // cannot fail: bits fit and a has no zone
-	var buf [len("ffff:ffff:ffff:ffff:ffff:ffff:ffff:ffff/128")]byte
+	var buf [maxIPKey]byte
 	return string(p.AppendTo(buf[:0])), nil
 }
 

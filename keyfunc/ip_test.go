@@ -95,14 +95,34 @@ func TestClientIPRemoteAddr(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.remote, func(t *testing.T) {
 			got, err := f(newReq(tt.remote))
+			// AppendClientIP appends the same key, or leaves the buffer.
+			app, appErr := AppendClientIP([]byte("pre"), newReq(tt.remote))
 			if tt.want == "" {
 				require.ErrorIs(t, err, ErrNoKey)
 				assert.Empty(t, got)
+				require.ErrorIs(t, appErr, ErrNoKey)
+				assert.Equal(t, "pre", string(app))
 				return
 			}
 			require.NoError(t, err)
 			assert.Equal(t, tt.want, got)
+			require.NoError(t, appErr)
+			assert.Equal(t, "pre"+tt.want, string(app))
 		})
+	}
+}
+
+// AppendClientIP into a buffer with room allocates nothing.
+func TestAppendClientIPAllocations(t *testing.T) {
+	for _, remote := range []string{"198.51.100.7:1234", "[2001:db8:1:2:3:4:5:6]:443"} {
+		r := newReq(remote)
+		var buf [64]byte
+		allocs := testing.AllocsPerRun(100, func() {
+			if _, err := AppendClientIP(buf[:0], r); err != nil {
+				t.Fatal(err)
+			}
+		})
+		assert.Zero(t, allocs, remote)
 	}
 }
 

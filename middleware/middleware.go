@@ -26,6 +26,9 @@ type Middleware struct {
 	key       keyfunc.Func
 	hdr       *headers.Writer
 	failRetry string
+	// ipKey says that key is the default, the client IP from RemoteAddr:
+	// a *core.Limiter is then given the key in bytes (see ipkey.go).
+	ipKey bool
 }
 
 // New returns a middleware that decides every request with l.
@@ -57,7 +60,7 @@ func (m *Middleware) setDefaults() error {
 		if err != nil {
 			return err
 		}
-		m.key = k
+		m.key, m.ipKey = k, true
 	}
 	if m.hdr == nil {
 		h, err := headers.New(headers.Options{})
@@ -115,44 +118,60 @@ func (m *Middleware) begin(w http.ResponseWriter, r *http.Request, route string,
 	if m.opts.Skip != nil && m.opts.Skip(r) {
 		return true
 	}
-	lim, key, ok := m.identify(w, r, route)
-	if !ok || lim == nil {
-		return ok
-	}
-	cost, ok := m.cost(w, r)
-	if !ok {
-		return false
-	}
-	if err := decide(r.Context(), lim, key, cost, &a.res); err != nil {
-		return m.failed(w, r, err)
-	}
-	a.m, a.lim, a.key = m, lim, key
-	if m.refused(r.Context(), a) {
-		return m.denied(w, r, a)
-	}
-	return m.admit(w, r, a)
-}
-
-// identify returns the limiter that decides r and the key it decides r
-// for; a nil limiter leaves r unlimited. When ok is false, r was refused:
-// the answer is written.
-func (m *Middleware) identify(w http.ResponseWriter, r *http.Request, route string) (lim Limiter, key string, ok bool) {
 	lim, scope, err := m.selectLimiter(r, route)
 	if err != nil {
 		m.refuse(w, r, err)
-		return nil, "", false
+		return false
 	}
 	if lim == nil {
-		return nil, "", true
+		return true
 	}
-	if key, err = m.key(r); err != nil {
+	if l, ok := lim.(*core.Limiter); ok && m.ipKey {
+		err = m.decideIP(w, r, l, scope, a)
+	} else {
+		err = m.decideKey(w, r, lim, scope, a)
+	}
+	switch err {
+	case nil:
+		return m.decided(w, r, a)
+	case errAnswered:
+		return false
+	}
+	return m.failed(w, r, err)
+}
+
+// errAnswered is returned by decideKey and decideIP when r was refused
+// before the decision: its answer is written.
+var errAnswered = errors.New("middleware: answered")
+
+// decideKey decides r with lim, by the key of Options.Key joined to scope,
+// into a. A limiter error is returned as it is.
+func (m *Middleware) decideKey(w http.ResponseWriter, r *http.Request, lim Limiter, scope string, a *Admission) error {
+	key, err := m.key(r)
+	if err != nil {
 		m.refuse(w, r, err)
-		return nil, "", false
+		return errAnswered
 	}
 	if scope != "" {
 		key = scoped(scope, key)
 	}
-	return lim, key, true
+	cost, ok := m.cost(w, r)
+	if !ok {
+		return errAnswered
+	}
+	if err := decide(r.Context(), lim, key, cost, &a.res); err != nil {
+		return err
+	}
+	a.m, a.lim, a.key = m, lim, key
+	return nil
+}
+
+// decided answers r, decided into a, or lets it through.
+func (m *Middleware) decided(w http.ResponseWriter, r *http.Request, a *Admission) bool {
+	if m.refused(r.Context(), a) {
+		return m.denied(w, r, a)
+	}
+	return m.admit(w, r, a)
 }
 
 // cost returns the cost of r. When ok is false, the cost function is
@@ -259,7 +278,7 @@ func (m *Middleware) report(r *http.Request, err error) {
 	}
 }
 
-// scoped joins a scope and a key injectively.
+// scoped joins a scope and a key injectively (see appendScope).
 func scoped(scope, key string) string {
 	return strconv.Itoa(len(scope)) + ":" + scope + key
 }

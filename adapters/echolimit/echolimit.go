@@ -49,7 +49,7 @@ import (
 //
 // m's key function and callbacks see c.Set values (see the package
 // documentation) through a copy of the request Limit makes for each
-// decision: two allocations, about 350 bytes.
+// decision: one allocation, about 350 bytes.
 func Limit(m *middleware.Middleware) echo.MiddlewareFunc { return limit(m, true) }
 
 // limit is Limit; values says whether m's key function and callbacks are

@@ -15,7 +15,18 @@ import (
 // keyrequest.Done.
 func withValues(c echo.Context) *http.Request {
 	r := c.Request()
-	return r.WithContext(&valuesContext{Context: r.Context(), c: c})
+	v := &valuesRequest{ctx: valuesContext{Context: r.Context(), c: c}}
+	// WithContext is inlined and its copy dereferenced at once: it stays
+	// on the stack, and the copy and its context are one allocation.
+	v.r = *r.WithContext(&v.ctx)
+	return &v.r
+}
+
+// valuesRequest is the copy of a request that withValues returns and the
+// context it gives it, allocated together.
+type valuesRequest struct {
+	r   http.Request
+	ctx valuesContext
 }
 
 // valuesContext is a request's context with the values of its echo

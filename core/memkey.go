@@ -1,0 +1,37 @@
+package core
+
+import "context"
+
+// TakeBytes is [Limiter.Take] for a key held in bytes, for callers that
+// build keys in a buffer they reuse: the in-memory store hashes the key
+// where it lies, so that no string is made. It decides exactly as
+// Take(ctx, string(key), cost, res) does: the same key, whose state the
+// two share, and the same Result, which [Limiter.Refund] refunds under
+// string(key). Other stores are given string(key). key is not retained.
+func (l *Limiter) TakeBytes(ctx context.Context, key []byte, cost int64, res *Result) error {
+	if l != nil && l.mem != nil && cost >= 1 && l.takeMem(ctx, l.mem.hashBytes(key), cost, res) {
+		return nil
+	}
+	return l.Take(ctx, string(key), cost, res)
+}
+
+// takeMem is Take's hot path on the in-memory store, for the key of hash
+// h: no Request built. It reports false, deciding nothing, when the clock
+// reads an instant out of range (Take's slow path reports it).
+func (l *Limiter) takeMem(ctx context.Context, h uint64, cost int64, res *Result) bool {
+	var now int64
+	if l.clock == nil {
+		now = systemNow()
+	} else {
+		now = l.clock.Now().UnixNano()
+	}
+	if now < 0 || now > maxInstant {
+		return false
+	}
+	l.mem.take(h, now, cost, res)
+	res.owner, res.source = l, SourceStore
+	if l.obs != nil {
+		l.observe(ctx, res, cost, 0, nil)
+	}
+	return true
+}
