@@ -1,0 +1,16 @@
+package inflight
+
+// Waiting returns the waiters of key's line.
+func (m *Memory) Waiting(key string) int { return m.line.Len(key) }
+
+// Keys returns the keys in the table.
+func (m *Memory) Keys() int {
+	n := 0
+	for i := range m.shard {
+		sh := &m.shard[i]
+		sh.mu.Lock()
+		n += len(sh.keys)
+		sh.mu.Unlock()
+	}
+	return n
+}
