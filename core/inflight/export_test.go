@@ -1,8 +1,5 @@
 package inflight
 
-// Waiting returns the waiters of key's line.
-func (m *Memory) Waiting(key string) int { return m.line.Len(key) }
-
 // Keys returns the keys in the table.
 func (m *Memory) Keys() int {
 	n := 0

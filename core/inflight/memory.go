@@ -211,3 +211,6 @@ func (m *Memory) InFlight(key string) int {
 	}
 	return sh.over[(h>>32)%uint64(len(sh.over))].n
 }
+
+// Waiting returns the callers waiting in key's line (see [Memory.Wait]).
+func (m *Memory) Waiting(key string) int { return m.line.Len(key) }
