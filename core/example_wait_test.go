@@ -1,0 +1,39 @@
+package core_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/floodgate-go/floodgate/core"
+)
+
+// A caller that would rather wait than be refused: with a burst of 1, the
+// second Wait returns once the limit admits it, and a wait that would
+// outlast the context's deadline fails at once.
+func ExampleWaiter() {
+	p := core.MustPolicy("outgoing", core.Limit{Name: "outgoing", Algorithm: core.GCRA{Rate: core.PerSecond(20), Burst: 1}})
+	l, err := core.NewLimiter(p)
+	if err != nil {
+		panic(err)
+	}
+	w, err := core.NewWaiter(l, core.WaitOptions{MaxWaiters: 16})
+	if err != nil {
+		panic(err)
+	}
+	ctx := context.Background()
+	for range 2 {
+		res, err := w.Wait(ctx, "partner-api") // the second waits about 50 ms
+		fmt.Println(res.Allowed, err)
+	}
+
+	short, cancel := context.WithTimeout(ctx, time.Millisecond)
+	defer cancel()
+	_, err = w.Wait(short, "partner-api")
+	fmt.Println(errors.Is(err, core.ErrWaitExceedsDeadline))
+	// Output:
+	// true <nil>
+	// true <nil>
+	// true
+}
