@@ -10,8 +10,8 @@ import (
 )
 
 // A caller that would rather wait than be refused: with a burst of 1, the
-// second Wait returns once the limit admits it, and a wait that would
-// outlast the context's deadline fails at once.
+// second Wait returns once the limit admits it (about 50 ms later); a
+// wait that would outlast the context's deadline fails at once.
 func ExampleWaiter() {
 	p := core.MustPolicy("outgoing", core.Limit{Name: "outgoing", Algorithm: core.GCRA{Rate: core.PerSecond(20), Burst: 1}})
 	l, err := core.NewLimiter(p)
@@ -28,12 +28,22 @@ func ExampleWaiter() {
 		fmt.Println(res.Allowed, err)
 	}
 
-	short, cancel := context.WithTimeout(ctx, time.Millisecond)
+	// One per hour: a second call would wait an hour, past the deadline.
+	hourly, err := core.NewLimiter(core.MustPolicy("report", core.Limit{Name: "report", Algorithm: core.GCRA{Rate: core.PerHour(1)}}))
+	if err != nil {
+		panic(err)
+	}
+	hw, err := core.NewWaiter(hourly, core.WaitOptions{})
+	if err != nil {
+		panic(err)
+	}
+	short, cancel := context.WithTimeout(ctx, time.Second)
 	defer cancel()
-	_, err = w.Wait(short, "partner-api")
-	fmt.Println(errors.Is(err, core.ErrWaitExceedsDeadline))
+	_, _ = hw.Wait(short, "tenant-1")
+	res, err := hw.Wait(short, "tenant-1") // fails at once
+	fmt.Println(errors.Is(err, core.ErrWaitExceedsDeadline), res.RetryAfter.Round(time.Minute))
 	// Output:
 	// true <nil>
 	// true <nil>
-	// true
+	// true 1h0m0s
 }
