@@ -50,7 +50,10 @@ func newLimiter(addr string) (slotLimiter, func(), error) {
 		c.Close()
 		return nil, nil, fmt.Errorf("redis at %s: %w", addr, err)
 	}
-	l, err := redisinflight.New(c, slots, redisinflight.Options{Prefix: "inflight-example:", Lease: time.Minute, AutoRenew: true})
+	// A Timeout of seconds, not the default 100 ms: the demo's answers
+	// must not depend on how loaded the machine running it is.
+	l, err := redisinflight.New(c, slots, redisinflight.Options{Prefix: "inflight-example:", Lease: time.Minute, AutoRenew: true,
+		Timeout: 10 * time.Second})
 	return l, func() { c.Close() }, err
 }
 
@@ -89,11 +92,13 @@ func burst(h http.Handler, n int, entered chan struct{}, release chan struct{}) 
 	}
 	// Those let in hold their slot until every other request is
 	// answered: the burst is decided while the slots are all held.
-	for range slots {
-		<-entered
-	}
-	for range n - slots {
-		<-answered
+	for in, out := 0, 0; in+out < n; {
+		select {
+		case <-entered:
+			in++
+		case <-answered:
+			out++
+		}
 	}
 	close(release)
 	wg.Wait()

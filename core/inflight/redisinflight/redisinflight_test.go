@@ -174,7 +174,6 @@ func TestCutHolder(t *testing.T) {
 	clk := coretest.NewClock(t0)
 	opts := redisinflight.Options{Lease: time.Hour, Clock: clk}
 	holder := newLimiter(t, pc, 2, opts)
-	opts.Timeout = time.Second
 	other := newLimiter(t, srv.Client(t), 2, opts)
 	ctx := context.Background()
 	var held []*inflight.Slot
@@ -253,17 +252,17 @@ func TestFailureModes(t *testing.T) {
 	var seen atomic.Int64
 	onErr := func(error) { seen.Add(1) }
 
-	closed := newLimiter(t, pc, 4, redisinflight.Options{Timeout: time.Second, OnError: onErr})
+	closed := newLimiter(t, pc, 4, redisinflight.Options{OnError: onErr})
 	_, err := closed.Acquire(ctx, "k")
 	require.ErrorIs(t, err, redisstore.ErrUnavailable)
 	require.EqualValues(t, 1, seen.Load())
 
-	open := newLimiter(t, pc, 4, redisinflight.Options{Timeout: time.Second, FailureMode: redisstore.FailOpen})
+	open := newLimiter(t, pc, 4, redisinflight.Options{FailureMode: redisstore.FailOpen})
 	s, err := open.Acquire(ctx, "k")
 	require.NoError(t, err)
 	require.NoError(t, s.Release(ctx))
 
-	local := newLimiter(t, pc, 4, redisinflight.Options{Timeout: time.Second, FailureMode: redisstore.FailLocal, LocalShare: 0.5})
+	local := newLimiter(t, pc, 4, redisinflight.Options{FailureMode: redisstore.FailLocal, LocalShare: 0.5})
 	var held []*inflight.Slot
 	for range 2 {
 		s, err := local.Acquire(ctx, "k")
@@ -293,14 +292,17 @@ func TestStalledRedis(t *testing.T) {
 	// deadline must be the limiter's own.
 	pc := redis.NewClient(&redis.Options{Addr: proxy.Addr(), MaxRetries: -1, ReadTimeout: time.Minute})
 	t.Cleanup(func() { pc.Close() })
-	l := newLimiter(t, pc, 1, redisinflight.Options{Timeout: 50 * time.Millisecond})
+	holder := newLimiter(t, pc, 2, redisinflight.Options{})
 	ctx := context.Background()
-	s, err := l.Acquire(ctx, "k")
+	s, err := holder.Acquire(ctx, "k")
 	require.NoError(t, err)
 	proxy.Stall()
+	l := newLimiter(t, pc, 2, redisinflight.Options{Timeout: 50 * time.Millisecond})
 	_, err = l.Acquire(ctx, "k")
-	require.ErrorIs(t, err, redisstore.ErrUnavailable)
-	require.ErrorIs(t, s.Release(ctx), redisstore.ErrUnavailable)
+	require.ErrorIs(t, err, redisstore.ErrUnavailable, "the limiter's own deadline, not the client's minute")
+	short, cancel := context.WithTimeout(ctx, 50*time.Millisecond)
+	defer cancel()
+	require.Error(t, s.Release(short), "a release that cannot reach Redis says so")
 	proxy.Resume()
 }
 

@@ -25,7 +25,9 @@ type lease struct {
 func (l *Limiter) slot(key, rk, member string) *inflight.Slot {
 	ls := &lease{l: l, key: key, rk: rk, id: member}
 	if l.opts.AutoRenew {
+		ls.mu.Lock() // the timer may fire before the assignment
 		ls.timer = time.AfterFunc(l.opts.Lease/3, ls.autoRenew)
+		ls.mu.Unlock()
 	}
 	return inflight.NewSlot(ls.release, ls.renew)
 }
