@@ -80,7 +80,7 @@ func NewWaiter(l *Limiter, opts WaitOptions) (*Waiter, error) {
 	if opts.MaxWaiting == 0 {
 		opts.MaxWaiting = DefaultMaxWaiting
 	}
-	return &Waiter{l: l, line: waitline.New(opts.MaxWaiters, opts.MaxWaiting)}, nil
+	return &Waiter{l: l, line: waitline.New(opts.MaxWaiters, opts.MaxWaiting, ErrWaitQueueFull)}, nil
 }
 
 // Wait takes one unit for key, waiting for it. It is WaitN(ctx, key, 1).
@@ -107,19 +107,11 @@ func (w *Waiter) WaitN(ctx context.Context, key string, cost int64) (Result, err
 	if cost < 1 {
 		return Result{}, fmt.Errorf("core: cost %d: %w", cost, ErrInvalidCost)
 	}
-	if err := ctx.Err(); err != nil {
+	turn, err := w.line.Await(ctx, key)
+	if err != nil {
 		return Result{}, err
 	}
-	turn, err := w.line.Join(key)
-	if err != nil {
-		return Result{}, fmt.Errorf("core: %d waiting for the key: %w", w.line.Len(key), ErrWaitQueueFull)
-	}
 	defer turn.Leave()
-	select {
-	case <-turn.Ready():
-	case <-ctx.Done():
-		return Result{}, ctx.Err()
-	}
 	var res Result
 	for {
 		if err := w.l.Take(ctx, key, cost, &res); err != nil {

@@ -149,6 +149,22 @@ func served(h http.Handler, done chan<- struct{}) http.Handler {
 	})
 }
 
+// send sends a request to srv from a client that goes away when cancel
+// is called; errc receives the client's error.
+func send(srv *httptest.Server) (cancel context.CancelFunc, errc <-chan error) {
+	ctx, cancel := context.WithCancel(context.Background())
+	ch := make(chan error, 1)
+	go func() {
+		req, _ := http.NewRequestWithContext(ctx, http.MethodGet, srv.URL, nil)
+		resp, err := srv.Client().Do(req)
+		if err == nil {
+			resp.Body.Close()
+		}
+		ch <- err
+	}()
+	return cancel, ch
+}
+
 func TestConcurrencyReleasesOnClientDisconnect(t *testing.T) {
 	m := memSlots(t, 1)
 	entered := make(chan struct{}, 1)
@@ -161,16 +177,7 @@ func TestConcurrencyReleasesOnClientDisconnect(t *testing.T) {
 	srv := httptest.NewServer(served(h, done))
 	defer srv.Close()
 
-	ctx, cancel := context.WithCancel(context.Background())
-	errc := make(chan error, 1)
-	go func() {
-		req, _ := http.NewRequestWithContext(ctx, http.MethodGet, srv.URL, nil)
-		resp, err := srv.Client().Do(req)
-		if err == nil {
-			resp.Body.Close()
-		}
-		errc <- err
-	}()
+	cancel, errc := send(srv)
 	<-entered
 	require.Equal(t, 1, m.InFlight("k"))
 	cancel() // the client goes away
@@ -189,16 +196,7 @@ func TestConcurrencyWaiterDisconnectTakesNothing(t *testing.T) {
 	held, err := m.Acquire(context.Background(), "k")
 	require.NoError(t, err)
 
-	ctx, cancel := context.WithCancel(context.Background())
-	errc := make(chan error, 1)
-	go func() {
-		req, _ := http.NewRequestWithContext(ctx, http.MethodGet, srv.URL, nil)
-		resp, err := srv.Client().Do(req)
-		if err == nil {
-			resp.Body.Close()
-		}
-		errc <- err
-	}()
+	cancel, errc := send(srv)
 	untilWaiting(t, m) // the request waits in the line
 	cancel()
 	require.Error(t, <-errc)

@@ -84,7 +84,7 @@ func NewMemory(limit int, opts MemoryOptions) (*Memory, error) {
 	opts.MaxKeys = or(opts.MaxKeys, DefaultMaxKeys)
 	opts.Overflow = or(opts.Overflow, DefaultOverflow)
 	m := &Memory{limit: limit, seed: maphash.MakeSeed(),
-		line: waitline.New(or(opts.MaxWaiters, DefaultMaxWaiters), or(opts.MaxWaiting, DefaultMaxWaiting))}
+		line: waitline.New(or(opts.MaxWaiters, DefaultMaxWaiters), or(opts.MaxWaiting, DefaultMaxWaiting), ErrQueueFull)}
 	for i := range m.shard {
 		s := &m.shard[i]
 		s.keys = make(map[string]*entry)
@@ -126,19 +126,11 @@ func (m *Memory) Acquire(ctx context.Context, key string) (*Slot, error) {
 // an error wrapping [ErrQueueFull]. A waiter costs no goroutine and no
 // timer; its context's end wakes it at once.
 func (m *Memory) Wait(ctx context.Context, key string) (*Slot, error) {
-	if err := ctx.Err(); err != nil {
+	turn, err := m.line.Await(ctx, key)
+	if err != nil {
 		return nil, err
 	}
-	turn, err := m.line.Join(key)
-	if err != nil {
-		return nil, fmt.Errorf("inflight: %d waiting for the key: %w", m.line.Len(key), ErrQueueFull)
-	}
 	defer turn.Leave()
-	select {
-	case <-turn.Ready():
-	case <-ctx.Done():
-		return nil, ctx.Err()
-	}
 	for {
 		s, freed := m.try(key, true)
 		if s != nil {

@@ -6,13 +6,10 @@ package waitline
 
 import (
 	"container/list"
-	"errors"
+	"context"
+	"fmt"
 	"sync"
 )
-
-// ErrFull is returned by [Lines.Join] when the key's line, or all lines
-// together, already hold their bound of waiters.
-var ErrFull = errors.New("waitline: wait queue full")
 
 // Lines holds one line per key with waiters. The zero Lines is not usable:
 // make it with [New].
@@ -22,12 +19,14 @@ type Lines struct {
 	perKey  int
 	total   int
 	waiting int
+	full    error
 }
 
 // New returns lines of at most perKey waiters per key and total waiters in
-// all, both at least 1.
-func New(perKey, total int) *Lines {
-	return &Lines{lines: make(map[string]*list.List), perKey: perKey, total: total}
+// all, both at least 1; a waiter beyond them is refused with an error
+// wrapping full.
+func New(perKey, total int, full error) *Lines {
+	return &Lines{lines: make(map[string]*list.List), perKey: perKey, total: total, full: full}
 }
 
 // Turn is one waiter's place in a line.
@@ -39,14 +38,18 @@ type Turn struct {
 	left  bool
 }
 
-// Join puts a waiter at the tail of key's line, or fails at once with
-// [ErrFull]. The Turn must be left (Leave) exactly when the waiter is done.
+// Join puts a waiter at the tail of key's line, or fails at once with an
+// error wrapping the Lines' full error. The Turn must be left (Leave) exactly when the waiter is done.
 func (l *Lines) Join(key string) (*Turn, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	q := l.lines[key]
 	if l.waiting >= l.total || (q != nil && q.Len() >= l.perKey) {
-		return nil, ErrFull
+		n := 0
+		if q != nil {
+			n = q.Len()
+		}
+		return nil, fmt.Errorf("%d waiting for the key, %d in all: %w", n, l.waiting, l.full)
 	}
 	if q == nil {
 		q = list.New()
@@ -95,4 +98,25 @@ func (l *Lines) Len(key string) int {
 		return q.Len()
 	}
 	return 0
+}
+
+// Await joins key's line and waits until the waiter is its head. It fails
+// at once as Join does, or with ctx's error when ctx ends first (the
+// waiter has then left the line). On success the Turn must be left when
+// the waiter is done.
+func (l *Lines) Await(ctx context.Context, key string) (*Turn, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	t, err := l.Join(key)
+	if err != nil {
+		return nil, err
+	}
+	select {
+	case <-t.ready:
+		return t, nil
+	case <-ctx.Done():
+		t.Leave()
+		return nil, ctx.Err()
+	}
 }

@@ -170,7 +170,7 @@ func New(client redis.UniversalClient, limit int, opts Options) (*Limiter, error
 		return nil, fmt.Errorf("redisinflight: nil Clock %T: %w", opts.Clock, core.ErrInvalidConfig)
 	}
 	l := &Limiter{client: client, limit: limit, opts: opts, leaseUS: int64(opts.Lease / time.Microsecond),
-		line:  waitline.New(or(opts.MaxWaiters, inflight.DefaultMaxWaiters), or(opts.MaxWaiting, inflight.DefaultMaxWaiting)),
+		line:  waitline.New(or(opts.MaxWaiters, inflight.DefaultMaxWaiters), or(opts.MaxWaiting, inflight.DefaultMaxWaiting), inflight.ErrQueueFull),
 		freed: make(map[string]chan struct{})}
 	if opts.FailureMode == redisstore.FailLocal {
 		share := max(1, int(math.Ceil(float64(limit)*opts.LocalShare)))

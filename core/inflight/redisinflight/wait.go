@@ -3,7 +3,6 @@ package redisinflight
 import (
 	"context"
 	"errors"
-	"fmt"
 	"time"
 
 	"github.com/floodgate-go/floodgate/core/inflight"
@@ -17,19 +16,11 @@ import (
 // wrapping inflight.ErrQueueFull. A waiter holds no goroutine; the head
 // of a line holds one timer.
 func (l *Limiter) Wait(ctx context.Context, key string) (*inflight.Slot, error) {
-	if err := ctx.Err(); err != nil {
+	turn, err := l.line.Await(ctx, key)
+	if err != nil {
 		return nil, err
 	}
-	turn, err := l.line.Join(key)
-	if err != nil {
-		return nil, fmt.Errorf("redisinflight: %d waiting for the key: %w", l.line.Len(key), inflight.ErrQueueFull)
-	}
 	defer turn.Leave()
-	select {
-	case <-turn.Ready():
-	case <-ctx.Done():
-		return nil, ctx.Err()
-	}
 	for {
 		freed := l.watch(key)
 		s, wait, err := l.try(ctx, key)
