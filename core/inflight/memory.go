@@ -171,10 +171,7 @@ func (m *Memory) try(key string, watch bool) (*Slot, <-chan struct{}) {
 		return nil, e.freed
 	}
 	e.n++
-	return NewSlot(func(context.Context) error {
-		m.release(sh, key, e, over)
-		return nil
-	}, nil), nil
+	return &Slot{mem: m, sh: sh, e: e, key: key, over: over}, nil
 }
 
 // release gives back a slot held in e.

@@ -24,8 +24,16 @@ var ErrQueueFull = errors.New("inflight: wait queue full")
 // slot.
 type Slot struct {
 	released atomic.Bool
-	release  func(ctx context.Context) error
+	release  func(ctx context.Context) error // nil for a Memory slot
 	renew    func(ctx context.Context) error
+
+	// A Memory slot: held in entry e of shard sh (an overflow bucket when
+	// over), for key.
+	mem  *Memory
+	sh   *shard
+	e    *entry
+	key  string
+	over bool
 }
 
 // NewSlot returns a slot that release gives back, once, and that renew
@@ -41,8 +49,12 @@ func NewSlot(release, renew func(ctx context.Context) error) *Slot {
 // (Redis unreachable) is returned too: the slot then comes back when its
 // lease ends. A nil Slot returns ErrReleased.
 func (s *Slot) Release(ctx context.Context) error {
-	if s == nil || s.release == nil || !s.released.CompareAndSwap(false, true) {
+	if s == nil || (s.release == nil && s.mem == nil) || !s.released.CompareAndSwap(false, true) {
 		return ErrReleased
+	}
+	if s.mem != nil {
+		s.mem.release(s.sh, s.key, s.e, s.over)
+		return nil
 	}
 	return s.release(ctx)
 }
@@ -51,7 +63,7 @@ func (s *Slot) Release(ctx context.Context) error {
 // request that runs longer than the lease; for a slot without a lease
 // (in memory) it does nothing. A released slot returns [ErrReleased].
 func (s *Slot) Renew(ctx context.Context) error {
-	if s == nil || s.release == nil || s.released.Load() {
+	if s == nil || (s.release == nil && s.mem == nil) || s.released.Load() {
 		return ErrReleased
 	}
 	if s.renew == nil {

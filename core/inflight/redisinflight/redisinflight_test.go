@@ -410,3 +410,27 @@ func TestAutoRenew(t *testing.T) {
 	require.NoError(t, s.Release(ctx))
 	require.EqualValues(t, 0, leases(t, c), "released: no renewal brings the lease back")
 }
+
+// TestCluster: on a 3-master Cluster, 20 keys (in slots of every master,
+// almost surely) each keep their limit: one hash-tagged key per limited
+// key, no CROSSSLOT.
+func TestCluster(t *testing.T) {
+	t.Parallel()
+	cl := redistest.StartCluster(t, 3)
+	l := newLimiter(t, cl.Client(t), 2, redisinflight.Options{})
+	ctx := context.Background()
+	for i := range 20 {
+		key := "tenant-" + string(rune('a'+i))
+		a, err := l.Acquire(ctx, key)
+		require.NoError(t, err)
+		b, err := l.Acquire(ctx, key)
+		require.NoError(t, err)
+		_, err = l.Acquire(ctx, key)
+		require.ErrorIs(t, err, inflight.ErrFull, key)
+		require.NoError(t, a.Release(ctx))
+		c, err := l.Wait(ctx, key)
+		require.NoError(t, err)
+		require.NoError(t, b.Release(ctx))
+		require.NoError(t, c.Release(ctx))
+	}
+}
