@@ -1,0 +1,13 @@
+package inflight
+
+// Keys returns the keys in the table.
+func (m *Memory) Keys() int {
+	n := 0
+	for i := range m.shard {
+		sh := &m.shard[i]
+		sh.mu.Lock()
+		n += len(sh.keys)
+		sh.mu.Unlock()
+	}
+	return n
+}

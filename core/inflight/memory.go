@@ -1,0 +1,205 @@
+package inflight
+
+import (
+	"context"
+	"fmt"
+	"hash/maphash"
+	"sync"
+
+	"github.com/floodgate-go/floodgate/core"
+	"github.com/floodgate-go/floodgate/internal/waitline"
+)
+
+// Defaults of [MemoryOptions].
+const (
+	DefaultMaxKeys    = 1 << 20
+	DefaultOverflow   = 4096
+	DefaultMaxWaiters = 64
+	DefaultMaxWaiting = 1 << 16
+)
+
+const shards = 64
+
+// MemoryOptions configures a [Memory]. The zero MemoryOptions is usable.
+type MemoryOptions struct {
+	// MaxKeys bounds the keys holding slots at once; 0 means
+	// [DefaultMaxKeys]. A key holding no slot takes no memory.
+	MaxKeys int
+	// Overflow is how many shared overflow buckets count the keys that
+	// find the table full; 0 means [DefaultOverflow]. See [Memory].
+	Overflow int
+	// MaxWaiters bounds the waiters of one key in Wait; 0 means
+	// [DefaultMaxWaiters]. MaxWaiting bounds the waiters of all keys;
+	// 0 means [DefaultMaxWaiting].
+	MaxWaiters, MaxWaiting int
+}
+
+// Memory is a concurrency limiter of one process: at most Limit slots of
+// each key are held at once. It is safe for concurrent use.
+//
+// A key is in the table while it holds a slot, and leaves it when its
+// last slot is released: memory follows the requests in flight, not the
+// keys ever seen. The table holds at most MaxKeys keys. A key that finds
+// the table full, and a key absent from the table whose overflow bucket
+// is in use, is counted in one of Overflow shared buckets chosen by its
+// hash, each with the same Limit. So no key that holds slots is ever
+// forgotten (a flood of keys cannot free anyone's slots: no key exceeds
+// Limit), and a newcomer is refused only when its bucket is full: to shut
+// newcomers out, a flood must hold MaxKeys + Overflow × Limit requests in
+// flight at once. Keys sharing a bucket share its Limit while the table
+// is full (a newcomer may be refused because of others: fewer admissions,
+// never more).
+type Memory struct {
+	limit int
+	seed  maphash.Seed
+	shard [shards]shard
+	line  *waitline.Lines
+}
+
+type shard struct {
+	mu   sync.Mutex
+	keys map[string]*entry
+	max  int
+	over []entry
+	_    [40]byte // keep shards' mutexes on separate cache lines
+}
+
+// entry counts the slots held in a key or overflow bucket; freed, when a
+// waiter watches it, is closed on the next release.
+type entry struct {
+	n     int
+	freed chan struct{}
+}
+
+// NewMemory returns a concurrency limiter of limit slots per key. It
+// refuses a limit below 1 and negative options with an error wrapping
+// [core.ErrInvalidConfig].
+func NewMemory(limit int, opts MemoryOptions) (*Memory, error) {
+	if limit < 1 {
+		return nil, fmt.Errorf("inflight: limit %d below 1: %w", limit, core.ErrInvalidConfig)
+	}
+	if opts.MaxKeys < 0 || opts.Overflow < 0 || opts.MaxWaiters < 0 || opts.MaxWaiting < 0 {
+		return nil, fmt.Errorf("inflight: negative MemoryOptions: %w", core.ErrInvalidConfig)
+	}
+	opts.MaxKeys = or(opts.MaxKeys, DefaultMaxKeys)
+	opts.Overflow = or(opts.Overflow, DefaultOverflow)
+	m := &Memory{limit: limit, seed: maphash.MakeSeed(),
+		line: waitline.New(or(opts.MaxWaiters, DefaultMaxWaiters), or(opts.MaxWaiting, DefaultMaxWaiting), ErrQueueFull)}
+	for i := range m.shard {
+		s := &m.shard[i]
+		s.keys = make(map[string]*entry)
+		s.max = (opts.MaxKeys + shards - 1) / shards
+		s.over = make([]entry, (opts.Overflow+shards-1)/shards)
+	}
+	return m, nil
+}
+
+func or(v, def int) int {
+	if v == 0 {
+		return def
+	}
+	return v
+}
+
+// Limit returns the slots each key may hold at once.
+func (m *Memory) Limit() int { return m.limit }
+
+// Acquire takes a slot of key, or fails at once with [ErrFull]. It never
+// waits.
+func (m *Memory) Acquire(ctx context.Context, key string) (*Slot, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	if s, _ := m.try(key, false); s != nil {
+		return s, nil
+	}
+	return nil, ErrFull
+}
+
+// Wait takes a slot of key, waiting for one while every slot is taken,
+// until ctx ends (its error is returned). Waiters of a key are served
+// first come, first served: a waiter tries only once every waiter of the
+// key that called Wait before it has got its slot or given up. Acquire
+// does not queue: a slot freed while the line's head is being woken may
+// go to an Acquire instead. When the key's line already holds
+// MaxWaiters (or all lines MaxWaiting) waiters, Wait fails at once with
+// an error wrapping [ErrQueueFull]. A waiter costs no goroutine and no
+// timer; its context's end wakes it at once.
+func (m *Memory) Wait(ctx context.Context, key string) (*Slot, error) {
+	turn, err := m.line.Await(ctx, key)
+	if err != nil {
+		return nil, err
+	}
+	defer turn.Leave()
+	for {
+		s, freed := m.try(key, true)
+		if s != nil {
+			return s, nil
+		}
+		select {
+		case <-freed:
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+	}
+}
+
+// try takes a slot of key, or returns, when watch is set, a channel closed
+// at the next release in the entry that refused it.
+func (m *Memory) try(key string, watch bool) (*Slot, <-chan struct{}) {
+	h := maphash.String(m.seed, key)
+	sh := &m.shard[h&(shards-1)]
+	sh.mu.Lock()
+	defer sh.mu.Unlock()
+	e, over := sh.keys[key], false
+	if e == nil {
+		b := &sh.over[(h>>32)%uint64(len(sh.over))]
+		if b.n > 0 || len(sh.keys) >= sh.max {
+			e, over = b, true
+		} else {
+			e = &entry{}
+			sh.keys[key] = e
+		}
+	}
+	if e.n >= m.limit {
+		if !watch {
+			return nil, nil
+		}
+		if e.freed == nil {
+			e.freed = make(chan struct{})
+		}
+		return nil, e.freed
+	}
+	e.n++
+	return &Slot{mem: m, sh: sh, e: e, key: key, over: over}, nil
+}
+
+// release gives back a slot held in e.
+func (m *Memory) release(sh *shard, key string, e *entry, over bool) {
+	sh.mu.Lock()
+	defer sh.mu.Unlock()
+	e.n--
+	if e.freed != nil {
+		close(e.freed)
+		e.freed = nil
+	}
+	if !over && e.n == 0 {
+		delete(sh.keys, key)
+	}
+}
+
+// InFlight returns the slots key holds now (in its overflow bucket, the
+// bucket's, shared with other keys).
+func (m *Memory) InFlight(key string) int {
+	h := maphash.String(m.seed, key)
+	sh := &m.shard[h&(shards-1)]
+	sh.mu.Lock()
+	defer sh.mu.Unlock()
+	if e := sh.keys[key]; e != nil {
+		return e.n
+	}
+	return sh.over[(h>>32)%uint64(len(sh.over))].n
+}
+
+// Waiting returns the callers waiting in key's line (see [Memory.Wait]).
+func (m *Memory) Waiting(key string) int { return m.line.Len(key) }

@@ -1,0 +1,25 @@
+-- Takes a lease of KEYS[1], a sorted set of leases scored by the instant
+-- (µs) each ends, if fewer than ARGV[1] leases are live.
+-- ARGV: limit, lease µs, member, [now µs: the caller's clock].
+-- Returns {1, live leases} when taken, or {0, live leases, µs until the
+-- first lease ends} when every slot is held.
+local now
+if ARGV[4] and ARGV[4] ~= '' then
+  now = tonumber(ARGV[4])
+else
+  local t = redis.call('TIME')
+  now = tonumber(t[1]) * 1000000 + tonumber(t[2])
+end
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now)
+local n = redis.call('ZCARD', KEYS[1])
+if redis.call('ZSCORE', KEYS[1], ARGV[3]) then
+  return {1, n} -- this very acquire, sent again: already taken
+end
+if n >= tonumber(ARGV[1]) then
+  local first = redis.call('ZRANGE', KEYS[1], 0, 0, 'WITHSCORES')
+  return {0, n, tonumber(first[2]) - now}
+end
+redis.call('ZADD', KEYS[1], now + tonumber(ARGV[2]), ARGV[3])
+local last = redis.call('ZRANGE', KEYS[1], -1, -1, 'WITHSCORES')
+redis.call('PEXPIRE', KEYS[1], math.floor((tonumber(last[2]) - now) / 1000) + 1)
+return {1, n + 1}

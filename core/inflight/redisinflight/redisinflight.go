@@ -1,0 +1,194 @@
+// Package redisinflight keeps concurrency slots (see package inflight) in
+// Redis, so that every process sharing a Redis (standalone, Sentinel or
+// Cluster) enforces one limit of requests in flight per key.
+//
+// # Leases
+//
+// Each slot is a lease: a member of a sorted set per key scored by the
+// instant its lease ends,
+//
+//	Prefix + "c{" + hex(SHA-256(key))[:32] + "}"
+//
+// (one key per limited key, so one Cluster slot; raw keys never reach
+// Redis). Acquire runs one script that, atomically, drops the leases that
+// have ended, counts the live ones, and adds a lease of Options.Lease if
+// fewer than the limit are live; the set's TTL runs to its last lease's
+// end, so no key outlives its leases. Time is Redis's TIME (no skew
+// between application servers) unless Options.Clock is set. Release
+// removes the lease (ZREM): releasing twice, or a release that go-redis
+// sends again, removes nothing more. A process that crashes, or loses its
+// connection, without releasing holds its slots until their leases end:
+// they come back at most Options.Lease after they were taken or last
+// renewed.
+//
+// A request that runs longer than its lease loses its slot, which another
+// request may then take: keep Options.Lease above the longest request, or
+// renew the slot ([inflight.Slot.Renew], or Options.AutoRenew, which
+// renews each held slot every third of its lease). A renewal of a lease
+// that has ended fails with [ErrLeaseLost] and does not revive it.
+//
+// # Failures
+//
+// Every call is bounded by Options.Timeout (100 ms by default) whatever
+// the client's own timeouts. A call that cannot reach Redis, or gets an
+// error reply, is decided by Options.FailureMode, as in package
+// redisstore: FailClosed returns an error wrapping
+// redisstore.ErrUnavailable (the middleware answers 503), FailOpen grants
+// a slot that holds nothing, FailLocal takes the slot from an in-memory
+// limiter of this process granting ⌈limit × LocalShare⌉ slots per key.
+// There is no circuit breaker: while Redis is down every Acquire tries it
+// first (a refused connection fails at once, a stalled Redis costs up to
+// Timeout). A release that cannot reach Redis returns its error; the
+// lease then ends by itself.
+//
+// # Waiting
+//
+// [Limiter.Wait] queues the callers of one process per key, first come,
+// first served, as [inflight.Memory.Wait] does; only the line's head asks
+// Redis, again when this process releases a slot of the key and otherwise
+// every Options.PollInterval (or sooner, when the first lease of the key
+// ends before). Across processes there is no order: each process's head
+// competes with the others' and with every Acquire for the slots that
+// free.
+package redisinflight
+
+import (
+	_ "embed"
+	"errors"
+	"fmt"
+	"math"
+	"sync"
+	"time"
+
+	"github.com/floodgate-go/floodgate/core"
+	"github.com/floodgate-go/floodgate/core/inflight"
+	"github.com/floodgate-go/floodgate/core/redisstore"
+	"github.com/floodgate-go/floodgate/internal/isnil"
+	"github.com/floodgate-go/floodgate/internal/waitline"
+	"github.com/redis/go-redis/v9"
+)
+
+// ErrLeaseLost is returned by [inflight.Slot.Renew] when the slot's lease
+// had already ended: the slot may be another request's by now.
+var ErrLeaseLost = errors.New("redisinflight: lease already ended")
+
+// Options configures a [Limiter]. The zero Options is usable.
+type Options struct {
+	// Prefix starts every Redis key; "" means "floodgate:".
+	Prefix string
+	// Lease is how long a slot is held without a release or renewal; 0
+	// means 30 s. It must be a whole number of milliseconds, at least 1.
+	Lease time.Duration
+	// AutoRenew renews every held slot each Lease/3 (a timer per slot,
+	// no goroutine), so that a slot is lost only when its process stops.
+	AutoRenew bool
+	// Timeout bounds every call to Redis; 0 means 100 ms.
+	Timeout time.Duration
+	// Clock, when set, is read instead of Redis TIME (managed Redis that
+	// forbids TIME in scripts; tests with a fake clock). Every process
+	// sharing the limit must then read comparable clocks.
+	Clock core.Clock
+	// FailureMode is what Acquire does when Redis cannot decide (see the
+	// package documentation); the default is redisstore.FailClosed.
+	FailureMode redisstore.FailureMode
+	// LocalShare is, for FailLocal, the part of the limit this process
+	// grants on its own, in (0, 1]; 0 means 1.
+	LocalShare float64
+	// MaxWaiters bounds the callers of one key waiting in Wait, MaxWaiting
+	// those of all keys; 0 means inflight.DefaultMaxWaiters and
+	// inflight.DefaultMaxWaiting.
+	MaxWaiters, MaxWaiting int
+	// PollInterval is how often the head of a key's wait line asks Redis
+	// for a slot freed by another process; 0 means 50 ms.
+	PollInterval time.Duration
+	// OnError, when set, is told of every Redis error met (synchronously,
+	// keep it short), including those the failure mode answers.
+	OnError func(error)
+}
+
+// Limiter is a concurrency limiter in Redis: at most Limit leases of each
+// key are live at once, over every process sharing the Redis. It is safe
+// for concurrent use.
+type Limiter struct {
+	client  redis.UniversalClient
+	limit   int
+	opts    Options
+	leaseUS int64
+	local   *inflight.Memory // FailLocal's limiter
+	line    *waitline.Lines
+
+	mu    sync.Mutex
+	freed map[string]chan struct{} // keys whose line's head waits for a local release
+}
+
+var (
+	acquireScript = redis.NewScript(acquireLua)
+	renewScript   = redis.NewScript(renewLua)
+)
+
+//go:embed lua/acquire.lua
+var acquireLua string
+
+//go:embed lua/renew.lua
+var renewLua string
+
+// New returns a limiter of limit slots per key in the Redis that client
+// reaches. It does not contact Redis. It refuses a nil client, a limit
+// below 1 and bad options with an error wrapping core.ErrInvalidConfig.
+func New(client redis.UniversalClient, limit int, opts Options) (*Limiter, error) {
+	if isnil.Value(client) {
+		return nil, fmt.Errorf("redisinflight: nil client (%T): %w", client, core.ErrInvalidConfig)
+	}
+	if limit < 1 {
+		return nil, fmt.Errorf("redisinflight: limit %d below 1: %w", limit, core.ErrInvalidConfig)
+	}
+	if opts.Prefix == "" {
+		opts.Prefix = "floodgate:"
+	}
+	if opts.Lease == 0 {
+		opts.Lease = 30 * time.Second
+	}
+	if opts.Timeout == 0 {
+		opts.Timeout = 100 * time.Millisecond
+	}
+	if opts.LocalShare == 0 {
+		opts.LocalShare = 1
+	}
+	if opts.PollInterval == 0 {
+		opts.PollInterval = 50 * time.Millisecond
+	}
+	switch {
+	case opts.Lease < time.Millisecond || opts.Lease%time.Millisecond != 0:
+		return nil, fmt.Errorf("redisinflight: Lease %v is not a whole number of milliseconds ≥ 1: %w", opts.Lease, core.ErrInvalidConfig)
+	case opts.Timeout < 0, opts.PollInterval < 0, opts.MaxWaiters < 0, opts.MaxWaiting < 0:
+		return nil, fmt.Errorf("redisinflight: negative option: %w", core.ErrInvalidConfig)
+	case !(opts.LocalShare > 0 && opts.LocalShare <= 1):
+		return nil, fmt.Errorf("redisinflight: LocalShare %v must be in (0, 1]: %w", opts.LocalShare, core.ErrInvalidConfig)
+	case opts.FailureMode > redisstore.FailLocal:
+		return nil, fmt.Errorf("redisinflight: %v: %w", opts.FailureMode, core.ErrInvalidConfig)
+	case opts.Clock != nil && isnil.Value(opts.Clock):
+		return nil, fmt.Errorf("redisinflight: nil Clock %T: %w", opts.Clock, core.ErrInvalidConfig)
+	}
+	l := &Limiter{client: client, limit: limit, opts: opts, leaseUS: int64(opts.Lease / time.Microsecond),
+		line:  waitline.New(or(opts.MaxWaiters, inflight.DefaultMaxWaiters), or(opts.MaxWaiting, inflight.DefaultMaxWaiting), inflight.ErrQueueFull),
+		freed: make(map[string]chan struct{})}
+	if opts.FailureMode == redisstore.FailLocal {
+		share := max(1, int(math.Ceil(float64(limit)*opts.LocalShare)))
+		local, err := inflight.NewMemory(share, inflight.MemoryOptions{})
+		if err != nil {
+			return nil, err
+		}
+		l.local = local
+	}
+	return l, nil
+}
+
+func or(v, def int) int {
+	if v == 0 {
+		return def
+	}
+	return v
+}
+
+// Limit returns the slots each key may hold at once.
+func (l *Limiter) Limit() int { return l.limit }

@@ -1,0 +1,436 @@
+package redisinflight_test
+
+import (
+	"context"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/floodgate-go/floodgate/core"
+	"github.com/floodgate-go/floodgate/core/coretest"
+	"github.com/floodgate-go/floodgate/core/inflight"
+	"github.com/floodgate-go/floodgate/core/inflight/redisinflight"
+	"github.com/floodgate-go/floodgate/core/redisstore"
+	"github.com/floodgate-go/floodgate/internal/faultproxy"
+	"github.com/floodgate-go/floodgate/internal/redistest"
+	"github.com/redis/go-redis/v9"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func newLimiter(t *testing.T, c redis.UniversalClient, limit int, opts redisinflight.Options) *redisinflight.Limiter {
+	t.Helper()
+	if opts.Timeout == 0 {
+		opts.Timeout = 10 * time.Second // generous: no verdict depends on it
+	}
+	l, err := redisinflight.New(c, limit, opts)
+	require.NoError(t, err)
+	return l
+}
+
+// leases returns the members of the only lease set in Redis, or 0.
+func leases(t *testing.T, c *redis.Client) int64 {
+	t.Helper()
+	ctx := context.Background()
+	keys, err := c.Keys(ctx, "floodgate:c{*}").Result()
+	require.NoError(t, err)
+	require.LessOrEqual(t, len(keys), 1)
+	if len(keys) == 0 {
+		return 0
+	}
+	ttl, err := c.PTTL(ctx, keys[0]).Result()
+	require.NoError(t, err)
+	require.Positive(t, ttl, "every key has a TTL")
+	n, err := c.ZCard(ctx, keys[0]).Result()
+	require.NoError(t, err)
+	return n
+}
+
+func TestNewRefusesBadConfig(t *testing.T) {
+	c := redis.NewClient(&redis.Options{Addr: "127.0.0.1:1"})
+	defer c.Close()
+	for name, tc := range map[string]struct {
+		limit int
+		opts  redisinflight.Options
+	}{
+		"limit 0":          {0, redisinflight.Options{}},
+		"lease below 1 ms": {1, redisinflight.Options{Lease: time.Microsecond}},
+		"lease not whole":  {1, redisinflight.Options{Lease: 1500 * time.Microsecond}},
+		"negative timeout": {1, redisinflight.Options{Timeout: -1}},
+		"share above 1":    {1, redisinflight.Options{LocalShare: 1.5}},
+		"unknown mode":     {1, redisinflight.Options{FailureMode: 9}},
+		"typed nil clock":  {1, redisinflight.Options{Clock: (*coretest.Clock)(nil)}},
+		"negative waiters": {1, redisinflight.Options{MaxWaiters: -1}},
+	} {
+		_, err := redisinflight.New(c, tc.limit, tc.opts)
+		require.ErrorIs(t, err, core.ErrInvalidConfig, name)
+	}
+	_, err := redisinflight.New((*redis.Client)(nil), 1, redisinflight.Options{})
+	require.ErrorIs(t, err, core.ErrInvalidConfig)
+}
+
+// Test400GoroutinesAgainst8: rounds of 400 concurrent Acquires, nobody
+// releasing, on 4 limiters (as 4 processes) sharing one Redis: exactly 8
+// succeed in each round.
+func Test400GoroutinesAgainst8(t *testing.T) {
+	t.Parallel()
+	srv := redistest.Start(t)
+	c := srv.Client(t)
+	var lims []*redisinflight.Limiter
+	for range 4 {
+		lims = append(lims, newLimiter(t, srv.Client(t), 8, redisinflight.Options{}))
+	}
+	ctx := context.Background()
+	for round := range 3 {
+		slots := make(chan *inflight.Slot, 400)
+		var wg sync.WaitGroup
+		for i := range 400 {
+			wg.Go(func() {
+				s, err := lims[i%4].Acquire(ctx, "k")
+				if err != nil {
+					assert.ErrorIs(t, err, inflight.ErrFull)
+					return
+				}
+				slots <- s
+			})
+		}
+		wg.Wait()
+		close(slots)
+		require.Len(t, slots, 8, "round %d", round)
+		require.EqualValues(t, 8, leases(t, c))
+		for s := range slots {
+			require.NoError(t, s.Release(ctx))
+		}
+		require.EqualValues(t, 0, leases(t, c))
+	}
+}
+
+// TestWaitNeverExceeds: 400 goroutines Wait on 4 limiters sharing a
+// Redis: all are served, never more than 8 at once.
+func TestWaitNeverExceeds(t *testing.T) {
+	t.Parallel()
+	srv := redistest.Start(t)
+	var lims []*redisinflight.Limiter
+	for range 4 {
+		lims = append(lims, newLimiter(t, srv.Client(t), 8, redisinflight.Options{MaxWaiters: 100,
+			PollInterval: time.Millisecond}))
+	}
+	ctx := context.Background()
+	var cur, peak, served atomic.Int64
+	var wg sync.WaitGroup
+	for i := range 400 {
+		wg.Go(func() {
+			s, err := lims[i%4].Wait(ctx, "k")
+			if !assert.NoError(t, err) {
+				return
+			}
+			n := cur.Add(1)
+			for p := peak.Load(); n > p && !peak.CompareAndSwap(p, n); p = peak.Load() {
+			}
+			served.Add(1)
+			cur.Add(-1)
+			assert.NoError(t, s.Release(ctx))
+		})
+	}
+	wg.Wait()
+	assert.EqualValues(t, 400, served.Load())
+	assert.LessOrEqual(t, peak.Load(), int64(8))
+	assert.EqualValues(t, 0, leases(t, srv.Client(t)))
+}
+
+// TestKilledHolder: a process holding every slot is killed by PID; its
+// slots stay held until their lease ends, not a microsecond longer.
+func TestKilledHolder(t *testing.T) {
+	t.Parallel()
+	srv := redistest.Start(t)
+	holder := startHolder(t, srv.Addr())
+	clk := coretest.NewClock(t0)
+	l := newLimiter(t, srv.Client(t), 8, redisinflight.Options{Lease: time.Hour, Clock: clk})
+	ctx := context.Background()
+	_, err := l.Acquire(ctx, "k")
+	require.ErrorIs(t, err, inflight.ErrFull)
+
+	require.NoError(t, holder.Process.Kill())
+	_ = holder.Wait()
+	clk.Set(t0.Add(time.Hour - time.Microsecond))
+	_, err = l.Acquire(ctx, "k")
+	require.ErrorIs(t, err, inflight.ErrFull, "held until the lease ends")
+	clk.Set(t0.Add(time.Hour))
+	for range 8 {
+		_, err = l.Acquire(ctx, "k")
+		require.NoError(t, err, "every slot came back when the leases ended")
+	}
+}
+
+// TestCutHolder: a holder whose connection is cut cannot release; its
+// slots come back when their leases end.
+func TestCutHolder(t *testing.T) {
+	t.Parallel()
+	srv := redistest.Start(t)
+	proxy := faultproxy.Start(t, srv.Addr())
+	pc := redis.NewClient(&redis.Options{Addr: proxy.Addr(), ContextTimeoutEnabled: true, MaxRetries: -1})
+	t.Cleanup(func() { pc.Close() })
+	clk := coretest.NewClock(t0)
+	opts := redisinflight.Options{Lease: time.Hour, Clock: clk}
+	holder := newLimiter(t, pc, 2, opts)
+	other := newLimiter(t, srv.Client(t), 2, opts)
+	ctx := context.Background()
+	var held []*inflight.Slot
+	for range 2 {
+		s, err := holder.Acquire(ctx, "k")
+		require.NoError(t, err)
+		held = append(held, s)
+	}
+	proxy.Refuse(true)
+	proxy.Drop()
+	for _, s := range held {
+		require.ErrorIs(t, s.Release(ctx), redisstore.ErrUnavailable, "the release cannot reach Redis")
+	}
+	_, err := other.Acquire(ctx, "k")
+	require.ErrorIs(t, err, inflight.ErrFull)
+	clk.Set(t0.Add(time.Hour))
+	for range 2 {
+		_, err = other.Acquire(ctx, "k")
+		require.NoError(t, err)
+	}
+}
+
+func TestDoubleReleaseIsHarmless(t *testing.T) {
+	t.Parallel()
+	srv := redistest.Start(t)
+	c := srv.Client(t)
+	l := newLimiter(t, c, 2, redisinflight.Options{})
+	ctx := context.Background()
+	a, err := l.Acquire(ctx, "k")
+	require.NoError(t, err)
+	b, err := l.Acquire(ctx, "k")
+	require.NoError(t, err)
+	require.NoError(t, a.Release(ctx))
+	for range 20 {
+		require.ErrorIs(t, a.Release(ctx), inflight.ErrReleased)
+	}
+	require.EqualValues(t, 1, leases(t, c))
+	_, err = l.Acquire(ctx, "k")
+	require.NoError(t, err)
+	_, err = l.Acquire(ctx, "k")
+	require.ErrorIs(t, err, inflight.ErrFull, "extra releases made no capacity")
+	require.NoError(t, b.Release(ctx))
+}
+
+func TestRenew(t *testing.T) {
+	t.Parallel()
+	srv := redistest.Start(t)
+	clk := coretest.NewClock(t0)
+	l := newLimiter(t, srv.Client(t), 1, redisinflight.Options{Lease: time.Hour, Clock: clk})
+	ctx := context.Background()
+	s, err := l.Acquire(ctx, "k")
+	require.NoError(t, err)
+	clk.Set(t0.Add(50 * time.Minute))
+	require.NoError(t, s.Renew(ctx))
+	clk.Set(t0.Add(time.Hour + 49*time.Minute))
+	_, err = l.Acquire(ctx, "k")
+	require.ErrorIs(t, err, inflight.ErrFull, "the renewed lease runs an hour from the renewal")
+	clk.Set(t0.Add(time.Hour + 50*time.Minute))
+	require.ErrorIs(t, s.Renew(ctx), redisinflight.ErrLeaseLost, "an ended lease is not revived")
+	o, err := l.Acquire(ctx, "k")
+	require.NoError(t, err)
+	require.NoError(t, s.Release(ctx), "releasing a lost lease removes nothing of others")
+	_, err = l.Acquire(ctx, "k")
+	require.ErrorIs(t, err, inflight.ErrFull)
+	require.NoError(t, o.Release(ctx))
+}
+
+func TestFailureModes(t *testing.T) {
+	t.Parallel()
+	srv := redistest.Start(t)
+	proxy := faultproxy.Start(t, srv.Addr())
+	pc := redis.NewClient(&redis.Options{Addr: proxy.Addr(), ContextTimeoutEnabled: true, MaxRetries: -1})
+	t.Cleanup(func() { pc.Close() })
+	proxy.Refuse(true)
+	ctx := context.Background()
+	var seen atomic.Int64
+	onErr := func(error) { seen.Add(1) }
+
+	closed := newLimiter(t, pc, 4, redisinflight.Options{OnError: onErr})
+	_, err := closed.Acquire(ctx, "k")
+	require.ErrorIs(t, err, redisstore.ErrUnavailable)
+	require.EqualValues(t, 1, seen.Load())
+
+	open := newLimiter(t, pc, 4, redisinflight.Options{FailureMode: redisstore.FailOpen})
+	s, err := open.Acquire(ctx, "k")
+	require.NoError(t, err)
+	require.NoError(t, s.Release(ctx))
+
+	local := newLimiter(t, pc, 4, redisinflight.Options{FailureMode: redisstore.FailLocal, LocalShare: 0.5})
+	var held []*inflight.Slot
+	for range 2 {
+		s, err := local.Acquire(ctx, "k")
+		require.NoError(t, err)
+		held = append(held, s)
+	}
+	_, err = local.Acquire(ctx, "k")
+	require.ErrorIs(t, err, inflight.ErrFull, "this process grants its share, 2 of 4")
+	require.NoError(t, held[0].Release(ctx))
+	require.ErrorIs(t, held[0].Release(ctx), inflight.ErrReleased)
+	_, err = local.Acquire(ctx, "k")
+	require.NoError(t, err)
+
+	proxy.Refuse(false)
+	s, err = closed.Acquire(ctx, "k")
+	require.NoError(t, err, "back on Redis")
+	require.NoError(t, s.Release(ctx))
+}
+
+// TestStalledRedis: a Redis that does not answer costs a decision its
+// Timeout, not the client's timeouts, and goes to the failure mode.
+func TestStalledRedis(t *testing.T) {
+	t.Parallel()
+	srv := redistest.Start(t)
+	proxy := faultproxy.Start(t, srv.Addr())
+	// A client without ContextTimeoutEnabled and with long timeouts: the
+	// deadline must be the limiter's own.
+	pc := redis.NewClient(&redis.Options{Addr: proxy.Addr(), MaxRetries: -1, ReadTimeout: time.Minute})
+	t.Cleanup(func() { pc.Close() })
+	holder := newLimiter(t, pc, 2, redisinflight.Options{})
+	ctx := context.Background()
+	s, err := holder.Acquire(ctx, "k")
+	require.NoError(t, err)
+	proxy.Stall()
+	l := newLimiter(t, pc, 2, redisinflight.Options{Timeout: 50 * time.Millisecond})
+	_, err = l.Acquire(ctx, "k")
+	require.ErrorIs(t, err, redisstore.ErrUnavailable, "the limiter's own deadline, not the client's minute")
+	short, cancel := context.WithTimeout(ctx, 50*time.Millisecond)
+	defer cancel()
+	require.Error(t, s.Release(short), "a release that cannot reach Redis says so")
+	proxy.Resume()
+}
+
+func TestKeyConflict(t *testing.T) {
+	t.Parallel()
+	srv := redistest.Start(t)
+	c := srv.Client(t)
+	l := newLimiter(t, c, 1, redisinflight.Options{Prefix: "x:"})
+	ctx := context.Background()
+	s, err := l.Acquire(ctx, "k")
+	require.NoError(t, err)
+	keys, err := c.Keys(ctx, "x:*").Result()
+	require.NoError(t, err)
+	require.Len(t, keys, 1)
+	require.Regexp(t, `^x:c\{[0-9a-f]{32}\}$`, keys[0], "one hash-tagged key: Cluster-safe, no raw key")
+	require.NoError(t, s.Release(ctx))
+	require.NoError(t, c.Set(ctx, keys[0], "someone else's", 0).Err())
+	_, err = l.Acquire(ctx, "k")
+	require.ErrorIs(t, err, redisstore.ErrKeyConflict)
+}
+
+// TestWaitOrder: waiters of one process are served in the order they
+// joined the line.
+func TestWaitOrder(t *testing.T) {
+	t.Parallel()
+	srv := redistest.Start(t)
+	l := newLimiter(t, srv.Client(t), 1, redisinflight.Options{PollInterval: time.Hour})
+	ctx := context.Background()
+	held, err := l.Acquire(ctx, "k")
+	require.NoError(t, err)
+	var mu sync.Mutex
+	var order []int
+	var wg sync.WaitGroup
+	for i := range 6 {
+		wg.Go(func() {
+			s, err := l.Wait(ctx, "k")
+			if !assert.NoError(t, err) {
+				return
+			}
+			mu.Lock()
+			order = append(order, i)
+			mu.Unlock()
+			assert.NoError(t, s.Release(ctx))
+		})
+		for j := 0; j < 60000 && l.Waiting("k") <= i; j++ {
+			time.Sleep(time.Millisecond) // until waiter i has joined (bounded)
+		}
+		require.Equal(t, i+1, l.Waiting("k"))
+	}
+	// PollInterval of an hour: only this process's releases wake the line.
+	require.NoError(t, held.Release(ctx))
+	wg.Wait()
+	assert.Equal(t, []int{0, 1, 2, 3, 4, 5}, order)
+}
+
+func TestWaitCancelAndBound(t *testing.T) {
+	t.Parallel()
+	srv := redistest.Start(t)
+	l := newLimiter(t, srv.Client(t), 1, redisinflight.Options{MaxWaiters: 1, PollInterval: time.Hour})
+	bg := context.Background()
+	held, err := l.Acquire(bg, "k")
+	require.NoError(t, err)
+	ctx, cancel := context.WithCancel(bg)
+	errc := make(chan error, 1)
+	go func() {
+		_, err := l.Wait(ctx, "k")
+		errc <- err
+	}()
+	for j := 0; j < 60000 && l.Waiting("k") == 0; j++ {
+		time.Sleep(time.Millisecond)
+	}
+	_, err = l.Wait(bg, "k")
+	require.ErrorIs(t, err, inflight.ErrQueueFull)
+	cancel()
+	require.ErrorIs(t, <-errc, context.Canceled)
+	require.Equal(t, 0, l.Waiting("k"))
+	require.NoError(t, held.Release(bg))
+}
+
+// TestAutoRenew: a held slot's lease is renewed by itself (on the
+// limiter's clock: a fake one here), and renewals stop with the release.
+func TestAutoRenew(t *testing.T) {
+	t.Parallel()
+	srv := redistest.Start(t)
+	c := srv.Client(t)
+	clk := coretest.NewClock(t0)
+	l := newLimiter(t, c, 1, redisinflight.Options{Lease: 3 * time.Second, AutoRenew: true, Clock: clk})
+	ctx := context.Background()
+	clk.Set(t0)
+	s, err := l.Acquire(ctx, "k")
+	require.NoError(t, err)
+	clk.Set(t0.Add(time.Second)) // before the first renewal (a second from now, real time)
+	key := c.Keys(ctx, "floodgate:c{*}").Val()[0]
+	first := float64(t0.Add(3 * time.Second).UnixMicro())
+	renewed := float64(t0.Add(4 * time.Second).UnixMicro())
+	score := func() float64 { return c.ZRangeWithScores(ctx, key, 0, 0).Val()[0].Score }
+	require.Equal(t, first, score())
+	for i := 0; i < 60000 && score() == first; i++ {
+		time.Sleep(time.Millisecond) // until the renewal (bounded)
+	}
+	require.Equal(t, renewed, score(), "renewed by Lease from the renewal's instant")
+	clk.Set(t0.Add(3500 * time.Millisecond)) // past the first lease's end
+	_, err = l.Acquire(ctx, "k")
+	require.ErrorIs(t, err, inflight.ErrFull, "the renewed lease still holds the slot")
+	require.NoError(t, s.Release(ctx))
+	require.EqualValues(t, 0, leases(t, c), "released: no renewal brings the lease back")
+}
+
+// TestCluster: on a 3-master Cluster, 20 keys (in slots of every master,
+// almost surely) each keep their limit: one hash-tagged key per limited
+// key, no CROSSSLOT.
+func TestCluster(t *testing.T) {
+	t.Parallel()
+	cl := redistest.StartCluster(t, 3)
+	l := newLimiter(t, cl.Client(t), 2, redisinflight.Options{})
+	ctx := context.Background()
+	for i := range 20 {
+		key := "tenant-" + string(rune('a'+i))
+		a, err := l.Acquire(ctx, key)
+		require.NoError(t, err)
+		b, err := l.Acquire(ctx, key)
+		require.NoError(t, err)
+		_, err = l.Acquire(ctx, key)
+		require.ErrorIs(t, err, inflight.ErrFull, key)
+		require.NoError(t, a.Release(ctx))
+		c, err := l.Wait(ctx, key)
+		require.NoError(t, err)
+		require.NoError(t, b.Release(ctx))
+		require.NoError(t, c.Release(ctx))
+	}
+}

@@ -1,0 +1,295 @@
+package middleware_test
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"net/http/httptest"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/floodgate-go/floodgate/core"
+	"github.com/floodgate-go/floodgate/core/inflight"
+	"github.com/floodgate-go/floodgate/middleware"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func memSlots(t testing.TB, limit int) *inflight.Memory {
+	t.Helper()
+	m, err := inflight.NewMemory(limit, inflight.MemoryOptions{MaxWaiters: 1000})
+	require.NoError(t, err)
+	return m
+}
+
+func concurrency(t testing.TB, l middleware.ConcurrencyLimiter, opts middleware.ConcurrencyOptions, next http.Handler) http.Handler {
+	t.Helper()
+	c, err := middleware.NewConcurrency(l, opts)
+	require.NoError(t, err)
+	return c.Handler(next)
+}
+
+const (
+	client    = "192.0.2.1:1234"
+	clientKey = "192.0.2.1/32" // its key by keyfunc.ClientIP
+)
+
+func TestNewConcurrencyRefusesBadConfig(t *testing.T) {
+	_, err := middleware.NewConcurrency(nil, middleware.ConcurrencyOptions{})
+	require.ErrorIs(t, err, core.ErrInvalidConfig)
+	_, err = middleware.NewConcurrency((*inflight.Memory)(nil), middleware.ConcurrencyOptions{})
+	require.ErrorIs(t, err, core.ErrInvalidConfig)
+	_, err = middleware.NewConcurrency(memSlots(t, 1), middleware.ConcurrencyOptions{Wait: -1})
+	require.ErrorIs(t, err, core.ErrInvalidConfig)
+	_, err = middleware.NewConcurrency(acquireOnly{memSlots(t, 1)}, middleware.ConcurrencyOptions{Wait: time.Second})
+	require.ErrorIs(t, err, core.ErrInvalidConfig, "Wait with a limiter that cannot wait")
+	require.Panics(t, func() { (*middleware.Concurrency)(nil).Handler(okHandler) })
+}
+
+// acquireOnly hides Wait.
+type acquireOnly struct{ m *inflight.Memory }
+
+func (a acquireOnly) Acquire(ctx context.Context, key string) (*inflight.Slot, error) {
+	return a.m.Acquire(ctx, key)
+}
+
+// TestConcurrency400RequestsAgainst8: 400 parallel requests of one client
+// against a limit of 8: exactly 8 run, the others get 429 with
+// Retry-After, and every slot comes back.
+func TestConcurrency400RequestsAgainst8(t *testing.T) {
+	m := memSlots(t, 8)
+	gate := make(chan struct{})
+	entered := make(chan struct{}, 400)
+	h := concurrency(t, m, middleware.ConcurrencyOptions{RetryAfter: 2 * time.Second},
+		http.HandlerFunc(func(http.ResponseWriter, *http.Request) {
+			entered <- struct{}{}
+			<-gate
+		}))
+	codes := make(chan *httptest.ResponseRecorder, 400)
+	var wg sync.WaitGroup
+	for range 400 {
+		wg.Go(func() { codes <- get(h, client) })
+	}
+	for range 8 {
+		<-entered
+	}
+	for range 392 {
+		w := <-codes
+		require.Equal(t, http.StatusTooManyRequests, w.Code)
+		require.Equal(t, "2", w.Header().Get("Retry-After"))
+		require.Equal(t, "application/problem+json", w.Header().Get("Content-Type"))
+	}
+	assert.Equal(t, 8, m.InFlight(clientKey))
+	close(gate)
+	wg.Wait()
+	for range 8 {
+		require.Equal(t, http.StatusOK, (<-codes).Code)
+	}
+	assert.Equal(t, 0, m.InFlight(clientKey))
+}
+
+// TestConcurrencyWaitNeverExceeds: with Wait, all 400 are served, never
+// more than 8 at once.
+func TestConcurrencyWaitNeverExceeds(t *testing.T) {
+	m := memSlots(t, 8)
+	var cur, peak atomic.Int64
+	h := concurrency(t, m, middleware.ConcurrencyOptions{Wait: time.Hour},
+		http.HandlerFunc(func(http.ResponseWriter, *http.Request) {
+			n := cur.Add(1)
+			for p := peak.Load(); n > p && !peak.CompareAndSwap(p, n); p = peak.Load() {
+			}
+			cur.Add(-1)
+		}))
+	var wg sync.WaitGroup
+	var ok atomic.Int64
+	for range 400 {
+		wg.Go(func() {
+			if get(h, client).Code == http.StatusOK {
+				ok.Add(1)
+			}
+		})
+	}
+	wg.Wait()
+	assert.EqualValues(t, 400, ok.Load())
+	assert.LessOrEqual(t, peak.Load(), int64(8))
+	assert.Equal(t, 0, m.InFlight(clientKey))
+}
+
+func TestConcurrencyReleasesOnPanic(t *testing.T) {
+	m := memSlots(t, 1)
+	boom := errors.New("boom")
+	h := concurrency(t, m, middleware.ConcurrencyOptions{}, http.HandlerFunc(func(http.ResponseWriter, *http.Request) {
+		panic(boom)
+	}))
+	for range 3 { // a leaked slot would refuse the second request
+		func() {
+			defer func() { require.Equal(t, boom, recover(), "the panic goes on") }()
+			get(h, client)
+		}()
+		require.Equal(t, 0, m.InFlight(clientKey))
+	}
+	// http.ErrAbortHandler too, the way net/http aborts a response.
+	h = concurrency(t, m, middleware.ConcurrencyOptions{}, http.HandlerFunc(func(http.ResponseWriter, *http.Request) {
+		panic(http.ErrAbortHandler)
+	}))
+	func() {
+		defer func() { require.Equal(t, http.ErrAbortHandler, recover()) }()
+		get(h, client)
+	}()
+	require.Equal(t, 0, m.InFlight(clientKey))
+}
+
+// served wraps h to tell when each request's handling has ended.
+func served(h http.Handler, done chan<- struct{}) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		defer func() { done <- struct{}{} }()
+		h.ServeHTTP(w, r)
+	})
+}
+
+// send sends a request to srv from a client that goes away when cancel
+// is called; errc receives the client's error.
+func send(srv *httptest.Server) (cancel context.CancelFunc, errc <-chan error) {
+	ctx, cancel := context.WithCancel(context.Background())
+	ch := make(chan error, 1)
+	go func() {
+		req, _ := http.NewRequestWithContext(ctx, http.MethodGet, srv.URL, nil)
+		resp, err := srv.Client().Do(req)
+		if err == nil {
+			resp.Body.Close()
+		}
+		ch <- err
+	}()
+	return cancel, ch
+}
+
+func TestConcurrencyReleasesOnClientDisconnect(t *testing.T) {
+	m := memSlots(t, 1)
+	entered := make(chan struct{}, 1)
+	done := make(chan struct{}, 1)
+	h := concurrency(t, m, middleware.ConcurrencyOptions{Key: func(*http.Request) (string, error) { return "k", nil }},
+		http.HandlerFunc(func(_ http.ResponseWriter, r *http.Request) {
+			entered <- struct{}{}
+			<-r.Context().Done() // a handler that stops when its client goes
+		}))
+	srv := httptest.NewServer(served(h, done))
+	defer srv.Close()
+
+	cancel, errc := send(srv)
+	<-entered
+	require.Equal(t, 1, m.InFlight("k"))
+	cancel() // the client goes away
+	require.Error(t, <-errc)
+	<-done
+	require.Equal(t, 0, m.InFlight("k"), "the slot came back when the handler ended")
+}
+
+func TestConcurrencyWaiterDisconnectTakesNothing(t *testing.T) {
+	m := memSlots(t, 1)
+	done := make(chan struct{}, 1)
+	h := concurrency(t, m, middleware.ConcurrencyOptions{Wait: time.Hour, Key: func(*http.Request) (string, error) { return "k", nil }},
+		okHandler)
+	srv := httptest.NewServer(served(h, done))
+	defer srv.Close()
+	held, err := m.Acquire(context.Background(), "k")
+	require.NoError(t, err)
+
+	cancel, errc := send(srv)
+	untilWaiting(t, m) // the request waits in the line
+	cancel()
+	require.Error(t, <-errc)
+	<-done // the server let go of the waiting request at once
+	assert.Equal(t, 0, waiting(m))
+	assert.Equal(t, 1, m.InFlight("k"), "the waiter took nothing")
+	require.NoError(t, held.Release(context.Background()))
+	assert.Equal(t, 0, m.InFlight("k"))
+}
+
+// waiting returns the requests of key "k" waiting in m's line.
+func waiting(m *inflight.Memory) int { return m.Waiting("k") }
+
+// untilWaiting waits (bounded) until a request of key "k" has joined m's
+// line: the verdict does not depend on how long it takes.
+func untilWaiting(t *testing.T, m *inflight.Memory) {
+	t.Helper()
+	for i := 0; i < 60000 && waiting(m) == 0; i++ {
+		time.Sleep(time.Millisecond)
+	}
+	require.Equal(t, 1, waiting(m))
+}
+
+func TestConcurrencyBeginReleaseTwice(t *testing.T) {
+	m := memSlots(t, 2)
+	c, err := middleware.NewConcurrency(m, middleware.ConcurrencyOptions{})
+	require.NoError(t, err)
+	r := httptest.NewRequest(http.MethodGet, "/", nil)
+	r.RemoteAddr = client
+	release, ok := c.Begin(httptest.NewRecorder(), r)
+	require.True(t, ok)
+	other, ok := c.Begin(httptest.NewRecorder(), r)
+	require.True(t, ok)
+	for range 10 {
+		release()
+	}
+	require.Equal(t, 1, m.InFlight(clientKey), "releasing one request ten times gave back one slot")
+	other()
+}
+
+// broken is a concurrency limiter whose store is down.
+type broken struct{}
+
+func (broken) Acquire(context.Context, string) (*inflight.Slot, error) { return nil, errDown }
+
+func TestConcurrencyFaults(t *testing.T) {
+	var reported error
+	h := concurrency(t, broken{}, middleware.ConcurrencyOptions{FailRetryAfter: 3 * time.Second,
+		OnError: func(_ *http.Request, err error) { reported = err }}, okHandler)
+	w := get(h, client)
+	require.Equal(t, http.StatusServiceUnavailable, w.Code)
+	require.Equal(t, "3", w.Header().Get("Retry-After"))
+	require.ErrorIs(t, reported, errDown)
+
+	h = concurrency(t, broken{}, middleware.ConcurrencyOptions{FailOpen: true}, okHandler)
+	require.Equal(t, http.StatusOK, get(h, client).Code)
+}
+
+func TestConcurrencyNoKeyAndDenied(t *testing.T) {
+	h := concurrency(t, memSlots(t, 1), middleware.ConcurrencyOptions{}, okHandler)
+	require.Equal(t, http.StatusForbidden, get(h, "not an address").Code)
+
+	m := memSlots(t, 1)
+	held, err := m.Acquire(context.Background(), clientKey)
+	require.NoError(t, err)
+	var denied int
+	h = concurrency(t, m, middleware.ConcurrencyOptions{
+		OnDenied: func(*http.Request) { denied++ },
+		Denied: func(w http.ResponseWriter, _ *http.Request) {
+			w.Header().Del("Retry-After") // a careless custom answer
+			w.WriteHeader(http.StatusTooManyRequests)
+		}}, okHandler)
+	w := get(h, client)
+	require.Equal(t, http.StatusTooManyRequests, w.Code)
+	require.Equal(t, "1", w.Header().Get("Retry-After"), "every 429 carries Retry-After")
+	require.Equal(t, 1, denied)
+	require.NoError(t, held.Release(context.Background()))
+}
+
+func TestConcurrencyWaitQueueFull(t *testing.T) {
+	m, err := inflight.NewMemory(1, inflight.MemoryOptions{MaxWaiters: 1})
+	require.NoError(t, err)
+	held, err := m.Acquire(context.Background(), "k")
+	require.NoError(t, err)
+	waiter := make(chan *inflight.Slot)
+	go func() {
+		s, _ := m.Wait(context.Background(), "k")
+		waiter <- s
+	}()
+	untilWaiting(t, m)
+	h := concurrency(t, m, middleware.ConcurrencyOptions{Wait: time.Hour, Key: func(*http.Request) (string, error) { return "k", nil }}, okHandler)
+	w := get(h, client)
+	require.Equal(t, http.StatusTooManyRequests, w.Code, "refused at once beyond the line's bound")
+	require.NoError(t, held.Release(context.Background()))
+	require.NoError(t, (<-waiter).Release(context.Background()))
+}
