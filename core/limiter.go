@@ -29,6 +29,10 @@ type Limiter struct {
 
 	obs  Observer // nil: none (see observe.go)
 	kind string   // the store's kind, for obs
+
+	shadow []shadowTable // the policy's shadow limits (see shadow.go)
+	top    *heavyHitters // nil: none (see heavyhitters.go)
+	post   bool          // obs, shadow or top is set: a take calls after
 }
 
 type limiterConfig struct {
@@ -37,6 +41,7 @@ type limiterConfig struct {
 	ledger       int
 	refundWindow time.Duration
 	observer     Observer
+	top          *TopKeysOptions
 }
 
 // Option configures a [Limiter].
@@ -119,6 +124,15 @@ func NewLimiter(p *Policy, opts ...Option) (*Limiter, error) {
 		obs:   cfg.observer, kind: storeKind(cfg.store),
 	}
 	l.mem, _ = t.(*memTable)
+	if l.shadow, err = bindShadows(cfg.store, p); err != nil {
+		return nil, fmt.Errorf("core: binding policy %q: %w", p.name, err)
+	}
+	if cfg.top != nil {
+		if l.top, err = newHeavyHitters(*cfg.top); err != nil {
+			return nil, err
+		}
+	}
+	l.post = l.obs != nil || l.shadow != nil || l.top != nil
 	return l, nil
 }
 
@@ -142,6 +156,7 @@ func (l *Limiter) do(ctx context.Context, req store.Request, epoch uint64, res *
 		*res = Result{}
 		return err
 	}
+	res.shadowSet, res.shadowDenied = 0, 0
 	req.Now = l.now()
 	if req.Now < 0 || req.Now > maxInstant {
 		*res = Result{}
@@ -207,13 +222,13 @@ func (l *Limiter) Take(ctx context.Context, key string, cost int64, res *Result)
 		if now >= 0 && now <= maxInstant {
 			l.mem.take(key, now, cost, res)
 			res.owner, res.source = l, SourceStore
-			if l.obs != nil {
-				l.observe(ctx, res, cost, 0, nil)
+			if l.post {
+				l.after(ctx, key, cost, res, 0, nil)
 			}
 			return nil
 		}
 	}
-	if l != nil && l.obs != nil {
+	if l != nil && l.post {
 		return l.takeObserved(ctx, key, cost, res)
 	}
 	if cost < 1 {
@@ -223,13 +238,18 @@ func (l *Limiter) Take(ctx context.Context, key string, cost int64, res *Result)
 	return l.do(ctx, store.Request{Op: store.OpTake, Key: key, Cost: cost}, 0, res)
 }
 
-// Peek reports what AllowN would decide for cost, consuming nothing.
+// Peek reports what AllowN would decide for cost, consuming nothing: every
+// limit's state ([Result.Limits], and [Result.ShadowLimits] for shadow
+// limits) for a cost of 1 is an inspection of key.
 func (l *Limiter) Peek(ctx context.Context, key string, cost int64) (Result, error) {
 	if cost < 1 {
 		return Result{}, fmt.Errorf("core: cost %d: %w", cost, ErrInvalidCost)
 	}
 	var res Result
 	err := l.do(ctx, store.Request{Op: store.OpPeek, Key: key, Cost: cost}, 0, &res)
+	if err == nil && l.shadow != nil {
+		l.decideShadows(ctx, store.OpPeek, key, cost, &res)
+	}
 	return res, err
 }
 
@@ -289,7 +309,8 @@ func (l *Limiter) Refund(ctx context.Context, key string, taken Result) (Result,
 	return res, err
 }
 
-// Reset forgets key: its next request is decided as a first one. A
+// Reset forgets key, in every limit (shadow limits too): its next request
+// is decided as a first one. A
 // refund of a decision taken for key before the reset gives nothing back
 // (the reset already forgot what it took).
 func (l *Limiter) Reset(ctx context.Context, key string) error {
@@ -297,8 +318,13 @@ func (l *Limiter) Reset(ctx context.Context, key string) error {
 		return err
 	}
 	var res Result
-	if now := l.now(); now >= 0 && now <= maxInstant {
+	now := l.now()
+	if now >= 0 && now <= maxInstant {
 		l.resets.reset(l.keyHash(key), now, l.window)
 	}
-	return l.do(ctx, store.Request{Op: store.OpReset, Key: key}, 0, &res)
+	err := l.do(ctx, store.Request{Op: store.OpReset, Key: key}, 0, &res)
+	if serr := l.resetShadows(ctx, key, now); err == nil {
+		err = serr
+	}
+	return err
 }
