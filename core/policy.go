@@ -16,8 +16,10 @@ type Limit struct {
 	Name      string
 	Algorithm Algorithm
 	// Shadow makes the limit a shadow limit: decided, counted and reported
-	// (Result.ShadowLimits, Decision.ShadowDenied), never enforced. See
-	// "Shadow limits" in the package documentation.
+	// ([Result.ShadowLimits], [Decision.ShadowDenied]), never enforced. Its
+	// state is kept in the limiter's store as that of a policy of its own,
+	// named "<policy>/shadow:<limit>". See "Shadow limits" in the package
+	// documentation.
 	Shadow bool
 }
 
@@ -43,10 +45,11 @@ type shadowSpec struct {
 	p *Policy
 }
 
-// shadowName names the policy deciding shadow limit limit of policy name:
-// stores keep its state apart from the enforced limits' (the Redis store
-// keys state by policy name and limits).
-func shadowName(name, limit string) string { return name + "\x00shadow\x00" + limit }
+// shadowName names the policy deciding shadow limit limit of policy name,
+// as [MemoryStore.AppendUsage] reports it: stores keep its state apart
+// from the enforced limits' (the Redis store keys state by policy name
+// and limits).
+func shadowName(name, limit string) string { return name + "/shadow:" + limit }
 
 type limitSpec struct {
 	Limit

@@ -113,3 +113,29 @@ func TestShadowRefundGivesBackEnforcedOnly(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, int64(0), peek.ShadowLimits()[0].Remaining, "the shadow limit still counts the take")
 }
+
+func TestParsePolicyShadow(t *testing.T) {
+	p, err := core.ParsePolicy("api", "burst: 10/s; daily: shadow 10000/day fixed-window; shadow 5/min")
+	require.NoError(t, err)
+	assert.Equal(t, []core.Limit{{Name: "burst", Algorithm: core.GCRA{Rate: core.PerSecond(10), Burst: 10}}}, p.Limits())
+	assert.Equal(t, []core.Limit{
+		{Name: "daily", Algorithm: core.FixedWindow{Quota: 10000, Window: 24 * time.Hour}, Shadow: true},
+		{Name: "minute", Algorithm: core.GCRA{Rate: core.PerMinute(5), Burst: 5}, Shadow: true},
+	}, p.ShadowLimits())
+	assert.Equal(t, "burst: 10/s; daily: shadow 10000/day fixed-window; shadow 5/min", p.String())
+
+	p, err = core.ParsePolicy("api", "shadow: 10/s; b: 1/s")
+	require.NoError(t, err)
+	assert.Equal(t, "shadow", p.Limits()[0].Name, "a limit may be named shadow")
+
+	for s, want := range map[string]string{
+		"shadow 10/s":          "only shadow limits",
+		"1/s; b: shadow":       "empty limit at column 15",
+		"1/s; b: shadow brust": `"brust" at column 16`,
+		"1/s; b: shadowy 2/s":  `"shadowy"`,
+	} {
+		_, err := core.ParsePolicy("api", s)
+		require.ErrorIs(t, err, core.ErrInvalidConfig, s)
+		assert.Contains(t, err.Error(), want, s)
+	}
+}
