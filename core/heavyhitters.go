@@ -277,11 +277,12 @@ func (h *heavyHitters) top(k int, now int64) Top {
 }
 
 // TopKeys returns up to n of the heaviest keys of the last Span (see
-// [WithTopKeys]), heaviest first, on the limiter's clock; the zero Top
-// when the limiter has no sketch. A negative n means all the sketch holds.
-func (l *Limiter) TopKeys(n int) Top {
+// [WithTopKeys]), heaviest first, on the limiter's clock, and true; the
+// zero Top and false when the limiter has no sketch. A negative n means
+// all the sketch holds.
+func (l *Limiter) TopKeys(n int) (Top, bool) {
 	if l == nil || l.top == nil {
-		return Top{}
+		return Top{}, false
 	}
-	return l.top.top(n, l.now())
+	return l.top.top(n, l.now()), true
 }

@@ -179,5 +179,11 @@ func TestTopKeysOptions(t *testing.T) {
 	_, err := NewLimiter(MustPolicy("p", Limit{Algorithm: GCRA{Rate: PerSecond(1)}}), WithTopKeys(TopKeysOptions{Capacity: -1}))
 	assert.ErrorIs(t, err, ErrInvalidConfig)
 	var l *Limiter
-	assert.Equal(t, Top{}, l.TopKeys(3), "a nil limiter")
+	top, ok := l.TopKeys(3)
+	assert.Equal(t, Top{}, top, "a nil limiter")
+	assert.False(t, ok)
+	l, err = NewLimiter(MustPolicy("p", Limit{Algorithm: GCRA{Rate: PerSecond(1)}}))
+	require.NoError(t, err)
+	_, ok = l.TopKeys(3)
+	assert.False(t, ok, "a limiter without WithTopKeys")
 }
