@@ -223,7 +223,7 @@ func (l *Limiter) Take(ctx context.Context, key string, cost int64, res *Result)
 			l.mem.take(key, now, cost, res)
 			res.owner, res.source = l, SourceStore
 			if l.post {
-				l.after(ctx, key, cost, res, 0, nil)
+				l.after(ctx, key, cost, res, 0, nil, true)
 			}
 			return nil
 		}
@@ -246,8 +246,15 @@ func (l *Limiter) Peek(ctx context.Context, key string, cost int64) (Result, err
 		return Result{}, fmt.Errorf("core: cost %d: %w", cost, ErrInvalidCost)
 	}
 	var res Result
+	var sh *shadowRun
+	if l != nil && l.mem == nil && l.shadow != nil {
+		sh = l.startShadows(ctx, store.OpPeek, key, cost)
+	}
 	err := l.do(ctx, store.Request{Op: store.OpPeek, Key: key, Cost: cost}, 0, &res)
-	if err == nil && l.shadow != nil {
+	switch {
+	case sh != nil:
+		sh.finish(err, &res)
+	case err == nil && l.shadow != nil:
 		l.decideShadows(ctx, store.OpPeek, key, cost, &res)
 	}
 	return res, err

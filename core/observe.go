@@ -196,7 +196,7 @@ func (l *Limiter) takeObserved(ctx context.Context, key string, cost int64, res 
 	if cost < 1 {
 		*res = Result{}
 		err := fmt.Errorf("core: cost %d: %w", cost, ErrInvalidCost)
-		l.after(ctx, key, cost, res, 0, err)
+		l.after(ctx, key, cost, res, 0, err, true)
 		return err
 	}
 	timed := l.mem == nil && l.obs != nil
@@ -204,21 +204,29 @@ func (l *Limiter) takeObserved(ctx context.Context, key string, cost int64, res 
 	if timed {
 		start = time.Now()
 	}
+	var sh *shadowRun
+	if l.mem == nil && l.shadow != nil {
+		sh = l.startShadows(ctx, store.OpTake, key, cost)
+	}
 	err := l.do(ctx, store.Request{Op: store.OpTake, Key: key, Cost: cost}, 0, res)
 	var lat time.Duration
 	if timed {
 		lat = time.Since(start)
 	}
-	l.after(ctx, key, cost, res, lat, err)
+	if sh != nil {
+		sh.finish(err, res)
+	}
+	l.after(ctx, key, cost, res, lat, err, sh == nil)
 	return err
 }
 
 // after completes a take of key that the enforced limits decided into res
 // (or failed with err): its shadow limits decide, the heavy-hitter sketch
 // counts it, and the observer learns of it.
-func (l *Limiter) after(ctx context.Context, key string, cost int64, res *Result, lat time.Duration, err error) {
+// With shadows unset, the shadow limits have decided already.
+func (l *Limiter) after(ctx context.Context, key string, cost int64, res *Result, lat time.Duration, err error, shadows bool) {
 	if err == nil {
-		if l.shadow != nil {
+		if shadows && l.shadow != nil {
 			l.decideShadows(ctx, store.OpTake, key, cost, res)
 		}
 		if l.top != nil {

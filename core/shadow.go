@@ -2,6 +2,7 @@ package core
 
 import (
 	"context"
+	"sync"
 	"time"
 
 	"github.com/floodgate-go/floodgate/core/store"
@@ -29,6 +30,36 @@ func bindShadows(s Store, p *Policy) ([]shadowTable, error) {
 		out[j].mem, _ = t.(*memTable)
 	}
 	return out, nil
+}
+
+// shadowRun is the shadow limits' decision of one take or peek, made in
+// another goroutine while the enforced limits decide, for stores other
+// than the in-memory one (a second round trip in flight with the first,
+// rather than after it).
+type shadowRun struct {
+	wg  sync.WaitGroup
+	res Result // its shadow part
+}
+
+// startShadows starts deciding op of cost for key on the shadow limits.
+func (l *Limiter) startShadows(ctx context.Context, op store.Op, key string, cost int64) *shadowRun {
+	sh := &shadowRun{}
+	sh.res.policy = l.policy
+	sh.res.at = l.now()
+	sh.wg.Go(func() { l.decideShadows(ctx, op, key, cost, &sh.res) })
+	return sh
+}
+
+// finish waits for the shadow limits and, unless the enforced decision
+// failed (err), copies what they decided into res.
+func (sh *shadowRun) finish(err error, res *Result) {
+	sh.wg.Wait()
+	if err != nil {
+		return
+	}
+	n := len(res.policy.limits)
+	copy(res.per[n:], sh.res.per[n:])
+	res.shadowSet, res.shadowDenied = sh.res.shadowSet, sh.res.shadowDenied
 }
 
 // decideShadows applies op (a take or a peek) of cost for key to each
