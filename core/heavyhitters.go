@@ -48,8 +48,9 @@ const (
 // reported). It holds the keys as the limiter is given them (hash
 // personal keys first, as the keyfunc package does), and at most
 // Intervals × Capacity keys of at most MaxKeyBytes bytes: about
-// Intervals × Capacity × (120 + MaxKeyBytes) bytes, 1.3 MB with the
-// defaults, allocated as keys arrive.
+// Intervals × Capacity × (120 + MaxKeyBytes) bytes, about 320 kB with
+// the defaults (315 kB measured with keys of 128 bytes), allocated as keys
+// arrive.
 //
 // Every take then holds one mutex of the sketch for a map lookup and a
 // heap step (and copies the key when it enters the sketch); a limiter

@@ -317,9 +317,8 @@ func (l *Limiter) Refund(ctx context.Context, key string, taken Result) (Result,
 }
 
 // Reset forgets key, in every limit (shadow limits too): its next request
-// is decided as a first one. A
-// refund of a decision taken for key before the reset gives nothing back
-// (the reset already forgot what it took).
+// is decided as a first one. A refund of a decision taken for key before
+// the reset gives nothing back (the reset already forgot what it took).
 func (l *Limiter) Reset(ctx context.Context, key string) error {
 	if err := l.check(); err != nil {
 		return err
@@ -330,8 +329,10 @@ func (l *Limiter) Reset(ctx context.Context, key string) error {
 		l.resets.reset(l.keyHash(key), now, l.window)
 	}
 	err := l.do(ctx, store.Request{Op: store.OpReset, Key: key}, 0, &res)
-	if serr := l.resetShadows(ctx, key, now); err == nil {
-		err = serr
+	if l.shadow != nil && now >= 0 && now <= maxInstant {
+		if serr := l.resetShadows(ctx, key, now); err == nil {
+			err = serr
+		}
 	}
 	return err
 }

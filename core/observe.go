@@ -221,9 +221,9 @@ func (l *Limiter) takeObserved(ctx context.Context, key string, cost int64, res 
 }
 
 // after completes a take of key that the enforced limits decided into res
-// (or failed with err): its shadow limits decide, the heavy-hitter sketch
-// counts it, and the observer learns of it.
-// With shadows unset, the shadow limits have decided already.
+// (or failed with err): its shadow limits decide (unless shadows is false:
+// they have decided already), the heavy-hitter sketch counts it, and the
+// observer learns of it.
 func (l *Limiter) after(ctx context.Context, key string, cost int64, res *Result, lat time.Duration, err error, shadows bool) {
 	if err == nil {
 		if shadows && l.shadow != nil {

@@ -158,6 +158,16 @@ func (h *Handler) selected(r *http.Request) ([]*core.Limiter, error) {
 	return []*core.Limiter{l}, nil
 }
 
+// keyed returns r's key parameter and the limiters it selects.
+func (h *Handler) keyed(r *http.Request) (string, []*core.Limiter, error) {
+	k, err := key(r)
+	if err != nil {
+		return "", nil, err
+	}
+	ls, err := h.selected(r)
+	return k, ls, err
+}
+
 // key returns r's key parameter.
 func key(r *http.Request) (string, error) {
 	q := r.URL.Query()
@@ -220,11 +230,7 @@ func report(lr core.LimitResult, shadow bool) LimitReport {
 }
 
 func (h *Handler) inspect(r *http.Request) (any, error) {
-	k, err := key(r)
-	if err != nil {
-		return nil, err
-	}
-	ls, err := h.selected(r)
+	k, ls, err := h.keyed(r)
 	if err != nil {
 		return nil, err
 	}
@@ -254,11 +260,7 @@ type Reset struct {
 }
 
 func (h *Handler) reset(r *http.Request) (any, error) {
-	k, err := key(r)
-	if err != nil {
-		return nil, err
-	}
-	ls, err := h.selected(r)
+	k, ls, err := h.keyed(r)
 	if err != nil {
 		return nil, err
 	}
