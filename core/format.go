@@ -102,8 +102,8 @@ func (b Backoff) String() string {
 
 // String formats p's limits in the syntax [ParsePolicy] reads, as
 // "burst: 10/s burst 20; daily: 10000/day fixed-window", the enforced
-// limits first, then the shadow ones ("daily: shadow 10000/day"). A name is left out
-// where ParsePolicy would give the limit that name anyway, so
+// limits first, then the shadow ones ("daily: shadow 10000/day"). A name
+// is left out where ParsePolicy would give the limit that name anyway, so
 // ParsePolicy(p.Name(), p.String()) returns a policy equal to p (its
 // algorithms with their defaults filled in).
 func (p *Policy) String() string {

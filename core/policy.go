@@ -1,7 +1,6 @@
 package core
 
 import (
-	"errors"
 	"fmt"
 	"time"
 
@@ -68,10 +67,8 @@ func NewPolicy(name string, limits ...Limit) (*Policy, error) {
 	}
 	p := &Policy{name: name}
 	seen := map[string]bool{}
+	var shadows []Limit
 	for _, l := range limits {
-		if l.Shadow {
-			continue
-		}
 		if seen[l.Name] {
 			return nil, fmt.Errorf("core: policy %q: duplicate limit name %q: %w", name, l.Name, ErrInvalidConfig)
 		}
@@ -83,6 +80,10 @@ func NewPolicy(name string, limits ...Limit) (*Policy, error) {
 		if err != nil {
 			return nil, fmt.Errorf("core: policy %q: limit %q: %w", name, l.Name, err)
 		}
+		if l.Shadow {
+			shadows = append(shadows, l)
+			continue
+		}
 		q, w := st.quota()
 		p.limits = append(p.limits, limitSpec{Limit: l, step: st, off: p.words, quota: q, window: w})
 		p.words += st.words()
@@ -90,17 +91,10 @@ func NewPolicy(name string, limits ...Limit) (*Policy, error) {
 	if len(p.limits) == 0 {
 		return nil, fmt.Errorf("core: policy %q has only shadow limits, want at least one enforced: %w", name, ErrInvalidConfig)
 	}
-	for _, l := range limits {
-		if !l.Shadow {
-			continue
-		}
-		if seen[l.Name] {
-			return nil, fmt.Errorf("core: policy %q: duplicate limit name %q: %w", name, l.Name, ErrInvalidConfig)
-		}
-		seen[l.Name] = true
+	for _, l := range shadows {
 		sp, err := NewPolicy(shadowName(name, l.Name), Limit{Name: l.Name, Algorithm: l.Algorithm})
-		if err != nil {
-			return nil, fmt.Errorf("core: policy %q: shadow limit %q: %w", name, l.Name, errors.Unwrap(err))
+		if err != nil { // validated above: not expected
+			return nil, err
 		}
 		p.shadows = append(p.shadows, shadowSpec{Limit: l, p: sp})
 	}
