@@ -19,6 +19,38 @@
 // back, so refunds can never let a client past what the limits would allow
 // had the refunded takes never happened.
 //
+// # Shadow limits
+//
+// A limit with Shadow set ([Limit.Shadow], or the word shadow in the rate
+// syntax: "minute: 100/min; day: shadow 5000/day") is decided, counted and
+// reported, never enforced, so that a new limit can be rolled out by
+// looking first:
+//
+//   - The enforced limits decide every request exactly as if the shadow
+//     ones were absent: Allowed, the binding limit, Remaining, RetryAfter,
+//     [Result.Limits] and so the headers come from them alone.
+//   - Each shadow limit keeps its own state, as if it were the policy's
+//     only limit: it takes what it alone would admit, whatever the
+//     enforced verdict, so what it would deny ([Result.ShadowDenied],
+//     [Decision.ShadowDenied], the exporters' shadow_denied) is what it
+//     would really deny were it enforced alone. Its state lives in the
+//     limiter's store under the policy "<policy>/shadow:<limit>", apart
+//     from the enforced limits' (enforcing it later starts it afresh).
+//   - [Result.ShadowLimits] reports each shadow limit's verdict and state,
+//     for takes and peeks; [Limiter.Reset] forgets a key in the shadow
+//     limits too. A refund gives back what the enforced limits took only:
+//     on a route that refunds (count-only-if), a shadow limit counts every
+//     request, and overstates what it would deny.
+//   - A shadow limit never fails a request: when its store fails, it is
+//     left undecided (absent from ShadowLimits).
+//
+// The cost: each shadow limit is one more decision per take on the same
+// store (on the memory store about as much as the enforced one; on the
+// Redis store one more script call, made while the enforced one is in
+// flight, so a take waits about one round trip either way). A policy holds
+// at most [MaxLimits] limits, shadow ones included, and at least one
+// enforced one.
+//
 // Time is kept as integer nanoseconds since the Unix epoch. Package core uses
 // the standard library only and never imports net/http.
 //

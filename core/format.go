@@ -101,8 +101,9 @@ func (b Backoff) String() string {
 }
 
 // String formats p's limits in the syntax [ParsePolicy] reads, as
-// "burst: 10/s burst 20; daily: 10000/day fixed-window". A name is left out
-// where ParsePolicy would give the limit that name anyway, so
+// "burst: 10/s burst 20; daily: 10000/day fixed-window", the enforced
+// limits first, then the shadow ones ("daily: shadow 10000/day"). A name
+// is left out where ParsePolicy would give the limit that name anyway, so
 // ParsePolicy(p.Name(), p.String()) returns a policy equal to p (its
 // algorithms with their defaults filled in).
 func (p *Policy) String() string {
@@ -110,17 +111,21 @@ func (p *Policy) String() string {
 		return "<nil>"
 	}
 	var b strings.Builder
-	for i, l := range p.limits {
+	all := p.AllLimits()
+	for i, l := range all {
 		if i > 0 {
 			b.WriteString("; ")
 		}
-		if l.Name != defaultName(p.name, len(p.limits), l.Algorithm) {
+		if l.Name != defaultName(p.name, len(all), l.Algorithm) {
 			if validName(l.Name) {
 				b.WriteString(l.Name)
 			} else {
 				b.WriteString(strconv.Quote(l.Name))
 			}
 			b.WriteString(": ")
+		}
+		if l.Shadow {
+			b.WriteString("shadow ")
 		}
 		b.WriteString(l.Algorithm.String())
 	}

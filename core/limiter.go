@@ -29,6 +29,10 @@ type Limiter struct {
 
 	obs  Observer // nil: none (see observe.go)
 	kind string   // the store's kind, for obs
+
+	shadow []shadowTable // the policy's shadow limits (see shadow.go)
+	top    *heavyHitters // nil: none (see heavyhitters.go)
+	post   bool          // obs, shadow or top is set: a take calls after
 }
 
 type limiterConfig struct {
@@ -37,6 +41,7 @@ type limiterConfig struct {
 	ledger       int
 	refundWindow time.Duration
 	observer     Observer
+	top          *TopKeysOptions
 }
 
 // Option configures a [Limiter].
@@ -119,6 +124,15 @@ func NewLimiter(p *Policy, opts ...Option) (*Limiter, error) {
 		obs:   cfg.observer, kind: storeKind(cfg.store),
 	}
 	l.mem, _ = t.(*memTable)
+	if l.shadow, err = bindShadows(cfg.store, p); err != nil {
+		return nil, fmt.Errorf("core: binding policy %q: %w", p.name, err)
+	}
+	if cfg.top != nil {
+		if l.top, err = newHeavyHitters(*cfg.top); err != nil {
+			return nil, err
+		}
+	}
+	l.post = l.obs != nil || l.shadow != nil || l.top != nil
 	return l, nil
 }
 
@@ -142,6 +156,7 @@ func (l *Limiter) do(ctx context.Context, req store.Request, epoch uint64, res *
 		*res = Result{}
 		return err
 	}
+	res.shadowSet, res.shadowDenied = 0, 0
 	req.Now = l.now()
 	if req.Now < 0 || req.Now > maxInstant {
 		*res = Result{}
@@ -196,10 +211,10 @@ func (l *Limiter) AllowN(ctx context.Context, key string, cost int64) (res Resul
 // Take is [Limiter.AllowN] writing the decision into res, for callers that
 // reuse a Result: the in-memory store then copies nothing.
 func (l *Limiter) Take(ctx context.Context, key string, cost int64, res *Result) error {
-	if l != nil && l.mem != nil && cost >= 1 && l.takeMem(ctx, l.mem.hash(key), cost, res) {
+	if l != nil && l.mem != nil && cost >= 1 && l.takeMem(ctx, key, l.mem.hash(key), cost, res) {
 		return nil
 	}
-	if l != nil && l.obs != nil {
+	if l != nil && l.post {
 		return l.takeObserved(ctx, key, cost, res)
 	}
 	if cost < 1 {
@@ -209,13 +224,25 @@ func (l *Limiter) Take(ctx context.Context, key string, cost int64, res *Result)
 	return l.do(ctx, store.Request{Op: store.OpTake, Key: key, Cost: cost}, 0, res)
 }
 
-// Peek reports what AllowN would decide for cost, consuming nothing.
+// Peek reports what AllowN would decide for cost, consuming nothing: every
+// limit's state ([Result.Limits], and [Result.ShadowLimits] for shadow
+// limits) for a cost of 1 is an inspection of key.
 func (l *Limiter) Peek(ctx context.Context, key string, cost int64) (Result, error) {
 	if cost < 1 {
 		return Result{}, fmt.Errorf("core: cost %d: %w", cost, ErrInvalidCost)
 	}
 	var res Result
+	var sh *shadowRun
+	if l != nil && l.mem == nil && l.shadow != nil {
+		sh = l.startShadows(ctx, store.OpPeek, key, cost)
+	}
 	err := l.do(ctx, store.Request{Op: store.OpPeek, Key: key, Cost: cost}, 0, &res)
+	switch {
+	case sh != nil:
+		sh.finish(err, &res)
+	case err == nil && l.shadow != nil:
+		l.decideShadows(ctx, store.OpPeek, key, cost, &res)
+	}
 	return res, err
 }
 
@@ -275,16 +302,23 @@ func (l *Limiter) Refund(ctx context.Context, key string, taken Result) (Result,
 	return res, err
 }
 
-// Reset forgets key: its next request is decided as a first one. A
-// refund of a decision taken for key before the reset gives nothing back
-// (the reset already forgot what it took).
+// Reset forgets key, in every limit (shadow limits too): its next request
+// is decided as a first one. A refund of a decision taken for key before
+// the reset gives nothing back (the reset already forgot what it took).
 func (l *Limiter) Reset(ctx context.Context, key string) error {
 	if err := l.check(); err != nil {
 		return err
 	}
 	var res Result
-	if now := l.now(); now >= 0 && now <= maxInstant {
+	now := l.now()
+	if now >= 0 && now <= maxInstant {
 		l.resets.reset(l.keyHash(key), now, l.window)
 	}
-	return l.do(ctx, store.Request{Op: store.OpReset, Key: key}, 0, &res)
+	err := l.do(ctx, store.Request{Op: store.OpReset, Key: key}, 0, &res)
+	if l.shadow != nil && now >= 0 && now <= maxInstant {
+		if serr := l.resetShadows(ctx, key, now); err == nil {
+			err = serr
+		}
+	}
+	return err
 }

@@ -9,16 +9,18 @@ import "context"
 // two share, and the same Result, which [Limiter.Refund] refunds under
 // string(key). Other stores are given string(key). key is not retained.
 func (l *Limiter) TakeBytes(ctx context.Context, key []byte, cost int64, res *Result) error {
-	if l != nil && l.mem != nil && cost >= 1 && l.takeMem(ctx, l.mem.hashBytes(key), cost, res) {
+	if l != nil && l.mem != nil && cost >= 1 && l.shadow == nil && l.top == nil &&
+		l.takeMem(ctx, "", l.mem.hashBytes(key), cost, res) {
 		return nil
 	}
 	return l.Take(ctx, string(key), cost, res)
 }
 
-// takeMem is Take's hot path on the in-memory store, for the key of hash
-// h: no Request built. It reports false, deciding nothing, when the clock
+// takeMem is Take's hot path on the in-memory store, for key, of hash h:
+// no Request built. key is read only by shadow limits and the heavy-hitter
+// sketch (TakeBytes passes "" when neither is set). It reports false, deciding nothing, when the clock
 // reads an instant out of range (Take's slow path reports it).
-func (l *Limiter) takeMem(ctx context.Context, h uint64, cost int64, res *Result) bool {
+func (l *Limiter) takeMem(ctx context.Context, key string, h uint64, cost int64, res *Result) bool {
 	var now int64
 	if l.clock == nil {
 		now = systemNow()
@@ -30,8 +32,8 @@ func (l *Limiter) takeMem(ctx context.Context, h uint64, cost int64, res *Result
 	}
 	l.mem.take(h, now, cost, res)
 	res.owner, res.source = l, SourceStore
-	if l.obs != nil {
-		l.observe(ctx, res, cost, 0, nil)
+	if l.post {
+		l.after(ctx, key, cost, res, 0, nil, true)
 	}
 	return true
 }

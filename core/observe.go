@@ -61,6 +61,12 @@ type Decision struct {
 	Latency time.Duration
 	// Err is the decision's error, when Verdict is [VerdictFailed].
 	Err error
+	// ShadowDenied names the policy's shadow limits that would have
+	// denied the take (see [Limit.Shadow]), whatever the Verdict; nil when
+	// none would, or the policy has none. The slice is shared: never
+	// modify it. Verdict, Limit and the rest are the enforced limits'
+	// alone.
+	ShadowDenied []string
 }
 
 // Verdict is what a decision came to.
@@ -183,26 +189,53 @@ func storeKind(s Store) string {
 	return fmt.Sprintf("%T", s)
 }
 
-// takeObserved is Take's path for a limiter with an observer, other than
-// the in-memory store's hot path: the store's latency measured.
+// takeObserved is Take's path for a limiter with an observer, shadow
+// limits or a heavy-hitter sketch, other than the in-memory store's hot
+// path: the store's latency measured for an observer.
 func (l *Limiter) takeObserved(ctx context.Context, key string, cost int64, res *Result) error {
 	if cost < 1 {
 		*res = Result{}
 		err := fmt.Errorf("core: cost %d: %w", cost, ErrInvalidCost)
-		l.observe(ctx, res, cost, 0, err)
+		l.after(ctx, key, cost, res, 0, err, true)
 		return err
 	}
+	timed := l.mem == nil && l.obs != nil
 	var start time.Time
-	if l.mem == nil {
+	if timed {
 		start = time.Now()
+	}
+	var sh *shadowRun
+	if l.mem == nil && l.shadow != nil {
+		sh = l.startShadows(ctx, store.OpTake, key, cost)
 	}
 	err := l.do(ctx, store.Request{Op: store.OpTake, Key: key, Cost: cost}, 0, res)
 	var lat time.Duration
-	if l.mem == nil {
+	if timed {
 		lat = time.Since(start)
 	}
-	l.observe(ctx, res, cost, lat, err)
+	if sh != nil {
+		sh.finish(err, res)
+	}
+	l.after(ctx, key, cost, res, lat, err, sh == nil)
 	return err
+}
+
+// after completes a take of key that the enforced limits decided into res
+// (or failed with err): its shadow limits decide (unless shadows is false:
+// they have decided already), the heavy-hitter sketch counts it, and the
+// observer learns of it.
+func (l *Limiter) after(ctx context.Context, key string, cost int64, res *Result, lat time.Duration, err error, shadows bool) {
+	if err == nil {
+		if shadows && l.shadow != nil {
+			l.decideShadows(ctx, store.OpTake, key, cost, res)
+		}
+		if l.top != nil {
+			l.top.add(key, res.at, res.Allowed)
+		}
+	}
+	if l.obs != nil {
+		l.observe(ctx, res, cost, lat, err)
+	}
 }
 
 // observe reports a take of cost to the limiter's observer.
@@ -211,10 +244,11 @@ func (l *Limiter) observe(ctx context.Context, res *Result, cost int64, lat time
 		Policy: l.policy.name, Limit: int(res.bind), LimitName: res.Name, Cost: cost,
 		Remaining: res.Remaining, RetryAfter: res.RetryAfter, Delay: res.Delay,
 		Store: l.kind, Source: res.source, Latency: lat, Err: err,
+		ShadowDenied: l.policy.shadowDeniedNames(res),
 	}
 	switch {
 	case err != nil:
-		d.Verdict, d.Limit, d.LimitName, d.Remaining = VerdictFailed, -1, "", 0
+		d.Verdict, d.Limit, d.LimitName, d.Remaining, d.ShadowDenied = VerdictFailed, -1, "", 0, nil
 	case !res.Allowed:
 		d.Verdict = VerdictDenied
 	case res.Delay > 0:

@@ -8,7 +8,9 @@ import (
 // ParsePolicy parses a policy named name from one to [MaxLimits] limits in
 // the rate syntax (see "Rate syntax" in the package documentation),
 // separated by ';', each optionally preceded by its name and ':', as in
-// "burst: 10/s burst 20; daily: 10000/day fixed-window".
+// "burst: 10/s burst 20; daily: 10000/day fixed-window". The word shadow
+// before a limit makes it a shadow limit ([Limit.Shadow]), as in
+// "burst: 10/s; daily: shadow 10000/day fixed-window".
 //
 // A name is a run of letters, digits, '-', '_' and '.', or any string in
 // Go's double-quoted syntax ("\"per user\": 5/min"). A limit without a
@@ -18,12 +20,14 @@ import (
 //
 // Errors are as [ParseAlgorithm]'s, with columns counted in s.
 func ParsePolicy(name, s string) (*Policy, error) {
+	const shadowWord = "shadow"
 	type item struct {
-		name  string
-		named bool
-		col   int
-		text  string // as written, trimmed
-		alg   Algorithm
+		name   string
+		named  bool
+		shadow bool
+		col    int
+		text   string // as written, trimmed
+		alg    Algorithm
 	}
 	var items []item
 	for i := 0; ; {
@@ -65,6 +69,11 @@ func ParsePolicy(name, s string) (*Policy, error) {
 		if len(items) == MaxLimits {
 			return nil, syntaxErr(it.col, strings.TrimRight(s[it.col:end], " \t\r\n"), "limit %d at column %d: a policy has at most %d limits", len(items)+1, it.col+1, MaxLimits)
 		}
+		if w := strings.TrimLeft(body, " \t\r\n"); strings.HasPrefix(w, shadowWord) &&
+			(len(w) == len(shadowWord) || isSpace(w[len(shadowWord)])) {
+			skip := len(body) - len(w) + len(shadowWord)
+			it.shadow, body, i = true, body[skip:], i+skip
+		}
 		a, err := parseAlgorithm(body, i, true)
 		if err != nil {
 			return nil, err
@@ -91,7 +100,7 @@ func ParsePolicy(name, s string) (*Policy, error) {
 			return nil, syntaxErr(it.col, it.text, "duplicate limit name %q at column %d%s: already used at column %d", clip(n), it.col+1, how, c+1)
 		}
 		cols[n] = it.col
-		limits[k] = Limit{Name: n, Algorithm: it.alg}
+		limits[k] = Limit{Name: n, Algorithm: it.alg, Shadow: it.shadow}
 	}
 	return NewPolicy(name, limits...)
 }

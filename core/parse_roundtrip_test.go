@@ -185,17 +185,18 @@ func TestPolicyStringRoundTrip(t *testing.T) {
 				continue
 			}
 			used[name] = true
-			limits = append(limits, core.Limit{Name: name, Algorithm: a})
+			limits = append(limits, core.Limit{Name: name, Algorithm: a, Shadow: len(limits) > 0 && rng.IntN(3) == 0})
 		}
+		rng.Shuffle(len(limits), func(i, j int) { limits[i], limits[j] = limits[j], limits[i] })
 		p := core.MustPolicy(names[rng.IntN(len(names))], limits...)
 		q, err := core.ParsePolicy(p.Name(), p.String())
 		require.NoError(t, err, "%q", p.String())
 		require.Equal(t, p.Name(), q.Name())
-		want := p.Limits()
+		want := p.AllLimits()
 		for i := range want {
 			want[i].Algorithm = canonical(want[i].Algorithm)
 		}
-		require.Equal(t, want, q.Limits(), "%q", p.String())
+		require.Equal(t, want, q.AllLimits(), "%q", p.String())
 		require.Equal(t, p.String(), q.String())
 	}
 }

@@ -14,6 +14,12 @@ type Limit struct {
 	// for a policy's only limit.
 	Name      string
 	Algorithm Algorithm
+	// Shadow makes the limit a shadow limit: decided, counted and reported
+	// ([Result.ShadowLimits], [Decision.ShadowDenied]), never enforced. Its
+	// state is kept in the limiter's store as that of a policy of its own,
+	// named "<policy>/shadow:<limit>". See "Shadow limits" in the package
+	// documentation.
+	Shadow bool
 }
 
 // Policy is a name and one to [MaxLimits] limits. A request is admitted only
@@ -23,9 +29,26 @@ type Limit struct {
 // grant its cost). A Policy is immutable and safe for concurrent use.
 type Policy struct {
 	name   string
-	limits []limitSpec
+	limits []limitSpec // the enforced limits
 	words  int
+	// shadows holds the shadow limits, each decided as a policy of its
+	// own; shadowSets[m] lists the names of the shadows in the bit set m.
+	shadows    []shadowSpec
+	shadowSets [][]string
 }
+
+// shadowSpec is one shadow limit of a policy and the policy of that limit
+// alone that decides it.
+type shadowSpec struct {
+	Limit
+	p *Policy
+}
+
+// shadowName names the policy deciding shadow limit limit of policy name,
+// as [MemoryStore.AppendUsage] reports it: stores keep its state apart
+// from the enforced limits' (the Redis store keys state by policy name
+// and limits).
+func shadowName(name, limit string) string { return name + "/shadow:" + limit }
 
 type limitSpec struct {
 	Limit
@@ -36,13 +59,15 @@ type limitSpec struct {
 }
 
 // NewPolicy validates limits and returns the policy that decides them
-// together.
+// together. Shadow limits count towards [MaxLimits], and at least one
+// limit must be enforced (not Shadow).
 func NewPolicy(name string, limits ...Limit) (*Policy, error) {
 	if len(limits) == 0 || len(limits) > MaxLimits {
 		return nil, fmt.Errorf("core: policy %q has %d limits, want 1 to %d: %w", name, len(limits), MaxLimits, ErrInvalidConfig)
 	}
 	p := &Policy{name: name}
 	seen := map[string]bool{}
+	var shadows []Limit
 	for _, l := range limits {
 		if seen[l.Name] {
 			return nil, fmt.Errorf("core: policy %q: duplicate limit name %q: %w", name, l.Name, ErrInvalidConfig)
@@ -55,9 +80,33 @@ func NewPolicy(name string, limits ...Limit) (*Policy, error) {
 		if err != nil {
 			return nil, fmt.Errorf("core: policy %q: limit %q: %w", name, l.Name, err)
 		}
+		if l.Shadow {
+			shadows = append(shadows, l)
+			continue
+		}
 		q, w := st.quota()
 		p.limits = append(p.limits, limitSpec{Limit: l, step: st, off: p.words, quota: q, window: w})
 		p.words += st.words()
+	}
+	if len(p.limits) == 0 {
+		return nil, fmt.Errorf("core: policy %q has only shadow limits, want at least one enforced: %w", name, ErrInvalidConfig)
+	}
+	for _, l := range shadows {
+		sp, err := NewPolicy(shadowName(name, l.Name), Limit{Name: l.Name, Algorithm: l.Algorithm})
+		if err != nil { // validated above: not expected
+			return nil, err
+		}
+		p.shadows = append(p.shadows, shadowSpec{Limit: l, p: sp})
+	}
+	if len(p.shadows) > 0 {
+		p.shadowSets = make([][]string, 1<<len(p.shadows))
+		for m := range p.shadowSets {
+			for j := range p.shadows {
+				if m&(1<<j) != 0 {
+					p.shadowSets[m] = append(p.shadowSets[m], p.shadows[j].Name)
+				}
+			}
+		}
 	}
 	return p, nil
 }
@@ -80,7 +129,9 @@ func Single(name string, a Algorithm) (*Policy, error) {
 // Name returns the policy's name.
 func (p *Policy) Name() string { return p.name }
 
-// Limits returns a copy of the policy's limits, in order.
+// Limits returns a copy of the policy's enforced limits, in order: the
+// limits its stores keep and its Results report (shadow limits are
+// [Policy.ShadowLimits]).
 func (p *Policy) Limits() []Limit {
 	out := make([]Limit, len(p.limits))
 	for i := range p.limits {
@@ -88,6 +139,23 @@ func (p *Policy) Limits() []Limit {
 	}
 	return out
 }
+
+// ShadowLimits returns a copy of the policy's shadow limits (those with
+// Shadow set), in order, or nil.
+func (p *Policy) ShadowLimits() []Limit {
+	if len(p.shadows) == 0 {
+		return nil
+	}
+	out := make([]Limit, len(p.shadows))
+	for i := range p.shadows {
+		out[i] = p.shadows[i].Limit
+	}
+	return out
+}
+
+// AllLimits returns a copy of all the policy's limits: the enforced ones
+// in order, then the shadow ones in order.
+func (p *Policy) AllLimits() []Limit { return append(p.Limits(), p.ShadowLimits()...) }
 
 // StateWords returns how many int64 words of state the policy keeps per key.
 func (p *Policy) StateWords() int { return p.words }

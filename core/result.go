@@ -83,8 +83,12 @@ type Result struct {
 	epoch uint64
 	owner *Limiter
 	// per holds each limit's outcome (a single limit's is also the top
-	// level).
+	// level), then, from index NumLimits on, each shadow limit's (see
+	// shadow.go).
 	per [MaxLimits]outcome
+	// shadowSet and shadowDenied are bit sets over the policy's shadow
+	// limits: those decided, and those that would have denied.
+	shadowSet, shadowDenied uint8
 }
 
 // At returns the instant the decision was made at.

@@ -28,7 +28,8 @@ type NewStore func(t *testing.T) core.Store
 // table of behaviours at fixed instants of a fake clock, all-or-nothing
 // policies, refunds, resets, key isolation, exact admission under
 // concurrency, and a differential check against the in-memory store on
-// random traces of every algorithm.
+// random traces of every algorithm, shadow limits, and the heavy-hitter
+// sketch of core.WithTopKeys.
 //
 // Independent parts run concurrently, each on its own limiter and fake
 // clock (what each checks is decided by its own schedule, never by
@@ -49,6 +50,8 @@ func Run(t *testing.T, newStore NewStore) {
 		{"KeyIsolation", runKeyIsolation},
 		{"Concurrent", runConcurrent},
 		{"Differential", runDifferential},
+		{"Shadow", runShadow},
+		{"TopKeys", runTopKeys},
 	}
 	concurrently(t, len(groups), len(groups), func(i int) string { return groups[i].name }, func(t *testing.T, i int) {
 		groups[i].run(t, newStore)

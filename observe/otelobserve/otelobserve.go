@@ -12,15 +12,18 @@
 // them. The decisions are counted by policy, binding limit and result:
 // "acquired" (admitted, at once or after a delay), "rejected" or "error";
 // an admission with a delay (shaping) also records the delay as its time
-// in queue.
+// in queue. A shadow limit (core.Limit.Shadow) that would have rejected a
+// request is counted once more, as result "shadow_rejected" with limit its
+// own name.
 //
 // # Traces
 //
 // When the context a decision is asked with carries a recording span (the
 // request's, started by otelhttp, say), the decision is recorded on it: an
 // event "floodgate.rate_limiting.decision" per decision, with the policy,
-// limit, result, cost, source and, for a rejection, the retry-after in
-// seconds; and the same as attributes of the span, which thus hold the
+// limit, result, cost, source, for a rejection the retry-after in
+// seconds, and the shadow limits that would have rejected it; and the same
+// but the shadow limits as attributes of the span, which thus hold the
 // last decision of the request. No span is ever started.
 package otelobserve
 
@@ -48,9 +51,13 @@ const (
 	AttrStore  = attribute.Key("floodgate.rate_limiting.store")
 	AttrSource = attribute.Key("floodgate.rate_limiting.source")
 	AttrChange = attribute.Key("floodgate.rate_limiting.store.change")
-	// AttrCost and AttrRetryAfter are recorded on spans only.
-	AttrCost       = attribute.Key("floodgate.rate_limiting.cost")
-	AttrRetryAfter = attribute.Key("floodgate.rate_limiting.retry_after")
+	// AttrCost, AttrRetryAfter and AttrShadowRejected are recorded on
+	// spans only. AttrShadowRejected lists the shadow limits that would
+	// have rejected the request (core.Decision.ShadowDenied), when some
+	// would.
+	AttrCost           = attribute.Key("floodgate.rate_limiting.cost")
+	AttrRetryAfter     = attribute.Key("floodgate.rate_limiting.retry_after")
+	AttrShadowRejected = attribute.Key("floodgate.rate_limiting.shadow_rejected")
 )
 
 // EventName is the name of the span event recording a decision.
@@ -61,6 +68,11 @@ const (
 	ResultAcquired = "acquired"
 	ResultRejected = "rejected"
 	ResultError    = "error"
+	// ResultShadowRejected counts a shadow limit's would-be rejection
+	// (core.Decision.ShadowDenied), the limit attribute its name: once more
+	// for a decision, whatever its result, as the shadow limit is never
+	// enforced.
+	ResultShadowRejected = "shadow_rejected"
 )
 
 // DefaultBuckets are the bounds, in seconds, of the store latency and
@@ -179,6 +191,9 @@ func result(v core.Verdict) string {
 func (o *Observer) Decided(ctx context.Context, d core.Decision) {
 	res := result(d.Verdict)
 	o.requests.Add(ctx, 1, o.set(setKey{kind: 0, policy: d.Policy, limit: d.LimitName, result: res, store: d.Store, source: d.Source}))
+	for _, name := range d.ShadowDenied {
+		o.requests.Add(ctx, 1, o.set(setKey{kind: 0, policy: d.Policy, limit: name, result: ResultShadowRejected, store: d.Store, source: d.Source}))
+	}
 	if d.Latency > 0 {
 		o.latency.Record(ctx, d.Latency.Seconds(), o.set(setKey{kind: 1, store: d.Store, source: d.Source}))
 	}
@@ -233,7 +248,12 @@ func recordOnSpan(ctx context.Context, d core.Decision, res string) {
 	if d.Verdict == core.VerdictDenied {
 		kv = append(kv, AttrRetryAfter.Float64(d.RetryAfter.Seconds()))
 	}
-	span.AddEvent(EventName, trace.WithAttributes(kv...))
+	ev := kv
+	if len(d.ShadowDenied) > 0 {
+		// On the event only: a span attribute would outlive its decision.
+		ev = append(kv[:len(kv):len(kv)], AttrShadowRejected.StringSlice(d.ShadowDenied))
+	}
+	span.AddEvent(EventName, trace.WithAttributes(ev...))
 	if d.Verdict != core.VerdictDenied {
 		// The span's attributes are the last decision's: no retry-after
 		// of an earlier rejection may stay.

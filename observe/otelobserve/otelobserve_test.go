@@ -102,6 +102,8 @@ func TestRequestsCounted(t *testing.T) {
 		"limit=burst,policy=api,result=rejected,source=store,store=memory": 3,
 		"limit=,policy=api,result=error,source=store,store=memory":         1,
 		"limit=q,policy=shape,result=acquired,source=store,store=memory":   3,
+		// The shadow limit would have rejected 2 (never enforced).
+		"limit=candidate,policy=api,result=shadow_rejected,source=store,store=memory": 2,
 	}, ints(t, m))
 	q := hists(t, got["floodgate.rate_limiting.request.time_in_queue"])
 	require.Len(t, q, 1)
@@ -110,8 +112,10 @@ func TestRequestsCounted(t *testing.T) {
 	assert.InDelta(t, 3.0, p.Sum, 1e-9)
 	assert.Equal(t, "s", got["floodgate.rate_limiting.request.time_in_queue"].Unit)
 	assert.NotContains(t, got, "floodgate.rate_limiting.store.duration", "the memory store's latency is not measured")
-	assert.Equal(t, map[string]int64{"policy=api": 2, "policy=shape": 1}, ints(t, got["floodgate.rate_limiting.memory.key_count"]))
-	assert.Equal(t, map[string]int64{"policy=api": 1000, "policy=shape": 1000}, ints(t, got["floodgate.rate_limiting.memory.key_limit"]))
+	assert.Equal(t, map[string]int64{"policy=api": 2, "policy=api/shadow:candidate": 2, "policy=shape": 1},
+		ints(t, got["floodgate.rate_limiting.memory.key_count"]))
+	assert.Equal(t, map[string]int64{"policy=api": 1000, "policy=api/shadow:candidate": 1000, "policy=shape": 1000},
+		ints(t, got["floodgate.rate_limiting.memory.key_limit"]))
 	assert.Equal(t, map[string]int64{"store=memory": 1}, ints(t, got["floodgate.rate_limiting.store.up"]))
 	assert.Equal(t, map[string]int64{"store=memory": 0}, ints(t, got["floodgate.rate_limiting.store.fallback"]))
 }
@@ -215,4 +219,30 @@ func TestGlobalMeterProvider(t *testing.T) {
 	o.Decided(context.Background(), core.Decision{Policy: "p"})
 	o.StoreChanged(core.StoreEvent{Store: "redis", Change: core.StoreUnreachable})
 	o.WatchMemory(nil)
+}
+
+// TestShadowOnSpan: the shadow limits that would have rejected a request
+// are on its decision's event.
+func TestShadowOnSpan(t *testing.T) {
+	sr := tracetest.NewSpanRecorder()
+	tp := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(sr))
+	t.Cleanup(func() { _ = tp.Shutdown(context.Background()) })
+	o, _ := newObserver(t)
+	l, err := core.NewLimiter(core.MustPolicy("api",
+		core.Limit{Name: "minute", Algorithm: core.GCRA{Rate: core.PerMinute(5), Burst: 5}},
+		core.Limit{Name: "strict", Algorithm: core.GCRA{Rate: core.PerMinute(1), Burst: 1}, Shadow: true}),
+		core.WithClock(coretest.NewClock(coretest.T0)), core.WithObserver(o))
+	require.NoError(t, err)
+	ctx, span := tp.Tracer("test").Start(context.Background(), "GET /api")
+	for range 2 {
+		_, err = l.Allow(ctx, "k")
+		require.NoError(t, err)
+	}
+	span.End()
+	s := sr.Ended()[0]
+	require.Len(t, s.Events(), 2)
+	assert.Equal(t, "cost=1,limit=minute,policy=api,result=acquired,source=store", key(attribute.NewSet(s.Events()[0].Attributes...)))
+	assert.Equal(t, "cost=1,limit=minute,policy=api,result=acquired,shadow_rejected=[\"strict\"],source=store",
+		key(attribute.NewSet(s.Events()[1].Attributes...)))
+	assert.Equal(t, "cost=1,limit=minute,policy=api,result=acquired,retry_after=0,source=store", key(attribute.NewSet(s.Attributes()...)))
 }

@@ -21,8 +21,11 @@
 //	floodgate_memory_keys{policy}                                gauge
 //	floodgate_memory_max_keys{policy}                            gauge
 //
-// result is "allowed", "shaped", "denied" or "error" (core.Verdict); limit
-// is the binding limit's name ("" for an error); source is "store",
+// result is "allowed", "shaped", "denied" or "error" (core.Verdict), and
+// limit the binding limit's name ("" for an error); a shadow limit that
+// would have denied (core.Decision.ShadowDenied) is counted once more, as
+// result "shadow_denied" with limit its own name, whatever the decision:
+// leave that result out of sums of decisions; source is "store",
 // "cache" (the Redis store's deny cache) or "fallback" (its failure mode);
 // store is "memory", "redis", or another store's kind; change is a
 // core.StoreChange's name. No label ever holds a key. The latency
@@ -76,6 +79,7 @@ type Observer struct {
 type decisionKey struct {
 	policy, limit string
 	verdict       core.Verdict
+	shadow        bool // a shadow limit's would-be denial; verdict is then the decision's
 	store         string
 	source        core.Source
 }
@@ -103,7 +107,7 @@ func New(reg prometheus.Registerer, opts Options) (*Observer, error) {
 	o := &Observer{
 		decisions: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Namespace: ns, Name: "decisions_total", ConstLabels: cl,
-			Help: "Rate-limit decisions, by policy, binding limit, result, store and source.",
+			Help: "Rate-limit decisions, by policy, binding limit, result, store and source; result=\"shadow_denied\" counts the would-be denials of shadow limits.",
 		}, []string{"policy", "limit", "result", "store", "source"}),
 		latency: prometheus.NewHistogramVec(prometheus.HistogramOpts{
 			Namespace: ns, Name: "store_latency_seconds", Buckets: buckets, ConstLabels: cl,
@@ -155,6 +159,27 @@ func (o *Observer) Decided(_ context.Context, d core.Decision) {
 	if h != nil {
 		h.Observe(d.Latency.Seconds())
 	}
+	for _, name := range d.ShadowDenied {
+		k := decisionKey{policy: d.Policy, limit: name, verdict: d.Verdict, shadow: true, store: d.Store, source: d.Source}
+		o.mu.RLock()
+		c, ok := o.counters[k]
+		o.mu.RUnlock()
+		if !ok {
+			c, _ = o.slowPath(k, core.Decision{Store: d.Store})
+		}
+		c.Inc()
+	}
+}
+
+// ResultShadowDenied is the result label of a shadow limit's would-be
+// denial.
+const ResultShadowDenied = "shadow_denied"
+
+func (k *decisionKey) result() string {
+	if k.shadow {
+		return ResultShadowDenied
+	}
+	return k.verdict.String()
 }
 
 // slowPath makes the metrics of a label set seen for the first time.
@@ -163,7 +188,7 @@ func (o *Observer) slowPath(k decisionKey, d core.Decision) (prometheus.Counter,
 	defer o.mu.Unlock()
 	c, ok := o.counters[k]
 	if !ok {
-		c = o.decisions.WithLabelValues(k.policy, k.limit, k.verdict.String(), k.store, k.source.String())
+		c = o.decisions.WithLabelValues(k.policy, k.limit, k.result(), k.store, k.source.String())
 		o.counters[k] = c
 	}
 	o.seeLocked(d.Store)

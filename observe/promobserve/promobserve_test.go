@@ -87,12 +87,15 @@ func TestDecisionsScraped(t *testing.T) {
 		"limit=burst,policy=api,result=allowed,source=store,store=memory": 3,
 		"limit=burst,policy=api,result=denied,source=store,store=memory":  3,
 		"limit=,policy=api,result=error,source=store,store=memory":        1,
-		"limit=q,policy=shape,result=allowed,source=store,store=memory":   1,
-		"limit=q,policy=shape,result=shaped,source=store,store=memory":    2,
+		// The shadow limit would have denied 2 (never enforced).
+		"limit=candidate,policy=api,result=shadow_denied,source=store,store=memory": 2,
+		"limit=q,policy=shape,result=allowed,source=store,store=memory":             1,
+		"limit=q,policy=shape,result=shaped,source=store,store=memory":              2,
 	}, values(fams, "floodgate_decisions_total"))
 	assert.Equal(t, dto.MetricType_COUNTER, fams["floodgate_decisions_total"].GetType())
-	assert.Equal(t, map[string]float64{"policy=api": 2, "policy=shape": 1}, values(fams, "floodgate_memory_keys"))
-	assert.Equal(t, map[string]float64{"policy=api": 1000, "policy=shape": 1000}, values(fams, "floodgate_memory_max_keys"))
+	assert.Equal(t, map[string]float64{"policy=api": 2, "policy=api/shadow:candidate": 2, "policy=shape": 1}, values(fams, "floodgate_memory_keys"))
+	assert.Equal(t, map[string]float64{"policy=api": 1000, "policy=api/shadow:candidate": 1000, "policy=shape": 1000},
+		values(fams, "floodgate_memory_max_keys"))
 	assert.Equal(t, map[string]float64{"store=memory": 1}, values(fams, "floodgate_store_up"))
 	assert.Equal(t, map[string]float64{"store=memory": 0}, values(fams, "floodgate_store_fallback"))
 	assert.Empty(t, series(fams, "floodgate_store_latency_seconds"), "the memory store's latency is not measured")
