@@ -3,13 +3,16 @@
 -- the #LIMITS keys of each request in turn, and after a refund's or a
 -- reset's its marker (see step.lua); ARGV = expiry slack (ms), then
 -- per request op, cost, now (µs, or -1 for Redis TIME, read once), taken
--- (see step.lua), or for a take on Redis TIME its cost alone. Each limit key is read at most once and written (SET,
--- or DEL) at most once, at the end, with its last state. Reply: one
+-- (see step.lua), or for a take on Redis TIME its cost alone. Each limit
+-- key is read at most once and written (SET, or DEL) at most once, at the
+-- end, with its last state, except that a take of a policy of one GCRA or
+-- LeakyBucket limit on a key the batch has not met yet reads and writes it
+-- at once (see gtake in step.lua): at most twice each. Reply: one
 -- string (the store reads it into a buffer of its own), each request's
 -- part in order: 'r' and its record, or 'c' and its short record (see
 -- step.lua), or 'e', its error's text (at most 200 bytes) and a NUL byte.
 local slack = tonumber(ARGV[1])
-local C = {rec = {}, w = {}, order = {}, n = 0}
+local C = {rec = {}, w = {}, order = {}, n = 0, thru = {}}
 local out, time, k0, j, a, m = {}, nil, 0, 0, 2, #ARGV
 while a <= m do
   local op, cost, now, taken = ARGV[a], nil, -1, nil

@@ -151,37 +151,45 @@ end
 -- inlined): a decision's common case, in as few Lua steps as it can, alone
 -- (C nil) or in a batch (C its cache). Its reply is a short record (see the
 -- head of this file) packed with format f after the leading value pre (a
--- batch's part: 'c' and the record).
+-- batch's part: 'c' and the record). In a batch, a key met for the first
+-- time, and not in the cache, is read and written at once (C.thru marks
+-- it), as alone: a batch of distinct keys builds no cache; one met again
+-- is read again into the cache and written at the batch's end.
 local gtake
 if NL == 1 and L1.gcra then
   local IV, TOL, BURST = L1.iv, L1.tol, L1.burst
   gtake = function(C, key, cost, now, slack, f, pre)
     local tat, born, exp, r = 0, now, nil, nil
+    local cache = false
     if C then
       r = C.rec[key]
-      if r then
-        tat, born, exp = r.s[1], r.born, r.exp
-      elseif r == nil then
-        local v = redis.pcall('GET', key)
-        if type(v) == 'table' then return v end
-        if v then
-          if #v ~= 24 then
-            return redis.error_reply('ERR floodgate: malformed limiter state at ' .. key)
-          end
-          tat, born, exp = sunpack(F1, v)
-          r = {s = {tat}, born = born, exp = exp, L = L1}
-          C.rec[key] = r
-        else
-          C.rec[key] = false
-        end
+      if r ~= nil or C.thru[key] then
+        cache = true
+      else
+        C.thru[key] = true
       end
-    else
-      local v = rcall('GET', key)
+    end
+    if r then
+      tat, born, exp = r.s[1], r.born, r.exp
+    elseif r == nil then
+      local v
+      if C then
+        v = redis.pcall('GET', key)
+        if type(v) == 'table' then return v end
+      else
+        v = rcall('GET', key)
+      end
       if v then
         if #v ~= 24 then
           return redis.error_reply('ERR floodgate: malformed limiter state at ' .. key)
         end
         tat, born, exp = sunpack(F1, v)
+        if cache then
+          r = {s = {tat}, born = born, exp = exp, L = L1}
+          C.rec[key] = r
+        end
+      elseif cache then
+        C.rec[key] = false
       end
     end
     local debt = tat - now
@@ -193,7 +201,7 @@ if NL == 1 and L1.gcra then
     -- when that is now (a take of 0 on a recovered key: core's zero cost).
     local px = ceil(diff / 1000) + slack
     if px <= 0 then
-      if C then
+      if cache then
         written(C, key)
         C.rec[key] = false
       elseif exp then
@@ -206,7 +214,7 @@ if NL == 1 and L1.gcra then
       px = px + floor(diff / 8000)
       exp = now + (px - 1) * 1000
     end
-    if C then
+    if cache then
       written(C, key)
       if r then
         r.s[1], r.born, r.exp = now + diff, born, exp
