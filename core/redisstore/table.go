@@ -315,7 +315,9 @@ func (t *table) full(req store.Request, reply []byte) (store.Decision, error) {
 func (t *table) short(req store.Request, g *gcraSpec, reply []byte) (store.Decision, error) {
 	o, ok0 := word(reply, 0)
 	now, ok1 := word(reply, 1)
-	if !ok0 || !ok1 || o > g.tol || o < -g.tol-1 {
+	// An admission holds at most the tolerance; a denial's debt has no
+	// bound (a caller's clock may go back).
+	if !ok0 || !ok1 || o > g.tol {
 		return store.Decision{}, fmt.Errorf("redisstore: policy %q: malformed short reply", t.p.Name())
 	}
 	d := store.Decision{At: t.at(req, now)}
