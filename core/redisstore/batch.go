@@ -461,13 +461,20 @@ const maxBatchError = 200
 // batchPart is the most bytes one decision takes in a batch's reply.
 func batchPart(sc *compiled) int { return 1 + max(sc.record, maxBatchError+1) }
 
+// shortRecord is the bytes of a short record (see step.lua).
+const shortRecord = 16
+
+// fits reports whether n bytes are a record of sc's script: a whole one,
+// or for a policy of one GCRA or LeakyBucket limit a short one.
+func (sc *compiled) fits(n int) bool { return n == sc.record || (n == shortRecord && sc.gcra != nil) }
+
 // record takes c's reply from cmd: one record of its script's.
 func (c *call) record(cmd redis.Cmder) {
 	n, err := cmd.(*redis.ZeroCopyStringCmd).Result()
 	switch {
 	case err != nil:
 		c.err = err
-	case n != c.sc.record:
+	case !c.sc.fits(n):
 		c.err = fmt.Errorf("redisstore: malformed reply of %d bytes", n)
 	default:
 		c.reply = c.buf[:n]
@@ -483,7 +490,8 @@ func (e batchError) Error() string { return string(e) }
 func (batchError) RedisError() {}
 
 // records hands each call of g its part of cmd's reply (see batch.lua):
-// 'r' and its record, or 'e' and an error's text ended by a NUL byte.
+// 'r' and its record, 'c' and its short record, or 'e' and an error's text
+// ended by a NUL byte.
 func records(cmd *redis.ZeroCopyStringCmd, g []*call) {
 	n, err := cmd.Result()
 	r := cmd.Bytes()[:n]
@@ -495,6 +503,10 @@ func records(cmd *redis.ZeroCopyStringCmd, g []*call) {
 			c.buf = append(c.buf[:0], r[1:1+c.sc.record]...)
 			c.reply = c.buf
 			r = r[1+c.sc.record:]
+		case len(r) >= 1+shortRecord && r[0] == 'c' && c.sc.gcra != nil:
+			c.buf = append(c.buf[:0], r[1:1+shortRecord]...)
+			c.reply = c.buf
+			r = r[1+shortRecord:]
 		case len(r) > 0 && r[0] == 'e' && bytes.IndexByte(r, 0) > 0:
 			end := bytes.IndexByte(r, 0)
 			c.err = batchError(r[1:end])

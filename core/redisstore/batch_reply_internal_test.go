@@ -9,7 +9,8 @@ import (
 )
 
 // batchReplies returns each of the m requests' replies of a batch call (see
-// batch.lua): its record, or the text of its error (see errText).
+// batch.lua): its record or short record, or the text of its error (see
+// errText).
 func batchReplies(t *testing.T, cmd *redis.Cmd, m, record int, prefix string) []any {
 	t.Helper()
 	v, err := cmd.Text()
@@ -23,6 +24,10 @@ func batchReplies(t *testing.T, cmd *redis.Cmd, m, record int, prefix string) []
 			require.GreaterOrEqual(t, len(r), 1+record, "reply %d", j)
 			got = append(got, string(r[1:1+record]))
 			r = r[1+record:]
+		case 'c':
+			require.GreaterOrEqual(t, len(r), 1+shortRecord, "reply %d", j)
+			got = append(got, string(r[1:1+shortRecord]))
+			r = r[1+shortRecord:]
 		case 'e':
 			end := bytes.IndexByte(r, 0)
 			require.Positive(t, end, "reply %d", j)

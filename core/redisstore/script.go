@@ -37,6 +37,16 @@ type algSpec struct {
 	file      string
 	ctor      string
 	denyCache bool
+	gcra      *gcraSpec // GCRA and LeakyBucket: what a short record means
+}
+
+// gcraSpec is a GCRA or LeakyBucket limit as the scripts decide it, in µs:
+// the emission interval, the tolerance (burst × interval), the burst, and
+// for LeakyBucket the debt admitted without delay (free; -1 for GCRA).
+// A take on a policy of one such limit replies with a short record (see
+// step.lua), from which outcome computes the rest as gcra.lua does.
+type gcraSpec struct {
+	iv, tol, burst, free int64
 }
 
 func invalid(format string, args ...any) error {
@@ -75,7 +85,8 @@ func specOf(a core.Algorithm) (algSpec, error) {
 		if !spanOK(burst, iv) {
 			return algSpec{}, invalid("GCRA: burst %d × interval %d µs exceeds 36 years", burst, iv)
 		}
-		return algSpec{"gcra", fmt.Sprintf("ALG.gcra(%d, %d, %d, nil)", iv, burst*iv, burst), true}, nil
+		return algSpec{"gcra", fmt.Sprintf("ALG.gcra(%d, %d, %d, nil)", iv, burst*iv, burst), true,
+			&gcraSpec{iv: iv, tol: burst * iv, burst: burst, free: -1}}, nil
 	case core.LeakyBucket:
 		return leakyBucketSpec(a)
 	case core.FixedWindow:
@@ -105,7 +116,8 @@ func leakyBucketSpec(a core.LeakyBucket) (algSpec, error) {
 		return algSpec{}, invalid("LeakyBucket: capacity %d × interval %d µs exceeds 36 years", capacity, iv)
 	}
 	free := max(0, a.NoDelay-1) * iv
-	return algSpec{"gcra", fmt.Sprintf("ALG.gcra(%d, %d, %d, %d)", iv, capacity*iv, capacity, free), true}, nil
+	return algSpec{"gcra", fmt.Sprintf("ALG.gcra(%d, %d, %d, %d)", iv, capacity*iv, capacity, free), true,
+		&gcraSpec{iv: iv, tol: capacity * iv, burst: capacity, free: free}}, nil
 }
 
 func fixedWindowSpec(a core.FixedWindow) (algSpec, error) {
@@ -116,7 +128,7 @@ func fixedWindowSpec(a core.FixedWindow) (algSpec, error) {
 	if a.Quota >= maxExact {
 		return algSpec{}, invalid("FixedWindow: quota %d exceeds 2^53", a.Quota)
 	}
-	return algSpec{"fixedwindow", fmt.Sprintf("ALG.fixedwindow(%d, %d, %t)", a.Quota, w, a.Anchored), true}, nil
+	return algSpec{"fixedwindow", fmt.Sprintf("ALG.fixedwindow(%d, %d, %t)", a.Quota, w, a.Anchored), true, nil}, nil
 }
 
 func slidingWindowSpec(a core.SlidingWindow) (algSpec, error) {
@@ -127,7 +139,7 @@ func slidingWindowSpec(a core.SlidingWindow) (algSpec, error) {
 	if a.Quota > maxExact/w {
 		return algSpec{}, invalid("SlidingWindow: quota %d × window %d µs exceeds 2^53", a.Quota, w)
 	}
-	return algSpec{"slidingwindow", fmt.Sprintf("ALG.slidingwindow(%d, %d)", a.Quota, w), true}, nil
+	return algSpec{"slidingwindow", fmt.Sprintf("ALG.slidingwindow(%d, %d)", a.Quota, w), true, nil}, nil
 }
 
 func tokenBucketSpec(a core.TokenBucket) (algSpec, error) {
@@ -136,7 +148,7 @@ func tokenBucketSpec(a core.TokenBucket) (algSpec, error) {
 		return algSpec{}, invalid("TokenBucket: filling burst %d at %v takes 2^52 ns (52 days) or more", burst, a.Rate)
 	}
 	limit := a.Rate.PerSecond()
-	return algSpec{"tokenbucket", fmt.Sprintf("ALG.tokenbucket(%s, %d)", luaFloat(limit), burst), true}, nil
+	return algSpec{"tokenbucket", fmt.Sprintf("ALG.tokenbucket(%s, %d)", luaFloat(limit), burst), true, nil}, nil
 }
 
 func hybridSpec(a core.Hybrid) (algSpec, error) {
@@ -148,7 +160,7 @@ func hybridSpec(a core.Hybrid) (algSpec, error) {
 	if !spanOK(a.Quota, iv) || a.Quota*iv > maxSpanUS-w {
 		return algSpec{}, invalid("Hybrid: window + quota × interval exceeds 36 years in µs")
 	}
-	return algSpec{"hybrid", fmt.Sprintf("ALG.hybrid(%d, %d, %d, %d)", a.Quota, w, iv, a.Quota*iv), true}, nil
+	return algSpec{"hybrid", fmt.Sprintf("ALG.hybrid(%d, %d, %d, %d)", a.Quota, w, iv, a.Quota*iv), true, nil}, nil
 }
 
 func rollingWindowSpec(a core.RollingWindow) (algSpec, error) {
@@ -166,7 +178,7 @@ func rollingWindowSpec(a core.RollingWindow) (algSpec, error) {
 	if pcap == 0 {
 		pcap = a.Quota
 	}
-	return algSpec{"rollingwindow", fmt.Sprintf("ALG.rollingwindow(%d, %d, %d, %d)", a.Quota, pcap, per, int64(a.Window/a.Period)), true}, nil
+	return algSpec{"rollingwindow", fmt.Sprintf("ALG.rollingwindow(%d, %d, %d, %d)", a.Quota, pcap, per, int64(a.Window/a.Period)), true, nil}, nil
 }
 
 func slidingLogSpec(a core.SlidingLog) (algSpec, error) {
@@ -177,7 +189,7 @@ func slidingLogSpec(a core.SlidingLog) (algSpec, error) {
 	if a.Quota > MaxSlidingLogQuota {
 		return algSpec{}, invalid("SlidingLog: quota %d exceeds the Redis store's %d (use SlidingWindow or RollingWindow)", a.Quota, MaxSlidingLogQuota)
 	}
-	return algSpec{"slidinglog", fmt.Sprintf("ALG.slidinglog(%d, %d, %t)", a.Quota, w, a.CountRejected), !a.CountRejected}, nil
+	return algSpec{"slidinglog", fmt.Sprintf("ALG.slidinglog(%d, %d, %t)", a.Quota, w, a.CountRejected), !a.CountRejected, nil}, nil
 }
 
 // warmUpSpec hands the script the curve core.WarmUp decides with
@@ -192,7 +204,7 @@ func warmUpSpec(a core.WarmUp) (algSpec, error) {
 	}
 	c := warmcurve.Of(a.Rate.Count, a.Rate.Period, a.WarmUp, cf)
 	return algSpec{"warmup", fmt.Sprintf("ALG.warmup(%d, %s, %s, %s, %s, %s)", a.Rate.Count,
-		luaFloat(c.Stable), luaFloat(c.Threshold), luaFloat(c.MaxPermits), luaFloat(c.Slope), luaFloat(c.CoolDown)), true}, nil
+		luaFloat(c.Stable), luaFloat(c.Threshold), luaFloat(c.MaxPermits), luaFloat(c.Slope), luaFloat(c.CoolDown)), true, nil}, nil
 }
 
 // MaxSlidingLogQuota is the largest SlidingLog Quota the Redis store
@@ -211,6 +223,7 @@ type compiled struct {
 	batchFn   string // the library's function deciding several requests (batch.lua)
 	record    int    // bytes of one request's reply (see step.lua)
 	denyCache bool
+	gcra      *gcraSpec // a policy of one GCRA or LeakyBucket limit: its takes' replies are short records
 	// The command's leading arguments, boxed once: FCALL fn, FCALL
 	// takeFn, FCALL batchFn, EVALSHA sha.
 	fnArg, takeArg, batchArg, shaArg any
@@ -222,6 +235,7 @@ func compile(p *core.Policy) (*compiled, error) {
 	files := map[string]bool{}
 	var ctors []string
 	deny := len(p.Limits()) == 1
+	var gcra *gcraSpec
 	for _, l := range p.Limits() {
 		s, err := specOf(l.Algorithm)
 		if err != nil {
@@ -233,6 +247,10 @@ func compile(p *core.Policy) (*compiled, error) {
 		}
 		ctors = append(ctors, s.ctor)
 		deny = deny && s.denyCache
+		gcra = s.gcra
+	}
+	if len(p.Limits()) != 1 {
+		gcra = nil
 	}
 	b.WriteString("local LIMITS = {" + strings.Join(ctors, ", ") + "}\n")
 	b.WriteString(luaFile("step"))
@@ -242,7 +260,7 @@ func compile(p *core.Policy) (*compiled, error) {
 	sha := hex.EncodeToString(h[:])
 	name := "fg_" + sha
 	sc := &compiled{src: src, sha: sha, lib: library(name, defs), fn: name, takeFn: name + "_t", batchFn: name + "_b",
-		record: 8 * (2 + 7*len(p.Limits())), denyCache: deny}
+		record: 8 * (2 + 7*len(p.Limits())), denyCache: deny, gcra: gcra}
 	sc.fnArg, sc.takeArg, sc.batchArg, sc.shaArg = sc.fn, sc.takeFn, sc.batchFn, sc.sha
 	return sc, nil
 }
@@ -296,5 +314,5 @@ func backoffSpec(a core.Backoff) (algSpec, error) {
 		}
 		us[i] = v
 	}
-	return algSpec{"backoff", fmt.Sprintf("ALG.backoff(%d, %d, %d, %d, %d)", a.Free, us[0], us[1], us[2], us[3]), true}, nil
+	return algSpec{"backoff", fmt.Sprintf("ALG.backoff(%d, %d, %d, %d, %d)", a.Free, us[0], us[1], us[2], us[3]), true, nil}, nil
 }

@@ -233,12 +233,49 @@ func floorDiv(a, b int64) int64 {
 	return q
 }
 
-// result decodes a script's reply: a record (see step.lua).
+// result decodes a script's reply: a record, or a take's short record
+// (see step.lua).
 func (t *table) result(req store.Request, reply []byte) (store.Decision, error) {
-	n := len(t.quotas)
 	if req.Op == store.OpReset {
 		return store.Decision{}, nil
 	}
+	sent := req.Now
+	var d store.Decision
+	var err error
+	if g := t.sc.gcra; g != nil && req.Op == store.OpTake && len(reply) == shortRecord {
+		d, err = t.short(req, g, reply)
+	} else {
+		d, err = t.full(req, reply)
+	}
+	if err != nil {
+		return store.Decision{}, err
+	}
+	outs := d.Outcomes[:len(t.quotas)]
+	if t.deny != nil && d.Taken {
+		// The key's state moved on (a take of any cost): a denial cached
+		// before it no longer holds, not even for a lagging caller.
+		t.deny.del(req.Key)
+	}
+	if t.deny != nil && !outs[0].Allowed && req.Cost == 1 && req.Op != store.OpRefund && outs[0].RetryAfter != core.Never {
+		// (The deny cache serves single-limit policies only: outs[0] is
+		// the decision.)
+		t.deny.put(req.Key, sent, outs[0])
+	}
+	return d, nil
+}
+
+// at returns the decision's instant: Redis's, at µs, unless the caller's
+// clock decides.
+func (t *table) at(req store.Request, us int64) int64 {
+	if t.s.opts.CallerClock {
+		return req.Now
+	}
+	return us * 1000
+}
+
+// full decodes a record of 2 + 7 numbers per limit.
+func (t *table) full(req store.Request, reply []byte) (store.Decision, error) {
+	n := len(t.quotas)
 	if len(reply) != 8*(2+7*n) {
 		return store.Decision{}, fmt.Errorf("redisstore: policy %q: malformed reply of %d bytes", t.p.Name(), len(reply))
 	}
@@ -250,13 +287,8 @@ func (t *table) result(req store.Request, reply []byte) (store.Decision, error) 
 			return store.Decision{}, fmt.Errorf("redisstore: policy %q: malformed reply value %d", t.p.Name(), i)
 		}
 	}
-	sent := req.Now
-	if !t.s.opts.CallerClock {
-		req.Now = v[1] * 1000
-	}
-	d := store.Decision{Taken: v[0] == 1, At: req.Now}
-	outs := d.Outcomes[:n]
-	for i := range outs {
+	d := store.Decision{Taken: v[0] == 1, At: t.at(req, v[1])}
+	for i := range n {
 		w := v[2+7*i : 9+7*i]
 		o := store.Outcome{
 			Allowed:    w[0] == 1,
@@ -272,18 +304,39 @@ func (t *table) result(req store.Request, reply []byte) (store.Decision, error) 
 			// An admission's retry slot carries its hold (see warmup.lua).
 			o.Hold, o.RetryAfter = o.RetryAfter, 0
 		}
-		outs[i] = o
+		d.Outcomes[i] = o
 	}
-	if t.deny != nil && d.Taken {
-		// The key's state moved on (a take of any cost): a denial cached
-		// before it no longer holds, not even for a lagging caller.
-		t.deny.del(req.Key)
+	return d, nil
+}
+
+// short decodes a take's short record on a policy of one GCRA or
+// LeakyBucket limit g: the outcome gcra.lua's take reports, from the TAT
+// (an admission) or the debt (a denial) the script found.
+func (t *table) short(req store.Request, g *gcraSpec, reply []byte) (store.Decision, error) {
+	o, ok0 := word(reply, 0)
+	now, ok1 := word(reply, 1)
+	// An admission holds at most the tolerance; a denial's debt has no
+	// bound (a caller's clock may go back).
+	if !ok0 || !ok1 || o > g.tol {
+		return store.Decision{}, fmt.Errorf("redisstore: policy %q: malformed short reply", t.p.Name())
 	}
-	if t.deny != nil && !outs[0].Allowed && req.Cost == 1 && req.Op != store.OpRefund && outs[0].RetryAfter != core.Never {
-		// (The deny cache serves single-limit policies only: outs[0] is
-		// the decision.)
-		t.deny.put(req.Key, sent, outs[0])
+	d := store.Decision{At: t.at(req, now)}
+	if o >= 0 {
+		// Admitted: the TAT is now + o, o = debt + cost·interval.
+		debt := o - req.Cost*g.iv
+		out := store.Outcome{Allowed: true, Remaining: (g.tol - o) / g.iv, ResetAfter: time.Duration(o * 1000)}
+		if g.free >= 0 && debt > g.free {
+			out.Delay = time.Duration((debt - g.free) * 1000)
+		}
+		d.Taken, d.Outcomes[0] = true, out
+		return d, nil
 	}
+	debt := -o - 1
+	out := store.Outcome{Remaining: max(g.tol-debt, 0) / g.iv, ResetAfter: time.Duration(debt * 1000), RetryAfter: core.Never}
+	if req.Cost <= g.burst {
+		out.RetryAfter = time.Duration((debt + req.Cost*g.iv - g.tol) * 1000)
+	}
+	d.Outcomes[0] = out
 	return d, nil
 }
 

@@ -10,9 +10,15 @@
 -- batch, each written once at its end. Reply: a record (RFMT) of
 -- 2 + 7·#LIMITS little-endian doubles: taken, now, then per limit allowed,
 -- remaining, resetAfter µs, retryAfter µs (-1: never), delay µs,
--- resetAfter ns remainder, retryAfter ns remainder; or an error reply.
+-- resetAfter ns remainder, retryAfter ns remainder; for a take on a
+-- policy of one GCRA or LeakyBucket limit, a short record (CFMT) of two:
+-- the outcome o, then now, where o >= 0 is an admission whose TAT is now +
+-- o, and o < 0 a denial whose debt (TAT - now, at least 0) is -o - 1: the
+-- store computes the rest as gcra.lua would (packing seven numbers more
+-- costs Redis more than the whole decision); or an error reply.
 local NL = #LIMITS
 local RFMT = '<' .. srep('d', 2 + 7 * NL)
+local CFMT = '<c0dd'
 for i = 1, NL do codec(LIMITS[i]) end
 -- fresh reports whether s is L's state of a key never seen (core's zero
 -- state).
@@ -67,20 +73,22 @@ end
 -- otherwise it gets a new one, which for the limits whose recovery moves
 -- with every take (L.drift) runs an eighth of the span longer, so that a
 -- busy key gets a new TTL once per eighth of its span, not at every take.
-local function put(C, key, L, s, now, slack, born, exp)
-  local px = 0
-  if not fresh(L, s) then
-    local span = imax(L.idle(s) - now, 0)
-    px = ceil(span / 1000) + slack
-    if px > 0 then
-      if exp and exp >= now + px * 1000 then
-        px = nil
-      else
-        if L.drift then px = px + floor(span / 8000) end
-        exp = now + (px - 1) * 1000
-      end
-    end
+-- ttl returns the TTL to set in ms (nil: keep the key's, 0 or less: delete
+-- the key) and the key's exp after the write.
+local function ttl(L, s, now, slack, exp)
+  if fresh(L, s) then return 0, exp end
+  local span = imax(L.idle(s) - now, 0)
+  local px = ceil(span / 1000) + slack
+  if px > 0 then
+    if exp and exp >= now + px * 1000 then return nil, exp end
+    if L.drift then px = px + floor(span / 8000) end
+    exp = now + (px - 1) * 1000
   end
+  return px, exp
+end
+local function put(C, key, L, s, now, slack, born, exp)
+  local px
+  px, exp = ttl(L, s, now, slack, exp)
   if not C then
     if px == nil then
       redis.call('SET', key, encode(L, s, born, exp), 'KEEPTTL')
@@ -104,7 +112,7 @@ end
 -- take1 is step for a take alone (no batch) on a policy of one limit:
 -- the same decision and writes, with as few Lua calls as it can.
 local L1, rcall = LIMITS[1], redis.call
-local W1, Z1, F1 = L1.words, L1.zero, L1.fmt
+local W1, F1 = L1.words, L1.fmt
 local take1
 take1 = function(key, cost, now, slack)
   local L = L1
@@ -136,101 +144,77 @@ take1 = function(key, cost, now, slack)
   else
     return spack(RFMT, 0, now, 0, rem, reset, retry, delay, rr1 or 0, rr2 or 0)
   end
-  -- put, inlined.
-  local isfresh = true
-  for j = 1, W1 do
-    if s[j] ~= Z1[j] then isfresh = false break end
-  end
-  local px = 0
-  if not isfresh then
-    local span = L.idle(s) - now
-    if span < 0 then span = 0 end
-    px = ceil(span / 1000) + slack
-    if px > 0 then
-      if exp and exp >= now + px * 1000 then
-        px = nil
-      else
-        if L.drift then px = px + floor(span / 8000) end
-        exp = now + (px - 1) * 1000
-      end
-    end
-  end
-  if px == nil then
-    rcall('SET', key, encode(L, s, born, exp), 'KEEPTTL')
-  elseif px > 0 then
-    rcall('SET', key, encode(L, s, born, exp), 'PX', px)
-  elseif v then
-    rcall('DEL', key)
-  end
+  put(nil, key, L, s, now, slack, born, exp)
   return spack(RFMT, took, now, al, rem, reset, retry, delay, rr1 or 0, rr2 or 0)
 end
 -- gtake is take1 for GCRA and LeakyBucket (gcra.lua's take and put,
 -- inlined): a decision's common case, in as few Lua steps as it can, alone
--- (C nil) or in a batch (C its cache). Its reply is packed with format f
--- and the leading values pre (a batch's part: 'r' and the record).
+-- (C nil) or in a batch (C its cache). Its reply is a short record (see the
+-- head of this file) packed with format f after the leading value pre (a
+-- batch's part: 'c' and the record). In a batch, a key met for the first
+-- time, and not in the cache, is read and written at once (C.thru marks
+-- it), as alone: a batch of distinct keys builds no cache; one met again
+-- is read again into the cache and written at the batch's end.
 local gtake
 if NL == 1 and L1.gcra then
-  local IV, TOL, BURST, FREE = L1.iv, L1.tol, L1.burst, L1.free
+  local IV, TOL, BURST = L1.iv, L1.tol, L1.burst
   gtake = function(C, key, cost, now, slack, f, pre)
     local tat, born, exp, r = 0, now, nil, nil
+    local cache = false
     if C then
       r = C.rec[key]
-      if r then
-        tat, born, exp = r.s[1], r.born, r.exp
-      elseif r == nil then
-        local v = redis.pcall('GET', key)
-        if type(v) == 'table' then return v end
-        if v then
-          if #v ~= 24 then
-            return redis.error_reply('ERR floodgate: malformed limiter state at ' .. key)
-          end
-          tat, born, exp = sunpack(F1, v)
-          r = {s = {tat}, born = born, exp = exp, L = L1}
-          C.rec[key] = r
-        else
-          C.rec[key] = false
-        end
+      if r ~= nil or C.thru[key] then
+        cache = true
+      else
+        C.thru[key] = true
       end
-    else
-      local v = rcall('GET', key)
+    end
+    if r then
+      tat, born, exp = r.s[1], r.born, r.exp
+    elseif r == nil then
+      local v
+      if C then
+        v = redis.pcall('GET', key)
+        if type(v) == 'table' then return v end
+      else
+        v = rcall('GET', key)
+      end
       if v then
         if #v ~= 24 then
           return redis.error_reply('ERR floodgate: malformed limiter state at ' .. key)
         end
         tat, born, exp = sunpack(F1, v)
+        if cache then
+          r = {s = {tat}, born = born, exp = exp, L = L1}
+          C.rec[key] = r
+        end
+      elseif cache then
+        C.rec[key] = false
       end
     end
     local debt = tat - now
     if debt < 0 then debt = 0 end
     local diff = debt + cost * IV
-    if cost > BURST or diff > TOL then
-      local retry = NEVER
-      if cost <= BURST then retry = diff - TOL end
-      local room = TOL - debt
-      if room < 0 then room = 0 end
-      return spack(f, pre, 0, now, 0, fdiv(room, IV), debt, retry, 0, 0, 0)
-    end
+    if cost > BURST or diff > TOL then return spack(f, pre, -debt - 1, now) end
     if not exp or now < born then born = now end
-    local delay = 0
-    if FREE and debt > FREE then delay = debt - FREE end
     -- put: the key lives until TAT (now + diff) plus the slack, or goes
     -- when that is now (a take of 0 on a recovered key: core's zero cost).
     local px = ceil(diff / 1000) + slack
     if px <= 0 then
-      if C then
+      if cache then
         written(C, key)
         C.rec[key] = false
       elseif exp then
         rcall('DEL', key)
       end
-      return spack(f, pre, 1, now, 1, fdiv(TOL - diff, IV), diff, 0, delay, 0, 0)
+      return spack(f, pre, diff, now)
     elseif exp and exp >= now + px * 1000 then
       px = nil
     else
       px = px + floor(diff / 8000)
       exp = now + (px - 1) * 1000
     end
-    if C then
+    if cache then
       written(C, key)
       if r then
         r.s[1], r.born, r.exp = now + diff, born, exp
@@ -243,10 +227,9 @@ if NL == 1 and L1.gcra then
     else
       rcall('SET', key, spack(F1, now + diff, born, exp), 'KEEPTTL')
     end
-    return spack(f, pre, 1, now, 1, fdiv(TOL - diff, IV), diff, 0, delay, 0, 0)
+    return spack(f, pre, diff, now)
   end
-  local f = '<c0' .. ssub(RFMT, 2)
-  take1 = function(key, cost, now, slack) return gtake(nil, key, cost, now, slack, f, '') end
+  take1 = function(key, cost, now, slack) return gtake(nil, key, cost, now, slack, CFMT, '') end
 end
 -- step decides the request; see the file's head.
 local function step(K, k0, op, cost, now, taken, slack, C)
@@ -271,6 +254,7 @@ local function step(K, k0, op, cost, now, taken, slack, C)
     return spack(RFMT, unpack(out))
   end
   if n == 1 and op == 'T' then
+    if gtake then return gtake(C, K[k0 + 1], cost, now, slack, CFMT, '') end
     -- One limit, a take: no intermediate tables.
     local L, key = LIMITS[1], K[k0 + 1]
     local s, born, exp = kget(C, key, L)
@@ -392,11 +376,11 @@ local function step(K, k0, op, cost, now, taken, slack, C)
   return spack(RFMT, unpack(out))
 end
 -- part is a batch's reply for one request (see batch.lua).
-local BFMT = '<c1' .. ssub(RFMT, 2)
+local CBFMT = '<c1dd'
 local function part(K, k0, op, cost, now, taken, slack, C)
   local r
   if gtake and op == 'T' then
-    r = gtake(C, K[k0 + 1], cost, now, slack, BFMT, 'r')
+    r = gtake(C, K[k0 + 1], cost, now, slack, CBFMT, 'c')
     if type(r) ~= 'table' then return r end
   else
     r = step(K, k0, op, cost, now, taken, slack, C)
