@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"hash/maphash"
 	"math/rand/v2"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -15,10 +16,9 @@ import (
 // Limiter decides requests of one [Policy] against a [Store] on a [Clock].
 // It is safe for concurrent use.
 type Limiter struct {
-	policy *Policy
-	table  store.Table
-	mem    *memTable // the table when it is the in-memory store's: called directly
-	clock  Clock
+	cur   atomic.Pointer[binding] // the policy and table deciding (see reload.go)
+	setMu sync.Mutex              // serialises SetPolicy
+	clock Clock
 
 	seed   maphash.Seed  // hashes keys into Results, for tables other than mem
 	seq    atomic.Uint64 // decision ids, for tables other than mem
@@ -113,20 +113,21 @@ func NewLimiter(p *Policy, opts ...Option) (*Limiter, error) {
 		return nil, fmt.Errorf("core: binding policy %q: %w", p.name, err)
 	}
 	l := &Limiter{
-		policy: p, table: t, clock: cfg.clock, seed: maphash.MakeSeed(),
+		clock: cfg.clock, seed: maphash.MakeSeed(),
 		window: int64(cfg.refundWindow), ledger: newRefundLedger(cfg.ledger),
 		nonce: rand.Uint64() | 1, // never zero: a zero RefundID names nothing
 		obs:   cfg.observer, kind: storeKind(cfg.store),
 	}
-	l.mem, _ = t.(*memTable)
+	l.cur.Store(newBinding(p, t, nil))
 	return l, nil
 }
 
 // errZeroLimiter is returned by every method of a nil or zero Limiter.
 var errZeroLimiter = fmt.Errorf("core: nil or zero Limiter (make it with NewLimiter): %w", ErrInvalidConfig)
 
-// Policy returns the limiter's policy.
-func (l *Limiter) Policy() *Policy { return l.policy }
+// Policy returns the limiter's policy: the one it was made with, or the
+// one [Limiter.SetPolicy] installed last.
+func (l *Limiter) Policy() *Policy { return l.cur.Load().policy }
 
 func (l *Limiter) now() int64 {
 	if l.clock == nil {
@@ -147,17 +148,18 @@ func (l *Limiter) do(ctx context.Context, req store.Request, epoch uint64, res *
 		*res = Result{}
 		return fmt.Errorf("core: now %d ns: %w", req.Now, ErrClock)
 	}
-	if l.mem != nil {
-		l.mem.do(&req, epoch, res) // names a taken decision (id, kh) itself
+	b := l.cur.Load()
+	if b.mem != nil {
+		b.mem.do(&req, epoch, res) // names a taken decision (id, kh) itself
 		res.owner, res.source = l, SourceStore
 		return nil
 	}
-	d, err := l.table.Do(ctx, req)
+	d, err := b.table.Do(ctx, req)
 	if err != nil || req.Op == store.OpReset {
 		*res = Result{}
 		return err
 	}
-	*res = l.policy.resultOf(&req, &d)
+	*res = b.policy.resultOf(&req, &d)
 	if res.taken {
 		res.id, res.kh, res.owner = l.seq.Add(1), l.keyHash(req.Key), l
 	}
@@ -166,7 +168,7 @@ func (l *Limiter) do(ctx context.Context, req store.Request, epoch uint64, res *
 
 // check refuses a nil or zero Limiter, one not made by NewLimiter.
 func (l *Limiter) check() error {
-	if l == nil || l.table == nil {
+	if l == nil || l.cur.Load() == nil {
 		return errZeroLimiter
 	}
 	return nil
@@ -174,8 +176,8 @@ func (l *Limiter) check() error {
 
 // keyHash is the hash of key a taken Result records.
 func (l *Limiter) keyHash(key string) uint64 {
-	if l.mem != nil {
-		return l.mem.hash(key)
+	if b := l.cur.Load(); b.mem != nil {
+		return b.mem.hash(key) // every binding of a limiter hashes alike
 	}
 	return maphash.String(l.seed, key)
 }
@@ -196,7 +198,11 @@ func (l *Limiter) AllowN(ctx context.Context, key string, cost int64) (res Resul
 // Take is [Limiter.AllowN] writing the decision into res, for callers that
 // reuse a Result: the in-memory store then copies nothing.
 func (l *Limiter) Take(ctx context.Context, key string, cost int64, res *Result) error {
-	if l != nil && l.mem != nil && cost >= 1 {
+	var b *binding
+	if l != nil {
+		b = l.cur.Load()
+	}
+	if b != nil && b.mem != nil && cost >= 1 {
 		// The in-memory store's hot path: no Request built.
 		var now int64
 		if l.clock == nil {
@@ -205,7 +211,7 @@ func (l *Limiter) Take(ctx context.Context, key string, cost int64, res *Result)
 			now = l.clock.Now().UnixNano()
 		}
 		if now >= 0 && now <= maxInstant {
-			l.mem.take(key, now, cost, res)
+			b.mem.take(key, now, cost, res)
 			res.owner, res.source = l, SourceStore
 			if l.obs != nil {
 				l.observe(ctx, res, cost, 0, nil)
@@ -252,10 +258,7 @@ func (l *Limiter) Refund(ctx context.Context, key string, taken Result) (Result,
 	if err := l.check(); err != nil {
 		return Result{}, err
 	}
-	if !taken.taken || taken.id == 0 || taken.policy != l.policy {
-		if taken.taken && taken.owner != l {
-			return Result{}, ErrRefundForeign
-		}
+	if !taken.taken || taken.id == 0 || taken.policy == nil {
 		return Result{}, ErrNotTaken
 	}
 	if taken.owner != l || taken.kh != l.keyHash(key) {
@@ -266,6 +269,7 @@ func (l *Limiter) Refund(ctx context.Context, key string, taken Result) (Result,
 		return Result{}, fmt.Errorf("core: now %d ns: %w", now, ErrClock)
 	}
 	holds := taken.holds()
+	l.changedHolds(taken.policy, &holds) // nothing back from a limit changed since
 	hold := int64(0)
 	for _, h := range holds[:taken.NumLimits()] {
 		hold = max(hold, min(h, 2*maxSpan))

@@ -193,12 +193,13 @@ func (l *Limiter) takeObserved(ctx context.Context, key string, cost int64, res 
 		return err
 	}
 	var start time.Time
-	if l.mem == nil {
+	mem := l.cur.Load().mem != nil
+	if !mem {
 		start = time.Now()
 	}
 	err := l.do(ctx, store.Request{Op: store.OpTake, Key: key, Cost: cost}, 0, res)
 	var lat time.Duration
-	if l.mem == nil {
+	if !mem {
 		lat = time.Since(start)
 	}
 	l.observe(ctx, res, cost, lat, err)
@@ -208,7 +209,7 @@ func (l *Limiter) takeObserved(ctx context.Context, key string, cost int64, res 
 // observe reports a take of cost to the limiter's observer.
 func (l *Limiter) observe(ctx context.Context, res *Result, cost int64, lat time.Duration, err error) {
 	d := Decision{
-		Policy: l.policy.name, Limit: int(res.bind), LimitName: res.Name, Cost: cost,
+		Policy: l.cur.Load().policy.name, Limit: int(res.bind), LimitName: res.Name, Cost: cost,
 		Remaining: res.Remaining, RetryAfter: res.RetryAfter, Delay: res.Delay,
 		Store: l.kind, Source: res.source, Latency: lat, Err: err,
 	}
