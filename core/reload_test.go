@@ -69,3 +69,12 @@ func TestTokenBucketChangeKeepsTokens(t *testing.T) {
 	clk.Advance(time.Hour)
 	assert.Equal(t, 1, count("k"), "refilled up to the new burst only")
 }
+
+func TestMemoryStoreOverrides(t *testing.T) {
+	t.Parallel()
+	coretest.RunOverrides(t, func(t *testing.T) core.Store {
+		s, err := core.NewMemoryStore(core.MemoryOptions{})
+		require.NoError(t, err)
+		return s
+	})
+}

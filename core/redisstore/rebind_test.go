@@ -20,3 +20,15 @@ func TestPolicyChange(t *testing.T) {
 	coretest.RunPolicyChange(t, func(*testing.T) core.Store { return s })
 	checkTTLs(t, c)
 }
+
+// TestOverrides: core.Overrides on the Redis store: each override policy
+// on keys of its own, cached provider answers, faults decided by the
+// default policy.
+func TestOverrides(t *testing.T) {
+	t.Parallel()
+	srv := startRedis(t)
+	c := srv.Client(t)
+	s := newStore(t, c, redisstore.Options{CallerClock: true, ExpirySlack: time.Hour})
+	coretest.RunOverrides(t, func(*testing.T) core.Store { return s })
+	checkTTLs(t, c)
+}
