@@ -58,6 +58,12 @@ type OverrideOptions struct {
 // default rate. It has the methods of a middleware's limiter (AllowN,
 // Refund) and is safe for concurrent use.
 //
+// The provider is asked with the key decided: behind the middleware, the
+// key its key function gives (scoped when a selector gives a scope). Key
+// such requests by an identifier the provider can look up (an
+// authenticated tenant's id; a hashed header cannot be looked up), or read
+// the tenant from ctx, where authentication put it.
+//
 // The provider is consulted on a key's first decision and when its cached
 // answer expires; its answers are cached per key (bounded, with a TTL,
 // "no override" included), and concurrent decisions of one key wait for
