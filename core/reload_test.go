@@ -12,22 +12,23 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-func TestMemoryStorePolicyChange(t *testing.T) {
-	t.Parallel()
-	coretest.RunPolicyChange(t, func(t *testing.T) core.Store {
-		s, err := core.NewMemoryStore(core.MemoryOptions{})
+// memStores returns a new memory store of opts for each call.
+func memStores(opts core.MemoryOptions) coretest.NewStore {
+	return func(t *testing.T) core.Store {
+		s, err := core.NewMemoryStore(opts)
 		require.NoError(t, err)
 		return s
-	})
+	}
+}
+
+func TestMemoryStorePolicyChange(t *testing.T) {
+	t.Parallel()
+	coretest.RunPolicyChange(t, memStores(core.MemoryOptions{}))
 }
 
 func TestMemoryStorePolicyChangeTinyShards(t *testing.T) {
 	t.Parallel()
-	coretest.RunPolicyChange(t, func(t *testing.T) core.Store {
-		s, err := core.NewMemoryStore(core.MemoryOptions{MaxKeys: 64, Shards: 1})
-		require.NoError(t, err)
-		return s
-	})
+	coretest.RunPolicyChange(t, memStores(core.MemoryOptions{MaxKeys: 64, Shards: 1}))
 }
 
 // TestTokenBucketChangeKeepsTokens: the tokens a key holds are read as they
@@ -72,9 +73,5 @@ func TestTokenBucketChangeKeepsTokens(t *testing.T) {
 
 func TestMemoryStoreOverrides(t *testing.T) {
 	t.Parallel()
-	coretest.RunOverrides(t, func(t *testing.T) core.Store {
-		s, err := core.NewMemoryStore(core.MemoryOptions{})
-		require.NoError(t, err)
-		return s
-	})
+	coretest.RunOverrides(t, memStores(core.MemoryOptions{}))
 }

@@ -21,19 +21,13 @@ import (
 // default policy, never unlimited; an override's changed limits applied on
 // its kept state; refunds going to the limiter that decided.
 func RunOverrides(t *testing.T, newStore NewStore) {
-	groups := []struct {
-		name string
-		run  func(*testing.T, NewStore)
-	}{
+	runGroups(t, newStore, []group{
 		{"Limits", runOverrideLimits},
 		{"Cache", runOverrideCache},
 		{"Faults", runOverrideFaults},
 		{"Change", runOverrideChange},
 		{"Concurrent", runOverrideConcurrent},
 		{"Refund", runOverrideRefund},
-	}
-	concurrently(t, len(groups), len(groups), func(i int) string { return groups[i].name }, func(t *testing.T, i int) {
-		groups[i].run(t, newStore)
 	})
 }
 

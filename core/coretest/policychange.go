@@ -26,15 +26,22 @@ import (
 //     limiter goes on with its policy;
 //   - decisions racing policy changes never pass the larger of the quotas.
 func RunPolicyChange(t *testing.T, newStore NewStore) {
-	groups := []struct {
-		name string
-		run  func(*testing.T, NewStore)
-	}{
+	runGroups(t, newStore, []group{
 		{"NoOverAdmission", runChangeAdmission},
 		{"Refund", runChangeRefund},
 		{"Refused", runChangeRefused},
 		{"Concurrent", runChangeConcurrent},
-	}
+	})
+}
+
+// group is a named part of a suite.
+type group struct {
+	name string
+	run  func(*testing.T, NewStore)
+}
+
+// runGroups runs the groups concurrently, each as a subtest.
+func runGroups(t *testing.T, newStore NewStore, groups []group) {
 	concurrently(t, len(groups), len(groups), func(i int) string { return groups[i].name }, func(t *testing.T, i int) {
 		groups[i].run(t, newStore)
 	})
