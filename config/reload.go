@@ -84,6 +84,9 @@ func (l *Limiter) ReloadData(name string, data []byte) error {
 	for _, p := range sortedKeys(b.policies) {
 		def := b.policies[p]
 		old := def.lim.Policy()
+		if slices.Equal(old.Limits(), def.pol.Limits()) {
+			continue // unchanged: nothing to set
+		}
 		if err := def.lim.SetPolicy(def.pol); err != nil {
 			for _, c := range slices.Backward(done) {
 				// The way back is a change SetPolicy just made the other
