@@ -127,7 +127,15 @@ var errZeroLimiter = fmt.Errorf("core: nil or zero Limiter (make it with NewLimi
 
 // Policy returns the limiter's policy: the one it was made with, or the
 // one [Limiter.SetPolicy] installed last.
-func (l *Limiter) Policy() *Policy { return l.cur.Load().policy }
+func (l *Limiter) Policy() *Policy {
+	if l == nil {
+		return nil
+	}
+	if b := l.cur.Load(); b != nil {
+		return b.policy
+	}
+	return nil // a zero Limiter
+}
 
 func (l *Limiter) now() int64 {
 	if l.clock == nil {
@@ -143,12 +151,16 @@ func (l *Limiter) do(ctx context.Context, req store.Request, epoch uint64, res *
 		*res = Result{}
 		return err
 	}
+	return l.doOn(ctx, l.cur.Load(), req, epoch, res)
+}
+
+// doOn is do on the binding b: the one a refund's holds were read for.
+func (l *Limiter) doOn(ctx context.Context, b *binding, req store.Request, epoch uint64, res *Result) error {
 	req.Now = l.now()
 	if req.Now < 0 || req.Now > maxInstant {
 		*res = Result{}
 		return fmt.Errorf("core: now %d ns: %w", req.Now, ErrClock)
 	}
-	b := l.cur.Load()
 	if b.mem != nil {
 		b.mem.do(&req, epoch, res) // names a taken decision (id, kh) itself
 		res.owner, res.source = l, SourceStore
@@ -253,7 +265,8 @@ func (l *Limiter) Peek(ctx context.Context, key string, cost int64) (Result, err
 // before, [ErrRefundExpired] when its refund window has passed while it
 // may still hold something, and [ErrRefundLedgerFull] (see
 // [WithRefundLedger]). A refund arriving once the take holds nothing any
-// more is harmless: it gives nothing back, and reports no error.
+// more is harmless: it gives nothing back, and reports no error; so is a
+// refund to a limit [Limiter.SetPolicy] has changed since the take.
 func (l *Limiter) Refund(ctx context.Context, key string, taken Result) (Result, error) {
 	if err := l.check(); err != nil {
 		return Result{}, err
@@ -269,7 +282,8 @@ func (l *Limiter) Refund(ctx context.Context, key string, taken Result) (Result,
 		return Result{}, fmt.Errorf("core: now %d ns: %w", now, ErrClock)
 	}
 	holds := taken.holds()
-	l.changedHolds(taken.policy, &holds) // nothing back from a limit changed since
+	b := l.cur.Load()                    // the refund is made on b, as its holds are read for b
+	b.changedHolds(taken.policy, &holds) // nothing back from a limit changed since
 	hold := int64(0)
 	for _, h := range holds[:taken.NumLimits()] {
 		hold = max(hold, min(h, 2*maxSpan))
@@ -289,7 +303,7 @@ func (l *Limiter) Refund(ctx context.Context, key string, taken Result) (Result,
 	}
 	req := store.Request{Op: store.OpRefund, Key: key, Cost: taken.Cost, Taken: taken.at, Holds: holds,
 		RefundID: [2]uint64{l.nonce, taken.id}}
-	err := l.do(ctx, req, taken.epoch, &res)
+	err := l.doOn(ctx, b, req, taken.epoch, &res)
 	return res, err
 }
 

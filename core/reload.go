@@ -67,8 +67,7 @@ func newBinding(p *Policy, t store.Table, prev *binding) *binding {
 // policy taken, the hold of each limit changed since: a refund gives such a
 // limit nothing back (its state is read under other parameters now, and
 // the take's share of it is not known any more).
-func (l *Limiter) changedHolds(taken *Policy, holds *[MaxLimits]int64) {
-	b := l.cur.Load()
+func (b *binding) changedHolds(taken *Policy, holds *[MaxLimits]int64) {
 	if taken == b.policy {
 		return
 	}
