@@ -29,6 +29,7 @@ func RunPolicyChange(t *testing.T, newStore NewStore) {
 	runGroups(t, newStore, []group{
 		{"NoOverAdmission", runChangeAdmission},
 		{"Refund", runChangeRefund},
+		{"RefundEveryAlgorithm", runChangeRefundAll},
 		{"Refused", runChangeRefused},
 		{"Concurrent", runChangeConcurrent},
 	})
@@ -337,4 +338,39 @@ func runChangeConcurrent(t *testing.T, newStore NewStore) {
 			assertTrue(t, admitted >= 10, "admitted %d: at least the smallest version's quota", admitted)
 		})
 	}
+}
+
+// runChangeRefundAll: for every algorithm raised and lowered, a refund of
+// a take made before the change changes nothing (the limit changed since).
+func runChangeRefundAll(t *testing.T, newStore NewStore) {
+	ctx := context.Background()
+	var cases []changeCase
+	for _, lim := range Algorithms() {
+		for _, up := range []bool{true, false} {
+			cases = append(cases, changeCase{lim, up, "half"})
+		}
+	}
+	concurrently(t, len(cases), 8, func(i int) string { return cases[i].String() }, func(t *testing.T, i int) {
+		c := cases[i]
+		p, err := core.NewPolicy("refund-all", c.limit)
+		requireNoError(t, err)
+		l, clk := limiter(t, newStore, p)
+		taken, err := l.Allow(ctx, "k")
+		requireNoError(t, err)
+		requireTrue(t, taken.Allowed)
+		_, err = l.Allow(ctx, "k")
+		requireNoError(t, err)
+		clk.Advance(time.Millisecond)
+		np, err := core.NewPolicy(l.Policy().Name(), core.Limit{Name: c.limit.Name, Algorithm: Scaled(c.limit.Algorithm, c.up)})
+		requireNoError(t, err)
+		requireNoError(t, l.SetPolicy(np))
+		before, err := l.Peek(ctx, "k", 1)
+		requireNoError(t, err)
+		after, err := l.Refund(ctx, "k", taken)
+		requireNoError(t, err)
+		assertEqual(t, before.Allowed, after.Allowed, "nothing given back")
+		assertEqual(t, before.Remaining, after.Remaining, "nothing given back")
+		assertEqual(t, before.RetryAfter, after.RetryAfter, "nothing given back")
+		assertEqual(t, before.ResetAfter, after.ResetAfter, "nothing given back")
+	})
 }
