@@ -22,7 +22,10 @@ type builder struct {
 
 	keys     map[string]*keyDef
 	policies map[string]*policyDef
-	rules    map[string]*yaml.Node // rule names, by where they were given
+	// running is, for a reload, the configuration serving: its store and
+	// limiters are kept (see reload.go).
+	running *Limiter
+	rules   map[string]*yaml.Node // rule names, by where they were given
 }
 
 // topFields are the fields of the top level.
@@ -36,7 +39,11 @@ func (b *builder) build(root *yaml.Node) (middleware.KeySelector, middleware.Opt
 	if f, ok := top["version"]; ok {
 		b.integer(f.val, "version", 1, 1)
 	}
-	b.buildStore(top["store"].val, &mopts)
+	if b.running != nil {
+		b.store = b.running.store // the store section is the running one's
+	} else {
+		b.buildStore(top["store"].val, &mopts)
+	}
 	b.buildKeys(top["keys"].val)
 	b.buildPolicies(top["policies"].val)
 	if f, ok := top["headers"]; ok {

@@ -45,6 +45,13 @@
 // its tenant does not have) is refused, never served unlimited, and a
 // store that fails answers as its failure mode says.
 //
+// [Limiter.Reload] reads the file again while the Limiter serves and
+// applies its policies' new limits to the running limiters, every client
+// keeping its count (read under the new limits as core.Limiter.SetPolicy
+// says). It changes limits only: a file that adds or removes a policy, or
+// changes a route, a key, the store or the headers, is refused, as is any
+// file Load would refuse, and the running limits stay.
+//
 // Each route and the default keep their own buckets, in every store, even
 // when they name the same policy and key, and so do identified and
 // anonymous clients and the tiers of a route: a policy is a rate, not a

@@ -11,6 +11,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"unicode/utf8"
 
 	"github.com/floodgate-go/floodgate/core"
@@ -51,6 +52,15 @@ type Limiter struct {
 	*middleware.Middleware
 	redis  *redisstore.Store
 	client redis.UniversalClient
+
+	// For Reload (reload.go): what the file was parsed with, its store,
+	// its limiters by policy name, and its top level, section by section.
+	name     string
+	opts     Options
+	store    core.Store
+	policies map[string]*core.Limiter
+	top      map[string]*yaml.Node
+	reloadMu sync.Mutex
 }
 
 // Close stops the Redis store and closes the Redis client the file
@@ -115,7 +125,12 @@ func Parse(name string, data []byte, opts Options) (l *Limiter, err error) {
 	if err != nil {
 		return nil, fmt.Errorf("config: %w", err)
 	}
-	return &Limiter{Middleware: m, redis: b.redis, client: b.client}, nil
+	l = &Limiter{Middleware: m, redis: b.redis, client: b.client, name: name, opts: opts, store: b.store,
+		policies: map[string]*core.Limiter{}, top: sections(root)}
+	for name, def := range b.policies {
+		l.policies[name] = def.lim
+	}
+	return l, nil
 }
 
 // read parses data into the root node of its one YAML document.

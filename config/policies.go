@@ -14,6 +14,10 @@ import (
 // policyDef is a policy of the policies section and its limiter.
 type policyDef struct {
 	lim *core.Limiter // nil when the policy is invalid
+	// pol is the policy parsed, and at where its rate was given: what a
+	// reload applies to lim, the running limiter of its name.
+	pol *core.Policy
+	at  *yaml.Node
 }
 
 // buildPolicies parses every policy of the policies section n and makes
@@ -35,6 +39,13 @@ func (b *builder) buildPolicies(n *yaml.Node) {
 		p, err := core.ParsePolicy(f.key.Value, v.Value)
 		if err != nil {
 			b.rateError(v, what, err)
+			continue
+		}
+		def.pol, def.at = p, v
+		if b.running != nil {
+			if def.lim = b.running.policies[f.key.Value]; def.lim == nil {
+				b.errorf(f.key, "%s: a policy the running configuration does not have: a reload changes the limits of its policies, it adds none (load the file anew)", what)
+			}
 			continue
 		}
 		if b.store == nil { // the store section failed: reported already

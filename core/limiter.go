@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"hash/maphash"
 	"math/rand/v2"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -15,10 +16,9 @@ import (
 // Limiter decides requests of one [Policy] against a [Store] on a [Clock].
 // It is safe for concurrent use.
 type Limiter struct {
-	policy *Policy
-	table  store.Table
-	mem    *memTable // the table when it is the in-memory store's: called directly
-	clock  Clock
+	cur   atomic.Pointer[binding] // the policy and table deciding (see reload.go)
+	setMu sync.Mutex              // serialises SetPolicy
+	clock Clock
 
 	seed   maphash.Seed  // hashes keys into Results, for tables other than mem
 	seq    atomic.Uint64 // decision ids, for tables other than mem
@@ -30,9 +30,9 @@ type Limiter struct {
 	obs  Observer // nil: none (see observe.go)
 	kind string   // the store's kind, for obs
 
-	shadow []shadowTable // the policy's shadow limits (see shadow.go)
-	top    *heavyHitters // nil: none (see heavyhitters.go)
-	post   bool          // obs, shadow or top is set: a take calls after
+	store Store         // the store, for binding shadow limits (see shadow.go)
+	top   *heavyHitters // nil: none (see heavyhitters.go)
+	post  bool          // obs or top is set (or the binding has shadow limits): a take calls after
 }
 
 type limiterConfig struct {
@@ -118,29 +118,40 @@ func NewLimiter(p *Policy, opts ...Option) (*Limiter, error) {
 		return nil, fmt.Errorf("core: binding policy %q: %w", p.name, err)
 	}
 	l := &Limiter{
-		policy: p, table: t, clock: cfg.clock, seed: maphash.MakeSeed(),
+		clock: cfg.clock, seed: maphash.MakeSeed(),
 		window: int64(cfg.refundWindow), ledger: newRefundLedger(cfg.ledger),
 		nonce: rand.Uint64() | 1, // never zero: a zero RefundID names nothing
 		obs:   cfg.observer, kind: storeKind(cfg.store),
 	}
-	l.mem, _ = t.(*memTable)
-	if l.shadow, err = bindShadows(cfg.store, p); err != nil {
+	l.store = cfg.store
+	nb := newBinding(p, t, nil)
+	if nb.shadow, err = l.bindShadows(p, nil); err != nil {
 		return nil, fmt.Errorf("core: binding policy %q: %w", p.name, err)
 	}
+	l.cur.Store(nb)
 	if cfg.top != nil {
 		if l.top, err = newHeavyHitters(*cfg.top); err != nil {
 			return nil, err
 		}
 	}
-	l.post = l.obs != nil || l.shadow != nil || l.top != nil
+	l.post = l.obs != nil || l.top != nil
 	return l, nil
 }
 
 // errZeroLimiter is returned by every method of a nil or zero Limiter.
 var errZeroLimiter = fmt.Errorf("core: nil or zero Limiter (make it with NewLimiter): %w", ErrInvalidConfig)
 
-// Policy returns the limiter's policy.
-func (l *Limiter) Policy() *Policy { return l.policy }
+// Policy returns the limiter's policy: the one it was made with, or the
+// one [Limiter.SetPolicy] installed last.
+func (l *Limiter) Policy() *Policy {
+	if l == nil {
+		return nil
+	}
+	if b := l.cur.Load(); b != nil {
+		return b.policy
+	}
+	return nil // a zero Limiter
+}
 
 func (l *Limiter) now() int64 {
 	if l.clock == nil {
@@ -156,23 +167,28 @@ func (l *Limiter) do(ctx context.Context, req store.Request, epoch uint64, res *
 		*res = Result{}
 		return err
 	}
+	return l.doOn(ctx, l.cur.Load(), req, epoch, res)
+}
+
+// doOn is do on the binding b: the one a refund's holds were read for.
+func (l *Limiter) doOn(ctx context.Context, b *binding, req store.Request, epoch uint64, res *Result) error {
 	res.shadowSet, res.shadowDenied = 0, 0
 	req.Now = l.now()
 	if req.Now < 0 || req.Now > maxInstant {
 		*res = Result{}
 		return fmt.Errorf("core: now %d ns: %w", req.Now, ErrClock)
 	}
-	if l.mem != nil {
-		l.mem.do(&req, epoch, res) // names a taken decision (id, kh) itself
+	if b.mem != nil {
+		b.mem.do(&req, epoch, res) // names a taken decision (id, kh) itself
 		res.owner, res.source = l, SourceStore
 		return nil
 	}
-	d, err := l.table.Do(ctx, req)
+	d, err := b.table.Do(ctx, req)
 	if err != nil || req.Op == store.OpReset {
 		*res = Result{}
 		return err
 	}
-	*res = l.policy.resultOf(&req, &d)
+	*res = b.policy.resultOf(&req, &d)
 	if res.taken {
 		res.id, res.kh, res.owner = l.seq.Add(1), l.keyHash(req.Key), l
 	}
@@ -181,7 +197,7 @@ func (l *Limiter) do(ctx context.Context, req store.Request, epoch uint64, res *
 
 // check refuses a nil or zero Limiter, one not made by NewLimiter.
 func (l *Limiter) check() error {
-	if l == nil || l.table == nil {
+	if l == nil || l.cur.Load() == nil {
 		return errZeroLimiter
 	}
 	return nil
@@ -189,8 +205,8 @@ func (l *Limiter) check() error {
 
 // keyHash is the hash of key a taken Result records.
 func (l *Limiter) keyHash(key string) uint64 {
-	if l.mem != nil {
-		return l.mem.hash(key)
+	if b := l.cur.Load(); b.mem != nil {
+		return b.mem.hash(key) // every binding of a limiter hashes alike
 	}
 	return maphash.String(l.seed, key)
 }
@@ -211,11 +227,15 @@ func (l *Limiter) AllowN(ctx context.Context, key string, cost int64) (res Resul
 // Take is [Limiter.AllowN] writing the decision into res, for callers that
 // reuse a Result: the in-memory store then copies nothing.
 func (l *Limiter) Take(ctx context.Context, key string, cost int64, res *Result) error {
-	if l != nil && l.mem != nil && cost >= 1 && l.takeMem(ctx, key, l.mem.hash(key), cost, res) {
+	var b *binding
+	if l != nil {
+		b = l.cur.Load()
+	}
+	if b != nil && b.mem != nil && cost >= 1 && l.takeMem(ctx, b, key, b.mem.hash(key), cost, res) {
 		return nil
 	}
-	if l != nil && l.post {
-		return l.takeObserved(ctx, key, cost, res)
+	if b != nil && (l.post || b.shadow != nil) {
+		return l.takeObserved(ctx, b, key, cost, res)
 	}
 	if cost < 1 {
 		*res = Result{}
@@ -232,16 +252,20 @@ func (l *Limiter) Peek(ctx context.Context, key string, cost int64) (Result, err
 		return Result{}, fmt.Errorf("core: cost %d: %w", cost, ErrInvalidCost)
 	}
 	var res Result
-	var sh *shadowRun
-	if l != nil && l.mem == nil && l.shadow != nil {
-		sh = l.startShadows(ctx, store.OpPeek, key, cost)
+	if err := l.check(); err != nil {
+		return res, err
 	}
-	err := l.do(ctx, store.Request{Op: store.OpPeek, Key: key, Cost: cost}, 0, &res)
+	b := l.cur.Load() // one binding: the enforced and the shadow limits of one policy
+	var sh *shadowRun
+	if b.mem == nil && b.shadow != nil {
+		sh = l.startShadows(ctx, b, store.OpPeek, key, cost)
+	}
+	err := l.doOn(ctx, b, store.Request{Op: store.OpPeek, Key: key, Cost: cost}, 0, &res)
 	switch {
 	case sh != nil:
 		sh.finish(err, &res)
-	case err == nil && l.shadow != nil:
-		l.decideShadows(ctx, store.OpPeek, key, cost, &res)
+	case err == nil && b.shadow != nil:
+		l.decideShadows(ctx, b, store.OpPeek, key, cost, &res)
 	}
 	return res, err
 }
@@ -260,15 +284,13 @@ func (l *Limiter) Peek(ctx context.Context, key string, cost int64) (Result, err
 // before, [ErrRefundExpired] when its refund window has passed while it
 // may still hold something, and [ErrRefundLedgerFull] (see
 // [WithRefundLedger]). A refund arriving once the take holds nothing any
-// more is harmless: it gives nothing back, and reports no error.
+// more is harmless: it gives nothing back, and reports no error; so is a
+// refund to a limit [Limiter.SetPolicy] has changed since the take.
 func (l *Limiter) Refund(ctx context.Context, key string, taken Result) (Result, error) {
 	if err := l.check(); err != nil {
 		return Result{}, err
 	}
-	if !taken.taken || taken.id == 0 || taken.policy != l.policy {
-		if taken.taken && taken.owner != l {
-			return Result{}, ErrRefundForeign
-		}
+	if !taken.taken || taken.id == 0 || taken.policy == nil {
 		return Result{}, ErrNotTaken
 	}
 	if taken.owner != l || taken.kh != l.keyHash(key) {
@@ -279,6 +301,8 @@ func (l *Limiter) Refund(ctx context.Context, key string, taken Result) (Result,
 		return Result{}, fmt.Errorf("core: now %d ns: %w", now, ErrClock)
 	}
 	holds := taken.holds()
+	b := l.cur.Load()                    // the refund is made on b, as its holds are read for b
+	b.changedHolds(taken.policy, &holds) // nothing back from a limit changed since
 	hold := int64(0)
 	for _, h := range holds[:taken.NumLimits()] {
 		hold = max(hold, min(h, 2*maxSpan))
@@ -298,7 +322,7 @@ func (l *Limiter) Refund(ctx context.Context, key string, taken Result) (Result,
 	}
 	req := store.Request{Op: store.OpRefund, Key: key, Cost: taken.Cost, Taken: taken.at, Holds: holds,
 		RefundID: [2]uint64{l.nonce, taken.id}}
-	err := l.do(ctx, req, taken.epoch, &res)
+	err := l.doOn(ctx, b, req, taken.epoch, &res)
 	return res, err
 }
 
@@ -314,9 +338,10 @@ func (l *Limiter) Reset(ctx context.Context, key string) error {
 	if now >= 0 && now <= maxInstant {
 		l.resets.reset(l.keyHash(key), now, l.window)
 	}
-	err := l.do(ctx, store.Request{Op: store.OpReset, Key: key}, 0, &res)
-	if l.shadow != nil && now >= 0 && now <= maxInstant {
-		if serr := l.resetShadows(ctx, key, now); err == nil {
+	b := l.cur.Load()
+	err := l.doOn(ctx, b, store.Request{Op: store.OpReset, Key: key}, 0, &res)
+	if b.shadow != nil && now >= 0 && now <= maxInstant {
+		if serr := l.resetShadows(ctx, b, key, now); err == nil {
 			err = serr
 		}
 	}

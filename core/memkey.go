@@ -9,18 +9,23 @@ import "context"
 // two share, and the same Result, which [Limiter.Refund] refunds under
 // string(key). Other stores are given string(key). key is not retained.
 func (l *Limiter) TakeBytes(ctx context.Context, key []byte, cost int64, res *Result) error {
-	if l != nil && l.mem != nil && cost >= 1 && l.shadow == nil && l.top == nil &&
-		l.takeMem(ctx, "", l.mem.hashBytes(key), cost, res) {
+	var b *binding
+	if l != nil {
+		b = l.cur.Load()
+	}
+	if b != nil && b.mem != nil && cost >= 1 && b.shadow == nil && l.top == nil &&
+		l.takeMem(ctx, b, "", b.mem.hashBytes(key), cost, res) {
 		return nil
 	}
 	return l.Take(ctx, string(key), cost, res)
 }
 
-// takeMem is Take's hot path on the in-memory store, for key, of hash h:
+// takeMem is Take's hot path on the in-memory store of binding b, for key,
+// of hash h:
 // no Request built. key is read only by shadow limits and the heavy-hitter
 // sketch (TakeBytes passes "" when neither is set). It reports false, deciding nothing, when the clock
 // reads an instant out of range (Take's slow path reports it).
-func (l *Limiter) takeMem(ctx context.Context, key string, h uint64, cost int64, res *Result) bool {
+func (l *Limiter) takeMem(ctx context.Context, b *binding, key string, h uint64, cost int64, res *Result) bool {
 	var now int64
 	if l.clock == nil {
 		now = systemNow()
@@ -30,10 +35,10 @@ func (l *Limiter) takeMem(ctx context.Context, key string, h uint64, cost int64,
 	if now < 0 || now > maxInstant {
 		return false
 	}
-	l.mem.take(h, now, cost, res)
+	b.mem.take(h, now, cost, res)
 	res.owner, res.source = l, SourceStore
-	if l.post {
-		l.after(ctx, key, cost, res, 0, nil, true)
+	if l.post || b.shadow != nil {
+		l.after(ctx, b, key, cost, res, 0, nil, true)
 	}
 	return true
 }

@@ -192,23 +192,23 @@ func storeKind(s Store) string {
 // takeObserved is Take's path for a limiter with an observer, shadow
 // limits or a heavy-hitter sketch, other than the in-memory store's hot
 // path: the store's latency measured for an observer.
-func (l *Limiter) takeObserved(ctx context.Context, key string, cost int64, res *Result) error {
+func (l *Limiter) takeObserved(ctx context.Context, b *binding, key string, cost int64, res *Result) error {
 	if cost < 1 {
 		*res = Result{}
 		err := fmt.Errorf("core: cost %d: %w", cost, ErrInvalidCost)
-		l.after(ctx, key, cost, res, 0, err, true)
+		l.after(ctx, b, key, cost, res, 0, err, true)
 		return err
 	}
-	timed := l.mem == nil && l.obs != nil
+	timed := b.mem == nil && l.obs != nil
 	var start time.Time
 	if timed {
 		start = time.Now()
 	}
 	var sh *shadowRun
-	if l.mem == nil && l.shadow != nil {
-		sh = l.startShadows(ctx, store.OpTake, key, cost)
+	if b.mem == nil && b.shadow != nil {
+		sh = l.startShadows(ctx, b, store.OpTake, key, cost)
 	}
-	err := l.do(ctx, store.Request{Op: store.OpTake, Key: key, Cost: cost}, 0, res)
+	err := l.doOn(ctx, b, store.Request{Op: store.OpTake, Key: key, Cost: cost}, 0, res)
 	var lat time.Duration
 	if timed {
 		lat = time.Since(start)
@@ -216,7 +216,7 @@ func (l *Limiter) takeObserved(ctx context.Context, key string, cost int64, res 
 	if sh != nil {
 		sh.finish(err, res)
 	}
-	l.after(ctx, key, cost, res, lat, err, sh == nil)
+	l.after(ctx, b, key, cost, res, lat, err, sh == nil)
 	return err
 }
 
@@ -224,27 +224,27 @@ func (l *Limiter) takeObserved(ctx context.Context, key string, cost int64, res 
 // (or failed with err): its shadow limits decide (unless shadows is false:
 // they have decided already), the heavy-hitter sketch counts it, and the
 // observer learns of it.
-func (l *Limiter) after(ctx context.Context, key string, cost int64, res *Result, lat time.Duration, err error, shadows bool) {
+func (l *Limiter) after(ctx context.Context, b *binding, key string, cost int64, res *Result, lat time.Duration, err error, shadows bool) {
 	if err == nil {
-		if shadows && l.shadow != nil {
-			l.decideShadows(ctx, store.OpTake, key, cost, res)
+		if shadows && b.shadow != nil {
+			l.decideShadows(ctx, b, store.OpTake, key, cost, res)
 		}
 		if l.top != nil {
 			l.top.add(key, res.at, res.Allowed)
 		}
 	}
 	if l.obs != nil {
-		l.observe(ctx, res, cost, lat, err)
+		l.observe(ctx, b, res, cost, lat, err)
 	}
 }
 
 // observe reports a take of cost to the limiter's observer.
-func (l *Limiter) observe(ctx context.Context, res *Result, cost int64, lat time.Duration, err error) {
+func (l *Limiter) observe(ctx context.Context, b *binding, res *Result, cost int64, lat time.Duration, err error) {
 	d := Decision{
-		Policy: l.policy.name, Limit: int(res.bind), LimitName: res.Name, Cost: cost,
+		Policy: b.policy.name, Limit: int(res.bind), LimitName: res.Name, Cost: cost,
 		Remaining: res.Remaining, RetryAfter: res.RetryAfter, Delay: res.Delay,
 		Store: l.kind, Source: res.source, Latency: lat, Err: err,
-		ShadowDenied: l.policy.shadowDeniedNames(res),
+		ShadowDenied: b.policy.shadowDeniedNames(res),
 	}
 	switch {
 	case err != nil:

@@ -15,14 +15,27 @@ type shadowTable struct {
 	mem   *memTable // the table when it is the in-memory store's
 }
 
-// bindShadows binds each shadow limit of p to s.
-func bindShadows(s Store, p *Policy) ([]shadowTable, error) {
+// bindShadows binds each shadow limit of p to the limiter's store. With
+// prev, the binding p replaces ([Limiter.SetPolicy]), a shadow limit prev
+// has too, same name and same algorithm, keeps its table and so its
+// state; any other starts afresh (a shadow limit enforces nothing, so its
+// fresh state admits no one).
+func (l *Limiter) bindShadows(p *Policy, prev *binding) ([]shadowTable, error) {
 	if len(p.shadows) == 0 {
 		return nil, nil
 	}
 	out := make([]shadowTable, len(p.shadows))
+next:
 	for j := range p.shadows {
-		t, err := s.Bind(p.shadows[j].p)
+		if prev != nil {
+			for k := range prev.policy.shadows {
+				if o := prev.policy.shadows[k].Limit; o.Name == p.shadows[j].Name && o.Algorithm == p.shadows[j].Algorithm {
+					out[j] = prev.shadow[k]
+					continue next
+				}
+			}
+		}
+		t, err := l.store.Bind(p.shadows[j].p)
 		if err != nil {
 			return nil, err
 		}
@@ -42,11 +55,11 @@ type shadowRun struct {
 }
 
 // startShadows starts deciding op of cost for key on the shadow limits.
-func (l *Limiter) startShadows(ctx context.Context, op store.Op, key string, cost int64) *shadowRun {
+func (l *Limiter) startShadows(ctx context.Context, b *binding, op store.Op, key string, cost int64) *shadowRun {
 	sh := &shadowRun{}
-	sh.res.policy = l.policy
+	sh.res.policy = b.policy
 	sh.res.at = l.now()
-	sh.wg.Go(func() { l.decideShadows(ctx, op, key, cost, &sh.res) })
+	sh.wg.Go(func() { l.decideShadows(ctx, b, op, key, cost, &sh.res) })
 	return sh
 }
 
@@ -66,11 +79,11 @@ func (sh *shadowRun) finish(err error, res *Result) {
 // shadow limit, at res's instant, and records what each decided in res
 // (res.per from NumLimits on, and the bit sets). A shadow limit whose store
 // fails is left undecided: a shadow never fails nor changes a decision.
-func (l *Limiter) decideShadows(ctx context.Context, op store.Op, key string, cost int64, res *Result) {
+func (l *Limiter) decideShadows(ctx context.Context, b *binding, op store.Op, key string, cost int64, res *Result) {
 	res.shadowSet, res.shadowDenied = 0, 0
-	n := len(l.policy.limits)
-	for j := range l.shadow {
-		st := &l.shadow[j]
+	n := len(b.policy.limits)
+	for j := range b.shadow {
+		st := &b.shadow[j]
 		var o outcome
 		if st.mem != nil {
 			var tmp Result
@@ -99,10 +112,10 @@ func (l *Limiter) decideShadows(ctx context.Context, op store.Op, key string, co
 
 // resetShadows forgets key in every shadow limit, returning the first
 // error.
-func (l *Limiter) resetShadows(ctx context.Context, key string, now int64) error {
+func (l *Limiter) resetShadows(ctx context.Context, b *binding, key string, now int64) error {
 	var first error
-	for j := range l.shadow {
-		if _, err := l.shadow[j].table.Do(ctx, store.Request{Op: store.OpReset, Key: key, Now: now}); err != nil && first == nil {
+	for j := range b.shadow {
+		if _, err := b.shadow[j].table.Do(ctx, store.Request{Op: store.OpReset, Key: key, Now: now}); err != nil && first == nil {
 			first = err
 		}
 	}

@@ -1,0 +1,157 @@
+package config
+
+import (
+	"fmt"
+	"os"
+	"slices"
+
+	"github.com/floodgate-go/floodgate/core"
+	"go.yaml.in/yaml/v3"
+)
+
+// Reload reads the configuration file at path again and applies its
+// policies' limits to the running limiters; see [Limiter.ReloadData].
+func (l *Limiter) Reload(path string) error {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return fmt.Errorf("config: reload: %w", err)
+	}
+	return l.ReloadData(path, data)
+}
+
+// ReloadData applies the policies' limits of the configuration data (as
+// [Parse] reads it; name is the file name its errors give) to the running
+// limiters, while l serves: every client keeps its count, read under the
+// new limits as core.Limiter.SetPolicy says, on the memory and the Redis
+// store alike. A request decided while the reload runs is decided under
+// its policy's old or new limits, never a mix of one policy's.
+//
+// The new file is checked as [Parse] checks it, then against the running
+// one: it must have the same policies (by name) and the same other
+// sections (store, keys, default, routes, headers, dry_run, version; their
+// comments and layout may change), and each policy's change must be one
+// SetPolicy makes (the same limits, by name and algorithm, keeping the
+// same state). Adding or removing a policy, or changing a route, a key or
+// the store, is refused: it changes which requests count where, which a
+// new Limiter (Load) does from empty counts. On any error, nothing is
+// applied and l goes on with its limits: the error is an [Error] at the
+// offending line, or several joined. Reloads are serialised.
+func (l *Limiter) ReloadData(name string, data []byte) error {
+	if l == nil || l.policies == nil {
+		return fmt.Errorf("config: reload: nil or zero Limiter (make it with Load or Parse): %w", core.ErrInvalidConfig)
+	}
+	l.reloadMu.Lock()
+	defer l.reloadMu.Unlock()
+	d := &decoder{file: name}
+	root, ok := d.read(data)
+	if !ok {
+		return d.err()
+	}
+	b := &builder{decoder: d, opts: l.opts, running: l}
+	b.build(root)
+	if len(d.errs) > 0 {
+		return d.err()
+	}
+	top := sections(root)
+	for _, k := range topFields {
+		if k == "policies" || sameNode(l.top[k], top[k]) {
+			continue
+		}
+		at := root
+		if n := top[k]; n != nil {
+			at = n
+		}
+		b.errorf(at, "%s: changed: a reload changes the policies' limits only (load the file anew for the rest)", k)
+	}
+	for _, p := range sortedKeys(l.policies) {
+		if b.policies[p] == nil {
+			at := root
+			if n := top["policies"]; n != nil {
+				at = n
+			}
+			b.errorf(at, "policies: %q is gone: a reload removes no policy (load the file anew)", clip(p))
+		}
+	}
+	if len(d.errs) > 0 {
+		return d.err()
+	}
+	// Apply every change, or none: a change refused puts back those made.
+	type change struct {
+		lim *core.Limiter
+		old *core.Policy
+	}
+	var done []change
+	for _, p := range sortedKeys(b.policies) {
+		def := b.policies[p]
+		old := def.lim.Policy()
+		if slices.Equal(old.Limits(), def.pol.Limits()) {
+			continue // unchanged: nothing to set
+		}
+		if err := def.lim.SetPolicy(def.pol); err != nil {
+			for _, c := range slices.Backward(done) {
+				// The way back is a change SetPolicy just made the other
+				// way: it cannot be refused.
+				_ = c.lim.SetPolicy(c.old)
+			}
+			b.fail(def.at, fmt.Errorf("policies.%s: %w", p, err))
+			return d.err()
+		}
+		done = append(done, change{def.lim, old})
+	}
+	l.top = top
+	return nil
+}
+
+// sections returns the sections of the top-level mapping root by name.
+func sections(root *yaml.Node) map[string]*yaml.Node {
+	out := map[string]*yaml.Node{}
+	if root == nil || root.Kind != yaml.MappingNode {
+		return out
+	}
+	for i := 0; i+1 < len(root.Content); i += 2 {
+		out[root.Content[i].Value] = root.Content[i+1]
+	}
+	return out
+}
+
+// sameNode reports whether a and b hold the same YAML data: the same
+// kinds, tags, values and contents, aliases followed; positions, comments
+// and styles aside.
+func sameNode(a, b *yaml.Node) bool {
+	return sameDepth(a, b, 0)
+}
+
+// maxDepth bounds sameDepth's recursion (aliases may form cycles).
+const maxDepth = 64
+
+func sameDepth(a, b *yaml.Node, depth int) bool {
+	for a != nil && a.Kind == yaml.AliasNode {
+		a = a.Alias
+	}
+	for b != nil && b.Kind == yaml.AliasNode {
+		b = b.Alias
+	}
+	switch {
+	case a == nil || b == nil:
+		return a == b
+	case depth > maxDepth:
+		return false
+	case a.Kind != b.Kind || a.ShortTag() != b.ShortTag() || a.Value != b.Value || len(a.Content) != len(b.Content):
+		return false
+	}
+	for i := range a.Content {
+		if !sameDepth(a.Content[i], b.Content[i], depth+1) {
+			return false
+		}
+	}
+	return true
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	slices.Sort(out)
+	return out
+}

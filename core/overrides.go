@@ -1,0 +1,295 @@
+package core
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+)
+
+// OverrideFunc returns the policy of key's own limit and true, when key
+// has one (a tenant with a contract of its own), or false for a key the
+// default policy decides. An error (or a panic) makes the default policy
+// decide key until [OverrideOptions].ErrorTTL has passed.
+type OverrideFunc func(ctx context.Context, key string) (*Policy, bool, error)
+
+// Defaults of [OverrideOptions].
+const (
+	DefaultOverrideTTL         = time.Minute
+	DefaultOverrideErrorTTL    = time.Second
+	DefaultOverrideMaxKeys     = 1 << 16
+	DefaultOverrideMaxPolicies = 256
+)
+
+// ErrOverride is wrapped by the errors [OverrideOptions].OnError is told
+// of: a provider's error or panic, or an override policy that cannot be
+// used (nil, named as the default policy with other limits, one too many).
+var ErrOverride = errors.New("core: override not applied: the default policy decides")
+
+// OverrideOptions configures [Overrides]. Zero values keep the defaults.
+type OverrideOptions struct {
+	// TTL is how long a key's override is cached (default
+	// DefaultOverrideTTL): a change at the provider applies to a key
+	// within TTL.
+	TTL time.Duration
+	// NegativeTTL is how long a key without an override is cached as
+	// such (default TTL).
+	NegativeTTL time.Duration
+	// ErrorTTL is how long the default policy decides a key after the
+	// provider failed for it (default DefaultOverrideErrorTTL), so that a
+	// failing provider is not called on every request.
+	ErrorTTL time.Duration
+	// MaxKeys bounds the keys cached (default DefaultOverrideMaxKeys);
+	// a full cache forgets expired entries first, then any.
+	MaxKeys int
+	// MaxPolicies bounds the distinct override policies (by name), each
+	// deciding on a table of its own (default
+	// DefaultOverrideMaxPolicies); a key whose override would be one more
+	// is decided by the default policy, and OnError told.
+	MaxPolicies int
+	// OnError, if set, is told of every override not applied, with an
+	// error wrapping ErrOverride (never the key: it may be a secret).
+	OnError func(ctx context.Context, err error)
+}
+
+// Overrides decides each key by its own limit where a provider gives one,
+// and by a default policy elsewhere: per-tenant contracts on top of a
+// default rate. It has the methods of a middleware's limiter (AllowN,
+// Refund) and is safe for concurrent use.
+//
+// The provider is asked with the key decided: behind the middleware, the
+// key its key function gives (scoped when a selector gives a scope). Key
+// such requests by an identifier the provider can look up (an
+// authenticated tenant's id; a hashed header cannot be looked up), or read
+// the tenant from ctx, where authentication put it.
+//
+// The provider is consulted on a key's first decision and when its cached
+// answer expires; its answers are cached per key (bounded, with a TTL,
+// "no override" included), and concurrent decisions of one key wait for
+// one call. A provider that fails or panics never lets a request through
+// unlimited: the default policy decides that key for ErrorTTL.
+//
+// Override policies are told apart by name: every key whose override is
+// the policy named "enterprise" is decided by one limiter on a table of
+// its own (on the Redis store, keys of its own), never on the default
+// policy's state, except for a policy identical to the default (same name
+// and limits), which is the default. The latest limits the provider gives
+// for a name apply to every key under it: a change of them is made with
+// [Limiter.SetPolicy], keeping the keys' state; one SetPolicy refuses
+// starts that name's limiter afresh. A key that moves from the default to
+// an override, or between overrides, starts the new limit afresh, as a
+// tenant changing tiers does (and a refund of a decision taken before
+// the move gives nothing back).
+type Overrides struct {
+	def      *Limiter
+	provider OverrideFunc
+	opts     OverrideOptions
+	limOpts  []Option
+	cache    overrideCache
+
+	mu      sync.Mutex
+	byName  map[string]*Limiter
+	retired []*Limiter // limiters replaced, for refunds: the last MaxPolicies
+}
+
+// NewOverrides returns an Overrides deciding by p where provider gives no
+// override. limOpts make the default's limiter and every override's (a
+// store, a clock, an observer); they are checked as [NewLimiter] checks
+// them.
+func NewOverrides(p *Policy, provider OverrideFunc, opts OverrideOptions, limOpts ...Option) (*Overrides, error) {
+	if provider == nil {
+		return nil, fmt.Errorf("core: NewOverrides: nil provider: %w", ErrInvalidConfig)
+	}
+	if opts.TTL < 0 || opts.NegativeTTL < 0 || opts.ErrorTTL < 0 || opts.MaxKeys < 0 || opts.MaxPolicies < 0 {
+		return nil, fmt.Errorf("core: NewOverrides: negative option in %+v: %w", opts, ErrInvalidConfig)
+	}
+	if opts.TTL == 0 {
+		opts.TTL = DefaultOverrideTTL
+	}
+	if opts.NegativeTTL == 0 {
+		opts.NegativeTTL = opts.TTL
+	}
+	if opts.ErrorTTL == 0 {
+		opts.ErrorTTL = DefaultOverrideErrorTTL
+	}
+	if opts.MaxKeys == 0 {
+		opts.MaxKeys = DefaultOverrideMaxKeys
+	}
+	if opts.MaxPolicies == 0 {
+		opts.MaxPolicies = DefaultOverrideMaxPolicies
+	}
+	def, err := NewLimiter(p, limOpts...)
+	if err != nil {
+		return nil, err
+	}
+	o := &Overrides{def: def, provider: provider, opts: opts, limOpts: limOpts, byName: map[string]*Limiter{}}
+	o.cache.init(opts.MaxKeys)
+	return o, nil
+}
+
+// Default returns the limiter of the default policy (to change its limits
+// with [Limiter.SetPolicy], say).
+func (o *Overrides) Default() *Limiter { return o.def }
+
+// Allow takes one unit for key. It is AllowN(ctx, key, 1).
+func (o *Overrides) Allow(ctx context.Context, key string) (Result, error) {
+	return o.AllowN(ctx, key, 1)
+}
+
+// AllowN takes cost units for key under key's own limit, or the default's;
+// see [Limiter.AllowN].
+func (o *Overrides) AllowN(ctx context.Context, key string, cost int64) (Result, error) {
+	l, err := o.limiter(ctx, key)
+	if err != nil {
+		return Result{}, err
+	}
+	return l.AllowN(ctx, key, cost)
+}
+
+// Peek reports what AllowN would decide for cost, consuming nothing.
+func (o *Overrides) Peek(ctx context.Context, key string, cost int64) (Result, error) {
+	l, err := o.limiter(ctx, key)
+	if err != nil {
+		return Result{}, err
+	}
+	return l.Peek(ctx, key, cost)
+}
+
+// Refund gives back what taken consumed, on the limiter that decided it;
+// see [Limiter.Refund]. It fails with [ErrRefundForeign] for a decision
+// that none of o's limiters took (or one of a limiter replaced more than
+// MaxPolicies replacements ago).
+func (o *Overrides) Refund(ctx context.Context, key string, taken Result) (Result, error) {
+	if !taken.taken || taken.owner == nil {
+		return Result{}, ErrNotTaken
+	}
+	if !o.owns(taken.owner) {
+		return Result{}, ErrRefundForeign
+	}
+	return taken.owner.Refund(ctx, key, taken)
+}
+
+// Reset forgets key under the default policy and under its override.
+func (o *Overrides) Reset(ctx context.Context, key string) error {
+	l, err := o.limiter(ctx, key)
+	if err != nil {
+		return err
+	}
+	err = o.def.Reset(ctx, key)
+	if l != o.def {
+		err = errors.Join(err, l.Reset(ctx, key))
+	}
+	return err
+}
+
+func (o *Overrides) owns(l *Limiter) bool {
+	if l == o.def {
+		return true
+	}
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if o.byName[l.Policy().name] == l {
+		return true
+	}
+	for _, r := range o.retired {
+		if r == l {
+			return true
+		}
+	}
+	return false
+}
+
+// limiter returns the limiter deciding key: cached, or asked of the
+// provider.
+func (o *Overrides) limiter(ctx context.Context, key string) (*Limiter, error) {
+	if o == nil || o.def == nil {
+		return nil, fmt.Errorf("core: nil or zero Overrides (make it with NewOverrides): %w", ErrInvalidConfig)
+	}
+	return o.cache.get(ctx, key, o.def.now(), o.resolve)
+}
+
+// resolve asks the provider for key's limiter and how long to cache it.
+func (o *Overrides) resolve(ctx context.Context, key string) (*Limiter, time.Duration) {
+	p, ok, err := o.call(ctx, key)
+	if err == nil && !ok {
+		return o.def, o.opts.NegativeTTL
+	}
+	var l *Limiter
+	if err == nil {
+		l, err = o.limiterOf(p)
+	}
+	if err != nil {
+		if o.opts.OnError != nil {
+			o.opts.OnError(ctx, fmt.Errorf("%w: %w", ErrOverride, err))
+		}
+		return o.def, o.opts.ErrorTTL
+	}
+	return l, o.opts.TTL
+}
+
+// call calls the provider, turning a panic into an error.
+func (o *Overrides) call(ctx context.Context, key string) (p *Policy, ok bool, err error) {
+	defer func() {
+		if v := recover(); v != nil {
+			p, ok, err = nil, false, fmt.Errorf("provider panicked: %v", v)
+		}
+	}()
+	p, ok, err = o.provider(ctx, key)
+	if err != nil {
+		return nil, false, fmt.Errorf("provider: %w", err)
+	}
+	if ok && (p == nil || len(p.limits) == 0) {
+		return nil, false, errors.New("provider gave a nil or zero policy")
+	}
+	return p, ok, nil
+}
+
+// limiterOf returns the limiter of override policy p: its name's, with
+// p's limits.
+func (o *Overrides) limiterOf(p *Policy) (*Limiter, error) {
+	if dp := o.def.Policy(); p.name == dp.name {
+		if sameLimits(p, dp) {
+			return o.def, nil
+		}
+		return nil, fmt.Errorf("override policy %q is named as the default policy, with other limits", p.name)
+	}
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	l := o.byName[p.name]
+	if l != nil {
+		if sameLimits(p, l.Policy()) || l.SetPolicy(p) == nil {
+			return l, nil
+		}
+	} else if len(o.byName) >= o.opts.MaxPolicies {
+		return nil, fmt.Errorf("override policy %q: already %d override policies (MaxPolicies)", p.name, len(o.byName))
+	}
+	n, err := NewLimiter(p, o.limOpts...)
+	if err != nil {
+		return nil, fmt.Errorf("override policy %q: %w", p.name, err)
+	}
+	if l != nil { // a change SetPolicy refused: the name starts afresh
+		o.retired = append(o.retired, l)
+		if len(o.retired) > o.opts.MaxPolicies {
+			o.retired = o.retired[1:]
+		}
+	}
+	o.byName[p.name] = n
+	return n, nil
+}
+
+// sameLimits reports whether a and b have the same limits, in order.
+func sameLimits(a, b *Policy) bool {
+	if a == b {
+		return true
+	}
+	if len(a.limits) != len(b.limits) {
+		return false
+	}
+	for i := range a.limits {
+		if a.limits[i].Limit != b.limits[i].Limit {
+			return false
+		}
+	}
+	return true
+}
