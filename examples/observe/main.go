@@ -120,6 +120,9 @@ func run(ctx context.Context, cfg config, out io.Writer) error {
 			defer close(loadDone)
 			client := &http.Client{Timeout: 10 * time.Second}
 			t, err := generate(loadCtx, client, l)
+			// Connections dialed and never used are new to the server,
+			// which would wait for them at shutdown.
+			client.CloseIdleConnections()
 			if loadCtx.Err() != nil {
 				return // stopped, not finished
 			}

@@ -35,6 +35,9 @@ func start(t *testing.T, cfg config) (string, *bufio.Reader) {
 	}()
 	out := bufio.NewReader(pr)
 	t.Cleanup(func() {
+		// Connections the client dialed but never used are new to the
+		// server, which waits for them at shutdown: close them first.
+		client.CloseIdleConnections()
 		cancel()
 		go func() { _, _ = io.Copy(io.Discard, pr) }()
 		require.NoError(t, <-done)
