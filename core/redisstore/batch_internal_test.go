@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/floodgate-go/floodgate/core"
-	"github.com/floodgate-go/floodgate/core/coretest"
 	"github.com/floodgate-go/floodgate/internal/redistest"
 	"github.com/redis/go-redis/v9"
 	"github.com/stretchr/testify/require"
@@ -27,24 +26,9 @@ func TestBatchFunction(t *testing.T) {
 	c := srv.Client(t)
 	ctx := context.Background()
 	rng := rand.New(rand.NewPCG(7, 11))
-	algs := coretest.Algorithms()
-	var policies []*core.Policy
-	for _, a := range algs {
-		policies = append(policies, core.MustPolicy("one-"+a.Name, a))
-	}
-	for i := range 6 {
-		perm := rng.Perm(len(algs))[:2+i%2]
-		var ls []core.Limit
-		for _, k := range perm {
-			ls = append(ls, algs[k])
-		}
-		policies = append(policies, core.MustPolicy(fmt.Sprint("multi-", i), ls...))
-	}
 	ops := []string{"T", "T", "T", "T", "P", "P", "F", "R"}
-	for pi, p := range policies {
-		sc, err := compile(p)
-		require.NoError(t, err)
-		require.NoError(t, c.FunctionLoad(ctx, sc.lib).Err())
+	for pi, p := range functionPolicies(rng, 6) {
+		sc := loadFunctions(t, c, p)
 		n := len(p.Limits())
 		for trial := range 20 {
 			m := 1 + rng.IntN(40)
@@ -82,13 +66,7 @@ func TestBatchFunction(t *testing.T) {
 				// (one request sent twice within a batch or across it).
 				markers = append(markers, fmt.Sprint("f", rng.IntN(3)))
 			}
-			keys := func(prefix, name string) []string {
-				out := make([]string, n)
-				for i := range out {
-					out[i] = fmt.Sprintf("%s{%s}:%d", prefix, name, i)
-				}
-				return out
-			}
+			keys := func(prefix, name string) []string { return limitKeys(prefix, name, n) }
 			rkeys := func(prefix string, j int) []string {
 				out := keys(prefix, names[j])
 				if args[j][0] == "F" || args[j][0] == "R" {
@@ -112,11 +90,7 @@ func TestBatchFunction(t *testing.T) {
 			// reads, however slowly this test runs.
 			var seqCmds []*redis.Cmd
 			var batCmd *redis.Cmd
-			type state struct {
-				val *redis.StringCmd
-				exp *redis.DurationCmd
-			}
-			states := map[string]state{}
+			states := map[string]keyState{}
 			start := time.Now()
 			_, _ = c.TxPipelined(ctx, func(pipe redis.Pipeliner) error {
 				for _, prefix := range []string{seq, bat} {
@@ -130,11 +104,11 @@ func TestBatchFunction(t *testing.T) {
 				for _, prefix := range []string{seq, bat} {
 					for _, name := range []string{"k0", "k1", "k2", "k3"} {
 						for _, k := range keys(prefix, name) {
-							states[k] = state{pipe.Get(ctx, k), pipe.PExpireTime(ctx, k)}
+							states[k] = readKey(ctx, pipe, k)
 						}
 						for _, f := range []string{"f0", "f1", "f2"} {
 							k := fmt.Sprintf("%s{%s}:%s", prefix, name, f)
-							states[k] = state{pipe.Get(ctx, k), pipe.PExpireTime(ctx, k)}
+							states[k] = readKey(ctx, pipe, k)
 						}
 					}
 				}
@@ -158,23 +132,10 @@ func TestBatchFunction(t *testing.T) {
 					if i < n {
 						sk, bk = keys(seq, name)[i], keys(bat, name)[i]
 					}
-					ss, bs := states[sk], states[bk]
-					sv, serr := ss.val.Result()
-					bv, berr := bs.val.Result()
-					require.Equal(t, fmt.Sprint(serr), fmt.Sprint(berr), "%s", sk)
-					require.Equal(t, sv, bv, "policy %s trial %d: state of %s", p.Name(), trial, sk)
 					// The same TTL: the batch's key, written later in the
 					// same EXEC, expires as much later as time passed.
-					se, err := ss.exp.Result()
-					require.NoError(t, err)
-					be, err := bs.exp.Result()
-					require.NoError(t, err)
-					if se < 0 || be < 0 { // -1 no TTL, -2 no key
-						require.Equal(t, se, be, "TTL of %s", sk)
-						continue
-					}
-					require.GreaterOrEqual(t, be, se-time.Millisecond, "TTL of %s", sk)
-					require.LessOrEqual(t, be, se+elapsed+time.Millisecond, "TTL of %s", sk)
+					requireSameKey(t, fmt.Sprintf("policy %s trial %d: %s", p.Name(), trial, sk), states[sk], states[bk],
+						-time.Millisecond, elapsed+time.Millisecond)
 				}
 			}
 		}
@@ -196,9 +157,7 @@ func TestBatchFunctionTime(t *testing.T) {
 	srv := redistest.Start(t)
 	c := srv.Client(t)
 	ctx := context.Background()
-	sc, err := compile(core.MustPolicy("time", core.Limit{Name: "g", Algorithm: core.GCRA{Rate: core.PerHour(1), Burst: 100}}))
-	require.NoError(t, err)
-	require.NoError(t, c.FunctionLoad(ctx, sc.lib).Err())
+	sc := loadFunctions(t, c, core.MustPolicy("time", core.Limit{Name: "g", Algorithm: core.GCRA{Rate: core.PerHour(1), Burst: 100}}))
 	before := time.Now().UnixMicro()
 	rs := batchReplies(t, c.FCall(ctx, sc.batchFn, []string{"t{a}:0", "t{b}:0", "t{a}:0", "t{a}:0"}, int64(0),
 		"T", int64(1), int64(-1), int64(0),

@@ -27,41 +27,16 @@ func TestTakeFunction(t *testing.T) {
 	c := srv.Client(t)
 	ctx := context.Background()
 	rng := rand.New(rand.NewPCG(5, 13))
-	algs := coretest.Algorithms()
-	var policies []*core.Policy
-	for _, a := range algs {
-		policies = append(policies, core.MustPolicy("one-"+a.Name, a))
-	}
-	for i := range 4 {
-		perm := rng.Perm(len(algs))[:2+i%2]
-		var ls []core.Limit
-		for _, k := range perm {
-			ls = append(ls, algs[k])
-		}
-		policies = append(policies, core.MustPolicy(fmt.Sprint("multi-", i), ls...))
-	}
-	for pi, p := range policies {
-		sc, err := compile(p)
-		require.NoError(t, err)
-		require.NoError(t, c.FunctionLoad(ctx, sc.lib).Err())
+	for pi, p := range functionPolicies(rng, 4) {
+		sc := loadFunctions(t, c, p)
 		n := len(p.Limits())
 		for trial := range 10 {
 			now := int64(1_700_000_000_000_000) + rng.Int64N(1e6)
 			slack := int64(rng.IntN(2) * 1000)
 			gen, ref := fmt.Sprintf("g%d-%d:", pi, trial), fmt.Sprintf("r%d-%d:", pi, trial)
-			keys := func(prefix, name string) []string {
-				out := make([]string, n)
-				for i := range out {
-					out[i] = fmt.Sprintf("%s{%s}:%d", prefix, name, i)
-				}
-				return out
-			}
+			keys := func(prefix, name string) []string { return limitKeys(prefix, name, n) }
 			var genCmds, refCmds []*redis.Cmd
-			type state struct {
-				val *redis.StringCmd
-				exp *redis.DurationCmd
-			}
-			states := map[string]state{}
+			states := map[string]keyState{}
 			start := time.Now()
 			// One MULTI, as TestBatchFunction: no key expires in between.
 			_, _ = c.TxPipelined(ctx, func(pipe redis.Pipeliner) error {
@@ -87,7 +62,7 @@ func TestTakeFunction(t *testing.T) {
 				for _, prefix := range []string{gen, ref} {
 					for _, name := range []string{"k0", "k1", "k2"} {
 						for _, k := range keys(prefix, name) {
-							states[k] = state{pipe.Get(ctx, k), pipe.PExpireTime(ctx, k)}
+							states[k] = readKey(ctx, pipe, k)
 						}
 					}
 				}
@@ -106,20 +81,8 @@ func TestTakeFunction(t *testing.T) {
 			for _, name := range []string{"k0", "k1", "k2"} {
 				for i := range n {
 					gk, rk := keys(gen, name)[i], keys(ref, name)[i]
-					gs, rs := states[gk], states[rk]
-					gv, gerr := gs.val.Result()
-					rv, rerr := rs.val.Result()
-					require.Equal(t, fmt.Sprint(rerr), fmt.Sprint(gerr), "%s", gk)
-					require.Equal(t, rv, gv, "policy %s trial %d: state of %s", p.Name(), trial, gk)
-					ge, err := gs.exp.Result()
-					require.NoError(t, err)
-					re, err := rs.exp.Result()
-					require.NoError(t, err)
-					if ge < 0 || re < 0 {
-						require.Equal(t, re, ge, "TTL of %s", gk)
-						continue
-					}
-					require.InDelta(t, re, ge, float64(elapsed+time.Millisecond), "TTL of %s", gk)
+					requireSameKey(t, fmt.Sprintf("policy %s trial %d: %s", p.Name(), trial, gk), states[rk], states[gk],
+						-elapsed-time.Millisecond, elapsed+time.Millisecond)
 				}
 			}
 		}
@@ -134,9 +97,7 @@ func TestTakeFunctionTime(t *testing.T) {
 	c := srv.Client(t)
 	ctx := context.Background()
 	for _, a := range coretest.Algorithms() {
-		sc, err := compile(core.MustPolicy("time-"+a.Name, a))
-		require.NoError(t, err)
-		require.NoError(t, c.FunctionLoad(ctx, sc.lib).Err())
+		sc := loadFunctions(t, c, core.MustPolicy("time-"+a.Name, a))
 		key := []string{"tt{" + a.Name + "}:0"}
 		before := time.Now().UnixMicro()
 		r1, err := c.FCall(ctx, sc.takeFn, key).Text()
@@ -173,9 +134,7 @@ func TestBatchShortTakes(t *testing.T) {
 	c := srv.Client(t)
 	ctx := context.Background()
 	for _, a := range coretest.Algorithms() {
-		sc, err := compile(core.MustPolicy("short-"+a.Name, a))
-		require.NoError(t, err)
-		require.NoError(t, c.FunctionLoad(ctx, sc.lib).Err())
+		sc := loadFunctions(t, c, core.MustPolicy("short-"+a.Name, a))
 		var got [2][]any
 		for i, short := range []bool{true, false} {
 			keys := []string{"s{a}:0", "s{b}:0", "s{a}:0", "s{a}:0"}
