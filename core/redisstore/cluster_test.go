@@ -3,8 +3,6 @@ package redisstore_test
 import (
 	"context"
 	"fmt"
-	"os/exec"
-	"strings"
 	"testing"
 	"time"
 
@@ -22,37 +20,10 @@ import (
 // CROSSSLOT.
 func TestCluster(t *testing.T) {
 	t.Parallel()
-	var addrs []string
-	for range 3 {
-		srv := startRedis(t, "--cluster-enabled", "yes", "--cluster-config-file", "nodes.conf", "--cluster-node-timeout", "2000")
-		addrs = append(addrs, srv.Addr())
-	}
-	cli := redistest.CLI(t)
-	out, err := exec.Command(cli, append(append([]string{"--cluster", "create"}, addrs...), "--cluster-replicas", "0", "--cluster-yes")...).CombinedOutput()
-	require.NoError(t, err, "%s", out)
-	// No retries: go-redis retries a command whose reply timed out, and a
-	// decision the server ran once would then run twice. Bounds as
-	// redistest's clients': generous, never reached on a loaded machine.
-	c := redis.NewClusterClient(&redis.ClusterOptions{Addrs: addrs, ContextTimeoutEnabled: true, MaxRetries: -1,
-		DialTimeout: 5 * time.Second, ReadTimeout: 10 * time.Second, WriteTimeout: 10 * time.Second})
-	t.Cleanup(func() { c.Close() })
+	cl := redistest.StartCluster(t, 3)
+	addrs := cl.Addrs()
+	c := cl.Client(t)
 	ctx := context.Background()
-	require.Eventually(t, func() bool {
-		info, err := c.ClusterInfo(ctx).Result()
-		if err != nil || !strings.Contains(info, "cluster_state:ok") {
-			return false
-		}
-		// Every node must agree before keys are routed.
-		ok := true
-		for _, a := range addrs {
-			n := redis.NewClient(&redis.Options{Addr: a})
-			info, err := n.ClusterInfo(ctx).Result()
-			n.Close()
-			ok = ok && err == nil && strings.Contains(info, "cluster_state:ok")
-		}
-		return ok
-	}, 30*time.Second, 50*time.Millisecond, "the cluster forms (the bound only stops a broken one from hanging the test)")
-	c.ReloadState(ctx)
 
 	cs := newStore(t, c, redisstore.Options{CallerClock: true, ExpirySlack: time.Hour})
 	coretest.Run(t, func(*testing.T) core.Store { return cs })

@@ -2,7 +2,8 @@ package redistest
 
 import (
 	"context"
-	"os/exec"
+	"net"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -17,41 +18,65 @@ type Cluster struct {
 	Nodes []*Server
 }
 
+// clusterSlots is how many hash slots a Redis Cluster has.
+const clusterSlots = 16384
+
 // StartCluster starts masters redis-servers (see [Start]) with cluster
-// mode on, joins them with redis-cli --cluster create (the slots spread
-// evenly, no replicas), and returns once every node reports cluster_state
-// ok (failing t after 30 s).
+// mode on and forms the cluster itself: each node is given an even range
+// of slots and its own config epoch, then the first node meets the others,
+// again every second while some node does not know them all (a MEET lost
+// on a loaded machine is sent anew: redis-cli --cluster create waits
+// forever for a node that missed the handshake). It returns once every
+// node knows every other and reports cluster_state ok, and fails t, never
+// hangs, if that has not happened within a minute.
 func StartCluster(t testing.TB, masters int) *Cluster {
 	t.Helper()
 	cl := &Cluster{}
-	var addrs []string
 	for range masters {
-		s := Start(t, "--cluster-enabled", "yes", "--cluster-config-file", "nodes.conf", "--cluster-node-timeout", "2000")
-		cl.Nodes = append(cl.Nodes, s)
-		addrs = append(addrs, s.Addr())
-	}
-	out, err := exec.Command(CLI(t), append(append([]string{"--cluster", "create"}, addrs...), "--cluster-replicas", "0", "--cluster-yes")...).CombinedOutput()
-	if err != nil {
-		t.Fatalf("redistest: redis-cli --cluster create: %v: %s", err, out)
+		cl.Nodes = append(cl.Nodes, Start(t, "--cluster-enabled", "yes", "--cluster-config-file", "nodes.conf", "--cluster-node-timeout", "2000"))
 	}
 	ctx := context.Background()
 	var clients []*redis.Client
-	for _, s := range cl.Nodes {
-		clients = append(clients, s.Client(t))
+	for i, s := range cl.Nodes {
+		c := s.Client(t)
+		clients = append(clients, c)
+		lo, hi := i*clusterSlots/masters, (i+1)*clusterSlots/masters-1
+		if err := c.Do(ctx, "CLUSTER", "ADDSLOTSRANGE", lo, hi).Err(); err != nil {
+			t.Fatalf("redistest: CLUSTER ADDSLOTSRANGE %d %d on %s: %v", lo, hi, s.Addr(), err)
+		}
+		if err := c.Do(ctx, "CLUSTER", "SET-CONFIG-EPOCH", i+1).Err(); err != nil {
+			t.Fatalf("redistest: CLUSTER SET-CONFIG-EPOCH on %s: %v", s.Addr(), err)
+		}
 	}
-	// A bound only a broken cluster reaches: every node must agree before
-	// keys are routed.
-	for deadline := time.Now().Add(30 * time.Second); ; {
+	meet := func() {
+		for _, s := range cl.Nodes[1:] {
+			host, port, err := net.SplitHostPort(s.Addr())
+			if err != nil {
+				t.Fatalf("redistest: %s: %v", s.Addr(), err)
+			}
+			if err := clients[0].ClusterMeet(ctx, host, port).Err(); err != nil {
+				t.Fatalf("redistest: CLUSTER MEET %s: %v", s.Addr(), err)
+			}
+		}
+	}
+	meet()
+	want := "cluster_known_nodes:" + strconv.Itoa(masters) + "\r\n"
+	lastMeet := time.Now()
+	for deadline := time.Now().Add(time.Minute); ; {
 		ok := true
 		for _, c := range clients {
 			info, err := c.ClusterInfo(ctx).Result()
-			ok = ok && err == nil && strings.Contains(info, "cluster_state:ok")
+			ok = ok && err == nil && strings.Contains(info, "cluster_state:ok") && strings.Contains(info, want)
 		}
 		if ok {
 			return cl
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("redistest: the cluster of %v did not form within 30 s", addrs)
+			t.Fatalf("redistest: the cluster of %v did not form within a minute", cl.Addrs())
+		}
+		if time.Since(lastMeet) > time.Second {
+			meet()
+			lastMeet = time.Now()
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
