@@ -182,7 +182,7 @@ func TestBreakerRedisKilled(t *testing.T) {
 			srv.Restart()
 			clock.Advance(800 * time.Millisecond) // ProbeMax
 			for range 2 {
-				s, err = l.Acquire(ctx, "k")
+				_, err = l.Acquire(ctx, "k")
 				require.NoError(t, err)
 			}
 			_, err = l.Acquire(ctx, "k")
