@@ -68,16 +68,16 @@ func (s *Store) exec(ctx context.Context, c *call) (completed bool, err error) {
 		// Every worker busy past the deadline: a fault (a stalled Redis
 		// holds them), the trial included.
 		s.stats.timeouts.Add(1)
-		s.br.fault(errTimeout, c.trial)
+		s.br.Fault(errTimeout, c.trial)
 		return true, errTimeout
 	case <-ctx.Done():
 		if c.trial {
-			s.br.release()
+			s.br.Release()
 		}
 		return true, ctx.Err()
 	case <-s.quit:
 		if c.trial {
-			s.br.release()
+			s.br.Release()
 		}
 		return true, fmt.Errorf("redisstore: store closed: %w", ErrUnavailable)
 	}
@@ -87,7 +87,7 @@ func (s *Store) exec(ctx context.Context, c *call) (completed bool, err error) {
 	case <-t.C:
 		s.stats.timeouts.Add(1)
 		if !c.trial { // the trial's round trip reports itself
-			s.br.fault(errTimeout, false)
+			s.br.Fault(errTimeout, false)
 		}
 		return false, errTimeout
 	case <-ctx.Done():
@@ -235,7 +235,7 @@ func (s *Store) runIn(ctx context.Context, batch []*call, cmds []redis.Cmder) []
 	fcall := !s.noFunctions.Load()
 	var one [1][]*call
 	groups := s.groups(one[:0], batch, fcall)
-	epoch := s.br.epoch.Load() // what the breaker was when the round trip was sent
+	epoch := s.br.Epoch() // what the breaker was when the round trip was sent
 	start := time.Now()
 	for _, g := range groups {
 		cmds = append(cmds, command(ctx, g, fcall, false))
@@ -541,10 +541,10 @@ func (s *Store) report(batch []*call, epoch uint64) {
 	}
 	if fault != nil {
 		s.stats.faults.Add(1)
-		s.br.fault(fault, trial)
+		s.br.Fault(fault, trial)
 		return
 	}
-	s.br.answered(epoch)
+	s.br.Answered(epoch)
 }
 
 // group splits batch, in order, into runs of calls that one script call

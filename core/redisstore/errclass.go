@@ -8,6 +8,7 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/floodgate-go/floodgate/internal/circuit"
 	"github.com/redis/go-redis/v9"
 )
 
@@ -112,3 +113,8 @@ func unreachable(err error) bool {
 	msg := err.Error()
 	return strings.Contains(msg, "connection refused") || strings.Contains(msg, "use of closed network connection")
 }
+
+// soft reports a fault that may be a blip, which the circuit breaker
+// counts up to Options.Failures: a deadline missed, or an error reply
+// about one Cluster slot (see slotLocal).
+func soft(err error) bool { return circuit.Soft(err) || slotLocal(err) }

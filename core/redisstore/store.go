@@ -195,6 +195,7 @@ import (
 	"time"
 
 	"github.com/floodgate-go/floodgate/core"
+	"github.com/floodgate-go/floodgate/internal/circuit"
 	"github.com/floodgate-go/floodgate/internal/isnil"
 	"github.com/redis/go-redis/v9"
 )
@@ -364,7 +365,7 @@ type Store struct {
 	direct  bool         // the client bounds round trips by ctx: see execDirect
 	callers atomic.Int32 // decisions under way, for direct
 
-	br          *breaker
+	br          *circuit.Breaker
 	down        atomic.Bool
 	noFunctions atomic.Bool // EVALSHA instead of FCALL
 	rtt         rttMeter
@@ -446,7 +447,8 @@ func New(client redis.UniversalClient, opts Options) (*Store, error) {
 	if s.log == nil {
 		s.log = slog.Default()
 	}
-	s.br = newBreaker(opts.Failures, opts.ProbeInterval, opts.ProbeMax, opts.Timeout, s.switchDown, s.switchUp)
+	s.br = circuit.New(circuit.Config{Failures: opts.Failures, Base: opts.ProbeInterval, Max: opts.ProbeMax, Window: opts.Timeout,
+		Soft: soft, OnOpen: s.switchDown, OnClose: s.switchUp})
 	s.noFunctions.Store(opts.NoFunctions)
 	for range opts.Pipelines {
 		s.wg.Add(1)

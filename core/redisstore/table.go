@@ -149,7 +149,7 @@ func (t *table) Do(ctx context.Context, req store.Request) (store.Decision, erro
 			}
 		}
 	}
-	ok, trial := t.s.br.allow()
+	ok, trial := t.s.br.Allow()
 	if !ok {
 		return t.fallback(ctx, req, ErrUnavailable)
 	}

@@ -30,7 +30,7 @@ func (l *Limiter) try(ctx context.Context, key string) (*inflight.Slot, time.Dur
 		return nil, 0, err
 	}
 	rk, member := l.redisKey(key), newMember()
-	v, err := l.run(ctx, func(ctx context.Context) (any, error) {
+	v, err := l.call(ctx, func(ctx context.Context) (any, error) {
 		return acquireScript.Run(ctx, l.client, []string{rk}, l.limit, l.leaseUS, member, l.now()).Result()
 	})
 	if err != nil {
@@ -74,45 +74,13 @@ func newMember() string {
 	return hex.EncodeToString(b[:])
 }
 
-// run calls f with a context bounded by Options.Timeout and returns by
-// then, whatever the client's own timeouts: f goes on in its goroutine
-// until the client gives up. An error is f's, or one wrapping
-// redisstore.ErrUnavailable at the deadline; when ctx itself ends first,
-// its error.
-func (l *Limiter) run(ctx context.Context, f func(context.Context) (any, error)) (any, error) {
-	cctx, cancel := context.WithTimeout(ctx, l.opts.Timeout)
-	type reply struct {
-		v   any
-		err error
-	}
-	ch := make(chan reply, 1)
-	go func() {
-		v, err := f(cctx)
-		ch <- reply{v, err}
-	}()
-	select {
-	case r := <-ch:
-		cancel()
-		if r.err != nil && ctx.Err() != nil {
-			return nil, ctx.Err()
-		}
-		return r.v, r.err
-	case <-cctx.Done():
-		cancel()
-		if err := ctx.Err(); err != nil {
-			return nil, err
-		}
-		return nil, fmt.Errorf("redisinflight: no reply within %v: %w", l.opts.Timeout, redisstore.ErrUnavailable)
-	}
-}
-
 // fallback answers an Acquire that met err: the caller's own end, a key
 // conflict, or a fault decided by the failure mode.
 func (l *Limiter) fallback(ctx context.Context, key string, err error) (*inflight.Slot, error) {
 	if ctx.Err() != nil {
 		return nil, ctx.Err()
 	}
-	if l.opts.OnError != nil {
+	if l.opts.OnError != nil && !errors.Is(err, errShed) {
 		l.opts.OnError(err)
 	}
 	if strings.HasPrefix(err.Error(), "WRONGTYPE") {

@@ -36,10 +36,31 @@
 // redisstore.ErrUnavailable (the middleware answers 503), FailOpen grants
 // a slot that holds nothing, FailLocal takes the slot from an in-memory
 // limiter of this process granting ⌈limit × LocalShare⌉ slots per key.
-// There is no circuit breaker: while Redis is down every Acquire tries it
-// first (a refused connection fails at once, a stalled Redis costs up to
-// Timeout). A release that cannot reach Redis returns its error; the
-// lease then ends by itself.
+//
+// A call that misses its deadline returns then, but its round trip goes
+// on in a goroutine until the client gives up (a client without
+// ContextTimeoutEnabled waits its ReadTimeout). At most Options.MaxCalls
+// round trips (4 × the client's pool size by default) are outstanding at
+// once: beyond that, while Redis stalls, an Acquire is decided by the
+// failure mode at once, with no goroutine and no wait, so that a flood
+// during a stall costs neither memory nor latency.
+//
+// A circuit breaker, the one of package redisstore, keeps a Redis that
+// is down from costing every call: Options.Failures missed deadlines in
+// a row (or one refused connection or fault reply) open it, and calls
+// are then decided by the failure mode at once, without the network.
+// After a jittered wait (between half and all of Options.ProbeInterval,
+// doubling after each failed trial up to Options.ProbeMax) one call, the
+// trial, goes to Redis over the client's pool; its answer closes the
+// breaker. The limiter is back on Redis at most ProbeMax plus a round
+// trip after Redis answers again.
+//
+// A release that cannot reach Redis (the breaker open, every call slot
+// taken, a fault) returns its error and the lease ends by itself, at
+// most Options.Lease after it was taken or last renewed; the slot is
+// released once whatever happens (a second Release returns
+// inflight.ErrReleased), so it is never counted twice. A release is sent
+// once: a ZREM that arrives late removes the lease, never another.
 //
 // # Waiting
 //
@@ -57,12 +78,14 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"runtime"
 	"sync"
 	"time"
 
 	"github.com/floodgate-go/floodgate/core"
 	"github.com/floodgate-go/floodgate/core/inflight"
 	"github.com/floodgate-go/floodgate/core/redisstore"
+	"github.com/floodgate-go/floodgate/internal/circuit"
 	"github.com/floodgate-go/floodgate/internal/isnil"
 	"github.com/floodgate-go/floodgate/internal/waitline"
 	"github.com/redis/go-redis/v9"
@@ -101,8 +124,29 @@ type Options struct {
 	// PollInterval is how often the head of a key's wait line asks Redis
 	// for a slot freed by another process; 0 means 50 ms.
 	PollInterval time.Duration
+	// MaxCalls bounds the round trips to Redis outstanding at once (a
+	// round trip that missed its deadline counts until the client gives
+	// up); beyond it calls are decided by the failure mode at once. 0
+	// means 4 × the client's pool size (its Options().PoolSize, or
+	// go-redis's default of 10 per GOMAXPROCS for other clients): the
+	// pool's connections busy and a short queue for each, so that a burst
+	// on a healthy Redis waits for a connection rather than failing, and
+	// a stall holds at most that many goroutines.
+	MaxCalls int
+	// Failures is how many consecutive missed deadlines open the circuit
+	// breaker; 0 means 3.
+	Failures int
+	// ProbeInterval is how long the open breaker waits before its first
+	// trial (jittered to between half of it and all of it); 0 means
+	// 100 ms.
+	ProbeInterval time.Duration
+	// ProbeMax bounds the wait, which doubles after each failed trial; 0
+	// means 800 ms, or ProbeInterval when that is longer.
+	ProbeMax time.Duration
 	// OnError, when set, is told of every Redis error met (synchronously,
-	// keep it short), including those the failure mode answers.
+	// keep it short), including those the failure mode answers; not of
+	// the calls decided without Redis (breaker open, MaxCalls reached),
+	// so that a flood cannot flood it.
 	OnError func(error)
 }
 
@@ -116,6 +160,9 @@ type Limiter struct {
 	leaseUS int64
 	local   *inflight.Memory // FailLocal's limiter
 	line    *waitline.Lines
+	calls   chan struct{} // a token per outstanding round trip
+	br      *circuit.Breaker
+	errBusy error
 
 	mu    sync.Mutex
 	freed map[string]chan struct{} // keys whose line's head waits for a local release
@@ -157,11 +204,26 @@ func New(client redis.UniversalClient, limit int, opts Options) (*Limiter, error
 	if opts.PollInterval == 0 {
 		opts.PollInterval = 50 * time.Millisecond
 	}
+	if opts.MaxCalls == 0 {
+		opts.MaxCalls = 4 * poolSize(client)
+	}
+	if opts.Failures == 0 {
+		opts.Failures = 3
+	}
+	if opts.ProbeInterval == 0 {
+		opts.ProbeInterval = 100 * time.Millisecond
+	}
+	if opts.ProbeMax == 0 {
+		opts.ProbeMax = max(800*time.Millisecond, opts.ProbeInterval)
+	}
 	switch {
 	case opts.Lease < time.Millisecond || opts.Lease%time.Millisecond != 0:
 		return nil, fmt.Errorf("redisinflight: Lease %v is not a whole number of milliseconds ≥ 1: %w", opts.Lease, core.ErrInvalidConfig)
-	case opts.Timeout < 0, opts.PollInterval < 0, opts.MaxWaiters < 0, opts.MaxWaiting < 0:
+	case opts.Timeout < 0, opts.PollInterval < 0, opts.MaxWaiters < 0, opts.MaxWaiting < 0,
+		opts.MaxCalls < 0, opts.Failures < 0, opts.ProbeInterval < 0:
 		return nil, fmt.Errorf("redisinflight: negative option: %w", core.ErrInvalidConfig)
+	case opts.ProbeMax < opts.ProbeInterval:
+		return nil, fmt.Errorf("redisinflight: ProbeMax %v below ProbeInterval %v: %w", opts.ProbeMax, opts.ProbeInterval, core.ErrInvalidConfig)
 	case !(opts.LocalShare > 0 && opts.LocalShare <= 1):
 		return nil, fmt.Errorf("redisinflight: LocalShare %v must be in (0, 1]: %w", opts.LocalShare, core.ErrInvalidConfig)
 	case opts.FailureMode > redisstore.FailLocal:
@@ -171,7 +233,14 @@ func New(client redis.UniversalClient, limit int, opts Options) (*Limiter, error
 	}
 	l := &Limiter{client: client, limit: limit, opts: opts, leaseUS: int64(opts.Lease / time.Microsecond),
 		line:  waitline.New(or(opts.MaxWaiters, inflight.DefaultMaxWaiters), or(opts.MaxWaiting, inflight.DefaultMaxWaiting), inflight.ErrQueueFull),
-		freed: make(map[string]chan struct{})}
+		freed: make(map[string]chan struct{}), calls: make(chan struct{}, opts.MaxCalls),
+		errBusy: fmt.Errorf("redisinflight: %d calls to Redis outstanding: %w", opts.MaxCalls, errShed)}
+	now := time.Now
+	if opts.Clock != nil {
+		now = opts.Clock.Now
+	}
+	l.br = circuit.New(circuit.Config{Failures: opts.Failures, Base: opts.ProbeInterval, Max: opts.ProbeMax,
+		Window: opts.Timeout, Soft: soft, Now: now})
 	if opts.FailureMode == redisstore.FailLocal {
 		share := max(1, int(math.Ceil(float64(limit)*opts.LocalShare)))
 		local, err := inflight.NewMemory(share, inflight.MemoryOptions{})
@@ -181,6 +250,23 @@ func New(client redis.UniversalClient, limit int, opts Options) (*Limiter, error
 		l.local = local
 	}
 	return l, nil
+}
+
+// poolSize is the connections client's pool holds at most.
+func poolSize(client redis.UniversalClient) int {
+	n := 0
+	switch c := client.(type) {
+	case *redis.Client:
+		n = c.Options().PoolSize
+	case *redis.ClusterClient:
+		n = c.Options().PoolSize
+	case *redis.Ring:
+		n = c.Options().PoolSize
+	}
+	if n <= 0 {
+		n = 10 * runtime.GOMAXPROCS(0)
+	}
+	return n
 }
 
 func or(v, def int) int {

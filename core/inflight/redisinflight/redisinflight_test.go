@@ -54,14 +54,17 @@ func TestNewRefusesBadConfig(t *testing.T) {
 		limit int
 		opts  redisinflight.Options
 	}{
-		"limit 0":          {0, redisinflight.Options{}},
-		"lease below 1 ms": {1, redisinflight.Options{Lease: time.Microsecond}},
-		"lease not whole":  {1, redisinflight.Options{Lease: 1500 * time.Microsecond}},
-		"negative timeout": {1, redisinflight.Options{Timeout: -1}},
-		"share above 1":    {1, redisinflight.Options{LocalShare: 1.5}},
-		"unknown mode":     {1, redisinflight.Options{FailureMode: 9}},
-		"typed nil clock":  {1, redisinflight.Options{Clock: (*coretest.Clock)(nil)}},
-		"negative waiters": {1, redisinflight.Options{MaxWaiters: -1}},
+		"limit 0":                  {0, redisinflight.Options{}},
+		"lease below 1 ms":         {1, redisinflight.Options{Lease: time.Microsecond}},
+		"lease not whole":          {1, redisinflight.Options{Lease: 1500 * time.Microsecond}},
+		"negative timeout":         {1, redisinflight.Options{Timeout: -1}},
+		"share above 1":            {1, redisinflight.Options{LocalShare: 1.5}},
+		"unknown mode":             {1, redisinflight.Options{FailureMode: 9}},
+		"typed nil clock":          {1, redisinflight.Options{Clock: (*coretest.Clock)(nil)}},
+		"negative waiters":         {1, redisinflight.Options{MaxWaiters: -1}},
+		"negative calls":           {1, redisinflight.Options{MaxCalls: -1}},
+		"negative failures":        {1, redisinflight.Options{Failures: -1}},
+		"probe max below interval": {1, redisinflight.Options{ProbeInterval: time.Second, ProbeMax: time.Millisecond}},
 	} {
 		_, err := redisinflight.New(c, tc.limit, tc.opts)
 		require.ErrorIs(t, err, core.ErrInvalidConfig, name)
@@ -252,7 +255,8 @@ func TestFailureModes(t *testing.T) {
 	var seen atomic.Int64
 	onErr := func(error) { seen.Add(1) }
 
-	closed := newLimiter(t, pc, 4, redisinflight.Options{OnError: onErr})
+	clock := coretest.NewClock(t0)
+	closed := newLimiter(t, pc, 4, redisinflight.Options{OnError: onErr, Clock: clock})
 	_, err := closed.Acquire(ctx, "k")
 	require.ErrorIs(t, err, redisstore.ErrUnavailable)
 	require.EqualValues(t, 1, seen.Load())
@@ -277,6 +281,7 @@ func TestFailureModes(t *testing.T) {
 	require.NoError(t, err)
 
 	proxy.Refuse(false)
+	clock.Advance(800 * time.Millisecond) // the breaker's ProbeMax
 	s, err = closed.Acquire(ctx, "k")
 	require.NoError(t, err, "back on Redis")
 	require.NoError(t, s.Release(ctx))

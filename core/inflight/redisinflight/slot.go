@@ -41,7 +41,7 @@ func (ls *lease) release(ctx context.Context) error {
 	}
 	ls.mu.Unlock()
 	defer ls.l.wake(ls.key)
-	_, err := ls.l.run(ctx, func(ctx context.Context) (any, error) {
+	_, err := ls.l.call(ctx, func(ctx context.Context) (any, error) {
 		return ls.l.client.ZRem(ctx, ls.rk, ls.id).Result()
 	})
 	if err != nil {
@@ -53,7 +53,7 @@ func (ls *lease) release(ctx context.Context) error {
 // renew extends the lease by Options.Lease from now.
 func (ls *lease) renew(ctx context.Context) error {
 	l := ls.l
-	v, err := l.run(ctx, func(ctx context.Context) (any, error) {
+	v, err := l.call(ctx, func(ctx context.Context) (any, error) {
 		return renewScript.Run(ctx, l.client, []string{ls.rk}, ls.id, l.leaseUS, l.now()).Result()
 	})
 	switch {

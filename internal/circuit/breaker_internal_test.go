@@ -1,7 +1,9 @@
-package redisstore
+package circuit
 
 import (
+	"context"
 	"errors"
+	"fmt"
 	"testing"
 	"time"
 
@@ -9,20 +11,19 @@ import (
 )
 
 // fakeBreaker is a breaker on a fake clock and a fixed jitter.
-func fakeBreaker(threshold int, base, maxWait time.Duration, jitter float64) (*breaker, *time.Time, *[]string) {
+func fakeBreaker(threshold int, base, maxWait time.Duration, jitter float64) (*Breaker, *time.Time, *[]string) {
 	now := time.Unix(1000, 0)
 	var events []string
-	b := newBreaker(threshold, base, maxWait, 50*time.Millisecond,
-		func(err error) { events = append(events, "open: "+err.Error()) },
-		func() { events = append(events, "close") })
-	b.now = func() time.Time { return now }
-	b.rnd = func() float64 { return jitter }
+	b := New(Config{Failures: threshold, Base: base, Max: maxWait, Window: 50 * time.Millisecond,
+		Now: func() time.Time { return now }, Rand: func() float64 { return jitter },
+		OnOpen:  func(err error) { events = append(events, "open: "+err.Error()) },
+		OnClose: func() { events = append(events, "close") }})
 	return b, &now, &events
 }
 
 var (
 	errRefused = errors.New("dial tcp: connection refused")
-	errLate    = errTimeout
+	errLate    = fmt.Errorf("decision timed out: %w", context.DeadlineExceeded)
 )
 
 // TestBreakerStates: closed → open after 3 missed deadlines (1 refused
@@ -31,39 +32,39 @@ var (
 // fails, closed when a round trip succeeds; one event per switch.
 func TestBreakerStates(t *testing.T) {
 	b, now, events := fakeBreaker(3, 100*time.Millisecond, 800*time.Millisecond, 0.99)
-	ok, trial := b.allow()
+	ok, trial := b.Allow()
 	require.True(t, ok)
 	require.False(t, trial)
-	b.fault(errLate, false)
-	b.fault(errLate, false)
-	ok, _ = b.allow()
+	b.Fault(errLate, false)
+	b.Fault(errLate, false)
+	ok, _ = b.Allow()
 	require.True(t, ok, "two missed deadlines: still closed")
-	b.success()
+	b.Success()
 	*now = now.Add(time.Second) // no answered round trip within the window
-	b.fault(errLate, false)
-	b.fault(errLate, false)
-	ok, _ = b.allow()
+	b.Fault(errLate, false)
+	b.Fault(errLate, false)
+	ok, _ = b.Allow()
 	require.True(t, ok, "a success in between resets the count")
-	b.fault(errLate, false)
-	ok, _ = b.allow()
+	b.Fault(errLate, false)
+	ok, _ = b.Allow()
 	require.False(t, ok, "three in a row open it")
 	require.Equal(t, []string{"open: " + errLate.Error()}, *events)
 
 	waits := []time.Duration{}
 	for range 6 {
 		start := *now
-		for ok, trial = b.allow(); !ok; ok, trial = b.allow() {
+		for ok, trial = b.Allow(); !ok; ok, trial = b.Allow() {
 			*now = now.Add(time.Millisecond)
 			require.Less(t, now.Sub(start), time.Second, "a trial within ProbeMax")
 		}
 		require.True(t, trial)
 		waits = append(waits, now.Sub(start))
-		ok, _ = b.allow()
+		ok, _ = b.Allow()
 		require.False(t, ok, "one trial at a time")
-		b.fault(errRefused, false) // an older round trip failing: not the trial's
-		ok, _ = b.allow()
+		b.Fault(errRefused, false) // an older round trip failing: not the trial's
+		ok, _ = b.Allow()
 		require.False(t, ok, "still half-open")
-		b.fault(errRefused, true)
+		b.Fault(errRefused, true)
 	}
 	// Jitter 0.99 (a wait of 0.995 of it) of 100, 200, 400, 800, 800, 800 ms (the first wait
 	// counted from the switch, the others from the failed trial).
@@ -73,29 +74,29 @@ func TestBreakerStates(t *testing.T) {
 	}
 	require.Len(t, *events, 1, "no event while it stays down")
 
-	for ok, trial = b.allow(); !ok; ok, trial = b.allow() {
+	for ok, trial = b.Allow(); !ok; ok, trial = b.Allow() {
 		*now = now.Add(time.Millisecond)
 	}
 	require.True(t, trial)
-	b.success()
+	b.Success()
 	require.Equal(t, []string{"open: " + errLate.Error(), "close"}, *events)
-	ok, trial = b.allow()
+	ok, trial = b.Allow()
 	require.True(t, ok)
 	require.False(t, trial)
 
 	// A refused connection opens it at once (right after closing: the
 	// longest wait, ProbeMax); a trial that never reached Redis is
 	// released, and the next decision is the trial.
-	b.fault(errRefused, false)
-	ok, _ = b.allow()
+	b.Fault(errRefused, false)
+	ok, _ = b.Allow()
 	require.False(t, ok)
 	*now = now.Add(800 * time.Millisecond)
-	ok, trial = b.allow()
+	ok, trial = b.Allow()
 	require.True(t, ok && trial)
-	b.release()
-	ok, trial = b.allow()
+	b.Release()
+	ok, trial = b.Allow()
 	require.True(t, ok && trial)
-	b.success()
+	b.Success()
 	require.Len(t, *events, 4)
 }
 
@@ -103,9 +104,9 @@ func TestBreakerStates(t *testing.T) {
 func TestBreakerJitter(t *testing.T) {
 	for _, j := range []float64{0, 0.5, 0.999} {
 		b, now, _ := fakeBreaker(1, 100*time.Millisecond, 800*time.Millisecond, j)
-		b.fault(errRefused, false)
+		b.Fault(errRefused, false)
 		wait := time.Duration(0)
-		for ok, _ := b.allow(); !ok; ok, _ = b.allow() {
+		for ok, _ := b.Allow(); !ok; ok, _ = b.Allow() {
 			*now = now.Add(time.Millisecond)
 			wait += time.Millisecond
 		}
@@ -119,11 +120,11 @@ func TestBreakerJitter(t *testing.T) {
 func TestBreakerSlowNotOutage(t *testing.T) {
 	b, now, events := fakeBreaker(3, 100*time.Millisecond, 800*time.Millisecond, 0.5)
 	for range 10 {
-		b.success()
+		b.Success()
 		*now = now.Add(10 * time.Millisecond)
-		b.fault(errLate, false)
+		b.Fault(errLate, false)
 	}
-	ok, _ := b.allow()
+	ok, _ := b.Allow()
 	require.True(t, ok)
 	require.Empty(t, *events)
 }

@@ -1,4 +1,4 @@
-package redisstore
+package circuit
 
 import (
 	"testing"
@@ -21,18 +21,18 @@ func TestAttackBreakerFlap(t *testing.T) {
 	b, now, events := fakeBreaker(3, 100*time.Millisecond, probeMax, 0.5)
 	start := *now
 	for round := 0; round < 10000 && now.Sub(start) < 10*time.Second; round++ {
-		sent := b.epoch.Load() // a round trip goes out
-		b.fault(errRefused, false)
-		b.answered(sent) // and is answered, late
-		if ok, _ := b.allow(); ok {
+		sent := b.Epoch() // a round trip goes out
+		b.Fault(errRefused, false)
+		b.Answered(sent) // and is answered, late
+		if ok, _ := b.Allow(); ok {
 			continue // closed by the late answer: flapping
 		}
 		var trial bool
-		for ok := false; !ok; ok, trial = b.allow() {
+		for ok := false; !ok; ok, trial = b.Allow() {
 			*now = now.Add(time.Millisecond)
 		}
 		require.True(t, trial)
-		b.answered(b.epoch.Load()) // the trial's round trip closes it
+		b.Answered(b.Epoch()) // the trial's round trip closes it
 	}
 	limit := 2 * int(10*time.Second/(probeMax/2)) // one opening and one closing per ProbeMax/2
 	assert.LessOrEqual(t, len(*events), limit, "switches in 10 s of a flaky link")

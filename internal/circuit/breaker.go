@@ -1,4 +1,7 @@
-package redisstore
+// Package circuit is the circuit breaker of floodgate's Redis clients
+// (core/redisstore, core/inflight/redisinflight): closed → open →
+// half-open with one trial over the client's own pool, jittered waits.
+package circuit
 
 import (
 	"context"
@@ -17,11 +20,11 @@ const (
 	stHalfOpen              // one decision (the trial) is on Redis; the others go to the failure mode
 )
 
-// breaker is the store's circuit breaker: closed → open after
-// Options.Failures consecutive faults; open → half-open when its jittered
+// Breaker is a circuit breaker: closed → open after Config.Failures
+// consecutive soft faults (or one hard fault); open → half-open when its jittered
 // wait is over, letting one decision through to Redis over the client's
 // pool (the trial); half-open → closed when a round trip succeeds, → open
-// again, with twice the wait (at most Options.ProbeMax), when the trial
+// again, with twice the wait (at most Config.Max), when the trial
 // fails. A successful round trip sent since it last opened closes it; one
 // sent before (a late reply of a stalled round trip) does not: it says
 // nothing of the Redis that the opening fault saw, and letting it close
@@ -29,7 +32,8 @@ const (
 // Reopening within max of closing doubles the wait (at most max) instead
 // of starting again from base: a flaky link switches at most about once
 // per max/2, however fast its faults and answers alternate.
-type breaker struct {
+// It is safe for concurrent use.
+type Breaker struct {
 	state  atomic.Int32
 	epoch  atomic.Uint64 // incremented at every opening
 	fails  atomic.Int32  // consecutive faults while closed
@@ -44,22 +48,55 @@ type breaker struct {
 	closedAt  time.Time     // last closed (after an opening)
 	now       func() time.Time
 	rnd       func() float64 // in [0, 1)
+	soft      func(error) bool
 	onOpen    func(err error)
 	onClose   func()
 }
 
-// newBreaker returns a closed breaker; window is the decision deadline:
-// missed deadlines are not counted while other round trips were answered
-// within the last window (a slow connection, not an outage).
-func newBreaker(threshold int, base, max, window time.Duration, onOpen func(error), onClose func()) *breaker {
-	return &breaker{threshold: int32(threshold), base: base, max: max, window: window, now: time.Now, rnd: rand.Float64,
-		onOpen: onOpen, onClose: onClose}
+// Config configures a [Breaker]; every field but the hooks is required.
+type Config struct {
+	// Failures is how many consecutive soft faults open the breaker.
+	Failures int
+	// Base is the first wait once open (jittered to [Base/2, Base));
+	// Max bounds the wait, which doubles after each failed trial.
+	Base, Max time.Duration
+	// Window is the decision deadline: soft faults are not counted while
+	// other round trips were answered within the last Window (a slow
+	// connection, not an outage).
+	Window time.Duration
+	// Soft, when set, reports the faults that may be blips (counted up
+	// to Failures); nil means [Soft]. Other faults open the breaker at
+	// once.
+	Soft func(error) bool
+	// Now and Rand replace time.Now and rand.Float64 (in [0, 1)) when set.
+	Now  func() time.Time
+	Rand func() float64
+	// OnOpen and OnClose, when set, are called under the breaker's lock
+	// at every opening (with its fault) and closing.
+	OnOpen  func(err error)
+	OnClose func()
 }
 
-// allow reports whether a decision may go to Redis, and whether it is the
+// New returns a closed breaker.
+func New(c Config) *Breaker {
+	b := &Breaker{threshold: int32(c.Failures), base: c.Base, max: c.Max, window: c.Window, now: c.Now, rnd: c.Rand,
+		soft: c.Soft, onOpen: c.OnOpen, onClose: c.OnClose}
+	if b.now == nil {
+		b.now = time.Now
+	}
+	if b.rnd == nil {
+		b.rnd = rand.Float64
+	}
+	if b.soft == nil {
+		b.soft = Soft
+	}
+	return b
+}
+
+// Allow reports whether a decision may go to Redis, and whether it is the
 // half-open trial (whose outcome must be reported: fault, success or
 // release).
-func (b *breaker) allow() (ok, trial bool) {
+func (b *Breaker) Allow() (ok, trial bool) {
 	switch b.state.Load() {
 	case stClosed:
 		return true, false
@@ -75,20 +112,20 @@ func (b *breaker) allow() (ok, trial bool) {
 	return true, true
 }
 
-// fault records a failed round trip (or a decision that missed its
+// Fault records a failed round trip (or a decision that missed its
 // deadline); trial says it was the half-open trial's. A missed deadline
-// may be a blip, as may a Cluster slot's error reply (see slotLocal):
-// Options.Failures of them in a row open the breaker. A refused or broken
+// may be a blip, as may any fault Config.Soft reports: Config.Failures of
+// them in a row open the breaker. A refused or broken
 // connection or another fault reply is certain: it opens the breaker at
 // once. A blip while Redis answers other round trips (a connection being
 // set up on a slow link, a late reply, a slot being migrated) is not
 // counted.
-func (b *breaker) fault(err error, trial bool) {
+func (b *Breaker) Fault(err error, trial bool) {
 	if b.state.Load() == stClosed {
-		if soft(err) && b.now().UnixNano()-b.lastOK.Load() < int64(b.window) {
+		if b.soft(err) && b.now().UnixNano()-b.lastOK.Load() < int64(b.window) {
 			return
 		}
-		if !soft(err) {
+		if !b.soft(err) {
 			b.fails.Store(b.threshold)
 		} else if b.fails.Add(1) < b.threshold {
 			return
@@ -118,9 +155,9 @@ func (b *breaker) fault(err error, trial bool) {
 	}
 }
 
-// release gives the trial back without an outcome (it never reached
+// Release gives the trial back without an outcome (it never reached
 // Redis): the next decision may be the trial.
-func (b *breaker) release() {
+func (b *Breaker) Release() {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if b.state.Load() == stHalfOpen {
@@ -129,12 +166,16 @@ func (b *breaker) release() {
 	}
 }
 
-// success records a round trip Redis answered, sent now.
-func (b *breaker) success() { b.answered(b.epoch.Load()) }
+// Success records a round trip Redis answered, sent now.
+func (b *Breaker) Success() { b.Answered(b.Epoch()) }
 
-// answered records a round trip Redis answered, sent at epoch (b.epoch when
+// Epoch counts the openings: read it when a round trip is sent, and give
+// it to Answered when the round trip is answered.
+func (b *Breaker) Epoch() uint64 { return b.epoch.Load() }
+
+// Answered records a round trip Redis answered, sent at epoch (Epoch when
 // it was sent): it closes the breaker only if sent since the last opening.
-func (b *breaker) answered(epoch uint64) {
+func (b *Breaker) Answered(epoch uint64) {
 	b.lastOK.Store(b.now().UnixNano())
 	if b.state.Load() == stClosed {
 		if b.fails.Load() != 0 {
@@ -157,16 +198,15 @@ func (b *breaker) answered(epoch uint64) {
 
 // openLocked opens the breaker for the current wait, jittered to
 // [wait/2, wait).
-func (b *breaker) openLocked() {
+func (b *Breaker) openLocked() {
 	j := time.Duration(float64(b.wait) * (0.5 + 0.5*b.rnd()))
 	b.until = b.now().Add(max(j, 1))
 	b.epoch.Add(1)
 	b.state.Store(stOpen)
 }
 
-// soft reports a fault that may be a blip: a deadline missed, or an error
-// reply about one Cluster slot (see slotLocal).
-func soft(err error) bool {
+// Soft reports a fault that may be a blip: a deadline missed.
+func Soft(err error) bool {
 	var ne net.Error
-	return errors.Is(err, context.DeadlineExceeded) || errors.As(err, &ne) && ne.Timeout() || slotLocal(err)
+	return errors.Is(err, context.DeadlineExceeded) || errors.As(err, &ne) && ne.Timeout()
 }

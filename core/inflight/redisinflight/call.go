@@ -1,0 +1,97 @@
+package redisinflight
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/floodgate-go/floodgate/core/redisstore"
+	"github.com/floodgate-go/floodgate/internal/circuit"
+	"github.com/redis/go-redis/v9"
+)
+
+// errShed marks a call decided without Redis: the breaker open, or
+// Options.MaxCalls round trips outstanding.
+var errShed = fmt.Errorf("redisinflight: not sent to Redis: %w", redisstore.ErrUnavailable)
+
+// errLate is, for the breaker, a round trip that missed its deadline.
+var errLate = fmt.Errorf("redisinflight: %w", context.DeadlineExceeded)
+
+// errOpen is a call the open breaker kept from Redis.
+var errOpen = fmt.Errorf("redisinflight: circuit open: %w", errShed)
+
+// call sends f, one round trip to Redis, unless the breaker is open or
+// Options.MaxCalls round trips are outstanding (then it fails at once
+// with an error wrapping errShed). It returns by Options.Timeout whatever
+// the client's own timeouts: f goes on in its goroutine until the client
+// gives up, holding its token of l.calls till then, so that at most
+// MaxCalls such goroutines live. An error is f's, or one wrapping
+// redisstore.ErrUnavailable at the deadline; when ctx itself ends first,
+// its error. The outcome is told to the breaker.
+func (l *Limiter) call(ctx context.Context, f func(context.Context) (any, error)) (any, error) {
+	ok, trial := l.br.Allow()
+	if !ok {
+		return nil, errOpen
+	}
+	select {
+	case l.calls <- struct{}{}:
+	default:
+		if trial {
+			l.br.Release()
+		}
+		return nil, l.errBusy
+	}
+	epoch := l.br.Epoch()
+	cctx, cancel := context.WithTimeout(ctx, l.opts.Timeout)
+	defer cancel()
+	type reply struct {
+		v   any
+		err error
+	}
+	ch := make(chan reply, 1)
+	go func() {
+		defer func() { <-l.calls }()
+		v, err := f(cctx)
+		ch <- reply{v, err}
+	}()
+	select {
+	case r := <-ch:
+		if r.err != nil && ctx.Err() != nil {
+			l.report(nil, epoch, trial, true)
+			return nil, ctx.Err()
+		}
+		l.report(r.err, epoch, trial, false)
+		return r.v, r.err
+	case <-cctx.Done():
+		if err := ctx.Err(); err != nil {
+			l.report(nil, epoch, trial, true)
+			return nil, err
+		}
+		l.report(errLate, epoch, trial, false)
+		return nil, fmt.Errorf("redisinflight: no reply within %v: %w", l.opts.Timeout, redisstore.ErrUnavailable)
+	}
+}
+
+// report tells the breaker how a round trip sent at epoch went: err is
+// its fault (nil: Redis answered), cut that the caller gave up, which
+// says nothing of Redis. An error reply that is not a fault (WRONGTYPE)
+// is an answer.
+func (l *Limiter) report(err error, epoch uint64, trial, cut bool) {
+	switch {
+	case cut:
+		if trial {
+			l.br.Release()
+		}
+	case err == nil || redis.HasErrorPrefix(err, "WRONGTYPE"):
+		l.br.Answered(epoch)
+	default:
+		l.br.Fault(err, trial)
+	}
+}
+
+// soft reports the faults the breaker counts up to Options.Failures
+// rather than opening at once: a missed deadline, or a Cluster reply
+// about one slot being moved.
+func soft(err error) bool {
+	return circuit.Soft(err) || redis.HasErrorPrefix(err, "TRYAGAIN") || redis.HasErrorPrefix(err, "MOVED") ||
+		redis.HasErrorPrefix(err, "ASK")
+}

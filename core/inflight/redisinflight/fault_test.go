@@ -1,0 +1,241 @@
+package redisinflight_test
+
+import (
+	"context"
+	"net"
+	"runtime"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/floodgate-go/floodgate/core/coretest"
+	"github.com/floodgate-go/floodgate/core/inflight"
+	"github.com/floodgate-go/floodgate/core/inflight/redisinflight"
+	"github.com/floodgate-go/floodgate/core/redisstore"
+	"github.com/floodgate-go/floodgate/internal/faultproxy"
+	"github.com/floodgate-go/floodgate/internal/redistest"
+	"github.com/redis/go-redis/v9"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// waitFor polls cond, a state reached by other goroutines, a bounded
+// number of times.
+func waitFor(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	for i := 0; !cond(); i++ {
+		require.Less(t, i, 20000, what)
+		time.Sleep(time.Millisecond)
+	}
+}
+
+// decidedLocally checks an Acquire answered by mode without Redis.
+func decidedLocally(t *testing.T, mode redisstore.FailureMode, s *inflight.Slot, err error) bool {
+	t.Helper()
+	if mode == redisstore.FailClosed {
+		return assert.ErrorIs(t, err, redisstore.ErrUnavailable) && assert.Nil(t, s)
+	}
+	return assert.NoError(t, err) && assert.NoError(t, s.Release(context.Background()))
+}
+
+// TestStallFloodBoundsGoroutines: while Redis stalls (a client without
+// ContextTimeoutEnabled and a minute's ReadTimeout, a limiter Timeout of
+// a minute: nothing gives up during the test), MaxCalls round trips are
+// outstanding; 10,000 more Acquires are each decided by the failure mode
+// at once, start no goroutine and tell OnError nothing (before, each held
+// a goroutine until the client gave up). When Redis answers again the
+// outstanding calls complete and give their tokens back.
+func TestStallFloodBoundsGoroutines(t *testing.T) {
+	const n = 4 // MaxCalls
+	for _, mode := range []redisstore.FailureMode{redisstore.FailClosed, redisstore.FailOpen, redisstore.FailLocal} {
+		t.Run(mode.String(), func(t *testing.T) {
+			srv := redistest.Start(t)
+			proxy := faultproxy.Start(t, srv.Addr())
+			pc := redis.NewClient(&redis.Options{Addr: proxy.Addr(), MaxRetries: -1, PoolSize: n,
+				DialTimeout: time.Minute, ReadTimeout: time.Minute, WriteTimeout: time.Minute})
+			t.Cleanup(func() { pc.Close() })
+			var errs atomic.Int64
+			l := newLimiter(t, pc, 100, redisinflight.Options{MaxCalls: n, Timeout: time.Minute, FailureMode: mode,
+				OnError: func(error) { errs.Add(1) }})
+			ctx := context.Background()
+			// Open the pool's n connections now, so that no dial (and no
+			// proxy goroutine) starts during the measure.
+			var conns []*redis.Conn
+			for range n {
+				c := pc.Conn()
+				require.NoError(t, c.Ping(ctx).Err())
+				conns = append(conns, c)
+			}
+			for _, c := range conns {
+				require.NoError(t, c.Close())
+			}
+			before := runtime.NumGoroutine()
+
+			proxy.Stall()
+			held := make(chan *inflight.Slot, n)
+			var wg sync.WaitGroup
+			for range n {
+				wg.Go(func() {
+					s, err := l.Acquire(ctx, "held")
+					assert.NoError(t, err, "answered once Redis resumes")
+					held <- s
+				})
+			}
+			waitFor(t, "n calls outstanding", func() bool { return redisinflight.Outstanding(l) == n })
+			holding := runtime.NumGoroutine()
+			assert.LessOrEqual(t, holding-before, 2*n+2, "n callers and n round trips")
+
+			most := holding
+			for i := range 10000 {
+				s, err := l.Acquire(ctx, "flood")
+				if !decidedLocally(t, mode, s, err) {
+					t.FailNow()
+				}
+				if i%64 == 0 {
+					most = max(most, runtime.NumGoroutine())
+				}
+			}
+			require.Equal(t, n, redisinflight.Outstanding(l), "the outstanding calls are still stalled")
+			assert.LessOrEqual(t, most-holding, 2, "goroutines added by 10,000 acquires during the stall")
+			assert.Zero(t, errs.Load(), "calls decided without Redis are not Redis errors")
+
+			proxy.Resume()
+			wg.Wait()
+			close(held)
+			for s := range held {
+				require.NotNil(t, s)
+				require.NoError(t, s.Release(ctx))
+			}
+			waitFor(t, "tokens given back", func() bool { return redisinflight.Outstanding(l) == 0 })
+			s, err := l.Acquire(ctx, "flood")
+			require.NoError(t, err, "on Redis again")
+			require.NoError(t, s.Release(ctx))
+		})
+	}
+}
+
+// countingHook counts the connections dialled and the commands sent.
+type countingHook struct{ dials, cmds atomic.Int64 }
+
+func (h *countingHook) DialHook(next redis.DialHook) redis.DialHook {
+	return func(ctx context.Context, network, addr string) (net.Conn, error) {
+		h.dials.Add(1)
+		return next(ctx, network, addr)
+	}
+}
+
+func (h *countingHook) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
+	return func(ctx context.Context, cmd redis.Cmder) error {
+		h.cmds.Add(1)
+		return next(ctx, cmd)
+	}
+}
+
+func (h *countingHook) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.ProcessPipelineHook {
+	return func(ctx context.Context, cmds []redis.Cmder) error {
+		h.cmds.Add(int64(len(cmds)))
+		return next(ctx, cmds)
+	}
+}
+
+// TestBreakerRedisKilled: Redis killed by PID; the first Acquire meets a
+// refused connection and opens the breaker; 1,000 more are decided by
+// the failure mode without a dial or a command; a trial after the
+// jittered wait (injected clock) fails while Redis is down; once Redis is
+// back, the first Acquire after ProbeMax is on Redis again.
+func TestBreakerRedisKilled(t *testing.T) {
+	for _, mode := range []redisstore.FailureMode{redisstore.FailClosed, redisstore.FailOpen, redisstore.FailLocal} {
+		t.Run(mode.String(), func(t *testing.T) {
+			srv := redistest.Start(t)
+			c := srv.Client(t)
+			var hook countingHook
+			c.AddHook(&hook)
+			clock := coretest.NewClock(t0)
+			l := newLimiter(t, c, 2, redisinflight.Options{Clock: clock, FailureMode: mode})
+			ctx := context.Background()
+			s, err := l.Acquire(ctx, "k")
+			require.NoError(t, err)
+			require.NoError(t, s.Release(ctx))
+
+			srv.Kill()
+			s, err = l.Acquire(ctx, "k")
+			decidedLocally(t, mode, s, err)
+			dials, cmds := hook.dials.Load(), hook.cmds.Load()
+			for range 1000 {
+				s, err := l.Acquire(ctx, "k")
+				if !decidedLocally(t, mode, s, err) {
+					t.FailNow()
+				}
+			}
+			require.Equal(t, dials, hook.dials.Load(), "no dial while the breaker is open")
+			require.Equal(t, cmds, hook.cmds.Load(), "no command while the breaker is open")
+
+			clock.Advance(100 * time.Millisecond) // ProbeInterval: the trial is due
+			s, err = l.Acquire(ctx, "k")
+			decidedLocally(t, mode, s, err)
+			require.Equal(t, cmds+1, hook.cmds.Load(), "one trial")
+			s, err = l.Acquire(ctx, "k")
+			decidedLocally(t, mode, s, err)
+			require.Equal(t, cmds+1, hook.cmds.Load(), "open again after the failed trial")
+
+			srv.Restart()
+			clock.Advance(800 * time.Millisecond) // ProbeMax
+			for range 2 {
+				_, err = l.Acquire(ctx, "k")
+				require.NoError(t, err)
+			}
+			_, err = l.Acquire(ctx, "k")
+			require.ErrorIs(t, err, inflight.ErrFull, "decided by Redis again: 2 leases live")
+			n, err := c.Eval(ctx, "return #redis.call('KEYS', '*')", nil).Int()
+			require.NoError(t, err)
+			require.Equal(t, 1, n)
+		})
+	}
+}
+
+// TestReleaseWhileUnreachable: a release while Redis cannot be reached
+// fails at once (breaker open), is not retried by a second Release, and
+// the lease it could not remove ends by its TTL: after Lease the key has
+// its full limit again, counting that lease neither twice nor forever.
+func TestReleaseWhileUnreachable(t *testing.T) {
+	t.Parallel()
+	srv := redistest.Start(t)
+	c := srv.Client(t)
+	proxy := faultproxy.Start(t, srv.Addr())
+	pc := redis.NewClient(&redis.Options{Addr: proxy.Addr(), ContextTimeoutEnabled: true, MaxRetries: -1})
+	t.Cleanup(func() { pc.Close() })
+	clock := coretest.NewClock(t0)
+	l := newLimiter(t, pc, 2, redisinflight.Options{Clock: clock, Lease: 10 * time.Second})
+	ctx := context.Background()
+	s, err := l.Acquire(ctx, "k")
+	require.NoError(t, err)
+	require.EqualValues(t, 1, leases(t, c))
+
+	proxy.Refuse(true)
+	proxy.Drop()
+	_, err = l.Acquire(ctx, "k")
+	require.ErrorIs(t, err, redisstore.ErrUnavailable)
+	accepted := proxy.Accepted()
+	err = s.Release(ctx)
+	require.ErrorIs(t, err, redisstore.ErrUnavailable, "the breaker is open: the release says so at once")
+	require.ErrorIs(t, s.Release(ctx), inflight.ErrReleased, "released once, whatever happened")
+	require.Equal(t, accepted, proxy.Accepted())
+	require.EqualValues(t, 1, leases(t, c), "the lease is still in Redis")
+
+	proxy.Refuse(false)
+	clock.Advance(10*time.Second + time.Millisecond) // past the lease, and the breaker's wait
+	var held []*inflight.Slot
+	for range 2 {
+		s, err := l.Acquire(ctx, "k")
+		require.NoError(t, err, "the unreleased lease has ended")
+		held = append(held, s)
+	}
+	_, err = l.Acquire(ctx, "k")
+	require.ErrorIs(t, err, inflight.ErrFull)
+	require.EqualValues(t, 2, leases(t, c))
+	for _, s := range held {
+		require.NoError(t, s.Release(ctx))
+	}
+	require.EqualValues(t, 0, leases(t, c))
+}
