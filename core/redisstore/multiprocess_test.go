@@ -13,6 +13,7 @@ import (
 
 	"github.com/floodgate-go/floodgate/core"
 	"github.com/floodgate-go/floodgate/core/redisstore"
+	"github.com/floodgate-go/floodgate/internal/within"
 	"github.com/redis/go-redis/v9"
 	"github.com/stretchr/testify/require"
 )
@@ -35,14 +36,8 @@ func TestMultiProcess(t *testing.T) {
 	require.NoError(t, err)
 	var procs []*exec.Cmd
 	var outs []*bytes.Buffer
-	for range 4 {
-		cmd := exec.Command(os.Args[0], "-test.run=^$")
-		cmd.Env = append(os.Environ(), hammerEnv+"="+srv.Addr())
-		out := &bytes.Buffer{}
-		cmd.Stdout, cmd.Stderr = out, out
-		require.NoError(t, cmd.Start())
-		procs, outs = append(procs, cmd), append(outs, out)
-	}
+	// Registered before the first start: a start that fails leaves none
+	// of the children started before it running.
 	t.Cleanup(func() {
 		for _, p := range procs {
 			if p.ProcessState == nil {
@@ -51,9 +46,18 @@ func TestMultiProcess(t *testing.T) {
 			}
 		}
 	})
+	for range 4 {
+		cmd := exec.Command(os.Args[0], "-test.run=^$")
+		cmd.Env = append(os.Environ(), hammerEnv+"="+srv.Addr())
+		out := &bytes.Buffer{}
+		cmd.Stdout, cmd.Stderr = out, out
+		require.NoError(t, cmd.Start())
+		procs, outs = append(procs, cmd), append(outs, out)
+	}
 	var admitted, attempts int64
 	for i, p := range procs {
-		require.NoError(t, p.Wait(), "%s", outs[i])
+		// A child stops by itself after 5 s; one that hangs is killed.
+		require.NoError(t, within.WaitProcess(t, p, "a hammering child"), "%s", outs[i])
 		_, rest, ok := strings.Cut(outs[i].String(), "ADMITTED ")
 		require.True(t, ok, "%s", outs[i])
 		f := strings.Fields(rest)

@@ -1,12 +1,14 @@
 package depcheck_test
 
 import (
+	"context"
 	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 )
@@ -73,7 +75,13 @@ const (
 // goRun runs the go command in dir and returns its combined output.
 func goRun(t *testing.T, dir string, m mode, args ...string) (string, error) {
 	t.Helper()
-	cmd := exec.Command(goBinary(t), args...)
+	// A generous bound on one go command (a build of a throwaway module
+	// on a loaded machine takes seconds): one stuck on a lock or the
+	// network is killed and fails the test with its output.
+	ctx, cancel := context.WithTimeout(t.Context(), goTimeout)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, goBinary(t), args...)
+	cmd.WaitDelay = 10 * time.Second // its children holding the output open
 	cmd.Dir = dir
 	env := append(os.Environ(), "GOTOOLCHAIN=local", "GOWORK=off", "GOFLAGS=-mod=readonly")
 	switch m {
@@ -87,8 +95,14 @@ func goRun(t *testing.T, dir string, m mode, args ...string) (string, error) {
 	}
 	cmd.Env = env // of duplicate keys, the last counts
 	out, err := cmd.CombinedOutput()
+	if ctx.Err() == context.DeadlineExceeded {
+		t.Fatalf("go %s in %s did not end within %v: killed\n%s", strings.Join(args, " "), dir, goTimeout, out)
+	}
 	return string(out), err
 }
+
+// goTimeout bounds one go command.
+const goTimeout = 5 * time.Minute
 
 // mustGo is goRun failing the test on an error, or calling unavailable when
 // the error is a module missing from an offline module cache.

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/floodgate-go/floodgate/internal/redistest"
+	"github.com/floodgate-go/floodgate/internal/within"
 	"github.com/stretchr/testify/require"
 )
 
@@ -80,6 +81,10 @@ func child(t *testing.T, mode string) (*exec.Cmd, int, string) {
 	require.NoError(t, err)
 	require.NoError(t, cmd.Start())
 	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
+	// A child that never prints its SERVER line is killed: the scan then
+	// ends.
+	stop := within.Watch(cmd)
+	defer stop()
 	sc := bufio.NewScanner(out)
 	for sc.Scan() {
 		if rest, ok := strings.CutPrefix(sc.Text(), "SERVER "); ok {
@@ -91,7 +96,7 @@ func child(t *testing.T, mode string) (*exec.Cmd, int, string) {
 			return cmd, pid, startTime(pid) // "" if it is gone already (fatal mode)
 		}
 	}
-	t.Fatalf("the child printed no SERVER line: %v", sc.Err())
+	t.Fatalf("the child printed no SERVER line (killed after %v: %v): %v", within.Bound, stop(), sc.Err())
 	return nil, 0, ""
 }
 
@@ -133,7 +138,7 @@ func gone(t *testing.T, pid int, started string) {
 func TestNoServerLeftOnFatal(t *testing.T) {
 	redistest.Binary(t)
 	cmd, pid, started := child(t, "fatal")
-	require.Error(t, cmd.Wait(), "the child test fails")
+	require.Error(t, within.WaitProcess(t, cmd, "the failing child test"), "the child test fails")
 	gone(t, pid, started)
 }
 

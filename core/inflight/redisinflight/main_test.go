@@ -12,6 +12,7 @@ import (
 
 	"github.com/floodgate-go/floodgate/core/coretest"
 	"github.com/floodgate-go/floodgate/core/inflight/redisinflight"
+	"github.com/floodgate-go/floodgate/internal/within"
 	"github.com/redis/go-redis/v9"
 	"github.com/stretchr/testify/require"
 )
@@ -72,7 +73,10 @@ func startHolder(t *testing.T, addr string) *exec.Cmd {
 			_ = cmd.Wait()
 		}
 	})
+	// A holder that never says HELD is killed: the read then ends.
+	stop := within.Watch(cmd)
 	line, err := bufio.NewReader(out).ReadString('\n')
+	require.False(t, stop(), "the holder (pid %d) did not say HELD within %v: killed", cmd.Process.Pid, within.Bound)
 	require.NoError(t, err)
 	require.Equal(t, "HELD\n", line, "pid "+strconv.Itoa(cmd.Process.Pid))
 	return cmd
