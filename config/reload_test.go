@@ -11,6 +11,7 @@ import (
 
 	"github.com/floodgate-go/floodgate/core"
 	"github.com/floodgate-go/floodgate/core/coretest"
+	"github.com/floodgate-go/floodgate/internal/within"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -191,7 +192,7 @@ routes:
 			}
 		}
 	})
-	wg.Wait()
+	within.Wait(t, &wg, "the test's goroutines")
 	assert.LessOrEqual(t, passed.Load(), int64(20))
 	assert.GreaterOrEqual(t, passed.Load(), int64(10))
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/floodgate-go/floodgate/core"
 	"github.com/floodgate-go/floodgate/core/coretest"
+	"github.com/floodgate-go/floodgate/internal/within"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -136,7 +137,7 @@ func hotPhases(t *testing.T, lim core.Limit, whenFull core.WhenFull) {
 			}
 		}()
 		close(start)
-		wg.Wait()
+		within.Wait(t, &wg, "the test's goroutines")
 		require.Zero(t, failures.Load(), "errors in phase %d", phase)
 		got := kept.Load() + drain(t, l, "hot")
 		want := drain(t, model, "hot")
@@ -181,7 +182,7 @@ func TestHotKeyBoundUnderConcurrency(t *testing.T) {
 				}()
 			}
 			close(start)
-			wg.Wait()
+			within.Wait(t, &wg, "the test's goroutines")
 			require.Zero(t, failures.Load())
 			span := clk.Now().Sub(coretest.T0)
 			bound := 1000 + int64((span+time.Millisecond-1)/time.Millisecond)

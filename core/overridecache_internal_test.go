@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/floodgate-go/floodgate/internal/within"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -49,7 +50,7 @@ func TestOverrideCacheWaitersCancel(t *testing.T) {
 		assert.NoError(t, err)
 		assert.Same(t, def, l)
 	}()
-	<-entered
+	within.Recv(t, entered, "the first caller in the provider")
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	l, err := c.get(ctx, "k", 0, func(context.Context, string) (*Limiter, time.Duration) {
@@ -59,7 +60,7 @@ func TestOverrideCacheWaitersCancel(t *testing.T) {
 	assert.ErrorIs(t, err, context.Canceled)
 	assert.Nil(t, l)
 	close(release)
-	<-done
+	within.Recv(t, done, "the first caller's return")
 	l, err = c.get(context.Background(), "k", 1, nil)
 	require.NoError(t, err)
 	assert.Same(t, def, l, "cached")

@@ -18,6 +18,7 @@ import (
 	"github.com/floodgate-go/floodgate/core"
 	"github.com/floodgate-go/floodgate/core/coretest"
 	"github.com/floodgate-go/floodgate/headers"
+	"github.com/floodgate-go/floodgate/internal/within"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -624,7 +625,7 @@ func TestWriteConcurrent(t *testing.T) {
 			}
 		})
 	}
-	wg.Wait()
+	within.Wait(t, &wg, "the test's goroutines")
 }
 
 // Write and WriteKey make one allocation, whatever the draft, the fields
@@ -677,7 +678,7 @@ func TestWriteManyPolicies(t *testing.T) {
 			}
 		})
 	}
-	wg.Wait()
+	within.Wait(t, &wg, "the test's goroutines")
 }
 
 func TestFieldString(t *testing.T) {

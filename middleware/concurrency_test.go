@@ -12,6 +12,7 @@ import (
 
 	"github.com/floodgate-go/floodgate/core"
 	"github.com/floodgate-go/floodgate/core/inflight"
+	"github.com/floodgate-go/floodgate/internal/within"
 	"github.com/floodgate-go/floodgate/middleware"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -73,19 +74,19 @@ func TestConcurrency400RequestsAgainst8(t *testing.T) {
 		wg.Go(func() { codes <- get(h, client) })
 	}
 	for range 8 {
-		<-entered
+		within.Recv(t, entered, "a request in the handler")
 	}
 	for range 392 {
-		w := <-codes
+		w := within.Recv(t, codes, "a refused request's response")
 		require.Equal(t, http.StatusTooManyRequests, w.Code)
 		require.Equal(t, "2", w.Header().Get("Retry-After"))
 		require.Equal(t, "application/problem+json", w.Header().Get("Content-Type"))
 	}
 	assert.Equal(t, 8, m.InFlight(clientKey))
 	close(gate)
-	wg.Wait()
+	within.Wait(t, &wg, "the 400 requests")
 	for range 8 {
-		require.Equal(t, http.StatusOK, (<-codes).Code)
+		require.Equal(t, http.StatusOK, within.Recv(t, codes, "a served request's response").Code)
 	}
 	assert.Equal(t, 0, m.InFlight(clientKey))
 }
@@ -111,7 +112,7 @@ func TestConcurrencyWaitNeverExceeds(t *testing.T) {
 			}
 		})
 	}
-	wg.Wait()
+	within.Wait(t, &wg, "the 400 requests")
 	assert.EqualValues(t, 400, ok.Load())
 	assert.LessOrEqual(t, peak.Load(), int64(8))
 	assert.Equal(t, 0, m.InFlight(clientKey))
@@ -178,11 +179,11 @@ func TestConcurrencyReleasesOnClientDisconnect(t *testing.T) {
 	defer srv.Close()
 
 	cancel, errc := send(srv)
-	<-entered
+	within.Recv(t, entered, "the request in the handler")
 	require.Equal(t, 1, m.InFlight("k"))
 	cancel() // the client goes away
-	require.Error(t, <-errc)
-	<-done
+	require.Error(t, within.Recv(t, errc, "the client's error"))
+	within.Recv(t, done, "the handler's end")
 	require.Equal(t, 0, m.InFlight("k"), "the slot came back when the handler ended")
 }
 
@@ -199,8 +200,8 @@ func TestConcurrencyWaiterDisconnectTakesNothing(t *testing.T) {
 	cancel, errc := send(srv)
 	untilWaiting(t, m) // the request waits in the line
 	cancel()
-	require.Error(t, <-errc)
-	<-done // the server let go of the waiting request at once
+	require.Error(t, within.Recv(t, errc, "the client's error"))
+	within.Recv(t, done, "the server's end of the request") // it let go of the waiting request at once
 	assert.Equal(t, 0, waiting(m))
 	assert.Equal(t, 1, m.InFlight("k"), "the waiter took nothing")
 	require.NoError(t, held.Release(context.Background()))
@@ -291,5 +292,5 @@ func TestConcurrencyWaitQueueFull(t *testing.T) {
 	w := get(h, client)
 	require.Equal(t, http.StatusTooManyRequests, w.Code, "refused at once beyond the line's bound")
 	require.NoError(t, held.Release(context.Background()))
-	require.NoError(t, (<-waiter).Release(context.Background()))
+	require.NoError(t, within.Recv(t, waiter, "the waiter's slot").Release(context.Background()))
 }

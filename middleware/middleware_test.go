@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/floodgate-go/floodgate/core"
+	"github.com/floodgate-go/floodgate/internal/within"
 	"github.com/floodgate-go/floodgate/keyfunc"
 	"github.com/floodgate-go/floodgate/middleware"
 	"github.com/stretchr/testify/assert"
@@ -173,10 +174,10 @@ func TestCountOnlyIfIsAtomic(t *testing.T) {
 	// the admitted ones wait in the handler, so before the release each
 	// request sends exactly one event.
 	for range 200 {
-		<-decided
+		within.Recv(t, decided, "a request's decision")
 	}
 	close(release)
-	wg.Wait()
+	within.Wait(t, &wg, "the 200 requests")
 	assert.LessOrEqual(t, reached.Load(), int64(5))
 	assert.Equal(t, int64(5), reached.Load())
 }

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/floodgate-go/floodgate/core"
+	"github.com/floodgate-go/floodgate/internal/within"
 	"github.com/floodgate-go/floodgate/middleware"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -43,7 +44,7 @@ func TestAdmissionEndOnce(t *testing.T) {
 		for range 4 {
 			wg.Go(func() { a.End(ctx, http.StatusOK) })
 		}
-		wg.Wait()
+		within.Wait(t, &wg, "the test's goroutines")
 		cp.End(ctx, http.StatusOK)
 		cp.End(ctx, http.StatusOK)
 	}

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/floodgate-go/floodgate/core"
+	"github.com/floodgate-go/floodgate/internal/within"
 )
 
 // RunOverrides runs the checks of core.Overrides against the stores
@@ -226,7 +227,7 @@ func runOverrideConcurrent(t *testing.T, newStore NewStore) {
 			}
 		})
 	}
-	wg.Wait()
+	within.Wait(t, &wg, "the test's goroutines")
 	for k, q := range quotas {
 		assertEqual(t, q, passed[k], "key %s: exactly its limit", k)
 	}

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/floodgate-go/floodgate/core"
+	"github.com/floodgate-go/floodgate/internal/within"
 )
 
 // RunPolicyChange runs the checks of core.Limiter.SetPolicy against the
@@ -329,9 +330,9 @@ func runChangeConcurrent(t *testing.T, newStore NewStore) {
 					mu.Unlock()
 				})
 			}
-			wg.Wait()
+			within.Wait(t, &wg, "the test's goroutines")
 			close(stop)
-			<-changer
+			within.Recv(t, changer, "the policy changer's end")
 			// The clock stands still: whatever the interleaving, no more
 			// than the largest version's quota passes (twice the base's).
 			assertLessOrEqual(t, admitted, 40, "admitted at one instant across changes")

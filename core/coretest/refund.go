@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/floodgate-go/floodgate/core"
+	"github.com/floodgate-go/floodgate/internal/within"
 )
 
 // greedy takes cost 1 for key at the clock's instant until a take is
@@ -102,7 +103,7 @@ func runRefundRace(t *testing.T, newStore NewStore) {
 				}
 			})
 		}
-		wg.Wait()
+		within.Wait(t, &wg, "the test's goroutines")
 		assertEqual(t, 1, ok)
 		assertEqual(t, 15, refused)
 		r, err = l.AllowN(ctx, "k", 1) // what the refund gave back

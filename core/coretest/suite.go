@@ -12,6 +12,7 @@ import (
 
 	"github.com/floodgate-go/floodgate/core"
 	"github.com/floodgate-go/floodgate/core/store"
+	"github.com/floodgate-go/floodgate/internal/within"
 )
 
 // T0 is the instant the suite's schedules start at.
@@ -73,7 +74,7 @@ func concurrently(t *testing.T, n, limit int, name func(int) string, f func(*tes
 			t.Run(name(i), func(t *testing.T) { f(t, i) })
 		})
 	}
-	wg.Wait()
+	within.Wait(t, &wg, "the test's goroutines")
 }
 
 var policySeq atomic.Int64
@@ -326,7 +327,7 @@ func runConcurrent(t *testing.T, newStore NewStore) {
 			}
 		}()
 	}
-	wg.Wait()
+	within.Wait(t, &wg, "the test's goroutines")
 	assertEqual(t, int64(100), admitted.Load())
 }
 

@@ -11,6 +11,7 @@ import (
 
 	"github.com/floodgate-go/floodgate/core"
 	"github.com/floodgate-go/floodgate/core/inflight"
+	"github.com/floodgate-go/floodgate/internal/within"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -60,7 +61,7 @@ func TestMemory400GoroutinesNeverExceed8(t *testing.T) {
 			assert.NoError(t, s.Release(ctx))
 		})
 	}
-	wg.Wait()
+	within.Wait(t, &wg, "the test's goroutines")
 	assert.EqualValues(t, 400, served.Load())
 	assert.LessOrEqual(t, k.peak.Load(), int64(8))
 	assert.Equal(t, 0, m.InFlight("k"))
@@ -84,7 +85,7 @@ func TestMemoryAcquireAdmitsExactlyLimit(t *testing.T) {
 			slots <- s
 		})
 	}
-	wg.Wait()
+	within.Wait(t, &wg, "the test's goroutines")
 	close(slots)
 	assert.Len(t, slots, 8)
 	assert.EqualValues(t, 392, full.Load())
@@ -132,7 +133,7 @@ func TestMemoryConcurrentDoubleRelease(t *testing.T) {
 			}
 		})
 	}
-	wg.Wait()
+	within.Wait(t, &wg, "the test's goroutines")
 	assert.EqualValues(t, 1, ok.Load())
 	assert.Equal(t, 0, m.InFlight("k"))
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/floodgate-go/floodgate/core/coretest"
 	"github.com/floodgate-go/floodgate/core/redisstore"
 	"github.com/floodgate-go/floodgate/internal/redistest"
+	"github.com/floodgate-go/floodgate/internal/within"
 	"github.com/redis/go-redis/v9"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -89,7 +90,7 @@ func startReplyDropper(t *testing.T, target string) *replyDropper {
 			_ = c.Close()
 		}
 		mu.Unlock()
-		d.wg.Wait()
+		within.Wait(t, &d.wg, "the accept loops")
 	})
 	return d
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/floodgate-go/floodgate/core"
 	"github.com/floodgate-go/floodgate/core/redisstore"
+	"github.com/floodgate-go/floodgate/internal/within"
 	"github.com/redis/go-redis/v9"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -113,7 +114,7 @@ func concurrentTotals(t *testing.T, c redis.UniversalClient, opts redisstore.Opt
 		}()
 	}
 	close(start)
-	wg.Wait()
+	within.Wait(t, &wg, "the test's goroutines")
 	close(errs)
 	for err := range errs {
 		require.NoError(t, err)

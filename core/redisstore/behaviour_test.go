@@ -14,6 +14,7 @@ import (
 
 	"github.com/floodgate-go/floodgate/core"
 	"github.com/floodgate-go/floodgate/core/redisstore"
+	"github.com/floodgate-go/floodgate/internal/within"
 	"github.com/redis/go-redis/v9"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -163,7 +164,7 @@ func TestConcurrentLimit(t *testing.T) {
 			}()
 		}
 		close(start)
-		wg.Wait()
+		within.Wait(t, &wg, "the test's goroutines")
 		assert.Zero(t, failed.Load(), "%T", alg)
 		assert.Equal(t, int64(50), admitted.Load(), "%T", alg)
 	}

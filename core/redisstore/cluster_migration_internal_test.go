@@ -12,6 +12,7 @@ import (
 
 	"github.com/floodgate-go/floodgate/core"
 	"github.com/floodgate-go/floodgate/internal/redistest"
+	"github.com/floodgate-go/floodgate/internal/within"
 	"github.com/redis/go-redis/v9"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -163,7 +164,7 @@ func TestClusterSlotMigration(t *testing.T) {
 		time.Sleep(time.Millisecond)
 	}
 	stop.Store(true)
-	wg.Wait()
+	within.Wait(t, &wg, "the test's goroutines")
 
 	asks := errorStat(t, ctx, src.c, "ASK") - srcErr0
 	movs := errorStat(t, ctx, src.c, "MOVED") - srcMoved0

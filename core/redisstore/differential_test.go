@@ -14,6 +14,7 @@ import (
 	"github.com/floodgate-go/floodgate/core/coretest"
 	"github.com/floodgate-go/floodgate/core/redisstore"
 	"github.com/floodgate-go/floodgate/core/store"
+	"github.com/floodgate-go/floodgate/internal/within"
 )
 
 // TestDifferential replays 2,000 random traces (40,000 operations;
@@ -58,7 +59,7 @@ func TestDifferential(t *testing.T) {
 			}
 		}()
 	}
-	wg.Wait()
+	within.Wait(t, &wg, "the test's goroutines")
 	close(errs)
 	for err := range errs {
 		t.Error(err)
@@ -102,7 +103,7 @@ func TestDifferentialBackoff(t *testing.T) {
 			}
 		}()
 	}
-	wg.Wait()
+	within.Wait(t, &wg, "the test's goroutines")
 	close(errs)
 	for err := range errs {
 		t.Error(err)

@@ -7,6 +7,7 @@ import (
 
 	"github.com/floodgate-go/floodgate/core"
 	"github.com/floodgate-go/floodgate/internal/redistest"
+	"github.com/floodgate-go/floodgate/internal/within"
 	"github.com/stretchr/testify/require"
 )
 
@@ -33,7 +34,7 @@ func TestBatchConflictIsolated(t *testing.T) {
 	require.NoError(t, c.LPush(ctx, batch[1].keys[0], "x").Err())
 	s.run(batch, nil)
 	for i, cl := range batch {
-		<-cl.done
+		within.Recv(t, cl.done, "a batched call's end")
 		if i == 1 {
 			require.Equal(t, classConflict, classify(cl.err), "%v", cl.err)
 			continue

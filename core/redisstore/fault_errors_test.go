@@ -16,6 +16,7 @@ import (
 	"github.com/floodgate-go/floodgate/core"
 	"github.com/floodgate-go/floodgate/core/redisstore"
 	"github.com/floodgate-go/floodgate/internal/redistest"
+	"github.com/floodgate-go/floodgate/internal/within"
 	"github.com/redis/go-redis/v9"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -51,7 +52,7 @@ func startFake(t *testing.T, reply string) *fakeRedis {
 			}()
 		}
 	}()
-	t.Cleanup(func() { _ = ln.Close(); f.wg.Wait() })
+	t.Cleanup(func() { _ = ln.Close(); within.Wait(t, &f.wg, "the accept loops") })
 	return f
 }
 

@@ -16,6 +16,7 @@ import (
 	"github.com/floodgate-go/floodgate/core/redisstore"
 	"github.com/floodgate-go/floodgate/internal/faultproxy"
 	"github.com/floodgate-go/floodgate/internal/redistest"
+	"github.com/floodgate-go/floodgate/internal/within"
 	"github.com/redis/go-redis/v9"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -249,7 +250,7 @@ func TestRTT(t *testing.T) {
 						}
 					})
 				}
-				wg.Wait()
+				within.Wait(t, &wg, "the test's goroutines")
 				rate := float64(ok.Load()) / n
 				t.Logf("RTT %v: %d/%d decided by Redis (%.0f%%), %d connections, stats %+v", rtt, ok.Load(), n, 100*rate, p.Accepted(), s.Stats())
 				// A late reply never costs its connection: at most the
@@ -296,7 +297,7 @@ func TestRTTNoCheck(t *testing.T) {
 							}
 						})
 					}
-					wg.Wait()
+					within.Wait(t, &wg, "the test's goroutines")
 				}
 				var per []int64
 				late := int64(0)
@@ -372,7 +373,7 @@ func TestStallDeadline(t *testing.T) {
 			}
 		})
 	}
-	wg.Wait()
+	within.Wait(t, &wg, "the test's goroutines")
 	t.Logf("slowest decision during the stall: %v (timeout %v); stats %+v", time.Duration(worst.Load()), timeout, s.Stats())
 	assert.True(t, s.Down())
 	// 320 decisions in the stall: at most a connection per pipeline
@@ -452,7 +453,7 @@ func TestDroppedConnections(t *testing.T) {
 		}
 	}
 	stop.Store(true)
-	wg.Wait()
+	within.Wait(t, &wg, "the test's goroutines")
 	checkTTLs(t, srv.Client(t))
 }
 

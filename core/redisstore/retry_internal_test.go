@@ -8,6 +8,7 @@ import (
 	"github.com/floodgate-go/floodgate/core"
 	"github.com/floodgate-go/floodgate/core/store"
 	"github.com/floodgate-go/floodgate/internal/redistest"
+	"github.com/floodgate-go/floodgate/internal/within"
 	"github.com/stretchr/testify/require"
 )
 
@@ -50,7 +51,7 @@ func TestBatchRefundTwice(t *testing.T) {
 	require.Len(t, s.group(batch), 1, "one batch call")
 	s.run(batch, nil)
 	for i, cl := range batch {
-		<-cl.done
+		within.Recv(t, cl.done, "a batched call's end")
 		require.NoError(t, cl.err, "call %d", i)
 	}
 	once, err := c.Get(ctx, tab.keys("once", nil)[0]).Result()
@@ -97,7 +98,7 @@ func TestResetTwice(t *testing.T) {
 	require.Equal(t, int64(6), take())
 	for _, want := range []int64{6, 2} { // the first copy forgets, the second nothing
 		s.run([]*call{reset}, nil)
-		<-reset.done
+		within.Recv(t, reset.done, "the reset's end")
 		require.NoError(t, reset.err)
 		require.Equal(t, want, take())
 	}

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/floodgate-go/floodgate/core/coretest"
+	"github.com/floodgate-go/floodgate/internal/within"
 	"github.com/floodgate-go/floodgate/middleware/login"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -25,8 +26,10 @@ func TestServer(t *testing.T) {
 	done := make(chan error, 1)
 	clk := coretest.NewClock(time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC))
 	opts := login.Options{Clock: clk, Devices: &login.DeviceOptions{Secret: []byte(strings.Repeat("s", 32)), Insecure: true}}
-	go func() { done <- run(ctx, "127.0.0.1:0", pw, opts) }()
-	line, err := bufio.NewReader(pr).ReadString('\n')
+	// The pipe is closed when run returns: a run that fails before its
+	// first line ends the read below instead of leaving it waiting.
+	go func() { done <- run(ctx, "127.0.0.1:0", pw, opts); _ = pw.Close() }()
+	line, err := within.Line(t, bufio.NewReader(pr), "the server's listening line")
 	require.NoError(t, err)
 	addr, ok := strings.CutPrefix(strings.TrimSpace(line), "listening on ")
 	require.True(t, ok, line)

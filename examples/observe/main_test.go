@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/floodgate-go/floodgate/core/coretest"
+	"github.com/floodgate-go/floodgate/internal/within"
 	dto "github.com/prometheus/client_model/go"
 	"github.com/prometheus/common/expfmt"
 	"github.com/prometheus/common/model"
@@ -40,9 +41,9 @@ func start(t *testing.T, cfg config) (string, *bufio.Reader) {
 		client.CloseIdleConnections()
 		cancel()
 		go func() { _, _ = io.Copy(io.Discard, pr) }()
-		require.NoError(t, <-done)
+		require.NoError(t, within.Recv(t, done, "the command's end after its context"))
 	})
-	line, err := out.ReadString('\n')
+	line, err := within.Line(t, out, "the command's listening line")
 	require.NoError(t, err)
 	addr, ok := strings.CutPrefix(strings.TrimSpace(line), "listening on ")
 	require.True(t, ok, line)
@@ -213,7 +214,7 @@ func TestLoadFlag(t *testing.T) {
 		Server: serverConfig{MaxKeys: 1_000, TrustedProxies: []string{"127.0.0.1"}, Clock: coretest.NewClock(coretest.T0)},
 		Load:   &loadConfig{Requests: 400, Clients: 50, Workers: 2},
 	})
-	line, err := out.ReadString('\n')
+	line, err := within.Line(t, out, "the load's summary line")
 	require.NoError(t, err)
 	require.True(t, strings.HasPrefix(line, "load done: "), line)
 	assert.Contains(t, line, "greedy-items 429: 40,", "4 greedy addresses, 20 requests each, a burst of 10")

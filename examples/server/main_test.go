@@ -11,6 +11,7 @@ import (
 
 	"github.com/floodgate-go/floodgate/core/redisstore"
 	"github.com/floodgate-go/floodgate/internal/redistest"
+	"github.com/floodgate-go/floodgate/internal/within"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -26,7 +27,7 @@ func TestServe(t *testing.T) {
 	done := make(chan error, 1)
 	go func() { done <- run(ctx, cfg, pw); _ = pw.Close() }()
 
-	line, err := bufio.NewReader(pr).ReadString('\n')
+	line, err := within.Line(t, bufio.NewReader(pr), "the server's listening line")
 	require.NoError(t, err)
 	addr, ok := strings.CutPrefix(strings.TrimSpace(line), "listening on ")
 	require.True(t, ok, line)
@@ -146,7 +147,7 @@ func serve(t *testing.T, args []string, redisTimeout time.Duration) string {
 			t.Error("no graceful shutdown")
 		}
 	})
-	line, err := bufio.NewReader(pr).ReadString('\n')
+	line, err := within.Line(t, bufio.NewReader(pr), "the server's listening line")
 	require.NoError(t, err)
 	addr, ok := strings.CutPrefix(strings.TrimSpace(line), "listening on ")
 	require.True(t, ok, line)

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/floodgate-go/floodgate/internal/waitline"
+	"github.com/floodgate-go/floodgate/internal/within"
 	"github.com/stretchr/testify/require"
 )
 
@@ -72,7 +73,7 @@ func TestAwait(t *testing.T) {
 	_, err = l.Await(context.Background(), "k")
 	require.ErrorIs(t, err, errFull)
 	cancel()
-	require.ErrorIs(t, <-done, context.Canceled)
+	require.ErrorIs(t, within.Recv(t, done, "the cancelled waiter's return"), context.Canceled)
 	require.Equal(t, 1, l.Len("k"))
 	head.Leave()
 	require.Equal(t, 0, l.Len("k"))

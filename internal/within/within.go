@@ -9,6 +9,7 @@
 package within
 
 import (
+	"bufio"
 	"os/exec"
 	"sync"
 	"sync/atomic"
@@ -82,4 +83,23 @@ func WaitProcess(t testing.TB, cmd *exec.Cmd, what string) error {
 		t.Fatalf("within: %s (pid %d) did not exit within %v: killed", what, cmd.Process.Pid, Bound)
 	}
 	return err
+}
+
+// Line reads a line from r, through its '\n', as r.ReadString does,
+// failing t when it has not come within [Bound]; what names the line.
+// The read goes on in the background after such a failure: r is the
+// test's to drop.
+func Line(t testing.TB, r *bufio.Reader, what string) (string, error) {
+	t.Helper()
+	type read struct {
+		line string
+		err  error
+	}
+	c := make(chan read, 1)
+	go func() {
+		line, err := r.ReadString('\n')
+		c <- read{line, err}
+	}()
+	got := Recv(t, c, what)
+	return got.line, got.err
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/floodgate-go/floodgate/core"
 	"github.com/floodgate-go/floodgate/core/coretest"
+	"github.com/floodgate-go/floodgate/internal/within"
 	"github.com/floodgate-go/floodgate/middleware/login"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -58,7 +59,7 @@ func TestAttemptReportsActOnce(t *testing.T) {
 				})
 			}
 			close(start)
-			wg.Wait()
+			within.Wait(t, &wg, "the test's goroutines")
 			n := admitted(t, g)
 			switch mix {
 			case "succeeded":

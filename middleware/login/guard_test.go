@@ -12,6 +12,7 @@ import (
 
 	"github.com/floodgate-go/floodgate/core"
 	"github.com/floodgate-go/floodgate/core/coretest"
+	"github.com/floodgate-go/floodgate/internal/within"
 	"github.com/floodgate-go/floodgate/middleware/login"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -105,7 +106,7 @@ func TestConcurrentGuessesCannotRacePastThreshold(t *testing.T) {
 			mu.Unlock()
 		})
 	}
-	wg.Wait()
+	within.Wait(t, &wg, "the test's goroutines")
 	assert.LessOrEqual(t, a.checks.Load(), int64(5))
 	assert.Equal(t, map[int]int{401: 5, 429: 195}, codes)
 }

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/floodgate-go/floodgate/core"
+	"github.com/floodgate-go/floodgate/internal/within"
 	"github.com/floodgate-go/floodgate/observe/slogobserve"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -74,7 +75,7 @@ func TestConcurrentChanges(t *testing.T) {
 			}
 		})
 	}
-	wg.Wait()
+	within.Wait(t, &wg, "the test's goroutines")
 	assert.Equal(t, 1, strings.Count(buf.String(), "\n"))
 }
 

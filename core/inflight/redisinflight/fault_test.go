@@ -15,6 +15,7 @@ import (
 	"github.com/floodgate-go/floodgate/core/redisstore"
 	"github.com/floodgate-go/floodgate/internal/faultproxy"
 	"github.com/floodgate-go/floodgate/internal/redistest"
+	"github.com/floodgate-go/floodgate/internal/within"
 	"github.com/redis/go-redis/v9"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -101,7 +102,7 @@ func TestStallFloodBoundsGoroutines(t *testing.T) {
 			assert.Zero(t, errs.Load(), "calls decided without Redis are not Redis errors")
 
 			proxy.Resume()
-			wg.Wait()
+			within.Wait(t, &wg, "the test's goroutines")
 			close(held)
 			for s := range held {
 				require.NotNil(t, s)

@@ -14,6 +14,7 @@ import (
 	"github.com/floodgate-go/floodgate/core/redisstore"
 	"github.com/floodgate-go/floodgate/internal/faultproxy"
 	"github.com/floodgate-go/floodgate/internal/redistest"
+	"github.com/floodgate-go/floodgate/internal/within"
 	"github.com/redis/go-redis/v9"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -98,7 +99,7 @@ func Test400GoroutinesAgainst8(t *testing.T) {
 				slots <- s
 			})
 		}
-		wg.Wait()
+		within.Wait(t, &wg, "the test's goroutines")
 		close(slots)
 		require.Len(t, slots, 8, "round %d", round)
 		require.EqualValues(t, 8, leases(t, c))
@@ -136,7 +137,7 @@ func TestWaitNeverExceeds(t *testing.T) {
 			assert.NoError(t, s.Release(ctx))
 		})
 	}
-	wg.Wait()
+	within.Wait(t, &wg, "the test's goroutines")
 	assert.EqualValues(t, 400, served.Load())
 	assert.LessOrEqual(t, peak.Load(), int64(8))
 	assert.EqualValues(t, 0, leases(t, srv.Client(t)))
@@ -359,7 +360,7 @@ func TestWaitOrder(t *testing.T) {
 	}
 	// PollInterval of an hour: only this process's releases wake the line.
 	require.NoError(t, held.Release(ctx))
-	wg.Wait()
+	within.Wait(t, &wg, "the test's goroutines")
 	assert.Equal(t, []int{0, 1, 2, 3, 4, 5}, order)
 }
 
@@ -382,7 +383,7 @@ func TestWaitCancelAndBound(t *testing.T) {
 	_, err = l.Wait(bg, "k")
 	require.ErrorIs(t, err, inflight.ErrQueueFull)
 	cancel()
-	require.ErrorIs(t, <-errc, context.Canceled)
+	require.ErrorIs(t, within.Recv(t, errc, "the cancelled waiter's return"), context.Canceled)
 	require.Equal(t, 0, l.Waiting("k"))
 	require.NoError(t, held.Release(bg))
 }
