@@ -90,7 +90,7 @@ func startReplyDropper(t *testing.T, target string) *replyDropper {
 			_ = c.Close()
 		}
 		mu.Unlock()
-		within.Wait(t, &d.wg, "the accept loops")
+		within.Wait(t, &d.wg, "the dropper's accept loop and connections")
 	})
 	return d
 }

@@ -30,6 +30,9 @@ type fakeRedis struct {
 	reply atomic.Pointer[string]
 	calls atomic.Int64
 	wg    sync.WaitGroup
+
+	mu    sync.Mutex
+	conns []net.Conn // closed at cleanup, whoever's cleanup runs first
 }
 
 func startFake(t *testing.T, reply string) *fakeRedis {
@@ -45,6 +48,9 @@ func startFake(t *testing.T, reply string) *fakeRedis {
 			if err != nil {
 				return
 			}
+			f.mu.Lock()
+			f.conns = append(f.conns, c)
+			f.mu.Unlock()
 			f.wg.Add(1)
 			go func() {
 				defer f.wg.Done()
@@ -52,7 +58,15 @@ func startFake(t *testing.T, reply string) *fakeRedis {
 			}()
 		}
 	}()
-	t.Cleanup(func() { _ = ln.Close(); within.Wait(t, &f.wg, "the accept loops") })
+	t.Cleanup(func() {
+		_ = ln.Close()
+		f.mu.Lock()
+		for _, c := range f.conns {
+			_ = c.Close()
+		}
+		f.mu.Unlock()
+		within.Wait(t, &f.wg, "the fake's accept loop and connections")
+	})
 	return f
 }
 

@@ -3,10 +3,12 @@ package faultproxy_test
 import (
 	"bufio"
 	"net"
+	"os"
 	"testing"
 	"time"
 
 	"github.com/floodgate-go/floodgate/internal/faultproxy"
+	"github.com/floodgate-go/floodgate/internal/within"
 	"github.com/stretchr/testify/require"
 )
 
@@ -39,6 +41,13 @@ func echo(t *testing.T) string {
 	return ln.Addr().String()
 }
 
+// bounded gives c's reads and writes a deadline of [within.Bound] from
+// now: a proxy that never delivers fails the test instead of hanging it.
+func bounded(t *testing.T, c net.Conn) {
+	t.Helper()
+	require.NoError(t, c.SetDeadline(time.Now().Add(within.Bound)))
+}
+
 func roundTrip(t *testing.T, c net.Conn, r *bufio.Reader) time.Duration {
 	start := time.Now()
 	_, err := c.Write([]byte("ping\n"))
@@ -59,6 +68,7 @@ func TestProxy(t *testing.T) {
 	c, err := net.Dial("tcp", p.Addr())
 	require.NoError(t, err)
 	defer c.Close()
+	bounded(t, c)
 	r := bufio.NewReader(c)
 	roundTrip(t, c, r)
 	require.EqualValues(t, 1, p.Accepted())
@@ -73,7 +83,7 @@ func TestProxy(t *testing.T) {
 	require.NoError(t, c.SetReadDeadline(time.Now().Add(20*time.Millisecond)))
 	_, err = r.ReadString('\n')
 	require.Error(t, err, "nothing is delivered during a stall")
-	require.NoError(t, c.SetReadDeadline(time.Time{}))
+	bounded(t, c)
 	p.Resume()
 	// The deadline error may have consumed nothing: the held line arrives.
 	line, err := r.ReadString('\n')
@@ -83,12 +93,15 @@ func TestProxy(t *testing.T) {
 	p.Drop()
 	_, err = r.ReadString('\n')
 	require.Error(t, err, "a dropped connection is closed")
+	require.NotErrorIs(t, err, os.ErrDeadlineExceeded, "a dropped connection is closed, not left open")
 
 	p.Refuse(true)
 	c2, err := net.Dial("tcp", p.Addr())
 	require.NoError(t, err)
 	defer c2.Close()
+	bounded(t, c2)
 	_, err = bufio.NewReader(c2).ReadString('\n')
 	require.Error(t, err, "a refused connection is closed")
+	require.NotErrorIs(t, err, os.ErrDeadlineExceeded, "a refused connection is closed, not left open")
 	require.EqualValues(t, 1, p.Accepted())
 }
