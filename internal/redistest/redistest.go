@@ -85,9 +85,12 @@ func Start(t testing.TB, extra ...string) *Server {
 		s := &Server{t: t, port: FreePort(t)}
 		s.args = append([]string{"--port", strconv.Itoa(s.port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no",
 			"--dir", t.TempDir()}, extra...)
+		// Registered before the process exists: whatever fails or panics
+		// from here on, the server is killed (Kill of a killed or never
+		// started server does nothing).
+		t.Cleanup(s.Kill)
 		err := s.start()
 		if err == nil {
-			t.Cleanup(s.Kill)
 			return s
 		}
 		s.Kill()

@@ -61,8 +61,13 @@ func Wait(t testing.TB, wg *sync.WaitGroup, what string) {
 // kill's exit status) instead of hanging on a child that never answers
 // or never exits.
 func Watch(cmd *exec.Cmd) (stop func() (killed bool)) {
+	return watch(cmd, Bound)
+}
+
+// watch is Watch with bound d.
+func watch(cmd *exec.Cmd, d time.Duration) (stop func() (killed bool)) {
 	var killed atomic.Bool
-	timer := time.AfterFunc(Bound, func() {
+	timer := time.AfterFunc(d, func() {
 		killed.Store(true)
 		_ = cmd.Process.Kill()
 	})
