@@ -150,6 +150,20 @@ func served(h http.Handler, done chan<- struct{}) http.Handler {
 	})
 }
 
+// server starts an httptest server of h, closed at t's cleanup. Its
+// client connections are closed first: Close waits for the requests
+// being handled, and a handler waiting for its client to go (or in a
+// line) would otherwise hang a test that failed before it let the client
+// go.
+func server(t *testing.T, h http.Handler) *httptest.Server {
+	srv := httptest.NewServer(h)
+	t.Cleanup(func() {
+		srv.CloseClientConnections()
+		srv.Close()
+	})
+	return srv
+}
+
 // send sends a request to srv from a client that goes away when cancel
 // is called; errc receives the client's error.
 func send(srv *httptest.Server) (cancel context.CancelFunc, errc <-chan error) {
@@ -175,8 +189,7 @@ func TestConcurrencyReleasesOnClientDisconnect(t *testing.T) {
 			entered <- struct{}{}
 			<-r.Context().Done() // a handler that stops when its client goes
 		}))
-	srv := httptest.NewServer(served(h, done))
-	defer srv.Close()
+	srv := server(t, served(h, done))
 
 	cancel, errc := send(srv)
 	within.Recv(t, entered, "the request in the handler")
@@ -192,8 +205,7 @@ func TestConcurrencyWaiterDisconnectTakesNothing(t *testing.T) {
 	done := make(chan struct{}, 1)
 	h := concurrency(t, m, middleware.ConcurrencyOptions{Wait: time.Hour, Key: func(*http.Request) (string, error) { return "k", nil }},
 		okHandler)
-	srv := httptest.NewServer(served(h, done))
-	defer srv.Close()
+	srv := server(t, served(h, done))
 	held, err := m.Acquire(context.Background(), "k")
 	require.NoError(t, err)
 

@@ -11,6 +11,7 @@ import (
 
 	"github.com/floodgate-go/floodgate/core"
 	"github.com/floodgate-go/floodgate/core/coretest"
+	"github.com/floodgate-go/floodgate/internal/within"
 	"github.com/floodgate-go/floodgate/middleware/login"
 	"github.com/go-chi/chi/v5"
 	"github.com/stretchr/testify/assert"
@@ -38,6 +39,7 @@ func TestLoginGuardOnChi(t *testing.T) {
 	srv := httptest.NewServer(r)
 	defer srv.Close()
 	client := srv.Client()
+	client.Timeout = within.Bound // a handler that never answers fails the test
 	client.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
 	try := func(user, pass string, c *http.Cookie) *http.Response {
 		req, err := http.NewRequest(http.MethodPost, srv.URL+"/login", strings.NewReader(url.Values{"username": {user}, "password": {pass}}.Encode()))

@@ -13,6 +13,7 @@ import (
 	"github.com/floodgate-go/floodgate/adapters/echolimit"
 	"github.com/floodgate-go/floodgate/core"
 	"github.com/floodgate-go/floodgate/core/coretest"
+	"github.com/floodgate-go/floodgate/internal/within"
 	"github.com/floodgate-go/floodgate/middleware/login"
 	"github.com/labstack/echo/v4"
 	"github.com/stretchr/testify/assert"
@@ -159,6 +160,7 @@ func TestLoginOverHTTP(t *testing.T) {
 	e.POST("/login", check, echolimit.Login(g))
 	srv := httptest.NewServer(e)
 	defer srv.Close()
+	srv.Client().Timeout = within.Bound // a handler that never answers fails the test
 	var got []int
 	for range 4 {
 		resp, err := srv.Client().PostForm(srv.URL+"/login", url.Values{"username": {"alice"}, "password": {"guess"}})

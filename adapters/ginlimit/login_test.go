@@ -13,6 +13,7 @@ import (
 	"github.com/floodgate-go/floodgate/adapters/ginlimit"
 	"github.com/floodgate-go/floodgate/core"
 	"github.com/floodgate-go/floodgate/core/coretest"
+	"github.com/floodgate-go/floodgate/internal/within"
 	"github.com/floodgate-go/floodgate/middleware"
 	"github.com/floodgate-go/floodgate/middleware/login"
 	"github.com/gin-gonic/gin"
@@ -174,6 +175,7 @@ func TestLoginOverHTTP(t *testing.T) {
 	e.POST("/login", ginlimit.Login(g), func(c *gin.Context) { c.AbortWithStatus(http.StatusUnauthorized) })
 	srv := httptest.NewServer(e)
 	defer srv.Close()
+	srv.Client().Timeout = within.Bound // a handler that never answers fails the test
 	var got []int
 	for range 4 {
 		resp, err := srv.Client().PostForm(srv.URL+"/login", url.Values{"username": {"alice"}, "password": {"guess"}})

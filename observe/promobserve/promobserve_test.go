@@ -14,6 +14,7 @@ import (
 	"github.com/floodgate-go/floodgate/core"
 	"github.com/floodgate-go/floodgate/core/coretest"
 	"github.com/floodgate-go/floodgate/internal/observetest"
+	"github.com/floodgate-go/floodgate/internal/within"
 	"github.com/floodgate-go/floodgate/observe/promobserve"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
@@ -33,7 +34,7 @@ func scrape(t *testing.T, reg *prometheus.Registry) map[string]*dto.MetricFamily
 	req, err := http.NewRequest(http.MethodGet, srv.URL, nil)
 	require.NoError(t, err)
 	req.Header.Set("Accept", "text/plain; version=0.0.4")
-	resp, err := http.DefaultClient.Do(req)
+	resp, err := (&http.Client{Timeout: within.Bound}).Do(req) // a collector that never returns fails the test
 	require.NoError(t, err)
 	defer resp.Body.Close()
 	require.Equal(t, http.StatusOK, resp.StatusCode)
