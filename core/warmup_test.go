@@ -92,7 +92,11 @@ func wuGreedy(t *testing.T, l *core.Limiter, clk *coretest.Clock, key string, n 
 	t.Helper()
 	var gaps []time.Duration
 	var gap time.Duration
-	for len(gaps) < n {
+	// Each admission comes at the instant a denial's RetryAfter names (or
+	// a rounding step later): a bound of 100 denials per admission only
+	// stops a wrong RetryAfter from looping forever.
+	for tries := 0; len(gaps) < n; tries++ {
+		require.Less(t, tries, 100*(n+1), "%d of %d admissions: the key keeps refusing at the instants its RetryAfter names", len(gaps), n)
 		r, err := l.Allow(tbCtx, key)
 		require.NoError(t, err)
 		if r.Allowed {
