@@ -309,16 +309,22 @@ func (o *Overrides) limiterOf(p *Policy) (*Limiter, error) {
 	return n, nil
 }
 
-// sameLimits reports whether a and b have the same limits, in order.
+// sameLimits reports whether a and b have the same limits, in order,
+// shadow limits included.
 func sameLimits(a, b *Policy) bool {
 	if a == b {
 		return true
 	}
-	if len(a.limits) != len(b.limits) {
+	if len(a.limits) != len(b.limits) || len(a.shadows) != len(b.shadows) {
 		return false
 	}
 	for i := range a.limits {
 		if a.limits[i].Limit != b.limits[i].Limit {
+			return false
+		}
+	}
+	for i := range a.shadows {
+		if a.shadows[i].Limit != b.shadows[i].Limit {
 			return false
 		}
 	}

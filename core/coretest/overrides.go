@@ -201,6 +201,13 @@ func runOverrideChange(t *testing.T, newStore NewStore) {
 	f.set("acme", core.MustPolicy(f.name+"acme", core.Limit{Name: "hour", Algorithm: core.GCRA{Rate: core.PerHour(20)}}))
 	f.clk.Advance(time.Second)
 	assertEqual(t, int64(20), f.admit(t, "acme"), "a change SetPolicy refuses starts the name afresh")
+	// A change of the shadow limits alone is a change too.
+	f.set("acme", core.MustPolicy(f.name+"acme", core.Limit{Name: "hour", Algorithm: core.GCRA{Rate: core.PerHour(20)}},
+		core.Limit{Name: "trial", Algorithm: core.GCRA{Rate: core.PerHour(5)}, Shadow: true}))
+	f.clk.Advance(time.Second)
+	r, err := f.o.Peek(context.Background(), "acme", 1)
+	requireNoError(t, err)
+	assertEqual(t, 1, len(r.ShadowLimits()), "the shadow limit added")
 	assertEqual(t, int64(0), f.errs.Load())
 }
 
