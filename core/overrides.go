@@ -27,7 +27,7 @@ const (
 // ErrOverride is wrapped by the errors [OverrideOptions].OnError is told
 // of: a provider's error or panic, or an override policy that cannot be
 // used (nil, named as the default policy with other limits, one too many).
-var ErrOverride = errors.New("core: override not applied: the default policy decides")
+var ErrOverride = errors.New("core: override not applied: the key's last known policy (or the default) decides")
 
 // OverrideOptions configures [Overrides]. Zero values keep the defaults.
 type OverrideOptions struct {
@@ -38,9 +38,10 @@ type OverrideOptions struct {
 	// NegativeTTL is how long a key without an override is cached as
 	// such (default TTL).
 	NegativeTTL time.Duration
-	// ErrorTTL is how long the default policy decides a key after the
-	// provider failed for it (default DefaultOverrideErrorTTL), so that a
-	// failing provider is not called on every request.
+	// ErrorTTL is how long the key's last known policy (the default for
+	// a key not yet known) decides a key after the provider failed for it
+	// (default DefaultOverrideErrorTTL), so that a failing provider is not
+	// called on every request.
 	ErrorTTL time.Duration
 	// MaxKeys bounds the keys cached (default DefaultOverrideMaxKeys);
 	// a full cache forgets expired entries first, then any.

@@ -18,7 +18,8 @@ import (
 // provider's answers cached (overrides, their absence and its errors, each
 // for its TTL) and asked once for concurrent decisions of a key; provider
 // errors and panics, and unusable override policies, decided by the
-// default policy, never unlimited; an override's changed limits applied on
+// default policy (by the key's last known policy once it has one), never
+// unlimited, and a caller gone during the provider call caching nothing; an override's changed limits applied on
 // its kept state; refunds going to the limiter that decided.
 func RunOverrides(t *testing.T, newStore NewStore) {
 	runGroups(t, newStore, []group{
