@@ -84,8 +84,8 @@ func (l *Limiter) ReloadData(name string, data []byte) error {
 	for _, p := range sortedKeys(b.policies) {
 		def := b.policies[p]
 		old := def.lim.Policy()
-		if slices.Equal(old.Limits(), def.pol.Limits()) {
-			continue // unchanged: nothing to set
+		if slices.Equal(old.Limits(), def.pol.Limits()) && slices.Equal(old.ShadowLimits(), def.pol.ShadowLimits()) {
+			continue // unchanged, shadow limits included: nothing to set
 		}
 		if err := def.lim.SetPolicy(def.pol); err != nil {
 			for _, c := range slices.Backward(done) {

@@ -27,14 +27,23 @@ type overrideShard struct {
 }
 
 // overrideEntry is a key's cached limiter. While the provider is asked,
-// done is false and waiters wait on ready; lim and exp are written under
-// the shard's lock before ready is closed.
+// done is false and waiters wait on ready; lim, exp and gone are written
+// under the shard's lock before ready is closed. gone marks an answer
+// that was not given (the asking caller went away, or resolve panicked):
+// its waiters ask again.
 type overrideEntry struct {
 	lim   *Limiter
 	exp   int64
 	done  bool
+	gone  bool
 	ready chan struct{}
 }
+
+// resolveFunc asks for key's limiter; prev is the limiter the key was
+// decided by before (its expired entry's), nil when the key is not
+// cached. It returns the limiter and how long to cache it, or an error
+// (the caller's context ended) for an answer that must not be cached.
+type resolveFunc func(ctx context.Context, key string, prev *Limiter) (*Limiter, time.Duration, error)
 
 func (c *overrideCache) init(maxKeys int) {
 	c.seed = maphash.MakeSeed()
@@ -46,39 +55,77 @@ func (c *overrideCache) init(maxKeys int) {
 
 // get returns key's limiter at now: cached, or resolved (once for all
 // concurrent callers of key) and cached for the duration resolve returns.
-// It fails only when ctx ends while another caller resolves key.
-func (c *overrideCache) get(ctx context.Context, key string, now int64,
-	resolve func(context.Context, string) (*Limiter, time.Duration)) (*Limiter, error) {
+// It fails when ctx ends while another caller resolves key, or with
+// resolve's error; an answer not given (resolve failed or panicked) is
+// cached for no one, and the callers that waited for it ask again.
+func (c *overrideCache) get(ctx context.Context, key string, now int64, resolve resolveFunc) (*Limiter, error) {
 	s := &c.shards[maphash.String(c.seed, key)%overrideShards]
-	s.mu.Lock()
-	e := s.m[key]
-	switch {
-	case e != nil && e.done && now < e.exp:
-		l := e.lim
-		s.mu.Unlock()
-		return l, nil
-	case e != nil && !e.done:
-		s.mu.Unlock()
-		select {
-		case <-e.ready:
-			return e.lim, nil
-		case <-ctx.Done():
-			return nil, ctx.Err()
+	for {
+		s.mu.Lock()
+		e := s.m[key]
+		switch {
+		case e != nil && e.done && now < e.exp:
+			l := e.lim
+			s.mu.Unlock()
+			return l, nil
+		case e != nil && !e.done:
+			s.mu.Unlock()
+			select {
+			case <-e.ready:
+				if e.gone {
+					continue
+				}
+				return e.lim, nil
+			case <-ctx.Done():
+				return nil, ctx.Err()
+			}
 		}
+		return s.resolve(ctx, e, key, now, resolve)
 	}
-	cached := e != nil || s.room(now)
-	if cached {
+}
+
+// resolve resolves key, whose expired entry is old (nil if none), and
+// caches the answer if there is room (s.mu held on entry, released).
+func (s *overrideShard) resolve(ctx context.Context, old *overrideEntry, key string, now int64,
+	resolve resolveFunc) (l *Limiter, err error) {
+	var prev *Limiter
+	if old != nil {
+		prev = old.lim
+	}
+	var e *overrideEntry
+	if old != nil || s.room(now) {
 		e = &overrideEntry{ready: make(chan struct{})}
 		s.m[key] = e
 	}
 	s.mu.Unlock()
-	l, ttl := resolve(ctx, key)
-	if cached {
+	if e == nil {
+		l, _, err = resolve(ctx, key, prev)
+		return l, err
+	}
+	given := false
+	defer func() {
 		s.mu.Lock()
-		e.lim, e.exp, e.done = l, now+int64(ttl), true
+		if given {
+			e.done = true
+		} else {
+			e.gone = true
+			if old != nil && s.m[key] == e {
+				s.m[key] = old // kept for the next caller's prev
+			} else if s.m[key] == e {
+				delete(s.m, key)
+			}
+		}
 		s.mu.Unlock()
 		close(e.ready)
+	}()
+	l, ttl, err := resolve(ctx, key, prev)
+	if err != nil {
+		return nil, err
 	}
+	s.mu.Lock()
+	e.lim, e.exp = l, now+int64(ttl)
+	s.mu.Unlock()
+	given = true
 	return l, nil
 }
 

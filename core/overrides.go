@@ -10,8 +10,10 @@ import (
 
 // OverrideFunc returns the policy of key's own limit and true, when key
 // has one (a tenant with a contract of its own), or false for a key the
-// default policy decides. An error (or a panic) makes the default policy
-// decide key until [OverrideOptions].ErrorTTL has passed.
+// default policy decides. An error (or a panic) makes the policy that
+// decided key before (the default policy for a key not yet known) decide
+// it until [OverrideOptions].ErrorTTL has passed; an error while ctx has
+// ended fails only that decision, with ctx's error.
 type OverrideFunc func(ctx context.Context, key string) (*Policy, bool, error)
 
 // Defaults of [OverrideOptions].
@@ -25,7 +27,7 @@ const (
 // ErrOverride is wrapped by the errors [OverrideOptions].OnError is told
 // of: a provider's error or panic, or an override policy that cannot be
 // used (nil, named as the default policy with other limits, one too many).
-var ErrOverride = errors.New("core: override not applied: the default policy decides")
+var ErrOverride = errors.New("core: override not applied: the key's last known policy (or the default) decides")
 
 // OverrideOptions configures [Overrides]. Zero values keep the defaults.
 type OverrideOptions struct {
@@ -36,9 +38,10 @@ type OverrideOptions struct {
 	// NegativeTTL is how long a key without an override is cached as
 	// such (default TTL).
 	NegativeTTL time.Duration
-	// ErrorTTL is how long the default policy decides a key after the
-	// provider failed for it (default DefaultOverrideErrorTTL), so that a
-	// failing provider is not called on every request.
+	// ErrorTTL is how long the key's last known policy (the default for
+	// a key not yet known) decides a key after the provider failed for it
+	// (default DefaultOverrideErrorTTL), so that a failing provider is not
+	// called on every request.
 	ErrorTTL time.Duration
 	// MaxKeys bounds the keys cached (default DefaultOverrideMaxKeys);
 	// a full cache forgets expired entries first, then any.
@@ -68,7 +71,13 @@ type OverrideOptions struct {
 // answer expires; its answers are cached per key (bounded, with a TTL,
 // "no override" included), and concurrent decisions of one key wait for
 // one call. A provider that fails or panics never lets a request through
-// unlimited: the default policy decides that key for ErrorTTL.
+// unlimited: for ErrorTTL, the key is decided by the policy that decided
+// it before (its override, so that a key held to less than the default
+// cannot escape it by a fault), or by the default policy when it has none
+// cached (a key asked for the first time, or forgotten by a full cache).
+// A failure while the asking caller's context has ended (a client gone,
+// a deadline passed) is that caller's alone: its decision fails with the
+// context's error and the key's next caller asks again.
 //
 // Override policies are told apart by name: every key whose override is
 // the policy named "enterprise" is decided by one limiter on a table of
@@ -209,23 +218,46 @@ func (o *Overrides) limiter(ctx context.Context, key string) (*Limiter, error) {
 	return o.cache.get(ctx, key, o.def.now(), o.resolve)
 }
 
-// resolve asks the provider for key's limiter and how long to cache it.
-func (o *Overrides) resolve(ctx context.Context, key string) (*Limiter, time.Duration) {
+// resolve asks the provider for key's limiter and how long to cache it;
+// prev is the limiter that decided key before (nil when unknown). A
+// provider failing while ctx has ended is the caller's failure, not the
+// provider's: ctx's error, cached for no one. Any other failure keeps
+// prev's policy (a key is never moved off its override, to a default
+// that may allow more, by a fault it can cause or wait for), or the
+// default when the key has no known policy, for ErrorTTL.
+func (o *Overrides) resolve(ctx context.Context, key string, prev *Limiter) (*Limiter, time.Duration, error) {
 	p, ok, err := o.call(ctx, key)
 	if err == nil && !ok {
-		return o.def, o.opts.NegativeTTL
+		return o.def, o.opts.NegativeTTL, nil
 	}
 	var l *Limiter
 	if err == nil {
 		l, err = o.limiterOf(p)
 	}
-	if err != nil {
-		if o.opts.OnError != nil {
-			o.opts.OnError(ctx, fmt.Errorf("%w: %w", ErrOverride, err))
-		}
-		return o.def, o.opts.ErrorTTL
+	if err == nil {
+		return l, o.opts.TTL, nil
 	}
-	return l, o.opts.TTL
+	if cerr := ctx.Err(); cerr != nil {
+		return nil, 0, cerr
+	}
+	if o.opts.OnError != nil {
+		o.opts.OnError(ctx, fmt.Errorf("%w: %w", ErrOverride, err))
+	}
+	return o.current(prev), o.opts.ErrorTTL, nil
+}
+
+// current returns the limiter now deciding prev's policy: prev's name's
+// (a newer one when a change started the name afresh), or the default.
+func (o *Overrides) current(prev *Limiter) *Limiter {
+	if prev == nil || prev == o.def {
+		return o.def
+	}
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if l := o.byName[prev.Policy().name]; l != nil {
+		return l
+	}
+	return o.def
 }
 
 // call calls the provider, turning a panic into an error.
@@ -278,16 +310,22 @@ func (o *Overrides) limiterOf(p *Policy) (*Limiter, error) {
 	return n, nil
 }
 
-// sameLimits reports whether a and b have the same limits, in order.
+// sameLimits reports whether a and b have the same limits, in order,
+// shadow limits included.
 func sameLimits(a, b *Policy) bool {
 	if a == b {
 		return true
 	}
-	if len(a.limits) != len(b.limits) {
+	if len(a.limits) != len(b.limits) || len(a.shadows) != len(b.shadows) {
 		return false
 	}
 	for i := range a.limits {
 		if a.limits[i].Limit != b.limits[i].Limit {
+			return false
+		}
+	}
+	for i := range a.shadows {
+		if a.shadows[i].Limit != b.shadows[i].Limit {
 			return false
 		}
 	}

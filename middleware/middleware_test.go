@@ -98,6 +98,48 @@ func TestFailModes(t *testing.T) {
 	assert.Equal(t, int64(3), reported.Load())
 }
 
+// goneLimiter fails as the Redis store does when its caller gives up
+// during the round trip: with the context's error.
+type goneLimiter struct{}
+
+func (goneLimiter) AllowN(ctx context.Context, _ string, _ int64) (core.Result, error) {
+	if err := ctx.Err(); err != nil {
+		return core.Result{}, err
+	}
+	return core.Result{}, errDown
+}
+
+func (goneLimiter) Refund(context.Context, string, core.Result) (core.Result, error) {
+	return core.Result{}, errDown
+}
+
+// TestFailOpenClientGone: a limiter error because the request's own
+// context ended (the client hung up during the decision) is no fault of
+// the limiter: the request is never served unchecked, even failing open,
+// and nothing is written. Served, it let a client that hangs up at the
+// right moment run the handler as often as it liked.
+func TestFailOpenClientGone(t *testing.T) {
+	var reported atomic.Int64
+	served := 0
+	h := handler(t, goneLimiter{}, middleware.Options{FailOpen: true,
+		OnError: func(*http.Request, error) { reported.Add(1) }},
+		http.HandlerFunc(func(http.ResponseWriter, *http.Request) { served++ }))
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	for range 10 {
+		r := httptest.NewRequestWithContext(ctx, http.MethodPost, "/send", nil)
+		r.RemoteAddr = "192.0.2.1:1"
+		w := httptest.NewRecorder()
+		h.ServeHTTP(w, r)
+		assert.False(t, w.Flushed)
+		assert.Empty(t, w.Body.String())
+	}
+	assert.Zero(t, served, "never served unchecked")
+	assert.Zero(t, reported.Load(), "a client gone is no limiter fault")
+	assert.Equal(t, http.StatusOK, get(h, "192.0.2.1:1").Code, "a real fault still fails open")
+	assert.Equal(t, 1, served)
+}
+
 func TestDryRunReportsButNeverBlocks(t *testing.T) {
 	var denied atomic.Int64
 	h := handler(t, limiter(t, newClock(), core.GCRA{Rate: core.PerHour(2)}), middleware.Options{

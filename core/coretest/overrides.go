@@ -19,7 +19,8 @@ import (
 // provider's answers cached (overrides, their absence and its errors, each
 // for its TTL) and asked once for concurrent decisions of a key; provider
 // errors and panics, and unusable override policies, decided by the
-// default policy, never unlimited; an override's changed limits applied on
+// default policy (by the key's last known policy once it has one), never
+// unlimited, and a caller gone during the provider call caching nothing; an override's changed limits applied on
 // its kept state; refunds going to the limiter that decided.
 func RunOverrides(t *testing.T, newStore NewStore) {
 	runGroups(t, newStore, []group{
@@ -29,6 +30,7 @@ func RunOverrides(t *testing.T, newStore NewStore) {
 		{"Change", runOverrideChange},
 		{"Concurrent", runOverrideConcurrent},
 		{"Refund", runOverrideRefund},
+		{"Stale", runOverrideStale},
 	})
 }
 
@@ -44,7 +46,10 @@ type overrideFixture struct {
 	table map[string]*core.Policy // key → override
 	fail  error                   // returned for every key when set
 	panic bool
-	name  string // unique prefix of the fixture's policy names
+	// ctxErr makes the provider fail with its context's error when the
+	// context has ended, as one that queries a database does.
+	ctxErr bool
+	name   string // unique prefix of the fixture's policy names
 }
 
 func hourly(name string, quota int64) *core.Policy {
@@ -61,10 +66,13 @@ func newOverrideFixture(t *testing.T, newStore NewStore, opts core.OverrideOptio
 	return f
 }
 
-func (f *overrideFixture) provide(_ context.Context, key string) (*core.Policy, bool, error) {
+func (f *overrideFixture) provide(ctx context.Context, key string) (*core.Policy, bool, error) {
 	f.calls.Add(1)
 	f.mu.Lock()
 	defer f.mu.Unlock()
+	if f.ctxErr && ctx.Err() != nil {
+		return nil, false, ctx.Err()
+	}
 	if f.panic {
 		panic("provider bug")
 	}
@@ -195,6 +203,13 @@ func runOverrideChange(t *testing.T, newStore NewStore) {
 	f.set("acme", core.MustPolicy(f.name+"acme", core.Limit{Name: "hour", Algorithm: core.GCRA{Rate: core.PerHour(20)}}))
 	f.clk.Advance(time.Second)
 	assertEqual(t, int64(20), f.admit(t, "acme"), "a change SetPolicy refuses starts the name afresh")
+	// A change of the shadow limits alone is a change too.
+	f.set("acme", core.MustPolicy(f.name+"acme", core.Limit{Name: "hour", Algorithm: core.GCRA{Rate: core.PerHour(20)}},
+		core.Limit{Name: "trial", Algorithm: core.GCRA{Rate: core.PerHour(5)}, Shadow: true}))
+	f.clk.Advance(time.Second)
+	r, err := f.o.Peek(context.Background(), "acme", 1)
+	requireNoError(t, err)
+	assertEqual(t, 1, len(r.ShadowLimits()), "the shadow limit added")
 	assertEqual(t, int64(0), f.errs.Load())
 }
 
@@ -253,4 +268,33 @@ func runOverrideRefund(t *testing.T, newStore NewStore) {
 	assertErrorIs(t, err, core.ErrRefundForeign)
 	_, err = f.o.Refund(ctx, "acme", core.Result{})
 	assertErrorIs(t, err, core.ErrNotTaken)
+}
+
+// runOverrideStale: a key is never moved off its override by a failure it
+// can cause or wait for. A key whose override is stricter than the default
+// (a tenant held to less) keeps its override's limiter when the provider
+// fails once its cached answer has expired; and a caller that goes away
+// while the provider is asked (the provider then fails with the caller's
+// context error) gets that error, cached for no one: the key's next caller
+// asks again.
+func runOverrideStale(t *testing.T, newStore NewStore) {
+	f := newOverrideFixture(t, newStore, core.OverrideOptions{TTL: time.Minute, ErrorTTL: time.Second})
+	f.set("abuser", hourly(f.name+"strict", 1))
+	assertEqual(t, int64(1), f.admit(t, "abuser"), "its own limit")
+	f.clk.Advance(time.Minute)
+	f.mu.Lock()
+	f.fail = errors.New("directory down")
+	f.mu.Unlock()
+	assertEqual(t, int64(0), f.admit(t, "abuser"), "a failing provider keeps the key's last override, not the default's fresh 2")
+	assertEqual(t, int64(1), f.errs.Load(), "the failure is reported")
+	f.mu.Lock()
+	f.fail, f.ctxErr = nil, true
+	f.mu.Unlock()
+	f.set("newcomer", hourly(f.name+"strict2", 1))
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	_, err := f.o.Peek(ctx, "newcomer", 1)
+	assertErrorIs(t, err, context.Canceled)
+	assertEqual(t, int64(1), f.admit(t, "newcomer"), "its own limit: the gone caller's failure was not cached")
+	assertEqual(t, int64(1), f.errs.Load(), "a caller gone is no failure of the provider")
 }

@@ -1,8 +1,10 @@
 // Command overrides limits every tenant by a default rate, except tenants
 // with a contract of their own, whose limits come from a billing service
 // consulted at decision time (cached). It shows a contract raised while
-// serving (the tenant keeps its count), the billing service failing (the
-// default decides: never unlimited), and the default raised for everyone:
+// serving (the tenant keeps its count), the billing service failing (a
+// tenant already known keeps its contract and its count, a tenant not yet
+// known gets the default: never unlimited), and the default raised for
+// everyone:
 //
 //	default:  5 requests an hour
 //	acme:    20 requests an hour, then 30

@@ -22,7 +22,7 @@ acme's contract raised to 30 an hour
 acme: 10 served, then 429 ("hour";q=30;w=3600)
 billing down
 initech: 5 served, then 429 ("hour";q=5;w=3600)
-acme: 5 served, then 429 ("hour";q=5;w=3600)
+acme: 0 served, then 429 ("hour";q=30;w=3600)
 default raised to 8 an hour
 globex: 3 served, then 429 ("hour";q=8;w=3600)
 `, out.String())
