@@ -100,7 +100,7 @@ type Observer struct {
 	noSpans  bool
 
 	mu     sync.RWMutex
-	sets   map[setKey]metric.MeasurementOption // attribute sets, made once each
+	sets   map[setKey]*attrSet // attribute sets, made once each
 	stores map[string]*storeState
 	memory memusage.Stores
 }
@@ -111,6 +111,14 @@ type setKey struct {
 	result        string
 	store         string
 	source        core.Source
+}
+
+// attrSet is an attribute set as the options of Add and Record, made once:
+// a variadic option passed as one value would be a slice made, and
+// escaping through the instrument's interface, at every measurement.
+type attrSet struct {
+	add    []metric.AddOption
+	record []metric.RecordOption
 }
 
 type storeState struct {
@@ -129,7 +137,7 @@ func New(opts Options) (*Observer, error) {
 		buckets = DefaultBuckets
 	}
 	m := mp.Meter(ScopeName)
-	o := &Observer{noSpans: opts.NoSpans, sets: map[setKey]metric.MeasurementOption{}, stores: map[string]*storeState{}}
+	o := &Observer{noSpans: opts.NoSpans, sets: map[setKey]*attrSet{}, stores: map[string]*storeState{}}
 	var errs [8]error
 	var up, fb, keys, keyLimit metric.Int64ObservableGauge
 	o.requests, errs[0] = m.Int64Counter("floodgate.rate_limiting.requests", metric.WithUnit("{request}"),
@@ -190,15 +198,15 @@ func result(v core.Verdict) string {
 // records it on ctx's span.
 func (o *Observer) Decided(ctx context.Context, d core.Decision) {
 	res := result(d.Verdict)
-	o.requests.Add(ctx, 1, o.set(setKey{kind: 0, policy: d.Policy, limit: d.LimitName, result: res, store: d.Store, source: d.Source}))
+	o.requests.Add(ctx, 1, o.set(setKey{kind: 0, policy: d.Policy, limit: d.LimitName, result: res, store: d.Store, source: d.Source}).add...)
 	for _, name := range d.ShadowDenied {
-		o.requests.Add(ctx, 1, o.set(setKey{kind: 0, policy: d.Policy, limit: name, result: ResultShadowRejected, store: d.Store, source: d.Source}))
+		o.requests.Add(ctx, 1, o.set(setKey{kind: 0, policy: d.Policy, limit: name, result: ResultShadowRejected, store: d.Store, source: d.Source}).add...)
 	}
 	if d.Latency > 0 {
-		o.latency.Record(ctx, d.Latency.Seconds(), o.set(setKey{kind: 1, store: d.Store, source: d.Source}))
+		o.latency.Record(ctx, d.Latency.Seconds(), o.set(setKey{kind: 1, store: d.Store, source: d.Source}).record...)
 	}
 	if d.Verdict == core.VerdictShaped {
-		o.queue.Record(ctx, d.Delay.Seconds(), o.set(setKey{kind: 2, policy: d.Policy, limit: d.LimitName, result: res}))
+		o.queue.Record(ctx, d.Delay.Seconds(), o.set(setKey{kind: 2, policy: d.Policy, limit: d.LimitName, result: res}).record...)
 	}
 	if !o.noSpans {
 		recordOnSpan(ctx, d, res)
@@ -206,7 +214,7 @@ func (o *Observer) Decided(ctx context.Context, d core.Decision) {
 }
 
 // set returns the attribute set of k, made at its first use.
-func (o *Observer) set(k setKey) metric.MeasurementOption {
+func (o *Observer) set(k setKey) *attrSet {
 	o.mu.RLock()
 	s, ok := o.sets[k]
 	o.mu.RUnlock()
@@ -223,7 +231,8 @@ func (o *Observer) set(k setKey) metric.MeasurementOption {
 	case 2:
 		kv = []attribute.KeyValue{AttrPolicy.String(k.policy), AttrLimit.String(k.limit), AttrResult.String(k.result)}
 	}
-	s = metric.WithAttributeSet(attribute.NewSet(kv...))
+	opt := metric.WithAttributeSet(attribute.NewSet(kv...))
+	s = &attrSet{add: []metric.AddOption{opt}, record: []metric.RecordOption{opt}}
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	if prev, ok := o.sets[k]; ok {

@@ -246,3 +246,18 @@ func TestShadowOnSpan(t *testing.T) {
 		key(attribute.NewSet(s.Events()[1].Attributes...)))
 	assert.Equal(t, "cost=1,limit=minute,policy=api,result=acquired,retry_after=0,source=store", key(attribute.NewSet(s.Attributes()...)))
 }
+
+// TestDecidedAllocatesNothing: a decision of an attribute set seen before,
+// its shadow rejection, store latency and time in queue, recorded into
+// the SDK without a span, allocates nothing (the options are made once
+// per set: passed one by one, each measurement made a slice).
+func TestDecidedAllocatesNothing(t *testing.T) {
+	if testing.CoverMode() != "" {
+		t.Skip("coverage instrumentation allocates")
+	}
+	o, _ := newObserver(t)
+	d := core.Decision{Policy: "p", LimitName: "l", Store: "redis", Latency: time.Millisecond,
+		Verdict: core.VerdictShaped, Delay: time.Millisecond, ShadowDenied: []string{"s"}}
+	o.Decided(context.Background(), d) // the sets' first use: makes them
+	assert.Zero(t, testing.AllocsPerRun(100, func() { o.Decided(context.Background(), d) }))
+}
