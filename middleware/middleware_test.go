@@ -140,6 +140,39 @@ func TestFailOpenClientGone(t *testing.T) {
 	assert.Equal(t, 1, served)
 }
 
+// TestFailDeadline: a request whose context passed a deadline (one its
+// server set: the client is still there) while the store decided is a
+// store fault like any other: reported, served failing open, otherwise
+// answered 503. Only a client gone (context.Canceled) is neither. Left
+// unanswered, the live client got an empty 200 its handler never wrote,
+// and the slow store went unreported.
+func TestFailDeadline(t *testing.T) {
+	ctx, cancel := context.WithDeadline(context.Background(), time.Unix(0, 0)) // passed already
+	defer cancel()
+	for _, open := range []bool{true, false} {
+		var reported atomic.Int64
+		served := 0
+		h := handler(t, goneLimiter{}, middleware.Options{FailOpen: open,
+			OnError: func(_ *http.Request, err error) {
+				assert.ErrorIs(t, err, context.DeadlineExceeded)
+				reported.Add(1)
+			}},
+			http.HandlerFunc(func(http.ResponseWriter, *http.Request) { served++ }))
+		r := httptest.NewRequestWithContext(ctx, http.MethodGet, "/", nil)
+		r.RemoteAddr = "192.0.2.1:1"
+		w := httptest.NewRecorder()
+		h.ServeHTTP(w, r)
+		assert.Equal(t, int64(1), reported.Load(), "FailOpen %v: reported", open)
+		if open {
+			assert.Equal(t, 1, served, "served failing open")
+		} else {
+			assert.Zero(t, served)
+			assert.Equal(t, http.StatusServiceUnavailable, w.Code)
+			assert.Equal(t, "1", w.Header().Get("Retry-After"))
+		}
+	}
+}
+
 func TestDryRunReportsButNeverBlocks(t *testing.T) {
 	var denied atomic.Int64
 	h := handler(t, limiter(t, newClock(), core.GCRA{Rate: core.PerHour(2)}), middleware.Options{
