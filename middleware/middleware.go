@@ -200,11 +200,13 @@ func decide(ctx context.Context, lim Limiter, key string, cost int64, res *core.
 
 // failed handles a limiter error: it reports it and serves the request
 // when failing open or dry-running, or answers 503 with Retry-After. An
-// error while r's own context has ended (its client gone during the
+// error while r's own context was canceled (its client gone during the
 // decision: the store gave up with it) is no fault of the limiter: r is
-// neither served, which would serve it unchecked, nor answered.
+// neither served, which would serve it unchecked, nor answered. A
+// deadline that ended r's context is not its client's doing: the store
+// outlasted it, a fault like any other.
 func (m *Middleware) failed(w http.ResponseWriter, r *http.Request, err error) bool {
-	if r.Context().Err() != nil {
+	if errors.Is(r.Context().Err(), context.Canceled) {
 		return false
 	}
 	m.report(r, err)

@@ -34,8 +34,8 @@ type Options struct {
 	Headers *headers.Writer
 	// FailOpen serves requests when the limiter fails (a store error);
 	// otherwise they are answered 503 with a Retry-After of FailRetryAfter.
-	// A request whose context ended during the decision (its client gone)
-	// is never served: its error is not the limiter's fault.
+	// A request whose context was canceled during the decision (its
+	// client gone) is never served: its error is not the limiter's fault.
 	FailOpen bool
 	// FailRetryAfter is the Retry-After of 503 answers; 0 means 1 second.
 	FailRetryAfter time.Duration
