@@ -66,6 +66,13 @@ func byClient(r *http.Request) (string, error) {
 	return "", keyfunc.ErrNoKey
 }
 
+// clientRequest is a request of the demo's one client.
+func clientRequest() *http.Request {
+	r := httptest.NewRequest(http.MethodGet, "/report", nil)
+	r.Header.Set("X-Client", "tenant-42")
+	return r
+}
+
 // burst sends n parallel requests of one client to h, whose handler
 // blocks until release is closed once every request not let in has been
 // answered, and returns how many got each status and the Retry-After of
@@ -77,10 +84,8 @@ func burst(h http.Handler, n int, entered chan struct{}, release chan struct{}) 
 	answered := make(chan struct{}, n)
 	for range n {
 		wg.Go(func() {
-			r := httptest.NewRequest(http.MethodGet, "/report", nil)
-			r.Header.Set("X-Client", "tenant-42")
 			w := httptest.NewRecorder()
-			h.ServeHTTP(w, r)
+			h.ServeHTTP(w, clientRequest())
 			mu.Lock()
 			codes[w.Code]++
 			if w.Code == http.StatusTooManyRequests {
@@ -145,10 +150,8 @@ func run(w io.Writer, addr string) error {
 	var ok atomic.Int64
 	for range requests {
 		wg.Go(func() {
-			r := httptest.NewRequest(http.MethodGet, "/report", nil)
-			r.Header.Set("X-Client", "tenant-42")
 			rec := httptest.NewRecorder()
-			h.ServeHTTP(rec, r)
+			h.ServeHTTP(rec, clientRequest())
 			if rec.Code == http.StatusOK {
 				ok.Add(1)
 			}
@@ -162,9 +165,7 @@ func run(w io.Writer, addr string) error {
 	for range slots + 1 {
 		func() {
 			defer func() { _ = recover() }()
-			r := httptest.NewRequest(http.MethodGet, "/report", nil)
-			r.Header.Set("X-Client", "tenant-42")
-			boom.ServeHTTP(httptest.NewRecorder(), r)
+			boom.ServeHTTP(httptest.NewRecorder(), clientRequest())
 		}()
 	}
 	s, err := lim.Acquire(context.Background(), "tenant-42")
