@@ -228,8 +228,10 @@ func (c *ipExtractor) key(r *http.Request) (string, error) {
 	return string(b), nil // one allocation, where netip.Prefix.String makes two
 }
 
-// defaultIP is the extractor of ClientIP with zero IPOptions.
-var defaultIP = &ipExtractor{v4Bits: defaultIPv4Prefix, v6Bits: defaultIPv6Prefix}
+// defaultIP is the extractor of ClientIP with zero IPOptions, made by the
+// same constructor, so that AppendClientIP cannot drift from it; zero
+// options are valid (TestClientIPRemoteAddr checks the two agree).
+var defaultIP, _ = newIPExtractor(IPOptions{})
 
 // AppendClientIP appends to dst the key that the Func of ClientIP with
 // zero [IPOptions] gives r (its RemoteAddr's address, by /32 for IPv4 and
