@@ -26,10 +26,12 @@
 package inspect
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
+	"net/url"
 	"path"
 	"strconv"
 	"time"
@@ -97,6 +99,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	var (
 		body any
 		err  error
+		q    = r.URL.Query() // parsed once for the operation
 	)
 	switch op := path.Base(r.URL.Path); op {
 	case "inspect", "top":
@@ -104,16 +107,16 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			w.Header().Set("Allow", "GET, HEAD")
 			err = errorf(http.StatusMethodNotAllowed, "%s: method %s: want GET", op, r.Method)
 		} else if op == "inspect" {
-			body, err = h.inspect(r)
+			body, err = h.inspect(r.Context(), q)
 		} else {
-			body, err = h.top(r)
+			body, err = h.top(q)
 		}
 	case "reset":
 		if r.Method != http.MethodPost {
 			w.Header().Set("Allow", "POST")
 			err = errorf(http.StatusMethodNotAllowed, "reset: method %s: want POST", r.Method)
 		} else {
-			body, err = h.reset(r)
+			body, err = h.reset(r.Context(), q)
 		}
 	default:
 		err = errorf(http.StatusNotFound, "no such operation: want a path ending in /inspect, /reset or /top")
@@ -143,10 +146,9 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 	_ = json.NewEncoder(w).Encode(v) // a client gone: nothing to do
 }
 
-// selected returns the limiters r's policy parameter names: that one, or
-// every limiter when it names none.
-func (h *Handler) selected(r *http.Request) ([]*core.Limiter, error) {
-	q := r.URL.Query()
+// selected returns the limiters the policy parameter of q names: that
+// one, or every limiter when it names none.
+func (h *Handler) selected(q url.Values) ([]*core.Limiter, error) {
 	if !q.Has("policy") {
 		return h.limiters, nil
 	}
@@ -158,19 +160,18 @@ func (h *Handler) selected(r *http.Request) ([]*core.Limiter, error) {
 	return []*core.Limiter{l}, nil
 }
 
-// keyed returns r's key parameter and the limiters it selects.
-func (h *Handler) keyed(r *http.Request) (string, []*core.Limiter, error) {
-	k, err := key(r)
+// keyed returns the key parameter of q and the limiters q selects.
+func (h *Handler) keyed(q url.Values) (string, []*core.Limiter, error) {
+	k, err := key(q)
 	if err != nil {
 		return "", nil, err
 	}
-	ls, err := h.selected(r)
+	ls, err := h.selected(q)
 	return k, ls, err
 }
 
-// key returns r's key parameter.
-func key(r *http.Request) (string, error) {
-	q := r.URL.Query()
+// key returns the key parameter of q.
+func key(q url.Values) (string, error) {
 	if !q.Has("key") {
 		return "", errorf(http.StatusBadRequest, "want a key parameter")
 	}
@@ -229,14 +230,14 @@ func report(lr core.LimitResult, shadow bool) LimitReport {
 	return out
 }
 
-func (h *Handler) inspect(r *http.Request) (any, error) {
-	k, ls, err := h.keyed(r)
+func (h *Handler) inspect(ctx context.Context, q url.Values) (any, error) {
+	k, ls, err := h.keyed(q)
 	if err != nil {
 		return nil, err
 	}
 	out := Inspection{Key: k, Policies: make([]PolicyReport, 0, len(ls))}
 	for _, l := range ls {
-		res, err := l.Peek(r.Context(), k, 1)
+		res, err := l.Peek(ctx, k, 1)
 		if err != nil {
 			return nil, fmt.Errorf("inspect: policy %q: %w", l.Policy().Name(), err)
 		}
@@ -259,14 +260,14 @@ type Reset struct {
 	Policies []string `json:"policies"`
 }
 
-func (h *Handler) reset(r *http.Request) (any, error) {
-	k, ls, err := h.keyed(r)
+func (h *Handler) reset(ctx context.Context, q url.Values) (any, error) {
+	k, ls, err := h.keyed(q)
 	if err != nil {
 		return nil, err
 	}
 	out := Reset{Key: k, Policies: []string{}}
 	for _, l := range ls {
-		if err := l.Reset(r.Context(), k); err != nil {
+		if err := l.Reset(ctx, k); err != nil {
 			return nil, fmt.Errorf("reset: policy %q (after resetting %q): %w", l.Policy().Name(), out.Policies, err)
 		}
 		out.Policies = append(out.Policies, l.Policy().Name())
@@ -299,16 +300,16 @@ type KeyReport struct {
 	Error     int64  `json:"error"`
 }
 
-func (h *Handler) top(r *http.Request) (any, error) {
+func (h *Handler) top(q url.Values) (any, error) {
 	n := DefaultTop
-	if s := r.URL.Query().Get("n"); s != "" {
+	if s := q.Get("n"); s != "" {
 		v, err := strconv.Atoi(s)
 		if err != nil || v < 1 || v > MaxTop {
 			return nil, errorf(http.StatusBadRequest, "n %q: want a whole number from 1 to %d", clip(s), MaxTop)
 		}
 		n = v
 	}
-	ls, err := h.selected(r)
+	ls, err := h.selected(q)
 	if err != nil {
 		return nil, err
 	}
