@@ -79,7 +79,7 @@ type Observer struct {
 type decisionKey struct {
 	policy, limit string
 	verdict       core.Verdict
-	shadow        bool // a shadow limit's would-be denial; verdict is then the decision's
+	shadow        bool // a shadow limit's would-be denial: verdict is then zero, as its result label says nothing of it
 	store         string
 	source        core.Source
 }
@@ -160,7 +160,7 @@ func (o *Observer) Decided(_ context.Context, d core.Decision) {
 		h.Observe(d.Latency.Seconds())
 	}
 	for _, name := range d.ShadowDenied {
-		k := decisionKey{policy: d.Policy, limit: name, verdict: d.Verdict, shadow: true, store: d.Store, source: d.Source}
+		k := decisionKey{policy: d.Policy, limit: name, shadow: true, store: d.Store, source: d.Source}
 		o.mu.RLock()
 		c, ok := o.counters[k]
 		o.mu.RUnlock()
