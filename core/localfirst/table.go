@@ -61,7 +61,6 @@ type entry struct {
 	// ws holds two slots per limit (by window parity); newest is, per
 	// limit, the newest window a take was counted in.
 	ws     []slot
-	one    [2]slot // ws of a policy of one limit
 	newest [core.MaxLimits]int64
 	// okRound is the round that last read every window of the entry back,
 	// at okAt (the store's clock); touched is the store's round when the
@@ -71,6 +70,13 @@ type entry struct {
 	failed           bool // a call of the round in progress failed
 	retry            bool // a call of the last round that read it failed
 	gone             bool // evicted or reset: no longer in its shard's map
+}
+
+// entry1 is an entry of a policy of one limit and its two slots, in one
+// allocation (an entry of several limits carries no unused slots).
+type entry1 struct {
+	entry
+	slots [2]slot
 }
 
 func newTable(s *Store, p *core.Policy, cs []counter) *table {
@@ -239,11 +245,14 @@ func (t *table) insert(sh *shard, h uint64, key string) *entry {
 			break
 		}
 	}
-	e := &entry{key: key, h: h}
+	var e *entry
 	if len(t.cs) == 1 {
-		e.ws = e.one[:] // one allocation, the slots next to the entry
+		// One allocation, the slots next to the entry.
+		one := &entry1{entry: entry{key: key, h: h}}
+		e = &one.entry
+		e.ws = one.slots[:]
 	} else {
-		e.ws = make([]slot, 2*len(t.cs))
+		e = &entry{key: key, h: h, ws: make([]slot, 2*len(t.cs))}
 	}
 	if sh.m[h] == nil {
 		sh.m[h] = e

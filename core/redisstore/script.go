@@ -5,6 +5,7 @@ import (
 	"embed"
 	"encoding/hex"
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
 
@@ -85,8 +86,7 @@ func specOf(a core.Algorithm) (algSpec, error) {
 		if !spanOK(burst, iv) {
 			return algSpec{}, invalid("GCRA: burst %d × interval %d µs exceeds 36 years", burst, iv)
 		}
-		return algSpec{"gcra", fmt.Sprintf("ALG.gcra(%d, %d, %d, nil)", iv, burst*iv, burst), true,
-			&gcraSpec{iv: iv, tol: burst * iv, burst: burst, free: -1}}, nil
+		return gcraAlg(iv, burst, -1), nil
 	case core.LeakyBucket:
 		return leakyBucketSpec(a)
 	case core.FixedWindow:
@@ -116,8 +116,20 @@ func leakyBucketSpec(a core.LeakyBucket) (algSpec, error) {
 		return algSpec{}, invalid("LeakyBucket: capacity %d × interval %d µs exceeds 36 years", capacity, iv)
 	}
 	free := max(0, a.NoDelay-1) * iv
-	return algSpec{"gcra", fmt.Sprintf("ALG.gcra(%d, %d, %d, %d)", iv, capacity*iv, capacity, free), true,
-		&gcraSpec{iv: iv, tol: capacity * iv, burst: capacity, free: free}}, nil
+	return gcraAlg(iv, capacity, free), nil
+}
+
+// gcraAlg is the spec of a GCRA (free -1) or LeakyBucket limit of burst
+// units (burst·iv checked by spanOK): the constructor call is written
+// from the gcraSpec that decodes its short records, so the two cannot
+// disagree.
+func gcraAlg(iv, burst, free int64) algSpec {
+	g := &gcraSpec{iv: iv, tol: burst * iv, burst: burst, free: free}
+	lua := "nil"
+	if free >= 0 {
+		lua = strconv.FormatInt(free, 10)
+	}
+	return algSpec{"gcra", fmt.Sprintf("ALG.gcra(%d, %d, %d, %s)", iv, g.tol, burst, lua), true, g}
 }
 
 func fixedWindowSpec(a core.FixedWindow) (algSpec, error) {
@@ -247,10 +259,9 @@ func compile(p *core.Policy) (*compiled, error) {
 		}
 		ctors = append(ctors, s.ctor)
 		deny = deny && s.denyCache
-		gcra = s.gcra
-	}
-	if len(p.Limits()) != 1 {
-		gcra = nil
+		if len(p.Limits()) == 1 {
+			gcra = s.gcra
+		}
 	}
 	b.WriteString("local LIMITS = {" + strings.Join(ctors, ", ") + "}\n")
 	b.WriteString(luaFile("step"))

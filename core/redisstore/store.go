@@ -22,14 +22,15 @@
 // decisions of one policy in a pipeline (of one hash slot, on a Cluster)
 // are one call of the library's batch function, which decides them one
 // after another, in order, exactly as one FCALL each would, reading each
-// key at most twice and writing it at most twice (a key met once is read
-// and written at once, one met again is kept until the batch's end): at
-// most one FCALL (or EVALSHA) per decision, whatever the policy. A decision alone is one plain command,
-// not a pipeline; when the client bounds its round trips by the context's
-// deadline (ContextTimeoutEnabled, on a redis.Client or ClusterClient), a
-// decision made while no other is under way runs on the caller's
-// goroutine, without the hand-off to a worker and back (which costs a lone
-// decision on a fast link more than its round trip).
+// key at most twice and writing it at most twice (a take on a policy of
+// one GCRA or LeakyBucket limit reads and writes a key met once at once,
+// one met again is kept until the batch's end): at most one FCALL (or
+// EVALSHA) per decision, whatever the policy. A decision alone is one
+// plain command, not a pipeline; when the client bounds its round trips by
+// the context's deadline (ContextTimeoutEnabled, on a redis.Client or
+// ClusterClient), a decision made while no other is under way runs on the
+// caller's goroutine, without the hand-off to a worker and back (which
+// costs a lone decision on a fast link more than its round trip).
 //
 // Each limit of a (policy, key) is one Redis string key,
 //
