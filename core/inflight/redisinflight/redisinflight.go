@@ -207,23 +207,14 @@ func New(client redis.UniversalClient, limit int, opts Options) (*Limiter, error
 	if opts.MaxCalls == 0 {
 		opts.MaxCalls = 4 * poolSize(client)
 	}
-	if opts.Failures == 0 {
-		opts.Failures = 3
-	}
-	if opts.ProbeInterval == 0 {
-		opts.ProbeInterval = 100 * time.Millisecond
-	}
-	if opts.ProbeMax == 0 {
-		opts.ProbeMax = max(800*time.Millisecond, opts.ProbeInterval)
+	if err := circuit.Defaults(&opts.Failures, &opts.ProbeInterval, &opts.ProbeMax); err != nil {
+		return nil, fmt.Errorf("redisinflight: %w: %w", err, core.ErrInvalidConfig)
 	}
 	switch {
 	case opts.Lease < time.Millisecond || opts.Lease%time.Millisecond != 0:
 		return nil, fmt.Errorf("redisinflight: Lease %v is not a whole number of milliseconds ≥ 1: %w", opts.Lease, core.ErrInvalidConfig)
-	case opts.Timeout < 0, opts.PollInterval < 0, opts.MaxWaiters < 0, opts.MaxWaiting < 0,
-		opts.MaxCalls < 0, opts.Failures < 0, opts.ProbeInterval < 0:
+	case opts.Timeout < 0, opts.PollInterval < 0, opts.MaxWaiters < 0, opts.MaxWaiting < 0, opts.MaxCalls < 0:
 		return nil, fmt.Errorf("redisinflight: negative option: %w", core.ErrInvalidConfig)
-	case opts.ProbeMax < opts.ProbeInterval:
-		return nil, fmt.Errorf("redisinflight: ProbeMax %v below ProbeInterval %v: %w", opts.ProbeMax, opts.ProbeInterval, core.ErrInvalidConfig)
 	case !(opts.LocalShare > 0 && opts.LocalShare <= 1):
 		return nil, fmt.Errorf("redisinflight: LocalShare %v must be in (0, 1]: %w", opts.LocalShare, core.ErrInvalidConfig)
 	case opts.FailureMode > redisstore.FailLocal:
