@@ -390,30 +390,35 @@ func TestWaitCancelAndBound(t *testing.T) {
 
 // TestAutoRenew: a held slot's lease is renewed by itself (on the
 // limiter's clock: a fake one here), and renewals stop with the release.
+// The renewal timer is a fake too: the test runs the renewal itself, so
+// no stalled machine can make it come before or after the test looks.
 func TestAutoRenew(t *testing.T) {
 	t.Parallel()
 	srv := redistest.Start(t)
 	c := srv.Client(t)
 	clk := coretest.NewClock(t0)
 	l := newLimiter(t, c, 1, redisinflight.Options{Lease: 3 * time.Second, AutoRenew: true, Clock: clk})
+	timers := redisinflight.FakeRenewals(l)
 	ctx := context.Background()
-	clk.Set(t0)
 	s, err := l.Acquire(ctx, "k")
 	require.NoError(t, err)
-	clk.Set(t0.Add(time.Second)) // before the first renewal (a second from now, real time)
+	timer := within.Recv(t, timers, "the slot's renewal timer")
+	require.Equal(t, time.Second, timer.Period, "renewed every third of the lease")
 	key := c.Keys(ctx, "floodgate:c{*}").Val()[0]
 	first := float64(t0.Add(3 * time.Second).UnixMicro())
 	renewed := float64(t0.Add(4 * time.Second).UnixMicro())
 	score := func() float64 { return c.ZRangeWithScores(ctx, key, 0, 0).Val()[0].Score }
 	require.Equal(t, first, score())
-	for i := 0; i < 60000 && score() == first; i++ {
-		time.Sleep(time.Millisecond) // until the renewal (bounded)
-	}
+	clk.Set(t0.Add(time.Second)) // the first renewal's instant
+	timer.Renew()
 	require.Equal(t, renewed, score(), "renewed by Lease from the renewal's instant")
+	require.False(t, timer.Stopped, "the next renewal is scheduled")
+	require.Equal(t, time.Second, timer.Period)
 	clk.Set(t0.Add(3500 * time.Millisecond)) // past the first lease's end
 	_, err = l.Acquire(ctx, "k")
 	require.ErrorIs(t, err, inflight.ErrFull, "the renewed lease still holds the slot")
 	require.NoError(t, s.Release(ctx))
+	require.True(t, timer.Stopped, "released: renewals stop")
 	require.EqualValues(t, 0, leases(t, c), "released: no renewal brings the lease back")
 }
 
