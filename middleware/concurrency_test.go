@@ -227,9 +227,7 @@ func waiting(m *inflight.Memory) int { return m.Waiting("k") }
 // line: the verdict does not depend on how long it takes.
 func untilWaiting(t *testing.T, m *inflight.Memory) {
 	t.Helper()
-	for i := 0; i < 60000 && waiting(m) == 0; i++ {
-		time.Sleep(time.Millisecond)
-	}
+	within.Until(t, "a request joining the line", func() bool { return waiting(m) > 0 })
 	require.Equal(t, 1, waiting(m))
 }
 

@@ -353,9 +353,7 @@ func TestWaitOrder(t *testing.T) {
 			mu.Unlock()
 			assert.NoError(t, s.Release(ctx))
 		})
-		for j := 0; j < 60000 && l.Waiting("k") <= i; j++ {
-			time.Sleep(time.Millisecond) // until waiter i has joined (bounded)
-		}
+		within.Until(t, "waiter i joining the line", func() bool { return l.Waiting("k") > i })
 		require.Equal(t, i+1, l.Waiting("k"))
 	}
 	// PollInterval of an hour: only this process's releases wake the line.
@@ -377,9 +375,7 @@ func TestWaitCancelAndBound(t *testing.T) {
 		_, err := l.Wait(ctx, "k")
 		errc <- err
 	}()
-	for j := 0; j < 60000 && l.Waiting("k") == 0; j++ {
-		time.Sleep(time.Millisecond)
-	}
+	within.Until(t, "the waiter joining the line", func() bool { return l.Waiting("k") > 0 })
 	_, err = l.Wait(bg, "k")
 	require.ErrorIs(t, err, inflight.ErrQueueFull)
 	cancel()
