@@ -10,6 +10,7 @@ import (
 	"github.com/floodgate-go/floodgate/core"
 	"github.com/floodgate-go/floodgate/core/coretest"
 	"github.com/floodgate-go/floodgate/core/inflight"
+	"github.com/floodgate-go/floodgate/core/inflight/internal/inflighttest"
 	"github.com/floodgate-go/floodgate/core/inflight/redisinflight"
 	"github.com/floodgate-go/floodgate/core/redisstore"
 	"github.com/floodgate-go/floodgate/internal/faultproxy"
@@ -335,31 +336,8 @@ func TestKeyConflict(t *testing.T) {
 func TestWaitOrder(t *testing.T) {
 	t.Parallel()
 	srv := redistest.Start(t)
-	l := newLimiter(t, srv.Client(t), 1, redisinflight.Options{PollInterval: time.Hour})
-	ctx := context.Background()
-	held, err := l.Acquire(ctx, "k")
-	require.NoError(t, err)
-	var mu sync.Mutex
-	var order []int
-	var wg sync.WaitGroup
-	for i := range 6 {
-		wg.Go(func() {
-			s, err := l.Wait(ctx, "k")
-			if !assert.NoError(t, err) {
-				return
-			}
-			mu.Lock()
-			order = append(order, i)
-			mu.Unlock()
-			assert.NoError(t, s.Release(ctx))
-		})
-		within.Until(t, "waiter i joining the line", func() bool { return l.Waiting("k") > i })
-		require.Equal(t, i+1, l.Waiting("k"))
-	}
 	// PollInterval of an hour: only this process's releases wake the line.
-	require.NoError(t, held.Release(ctx))
-	within.Wait(t, &wg, "the test's goroutines")
-	assert.Equal(t, []int{0, 1, 2, 3, 4, 5}, order)
+	inflighttest.WaitOrder(t, newLimiter(t, srv.Client(t), 1, redisinflight.Options{PollInterval: time.Hour}), 6)
 }
 
 func TestWaitCancelAndBound(t *testing.T) {
