@@ -74,6 +74,7 @@
 package redisinflight
 
 import (
+	"cmp"
 	_ "embed"
 	"errors"
 	"fmt"
@@ -226,7 +227,7 @@ func New(client redis.UniversalClient, limit int, opts Options) (*Limiter, error
 		return nil, fmt.Errorf("redisinflight: nil Clock %T: %w", opts.Clock, core.ErrInvalidConfig)
 	}
 	l := &Limiter{client: client, limit: limit, opts: opts, leaseUS: int64(opts.Lease / time.Microsecond),
-		line:  waitline.New(or(opts.MaxWaiters, inflight.DefaultMaxWaiters), or(opts.MaxWaiting, inflight.DefaultMaxWaiting), inflight.ErrQueueFull),
+		line:  waitline.New(cmp.Or(opts.MaxWaiters, inflight.DefaultMaxWaiters), cmp.Or(opts.MaxWaiting, inflight.DefaultMaxWaiting), inflight.ErrQueueFull),
 		freed: make(map[string]chan struct{}), calls: make(chan struct{}, opts.MaxCalls), afterFunc: afterFunc,
 		errBusy: fmt.Errorf("redisinflight: %d calls to Redis outstanding: %w", opts.MaxCalls, errShed)}
 	now := time.Now
@@ -261,13 +262,6 @@ func poolSize(client redis.UniversalClient) int {
 		n = 10 * runtime.GOMAXPROCS(0)
 	}
 	return n
-}
-
-func or(v, def int) int {
-	if v == 0 {
-		return def
-	}
-	return v
 }
 
 // Limit returns the slots each key may hold at once.
