@@ -23,7 +23,7 @@ func (r *RenewTimer) Stop() bool { r.Stopped = true; return true }
 // channel as each slot is taken, instead of real ones.
 func FakeRenewals(l *Limiter) <-chan *RenewTimer {
 	c := make(chan *RenewTimer, 16)
-	l.afterFunc = func(d time.Duration, f func()) renewTimer {
+	l.renewAfter = func(d time.Duration, f func()) renewTimer {
 		r := &RenewTimer{Renew: f, Period: d}
 		c <- r
 		return r

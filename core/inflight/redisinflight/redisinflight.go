@@ -164,9 +164,9 @@ type Limiter struct {
 	calls   chan struct{} // a token per outstanding round trip
 	br      *circuit.Breaker
 	errBusy error
-	// afterFunc schedules AutoRenew's renewals: afterFunc, or a test's
+	// renewAfter schedules AutoRenew's renewals: afterFunc, or a test's
 	// hook that runs them when the test says.
-	afterFunc func(time.Duration, func()) renewTimer
+	renewAfter func(time.Duration, func()) renewTimer
 
 	mu    sync.Mutex
 	freed map[string]chan struct{} // keys whose line's head waits for a local release
@@ -228,7 +228,7 @@ func New(client redis.UniversalClient, limit int, opts Options) (*Limiter, error
 	}
 	l := &Limiter{client: client, limit: limit, opts: opts, leaseUS: int64(opts.Lease / time.Microsecond),
 		line:  waitline.New(cmp.Or(opts.MaxWaiters, inflight.DefaultMaxWaiters), cmp.Or(opts.MaxWaiting, inflight.DefaultMaxWaiting), inflight.ErrQueueFull),
-		freed: make(map[string]chan struct{}), calls: make(chan struct{}, opts.MaxCalls), afterFunc: afterFunc,
+		freed: make(map[string]chan struct{}), calls: make(chan struct{}, opts.MaxCalls), renewAfter: afterFunc,
 		errBusy: fmt.Errorf("redisinflight: %d calls to Redis outstanding: %w", opts.MaxCalls, errShed)}
 	now := time.Now
 	if opts.Clock != nil {

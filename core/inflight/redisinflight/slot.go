@@ -22,7 +22,7 @@ type lease struct {
 }
 
 // renewTimer is AutoRenew's timer of one lease: a *time.Timer, or a
-// test's (see Limiter.afterFunc).
+// test's (see Limiter.renewAfter).
 type renewTimer interface {
 	Reset(time.Duration) bool
 	Stop() bool
@@ -36,7 +36,7 @@ func (l *Limiter) slot(key, rk, member string) *inflight.Slot {
 	ls := &lease{l: l, key: key, rk: rk, id: member}
 	if l.opts.AutoRenew {
 		ls.mu.Lock() // the timer may fire before the assignment
-		ls.timer = l.afterFunc(l.opts.Lease/3, ls.autoRenew)
+		ls.timer = l.renewAfter(l.opts.Lease/3, ls.autoRenew)
 		ls.mu.Unlock()
 	}
 	return inflight.NewSlot(ls.release, ls.renew)
