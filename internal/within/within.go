@@ -1,8 +1,8 @@
 // Package within bounds the waits of floodgate's tests: a channel
-// receive, a WaitGroup, a child process, a state polled for. A wait that a test bug would make
-// endless fails the test at once with a message saying what did not
-// happen, instead of hanging until go test's timeout. It is internal to
-// floodgate.
+// receive, a WaitGroup, a child process, a state polled for. A wait that
+// a test bug would make endless fails the test at once with a message
+// saying what did not happen, instead of hanging until go test's timeout.
+// It is internal to floodgate.
 //
 // The bound, [Bound], is one no loaded machine reaches: no verdict
 // depends on it, it only turns a hang into a failure.
