@@ -162,11 +162,11 @@ func (c *Concurrency) Begin(w http.ResponseWriter, r *http.Request) (release fun
 		}
 		return nil, false
 	}
-	slot, err := c.acquire(r.Context(), key)
+	slot, waitedOut, err := c.acquire(r.Context(), key)
 	switch {
 	case err == nil:
 		return func() { c.release(r, slot) }, true
-	case errors.Is(err, inflight.ErrFull), errors.Is(err, inflight.ErrQueueFull), errors.Is(err, context.DeadlineExceeded) && r.Context().Err() == nil:
+	case errors.Is(err, inflight.ErrFull), errors.Is(err, inflight.ErrQueueFull), waitedOut:
 		c.refuse(w, r)
 		return nil, false
 	case r.Context().Err() != nil:
@@ -183,14 +183,19 @@ func (c *Concurrency) Begin(w http.ResponseWriter, r *http.Request) (release fun
 
 func nothing() {}
 
-// acquire takes a slot of key, waiting up to opts.Wait when set.
-func (c *Concurrency) acquire(ctx context.Context, key string) (*inflight.Slot, error) {
+// acquire takes a slot of key, waiting up to opts.Wait when set;
+// waitedOut reports a failure when that wait ran out while ctx lives. It
+// is read from the wait's context, not from the error: a limiter's error
+// wrapping context.DeadlineExceeded (a store's own timeout) is a fault.
+func (c *Concurrency) acquire(ctx context.Context, key string) (slot *inflight.Slot, waitedOut bool, err error) {
 	if c.wait == nil {
-		return c.lim.Acquire(ctx, key)
+		slot, err = c.lim.Acquire(ctx, key)
+		return slot, false, err
 	}
-	ctx, cancel := context.WithTimeout(ctx, c.opts.Wait)
+	wctx, cancel := context.WithTimeout(ctx, c.opts.Wait)
 	defer cancel()
-	return c.wait.Wait(ctx, key)
+	slot, err = c.wait.Wait(wctx, key)
+	return slot, err != nil && wctx.Err() != nil && ctx.Err() == nil, err
 }
 
 // release gives slot back, even when r's context has ended (a client that

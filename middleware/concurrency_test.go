@@ -3,11 +3,14 @@ package middleware_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"runtime"
 	"sync"
 	"sync/atomic"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/floodgate-go/floodgate/core"
@@ -100,6 +103,9 @@ func TestConcurrencyWaitNeverExceeds(t *testing.T) {
 		http.HandlerFunc(func(http.ResponseWriter, *http.Request) {
 			n := cur.Add(1)
 			for p := peak.Load(); n > p && !peak.CompareAndSwap(p, n); p = peak.Load() {
+			}
+			for range 100 {
+				runtime.Gosched() // stay inside while others run: an over-admission shows
 			}
 			cur.Add(-1)
 		}))
@@ -227,9 +233,7 @@ func waiting(m *inflight.Memory) int { return m.Waiting("k") }
 // line: the verdict does not depend on how long it takes.
 func untilWaiting(t *testing.T, m *inflight.Memory) {
 	t.Helper()
-	for i := 0; i < 60000 && waiting(m) == 0; i++ {
-		time.Sleep(time.Millisecond)
-	}
+	within.Until(t, "a request joining the line", func() bool { return waiting(m) > 0 })
 	require.Equal(t, 1, waiting(m))
 }
 
@@ -266,6 +270,54 @@ func TestConcurrencyFaults(t *testing.T) {
 
 	h = concurrency(t, broken{}, middleware.ConcurrencyOptions{FailOpen: true}, okHandler)
 	require.Equal(t, http.StatusOK, get(h, client).Code)
+}
+
+// lateStore is a concurrency limiter whose store missed its own
+// deadline: its error wraps context.DeadlineExceeded while the request's
+// context lives (a Redis client's timeout).
+type lateStore struct{}
+
+var errLate = fmt.Errorf("store: no reply: %w", context.DeadlineExceeded)
+
+func (lateStore) Acquire(context.Context, string) (*inflight.Slot, error) { return nil, errLate }
+
+func (lateStore) Wait(context.Context, string) (*inflight.Slot, error) { return nil, errLate }
+
+// TestConcurrencyStoreTimeoutIsAFault: a limiter's error wrapping
+// context.DeadlineExceeded is a fault of the limiter (503 or FailOpen,
+// and reported) unless the wait itself ran out: it used to be taken for
+// the end of ConcurrencyOptions.Wait and answered 429, unreported, with
+// FailOpen ignored.
+func TestConcurrencyStoreTimeoutIsAFault(t *testing.T) {
+	for _, wait := range []time.Duration{0, time.Hour} {
+		var reported error
+		h := concurrency(t, lateStore{}, middleware.ConcurrencyOptions{Wait: wait,
+			OnError: func(_ *http.Request, err error) { reported = err }}, okHandler)
+		require.Equal(t, http.StatusServiceUnavailable, get(h, client).Code, "wait %v", wait)
+		require.ErrorIs(t, reported, errLate)
+		h = concurrency(t, lateStore{}, middleware.ConcurrencyOptions{Wait: wait, FailOpen: true}, okHandler)
+		require.Equal(t, http.StatusOK, get(h, client).Code, "wait %v", wait)
+	}
+}
+
+// TestConcurrencyWaitRunsOut: a request that waited its whole
+// ConcurrencyOptions.Wait without a slot is refused (429), on synctest's
+// clock.
+func TestConcurrencyWaitRunsOut(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		m := memSlots(t, 1)
+		held, err := m.Acquire(context.Background(), clientKey)
+		require.NoError(t, err)
+		var reported error
+		h := concurrency(t, m, middleware.ConcurrencyOptions{Wait: time.Second,
+			OnError: func(_ *http.Request, err error) { reported = err }}, okHandler)
+		start := time.Now()
+		w := get(h, client)
+		require.Equal(t, http.StatusTooManyRequests, w.Code)
+		require.Equal(t, time.Second, time.Since(start), "refused when the wait ran out")
+		require.NoError(t, reported, "not a fault")
+		require.NoError(t, held.Release(context.Background()))
+	})
 }
 
 func TestConcurrencyNoKeyAndDenied(t *testing.T) {

@@ -1,6 +1,7 @@
 package inflight
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"hash/maphash"
@@ -81,10 +82,10 @@ func NewMemory(limit int, opts MemoryOptions) (*Memory, error) {
 	if opts.MaxKeys < 0 || opts.Overflow < 0 || opts.MaxWaiters < 0 || opts.MaxWaiting < 0 {
 		return nil, fmt.Errorf("inflight: negative MemoryOptions: %w", core.ErrInvalidConfig)
 	}
-	opts.MaxKeys = or(opts.MaxKeys, DefaultMaxKeys)
-	opts.Overflow = or(opts.Overflow, DefaultOverflow)
+	opts.MaxKeys = cmp.Or(opts.MaxKeys, DefaultMaxKeys)
+	opts.Overflow = cmp.Or(opts.Overflow, DefaultOverflow)
 	m := &Memory{limit: limit, seed: maphash.MakeSeed(),
-		line: waitline.New(or(opts.MaxWaiters, DefaultMaxWaiters), or(opts.MaxWaiting, DefaultMaxWaiting), ErrQueueFull)}
+		line: waitline.New(cmp.Or(opts.MaxWaiters, DefaultMaxWaiters), cmp.Or(opts.MaxWaiting, DefaultMaxWaiting), ErrQueueFull)}
 	for i := range m.shard {
 		s := &m.shard[i]
 		s.keys = make(map[string]*entry)
@@ -92,13 +93,6 @@ func NewMemory(limit int, opts MemoryOptions) (*Memory, error) {
 		s.over = make([]entry, (opts.Overflow+shards-1)/shards)
 	}
 	return m, nil
-}
-
-func or(v, def int) int {
-	if v == 0 {
-		return def
-	}
-	return v
 }
 
 // Limit returns the slots each key may hold at once.

@@ -11,6 +11,7 @@ import (
 
 	"github.com/floodgate-go/floodgate/core"
 	"github.com/floodgate-go/floodgate/core/inflight"
+	"github.com/floodgate-go/floodgate/core/inflight/internal/inflighttest"
 	"github.com/floodgate-go/floodgate/internal/within"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -218,30 +219,7 @@ func TestMemoryOverflowKeyNeverExceedsLimit(t *testing.T) {
 
 func TestMemoryWaitIsFIFO(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		m := newMemory(t, 1, inflight.MemoryOptions{})
-		ctx := context.Background()
-		first, err := m.Acquire(ctx, "k")
-		require.NoError(t, err)
-		var mu sync.Mutex
-		var order []int
-		var wg sync.WaitGroup
-		for i := range 10 {
-			wg.Go(func() {
-				s, err := m.Wait(ctx, "k")
-				if !assert.NoError(t, err) {
-					return
-				}
-				mu.Lock()
-				order = append(order, i)
-				mu.Unlock()
-				assert.NoError(t, s.Release(ctx))
-			})
-			synctest.Wait() // waiter i has joined the line before i+1 starts
-			require.Equal(t, i+1, m.Waiting("k"))
-		}
-		require.NoError(t, first.Release(ctx))
-		wg.Wait()
-		assert.Equal(t, []int{0, 1, 2, 3, 4, 5, 6, 7, 8, 9}, order)
+		inflighttest.WaitOrder(t, newMemory(t, 1, inflight.MemoryOptions{}), 10)
 	})
 }
 

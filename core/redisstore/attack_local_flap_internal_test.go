@@ -54,7 +54,7 @@ func TestAttackFailLocalFlapping(t *testing.T) {
 			}
 		}
 		require.True(t, s.Down())
-		s.br.Success() // a late reply of a stalled round trip: Redis answered
+		s.br.Answered(s.br.Epoch()) // a late reply of a stalled round trip: Redis answered
 		require.False(t, s.Down())
 	}
 	assert.LessOrEqual(t, admitted, 5, "FailLocal granted more than its share of 10 in the window")

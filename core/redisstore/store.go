@@ -397,15 +397,6 @@ func New(client redis.UniversalClient, opts Options) (*Store, error) {
 	if opts.LocalShare == 0 {
 		opts.LocalShare = 1
 	}
-	if opts.Failures == 0 {
-		opts.Failures = 3
-	}
-	if opts.ProbeInterval == 0 {
-		opts.ProbeInterval = 100 * time.Millisecond
-	}
-	if opts.ProbeMax == 0 {
-		opts.ProbeMax = max(800*time.Millisecond, opts.ProbeInterval)
-	}
 	if opts.DenyCacheSize == 0 {
 		opts.DenyCacheSize = 1 << 16
 	}
@@ -415,12 +406,12 @@ func New(client redis.UniversalClient, opts Options) (*Store, error) {
 	if opts.Pipelines == 0 {
 		opts.Pipelines = 8
 	}
+	if err := circuit.Defaults(&opts.Failures, &opts.ProbeInterval, &opts.ProbeMax); err != nil {
+		return nil, fmt.Errorf("redisstore: %w: %w", err, core.ErrInvalidConfig)
+	}
 	switch {
-	case opts.Timeout < 0, opts.ProbeInterval < 0, opts.ProbeMax < 0, opts.Failures < 0, opts.ExpirySlack < 0,
-		opts.MaxBatch < 0, opts.Pipelines < 0:
+	case opts.Timeout < 0, opts.ExpirySlack < 0, opts.MaxBatch < 0, opts.Pipelines < 0:
 		return nil, fmt.Errorf("redisstore: negative option: %w", core.ErrInvalidConfig)
-	case opts.ProbeMax < opts.ProbeInterval:
-		return nil, fmt.Errorf("redisstore: ProbeMax %v below ProbeInterval %v: %w", opts.ProbeMax, opts.ProbeInterval, core.ErrInvalidConfig)
 	case !(opts.LocalShare > 0 && opts.LocalShare <= 1):
 		return nil, fmt.Errorf("redisstore: LocalShare %v must be in (0, 1]: %w", opts.LocalShare, core.ErrInvalidConfig)
 	case opts.FailureMode > FailLocal:

@@ -166,9 +166,6 @@ func (b *Breaker) Release() {
 	}
 }
 
-// Success records a round trip Redis answered, sent now.
-func (b *Breaker) Success() { b.Answered(b.Epoch()) }
-
 // Epoch counts the openings: read it when a round trip is sent, and give
 // it to Answered when the round trip is answered.
 func (b *Breaker) Epoch() uint64 { return b.epoch.Load() }

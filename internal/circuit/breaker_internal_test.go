@@ -39,7 +39,7 @@ func TestBreakerStates(t *testing.T) {
 	b.Fault(errLate, false)
 	ok, _ = b.Allow()
 	require.True(t, ok, "two missed deadlines: still closed")
-	b.Success()
+	b.Answered(b.Epoch())
 	*now = now.Add(time.Second) // no answered round trip within the window
 	b.Fault(errLate, false)
 	b.Fault(errLate, false)
@@ -78,7 +78,7 @@ func TestBreakerStates(t *testing.T) {
 		*now = now.Add(time.Millisecond)
 	}
 	require.True(t, trial)
-	b.Success()
+	b.Answered(b.Epoch())
 	require.Equal(t, []string{"open: " + errLate.Error(), "close"}, *events)
 	ok, trial = b.Allow()
 	require.True(t, ok)
@@ -96,7 +96,7 @@ func TestBreakerStates(t *testing.T) {
 	b.Release()
 	ok, trial = b.Allow()
 	require.True(t, ok && trial)
-	b.Success()
+	b.Answered(b.Epoch())
 	require.Len(t, *events, 4)
 }
 
@@ -120,7 +120,7 @@ func TestBreakerJitter(t *testing.T) {
 func TestBreakerSlowNotOutage(t *testing.T) {
 	b, now, events := fakeBreaker(3, 100*time.Millisecond, 800*time.Millisecond, 0.5)
 	for range 10 {
-		b.Success()
+		b.Answered(b.Epoch())
 		*now = now.Add(10 * time.Millisecond)
 		b.Fault(errLate, false)
 	}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"testing"
-	"time"
 
 	"github.com/floodgate-go/floodgate/internal/waitline"
 	"github.com/floodgate-go/floodgate/internal/within"
@@ -67,9 +66,7 @@ func TestAwait(t *testing.T) {
 		_, err := l.Await(ctx, "k")
 		done <- err
 	}()
-	for i := 0; i < 60000 && l.Len("k") < 2; i++ {
-		time.Sleep(time.Millisecond) // until it has joined (bounded)
-	}
+	within.Until(t, "the second waiter joining the line", func() bool { return l.Len("k") >= 2 })
 	_, err = l.Await(context.Background(), "k")
 	require.ErrorIs(t, err, errFull)
 	cancel()

@@ -1,8 +1,8 @@
 // Package within bounds the waits of floodgate's tests: a channel
-// receive, a WaitGroup, a child process. A wait that a test bug would make
-// endless fails the test at once with a message saying what did not
-// happen, instead of hanging until go test's timeout. It is internal to
-// floodgate.
+// receive, a WaitGroup, a child process, a state polled for. A wait that
+// a test bug would make endless fails the test at once with a message
+// saying what did not happen, instead of hanging until go test's timeout.
+// It is internal to floodgate.
 //
 // The bound, [Bound], is one no loaded machine reaches: no verdict
 // depends on it, it only turns a hang into a failure.
@@ -52,6 +52,25 @@ func Wait(t testing.TB, wg *sync.WaitGroup, what string) {
 	case <-done:
 	case <-timer.C:
 		t.Fatalf("within: %s did not end within %v", what, Bound)
+	}
+}
+
+// Until calls cond every millisecond until it reports true, failing t
+// when it has not within [Bound]; what names the state awaited, for the
+// failure message. It is for a state other goroutines (or another
+// process) reach where no event says so: it waits for that state, and a
+// test asserts what it must of the state afterwards, never of how long
+// it took. cond may act as well as look (a decision that lets a
+// recovering Redis be probed).
+func Until(t testing.TB, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(Bound)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("within: %s did not happen within %v", what, Bound)
+			return
+		}
+		time.Sleep(time.Millisecond)
 	}
 }
 

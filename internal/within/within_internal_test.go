@@ -57,6 +57,14 @@ func TestBounds(t *testing.T) {
 		line, err := Line(r, bufio.NewReader(strings.NewReader("hello\n")), "the greeting")
 		require.NoError(t, err)
 		assert.Equal(t, "hello\n", line)
+
+		r = &recorder{TB: t}
+		n := 0
+		Until(r, "the third call", func() bool { n++; return n == 3 })
+		assert.Equal(t, 3, n)
+		assert.Empty(t, r.failed)
+		Until(r, "the spring", func() bool { return false })
+		assert.Equal(t, "within: the spring did not happen within 2m0s", r.failed)
 	})
 }
 

@@ -1,5 +1,32 @@
 package redisinflight
 
+import "time"
+
 // Outstanding is the round trips of l to Redis not yet over (those past
 // their deadline included).
 func Outstanding(l *Limiter) int { return len(l.calls) }
+
+// RenewTimer is a fake AutoRenew timer: the test runs its renewal.
+type RenewTimer struct {
+	Renew   func()        // the renewal the timer would run
+	Period  time.Duration // its period, as last set
+	Stopped bool
+}
+
+// Reset records the period of the next renewal.
+func (r *RenewTimer) Reset(d time.Duration) bool { r.Period, r.Stopped = d, false; return true }
+
+// Stop records that no renewal is due.
+func (r *RenewTimer) Stop() bool { r.Stopped = true; return true }
+
+// FakeRenewals makes l's AutoRenew timers fakes, sent on the returned
+// channel as each slot is taken, instead of real ones.
+func FakeRenewals(l *Limiter) <-chan *RenewTimer {
+	c := make(chan *RenewTimer, 16)
+	l.renewAfter = func(d time.Duration, f func()) renewTimer {
+		r := &RenewTimer{Renew: f, Period: d}
+		c <- r
+		return r
+	}
+	return c
+}

@@ -21,16 +21,6 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// waitFor polls cond, a state reached by other goroutines, a bounded
-// number of times.
-func waitFor(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	for i := 0; !cond(); i++ {
-		require.Less(t, i, 20000, what)
-		time.Sleep(time.Millisecond)
-	}
-}
-
 // decidedLocally checks an Acquire answered by mode without Redis.
 func decidedLocally(t *testing.T, mode redisstore.FailureMode, s *inflight.Slot, err error) bool {
 	t.Helper()
@@ -83,7 +73,7 @@ func TestStallFloodBoundsGoroutines(t *testing.T) {
 					held <- s
 				})
 			}
-			waitFor(t, "n calls outstanding", func() bool { return redisinflight.Outstanding(l) == n })
+			within.Until(t, "n calls outstanding", func() bool { return redisinflight.Outstanding(l) == n })
 			holding := runtime.NumGoroutine()
 			assert.LessOrEqual(t, holding-before, 2*n+2, "n callers and n round trips")
 
@@ -108,7 +98,7 @@ func TestStallFloodBoundsGoroutines(t *testing.T) {
 				require.NotNil(t, s)
 				require.NoError(t, s.Release(ctx))
 			}
-			waitFor(t, "tokens given back", func() bool { return redisinflight.Outstanding(l) == 0 })
+			within.Until(t, "tokens given back", func() bool { return redisinflight.Outstanding(l) == 0 })
 			s, err := l.Acquire(ctx, "flood")
 			require.NoError(t, err, "on Redis again")
 			require.NoError(t, s.Release(ctx))

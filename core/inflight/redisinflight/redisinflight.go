@@ -74,6 +74,7 @@
 package redisinflight
 
 import (
+	"cmp"
 	_ "embed"
 	"errors"
 	"fmt"
@@ -163,6 +164,9 @@ type Limiter struct {
 	calls   chan struct{} // a token per outstanding round trip
 	br      *circuit.Breaker
 	errBusy error
+	// renewAfter schedules AutoRenew's renewals: afterFunc, or a test's
+	// hook that runs them when the test says.
+	renewAfter func(time.Duration, func()) renewTimer
 
 	mu    sync.Mutex
 	freed map[string]chan struct{} // keys whose line's head waits for a local release
@@ -207,23 +211,14 @@ func New(client redis.UniversalClient, limit int, opts Options) (*Limiter, error
 	if opts.MaxCalls == 0 {
 		opts.MaxCalls = 4 * poolSize(client)
 	}
-	if opts.Failures == 0 {
-		opts.Failures = 3
-	}
-	if opts.ProbeInterval == 0 {
-		opts.ProbeInterval = 100 * time.Millisecond
-	}
-	if opts.ProbeMax == 0 {
-		opts.ProbeMax = max(800*time.Millisecond, opts.ProbeInterval)
+	if err := circuit.Defaults(&opts.Failures, &opts.ProbeInterval, &opts.ProbeMax); err != nil {
+		return nil, fmt.Errorf("redisinflight: %w: %w", err, core.ErrInvalidConfig)
 	}
 	switch {
 	case opts.Lease < time.Millisecond || opts.Lease%time.Millisecond != 0:
 		return nil, fmt.Errorf("redisinflight: Lease %v is not a whole number of milliseconds ≥ 1: %w", opts.Lease, core.ErrInvalidConfig)
-	case opts.Timeout < 0, opts.PollInterval < 0, opts.MaxWaiters < 0, opts.MaxWaiting < 0,
-		opts.MaxCalls < 0, opts.Failures < 0, opts.ProbeInterval < 0:
+	case opts.Timeout < 0, opts.PollInterval < 0, opts.MaxWaiters < 0, opts.MaxWaiting < 0, opts.MaxCalls < 0:
 		return nil, fmt.Errorf("redisinflight: negative option: %w", core.ErrInvalidConfig)
-	case opts.ProbeMax < opts.ProbeInterval:
-		return nil, fmt.Errorf("redisinflight: ProbeMax %v below ProbeInterval %v: %w", opts.ProbeMax, opts.ProbeInterval, core.ErrInvalidConfig)
 	case !(opts.LocalShare > 0 && opts.LocalShare <= 1):
 		return nil, fmt.Errorf("redisinflight: LocalShare %v must be in (0, 1]: %w", opts.LocalShare, core.ErrInvalidConfig)
 	case opts.FailureMode > redisstore.FailLocal:
@@ -232,8 +227,8 @@ func New(client redis.UniversalClient, limit int, opts Options) (*Limiter, error
 		return nil, fmt.Errorf("redisinflight: nil Clock %T: %w", opts.Clock, core.ErrInvalidConfig)
 	}
 	l := &Limiter{client: client, limit: limit, opts: opts, leaseUS: int64(opts.Lease / time.Microsecond),
-		line:  waitline.New(or(opts.MaxWaiters, inflight.DefaultMaxWaiters), or(opts.MaxWaiting, inflight.DefaultMaxWaiting), inflight.ErrQueueFull),
-		freed: make(map[string]chan struct{}), calls: make(chan struct{}, opts.MaxCalls),
+		line:  waitline.New(cmp.Or(opts.MaxWaiters, inflight.DefaultMaxWaiters), cmp.Or(opts.MaxWaiting, inflight.DefaultMaxWaiting), inflight.ErrQueueFull),
+		freed: make(map[string]chan struct{}), calls: make(chan struct{}, opts.MaxCalls), renewAfter: afterFunc,
 		errBusy: fmt.Errorf("redisinflight: %d calls to Redis outstanding: %w", opts.MaxCalls, errShed)}
 	now := time.Now
 	if opts.Clock != nil {
@@ -267,13 +262,6 @@ func poolSize(client redis.UniversalClient) int {
 		n = 10 * runtime.GOMAXPROCS(0)
 	}
 	return n
-}
-
-func or(v, def int) int {
-	if v == 0 {
-		return def
-	}
-	return v
 }
 
 // Limit returns the slots each key may hold at once.

@@ -2,6 +2,7 @@ package redisinflight_test
 
 import (
 	"context"
+	"runtime"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -10,6 +11,7 @@ import (
 	"github.com/floodgate-go/floodgate/core"
 	"github.com/floodgate-go/floodgate/core/coretest"
 	"github.com/floodgate-go/floodgate/core/inflight"
+	"github.com/floodgate-go/floodgate/core/inflight/internal/inflighttest"
 	"github.com/floodgate-go/floodgate/core/inflight/redisinflight"
 	"github.com/floodgate-go/floodgate/core/redisstore"
 	"github.com/floodgate-go/floodgate/internal/faultproxy"
@@ -131,6 +133,9 @@ func TestWaitNeverExceeds(t *testing.T) {
 			}
 			n := cur.Add(1)
 			for p := peak.Load(); n > p && !peak.CompareAndSwap(p, n); p = peak.Load() {
+			}
+			for range 100 {
+				runtime.Gosched() // stay inside while others run: an over-admission shows
 			}
 			served.Add(1)
 			cur.Add(-1)
@@ -335,33 +340,8 @@ func TestKeyConflict(t *testing.T) {
 func TestWaitOrder(t *testing.T) {
 	t.Parallel()
 	srv := redistest.Start(t)
-	l := newLimiter(t, srv.Client(t), 1, redisinflight.Options{PollInterval: time.Hour})
-	ctx := context.Background()
-	held, err := l.Acquire(ctx, "k")
-	require.NoError(t, err)
-	var mu sync.Mutex
-	var order []int
-	var wg sync.WaitGroup
-	for i := range 6 {
-		wg.Go(func() {
-			s, err := l.Wait(ctx, "k")
-			if !assert.NoError(t, err) {
-				return
-			}
-			mu.Lock()
-			order = append(order, i)
-			mu.Unlock()
-			assert.NoError(t, s.Release(ctx))
-		})
-		for j := 0; j < 60000 && l.Waiting("k") <= i; j++ {
-			time.Sleep(time.Millisecond) // until waiter i has joined (bounded)
-		}
-		require.Equal(t, i+1, l.Waiting("k"))
-	}
 	// PollInterval of an hour: only this process's releases wake the line.
-	require.NoError(t, held.Release(ctx))
-	within.Wait(t, &wg, "the test's goroutines")
-	assert.Equal(t, []int{0, 1, 2, 3, 4, 5}, order)
+	inflighttest.WaitOrder(t, newLimiter(t, srv.Client(t), 1, redisinflight.Options{PollInterval: time.Hour}), 6)
 }
 
 func TestWaitCancelAndBound(t *testing.T) {
@@ -377,9 +357,7 @@ func TestWaitCancelAndBound(t *testing.T) {
 		_, err := l.Wait(ctx, "k")
 		errc <- err
 	}()
-	for j := 0; j < 60000 && l.Waiting("k") == 0; j++ {
-		time.Sleep(time.Millisecond)
-	}
+	within.Until(t, "the waiter joining the line", func() bool { return l.Waiting("k") > 0 })
 	_, err = l.Wait(bg, "k")
 	require.ErrorIs(t, err, inflight.ErrQueueFull)
 	cancel()
@@ -390,30 +368,35 @@ func TestWaitCancelAndBound(t *testing.T) {
 
 // TestAutoRenew: a held slot's lease is renewed by itself (on the
 // limiter's clock: a fake one here), and renewals stop with the release.
+// The renewal timer is a fake too: the test runs the renewal itself, so
+// no stalled machine can make it come before or after the test looks.
 func TestAutoRenew(t *testing.T) {
 	t.Parallel()
 	srv := redistest.Start(t)
 	c := srv.Client(t)
 	clk := coretest.NewClock(t0)
 	l := newLimiter(t, c, 1, redisinflight.Options{Lease: 3 * time.Second, AutoRenew: true, Clock: clk})
+	timers := redisinflight.FakeRenewals(l)
 	ctx := context.Background()
-	clk.Set(t0)
 	s, err := l.Acquire(ctx, "k")
 	require.NoError(t, err)
-	clk.Set(t0.Add(time.Second)) // before the first renewal (a second from now, real time)
+	timer := within.Recv(t, timers, "the slot's renewal timer")
+	require.Equal(t, time.Second, timer.Period, "renewed every third of the lease")
 	key := c.Keys(ctx, "floodgate:c{*}").Val()[0]
 	first := float64(t0.Add(3 * time.Second).UnixMicro())
 	renewed := float64(t0.Add(4 * time.Second).UnixMicro())
 	score := func() float64 { return c.ZRangeWithScores(ctx, key, 0, 0).Val()[0].Score }
 	require.Equal(t, first, score())
-	for i := 0; i < 60000 && score() == first; i++ {
-		time.Sleep(time.Millisecond) // until the renewal (bounded)
-	}
+	clk.Set(t0.Add(time.Second)) // the first renewal's instant
+	timer.Renew()
 	require.Equal(t, renewed, score(), "renewed by Lease from the renewal's instant")
+	require.False(t, timer.Stopped, "the next renewal is scheduled")
+	require.Equal(t, time.Second, timer.Period)
 	clk.Set(t0.Add(3500 * time.Millisecond)) // past the first lease's end
 	_, err = l.Acquire(ctx, "k")
 	require.ErrorIs(t, err, inflight.ErrFull, "the renewed lease still holds the slot")
 	require.NoError(t, s.Release(ctx))
+	require.True(t, timer.Stopped, "released: renewals stop")
 	require.EqualValues(t, 0, leases(t, c), "released: no renewal brings the lease back")
 }
 

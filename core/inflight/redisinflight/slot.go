@@ -17,16 +17,26 @@ type lease struct {
 	key, rk, id string
 
 	mu    sync.Mutex
-	timer *time.Timer // AutoRenew's
+	timer renewTimer // AutoRenew's
 	done  bool
 }
+
+// renewTimer is AutoRenew's timer of one lease: a *time.Timer, or a
+// test's (see Limiter.renewAfter).
+type renewTimer interface {
+	Reset(time.Duration) bool
+	Stop() bool
+}
+
+// afterFunc is time.AfterFunc as a renewTimer's maker.
+func afterFunc(d time.Duration, f func()) renewTimer { return time.AfterFunc(d, f) }
 
 // slot returns the Slot of a lease just taken.
 func (l *Limiter) slot(key, rk, member string) *inflight.Slot {
 	ls := &lease{l: l, key: key, rk: rk, id: member}
 	if l.opts.AutoRenew {
 		ls.mu.Lock() // the timer may fire before the assignment
-		ls.timer = time.AfterFunc(l.opts.Lease/3, ls.autoRenew)
+		ls.timer = l.renewAfter(l.opts.Lease/3, ls.autoRenew)
 		ls.mu.Unlock()
 	}
 	return inflight.NewSlot(ls.release, ls.renew)
