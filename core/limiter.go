@@ -265,7 +265,7 @@ func (l *Limiter) Peek(ctx context.Context, key string, cost int64) (Result, err
 	case sh != nil:
 		sh.finish(err, &res)
 	case err == nil && b.shadow != nil:
-		l.decideShadows(ctx, b, store.OpPeek, key, cost, &res)
+		l.decideShadows(ctx, b, store.OpPeek, key, 0, cost, &res)
 	}
 	return res, err
 }
