@@ -32,7 +32,7 @@ type Limiter struct {
 
 	store Store         // the store, for binding shadow limits (see shadow.go)
 	top   *heavyHitters // nil: none (see heavyhitters.go)
-	post  bool          // obs or top is set (or the binding has shadow limits): a take calls after
+	post  bool          // obs or top is set: a take calls after (as it does when the binding has shadow limits)
 }
 
 type limiterConfig struct {

@@ -3,8 +3,9 @@ package core
 import (
 	"context"
 	"fmt"
-	"github.com/floodgate-go/floodgate/core/store"
 	"time"
+
+	"github.com/floodgate-go/floodgate/core/store"
 )
 
 // Observer sees what limiters decide and what happens to their stores,
