@@ -280,10 +280,9 @@ func (h *heavyHitters) top(k int, now int64) Top {
 		t.Keys = append(t.Keys, *m)
 	}
 	slices.SortFunc(t.Keys, func(a, b KeyCount) int {
-		if c := cmp.Compare(b.Count, a.Count); c != 0 {
-			return c
-		}
-		return strings.Compare(a.Key, b.Key)
+		// A total order (a key kept whole before its truncated namesake):
+		// ties come out the same way every call, whatever the map's order.
+		return cmp.Or(cmp.Compare(b.Count, a.Count), strings.Compare(a.Key, b.Key), cmp.Compare(btoi(a.Truncated), btoi(b.Truncated)))
 	})
 	if k >= 0 && len(t.Keys) > k {
 		t.Keys = t.Keys[:k:k]
