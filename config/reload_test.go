@@ -1,6 +1,7 @@
 package config_test
 
 import (
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -145,6 +146,33 @@ routes:
 	require.ErrorIs(t, err, core.ErrPolicyChange)
 	assert.Contains(t, err.Error(), "test.yaml:4:6")
 	assert.Equal(t, 10, serve(h, "GET", "/", "192.0.2.1:1", 30), "a's change was put back")
+}
+
+// TestReloadRollsBackAfterABurstChange: a rollback puts back a token
+// bucket whose burst an earlier reload changed (the in-memory store then
+// decides it through a recoding of its state), and the bucket still holds
+// what it held.
+func TestReloadRollsBackAfterABurstChange(t *testing.T) {
+	t.Parallel()
+	clk := coretest.NewClock(t0)
+	src := func(burst, log int) []byte {
+		return fmt.Appendf(nil, `
+policies:
+  a: 10/min token-bucket burst %d
+  b: %d/min sliding-log
+default: {policy: a}
+routes:
+  - {pattern: GET /b, policy: b}
+`, burst, log)
+	}
+	l := load(t, string(src(10, 5)), clk)
+	h := l.Handler(okHandler)
+	require.NoError(t, l.ReloadData("test.yaml", src(20, 5)))
+	assert.Equal(t, 5, serve(h, "GET", "/", "192.0.2.1:1", 5))
+	// a sorts first and changes; b's change (its log's length) is refused.
+	err := l.ReloadData("test.yaml", src(30, 6))
+	require.ErrorIs(t, err, core.ErrPolicyChange)
+	assert.Equal(t, 15, serve(h, "GET", "/", "192.0.2.1:1", 30), "a's burst of 20 was put back, 5 of it spent")
 }
 
 // TestReloadFile: Reload reads the file; a missing file is an error.

@@ -49,11 +49,11 @@ const (
 // personal keys first, as the keyfunc package does), and at most
 // Intervals × Capacity keys of at most MaxKeyBytes bytes: about
 // Intervals × Capacity × (120 + MaxKeyBytes) bytes, about 320 kB with
-// the defaults (315 kB measured with keys of 128 bytes), allocated as keys
-// arrive.
+// the defaults (315 kB with keys of 128 bytes: BenchmarkTopKeysMemory),
+// allocated as keys arrive.
 //
 // Every take then holds one mutex of the sketch for a map lookup and a
-// heap step (and copies the key when it enters the sketch); a limiter
+// heap step (and copies the key only when it enters the sketch); a limiter
 // without WithTopKeys pays nothing. Peeks, refunds and failed takes are
 // not counted; a take counts 1 whatever its cost.
 func WithTopKeys(o TopKeysOptions) Option {
@@ -96,6 +96,7 @@ type heavyHitters struct {
 	mu      sync.Mutex
 	windows []ssWindow // ring, by interval number modulo Intervals
 	newest  int64      // the newest interval number seen
+	long    []byte     // a truncated key as the sketch keeps it, built to look it up without a copy
 }
 
 // ssWindow is the Space-Saving summary of one interval.
@@ -158,23 +159,36 @@ func (h *heavyHitters) add(key string, at int64, admitted bool) {
 	}
 	w.takes++
 	truncated := len(key) > h.opts.MaxKeyBytes
+	var i int32
+	var ok bool
 	if truncated {
 		// Kept as its first MaxKeyBytes bytes and a 0 byte: one byte
-		// longer than any key kept whole, so told from them all.
-		key = key[:h.opts.MaxKeyBytes] + "\x00"
+		// longer than any key kept whole, so told from them all. Built in
+		// h.long: a lookup by string(h.long) copies nothing.
+		h.long = append(append(h.long[:0], key[:h.opts.MaxKeyBytes]...), 0)
+		i, ok = w.index[string(h.long)]
+	} else {
+		i, ok = w.index[key]
 	}
-	if i, ok := w.index[key]; ok {
+	if ok {
 		e := &w.heap[i]
 		e.count++
 		countTake(e, admitted)
 		w.down(int(i))
 		return
 	}
+	// The key enters the sketch: a copy of its own (the caller's key may
+	// be part of a larger string, which it would keep alive).
+	if truncated {
+		key = string(h.long)
+	} else {
+		key = strings.Clone(key)
+	}
 	if len(w.heap) < h.opts.Capacity {
-		w.heap = append(w.heap, ssEntry{key: strings.Clone(key), truncated: truncated, count: 1})
+		w.heap = append(w.heap, ssEntry{key: key, truncated: truncated, count: 1})
 		i := len(w.heap) - 1
 		countTake(&w.heap[i], admitted)
-		w.index[w.heap[i].key] = int32(i)
+		w.index[key] = int32(i)
 		w.up(i)
 		return
 	}
@@ -182,9 +196,9 @@ func (h *heavyHitters) add(key string, at int64, admitted bool) {
 	// inherits its count, as its error.
 	e := &w.heap[0]
 	delete(w.index, e.key)
-	*e = ssEntry{key: strings.Clone(key), truncated: truncated, err: e.count, count: e.count + 1}
+	*e = ssEntry{key: key, truncated: truncated, err: e.count, count: e.count + 1}
 	countTake(e, admitted)
-	w.index[e.key] = 0
+	w.index[key] = 0
 	w.down(0)
 }
 
@@ -266,10 +280,9 @@ func (h *heavyHitters) top(k int, now int64) Top {
 		t.Keys = append(t.Keys, *m)
 	}
 	slices.SortFunc(t.Keys, func(a, b KeyCount) int {
-		if c := cmp.Compare(b.Count, a.Count); c != 0 {
-			return c
-		}
-		return strings.Compare(a.Key, b.Key)
+		// A total order (a key kept whole before its truncated namesake):
+		// ties come out the same way every call, whatever the map's order.
+		return cmp.Or(cmp.Compare(b.Count, a.Count), strings.Compare(a.Key, b.Key), cmp.Compare(btoi(a.Truncated), btoi(b.Truncated)))
 	})
 	if k >= 0 && len(t.Keys) > k {
 		t.Keys = t.Keys[:k:k]

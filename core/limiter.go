@@ -32,7 +32,7 @@ type Limiter struct {
 
 	store Store         // the store, for binding shadow limits (see shadow.go)
 	top   *heavyHitters // nil: none (see heavyhitters.go)
-	post  bool          // obs or top is set (or the binding has shadow limits): a take calls after
+	post  bool          // obs or top is set: a take calls after (as it does when the binding has shadow limits)
 }
 
 type limiterConfig struct {
@@ -265,7 +265,7 @@ func (l *Limiter) Peek(ctx context.Context, key string, cost int64) (Result, err
 	case sh != nil:
 		sh.finish(err, &res)
 	case err == nil && b.shadow != nil:
-		l.decideShadows(ctx, b, store.OpPeek, key, cost, &res)
+		l.decideShadows(ctx, b, store.OpPeek, key, 0, cost, &res)
 	}
 	return res, err
 }

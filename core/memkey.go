@@ -13,7 +13,7 @@ func (l *Limiter) TakeBytes(ctx context.Context, key []byte, cost int64, res *Re
 	if l != nil {
 		b = l.cur.Load()
 	}
-	if b != nil && b.mem != nil && cost >= 1 && b.shadow == nil && l.top == nil &&
+	if b != nil && b.mem != nil && cost >= 1 && l.top == nil &&
 		l.takeMem(ctx, b, "", b.mem.hashBytes(key), cost, res) {
 		return nil
 	}
@@ -21,10 +21,10 @@ func (l *Limiter) TakeBytes(ctx context.Context, key []byte, cost int64, res *Re
 }
 
 // takeMem is Take's hot path on the in-memory store of binding b, for key,
-// of hash h:
-// no Request built. key is read only by shadow limits and the heavy-hitter
-// sketch (TakeBytes passes "" when neither is set). It reports false, deciding nothing, when the clock
-// reads an instant out of range (Take's slow path reports it).
+// of hash h (which the shadow limits' tables, of the same store, share): no
+// Request built. key is read only by the heavy-hitter sketch (TakeBytes
+// passes "" when there is none). It reports false, deciding nothing, when
+// the clock reads an instant out of range (Take's slow path reports it).
 func (l *Limiter) takeMem(ctx context.Context, b *binding, key string, h uint64, cost int64, res *Result) bool {
 	var now int64
 	if l.clock == nil {
@@ -38,7 +38,7 @@ func (l *Limiter) takeMem(ctx context.Context, b *binding, key string, h uint64,
 	b.mem.take(h, now, cost, res)
 	res.owner, res.source = l, SourceStore
 	if l.post || b.shadow != nil {
-		l.after(ctx, b, key, cost, res, 0, nil, true)
+		l.after(ctx, b, key, h, cost, res, 0, nil, true)
 	}
 	return true
 }

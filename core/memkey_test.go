@@ -2,6 +2,7 @@ package core_test
 
 import (
 	"context"
+	"fmt"
 	"testing"
 	"time"
 
@@ -25,8 +26,8 @@ func (o otherStore) Bind(p *core.Policy) (store.Table, error) {
 // TakeBytes decides as Take for string(key): one limiter taking by bytes
 // and by string in turn for a key, and another taking by string only,
 // give the same Results step by step, on the in-memory store (one-word
-// and locked policies, with an observer and without) and on another
-// store alike. On the in-memory store a Result of TakeBytes is refunded
+// and locked policies, with a shadow limit, with an observer and
+// without) and on another store alike. On the in-memory store a Result of TakeBytes is refunded
 // under string(key), once, and refused under another key. (The other
 // store here is the in-memory table behind the store.Table interface,
 // which does not carry a refund's eviction epoch: refunds are not
@@ -39,6 +40,10 @@ func TestTakeBytesIsTakeOfTheString(t *testing.T) {
 			{Name: "fast", Algorithm: core.GCRA{Rate: core.PerSecond(4), Burst: 2}},
 			{Name: "slow", Algorithm: core.FixedWindow{Quota: 5, Window: time.Minute}},
 		},
+		"shadow": {
+			{Name: "g", Algorithm: core.GCRA{Rate: core.PerSecond(2), Burst: 3}},
+			{Name: "s", Algorithm: core.FixedWindow{Quota: 4, Window: time.Minute}, Shadow: true},
+		},
 	}
 	stores := map[string]func() core.Store{
 		"memory": func() core.Store { return mustMemoryStore(t) },
@@ -47,7 +52,7 @@ func TestTakeBytesIsTakeOfTheString(t *testing.T) {
 	for pname, limits := range policies {
 		for sname, newStore := range stores {
 			for _, observed := range []bool{false, true} {
-				t.Run(pname+"/"+sname, func(t *testing.T) {
+				t.Run(fmt.Sprintf("%s/%s/observed=%t", pname, sname, observed), func(t *testing.T) {
 					p, err := core.NewPolicy("p", limits...)
 					require.NoError(t, err)
 					clk := coretest.NewClock(time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC))
@@ -72,6 +77,7 @@ func TestTakeBytesIsTakeOfTheString(t *testing.T) {
 						require.NoError(t, err)
 						assert.Equal(t, want.Limits(), got.Limits(), "step %d", i)
 						assert.Equal(t, want.Allowed, got.Allowed, "step %d", i)
+						assert.Equal(t, want.ShadowLimits(), got.ShadowLimits(), "step %d", i)
 						if i%2 == 0 && got.Allowed && sname == "memory" {
 							_, err := l.Refund(ctx, "198.51.100.8/32", got)
 							require.ErrorIs(t, err, core.ErrRefundForeign, "step %d", i)
@@ -88,6 +94,28 @@ func TestTakeBytesIsTakeOfTheString(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TakeBytes counts in a shadow limit under the key's own state: what a
+// peek of the key by string, and a take by another limiter's string key,
+// read there.
+func TestTakeBytesShadowStateIsTheKeys(t *testing.T) {
+	p := core.MustPolicy("p",
+		core.Limit{Name: "g", Algorithm: core.GCRA{Rate: core.PerSecond(1000), Burst: 1000}},
+		core.Limit{Name: "s", Algorithm: core.FixedWindow{Quota: 4, Window: time.Minute}, Shadow: true})
+	l, err := core.NewLimiter(p, core.WithClock(coretest.NewClock(coretest.T0)))
+	require.NoError(t, err)
+	ctx := context.Background()
+	var res core.Result
+	for range 2 {
+		require.NoError(t, l.TakeBytes(ctx, []byte("k"), 1, &res))
+	}
+	require.Equal(t, int64(2), res.ShadowLimits()[0].Remaining)
+	peek, err := l.Peek(ctx, "k", 1)
+	require.NoError(t, err)
+	require.Equal(t, int64(1), peek.ShadowLimits()[0].Remaining, "a peek of cost 1 reports what a take would leave")
+	require.NoError(t, l.Take(ctx, "k", 1, &res))
+	require.Equal(t, int64(1), res.ShadowLimits()[0].Remaining)
 }
 
 // TakeBytes of an existing key on the in-memory store allocates nothing,

@@ -3,8 +3,9 @@ package core
 import (
 	"context"
 	"fmt"
-	"github.com/floodgate-go/floodgate/core/store"
 	"time"
+
+	"github.com/floodgate-go/floodgate/core/store"
 )
 
 // Observer sees what limiters decide and what happens to their stores,
@@ -196,7 +197,7 @@ func (l *Limiter) takeObserved(ctx context.Context, b *binding, key string, cost
 	if cost < 1 {
 		*res = Result{}
 		err := fmt.Errorf("core: cost %d: %w", cost, ErrInvalidCost)
-		l.after(ctx, b, key, cost, res, 0, err, true)
+		l.after(ctx, b, key, 0, cost, res, 0, err, true)
 		return err
 	}
 	timed := b.mem == nil && l.obs != nil
@@ -216,18 +217,19 @@ func (l *Limiter) takeObserved(ctx context.Context, b *binding, key string, cost
 	if sh != nil {
 		sh.finish(err, res)
 	}
-	l.after(ctx, b, key, cost, res, lat, err, sh == nil)
+	l.after(ctx, b, key, 0, cost, res, lat, err, sh == nil)
 	return err
 }
 
-// after completes a take of key that the enforced limits decided into res
-// (or failed with err): its shadow limits decide (unless shadows is false:
-// they have decided already), the heavy-hitter sketch counts it, and the
-// observer learns of it.
-func (l *Limiter) after(ctx context.Context, b *binding, key string, cost int64, res *Result, lat time.Duration, err error, shadows bool) {
+// after completes a take of key (of in-memory hash h, or 0: not computed)
+// that the enforced limits decided into res (or failed with err): its
+// shadow limits decide (unless shadows is false: they have decided
+// already), the heavy-hitter sketch counts it, and the observer learns of
+// it.
+func (l *Limiter) after(ctx context.Context, b *binding, key string, h uint64, cost int64, res *Result, lat time.Duration, err error, shadows bool) {
 	if err == nil {
 		if shadows && b.shadow != nil {
-			l.decideShadows(ctx, b, store.OpTake, key, cost, res)
+			l.decideShadows(ctx, b, store.OpTake, key, h, cost, res)
 		}
 		if l.top != nil {
 			l.top.add(key, res.at, res.Allowed)

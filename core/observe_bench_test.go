@@ -1,11 +1,9 @@
 package core_test
 
 import (
-	"context"
 	"testing"
 
-	"github.com/floodgate-go/floodgate/core"
-	"github.com/floodgate-go/floodgate/core/coretest"
+	"github.com/floodgate-go/floodgate/internal/observetest"
 )
 
 // BenchmarkObserver decides on one hot key of the memory store without an
@@ -17,27 +15,5 @@ import (
 // 200000x) are the decision's alone. Compare "none" with the same
 // benchmark built before observers existed.
 func BenchmarkObserver(b *testing.B) {
-	ctx := context.Background()
-	for _, path := range []struct {
-		name string
-		alg  core.Algorithm
-	}{{"allow", benchAlgorithms[0].alg}, {"deny", denyAlgorithms[0].alg}} {
-		for _, obs := range []struct {
-			name string
-			o    core.Observer
-		}{{"none", nil}, {"counting", &nopObserver{}}} {
-			b.Run(path.name+"/"+obs.name, func(b *testing.B) {
-				l, err := core.NewLimiter(core.MustPolicy("bench", core.Limit{Name: "bench", Algorithm: path.alg}),
-					core.WithObserver(obs.o), core.WithClock(coretest.NewClock(coretest.T0)))
-				if err != nil {
-					b.Fatal(err)
-				}
-				var res core.Result
-				b.ReportAllocs()
-				for b.Loop() {
-					_ = l.Take(ctx, "hot", 1, &res)
-				}
-			})
-		}
-	}
+	observetest.BenchObservers(b, observetest.Bench{Name: "counting", Observer: &nopObserver{}})
 }

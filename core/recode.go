@@ -14,12 +14,21 @@ import "time"
 const recodeWords = 2
 
 // recoded returns p with each stepper whose encoding differs from base's
-// wrapped in an xorRecode; p itself when none does.
+// wrapped in an xorRecode; p itself when none does. Either policy may be a
+// limiter's recoded one ([Limiter.Policy] returns it): p's steppers are
+// unwrapped first, and base's encoding is the one its steppers keep state
+// in, wrapped or not.
 func recoded(base, p *Policy) *Policy {
 	var q *Policy
 	for i := range p.limits {
-		word, delta := xorDelta(base.limits[i].step, p.limits[i].step)
-		if delta == 0 {
+		n := plainStep(p.limits[i].step)
+		word, nbits := encoding(n)
+		_, abits := encoding(base.limits[i].step)
+		s := n
+		if abits != nbits {
+			s = &xorRecode{stepper: n, word: word, delta: int64(abits ^ nbits)}
+		}
+		if s == p.limits[i].step {
 			continue
 		}
 		if q == nil {
@@ -27,7 +36,7 @@ func recoded(base, p *Policy) *Policy {
 			c.limits = append([]limitSpec(nil), p.limits...)
 			q = &c
 		}
-		q.limits[i].step = &xorRecode{stepper: p.limits[i].step, word: word, delta: int64(delta)}
+		q.limits[i].step = s
 	}
 	if q == nil {
 		return p
@@ -35,17 +44,29 @@ func recoded(base, p *Policy) *Policy {
 	return q
 }
 
-// xorDelta returns, for steppers a (the table's encoding) and n of one
-// algorithm, the word whose encoding depends on the parameters and the XOR
-// that turns a's encoding of it into n's; a 0 delta when they agree.
-func xorDelta(a, n stepper) (int, uint64) {
-	switch a := a.(type) {
+// encoding returns the word of s's state whose encoding depends on the
+// algorithm's parameters, and the bits that encoding XORs it with: the
+// float64 bits of a TokenBucket's Burst, of a WarmUp's maximum, those of
+// the table's encoding for an xorRecode; (0, 0) for the other algorithms.
+func encoding(s stepper) (int, uint64) {
+	switch s := s.(type) {
 	case *tokenStep:
-		return 0, a.bits ^ n.(*tokenStep).bits
+		return 0, s.bits
 	case *warmStep:
-		return 1, a.maxBits ^ n.(*warmStep).maxBits
+		return 1, s.maxBits
+	case *xorRecode:
+		word, bits := encoding(s.stepper)
+		return word, bits ^ uint64(s.delta)
 	}
 	return 0, 0
+}
+
+// plainStep returns the stepper s recodes, or s.
+func plainStep(s stepper) stepper {
+	if r, ok := s.(*xorRecode); ok {
+		return r.stepper
+	}
+	return s
 }
 
 // xorRecode decides with stepper on a state kept in another encoding:

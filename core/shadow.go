@@ -59,7 +59,7 @@ func (l *Limiter) startShadows(ctx context.Context, b *binding, op store.Op, key
 	sh := &shadowRun{}
 	sh.res.policy = b.policy
 	sh.res.at = l.now()
-	sh.wg.Go(func() { l.decideShadows(ctx, b, op, key, cost, &sh.res) })
+	sh.wg.Go(func() { l.decideShadows(ctx, b, op, key, 0, cost, &sh.res) })
 	return sh
 }
 
@@ -77,9 +77,11 @@ func (sh *shadowRun) finish(err error, res *Result) {
 
 // decideShadows applies op (a take or a peek) of cost for key to each
 // shadow limit, at res's instant, and records what each decided in res
-// (res.per from NumLimits on, and the bit sets). A shadow limit whose store
-// fails is left undecided: a shadow never fails nor changes a decision.
-func (l *Limiter) decideShadows(ctx context.Context, b *binding, op store.Op, key string, cost int64, res *Result) {
+// (res.per from NumLimits on, and the bit sets). h is key's hash in the
+// in-memory store, whose tables all hash alike (0: not computed yet). A
+// shadow limit whose store fails is left undecided: a shadow never fails
+// nor changes a decision.
+func (l *Limiter) decideShadows(ctx context.Context, b *binding, op store.Op, key string, h uint64, cost int64, res *Result) {
 	res.shadowSet, res.shadowDenied = 0, 0
 	n := len(b.policy.limits)
 	for j := range b.shadow {
@@ -88,7 +90,10 @@ func (l *Limiter) decideShadows(ctx context.Context, b *binding, op store.Op, ke
 		if st.mem != nil {
 			var tmp Result
 			if op == store.OpTake {
-				st.mem.take(st.mem.hash(key), res.at, cost, &tmp)
+				if h == 0 {
+					h = st.mem.hash(key)
+				}
+				st.mem.take(h, res.at, cost, &tmp)
 			} else {
 				st.mem.do(&store.Request{Op: op, Key: key, Cost: cost, Now: res.at}, 0, &tmp)
 			}

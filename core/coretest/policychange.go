@@ -36,19 +36,6 @@ func RunPolicyChange(t *testing.T, newStore NewStore) {
 	})
 }
 
-// group is a named part of a suite.
-type group struct {
-	name string
-	run  func(*testing.T, NewStore)
-}
-
-// runGroups runs the groups concurrently, each as a subtest.
-func runGroups(t *testing.T, newStore NewStore, groups []group) {
-	concurrently(t, len(groups), len(groups), func(i int) string { return groups[i].name }, func(t *testing.T, i int) {
-		groups[i].run(t, newStore)
-	})
-}
-
 // Scaled returns a, with the parameters that set how much it admits
 // multiplied (up) or divided (down) by 2, keeping the state's shape (for
 // SlidingLog, whose quota sets its state, the window is divided or

@@ -38,10 +38,7 @@ type NewStore func(t *testing.T) core.Store
 // service, and a store that decides concurrent requests in one round trip
 // (the Redis store) gets through the suite in a fraction of the time.
 func Run(t *testing.T, newStore NewStore) {
-	groups := []struct {
-		name string
-		run  func(*testing.T, NewStore)
-	}{
+	runGroups(t, newStore, []group{
 		{"Table", runTable},
 		{"AllOrNothing", runAllOrNothing},
 		{"RefundAndReset", runRefundAndReset},
@@ -53,7 +50,17 @@ func Run(t *testing.T, newStore NewStore) {
 		{"Differential", runDifferential},
 		{"Shadow", runShadow},
 		{"TopKeys", runTopKeys},
-	}
+	})
+}
+
+// group is a named part of a suite.
+type group struct {
+	name string
+	run  func(*testing.T, NewStore)
+}
+
+// runGroups runs the groups concurrently, each as a subtest.
+func runGroups(t *testing.T, newStore NewStore, groups []group) {
 	concurrently(t, len(groups), len(groups), func(i int) string { return groups[i].name }, func(t *testing.T, i int) {
 		groups[i].run(t, newStore)
 	})

@@ -19,9 +19,10 @@ type Bench struct {
 // BenchObservers decides on one hot key of a memory store, on a fake
 // clock (so that the figures are the decision's alone), allowed and
 // denied, first without an observer ("allow/none", "deny/none") and then
-// with each of obs ("allow/NAME", "deny/NAME"), as core's
-// BenchmarkObserver does. With -count, the sub-benchmarks run
-// interleaved: none, each observer, none, each observer…
+// with each of obs ("allow/NAME", "deny/NAME"); core's BenchmarkObserver
+// is this with a counting observer. -count repeats each sub-benchmark in a
+// row (none, none…, then each observer): for interleaved figures, run the
+// benchmark with -count 1 once per round.
 func BenchObservers(b *testing.B, obs ...Bench) {
 	for _, path := range []struct {
 		name string
