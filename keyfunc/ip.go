@@ -92,16 +92,20 @@ type IPOptions struct {
 // taken from the first of these that is present in the request:
 //
 //  1. each header named in [IPOptions.Headers], in order. It must hold one
-//     address, on one line.
+//     address; sent on several lines, the last one decides, the line the
+//     nearest proxy added (a proxy that adds its line rather than replacing
+//     the client's).
 //  2. the list header of [IPOptions.Source], all of its lines merged in
 //     order and walked from the right.
 //
 // Forwarding headers fail closed: when the header that decides holds an
 // entry that can't be used — empty, unparseable, an address with a zone ID,
 // "unknown" or an obfuscated Forwarded identifier — among the entries walked
-// to find the client, or several lines of a single-address header, the
-// header is not used at all and the client is the direct peer. Entries left
-// of the client are never read. No other header is then tried.
+// to find the client, the header is not used at all and the client is the
+// direct peer. No other header is then tried. Entries left of the client,
+// and lines of a single-address header before the last, are never read:
+// whatever a client writes there (on the line its proxy appends to, too)
+// cannot move it to another key.
 //
 // Every address is unmapped (::ffff:192.0.2.1 is 192.0.2.1) before it is
 // checked against trusted networks or keyed, ports are dropped, and addresses
@@ -290,13 +294,8 @@ func (c *ipExtractor) isTrusted(a netip.Addr) bool {
 // in h; ok is false when none is present or the one present can't be used.
 func (c *ipExtractor) fromHeaders(h http.Header) (netip.Addr, bool) {
 	for _, name := range c.headers {
-		switch vals := h.Values(name); len(vals) {
-		case 0:
-			continue
-		case 1:
-			return parseNode(trimOWS(vals[0]), false)
-		default:
-			return netip.Addr{}, false
+		if vals := h.Values(name); len(vals) > 0 {
+			return parseNode(trimOWS(vals[len(vals)-1]), false)
 		}
 	}
 	switch c.source {
