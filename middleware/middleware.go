@@ -89,7 +89,7 @@ func (m *Middleware) Handler(next http.Handler) http.Handler {
 		}
 		sw := &statusWriter{ResponseWriter: w}
 		next.ServeHTTP(sw, r)
-		a.End(r.Context(), sw.Status())
+		a.End(r.Context(), sw.status)
 	})
 }
 
