@@ -40,6 +40,11 @@ import (
 //     against "POST /login", so that no normalising router lets it escape
 //     the login limit. For a general limit prefer NewRoutes' default to a
 //     "/" pattern.
+//   - A pattern naming a host ("api.example.com/login") is matched as
+//     ServeMux matches it, then, when that fails, with the request's host in
+//     lower case and without a trailing dot: the same host to DNS, and to
+//     routers that ignore the host. A request without a host (HTTP/1.0)
+//     matches no such pattern.
 //   - CORS preflights: see [Preflight].
 //   - Method overrides (X-HTTP-Method-Override and the like) are the
 //     router's business: mount such middleware before the limiter, so that
@@ -50,6 +55,7 @@ type Routes struct {
 	byKey     map[routeKey]*route  // by method ("" for any) and the rest of the pattern
 	def       Limiter
 	limiters  map[Limiter]int // how many scopes use each limiter
+	hosts     bool            // whether a pattern names a host
 	err       error           // a bad argument of NewRoutes, reported by Add, Share and NewSelect
 }
 
@@ -154,6 +160,7 @@ func (rt *Routes) Share(group string, l Limiter, patterns ...string) (err error)
 		path := key.path
 		if i := strings.IndexByte(path, '/'); i > 0 {
 			path = path[i:] // drop the host
+			rt.hosts = true
 		}
 		rt.byPattern[canon] = &muxEntry{rte: rte, path: path, subtree: strings.HasSuffix(path, "/") || strings.HasSuffix(path, "...}")}
 		rt.byKey[key] = rte
@@ -267,6 +274,26 @@ func (rt *Routes) find(r *http.Request, method, template string) *route {
 	// No pattern matches the path itself as ServeMux routes it (at most a
 	// subtree holds it): try the variants other routers serve with the
 	// handler of a route, and keep the best fit.
+	best = rt.variants(req, best)
+	if rt.hosts && (best.e == nil || best.weak) {
+		// A host-specific pattern: the host in another case or with a
+		// trailing dot names the same host (routers that ignore the host
+		// serve it with the route's handler).
+		if h := canonicalHost(req.Host); h != req.Host {
+			c := *req
+			c.Host = h
+			if m := rt.muxMatch(&c); m.better(best) {
+				best = m
+			}
+			best = rt.variants(&c, best)
+		}
+	}
+	return best.route()
+}
+
+// variants returns the best fit of best and the routes ServeMux matches
+// the path variants of req to.
+func (rt *Routes) variants(req *http.Request, best match) match {
 	for _, p := range routepath.Variants(req.URL.Path) {
 		if p == "" {
 			continue
@@ -279,7 +306,17 @@ func (rt *Routes) find(r *http.Request, method, template string) *route {
 			best = m
 		}
 	}
-	return best.route()
+	return best
+}
+
+// canonicalHost returns host ("name" or "name:port") with its name in
+// lower case and without a trailing dot.
+func canonicalHost(host string) string {
+	name, port := host, ""
+	if i := strings.LastIndexByte(host, ':'); i >= 0 && !strings.Contains(host[i:], "]") {
+		name, port = host[:i], host[i:]
+	}
+	return strings.TrimSuffix(strings.ToLower(name), ".") + port
 }
 
 func (m match) route() *route {
