@@ -1,12 +1,16 @@
 package middleware_test
 
 import (
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"testing"
+	"time"
 
+	"github.com/floodgate-go/floodgate/core"
 	"github.com/floodgate-go/floodgate/middleware"
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // A route naming a host is one route for every spelling of that host
@@ -48,6 +52,93 @@ func TestAttackHostSpellingsShareTheRouteBucket(t *testing.T) {
 			w := httptest.NewRecorder()
 			h.ServeHTTP(w, r)
 			assert.Equal(t, 200, w.Code, host)
+		}
+	})
+}
+
+// methodLessApp is an application registering its login handler without a
+// method, as much net/http code does (mux.HandleFunc("/login", …)): it
+// serves every method, reading credentials from a PUT's or PATCH's body
+// and a GET's query as from a POST's. hits counts the handler's runs.
+func methodLessApp(hits *int) *http.ServeMux {
+	app := http.NewServeMux()
+	app.HandleFunc("/login", func(http.ResponseWriter, *http.Request) { *hits++ })
+	app.HandleFunc("/", func(http.ResponseWriter, *http.Request) {})
+	return app
+}
+
+var otherMethods = []string{"PUT", "PATCH", "DELETE", "OPTIONS", "GET", "HEAD", "TRACE", "FOO", "post"}
+
+// A route limited as "POST /login" while the application's handler for
+// /login serves every method: each method reaches that handler, so each is
+// limited in the route's bucket, whether the middleware wraps the
+// application's ServeMux or is mounted on the handler inside it. Before,
+// every method but POST reached it unlimited (or on the default limit).
+func TestAttackMethodsOfAMethodLessHandler(t *testing.T) {
+	mounts := map[string]func(m *middleware.Middleware, hits *int) http.Handler{
+		"wrapping the mux": func(m *middleware.Middleware, hits *int) http.Handler { return m.Handler(methodLessApp(hits)) },
+		"inside the mux": func(m *middleware.Middleware, hits *int) http.Handler {
+			app := http.NewServeMux()
+			app.Handle("/login", m.Handler(http.HandlerFunc(func(http.ResponseWriter, *http.Request) { *hits++ })))
+			app.HandleFunc("/", func(http.ResponseWriter, *http.Request) {})
+			return app
+		},
+	}
+	for name, mount := range mounts {
+		for _, def := range []bool{false, true} {
+			t.Run(fmt.Sprintf("%s/default %v", name, def), func(t *testing.T) {
+				clk := newClock()
+				var d middleware.Limiter
+				if def {
+					d = limiter(t, clk, core.FixedWindow{Quota: 100, Window: time.Hour})
+				}
+				rt := middleware.NewRoutes(d)
+				require.NoError(t, rt.Add("POST /login", limiter(t, clk, core.FixedWindow{Quota: 2, Window: time.Hour})))
+				m, err := middleware.NewSelect(rt, middleware.Options{})
+				require.NoError(t, err)
+				hits := 0
+				h := mount(m, &hits)
+				assert.Equal(t, 200, serve(h, "POST", "/login", "192.0.2.1:1", nil))
+				for _, method := range otherMethods {
+					want := 429
+					if method == otherMethods[0] {
+						want = 200
+					}
+					assert.Equal(t, want, serve(h, method, "/login", "192.0.2.1:1", nil), method)
+				}
+				assert.Equal(t, 2, hits, "the handler's runs")
+				assert.Equal(t, 200, serve(h, "GET", "/elsewhere", "192.0.2.1:1", nil))
+			})
+		}
+	}
+	t.Run("a method's own route still wins", func(t *testing.T) {
+		clk := newClock()
+		rt := middleware.NewRoutes(nil)
+		require.NoError(t, rt.Add("POST /login", limiter(t, clk, core.FixedWindow{Quota: 1, Window: time.Hour})))
+		require.NoError(t, rt.Add("GET /login", limiter(t, clk, core.FixedWindow{Quota: 3, Window: time.Hour})))
+		m, err := middleware.NewSelect(rt, middleware.Options{})
+		require.NoError(t, err)
+		hits := 0
+		h := m.Handler(methodLessApp(&hits))
+		assert.Equal(t, []int{200, 429}, []int{serve(h, "POST", "/login", "192.0.2.1:1", nil), serve(h, "PUT", "/login", "192.0.2.1:1", nil)})
+		assert.Equal(t, []int{200, 200, 200, 429}, []int{
+			serve(h, "GET", "/login", "192.0.2.1:1", nil), serve(h, "HEAD", "/login", "192.0.2.1:1", nil),
+			serve(h, "GET", "/login", "192.0.2.1:1", nil), serve(h, "GET", "/login", "192.0.2.1:1", nil),
+		})
+	})
+	t.Run("method-specific handlers stay apart", func(t *testing.T) {
+		clk := newClock()
+		rt := middleware.NewRoutes(nil)
+		require.NoError(t, rt.Add("POST /items", limiter(t, clk, core.FixedWindow{Quota: 1, Window: time.Hour})))
+		m, err := middleware.NewSelect(rt, middleware.Options{})
+		require.NoError(t, err)
+		app := http.NewServeMux()
+		app.HandleFunc("POST /items", func(http.ResponseWriter, *http.Request) {})
+		app.HandleFunc("GET /items", func(http.ResponseWriter, *http.Request) {})
+		h := m.Handler(app)
+		assert.Equal(t, 200, serve(h, "POST", "/items", "192.0.2.1:1", nil))
+		for range 3 {
+			assert.Equal(t, 200, serve(h, "GET", "/items", "192.0.2.1:1", nil), "GET /items is another handler")
 		}
 	})
 }

@@ -75,10 +75,23 @@ func (m *Middleware) setDefaults() error {
 
 // Handler wraps next: the middleware as a func(http.Handler) http.Handler.
 // It panics, when the handler chain is built, if m is nil or was not made
-// by [New] or [NewSelect] (see [Middleware.Validate]).
+// by [New] or [NewSelect] (see [Middleware.Validate]). When next is the
+// application's *http.ServeMux, a request's r.Pattern is set before the
+// decision to the pattern next will serve it with (as next sets it when
+// it dispatches), so that [Routes] limits it by the handler it reaches.
 func (m *Middleware) Handler(next http.Handler) http.Handler {
 	m.mustValidate()
+	mux, _ := next.(*http.ServeMux)
+	if _, ok := m.sel.(one); ok {
+		mux = nil // no route to find
+	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if mux != nil && r.Pattern == "" && r.URL != nil {
+			// The pattern the application's mux will serve r with, as it
+			// sets it itself when it dispatches r: the Selector's best
+			// guide to the handler r reaches (see Routes).
+			_, r.Pattern = mux.Handler(r)
+		}
 		var a Admission
 		if !m.begin(w, r, "", &a) {
 			return

@@ -22,6 +22,16 @@ import (
 //
 //   - Methods are matched without regard to case ("get" is GET), in
 //     patterns and requests alike.
+//   - The application's own ServeMux pattern decides first when it is
+//     known: r.Pattern, set by the ServeMux when the middleware is mounted
+//     on one of its handlers, and by [Middleware.Handler] when it wraps the
+//     application's *http.ServeMux itself. The route of that pattern is
+//     the request's; a pattern without a method ("/login") serves every
+//     method with its handler, so a request of any method is limited by
+//     the route added for its path ("POST /login"): by its method's, GET's
+//     for HEAD, else the first added. A PUT or a GET carrying credentials
+//     in its query reaches a login handler registered without a method as
+//     surely as a POST does.
 //   - HEAD is limited like GET, in the GET route's buckets, unless a HEAD
 //     route of its own was added: ServeMux, chi's middleware.GetHead and
 //     routes registered for both methods all serve HEAD with the GET
@@ -53,6 +63,7 @@ type Routes struct {
 	mux       *http.ServeMux
 	byPattern map[string]*muxEntry // by canonical pattern, as ServeMux reports it
 	byKey     map[routeKey]*route  // by method ("" for any) and the rest of the pattern
+	byPath    map[string]*route    // the first route of a method added for each rest of a pattern
 	def       Limiter
 	limiters  map[Limiter]int // how many scopes use each limiter
 	hosts     bool            // whether a pattern names a host
@@ -99,7 +110,7 @@ type route struct {
 // leave them unlimited when def is nil. A def that is a typed nil or a zero
 // limiter is reported by every later Add or Share and by [NewSelect].
 func NewRoutes(def Limiter) *Routes {
-	rt := &Routes{mux: http.NewServeMux(), byPattern: map[string]*muxEntry{}, byKey: map[routeKey]*route{}, limiters: map[Limiter]int{}}
+	rt := &Routes{mux: http.NewServeMux(), byPattern: map[string]*muxEntry{}, byKey: map[routeKey]*route{}, byPath: map[string]*route{}, limiters: map[Limiter]int{}}
 	if def != nil {
 		if err := checkLimiter("NewRoutes default", def); err != nil {
 			rt.err = err
@@ -164,6 +175,9 @@ func (rt *Routes) Share(group string, l Limiter, patterns ...string) (err error)
 		}
 		rt.byPattern[canon] = &muxEntry{rte: rte, path: path, subtree: strings.HasSuffix(path, "/") || strings.HasSuffix(path, "...}")}
 		rt.byKey[key] = rte
+		if _, ok := rt.byPath[key.path]; !ok && key.method != "" {
+			rt.byPath[key.path] = rte
+		}
 	}
 	rt.limiters[l]++
 	return nil
@@ -242,6 +256,11 @@ func (rt *Routes) pick(rte *route) (Limiter, string, error) {
 // find returns the route a request with method (canonical) reaches, nil
 // for none.
 func (rt *Routes) find(r *http.Request, method, template string) *route {
+	if template == "" && r.Pattern != "" {
+		if rte := rt.appRoute(r.Pattern, method); rte != nil {
+			return rte
+		}
+	}
 	if template != "" {
 		if rte := rt.byKey[routeKey{method, template}]; rte != nil {
 			return rte
@@ -317,6 +336,30 @@ func canonicalHost(host string) string {
 		name, port = host[:i], host[i:]
 	}
 	return strings.TrimSuffix(strings.ToLower(name), ".") + port
+}
+
+// appRoute returns the route of the application's ServeMux pattern p,
+// which serves the request (r.Pattern), if one was added: the same
+// pattern, or, when p has no method (its handler serves every method), a
+// route of the same path: the request's method's, GET's for HEAD, else the
+// first added. nil when none matches p so.
+func (rt *Routes) appRoute(p, method string) *route {
+	key, _, err := parsePattern(p)
+	if err != nil {
+		return nil
+	}
+	if rte := rt.byKey[key]; rte != nil || key.method != "" {
+		return rte
+	}
+	if rte := rt.byKey[routeKey{method, key.path}]; rte != nil {
+		return rte
+	}
+	if method == http.MethodHead {
+		if rte := rt.byKey[routeKey{http.MethodGet, key.path}]; rte != nil {
+			return rte
+		}
+	}
+	return rt.byPath[key.path]
 }
 
 func (m match) route() *route {
