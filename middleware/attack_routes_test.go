@@ -142,3 +142,30 @@ func TestAttackMethodsOfAMethodLessHandler(t *testing.T) {
 		}
 	})
 }
+
+// A sub-mux mounted under a prefix ("/api/" to http.StripPrefix and a mux
+// of its own): the application's pattern is the subtree's, not the final
+// handler's, so the request is matched by its own path: POST /api/login
+// stays on its strict route, not the subtree's looser one.
+func TestAppSubtreePatternRoutesFurther(t *testing.T) {
+	build := func() *middleware.Middleware {
+		clk := newClock()
+		rt := middleware.NewRoutes(nil)
+		require.NoError(t, rt.Add("/api/", limiter(t, clk, core.FixedWindow{Quota: 100, Window: time.Hour})))
+		require.NoError(t, rt.Add("POST /api/login", limiter(t, clk, core.FixedWindow{Quota: 1, Window: time.Hour})))
+		m, err := middleware.NewSelect(rt, middleware.Options{})
+		require.NoError(t, err)
+		return m
+	}
+	inner := http.NewServeMux()
+	inner.HandleFunc("/", func(http.ResponseWriter, *http.Request) {})
+	wrapped := http.NewServeMux()
+	wrapped.Handle("/api/", http.StripPrefix("/api", inner))
+	inside := http.NewServeMux()
+	inside.Handle("/api/", build().Handler(http.StripPrefix("/api", inner)))
+	for name, h := range map[string]http.Handler{"wrapping the mux": build().Handler(wrapped), "inside the mux": inside} {
+		assert.Equal(t, 200, serve(h, "POST", "/api/login", "192.0.2.1:1", nil), name)
+		assert.Equal(t, 429, serve(h, "POST", "/api/login", "192.0.2.1:1", nil), name)
+		assert.Equal(t, 200, serve(h, "POST", "/api/other", "192.0.2.1:1", nil), name)
+	}
+}

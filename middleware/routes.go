@@ -23,15 +23,16 @@ import (
 //   - Methods are matched without regard to case ("get" is GET), in
 //     patterns and requests alike.
 //   - The application's own ServeMux pattern decides first when it is
-//     known: r.Pattern, set by the ServeMux when the middleware is mounted
-//     on one of its handlers, and by [Middleware.Handler] when it wraps the
-//     application's *http.ServeMux itself. The route of that pattern is
-//     the request's; a pattern without a method ("/login") serves every
-//     method with its handler, so a request of any method is limited by
-//     the route added for its path ("POST /login"): by its method's, GET's
-//     for HEAD, else the first added. A PUT or a GET carrying credentials
-//     in its query reaches a login handler registered without a method as
-//     surely as a POST does.
+//     known and matches one path, not a subtree (whose handler may route
+//     further): r.Pattern, set by the ServeMux when the middleware is
+//     mounted on one of its handlers, and by [Middleware.Handler] when it
+//     wraps the application's *http.ServeMux itself. The route of that
+//     pattern is the request's; a pattern without a method ("/login")
+//     serves every method with its handler, so a request of any method is
+//     limited by the route added for its path ("POST /login"): by its
+//     method's, GET's for HEAD, else the first added. A PUT or a GET
+//     carrying credentials in its query reaches a login handler registered
+//     without a method as surely as a POST does.
 //   - HEAD is limited like GET, in the GET route's buckets, unless a HEAD
 //     route of its own was added: ServeMux, chi's middleware.GetHead and
 //     routes registered for both methods all serve HEAD with the GET
@@ -342,10 +343,12 @@ func canonicalHost(host string) string {
 // which serves the request (r.Pattern), if one was added: the same
 // pattern, or, when p has no method (its handler serves every method), a
 // route of the same path: the request's method's, GET's for HEAD, else the
-// first added. nil when none matches p so.
+// first added. nil when none matches p so, and for a pattern matching a
+// subtree ("/api/", "/files/{p...}"), whose handler may route further (a
+// mux mounted under a prefix): the request is then matched as without p.
 func (rt *Routes) appRoute(p, method string) *route {
 	key, _, err := parsePattern(p)
-	if err != nil {
+	if err != nil || strings.HasSuffix(key.path, "/") || strings.HasSuffix(key.path, "...}") {
 		return nil
 	}
 	if rte := rt.byKey[key]; rte != nil || key.method != "" {
