@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"testing"
 	"time"
 
@@ -168,4 +169,43 @@ func TestAppSubtreePatternRoutesFurther(t *testing.T) {
 		assert.Equal(t, 429, serve(h, "POST", "/api/login", "192.0.2.1:1", nil), name)
 		assert.Equal(t, 200, serve(h, "POST", "/api/other", "192.0.2.1:1", nil), name)
 	}
+}
+
+// A route written as a router's template (gin's and echo's ":id" and
+// "*filepath", chi's "{id:[0-9]+}") is matched by the request path too
+// when no template comes with the request: a limiter mounted where the
+// router has not routed yet (echo's e.Pre, the Use of a chi router that
+// mounts another) or in front of a router it cannot ask. Before, such a
+// route was matched only by its template, and every request of it came
+// through unlimited; chi's regular-expression parameters were refused.
+func TestAttackRouterTemplatesMatchWithoutTheTemplate(t *testing.T) {
+	for pattern, paths := range map[string][]string{
+		"GET /users/:id":           {"/users/5", "/users/6"},
+		"GET /items/{id:[0-9]+}":   {"/items/1", "/items/22"},
+		"GET /static/*filepath":    {"/static/a.css", "/static/js/b.js"},
+		"GET /files/*":             {"/files/x", "/files/y/z"},
+		"GET /f/{name}.{ext}":      {"/f/a.txt", "/f/b.png"},
+		"GET /org/:org/repo/:repo": {"/org/a/repo/b", "/org/c/repo/d"},
+	} {
+		m := routesMiddleware(t, middleware.Options{}, 1, pattern)
+		h := m.Handler(okHandler)
+		assert.Equal(t, 200, serve(h, "GET", paths[0], "192.0.2.1:1", nil), pattern)
+		assert.Equal(t, 429, serve(h, "GET", paths[1], "192.0.2.1:1", nil), pattern)
+		assert.Equal(t, 429, serve(h, "HEAD", paths[1], "192.0.2.1:1", nil), pattern)
+		assert.Equal(t, 200, serve(h, "GET", "/elsewhere", "192.0.2.1:1", nil), pattern)
+		assert.Equal(t, 200, begin(m, "GET", paths[1], strings.TrimPrefix(pattern, "GET "), "192.0.2.2:1"), pattern)
+		assert.Equal(t, 429, begin(m, "GET", paths[0], strings.TrimPrefix(pattern, "GET "), "192.0.2.2:1"), pattern)
+	}
+	// One route in two routers' syntaxes, in one group: the templates of
+	// both find it, and ServeMux matches its requests to it.
+	clk := newClock()
+	rt := middleware.NewRoutes(nil)
+	l := limiter(t, clk, core.FixedWindow{Quota: 2, Window: time.Hour})
+	require.NoError(t, rt.Share("users", l, "GET /users/{id}", "GET /users/:id"))
+	m, err := middleware.NewSelect(rt, middleware.Options{})
+	require.NoError(t, err)
+	assert.Equal(t, 200, begin(m, "GET", "/users/1", "/users/:id", "192.0.2.1:1"))
+	assert.Equal(t, 200, begin(m, "GET", "/users/2", "/users/{id}", "192.0.2.1:1"))
+	assert.Equal(t, 429, begin(m, "GET", "/users/3", "", "192.0.2.1:1"))
+	assert.ErrorIs(t, middleware.NewRoutes(nil).Add("GET /users/{id", l), core.ErrInvalidConfig, "a malformed pattern")
 }

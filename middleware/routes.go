@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net/http"
 	"reflect"
+	"slices"
 	"strings"
 
 	"github.com/floodgate-go/floodgate/core"
@@ -37,6 +38,11 @@ import (
 //     route of its own was added: ServeMux, chi's middleware.GetHead and
 //     routes registered for both methods all serve HEAD with the GET
 //     handler.
+//   - A pattern may be written in a router's template syntax (gin's and
+//     echo's ":id" and "*filepath", chi's "{id:[0-9]+}"): looked up as
+//     written by the template, it is matched by ServeMux with each
+//     parameter a wildcard, so that a request whose template is not known
+//     (a limiter mounted before the router routes) is limited all the same.
 //   - Without a template, a request is matched as ServeMux matches it,
 //     which cleans paths ("//x", "/a/../x"), decodes percent-encoding and
 //     redirects "/x" to "/x/". A request that matches no pattern that way,
@@ -65,6 +71,7 @@ type Routes struct {
 	byPattern map[string]*muxEntry // by canonical pattern, as ServeMux reports it
 	byKey     map[routeKey]*route  // by method ("" for any) and the rest of the pattern
 	byPath    map[string]*route    // the first route of a method added for each rest of a pattern
+	patterns  []string             // canonical, in the order added
 	def       Limiter
 	limiters  map[Limiter]int // how many scopes use each limiter
 	hosts     bool            // whether a pattern names a host
@@ -163,18 +170,32 @@ func (rt *Routes) Share(group string, l Limiter, patterns ...string) (err error)
 		if err != nil {
 			return err
 		}
-		if _, dup := rt.byPattern[canon]; dup {
+		if _, dup := rt.byKey[key]; dup {
 			return fmt.Errorf("middleware: route %q added twice: %w", p, core.ErrInvalidConfig)
 		}
-		if err := register(rt.mux, canon); err != nil {
+		// ServeMux matches the template in its own syntax, so that a
+		// request whose template is unknown (a limiter mounted where the
+		// router has not routed yet) is still matched to the route.
+		muxKey := routeKey{key.method, routepath.MuxPath(key.path)}
+		muxCanon := muxKey.path
+		if muxKey.method != "" {
+			muxCanon = muxKey.method + " " + muxKey.path
+		}
+		switch err := register(rt.mux, p, muxCanon); {
+		case err == nil:
+			path := muxKey.path
+			if i := strings.IndexByte(path, '/'); i > 0 {
+				path = path[i:] // drop the host
+				rt.hosts = true
+			}
+			rt.byPattern[muxCanon] = &muxEntry{rte: rte, path: path, subtree: strings.HasSuffix(path, "/") || strings.HasSuffix(path, "...}")}
+		case muxCanon == canon:
 			return err
 		}
-		path := key.path
-		if i := strings.IndexByte(path, '/'); i > 0 {
-			path = path[i:] // drop the host
-			rt.hosts = true
-		}
-		rt.byPattern[canon] = &muxEntry{rte: rte, path: path, subtree: strings.HasSuffix(path, "/") || strings.HasSuffix(path, "...}")}
+		// A template that ServeMux matches like one added before ("/users/:id"
+		// after "/users/{id}", for another router) is found by its template;
+		// ServeMux matches its requests to the route added first.
+		rt.patterns = append(rt.patterns, canon)
 		rt.byKey[key] = rte
 		if _, ok := rt.byPath[key.path]; !ok && key.method != "" {
 			rt.byPath[key.path] = rte
@@ -201,12 +222,12 @@ func parsePattern(p string) (routeKey, string, error) {
 	return routeKey{method, rest}, method + " " + rest, nil
 }
 
-// register adds pattern to mux, turning ServeMux's panic on an invalid or
-// conflicting pattern into an error.
-func register(mux *http.ServeMux, pattern string) (err error) {
+// register adds pattern, the ServeMux form of the route p, to mux, turning
+// ServeMux's panic on an invalid or conflicting pattern into an error.
+func register(mux *http.ServeMux, p, pattern string) (err error) {
 	defer func() {
 		if v := recover(); v != nil {
-			err = fmt.Errorf("middleware: route %q: %v: %w", pattern, v, core.ErrInvalidConfig)
+			err = fmt.Errorf("middleware: route %q: %v: %w", p, v, core.ErrInvalidConfig)
 		}
 	}()
 	mux.Handle(pattern, http.NotFoundHandler())
@@ -401,9 +422,5 @@ func (rt *Routes) muxMatch(r *http.Request) match {
 // Patterns returns the patterns added, in canonical form (the method upper
 // case), for documentation and tests.
 func (rt *Routes) Patterns() []string {
-	ps := make([]string, 0, len(rt.byPattern))
-	for p := range rt.byPattern {
-		ps = append(ps, p)
-	}
-	return ps
+	return slices.Clone(rt.patterns)
 }

@@ -8,7 +8,8 @@
 //
 // Mount it with e.Use(echolimit.Limit(m)), on a group, or on single
 // routes; not with e.Pre, which runs before routing, when c.Path() is not
-// yet known.
+// yet known (routes are then matched by the request's path alone: see
+// middleware.Routes).
 //
 // The decision, the headers and the 429 answer are the middleware's. Keys
 // come from Options.Key, by default the client IP from RemoteAddr: echo's
