@@ -160,7 +160,7 @@ var errAnswered = errors.New("middleware: answered")
 // decideKey decides r with lim, by the key of Options.Key joined to scope,
 // into a. A limiter error is returned as it is.
 func (m *Middleware) decideKey(w http.ResponseWriter, r *http.Request, lim Limiter, scope string, a *Admission) error {
-	key, err := m.key(r)
+	key, err := requestKey(m.key, r)
 	if err != nil {
 		m.refuse(w, r, err)
 		return errAnswered
@@ -177,6 +177,17 @@ func (m *Middleware) decideKey(w http.ResponseWriter, r *http.Request, lim Limit
 	}
 	a.m, a.lim, a.key = m, lim, key
 	return nil
+}
+
+// requestKey returns the key of r by key, refusing an empty key returned
+// with a nil error (which keyfunc.Func forbids) as no key: every request
+// without one would otherwise share one bucket.
+func requestKey(key keyfunc.Func, r *http.Request) (string, error) {
+	k, err := key(r)
+	if err == nil && k == "" {
+		err = fmt.Errorf("middleware: the key function gave an empty key: %w", keyfunc.ErrNoKey)
+	}
+	return k, err
 }
 
 // decided answers r, decided into a, or lets it through.

@@ -14,8 +14,8 @@ import (
 type Options struct {
 	// Key extracts the key a request is limited by. nil means the client
 	// IP from RemoteAddr, grouped by /64 for IPv6 (keyfunc.ClientIP with
-	// zero options). An error refuses the request: to fall back to another
-	// key instead, use keyfunc.First.
+	// zero options). An error refuses the request, and so does an empty
+	// key: to fall back to another key instead, use keyfunc.First.
 	Key keyfunc.Func
 	// Cost returns a request's cost; nil means 1. A cost below 1 is a bug
 	// in the function: the request is answered 500 and OnError is called.
