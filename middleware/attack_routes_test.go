@@ -57,6 +57,31 @@ func TestAttackHostSpellingsShareTheRouteBucket(t *testing.T) {
 	})
 }
 
+// quota is a route pattern and its limit per hour.
+type quota struct {
+	pattern string
+	n       int64
+}
+
+// quotaRoutes returns a middleware over routes, each limited to its quota
+// per hour on one fake clock, added in order, and def (nil: none) for the
+// requests of no route.
+func quotaRoutes(t *testing.T, def bool, routes ...quota) *middleware.Middleware {
+	t.Helper()
+	clk := newClock()
+	var d middleware.Limiter
+	if def {
+		d = limiter(t, clk, core.FixedWindow{Quota: 100, Window: time.Hour})
+	}
+	rt := middleware.NewRoutes(d)
+	for _, r := range routes {
+		require.NoError(t, rt.Add(r.pattern, limiter(t, clk, core.FixedWindow{Quota: r.n, Window: time.Hour})))
+	}
+	m, err := middleware.NewSelect(rt, middleware.Options{})
+	require.NoError(t, err)
+	return m
+}
+
 // methodLessApp is an application registering its login handler without a
 // method, as much net/http code does (mux.HandleFunc("/login", …)): it
 // serves every method, reading credentials from a PUT's or PATCH's body
@@ -88,15 +113,7 @@ func TestAttackMethodsOfAMethodLessHandler(t *testing.T) {
 	for name, mount := range mounts {
 		for _, def := range []bool{false, true} {
 			t.Run(fmt.Sprintf("%s/default %v", name, def), func(t *testing.T) {
-				clk := newClock()
-				var d middleware.Limiter
-				if def {
-					d = limiter(t, clk, core.FixedWindow{Quota: 100, Window: time.Hour})
-				}
-				rt := middleware.NewRoutes(d)
-				require.NoError(t, rt.Add("POST /login", limiter(t, clk, core.FixedWindow{Quota: 2, Window: time.Hour})))
-				m, err := middleware.NewSelect(rt, middleware.Options{})
-				require.NoError(t, err)
+				m := quotaRoutes(t, def, quota{"POST /login", 2})
 				hits := 0
 				h := mount(m, &hits)
 				assert.Equal(t, 200, serve(h, "POST", "/login", "192.0.2.1:1", nil))
@@ -113,12 +130,7 @@ func TestAttackMethodsOfAMethodLessHandler(t *testing.T) {
 		}
 	}
 	t.Run("a method's own route still wins", func(t *testing.T) {
-		clk := newClock()
-		rt := middleware.NewRoutes(nil)
-		require.NoError(t, rt.Add("POST /login", limiter(t, clk, core.FixedWindow{Quota: 1, Window: time.Hour})))
-		require.NoError(t, rt.Add("GET /login", limiter(t, clk, core.FixedWindow{Quota: 3, Window: time.Hour})))
-		m, err := middleware.NewSelect(rt, middleware.Options{})
-		require.NoError(t, err)
+		m := quotaRoutes(t, false, quota{"POST /login", 1}, quota{"GET /login", 3})
 		hits := 0
 		h := m.Handler(methodLessApp(&hits))
 		assert.Equal(t, []int{200, 429}, []int{serve(h, "POST", "/login", "192.0.2.1:1", nil), serve(h, "PUT", "/login", "192.0.2.1:1", nil)})
@@ -128,11 +140,7 @@ func TestAttackMethodsOfAMethodLessHandler(t *testing.T) {
 		})
 	})
 	t.Run("method-specific handlers stay apart", func(t *testing.T) {
-		clk := newClock()
-		rt := middleware.NewRoutes(nil)
-		require.NoError(t, rt.Add("POST /items", limiter(t, clk, core.FixedWindow{Quota: 1, Window: time.Hour})))
-		m, err := middleware.NewSelect(rt, middleware.Options{})
-		require.NoError(t, err)
+		m := quotaRoutes(t, false, quota{"POST /items", 1})
 		app := http.NewServeMux()
 		app.HandleFunc("POST /items", func(http.ResponseWriter, *http.Request) {})
 		app.HandleFunc("GET /items", func(http.ResponseWriter, *http.Request) {})
@@ -150,13 +158,7 @@ func TestAttackMethodsOfAMethodLessHandler(t *testing.T) {
 // stays on its strict route, not the subtree's looser one.
 func TestAppSubtreePatternRoutesFurther(t *testing.T) {
 	build := func() *middleware.Middleware {
-		clk := newClock()
-		rt := middleware.NewRoutes(nil)
-		require.NoError(t, rt.Add("/api/", limiter(t, clk, core.FixedWindow{Quota: 100, Window: time.Hour})))
-		require.NoError(t, rt.Add("POST /api/login", limiter(t, clk, core.FixedWindow{Quota: 1, Window: time.Hour})))
-		m, err := middleware.NewSelect(rt, middleware.Options{})
-		require.NoError(t, err)
-		return m
+		return quotaRoutes(t, false, quota{"/api/", 100}, quota{"POST /api/login", 1})
 	}
 	inner := http.NewServeMux()
 	inner.HandleFunc("/", func(http.ResponseWriter, *http.Request) {})
