@@ -211,3 +211,40 @@ func TestAttackRouterTemplatesMatchWithoutTheTemplate(t *testing.T) {
 	assert.Equal(t, 429, begin(m, "GET", "/users/3", "", "192.0.2.1:1"))
 	assert.ErrorIs(t, middleware.NewRoutes(nil).Add("GET /users/{id", l), core.ErrInvalidConfig, "a malformed pattern")
 }
+
+// Held: through a ServeMux application, no encoding of a limited route's
+// path (percent-encoded letters or slashes, case, dot segments, a query)
+// reaches its handler once the route's bucket is spent: each is either
+// limited in that bucket or served by another handler.
+func TestEncodedPathsReachNoFreshBucket(t *testing.T) {
+	m := quotaRoutes(t, false, quota{"POST /login", 1})
+	hits := 0
+	app := http.NewServeMux()
+	app.HandleFunc("/", func(http.ResponseWriter, *http.Request) {})
+	app.HandleFunc("POST /login", func(http.ResponseWriter, *http.Request) { hits++ })
+	h := m.Handler(app)
+	for _, p := range []string{"/login", "/log%69n", "/%6Cogin", "/login%2F", "/login%2f..", "/LOG%49N", "/login;x=1",
+		"/login%00", "/login?x", "/./login", "/login/.", "/login%20", "/%2e/login", "//login", "/a/../login"} {
+		h.ServeHTTP(httptest.NewRecorder(), httptest.NewRequest("POST", p, nil))
+	}
+	assert.Equal(t, 1, hits)
+}
+
+// A CORS preflight that the application serves with a handler registered
+// without a method reaches that handler: it is limited in the route's own
+// bucket, not one of its own, in every Preflight mode.
+func TestPreflightToAMethodLessHandler(t *testing.T) {
+	for _, mode := range []middleware.Preflight{middleware.PreflightOwnBucket, middleware.PreflightLikeRoute, middleware.PreflightAsOptions} {
+		rt := middleware.NewRoutes(nil)
+		require.NoError(t, rt.Add("GET /x", limiter(t, newClock(), core.FixedWindow{Quota: 2, Window: time.Hour})))
+		m, err := middleware.NewSelect(rt, middleware.Options{Preflight: mode})
+		require.NoError(t, err)
+		app := http.NewServeMux()
+		app.HandleFunc("/x", func(http.ResponseWriter, *http.Request) {})
+		h := m.Handler(app)
+		assert.Equal(t, 200, preflight(h, "/x", "GET", "192.0.2.1:1"), mode)
+		assert.Equal(t, 200, serve(h, "GET", "/x", "192.0.2.1:1", nil), mode)
+		assert.Equal(t, 429, preflight(h, "/x", "GET", "192.0.2.1:1"), mode)
+		assert.Equal(t, 429, serve(h, "GET", "/x", "192.0.2.1:1", nil), mode)
+	}
+}
