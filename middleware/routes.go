@@ -33,7 +33,10 @@ import (
 //     limited by the route added for its path ("POST /login"): by its
 //     method's, GET's for HEAD, else the first added. A PUT or a GET
 //     carrying credentials in its query reaches a login handler registered
-//     without a method as surely as a POST does.
+//     without a method as surely as a POST does. A router's template says
+//     nothing of the methods its handler serves: limit a handler a router
+//     registers for every method (chi's Handle, gin's and echo's Any) by a
+//     pattern without a method.
 //   - HEAD is limited like GET, in the GET route's buckets, unless a HEAD
 //     route of its own was added: ServeMux, chi's middleware.GetHead and
 //     routes registered for both methods all serve HEAD with the GET
