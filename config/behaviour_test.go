@@ -39,7 +39,7 @@ routes:
 }
 
 // Keys: trusted hops, joins, fallbacks, hashed users (refused without
-// one), named headers from trusted proxies.
+// one), named headers from trusted proxies, NAT64 translators.
 func TestKeys(t *testing.T) {
 	lim := load(t, `
 policies: {one: 1/min}
@@ -50,12 +50,14 @@ keys:
   agent-or-ip: {first: [agent, ip]}
   tenant: {user: tenant}
   real-ip: {client_ip: {trusted_proxies: [192.0.2.0/24], headers: [X-Real-IP], source: none}}
+  siit: {client_ip: {nat64_prefixes: ["2001:db8:46::/96"]}}
 routes:
   - {pattern: /hops, policy: one}
   - {pattern: /join, policy: one, key: ip-and-agent}
   - {pattern: /first, policy: one, key: agent-or-ip}
   - {pattern: /user, policy: one, key: tenant}
   - {pattern: /real, policy: one, key: real-ip}
+  - {pattern: /siit, policy: one, key: siit}
 `, coretest.NewClock(t0))
 	h := lim.Handler(ok)
 	xff := func(ip string, more map[string]string) client {
@@ -84,6 +86,11 @@ routes:
 	assert.Equal(t, 1, real("192.0.2.10:1", "198.51.100.2").served("GET", "/real", 5))
 	assert.Equal(t, 1, real("203.0.113.5:1", "198.51.100.3").served("GET", "/real", 5), "an untrusted peer: its own address")
 	assert.Equal(t, 0, real("203.0.113.5:1", "198.51.100.4").served("GET", "/real", 5))
+
+	siit := func(v4 string) client { return client{h, "[2001:db8:46::" + v4 + "]:1", nil} }
+	assert.Equal(t, 1, siit("198.51.100.1").served("GET", "/siit", 5))
+	assert.Equal(t, 1, siit("198.51.100.2").served("GET", "/siit", 5), "IPv4 clients of the translator apart")
+	assert.Equal(t, 0, client{h, "198.51.100.2:1", nil}.served("GET", "/siit", 5), "and keyed as their IPv4 address")
 }
 
 // dry_run decides and reports, never refuses; the hooks of

@@ -80,6 +80,7 @@ var errorCases = func() map[string]struct{ src, want string } {
 		"key: hops and proxies": {ok + "keys:\n  ip:\n    client_ip: {trusted_proxies: [10.0.0.0/8], trusted_hops: 1}\n",
 			`test.yaml:5:5: keys.ip.client_ip: keyfunc:`},
 		"key: ipv6 prefix":       {ok + "keys:\n  ip: {client_ip: {ipv6_prefix: 16}}\n", `test.yaml:4:33: keys.ip.client_ip.ipv6_prefix: 16: want 32 to 128`},
+		"key: nat64 prefix":      {ok + "keys:\n  ip: {client_ip: {nat64_prefixes: [\"2001:db8::/33\"]}}\n", `test.yaml:4:37: keys.ip.client_ip.nat64_prefixes: keyfunc: invalid options: NAT64 prefix "2001:db8::/33": want a length of 32, 40, 48, 56, 64 or 96 (RFC 6052)`},
 		"key: source":            {ok + "keys:\n  ip: {client_ip: {source: x-real-ip}}\n", `test.yaml:4:28: keys.ip.client_ip.source: "x-real-ip": want x-forwarded-for, forwarded, none`},
 		"key: headers untrusted": {ok + "keys:\n  ip: {client_ip: {headers: [X-Real-IP]}}\n", `test.yaml:4:8: keys.ip.client_ip: keyfunc: invalid options: Headers need trusted proxies or hops`},
 		"unknown identity": {"policies: {api: 1/s}\ndefault: {policy: api, identified: {by: apikey, policy: api}}\n",

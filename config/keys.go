@@ -170,7 +170,7 @@ func (b *builder) identity(n *yaml.Node, what string) func(*http.Request) (strin
 }
 
 // clientIPFields are the fields of a client_ip key.
-var clientIPFields = []string{"trusted_proxies", "trusted_hops", "source", "headers", "ipv4_prefix", "ipv6_prefix"}
+var clientIPFields = []string{"trusted_proxies", "trusted_hops", "source", "headers", "ipv4_prefix", "ipv6_prefix", "nat64_prefixes"}
 
 // clientIP builds a client_ip key. Each proxy network and header name is
 // checked on its own first, so that an error points at it.
@@ -188,6 +188,11 @@ func (b *builder) clientIP(f field, what string) keyfunc.Func {
 	if h, has := fs["headers"]; has {
 		o.Headers = b.ipList(h.val, what+".headers", &ok, func(s string) keyfunc.IPOptions {
 			return keyfunc.IPOptions{TrustedHops: 1, Headers: []string{s}}
+		})
+	}
+	if p, has := fs["nat64_prefixes"]; has {
+		o.NAT64Prefixes = b.ipList(p.val, what+".nat64_prefixes", &ok, func(s string) keyfunc.IPOptions {
+			return keyfunc.IPOptions{NAT64Prefixes: []string{s}}
 		})
 	}
 	if s, has := fs["source"]; has {

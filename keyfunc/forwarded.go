@@ -13,16 +13,26 @@ import (
 // right-most element to the left-most one. An element is usable only when it
 // has exactly one for= parameter naming an IP address: "unknown", obfuscated
 // identifiers ("_hidden"), a missing for= and syntax errors are not usable.
-// A syntax error swallows the rest of its line into one unusable element, so
-// the elements right of it can't be told apart.
+//
+// Elements are split off from the right (see lastForwardedElement) and
+// parsed only as they are reached, so that what lies left of the client's
+// element, the part of the header the client wrote itself, is never read:
+// an unterminated quote or any garbage there cannot spoil the elements the
+// proxies appended after it on the same line.
 func forwardedEntries(lines []string) iter.Seq2[netip.Addr, bool] {
 	return func(yield func(netip.Addr, bool) bool) {
 		for i := len(lines) - 1; i >= 0; i-- {
-			elems := parseForwarded(lines[i])
-			for k := len(elems) - 1; k >= 0; k-- {
-				if !yield(elems[k].addr, elems[k].ok) {
+			line := lines[i]
+			for {
+				elem, rest, more := lastForwardedElement(line)
+				f := parseForwardedOne(elem)
+				if !yield(f.addr, f.ok) {
 					return
 				}
+				if !more {
+					break
+				}
+				line = rest
 			}
 		}
 	}
@@ -34,29 +44,43 @@ type forwardedFor struct {
 	ok   bool
 }
 
-// parseForwarded parses one Forwarded header line:
-//
-//	Forwarded         = 1#forwarded-element
-//	forwarded-element = [ forwarded-pair ] *( ";" [ forwarded-pair ] )
-//	forwarded-pair    = token "=" value
-//	value             = token / quoted-string
-//
-// Whitespace is tolerated around ";" as well as ",", and an unquoted value may
-// also hold ':', '[' and ']' (senders write for=192.0.2.1:80 unquoted).
-func parseForwarded(line string) []forwardedFor {
-	var out []forwardedFor
-	i := 0
-	for {
-		f, next, ok := parseForwardedElement(line, i)
-		if !ok {
-			return append(out, forwardedFor{})
+// lastForwardedElement splits line at its last comma outside a quoted
+// string: elem is what follows it, rest what precedes it, and more whether
+// there was one. Reading from the right, a '"' outside a quoted string ends
+// one, and a '"' inside it begins it unless an odd run of backslashes
+// escapes it: exact for the well-formed elements proxies write. Whatever a
+// client wrote left of them is only reached if the walk gets there.
+func lastForwardedElement(line string) (elem, rest string, more bool) {
+	quoted := false
+	for i := len(line) - 1; i >= 0; i-- {
+		switch line[i] {
+		case '"':
+			if !quoted {
+				quoted = true
+				continue
+			}
+			n := 0
+			for j := i - 1; j >= 0 && line[j] == '\\'; j-- {
+				n++
+			}
+			quoted = n%2 == 1
+		case ',':
+			if !quoted {
+				return line[i+1:], line[:i], true
+			}
 		}
-		out = append(out, f)
-		if next >= len(line) {
-			return out
-		}
-		i = next + 1 // past the ','
 	}
+	return line, "", false
+}
+
+// parseForwardedOne parses one element, split off by lastForwardedElement:
+// it must be well-formed to its end.
+func parseForwardedOne(elem string) forwardedFor {
+	f, next, ok := parseForwardedElement(elem, 0)
+	if !ok || next != len(elem) {
+		return forwardedFor{}
+	}
+	return f
 }
 
 // parseForwardedElement parses the element starting at s[i]. It returns the

@@ -1,6 +1,7 @@
 package keyfunc
 
 import (
+	"slices"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -26,13 +27,17 @@ func TestParseForwarded(t *testing.T) {
 		{"for=192.0.2.1;for=192.0.2.2", []string{"-"}},
 		{"for=192.0.2.1;FOR=192.0.2.1", []string{"-"}},
 		{`for="192.0.2.1`, []string{"-"}},
-		{`for="a, for=192.0.2.1`, []string{"-"}},
+		{`for="a, for=192.0.2.1`, []string{"-", "192.0.2.1"}},
 		{`for="a, b", for=192.0.2.1`, []string{"-", "192.0.2.1"}},
 		{`for="a;b";proto=x, for=192.0.2.1`, []string{"-", "192.0.2.1"}},
 		{`for="\"", for=192.0.2.1`, []string{"-", "192.0.2.1"}},
 		{`for="192.0.2.\1"`, []string{"192.0.2.1"}},
 		{`for="192.0.2.1\`, []string{"-"}},
-		{"for=192.0.2.1, garbage, for=192.0.2.2", []string{"192.0.2.1", "-"}},
+		{"for=192.0.2.1, garbage, for=192.0.2.2", []string{"192.0.2.1", "-", "192.0.2.2"}},
+		{`for="a\\", for=192.0.2.1`, []string{"-", "192.0.2.1"}},
+		{`for="\"a,b", for=192.0.2.1`, []string{"-", "192.0.2.1"}},
+		{`for="[2001:db8::1]:80";host="a,b", for=192.0.2.1`, []string{"2001:db8::1", "192.0.2.1"}},
+		{`"x, for=192.0.2.1`, []string{"-", "192.0.2.1"}},
 		{"for=192.0.2.1 for=192.0.2.2", []string{"-"}},
 		{"for =192.0.2.1", []string{"-"}},
 		{"for= 192.0.2.1", []string{"-"}},
@@ -44,13 +49,14 @@ func TestParseForwarded(t *testing.T) {
 	}
 	for _, tt := range tests {
 		var got []string
-		for _, f := range parseForwarded(tt.line) {
-			if f.ok {
-				got = append(got, f.addr.String())
+		for a, ok := range forwardedEntries([]string{tt.line}) {
+			if ok {
+				got = append(got, a.String())
 			} else {
 				got = append(got, "-")
 			}
 		}
+		slices.Reverse(got)
 		assert.Equal(t, tt.want, got, "%q", tt.line)
 	}
 }

@@ -78,6 +78,16 @@ type IPOptions struct {
 	// IPv6Prefix is the prefix length IPv6 clients are keyed by, 32 to 128;
 	// 0 means 64, the usual size of one site's network.
 	IPv6Prefix int
+	// NAT64Prefixes are the IPv6 prefixes of the translators (NAT64, SIIT,
+	// as in an IPv6-only data centre) through which IPv4 clients reach the
+	// application, in text ("2001:db8:64::/96"), laid out as RFC 6052 says:
+	// /32, /40, /48, /56, /64 or /96. A client address in one is keyed as
+	// the IPv4 address it embeds: keyed by IPv6Prefix, every IPv4 client of
+	// the translator would share one key, and one abuser would throttle
+	// them all. The well-known prefix 64:ff9b::/96 is always one; name the
+	// local-use one (64:ff9b:1::/48, RFC 8215) with the length your
+	// translator uses within it.
+	NAT64Prefixes []string
 }
 
 // ClientIP returns a Func that keys a request by its client's IP address,
@@ -85,23 +95,28 @@ type IPOptions struct {
 // "2001:db8:1:2::/64". It fails, wrapping [ErrInvalidOptions], on options it
 // can't use: unparseable trusted networks, prefix lengths out of range, hops
 // below zero, hops together with trusted networks, unknown sources, invalid
-// header names, or headers to read with nothing trusted.
+// header names, headers to read with nothing trusted, or NAT64 prefixes
+// that are not IPv6 prefixes of an RFC 6052 length.
 //
 // The client is the direct peer, r.RemoteAddr ("host:port" or a bare
 // address), unless the peer is a trusted proxy (see [IPOptions]); then it is
 // taken from the first of these that is present in the request:
 //
 //  1. each header named in [IPOptions.Headers], in order. It must hold one
-//     address, on one line.
+//     address; sent on several lines, the last one decides, the line the
+//     nearest proxy added (a proxy that adds its line rather than replacing
+//     the client's).
 //  2. the list header of [IPOptions.Source], all of its lines merged in
 //     order and walked from the right.
 //
 // Forwarding headers fail closed: when the header that decides holds an
 // entry that can't be used — empty, unparseable, an address with a zone ID,
 // "unknown" or an obfuscated Forwarded identifier — among the entries walked
-// to find the client, or several lines of a single-address header, the
-// header is not used at all and the client is the direct peer. Entries left
-// of the client are never read. No other header is then tried.
+// to find the client, the header is not used at all and the client is the
+// direct peer. No other header is then tried. Entries left of the client,
+// and lines of a single-address header before the last, are never read:
+// whatever a client writes there (on the line its proxy appends to, too)
+// cannot move it to another key.
 //
 // Every address is unmapped (::ffff:192.0.2.1 is 192.0.2.1) before it is
 // checked against trusted networks or keyed, ports are dropped, and addresses
@@ -117,6 +132,7 @@ func ClientIP(opts IPOptions) (Func, error) {
 
 type ipExtractor struct {
 	trusted []netip.Prefix
+	nat64   []netip.Prefix // the translators' prefixes, the well-known one last
 	hops    int
 	source  Source
 	headers []string // canonical names
@@ -187,6 +203,19 @@ func newIPExtractor(opts IPOptions) (*ipExtractor, error) {
 		}
 		c.v6Bits = opts.IPv6Prefix
 	}
+	for _, s := range opts.NAT64Prefixes {
+		p, err := netip.ParsePrefix(s)
+		switch {
+		case err != nil:
+			return nil, invalid("NAT64 prefix %q: %v", s, err)
+		case !p.Addr().Is6() || p.Addr().Is4In6() || p.Addr().Zone() != "":
+			return nil, invalid("NAT64 prefix %q is not an IPv6 prefix", s)
+		case !nat64Bits(p.Bits()):
+			return nil, invalid("NAT64 prefix %q: want a length of 32, 40, 48, 56, 64 or 96 (RFC 6052)", s)
+		}
+		c.nat64 = append(c.nat64, p.Masked())
+	}
+	c.nat64 = append(c.nat64, nat64)
 	return c, nil
 }
 
@@ -261,7 +290,7 @@ func (c *ipExtractor) appendKey(dst []byte, r *http.Request) ([]byte, error) {
 			client = a
 		}
 	}
-	client = unembed(client)
+	client = unembed(client, c.nat64)
 	bits := c.v6Bits
 	if client.Is4() {
 		bits = c.v4Bits
@@ -290,13 +319,8 @@ func (c *ipExtractor) isTrusted(a netip.Addr) bool {
 // in h; ok is false when none is present or the one present can't be used.
 func (c *ipExtractor) fromHeaders(h http.Header) (netip.Addr, bool) {
 	for _, name := range c.headers {
-		switch vals := h.Values(name); len(vals) {
-		case 0:
-			continue
-		case 1:
-			return parseNode(trimOWS(vals[0]), false)
-		default:
-			return netip.Addr{}, false
+		if vals := h.Values(name); len(vals) > 0 {
+			return parseNode(trimOWS(vals[len(vals)-1]), false)
 		}
 	}
 	switch c.source {
@@ -355,7 +379,7 @@ func AddrKey(s string) (string, error) {
 	if err != nil || a.Zone() != "" {
 		return "", fmt.Errorf("keyfunc: client address %q: %w", s, ErrNoKey)
 	}
-	a = unembed(a.Unmap())
+	a = unembed(a.Unmap(), defaultIP.nat64)
 	bits := defaultIPv4Prefix
 	if a.Is6() {
 		bits = defaultIPv6Prefix
@@ -369,15 +393,38 @@ func AddrKey(s string) (string, error) {
 // IPv4 host a.b.c.d seen through a translator (SIIT-DC, reverse NAT64).
 var nat64 = netip.MustParsePrefix("64:ff9b::/96")
 
-// unembed returns the IPv4 address a NAT64 well-known-prefix address
-// embeds, and any other address unchanged: grouped by the IPv6 prefix, every
-// IPv4 client behind the translator would share one key (one abuser would
-// throttle them all), and a client's key would differ with the path it
-// came by.
-func unembed(a netip.Addr) netip.Addr {
-	if !nat64.Contains(a) {
+// unembed returns the IPv4 address a translator's address (one in a prefix
+// of prefixes) embeds, and any other address unchanged: grouped by the IPv6
+// prefix, every IPv4 client behind the translator would share one key (one
+// abuser would throttle them all), and a client's key would differ with
+// the path it came by.
+func unembed(a netip.Addr, prefixes []netip.Prefix) netip.Addr {
+	if !a.Is6() {
 		return a
 	}
-	b := a.As16()
-	return netip.AddrFrom4([4]byte(b[12:]))
+	for _, p := range prefixes {
+		if p.Contains(a) {
+			b := a.As16()
+			var v4 [4]byte
+			n := 0
+			for i := p.Bits() / 8; n < 4; i++ {
+				if i != 8 { // bits 64 to 71 are not the address's
+					v4[n] = b[i]
+					n++
+				}
+			}
+			return netip.AddrFrom4(v4)
+		}
+	}
+	return a
+}
+
+// nat64Bits reports whether RFC 6052 §2.2 lays out the IPv4 address in a
+// translator's prefix of bits: after the prefix, skipping bits 64 to 71.
+func nat64Bits(bits int) bool {
+	switch bits {
+	case 32, 40, 48, 56, 64, 96:
+		return true
+	}
+	return false
 }

@@ -275,7 +275,7 @@ func TestClientIPForwarded(t *testing.T) {
 		{"empty value", []string{`for=""`}, fallback},
 		{"missing value", []string{"for="}, fallback},
 		{"unterminated", []string{`for="203.0.113.9`}, fallback},
-		{"unterminated swallows proxy", []string{`for="6.6.6.6, for=203.0.113.9`}, fallback},
+		{"unterminated left of the client ignored", []string{`for="6.6.6.6, for=203.0.113.9`}, "203.0.113.9/32"},
 		{"bad char", []string{"for=203.0.113.9 x"}, fallback},
 		{"no equals", []string{"for"}, fallback},
 		{"empty line", []string{""}, fallback},
@@ -322,7 +322,9 @@ func TestClientIPNamedHeaders(t *testing.T) {
 
 		{"garbage fails closed", peer, []string{"X-Real-IP", "nope", "X-Forwarded-For", "198.51.100.1"}, "10.0.0.1/32"},
 		{"empty fails closed", peer, []string{"X-Real-IP", "", "CF-Connecting-IP", "198.51.100.1"}, "10.0.0.1/32"},
-		{"two lines fail closed", peer, []string{"X-Real-IP", "203.0.113.9", "X-Real-IP", "203.0.113.9"}, "10.0.0.1/32"},
+		{"two lines: the last", peer, []string{"X-Real-IP", "198.51.100.1", "X-Real-IP", "203.0.113.9"}, "203.0.113.9/32"},
+		{"garbage line before the last ignored", peer, []string{"X-Real-IP", "nope", "X-Real-IP", "203.0.113.9"}, "203.0.113.9/32"},
+		{"garbage last line fails closed", peer, []string{"X-Real-IP", "203.0.113.9", "X-Real-IP", "nope"}, "10.0.0.1/32"},
 		{"list fails closed", peer, []string{"X-Real-IP", "203.0.113.9, 198.51.100.1"}, "10.0.0.1/32"},
 		{"zone fails closed", peer, []string{"X-Real-IP", "fe80::1%eth0"}, "10.0.0.1/32"},
 	}

@@ -7,9 +7,10 @@ import (
 
 // Route is a Func that keys a request by the pattern of the [http.ServeMux]
 // route that matched it, r.Pattern, such as "GET /items/{id}". The pattern is
-// set when the mux dispatches, so Route sees it only in a handler registered
-// on the mux, not in a middleware wrapping the mux. A request without a
-// pattern gives an error wrapping [ErrNoKey].
+// set when the mux dispatches, so Route sees it in a handler registered on
+// the mux, and in middleware.Middleware.Handler wrapping the mux itself
+// (which sets it before deciding), not in other middleware wrapping the
+// mux. A request without a pattern gives an error wrapping [ErrNoKey].
 func Route(r *http.Request) (string, error) {
 	if r.Pattern == "" {
 		return "", fmt.Errorf("keyfunc: request has no route pattern: %w", ErrNoKey)

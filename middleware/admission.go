@@ -26,14 +26,35 @@ func (a *Admission) Counting() bool { return a.lim != nil && a.m.opts.CountIf !=
 // for skipped or unlimited requests.
 func (a *Admission) Result() core.Result { return a.res }
 
+// ErrNoResponse is reported (through Options.OnError) when a counting
+// request's handler returned without writing a response (End was given
+// status 0): the middleware cannot tell its outcome, and the request stays
+// counted. This is what happens when a router writes the status after the
+// middleware has returned, as echo does for a handler's returned error
+// under echo.WrapMiddleware: mount the router's adapter (echolimit.Limit,
+// ginlimit.Limit, chilimit.Limit), or write the status in the handler.
+var ErrNoResponse = errors.New("middleware: the handler returned without writing a response; the request stays counted")
+
 // End reports the response status of the admitted request, so that a
 // request Options.CountIf says should not count is refunded. Calling it is
 // needed only when [Admission.Counting] is true; it is safe either way.
 // Only the first call acts, even when calls race; a copy of the Admission
 // ended again is refused by the limiter (a *core.Limiter refunds a
 // decision once), so nothing is ever given back twice.
+//
+// CountIf is asked about final statuses only (200 and above). End never
+// guesses a success: status 0 (no response was written) and 1xx (101: a
+// connection taken over, whose outcome no status tells) leave the request
+// counted, and status 0 is reported to Options.OnError as [ErrNoResponse].
 func (a *Admission) End(ctx context.Context, status int) {
-	if !a.Counting() || !atomic.CompareAndSwapUint32(&a.done, 0, 1) || a.m.opts.CountIf(status) {
+	if !a.Counting() || !atomic.CompareAndSwapUint32(&a.done, 0, 1) {
+		return
+	}
+	switch {
+	case status == 0:
+		a.m.report(nil, ErrNoResponse)
+		return
+	case status < 200 || a.m.opts.CountIf(status):
 		return
 	}
 	if _, err := a.lim.Refund(context.WithoutCancel(ctx), a.key, a.res); err != nil && !errors.Is(err, core.ErrRefunded) {

@@ -15,7 +15,9 @@ func TestCapture(t *testing.T) {
 		write func(http.ResponseWriter)
 		want  int
 	}{
-		{"nothing", func(http.ResponseWriter) {}, 200},
+		{"nothing", func(http.ResponseWriter) {}, 0},
+		{"informational only", func(w http.ResponseWriter) { w.WriteHeader(103) }, 0},
+		{"switching protocols", func(w http.ResponseWriter) { w.WriteHeader(101) }, 101},
 		{"body", func(w http.ResponseWriter) { _, _ = w.Write([]byte("x")) }, 200},
 		{"status", func(w http.ResponseWriter) { w.WriteHeader(401) }, 401},
 		{"informational first", func(w http.ResponseWriter) { w.WriteHeader(103); w.WriteHeader(404) }, 404},

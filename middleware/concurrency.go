@@ -39,7 +39,7 @@ type ConcurrencyWaiter interface {
 type ConcurrencyOptions struct {
 	// Key extracts the key a request is limited by, as Options.Key; nil
 	// means the client IP (keyfunc.ClientIP with zero options). An error
-	// refuses the request (NoKey).
+	// or an empty key refuses the request (NoKey).
 	Key keyfunc.Func
 	// Skip exempts the requests it reports true for.
 	Skip func(*http.Request) bool
@@ -152,7 +152,7 @@ func (c *Concurrency) Begin(w http.ResponseWriter, r *http.Request) (release fun
 	if c.opts.Skip != nil && c.opts.Skip(r) {
 		return nothing, true
 	}
-	key, err := c.key(r)
+	key, err := requestKey(c.key, r)
 	if err != nil {
 		c.report(r, err)
 		if c.opts.NoKey != nil {

@@ -17,6 +17,8 @@
 // Count-only-if (Options.CountIf) takes the request's cost before the
 // handler runs and refunds it afterwards when the response status says the
 // request should not count, so parallel requests cannot race past a limit.
+// It never guesses a success: a handler that returns without writing a
+// response leaves the request counted, reported as [ErrNoResponse].
 // An admission is given back at most once: [Admission.End] acts on its
 // first call only, and a core.Limiter refunds a decision once, so ending a
 // copy again changes nothing.

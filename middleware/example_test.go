@@ -2,6 +2,7 @@ package middleware_test
 
 import (
 	"fmt"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"time"
@@ -49,7 +50,9 @@ func ExampleOptions_countIf() {
 	h := m.Handler(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
 		if wrong {
 			w.WriteHeader(http.StatusUnauthorized)
+			return
 		}
+		_, _ = io.WriteString(w, "welcome") // a response written: 200
 	}))
 	for i := 0; i < 5; i++ {
 		wrong = i != 0 // the first attempt succeeds and is not counted

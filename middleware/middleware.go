@@ -75,10 +75,23 @@ func (m *Middleware) setDefaults() error {
 
 // Handler wraps next: the middleware as a func(http.Handler) http.Handler.
 // It panics, when the handler chain is built, if m is nil or was not made
-// by [New] or [NewSelect] (see [Middleware.Validate]).
+// by [New] or [NewSelect] (see [Middleware.Validate]). When next is the
+// application's *http.ServeMux, a request's r.Pattern is set before the
+// decision to the pattern next will serve it with (as next sets it when
+// it dispatches), so that [Routes] limits it by the handler it reaches.
 func (m *Middleware) Handler(next http.Handler) http.Handler {
 	m.mustValidate()
+	mux, _ := next.(*http.ServeMux)
+	if _, ok := m.sel.(one); ok {
+		mux = nil // no route to find
+	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if mux != nil && r.Pattern == "" && r.URL != nil {
+			// The pattern the application's mux will serve r with, as it
+			// sets it itself when it dispatches r: the Selector's best
+			// guide to the handler r reaches (see Routes).
+			_, r.Pattern = mux.Handler(r)
+		}
 		var a Admission
 		if !m.begin(w, r, "", &a) {
 			return
@@ -89,7 +102,7 @@ func (m *Middleware) Handler(next http.Handler) http.Handler {
 		}
 		sw := &statusWriter{ResponseWriter: w}
 		next.ServeHTTP(sw, r)
-		a.End(r.Context(), sw.Status())
+		a.End(r.Context(), sw.status)
 	})
 }
 
@@ -147,7 +160,7 @@ var errAnswered = errors.New("middleware: answered")
 // decideKey decides r with lim, by the key of Options.Key joined to scope,
 // into a. A limiter error is returned as it is.
 func (m *Middleware) decideKey(w http.ResponseWriter, r *http.Request, lim Limiter, scope string, a *Admission) error {
-	key, err := m.key(r)
+	key, err := requestKey(m.key, r)
 	if err != nil {
 		m.refuse(w, r, err)
 		return errAnswered
@@ -164,6 +177,17 @@ func (m *Middleware) decideKey(w http.ResponseWriter, r *http.Request, lim Limit
 	}
 	a.m, a.lim, a.key = m, lim, key
 	return nil
+}
+
+// requestKey returns the key of r by key, refusing an empty key returned
+// with a nil error (which keyfunc.Func forbids) as no key: every request
+// without one would otherwise share one bucket.
+func requestKey(key keyfunc.Func, r *http.Request) (string, error) {
+	k, err := key(r)
+	if err == nil && k == "" {
+		err = fmt.Errorf("middleware: the key function gave an empty key: %w", keyfunc.ErrNoKey)
+	}
+	return k, err
 }
 
 // decided answers r, decided into a, or lets it through.

@@ -14,8 +14,8 @@ import (
 type Options struct {
 	// Key extracts the key a request is limited by. nil means the client
 	// IP from RemoteAddr, grouped by /64 for IPv6 (keyfunc.ClientIP with
-	// zero options). An error refuses the request: to fall back to another
-	// key instead, use keyfunc.First.
+	// zero options). An error refuses the request, and so does an empty
+	// key: to fall back to another key instead, use keyfunc.First.
 	Key keyfunc.Func
 	// Cost returns a request's cost; nil means 1. A cost below 1 is a bug
 	// in the function: the request is answered 500 and OnError is called.
@@ -25,7 +25,11 @@ type Options struct {
 	// CountIf, when set, makes a request count only if CountIf reports true
 	// for its response status: the cost is taken before the handler runs
 	// and refunded after it otherwise. For a login route,
-	// func(s int) bool { return s >= 400 } counts failures only.
+	// func(s int) bool { return s >= 400 } counts failures only. It is
+	// asked about final statuses only: a handler that writes nothing (as
+	// under echo.WrapMiddleware, where echo writes a returned error after
+	// the middleware returns) or takes the connection over leaves the
+	// request counted (see [Admission.End]).
 	CountIf func(status int) bool
 	// Headers writes the rate-limit headers; nil means every header of
 	// headers.New(headers.Options{}). Whatever it omits or renames, every

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net/http"
 	"reflect"
+	"slices"
 	"strings"
 
 	"github.com/floodgate-go/floodgate/core"
@@ -22,10 +23,29 @@ import (
 //
 //   - Methods are matched without regard to case ("get" is GET), in
 //     patterns and requests alike.
+//   - The application's own ServeMux pattern decides first when it is
+//     known and matches one path, not a subtree (whose handler may route
+//     further): r.Pattern, set by the ServeMux when the middleware is
+//     mounted on one of its handlers, and by [Middleware.Handler] when it
+//     wraps the application's *http.ServeMux itself. The route of that
+//     pattern is the request's; a pattern without a method ("/login")
+//     serves every method with its handler, so a request of any method is
+//     limited by the route added for its path ("POST /login"): by its
+//     method's, GET's for HEAD, else the first added. A PUT or a GET
+//     carrying credentials in its query reaches a login handler registered
+//     without a method as surely as a POST does. A router's template says
+//     nothing of the methods its handler serves: limit a handler a router
+//     registers for every method (chi's Handle, gin's and echo's Any) by a
+//     pattern without a method.
 //   - HEAD is limited like GET, in the GET route's buckets, unless a HEAD
 //     route of its own was added: ServeMux, chi's middleware.GetHead and
 //     routes registered for both methods all serve HEAD with the GET
 //     handler.
+//   - A pattern may be written in a router's template syntax (gin's and
+//     echo's ":id" and "*filepath", chi's "{id:[0-9]+}"): looked up as
+//     written by the template, it is matched by ServeMux with each
+//     parameter a wildcard, so that a request whose template is not known
+//     (a limiter mounted before the router routes) is limited all the same.
 //   - Without a template, a request is matched as ServeMux matches it,
 //     which cleans paths ("//x", "/a/../x"), decodes percent-encoding and
 //     redirects "/x" to "/x/". A request that matches no pattern that way,
@@ -40,6 +60,11 @@ import (
 //     against "POST /login", so that no normalising router lets it escape
 //     the login limit. For a general limit prefer NewRoutes' default to a
 //     "/" pattern.
+//   - A pattern naming a host ("api.example.com/login") is matched as
+//     ServeMux matches it, then, when that fails, with the request's host in
+//     lower case and without a trailing dot: the same host to DNS, and to
+//     routers that ignore the host. A request without a host (HTTP/1.0)
+//     matches no such pattern.
 //   - CORS preflights: see [Preflight].
 //   - Method overrides (X-HTTP-Method-Override and the like) are the
 //     router's business: mount such middleware before the limiter, so that
@@ -48,8 +73,11 @@ type Routes struct {
 	mux       *http.ServeMux
 	byPattern map[string]*muxEntry // by canonical pattern, as ServeMux reports it
 	byKey     map[routeKey]*route  // by method ("" for any) and the rest of the pattern
+	byPath    map[string]*route    // the first route of a method added for each rest of a pattern
+	patterns  []string             // canonical, in the order added
 	def       Limiter
 	limiters  map[Limiter]int // how many scopes use each limiter
+	hosts     bool            // whether a pattern names a host
 	err       error           // a bad argument of NewRoutes, reported by Add, Share and NewSelect
 }
 
@@ -93,7 +121,7 @@ type route struct {
 // leave them unlimited when def is nil. A def that is a typed nil or a zero
 // limiter is reported by every later Add or Share and by [NewSelect].
 func NewRoutes(def Limiter) *Routes {
-	rt := &Routes{mux: http.NewServeMux(), byPattern: map[string]*muxEntry{}, byKey: map[routeKey]*route{}, limiters: map[Limiter]int{}}
+	rt := &Routes{mux: http.NewServeMux(), byPattern: map[string]*muxEntry{}, byKey: map[routeKey]*route{}, byPath: map[string]*route{}, limiters: map[Limiter]int{}}
 	if def != nil {
 		if err := checkLimiter("NewRoutes default", def); err != nil {
 			rt.err = err
@@ -145,18 +173,36 @@ func (rt *Routes) Share(group string, l Limiter, patterns ...string) (err error)
 		if err != nil {
 			return err
 		}
-		if _, dup := rt.byPattern[canon]; dup {
+		if _, dup := rt.byKey[key]; dup {
 			return fmt.Errorf("middleware: route %q added twice: %w", p, core.ErrInvalidConfig)
 		}
-		if err := register(rt.mux, canon); err != nil {
+		// ServeMux matches the template in its own syntax, so that a
+		// request whose template is unknown (a limiter mounted where the
+		// router has not routed yet) is still matched to the route.
+		muxKey := routeKey{key.method, routepath.MuxPath(key.path)}
+		muxCanon := muxKey.path
+		if muxKey.method != "" {
+			muxCanon = muxKey.method + " " + muxKey.path
+		}
+		switch err := register(rt.mux, p, muxCanon); {
+		case err == nil:
+			path := muxKey.path
+			if i := strings.IndexByte(path, '/'); i > 0 {
+				path = path[i:] // drop the host
+				rt.hosts = true
+			}
+			rt.byPattern[muxCanon] = &muxEntry{rte: rte, path: path, subtree: strings.HasSuffix(path, "/") || strings.HasSuffix(path, "...}")}
+		case muxCanon == canon:
 			return err
 		}
-		path := key.path
-		if i := strings.IndexByte(path, '/'); i > 0 {
-			path = path[i:] // drop the host
-		}
-		rt.byPattern[canon] = &muxEntry{rte: rte, path: path, subtree: strings.HasSuffix(path, "/") || strings.HasSuffix(path, "...}")}
+		// A template that ServeMux matches like one added before ("/users/:id"
+		// after "/users/{id}", for another router) is found by its template;
+		// ServeMux matches its requests to the route added first.
+		rt.patterns = append(rt.patterns, canon)
 		rt.byKey[key] = rte
+		if _, ok := rt.byPath[key.path]; !ok && key.method != "" {
+			rt.byPath[key.path] = rte
+		}
 	}
 	rt.limiters[l]++
 	return nil
@@ -179,12 +225,12 @@ func parsePattern(p string) (routeKey, string, error) {
 	return routeKey{method, rest}, method + " " + rest, nil
 }
 
-// register adds pattern to mux, turning ServeMux's panic on an invalid or
-// conflicting pattern into an error.
-func register(mux *http.ServeMux, pattern string) (err error) {
+// register adds pattern, the ServeMux form of the route p, to mux, turning
+// ServeMux's panic on an invalid or conflicting pattern into an error.
+func register(mux *http.ServeMux, p, pattern string) (err error) {
 	defer func() {
 		if v := recover(); v != nil {
-			err = fmt.Errorf("middleware: route %q: %v: %w", pattern, v, core.ErrInvalidConfig)
+			err = fmt.Errorf("middleware: route %q: %v: %w", p, v, core.ErrInvalidConfig)
 		}
 	}()
 	mux.Handle(pattern, http.NotFoundHandler())
@@ -235,6 +281,11 @@ func (rt *Routes) pick(rte *route) (Limiter, string, error) {
 // find returns the route a request with method (canonical) reaches, nil
 // for none.
 func (rt *Routes) find(r *http.Request, method, template string) *route {
+	if template == "" && r.Pattern != "" {
+		if rte := rt.appRoute(r.Pattern, method); rte != nil {
+			return rte
+		}
+	}
 	if template != "" {
 		if rte := rt.byKey[routeKey{method, template}]; rte != nil {
 			return rte
@@ -267,6 +318,26 @@ func (rt *Routes) find(r *http.Request, method, template string) *route {
 	// No pattern matches the path itself as ServeMux routes it (at most a
 	// subtree holds it): try the variants other routers serve with the
 	// handler of a route, and keep the best fit.
+	best = rt.variants(req, best)
+	if rt.hosts && (best.e == nil || best.weak) {
+		// A host-specific pattern: the host in another case or with a
+		// trailing dot names the same host (routers that ignore the host
+		// serve it with the route's handler).
+		if h := canonicalHost(req.Host); h != req.Host {
+			c := *req
+			c.Host = h
+			if m := rt.muxMatch(&c); m.better(best) {
+				best = m
+			}
+			best = rt.variants(&c, best)
+		}
+	}
+	return best.route()
+}
+
+// variants returns the best fit of best and the routes ServeMux matches
+// the path variants of req to.
+func (rt *Routes) variants(req *http.Request, best match) match {
 	for _, p := range routepath.Variants(req.URL.Path) {
 		if p == "" {
 			continue
@@ -279,7 +350,43 @@ func (rt *Routes) find(r *http.Request, method, template string) *route {
 			best = m
 		}
 	}
-	return best.route()
+	return best
+}
+
+// canonicalHost returns host ("name" or "name:port") with its name in
+// lower case and without a trailing dot.
+func canonicalHost(host string) string {
+	name, port := host, ""
+	if i := strings.LastIndexByte(host, ':'); i >= 0 && !strings.Contains(host[i:], "]") {
+		name, port = host[:i], host[i:]
+	}
+	return strings.TrimSuffix(strings.ToLower(name), ".") + port
+}
+
+// appRoute returns the route of the application's ServeMux pattern p,
+// which serves the request (r.Pattern), if one was added: the same
+// pattern, or, when p has no method (its handler serves every method), a
+// route of the same path: the request's method's, GET's for HEAD, else the
+// first added. nil when none matches p so, and for a pattern matching a
+// subtree ("/api/", "/files/{p...}"), whose handler may route further (a
+// mux mounted under a prefix): the request is then matched as without p.
+func (rt *Routes) appRoute(p, method string) *route {
+	key, _, err := parsePattern(p)
+	if err != nil || strings.HasSuffix(key.path, "/") || strings.HasSuffix(key.path, "...}") {
+		return nil
+	}
+	if rte := rt.byKey[key]; rte != nil || key.method != "" {
+		return rte
+	}
+	if rte := rt.byKey[routeKey{method, key.path}]; rte != nil {
+		return rte
+	}
+	if method == http.MethodHead {
+		if rte := rt.byKey[routeKey{http.MethodGet, key.path}]; rte != nil {
+			return rte
+		}
+	}
+	return rt.byPath[key.path]
 }
 
 func (m match) route() *route {
@@ -318,9 +425,5 @@ func (rt *Routes) muxMatch(r *http.Request) match {
 // Patterns returns the patterns added, in canonical form (the method upper
 // case), for documentation and tests.
 func (rt *Routes) Patterns() []string {
-	ps := make([]string, 0, len(rt.byPattern))
-	for p := range rt.byPattern {
-		ps = append(ps, p)
-	}
-	return ps
+	return slices.Clone(rt.patterns)
 }

@@ -1,17 +1,23 @@
 package middleware
 
-import "net/http"
+import (
+	"bufio"
+	"net"
+	"net/http"
+)
 
 // statusWriter records the status of a response for Options.CountIf. It
-// unwraps for http.ResponseController, so flushing, hijacking and deadlines
-// still reach the underlying writer.
+// unwraps for http.ResponseController, so flushing and deadlines still
+// reach the underlying writer.
 type statusWriter struct {
 	http.ResponseWriter
-	status int
+	status int // the final status written; 0 until one is
 }
 
+// WriteHeader records the first final status: 200 and above, or 101
+// (which net/http sends as final). Informational statuses are not.
 func (s *statusWriter) WriteHeader(code int) {
-	if s.status == 0 && code >= 200 {
+	if s.status == 0 && (code >= 200 || code == http.StatusSwitchingProtocols) {
 		s.status = code
 	}
 	s.ResponseWriter.WriteHeader(code)
@@ -34,13 +40,21 @@ func (s *statusWriter) Flush() {
 	}
 }
 
+// Hijack implements http.Hijacker (through http.ResponseController, so it
+// fails with http.ErrNotSupported where the underlying writer cannot): a
+// connection taken over is recorded as 101, a status Options.CountIf is
+// never asked about.
+func (s *statusWriter) Hijack() (net.Conn, *bufio.ReadWriter, error) {
+	c, rw, err := http.NewResponseController(s.ResponseWriter).Hijack()
+	if err == nil && s.status == 0 {
+		s.status = http.StatusSwitchingProtocols
+	}
+	return c, rw, err
+}
+
 // Unwrap returns the underlying writer, for http.ResponseController.
 func (s *statusWriter) Unwrap() http.ResponseWriter { return s.ResponseWriter }
 
-// Status returns the response status, 200 when the handler wrote nothing.
-func (s *statusWriter) Status() int {
-	if s.status == 0 {
-		return http.StatusOK
-	}
-	return s.status
-}
+// Status returns the response's final status: 0 when the handler wrote
+// nothing (see [Admission.End]).
+func (s *statusWriter) Status() int { return s.status }

@@ -8,7 +8,8 @@
 //
 // Mount it with e.Use(echolimit.Limit(m)), on a group, or on single
 // routes; not with e.Pre, which runs before routing, when c.Path() is not
-// yet known.
+// yet known (routes are then matched by the request's path alone: see
+// middleware.Routes).
 //
 // The decision, the headers and the 429 answer are the middleware's. Keys
 // come from Options.Key, by default the client IP from RemoteAddr: echo's
@@ -40,7 +41,12 @@ import (
 // When m counts only some statuses (Options.CountIf), an error the handler
 // returns is handed to echo's HTTPErrorHandler at once, so that the status
 // it writes is the one counted, and Limit returns nil: middleware mounted
-// outside Limit see the written response, not the error.
+// outside Limit see the written response, not the error. A handler that
+// returns nil without writing a response, or takes the connection over,
+// leaves the request counted (see middleware.Admission.End). Do not mount
+// m.Handler with echo.WrapMiddleware for CountIf: echo writes a returned
+// error only after that middleware has returned, so every such request
+// stays counted, each reported as middleware.ErrNoResponse.
 //
 // It panics, when the server is built, if m is nil or not made by
 // middleware.New or NewSelect. HEAD requests to a route registered for GET
@@ -72,10 +78,18 @@ func limit(m *middleware.Middleware, values bool) echo.MiddlewareFunc {
 			if !a.Counting() {
 				return next(c)
 			}
+			// The status counted is the one that reaches the client's
+			// writer: nothing written (0) or a connection taken over is
+			// no success (see middleware.Admission.End).
+			res := c.Response()
+			w := res.Writer
+			cw, status := middleware.Capture(w)
+			res.Writer = cw
+			defer func() { res.Writer = w }()
 			if err := next(c); err != nil {
 				c.Error(err)
 			}
-			a.End(c.Request().Context(), c.Response().Status)
+			a.End(c.Request().Context(), status())
 			return nil
 		}
 	}

@@ -29,7 +29,10 @@
 package ginlimit
 
 import (
+	"bufio"
 	"fmt"
+	"net"
+	"net/http"
 
 	"github.com/floodgate-go/floodgate/internal/keyrequest"
 	"github.com/floodgate-go/floodgate/middleware"
@@ -39,6 +42,12 @@ import (
 // Limit returns a gin handler limiting requests with m by c.FullPath(). A
 // request m refuses is answered by m and aborted. It panics, when the
 // engine is built, if m is nil or not made by middleware.New or NewSelect.
+//
+// When m counts only some statuses (Options.CountIf), the status counted
+// is the one written or set by the handlers after Limit; a response left
+// unwritten at gin's default 200 counts as a failure (500) when c.Error
+// recorded errors, and otherwise, like a hijacked connection, stays
+// counted without asking CountIf (see middleware.Admission.End).
 //
 // HEAD requests to a route registered for GET and HEAD (engine.Match) are
 // limited in the GET route's buckets by [middleware.Routes]; see there for
@@ -70,9 +79,32 @@ func limit(m *middleware.Middleware, values bool) gin.HandlerFunc {
 			c.Abort()
 			return
 		}
-		c.Next()
-		if a.Counting() {
-			a.End(c.Request.Context(), outcome(c))
+		if !a.Counting() {
+			c.Next()
+			return
 		}
+		hw := &hijackWatch{ResponseWriter: c.Writer}
+		c.Writer = hw
+		defer func() { c.Writer = hw.ResponseWriter }()
+		c.Next()
+		a.End(c.Request.Context(), outcome(c, hw))
 	}
 }
+
+// hijackWatch notes whether a handler took the connection over.
+type hijackWatch struct {
+	gin.ResponseWriter
+	hijacked bool
+}
+
+// Hijack takes the connection, noting it: no status tells the outcome.
+func (w *hijackWatch) Hijack() (net.Conn, *bufio.ReadWriter, error) {
+	c, rw, err := w.ResponseWriter.Hijack()
+	if err == nil {
+		w.hijacked = true
+	}
+	return c, rw, err
+}
+
+// Unwrap returns the underlying writer, for http.ResponseController.
+func (w *hijackWatch) Unwrap() http.ResponseWriter { return w.ResponseWriter }

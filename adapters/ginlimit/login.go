@@ -56,15 +56,22 @@ func Login(g *login.Guard) gin.HandlerFunc {
 	}
 }
 
-// outcome returns the status [Limit] gives Options.CountIf, once c's
-// handlers have run: the status written or set, except that a response left
-// unwritten at the default 200 with errors recorded by c.Error (for an
-// error-handling middleware outside to answer) is judged 500, a failure.
-func outcome(c *gin.Context) int {
-	if !c.Writer.Written() && c.Writer.Status() == http.StatusOK && len(c.Errors) > 0 {
+// outcome returns the status [Limit] gives middleware.Admission.End once
+// c's handlers have run: 101 for a connection taken over; the status
+// written or set; 500 for a response left unwritten at gin's default 200
+// with errors recorded by c.Error (for an error-handling middleware
+// outside to answer), a failure; and 0, no response, for one left so
+// without errors, which End never takes for a success.
+func outcome(c *gin.Context, hw *hijackWatch) int {
+	switch {
+	case hw.hijacked:
+		return http.StatusSwitchingProtocols
+	case c.Writer.Written() || c.Writer.Status() != http.StatusOK:
+		return c.Writer.Status()
+	case len(c.Errors) > 0:
 		return http.StatusInternalServerError
 	}
-	return c.Writer.Status()
+	return 0
 }
 
 // outcomeWriter reports the attempt's outcome before the headers are

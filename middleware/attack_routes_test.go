@@ -1,0 +1,250 @@
+package middleware_test
+
+import (
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/floodgate-go/floodgate/core"
+	"github.com/floodgate-go/floodgate/middleware"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// A route naming a host is one route for every spelling of that host
+// (DNS names are case-insensitive; a trailing dot names the same host):
+// a router that ignores the host (chi, gin, echo, a catch-all handler)
+// serves them all with the route's handler, so none gets a fresh bucket,
+// through ServeMux matching or an adapter's template alike. Before, each
+// spelling was unlimited.
+func TestAttackHostSpellingsShareTheRouteBucket(t *testing.T) {
+	for _, host := range []string{"API.EXAMPLE.COM", "api.example.com.", "Api.Example.Com.:443", "api.EXAMPLE.com:8080"} {
+		t.Run(host, func(t *testing.T) {
+			m := routesMiddleware(t, middleware.Options{}, 1, "POST api.example.com/login")
+			at := func(host, template string) int {
+				r := httptest.NewRequest("POST", "/login", nil)
+				r.Host = host
+				r.RemoteAddr = "192.0.2.1:1"
+				w := httptest.NewRecorder()
+				if template == "-" {
+					m.Handler(okHandler).ServeHTTP(w, r)
+					return w.Code
+				}
+				if _, ok := m.Begin(w, r, template); !ok {
+					return w.Code
+				}
+				return http.StatusOK
+			}
+			assert.Equal(t, 200, at("api.example.com", "-"))
+			assert.Equal(t, 429, at(host, "-"), "through ServeMux matching")
+			assert.Equal(t, 429, at(host, "/login"), "with a router's template")
+		})
+	}
+	t.Run("other hosts stay apart", func(t *testing.T) {
+		m := routesMiddleware(t, middleware.Options{}, 1, "POST api.example.com/login")
+		h := m.Handler(okHandler)
+		for _, host := range []string{"api.example.com", "www.example.com", "example.com", "api.example.co", ""} {
+			r := httptest.NewRequest("POST", "/login", nil)
+			r.Host = host
+			r.RemoteAddr = "192.0.2.1:1"
+			w := httptest.NewRecorder()
+			h.ServeHTTP(w, r)
+			assert.Equal(t, 200, w.Code, host)
+		}
+	})
+}
+
+// quota is a route pattern and its limit per hour.
+type quota struct {
+	pattern string
+	n       int64
+}
+
+// quotaRoutes returns a middleware over routes, each limited to its quota
+// per hour on one fake clock, added in order, and def (nil: none) for the
+// requests of no route.
+func quotaRoutes(t *testing.T, def bool, routes ...quota) *middleware.Middleware {
+	t.Helper()
+	clk := newClock()
+	var d middleware.Limiter
+	if def {
+		d = limiter(t, clk, core.FixedWindow{Quota: 100, Window: time.Hour})
+	}
+	rt := middleware.NewRoutes(d)
+	for _, r := range routes {
+		require.NoError(t, rt.Add(r.pattern, limiter(t, clk, core.FixedWindow{Quota: r.n, Window: time.Hour})))
+	}
+	m, err := middleware.NewSelect(rt, middleware.Options{})
+	require.NoError(t, err)
+	return m
+}
+
+// methodLessApp is an application registering its login handler without a
+// method, as much net/http code does (mux.HandleFunc("/login", …)): it
+// serves every method, reading credentials from a PUT's or PATCH's body
+// and a GET's query as from a POST's. hits counts the handler's runs.
+func methodLessApp(hits *int) *http.ServeMux {
+	app := http.NewServeMux()
+	app.HandleFunc("/login", func(http.ResponseWriter, *http.Request) { *hits++ })
+	app.HandleFunc("/", func(http.ResponseWriter, *http.Request) {})
+	return app
+}
+
+var otherMethods = []string{"PUT", "PATCH", "DELETE", "OPTIONS", "GET", "HEAD", "TRACE", "FOO", "post"}
+
+// A route limited as "POST /login" while the application's handler for
+// /login serves every method: each method reaches that handler, so each is
+// limited in the route's bucket, whether the middleware wraps the
+// application's ServeMux or is mounted on the handler inside it. Before,
+// every method but POST reached it unlimited (or on the default limit).
+func TestAttackMethodsOfAMethodLessHandler(t *testing.T) {
+	mounts := map[string]func(m *middleware.Middleware, hits *int) http.Handler{
+		"wrapping the mux": func(m *middleware.Middleware, hits *int) http.Handler { return m.Handler(methodLessApp(hits)) },
+		"inside the mux": func(m *middleware.Middleware, hits *int) http.Handler {
+			app := http.NewServeMux()
+			app.Handle("/login", m.Handler(http.HandlerFunc(func(http.ResponseWriter, *http.Request) { *hits++ })))
+			app.HandleFunc("/", func(http.ResponseWriter, *http.Request) {})
+			return app
+		},
+	}
+	for name, mount := range mounts {
+		for _, def := range []bool{false, true} {
+			t.Run(fmt.Sprintf("%s/default %v", name, def), func(t *testing.T) {
+				m := quotaRoutes(t, def, quota{"POST /login", 2})
+				hits := 0
+				h := mount(m, &hits)
+				assert.Equal(t, 200, serve(h, "POST", "/login", "192.0.2.1:1", nil))
+				for _, method := range otherMethods {
+					want := 429
+					if method == otherMethods[0] {
+						want = 200
+					}
+					assert.Equal(t, want, serve(h, method, "/login", "192.0.2.1:1", nil), method)
+				}
+				assert.Equal(t, 2, hits, "the handler's runs")
+				assert.Equal(t, 200, serve(h, "GET", "/elsewhere", "192.0.2.1:1", nil))
+			})
+		}
+	}
+	t.Run("a method's own route still wins", func(t *testing.T) {
+		m := quotaRoutes(t, false, quota{"POST /login", 1}, quota{"GET /login", 3})
+		hits := 0
+		h := m.Handler(methodLessApp(&hits))
+		assert.Equal(t, []int{200, 429}, []int{serve(h, "POST", "/login", "192.0.2.1:1", nil), serve(h, "PUT", "/login", "192.0.2.1:1", nil)})
+		assert.Equal(t, []int{200, 200, 200, 429}, []int{
+			serve(h, "GET", "/login", "192.0.2.1:1", nil), serve(h, "HEAD", "/login", "192.0.2.1:1", nil),
+			serve(h, "GET", "/login", "192.0.2.1:1", nil), serve(h, "GET", "/login", "192.0.2.1:1", nil),
+		})
+	})
+	t.Run("method-specific handlers stay apart", func(t *testing.T) {
+		m := quotaRoutes(t, false, quota{"POST /items", 1})
+		app := http.NewServeMux()
+		app.HandleFunc("POST /items", func(http.ResponseWriter, *http.Request) {})
+		app.HandleFunc("GET /items", func(http.ResponseWriter, *http.Request) {})
+		h := m.Handler(app)
+		assert.Equal(t, 200, serve(h, "POST", "/items", "192.0.2.1:1", nil))
+		for range 3 {
+			assert.Equal(t, 200, serve(h, "GET", "/items", "192.0.2.1:1", nil), "GET /items is another handler")
+		}
+	})
+}
+
+// A sub-mux mounted under a prefix ("/api/" to http.StripPrefix and a mux
+// of its own): the application's pattern is the subtree's, not the final
+// handler's, so the request is matched by its own path: POST /api/login
+// stays on its strict route, not the subtree's looser one.
+func TestAppSubtreePatternRoutesFurther(t *testing.T) {
+	build := func() *middleware.Middleware {
+		return quotaRoutes(t, false, quota{"/api/", 100}, quota{"POST /api/login", 1})
+	}
+	inner := http.NewServeMux()
+	inner.HandleFunc("/", func(http.ResponseWriter, *http.Request) {})
+	wrapped := http.NewServeMux()
+	wrapped.Handle("/api/", http.StripPrefix("/api", inner))
+	inside := http.NewServeMux()
+	inside.Handle("/api/", build().Handler(http.StripPrefix("/api", inner)))
+	for name, h := range map[string]http.Handler{"wrapping the mux": build().Handler(wrapped), "inside the mux": inside} {
+		assert.Equal(t, 200, serve(h, "POST", "/api/login", "192.0.2.1:1", nil), name)
+		assert.Equal(t, 429, serve(h, "POST", "/api/login", "192.0.2.1:1", nil), name)
+		assert.Equal(t, 200, serve(h, "POST", "/api/other", "192.0.2.1:1", nil), name)
+	}
+}
+
+// A route written as a router's template (gin's and echo's ":id" and
+// "*filepath", chi's "{id:[0-9]+}") is matched by the request path too
+// when no template comes with the request: a limiter mounted where the
+// router has not routed yet (echo's e.Pre, the Use of a chi router that
+// mounts another) or in front of a router it cannot ask. Before, such a
+// route was matched only by its template, and every request of it came
+// through unlimited; chi's regular-expression parameters were refused.
+func TestAttackRouterTemplatesMatchWithoutTheTemplate(t *testing.T) {
+	for pattern, paths := range map[string][]string{
+		"GET /users/:id":           {"/users/5", "/users/6"},
+		"GET /items/{id:[0-9]+}":   {"/items/1", "/items/22"},
+		"GET /static/*filepath":    {"/static/a.css", "/static/js/b.js"},
+		"GET /files/*":             {"/files/x", "/files/y/z"},
+		"GET /f/{name}.{ext}":      {"/f/a.txt", "/f/b.png"},
+		"GET /org/:org/repo/:repo": {"/org/a/repo/b", "/org/c/repo/d"},
+	} {
+		m := routesMiddleware(t, middleware.Options{}, 1, pattern)
+		h := m.Handler(okHandler)
+		assert.Equal(t, 200, serve(h, "GET", paths[0], "192.0.2.1:1", nil), pattern)
+		assert.Equal(t, 429, serve(h, "GET", paths[1], "192.0.2.1:1", nil), pattern)
+		assert.Equal(t, 429, serve(h, "HEAD", paths[1], "192.0.2.1:1", nil), pattern)
+		assert.Equal(t, 200, serve(h, "GET", "/elsewhere", "192.0.2.1:1", nil), pattern)
+		assert.Equal(t, 200, begin(m, "GET", paths[1], strings.TrimPrefix(pattern, "GET "), "192.0.2.2:1"), pattern)
+		assert.Equal(t, 429, begin(m, "GET", paths[0], strings.TrimPrefix(pattern, "GET "), "192.0.2.2:1"), pattern)
+	}
+	// One route in two routers' syntaxes, in one group: the templates of
+	// both find it, and ServeMux matches its requests to it.
+	clk := newClock()
+	rt := middleware.NewRoutes(nil)
+	l := limiter(t, clk, core.FixedWindow{Quota: 2, Window: time.Hour})
+	require.NoError(t, rt.Share("users", l, "GET /users/{id}", "GET /users/:id"))
+	m, err := middleware.NewSelect(rt, middleware.Options{})
+	require.NoError(t, err)
+	assert.Equal(t, 200, begin(m, "GET", "/users/1", "/users/:id", "192.0.2.1:1"))
+	assert.Equal(t, 200, begin(m, "GET", "/users/2", "/users/{id}", "192.0.2.1:1"))
+	assert.Equal(t, 429, begin(m, "GET", "/users/3", "", "192.0.2.1:1"))
+	assert.ErrorIs(t, middleware.NewRoutes(nil).Add("GET /users/{id", l), core.ErrInvalidConfig, "a malformed pattern")
+}
+
+// Held: through a ServeMux application, no encoding of a limited route's
+// path (percent-encoded letters or slashes, case, dot segments, a query)
+// reaches its handler once the route's bucket is spent: each is either
+// limited in that bucket or served by another handler.
+func TestEncodedPathsReachNoFreshBucket(t *testing.T) {
+	m := quotaRoutes(t, false, quota{"POST /login", 1})
+	hits := 0
+	app := http.NewServeMux()
+	app.HandleFunc("/", func(http.ResponseWriter, *http.Request) {})
+	app.HandleFunc("POST /login", func(http.ResponseWriter, *http.Request) { hits++ })
+	h := m.Handler(app)
+	for _, p := range []string{"/login", "/log%69n", "/%6Cogin", "/login%2F", "/login%2f..", "/LOG%49N", "/login;x=1",
+		"/login%00", "/login?x", "/./login", "/login/.", "/login%20", "/%2e/login", "//login", "/a/../login"} {
+		h.ServeHTTP(httptest.NewRecorder(), httptest.NewRequest("POST", p, nil))
+	}
+	assert.Equal(t, 1, hits)
+}
+
+// A CORS preflight that the application serves with a handler registered
+// without a method reaches that handler: it is limited in the route's own
+// bucket, not one of its own, in every Preflight mode.
+func TestPreflightToAMethodLessHandler(t *testing.T) {
+	for _, mode := range []middleware.Preflight{middleware.PreflightOwnBucket, middleware.PreflightLikeRoute, middleware.PreflightAsOptions} {
+		rt := middleware.NewRoutes(nil)
+		require.NoError(t, rt.Add("GET /x", limiter(t, newClock(), core.FixedWindow{Quota: 2, Window: time.Hour})))
+		m, err := middleware.NewSelect(rt, middleware.Options{Preflight: mode})
+		require.NoError(t, err)
+		app := http.NewServeMux()
+		app.HandleFunc("/x", func(http.ResponseWriter, *http.Request) {})
+		h := m.Handler(app)
+		assert.Equal(t, 200, preflight(h, "/x", "GET", "192.0.2.1:1"), mode)
+		assert.Equal(t, 200, serve(h, "GET", "/x", "192.0.2.1:1", nil), mode)
+		assert.Equal(t, 429, preflight(h, "/x", "GET", "192.0.2.1:1"), mode)
+		assert.Equal(t, 429, serve(h, "GET", "/x", "192.0.2.1:1", nil), mode)
+	}
+}
