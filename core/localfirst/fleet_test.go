@@ -334,7 +334,7 @@ func TestClaimsHoldTheLimit(t *testing.T) {
 			if _, ok := alg.(core.SlidingWindow); ok {
 				clk.Advance(59 * time.Second)
 				weighs = func() int {
-					rest := int64(t0.Add(2*time.Minute).Sub(clk.Now())) // to the end of the window
+					rest := int64(t0.Add(2 * time.Minute).Sub(clk.Now())) // to the end of the window
 					return int((1000*rest + int64(time.Minute) - 1) / int64(time.Minute))
 				}
 			}
