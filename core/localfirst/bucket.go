@@ -8,12 +8,24 @@ import (
 	"github.com/floodgate-go/floodgate/core/store"
 )
 
-// bucketSpan is how long one Redis hash holds buckets' shared state: a
-// round writes a key's state to the hash of the span it runs in and reads
-// it from that span's hash or the previous one's. A bucket whose burst
-// refills within bucketSpan has recovered by the time its state leaves
-// them; Bind refuses slower ones.
-const bucketSpan = time.Minute
+// spans are the lengths of time one Redis hash holds buckets' shared
+// state: a round writes a key's state to the hash of the span it runs in
+// and reads it from that span's hash or the previous one's, so a bucket
+// whose burst refills within its span has recovered by the time its state
+// leaves them. A bucket limit's span is the shortest that its refill time
+// (Burst × interval) fits in; Bind refuses slower ones.
+var spans = [...]time.Duration{time.Minute, time.Hour, 24 * time.Hour}
+
+// spanOf returns the span of a bucket whose burst refills in tol, or 0
+// when none is long enough.
+func spanOf(tol int64) int64 {
+	for _, s := range spans {
+		if tol <= int64(s) {
+			return int64(s)
+		}
+	}
+	return 0
+}
 
 // bucket is one key's GCRA or token bucket on this node (see the package
 // documentation, "Buckets"): a view of the shared state, the live lease,
@@ -30,8 +42,10 @@ type bucket struct {
 	s, sl int64
 	k     int64 // the share's divisor, set by the last read (0: none yet: Nodes)
 	// credit is what is left of the live lease, which the node may spend
-	// until exp (the store's clock, ns; 0: no lease).
+	// until exp (the store's clock, ns; 0: no lease); ver is the version
+	// of the limits it was granted under (see limits).
 	credit, exp int64
+	ver         uint64
 	// frozen is what earlier leases left, given back by the next round;
 	// until is, in ns, the hold of the latest lease (its units are
 	// refilled by then: nothing is given back from then on).
@@ -39,21 +53,18 @@ type bucket struct {
 	// unconf is what the node admitted without a lease and has not pushed;
 	// inflight what the round in progress pushes.
 	unconf, inflight int64
-	// asked is the cost of the takes since the last round that a lease
-	// could have served (admitted, or denied by the share alone), used
-	// what they spent of the lease; short reports a denial by the share.
+	// asked is the cost of the takes since the last round, used what they
+	// spent of the lease; short reports a denial (the share, the lease or
+	// the view fell short: a lease may serve the next ones).
 	asked, used int64
 	short       bool
 	sharers     int64 // the nodes sharing the key at the last read (0: none yet)
 }
 
-// ask records a take of cost: served (taken) or denied by the share alone
-// (short).
-func (b *bucket) ask(cost int64, taken, short bool) {
-	if taken || short {
-		b.asked += cost
-	}
-	b.short = b.short || short
+// ask records a take of cost, admitted or not.
+func (b *bucket) ask(cost int64, taken bool) {
+	b.asked += cost
+	b.short = b.short || !taken
 }
 
 // gcra is GCRA's arithmetic, core.GCRA's: burst units at once, one more
@@ -187,6 +198,14 @@ func (t *table) peekBucket(l *lim, b *bucket, now, cost int64) (o store.Outcome,
 	}
 	retry := t.k.s.opts.SyncPeriod
 	if now < b.exp {
+		if b.ver != t.ver {
+			// Granted under other limits: the node keeps its share of the
+			// new burst at most, and gives the rest back at the next round
+			// (decide holds the lock for a lease).
+			keep := min(b.credit, l.burst/t.k.s.divisor(b))
+			b.frozen += b.credit - keep
+			b.credit, b.ver = keep, t.ver
+		}
 		if b.credit >= cost {
 			return o, true, false
 		}

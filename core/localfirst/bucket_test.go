@@ -223,18 +223,22 @@ func TestBucketOutage(t *testing.T) {
 			}
 			assert.LessOrEqual(t, total, 100+10-first, "the rate over the second, and what remained")
 			assert.GreaterOrEqual(t, total, 80)
+			// Redis is back: the units admitted through the outage are
+			// charged at the round that pushes them (up to a burst beyond
+			// the bucket: the fleet pays it back), then the rate again.
 			proxy.Refuse(false)
-			clk.Advance(100 * time.Millisecond)
-			syncAll(t, ns)
 			after := 0
-			for i := 0; i < 10; i++ {
+			for i := 0; i < 20; i++ {
+				if i == 10 {
+					after = 0
+				}
 				clk.Advance(100 * time.Millisecond)
 				for _, n := range ns {
 					after += takeAll(t, n, "k", 100)
 				}
 				syncAll(t, ns)
 			}
-			assert.InDelta(t, 100, after, 20, "the rate again")
+			assert.InDelta(t, 100, after, 10, "the rate again")
 		})
 	}
 }

@@ -33,6 +33,7 @@ type lim struct {
 	// second.
 	burst, interval, tol int64
 	perSec               float64
+	span                 int64 // how long one Redis hash holds the bucket's state (see spans)
 }
 
 // limitsOf returns p's limits as the store decides them, or an error
@@ -65,8 +66,8 @@ func limitsOf(p *core.Policy) ([]lim, error) {
 			return nil, fmt.Errorf("localfirst: policy %q: limit %q: %T cannot be synced by this store: %s (see the package documentation; use the Redis store for it): %w", p.Name(), l.Name, a, unsyncable(a), core.ErrInvalidConfig)
 		}
 		if m.kind.bucket() {
-			if m.tol > int64(bucketSpan) {
-				return nil, fmt.Errorf("localfirst: policy %q: limit %q: its burst refills in %v, longer than the %v a key's shared state is kept between rounds (see the package documentation; use the Redis store for it): %w", p.Name(), l.Name, time.Duration(m.tol), bucketSpan, core.ErrInvalidConfig)
+			if m.span = spanOf(m.tol); m.span == 0 {
+				return nil, fmt.Errorf("localfirst: policy %q: limit %q: its burst refills in %v, longer than the %v a key's shared state is kept between rounds (see the package documentation; use the Redis store for it): %w", p.Name(), l.Name, time.Duration(m.tol), spans[len(spans)-1], core.ErrInvalidConfig)
 			}
 			m.at = buckets
 			buckets++
@@ -108,13 +109,13 @@ func shape(p *core.Policy, ls []lim) [sha256.Size]byte {
 }
 
 // sameShape reports whether ls decides on the state of old: the same
-// kinds in the same order, the same windows.
+// kinds in the same order, the same windows, the same bucket spans.
 func sameShape(old, ls []lim) bool {
 	if len(old) != len(ls) {
 		return false
 	}
 	for i := range ls {
-		if old[i].kind != ls[i].kind || old[i].window != ls[i].window || old[i].at != ls[i].at {
+		if old[i].kind != ls[i].kind || old[i].window != ls[i].window || old[i].at != ls[i].at || old[i].span != ls[i].span {
 			return false
 		}
 	}

@@ -14,7 +14,7 @@ import (
 // TestBindRefusesUnsyncable: every algorithm whose state is neither a
 // count per window nor a bucket is refused at Bind (and by Supports) with
 // an error that wraps core.ErrInvalidConfig and says why, and so is a
-// bucket whose burst refills in more than a minute; window counters and
+// bucket whose burst refills in more than a day; window counters and
 // buckets are accepted.
 func TestBindRefusesUnsyncable(t *testing.T) {
 	client := redis.NewClient(&redis.Options{Addr: "127.0.0.1:1"}) // Bind never calls Redis
@@ -26,8 +26,8 @@ func TestBindRefusesUnsyncable(t *testing.T) {
 		alg  core.Algorithm
 		why  string // a part of the error
 	}{
-		{"slow GCRA", core.GCRA{Rate: core.PerMinute(10), Burst: 11}, "refills in 1m6s"},
-		{"slow TokenBucket", core.TokenBucket{Rate: core.PerHour(100)}, "refills in 1h0m0s"},
+		{"slow GCRA", core.GCRA{Rate: core.PerHour(10), Burst: 250}, "refills in 25h0m0s"},
+		{"slow TokenBucket", core.TokenBucket{Rate: core.Per(100, 48*time.Hour)}, "refills in 48h0m0s"},
 		{"LeakyBucket", core.LeakyBucket{Rate: core.PerSecond(10), Capacity: 5}, "one queue"},
 		{"SlidingLog", core.SlidingLog{Quota: 5, Window: time.Second}, "timestamp"},
 		{"Hybrid", core.Hybrid{Quota: 5, Window: time.Minute}, "order of events"},

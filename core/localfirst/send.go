@@ -34,8 +34,7 @@ func (s *Store) send(ctx context.Context, now int64, items []item) (reps []reply
 	if len(items) == 0 {
 		return reps, bad, nil
 	}
-	span := int64(bucketSpan)
-	head := []any{s.id, now / 1e6, now - spanIndex(now, span)*span, span, s.life() / 1e6, s.horizon() / 1e6}
+	head := []any{s.id, now / 1e6, s.life() / 1e6, s.horizon() / 1e6}
 	groups := map[string][]int{}
 	var tags []string
 	for i := range items {
@@ -50,7 +49,7 @@ func (s *Store) send(ctx context.Context, now int64, items []item) (reps []reply
 		g := groups[tag]
 		for len(g) > 0 {
 			n := min(len(g), s.opts.MaxBatch)
-			calls = append(calls, s.callOf(items, g[:n], head))
+			calls = append(calls, s.callOf(items, g[:n], now, head))
 			g = g[n:]
 		}
 	}
@@ -94,9 +93,10 @@ func (s *Store) send(ctx context.Context, now int64, items []item) (reps []reply
 	return reps, bad, err
 }
 
-// callOf returns the call of items idx: its hashes, and after head the
-// twelve arguments of each item (see sync.lua).
-func (s *Store) callOf(items []item, idx []int, head []any) *call {
+// callOf returns the call of items idx in the round that began at now:
+// its hashes, and after head the fourteen arguments of each item (see
+// sync.lua).
+func (s *Store) callOf(items []item, idx []int, now int64, head []any) *call {
 	c := &call{idx: idx, args: append([]any(nil), head...)}
 	at := map[string]int{}
 	key := func(h string) int {
@@ -113,12 +113,16 @@ func (s *Store) callOf(items []item, idx []int, head []any) *call {
 	for _, j := range idx {
 		it := &items[j]
 		var q1, q2 any = 0, 0
-		if l := &it.ls[it.li]; l.kind == kindGCRA {
-			q1, q2 = l.interval, l.tol
-		} else if l.kind == kindToken {
-			q1, q2 = l.burst, strconv.FormatFloat(l.perSec/float64(time.Second), 'g', -1, 64)
+		var span, rel int64
+		if l := &it.ls[it.li]; l.kind.bucket() {
+			span, rel = l.span, now-it.idx*l.span
+			if l.kind == kindGCRA {
+				q1, q2 = l.interval, l.tol
+			} else {
+				q1, q2 = l.burst, strconv.FormatFloat(l.perSec/float64(time.Second), 'g', -1, 64)
+			}
 		}
-		c.args = append(c.args, string(it.kind), key(it.hash), key(it.prev), it.e.field, it.ttl, it.push, it.x1, it.x2, it.x3, it.x4, q1, q2)
+		c.args = append(c.args, string(it.kind), key(it.hash), key(it.prev), it.e.field, it.ttl, it.push, it.x1, it.x2, it.x3, it.x4, q1, q2, span, rel)
 	}
 	return c
 }

@@ -14,8 +14,9 @@ import (
 // item is one limit of one key in a round: a window counter, or a bucket.
 type item struct {
 	e    *entry
-	ls   []lim // the limits the round syncs with
-	li   int   // the limit's index
+	ls   []lim  // the limits the round syncs with
+	ver  uint64 // a bucket's: their version
+	li   int    // the limit's index
 	kind byte  // 'w', 'g' or 't' (see sync.lua)
 	s    *slot // window: the slot its count goes back to; nil for a window that no longer counts: push only
 	idx  int64 // window: the slot's window
@@ -61,13 +62,13 @@ func (k *keyset) prefix(tag string) string {
 }
 
 // windowHash is the hash of limit i's window idx; bucketHash the hash of
-// limit i's span j.
+// limit i's span j (of span ns).
 func (k *keyset) windowHash(tag string, i int, idx int64) string {
 	return k.prefix(tag) + "w" + strconv.Itoa(i) + ":" + strconv.FormatInt(idx, 10)
 }
 
-func (k *keyset) bucketHash(tag string, i int, j int64) string {
-	return k.prefix(tag) + "b" + strconv.Itoa(i) + ":" + strconv.FormatInt(j, 10)
+func (k *keyset) bucketHash(tag string, i int, span, j int64) string {
+	return k.prefix(tag) + "b" + strconv.Itoa(i) + "s" + strconv.FormatInt(span/1e9, 10) + ":" + strconv.FormatInt(j, 10)
 }
 
 // Sync runs one round: for every key with something to sync — units to
@@ -96,7 +97,7 @@ func (s *Store) Sync(ctx context.Context) error {
 	var items []item
 	var entries []*entry
 	for _, k := range keysets {
-		ls := *k.lims.Load()
+		ls := k.lims.Load()
 		for i := range k.shards {
 			sh := &k.shards[i]
 			sh.mu.Lock()
@@ -105,7 +106,6 @@ func (s *Store) Sync(ctx context.Context) error {
 		}
 	}
 	reps, bad, err := s.send(ctx, now, items)
-	start := spanIndex(now, int64(bucketSpan)) * int64(bucketSpan)
 	for i := range items {
 		it := &items[i]
 		sh := it.e.sh
@@ -117,14 +117,14 @@ func (s *Store) Sync(ctx context.Context) error {
 					it.s.delta += it.push
 				} else {
 					r := &reps[i]
-					it.s.global, it.s.nodes, it.s.claims, it.s.div = r.n[0], r.n[1], r.n[2], r.n[3]
+					it.s.global, it.s.nodes, it.s.claims, it.s.div, it.s.claim = r.n[0], r.n[1], r.n[2], r.n[3], r.n[4]
 					if it.x1 < 0 {
 						it.s.div = 0
 					}
 				}
 			}
 		} else {
-			s.leased(it, &reps[i], bad[i], now, start)
+			s.leased(it, &reps[i], bad[i], now)
 		}
 		if bad[i] {
 			it.e.failed = true
@@ -134,7 +134,7 @@ func (s *Store) Sync(ctx context.Context) error {
 	for _, e := range entries {
 		e.sh.mu.Lock()
 		if !e.failed {
-			e.okRound, e.okAt = round, now
+			e.okRound, e.okAt, e.ver = round, now, e.readVer
 		}
 		e.retry = e.failed
 		e.failed = false
@@ -150,9 +150,10 @@ func (s *Store) Sync(ctx context.Context) error {
 }
 
 // leased applies a bucket item's reply (bad: its call failed) at the end
-// of the round that began at now, in the span that began at start.
-func (s *Store) leased(it *item, r *reply, bad bool, now, start int64) {
+// of the round that began at now.
+func (s *Store) leased(it *item, r *reply, bad bool, now int64) {
 	l := &it.ls[it.li]
+	start := it.idx * l.span
 	b := &it.e.bs[l.at]
 	b.inflight -= it.push
 	b.frozen -= it.x1 // given back, or lost with the call: never given back twice
@@ -164,7 +165,7 @@ func (s *Store) leased(it *item, r *reply, bad bool, now, start int64) {
 		// The former lease's leftover is given back by the next round;
 		// the new lease is spent from now on.
 		b.frozen += max(b.credit, 0)
-		b.credit, b.exp, b.until = r.n[2], 0, start+r.n[4]
+		b.credit, b.exp, b.until, b.ver = r.n[2], 0, start+r.n[4], it.ver
 		if b.credit > 0 {
 			b.exp = now + s.life()
 		}
@@ -218,7 +219,8 @@ func (k *keyset) due(e *entry, ls []lim, now int64) bool {
 // nothing left to sync or decide on: every window ended, every bucket
 // refilled, nothing to push or give back (evicted and reset entries once
 // their units are pushed).
-func (k *keyset) collect(sh *shard, ls []lim, now int64, keep []*entry, items *[]item, entries *[]*entry) []*entry {
+func (k *keyset) collect(sh *shard, lims *limits, now int64, keep []*entry, items *[]item, entries *[]*entry) []*entry {
+	ls := lims.ls
 	for _, e := range sh.list {
 		e.sh = sh
 		read := !e.gone && (e.want || e.retry || e.confirm || k.due(e, ls, now))
@@ -227,13 +229,14 @@ func (k *keyset) collect(sh *shard, ls []lim, now int64, keep []*entry, items *[
 		live := false
 		for i := range ls {
 			if ls[i].kind.bucket() {
-				live = k.collectBucket(e, ls, i, now, read, items) || live
+				live = k.collectBucket(e, lims, i, now, read, items) || live
 			} else {
 				live = k.collectWindow(e, ls, i, now, read, items) || live
 			}
 		}
 		if read {
 			e.failed = false
+			e.readVer = lims.ver
 			*entries = append(*entries, e)
 			for _, it := range (*items)[n0:] {
 				// What the other nodes pushed in this round reaches this
@@ -261,7 +264,8 @@ func (k *keyset) add(e *entry, ls []lim, it item, items *[]item) {
 	if it.kind == 'w' {
 		it.hash = k.windowHash(e.tag, it.li, it.idx)
 	} else {
-		it.hash, it.prev = k.bucketHash(e.tag, it.li, it.idx), k.bucketHash(e.tag, it.li, it.idx-1)
+		span := ls[it.li].span
+		it.hash, it.prev = k.bucketHash(e.tag, it.li, span, it.idx), k.bucketHash(e.tag, it.li, span, it.idx-1)
 	}
 	*items = append(*items, it)
 }
@@ -323,25 +327,30 @@ func (k *keyset) collectWindow(e *entry, ls []lim, i int, now int64, read bool, 
 
 // collectBucket appends, when read, the item of e's bucket limit i: what
 // it pushes and gives back (an idle or expired lease among it), and the
-// lease it asks for: twice what the takes since the last round asked, when
-// they spent the lease or found the share short, else none. It reports
+// lease it asks for: its part of what remains when a take since the last
+// round was denied, else twice what the takes asked when they spent the
+// lease, else none. It reports
 // whether the bucket holds anything.
-func (k *keyset) collectBucket(e *entry, ls []lim, i int, now int64, read bool, items *[]item) (live bool) {
+func (k *keyset) collectBucket(e *entry, lims *limits, i int, now int64, read bool, items *[]item) (live bool) {
+	ls := lims.ls
 	l := &ls[i]
 	b := &e.bs[l.at]
 	live = !l.recovered(b, now)
 	if !read {
 		return live
 	}
-	span := spanIndex(now, int64(bucketSpan))
-	it := item{li: i, kind: 't', idx: span, ttl: ((span+2)*int64(bucketSpan) - now + k.s.slack()) / 1e6, x4: b.sharers}
+	j := spanIndex(now, l.span)
+	it := item{li: i, kind: 't', idx: j, ttl: ((j+2)*l.span - now + k.s.slack()) / 1e6, x4: b.sharers, ver: lims.ver}
 	if l.kind == kindGCRA {
 		it.kind = 'g'
 	}
 	if it.x4 == 0 {
 		it.x4 = int64(k.s.opts.Nodes)
 	}
-	if b.short || b.used > 0 {
+	switch {
+	case b.short:
+		it.x3 = 1 << 50 // its part of what remains
+	case b.used > 0:
 		it.x3 = max(2*b.asked, 1)
 	}
 	if b.credit > 0 && (it.x3 == 0 || now >= b.exp) {
@@ -349,7 +358,7 @@ func (k *keyset) collectBucket(e *entry, ls []lim, i int, now int64, read bool, 
 		b.credit, b.exp = 0, 0
 	}
 	if b.frozen > 0 {
-		it.x1, it.x2 = b.frozen, b.until-span*int64(bucketSpan)
+		it.x1, it.x2 = b.frozen, max(b.until-j*l.span, -l.span)
 	}
 	it.push = b.unconf
 	b.inflight += b.unconf

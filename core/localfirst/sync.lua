@@ -9,15 +9,14 @@
 -- and one PEXPIRE (more only beyond 4,000 fields), whatever the number of
 -- keys: the work per key is in the script.
 --
--- ARGV[1] is the node's id, ARGV[2] its clock in ms, ARGV[3] its clock in
--- ns since the start of the current bucket span, ARGV[4] a span's length in
--- ns, ARGV[5] how long a claim or lease lives in ms, ARGV[6] how long a
--- node that synced a bucket counts as sharing it, in ms. Then 12 values
--- per item:
+-- ARGV[1] is the node's id, ARGV[2] its clock in ms, ARGV[3] how long a
+-- claim or lease lives in ms, ARGV[4] how long a node that synced a bucket
+-- counts as sharing it, in ms. Then 14 values per item:
 --   kind ('w' a window, 'g' a GCRA, 't' a token bucket), the item's hash
 --   (index in KEYS), the previous span's hash for a bucket (0 for none),
 --   the field, the TTL set on the item's hash in ms, what the node pushes,
---   four numbers x1..x4 and two parameters q1, q2:
+--   four numbers x1..x4, two parameters q1, q2, and for a bucket its span
+--   in ns and the node's clock in ns since the span's start:
 --   window: x1 the room (the limit less what the previous window still
 --     weighs; −1 claims nothing), x2 the node's guess of the nodes sharing
 --     the key.
@@ -31,7 +30,7 @@
 -- node registered in the window, its own part of the total, its claim (−1:
 -- none). Returns, per window item: the total after the call (never below
 -- 0), the nodes registered, the other nodes' live claims, the divisor of
--- this node's claim, 0.
+-- this node's claim and the claim (−1: none).
 --
 -- Bucket value: {state, at, id, synced (ms), lease, lease end (ms), ...}:
 -- GCRA's TAT (ns since the span's start, of the hash it is in), or a token
@@ -41,9 +40,8 @@
 -- leased, the sharers (this node included), the lease's hold end (ns since
 -- the span's start).
 local id = ARGV[1]
-local nowms, now, span = tonumber(ARGV[2]), tonumber(ARGV[3]), tonumber(ARGV[4])
-local life, horizon = tonumber(ARGV[5]), tonumber(ARGV[6])
-local H, S, CHUNK = 6, 12, 4000
+local nowms, life, horizon = tonumber(ARGV[2]), tonumber(ARGV[3]), tonumber(ARGV[4])
+local H, S, CHUNK = 4, 14, 4000
 local n = (#ARGV - H) / S
 local floor, max, min, fmt = math.floor, math.max, math.min, string.format
 local pack, decode = cmsgpack.pack, cmsgpack.unpack
@@ -117,17 +115,18 @@ local function window(v, push, room, guess)
     a[mine + 1] = a[mine + 1] + push
   end
   a[1] = t
-  local div = 1
+  local div, claim = 1, -1
   if room >= 0 then
     div = max(1, max(guess, nodes) - holders)
-    a[mine + 2] = max(0, floor((room - t - others) / div))
+    claim = max(0, floor((room - t - others) / div))
+    a[mine + 2] = claim
     a[mine + 3] = nowms
   end
-  return changed and pack(a) or nil, t, nodes, others, div
+  return changed and pack(a) or nil, t, nodes, others, div, claim
 end
 
 -- A bucket: give back, push, register, lease.
-local function bucket(gcra, v, shift, push, ret, untl, want, guess, q1, q2)
+local function bucket(gcra, v, now, shift, push, ret, untl, want, guess, q1, q2)
   local a = v and decode(v) or nil
   local x, at
   if gcra then
@@ -209,18 +208,18 @@ for i = 1, n do
   local v = got[h1][pos[2 * i - 1]]
   local o = 5 * (i - 1)
   if kind == 'w' then
-    local w, t, nodes, others, div = window(v, push, x1, x2)
+    local w, t, nodes, others, div, claim = window(v, push, x1, x2)
     if w then
       put(h1, f, w, ttl)
     end
-    out[o + 1], out[o + 2], out[o + 3], out[o + 4], out[o + 5] = t, nodes, others, div, 0
+    out[o + 1], out[o + 2], out[o + 3], out[o + 4], out[o + 5] = t, nodes, others, div, claim
   else
     local shift = 0
     if not v and h2 > 0 then
       v = got[h2][pos[2 * i]]
-      shift = span
+      shift = tonumber(ARGV[b + 13])
     end
-    local w, pre, at, lease, sharers, hold = bucket(kind == 'g', v, shift, push, x1, x2, x3, x4, tonumber(ARGV[b + 11]), tonumber(ARGV[b + 12]))
+    local w, pre, at, lease, sharers, hold = bucket(kind == 'g', v, tonumber(ARGV[b + 14]), shift, push, x1, x2, x3, x4, tonumber(ARGV[b + 11]), tonumber(ARGV[b + 12]))
     put(h1, f, w, ttl)
     out[o + 1], out[o + 2], out[o + 3], out[o + 4], out[o + 5] = fmt('%.17g', pre), floor(at), lease, sharers, floor(hold)
   end

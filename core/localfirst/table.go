@@ -21,15 +21,24 @@ type keyset struct {
 	fp     [sha256.Size]byte // the policy's shape (see shape): its Redis keys
 	seed   maphash.Seed
 	shards []shard
-	per    int                   // keys per shard
-	lims   atomic.Pointer[[]lim] // the limits the rounds use: the latest table's
+	per    int                    // keys per shard
+	lims   atomic.Pointer[limits] // the limits the rounds use: the latest table's
+	vers   atomic.Uint64          // the tables Rebind made
+}
+
+// limits are the limits of one table of a keyset, and its version: 0 for
+// the table Bind made, n for the nth Rebind.
+type limits struct {
+	ls  []lim
+	ver uint64
 }
 
 // table decides one policy on a keyset; see store.Table.
 type table struct {
-	k  *keyset
-	p  *core.Policy
-	ls []lim
+	k   *keyset
+	p   *core.Policy
+	ls  []lim
+	ver uint64
 }
 
 // shard is one locked part of a keyset: the entries by the key's hash (a
@@ -79,6 +88,9 @@ type entry struct {
 	// store's clock).
 	okRound uint64
 	okAt    int64
+	// ver is the version of the limits (see limits) the last read claimed
+	// under, readVer that of the round in progress.
+	ver, readVer uint64
 	want    bool // a decision asks the next round to read the key (see table.decide)
 	confirm bool // the last round pushed the key's units: the next one reads it again
 	failed  bool // a call of the round in progress failed
@@ -107,7 +119,7 @@ func newKeyset(s *Store, p *core.Policy, ls []lim) *keyset {
 	for i := range k.shards {
 		k.shards[i].m = map[uint64]*entry{}
 	}
-	k.lims.Store(&ls)
+	k.lims.Store(&limits{ls: ls})
 	return k
 }
 
@@ -119,7 +131,8 @@ func (k *keyset) shard(key string) (*shard, uint64) {
 
 // Rebind returns a table deciding p on t's keys (see core.Rebinder): every
 // count, lease and share is kept, and read under p's limits from the next
-// decision on; the rounds sync with p's limits from then on. p must have
+// decision on (a lease granted under other limits is cut to the node's
+// share of the new burst); the rounds sync with p's limits from then on. p must have
 // t's shape: the same limits (by kind and, for windows, window) in the
 // same order; core.Limiter.SetPolicy checks the rest.
 func (t *table) Rebind(p *core.Policy) (store.Table, error) {
@@ -128,10 +141,11 @@ func (t *table) Rebind(p *core.Policy) (store.Table, error) {
 		return nil, fmt.Errorf("%w: %w", err, core.ErrPolicyChange)
 	}
 	if !sameShape(t.ls, ls) || shape(p, ls) != t.k.fp {
-		return nil, fmt.Errorf("localfirst: policy %q: the limits' kinds or windows changed: %w", p.Name(), core.ErrPolicyChange)
+		return nil, fmt.Errorf("localfirst: policy %q: the limits' kinds, windows, or (for a bucket) the span its refill time fits in changed: %w", p.Name(), core.ErrPolicyChange)
 	}
-	t.k.lims.Store(&ls)
-	return &table{k: t.k, p: p, ls: ls}, nil
+	ver := t.k.vers.Add(1)
+	t.k.lims.Store(&limits{ls: ls, ver: ver})
+	return &table{k: t.k, p: p, ls: ls, ver: ver}, nil
 }
 
 // Do applies req in memory; see store.Table. Only OpReset waits for Redis.
@@ -202,8 +216,8 @@ func (t *table) decide(e *entry, req store.Request, locked bool, d *store.Decisi
 		} else {
 			var v view
 			l.look(&v, e.ws[l.at:l.at+2], req.Now, e.newest[i])
-			div, claims := t.share(e, &v, req.Now, stale)
-			d.Outcomes[i], short[i] = l.decide(&v, req.Now, req.Cost, div, claims, period)
+			div, claims, cap := t.share(e, &v, req.Now, stale)
+			d.Outcomes[i], short[i] = l.decide(&v, req.Now, req.Cost, div, claims, cap, period)
 			idx[i] = v.idx
 			if take && !d.Outcomes[i].Allowed {
 				e.want = true
@@ -216,8 +230,8 @@ func (t *table) decide(e *entry, req store.Request, locked bool, d *store.Decisi
 		l := &t.ls[i]
 		if l.kind.bucket() {
 			b := &e.bs[l.at]
-			if take {
-				b.ask(req.Cost, d.Taken, short[i])
+			if take && req.Cost <= l.burst {
+				b.ask(req.Cost, d.Taken)
 			}
 			switch {
 			case d.Taken:
@@ -237,27 +251,34 @@ func (t *table) decide(e *entry, req store.Request, locked bool, d *store.Decisi
 			// Nothing is taken: report this limit's state as it stands.
 			var v view
 			l.look(&v, e.ws[l.at:l.at+2], req.Now, e.newest[i])
-			d.Outcomes[i], _ = l.decide(&v, req.Now, 0, 0, 0, 0)
+			d.Outcomes[i], _ = l.decide(&v, req.Now, 0, 0, 0, -1, 0)
 		}
 	}
 }
 
-// share returns the divisor of what a node knows remains of a window and
-// the other nodes' claims to deduct (see the package documentation): while
-// this node's claim on the window, made by the last round that read it,
-// lives, the claim's divisor and the others' claims; else, with no claim
-// deducted, Nodes when the view is stale or no node was seen registered in
-// the previous window, and otherwise the most nodes seen registered in it
-// or the current one.
-func (t *table) share(e *entry, v *view, now int64, stale bool) (div, claims int64) {
+// share returns the divisor of what a node knows remains of a window, the
+// other nodes' claims to deduct and a cap (−1: none) on what the node
+// holds unconfirmed (see the package documentation): while this node's
+// claim on the window, made by the last round that read it, lives, the
+// claim's divisor and the others' claims (with the claim as made for a
+// cap when the limits changed since: a raised limit is not handed whole
+// to every node holding a claim); else, with no claim deducted, Nodes
+// when the view is stale or no node was seen registered in the previous
+// window, and otherwise the most nodes seen registered in it or the
+// current one.
+func (t *table) share(e *entry, v *view, now int64, stale bool) (div, claims, cap int64) {
 	n := int64(t.k.s.opts.Nodes)
 	switch {
 	case v.div > 0 && now-e.okAt < t.k.s.life():
-		return v.div, v.claims
+		cap = -1
+		if e.ver != t.ver {
+			cap = v.claim
+		}
+		return v.div, v.claims, cap
 	case stale:
-		return max(n, v.others+1), 0
+		return max(n, v.others+1), 0, -1
 	}
-	return t.k.s.guess(v), 0
+	return t.k.s.guess(v), 0, -1
 }
 
 // guess is how many nodes share the key, from the windows read: Nodes
@@ -364,9 +385,9 @@ func (t *table) reset(ctx context.Context, req store.Request) error {
 	for i := range t.ls {
 		l := &t.ls[i]
 		if l.kind.bucket() {
-			j := spanIndex(req.Now, int64(bucketSpan))
+			j := spanIndex(req.Now, l.span)
 			for d := int64(-1); d <= 0; d++ {
-				pipe.HDel(ctx, t.k.bucketHash(tag, i, j+d), field)
+				pipe.HDel(ctx, t.k.bucketHash(tag, i, l.span, j+d), field)
 			}
 			continue
 		}

@@ -17,9 +17,9 @@ type slot struct {
 	own                          int64 // what this node admitted in the window, less refunds
 	// At the last read of the window's counter: nodes is how many nodes
 	// were registered in it (this one included), claims what the other
-	// nodes' live claims held, and div the divisor of this node's claim
-	// (0: no claim made).
-	nodes, claims, div int64
+	// nodes' live claims held, div the divisor of this node's claim (0: no
+	// claim made) and claim the claim.
+	nodes, claims, div, claim int64
 }
 
 func (s *slot) count() int64 { return max(s.global+s.inflight+s.delta, 0) }
@@ -63,6 +63,7 @@ type view struct {
 	unconf     int64 // this node's unconfirmed units in the current window
 	claims     int64 // the other nodes' claims on the current window
 	div        int64 // the divisor of this node's claim on it, 0 if none
+	claim      int64 // this node's claim on it, as made
 	// others is the most other nodes seen registered in the current or
 	// the previous window; -1 when none was seen in the previous one (no
 	// evidence of how many nodes share the key).
@@ -89,7 +90,7 @@ func (c *lim) look(v *view, ws []slot, now, newest int64) {
 	}
 	if s := at(ws, idx, false); s != nil {
 		v.curr, v.currG, v.unconf = min(s.count(), c.limit), min(s.global, c.limit), s.unconfirmed()
-		v.claims, v.div = s.claims, s.div
+		v.claims, v.div, v.claim = s.claims, s.div, s.claim
 		if v.others >= 0 && s.nodes > 0 {
 			v.others = max(v.others, s.nodes-1)
 		}
@@ -123,9 +124,9 @@ func (c *lim) sw() slidingwindow.Counter {
 // node may also hold no more unconfirmed units in the window than
 // ⌊(room − confirmed count − claims) / div⌋, its share of what it knows
 // remains (claims: the other nodes' live claims, when this node's own is
-// live); a denial by that share alone is retried after retry. div 0 checks
-// the limit alone.
-func (c *lim) decide(v *view, now, cost, div, claims, retry int64) (store.Outcome, bool) {
+// live), and no more than cap when cap ≥ 0; a denial by that share alone
+// is retried after retry. div 0 checks the limit alone.
+func (c *lim) decide(v *view, now, cost, div, claims, cap, retry int64) (store.Outcome, bool) {
 	sliding := c.kind == kindSliding
 	start := v.idx * c.window
 	end := start + c.window
@@ -137,6 +138,9 @@ func (c *lim) decide(v *view, now, cost, div, claims, retry int64) (store.Outcom
 	shareOK := true
 	if div > 0 && cost > 0 {
 		share := (c.room(v) - v.currG - claims) / div
+		if cap >= 0 {
+			share = min(share, cap)
+		}
 		shareOK = v.unconf+cost <= share
 	}
 	if cost <= avail && shareOK {
