@@ -17,9 +17,9 @@ type item struct {
 	ls   []lim  // the limits the round syncs with
 	ver  uint64 // a bucket's: their version
 	li   int    // the limit's index
-	kind byte  // 'w', 'g' or 't' (see sync.lua)
-	s    *slot // window: the slot its count goes back to; nil for a window that no longer counts: push only
-	idx  int64 // window: the slot's window
+	kind byte   // 'w', 'g' or 't' (see sync.lua)
+	s    *slot  // window: the slot its count goes back to; nil for a window that no longer counts: push only
+	idx  int64  // window: the slot's window
 	// hash is the item's Redis hash, prev the previous span's for a
 	// bucket ("" for a window).
 	hash, prev string

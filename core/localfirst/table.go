@@ -91,11 +91,11 @@ type entry struct {
 	// ver is the version of the limits (see limits) the last read claimed
 	// under, readVer that of the round in progress.
 	ver, readVer uint64
-	want    bool // a decision asks the next round to read the key (see table.decide)
-	confirm bool // the last round pushed the key's units: the next one reads it again
-	failed  bool // a call of the round in progress failed
-	retry   bool // a call of the last round that read it failed
-	gone    bool // evicted or reset: no longer in its shard's map
+	want         bool // a decision asks the next round to read the key (see table.decide)
+	confirm      bool // the last round pushed the key's units: the next one reads it again
+	failed       bool // a call of the round in progress failed
+	retry        bool // a call of the last round that read it failed
+	gone         bool // evicted or reset: no longer in its shard's map
 }
 
 // entry1 and entryB are entries of a policy of one window limit or one
