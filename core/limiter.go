@@ -188,7 +188,7 @@ func (l *Limiter) doOn(ctx context.Context, b *binding, req store.Request, epoch
 		*res = Result{}
 		return err
 	}
-	*res = b.policy.resultOf(&req, &d)
+	b.policy.resultOf(&req, &d, res)
 	if res.taken {
 		res.id, res.kh, res.owner = l.seq.Add(1), l.keyHash(req.Key), l
 	}

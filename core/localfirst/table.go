@@ -217,7 +217,7 @@ func (t *table) decide(e *entry, req store.Request, locked bool, d *store.Decisi
 			var v view
 			l.look(&v, e.ws[l.at:l.at+2], req.Now, e.newest[i])
 			div, claims, cap := t.share(e, &v, req.Now, stale)
-			d.Outcomes[i], short[i] = l.decide(&v, req.Now, req.Cost, div, claims, cap, period)
+			short[i] = l.decide(&d.Outcomes[i], &v, req.Now, req.Cost, div, claims, cap, period)
 			idx[i] = v.idx
 			if take && !d.Outcomes[i].Allowed {
 				e.want = true
@@ -251,7 +251,7 @@ func (t *table) decide(e *entry, req store.Request, locked bool, d *store.Decisi
 			// Nothing is taken: report this limit's state as it stands.
 			var v view
 			l.look(&v, e.ws[l.at:l.at+2], req.Now, e.newest[i])
-			d.Outcomes[i], _ = l.decide(&v, req.Now, 0, 0, 0, -1, 0)
+			l.decide(&d.Outcomes[i], &v, req.Now, 0, 0, 0, -1, 0)
 		}
 	}
 }

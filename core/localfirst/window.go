@@ -119,14 +119,14 @@ func (c *lim) sw() slidingwindow.Counter {
 	return slidingwindow.Counter{Limit: c.limit, Window: c.window}
 }
 
-// decide returns the outcome of taking cost on v (cost 0 reports the state
-// as it stands), and whether the share alone denied it. With div ≥ 1 the
+// decide writes into o the outcome of taking cost on v (cost 0 reports the
+// state as it stands), and returns whether the share alone denied it. With div ≥ 1 the
 // node may also hold no more unconfirmed units in the window than
 // ⌊(room − confirmed count − claims) / div⌋, its share of what it knows
 // remains (claims: the other nodes' live claims, when this node's own is
 // live), and no more than cap when cap ≥ 0; a denial by that share alone
 // is retried after retry. div 0 checks the limit alone.
-func (c *lim) decide(v *view, now, cost, div, claims, cap, retry int64) (store.Outcome, bool) {
+func (c *lim) decide(o *store.Outcome, v *view, now, cost, div, claims, cap, retry int64) bool {
 	sliding := c.kind == kindSliding
 	start := v.idx * c.window
 	end := start + c.window
@@ -144,9 +144,10 @@ func (c *lim) decide(v *view, now, cost, div, claims, cap, retry int64) (store.O
 		shareOK = v.unconf+cost <= share
 	}
 	if cost <= avail && shareOK {
-		return store.Outcome{Allowed: true, Remaining: avail - cost, ResetAfter: time.Duration(reset)}, false
+		*o = store.Outcome{Allowed: true, Remaining: avail - cost, ResetAfter: time.Duration(reset)}
+		return false
 	}
-	o := store.Outcome{Remaining: max(avail, 0)}
+	*o = store.Outcome{Remaining: max(avail, 0)}
 	switch {
 	case !sliding && v.curr > 0:
 		o.ResetAfter = time.Duration(end - now)
@@ -166,7 +167,7 @@ func (c *lim) decide(v *view, now, cost, div, claims, cap, retry int64) (store.O
 	if cost <= avail {
 		// Denied by the share alone: the next round may refresh the view.
 		o.RetryAfter = time.Duration(retry)
-		return o, true
+		return true
 	}
-	return o, false
+	return false
 }
