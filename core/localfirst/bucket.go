@@ -36,20 +36,16 @@ type bucket struct {
 	// bucket: v holds the tokens (float64 bits), vl the instant they were
 	// counted at (0: a full bucket).
 	v, vl int64
-	// s and sl are the share: the same forms, for the bucket of 1/k of the
-	// burst and the rate that bounds what the node admits without a
-	// lease. Every unit the node admits is charged to it.
-	s, sl int64
-	k     int64 // the share's divisor, set by the last read (0: none yet: Nodes)
 	// credit is what is left of the live lease, which the node may spend
 	// until exp (the store's clock, ns; 0: no lease); ver is the version
 	// of the limits it was granted under (see limits).
 	credit, exp int64
 	ver         uint64
-	// frozen is what earlier leases left, given back by the next round;
-	// until is, in ns, the hold of the latest lease (its units are
-	// refilled by then: nothing is given back from then on).
-	frozen, until int64
+	// s and sl are the share: the same forms, for the bucket of 1/k of the
+	// burst and the rate that bounds what the node admits without a
+	// lease. Every unit the node admits is charged to it.
+	s, sl int64
+	k     int64 // the share's divisor, set by the last read (0: none yet: Nodes)
 	// unconf is what the node admitted without a lease and has not pushed;
 	// inflight what the round in progress pushes.
 	unconf, inflight int64
@@ -58,7 +54,11 @@ type bucket struct {
 	// the view fell short: a lease may serve the next ones).
 	asked, used int64
 	short       bool
-	sharers     int64 // the nodes sharing the key at the last read (0: none yet)
+	// frozen is what earlier leases left, given back by the next round;
+	// until is, in ns, the hold of the latest lease (its units are
+	// refilled by then: nothing is given back from then on).
+	frozen, until int64
+	sharers       int64 // the nodes sharing the key at the last read (0: none yet)
 }
 
 // ask records a take of cost, admitted or not.
@@ -71,19 +71,20 @@ func (b *bucket) ask(cost int64, taken bool) {
 // every interval ns, tol = burst·interval.
 type gcra struct{ interval, tol, burst int64 }
 
-// outcome is the outcome of taking cost (0: the state as it stands) from
-// the TAT tat at now, and the TAT after it.
-func (g gcra) outcome(tat, now, cost int64) (store.Outcome, int64) {
+// outcome writes into o the outcome of taking cost (0: the state as it
+// stands) from the TAT tat at now, and returns the TAT after it.
+func (g gcra) outcome(o *store.Outcome, tat, now, cost int64) int64 {
 	diff := max(tat, now) + cost*g.interval - now // meaningless if cost > burst
 	if cost > g.burst || diff > g.tol {
 		debt := max(tat-now, 0)
-		o := store.Outcome{Remaining: max(g.tol-debt, 0) / g.interval, ResetAfter: time.Duration(debt), RetryAfter: time.Duration(diff - g.tol)}
+		*o = store.Outcome{Remaining: max(g.tol-debt, 0) / g.interval, ResetAfter: time.Duration(debt), RetryAfter: time.Duration(diff - g.tol)}
 		if cost > g.burst {
 			o.RetryAfter = core.Never
 		}
-		return o, tat
+		return tat
 	}
-	return store.Outcome{Allowed: true, Remaining: (g.tol - diff) / g.interval, ResetAfter: time.Duration(diff)}, now + diff
+	*o = store.Outcome{Allowed: true, Remaining: (g.tol - diff) / g.interval, ResetAfter: time.Duration(diff)}
+	return now + diff
 }
 
 // tokens is a token bucket's arithmetic, x/time/rate's as core.TokenBucket
@@ -126,23 +127,24 @@ func (b tokens) whole(t float64) int64 {
 	return int64(min(t, b.burstF))
 }
 
-// outcome is the outcome of taking cost (0: the state as it stands) from
-// a bucket that held tok at last (0: full) at now, and the bucket after it
-// (tokens and instant). ResetAfter and RetryAfter are rounded up to a
-// nanosecond from the refill rate.
-func (b tokens) outcome(tok float64, last, now, cost int64) (store.Outcome, float64, int64) {
+// outcome writes into o the outcome of taking cost (0: the state as it
+// stands) from a bucket that held tok at last (0: full) at now, and
+// returns the bucket after it (tokens and instant). ResetAfter and
+// RetryAfter are rounded up to a nanosecond from the refill rate.
+func (b tokens) outcome(o *store.Outcome, tok float64, last, now, cost int64) (float64, int64) {
 	at := max(now, last)
 	have := b.have(tok, last, at)
 	full := func(t float64) time.Duration { return time.Duration(max(at+b.nsFor(b.burstF-t)-now, 0)) }
 	after := have - float64(cost)
 	if cost > b.burst || !b.admits(after) {
-		o := store.Outcome{Remaining: b.whole(have), ResetAfter: full(have), RetryAfter: core.Never}
+		*o = store.Outcome{Remaining: b.whole(have), ResetAfter: full(have), RetryAfter: core.Never}
 		if cost <= b.burst {
 			o.RetryAfter = time.Duration(max(at+b.nsFor(-after)-now, 1))
 		}
-		return o, tok, last
+		return tok, last
 	}
-	return store.Outcome{Allowed: true, Remaining: b.whole(after), ResetAfter: full(after)}, after, max(at, 1)
+	*o = store.Outcome{Allowed: true, Remaining: b.whole(after), ResetAfter: full(after)}
+	return after, max(at, 1)
 }
 
 // divisor is the share's divisor of b: what the last read set, Nodes
@@ -154,18 +156,21 @@ func (s *Store) divisor(b *bucket) int64 {
 	return int64(s.opts.Nodes)
 }
 
-// take returns the outcome of taking cost (0: the state as it stands)
-// from the bucket of 1/k of l stored in (x, xl), and the state after it.
-func (l *lim) take(x, xl, k, now, cost int64) (store.Outcome, int64, int64) {
+// take writes into o the outcome of taking cost (0: the state as it
+// stands) from the bucket of 1/k of l stored in (x, xl), and returns the
+// state after it.
+func (l *lim) take(o *store.Outcome, x, xl, k, now, cost int64) (int64, int64) {
 	if l.kind == kindGCRA {
+		if k == 1 {
+			return gcra{interval: l.interval, tol: l.tol, burst: l.burst}.outcome(o, x, now, cost), 0
+		}
 		b := l.burst / k
 		iv := l.interval * k
-		o, tat := gcra{interval: iv, tol: b * iv, burst: b}.outcome(x, now, cost)
-		return o, tat, 0
+		return gcra{interval: iv, tol: b * iv, burst: b}.outcome(o, x, now, cost), 0
 	}
 	b := l.burst / k
-	o, tok, last := tokens{burst: b, burstF: float64(b), perSec: l.perSec / float64(k)}.outcome(math.Float64frombits(uint64(x)), xl, now, cost)
-	return o, int64(math.Float64bits(tok)), last
+	tok, last := tokens{burst: b, burstF: float64(b), perSec: l.perSec / float64(k)}.outcome(o, math.Float64frombits(uint64(x)), xl, now, cost)
+	return int64(math.Float64bits(tok)), last
 }
 
 // charge takes cost from the bucket of 1/k of l stored in (x, xl)
@@ -182,19 +187,21 @@ func (l *lim) charge(x, xl, k, now, cost int64) (int64, int64) {
 
 // avail is the whole units the view holds at now.
 func (l *lim) avail(b *bucket, now int64) int64 {
-	o, _, _ := l.take(b.v, b.vl, 1, now, 0)
+	var o store.Outcome
+	l.take(&o, b.v, b.vl, 1, now, 0)
 	return o.Remaining
 }
 
-// peekBucket returns the outcome of taking cost (0: the state as it
+// peekBucket writes into o the outcome of taking cost (0: the state as it
 // stands) from b: the view must admit it, and the live lease hold it, or
-// without a live lease the share. lease reports that the lease would pay
-// for it, short a denial by the lease or the share alone (retried after a
-// SyncPeriod at most).
-func (t *table) peekBucket(l *lim, b *bucket, now, cost int64) (o store.Outcome, lease, short bool) {
-	o, _, _ = l.take(b.v, b.vl, 1, now, cost)
+// without a live lease the share. It returns the view after the take (nv,
+// nvl: see takeBucket), whether the lease would pay for it, and whether
+// the lease or the share alone denied it (retried after a SyncPeriod at
+// most).
+func (t *table) peekBucket(o *store.Outcome, l *lim, b *bucket, now, cost int64) (nv, nvl int64, lease, short bool) {
+	nv, nvl = l.take(o, b.v, b.vl, 1, now, cost)
 	if cost == 0 || !o.Allowed {
-		return o, false, false
+		return nv, nvl, false, false
 	}
 	retry := t.k.s.opts.SyncPeriod
 	if now < b.exp {
@@ -207,24 +214,26 @@ func (t *table) peekBucket(l *lim, b *bucket, now, cost int64) (o store.Outcome,
 			b.credit, b.ver = keep, t.ver
 		}
 		if b.credit >= cost {
-			return o, true, false
+			return nv, nvl, true, false
 		}
 	} else {
-		so, _, _ := l.take(b.s, b.sl, t.k.s.divisor(b), now, cost)
+		var so store.Outcome
+		l.take(&so, b.s, b.sl, t.k.s.divisor(b), now, cost)
 		if so.Allowed {
-			return o, false, false
+			return nv, nvl, false, false
 		}
 		retry = min(retry, so.RetryAfter)
 	}
-	o, _, _ = l.take(b.v, b.vl, 1, now, 0)
+	l.take(o, b.v, b.vl, 1, now, 0)
 	o.Allowed, o.RetryAfter = false, retry
-	return o, false, true
+	return b.v, b.vl, false, true
 }
 
-// takeBucket takes cost, which peekBucket admitted, from b: from the view,
-// the share and the lease (lease) or the units to push.
-func (t *table) takeBucket(l *lim, b *bucket, now, cost int64, lease bool) {
-	_, b.v, b.vl = l.take(b.v, b.vl, 1, now, cost)
+// takeBucket takes cost, which peekBucket admitted, from b: the view
+// becomes (nv, nvl), what peekBucket returned; the cost is charged to the
+// share, and paid by the lease (lease) or pushed at the next round.
+func (t *table) takeBucket(l *lim, b *bucket, now, cost, nv, nvl int64, lease bool) {
+	b.v, b.vl = nv, nvl
 	b.s, b.sl = l.charge(b.s, b.sl, t.k.s.divisor(b), now, cost)
 	if lease {
 		b.credit -= cost

@@ -71,31 +71,32 @@ func (sh *shard) drop(e *entry) {
 
 func (sh *shard) size() int { return len(sh.m) + len(sh.byKey) }
 
-// entry is one key's state on this node.
+// entry is one key's state on this node: what a decision reads first, then
+// what the rounds use.
 type entry struct {
-	key   string
-	h     uint64 // the key's hash
-	sh    *shard // set by the first round
-	field string // the key's field in Redis (a digest), set by the first round that sends it
-	tag   string // the key's hash tag, set with field
+	key string
+	h   uint64 // the key's hash
 	// ws holds two slots per window limit (by window parity), bs one
 	// bucket per bucket limit; newest is, per limit, the newest window a
 	// take was counted in.
-	ws     []slot
-	bs     []bucket
-	newest [core.MaxLimits]int64
+	ws []slot
+	bs []bucket
 	// okRound is the round that last read the entry back, at okAt (the
-	// store's clock).
+	// store's clock); ver is the version of the limits (see limits) it
+	// claimed under.
 	okRound uint64
 	okAt    int64
-	// ver is the version of the limits (see limits) the last read claimed
-	// under, readVer that of the round in progress.
-	ver, readVer uint64
-	want         bool // a decision asks the next round to read the key (see table.decide)
-	confirm      bool // the last round pushed the key's units: the next one reads it again
-	failed       bool // a call of the round in progress failed
-	retry        bool // a call of the last round that read it failed
-	gone         bool // evicted or reset: no longer in its shard's map
+	ver     uint64
+	want    bool // a decision asks the next round to read the key (see table.decide)
+	confirm bool // the last round pushed the key's units: the next one reads it again
+	failed  bool // a call of the round in progress failed
+	retry   bool // a call of the last round that read it failed
+	gone    bool // evicted or reset: no longer in its shard's map
+	newest  [core.MaxLimits]int64
+	sh      *shard // set by the first round
+	field   string // the key's field in Redis (a digest), set by the first round that sends it
+	tag     string // the key's hash tag, set with field
+	readVer uint64 // the version of the limits of the round in progress
 }
 
 // entry1 and entryB are entries of a policy of one window limit or one
@@ -203,20 +204,20 @@ func (t *table) stale(e *entry, now int64) bool {
 // round to read the key (a bucket counts its demand itself).
 func (t *table) decide(e *entry, req store.Request, locked bool, d *store.Decision) {
 	d.At = req.Now
-	stale := !locked || t.stale(e, req.Now)
 	period := int64(t.k.s.opts.SyncPeriod)
 	take := locked && req.Op == store.OpTake
 	var idx [store.MaxLimits]int64 // each window limit's window
 	var lease, short [store.MaxLimits]bool
+	var nv, nvl [store.MaxLimits]int64 // each bucket's view after the take
 	all := true
 	for i := range t.ls {
 		l := &t.ls[i]
 		if l.kind.bucket() {
-			d.Outcomes[i], lease[i], short[i] = t.peekBucket(l, &e.bs[l.at], req.Now, req.Cost)
+			nv[i], nvl[i], lease[i], short[i] = t.peekBucket(&d.Outcomes[i], l, &e.bs[l.at], req.Now, req.Cost)
 		} else {
 			var v view
 			l.look(&v, e.ws[l.at:l.at+2], req.Now, e.newest[i])
-			div, claims, cap := t.share(e, &v, req.Now, stale)
+			div, claims, cap := t.share(e, &v, req.Now, !locked || t.stale(e, req.Now))
 			short[i] = l.decide(&d.Outcomes[i], &v, req.Now, req.Cost, div, claims, cap, period)
 			idx[i] = v.idx
 			if take && !d.Outcomes[i].Allowed {
@@ -235,9 +236,9 @@ func (t *table) decide(e *entry, req store.Request, locked bool, d *store.Decisi
 			}
 			switch {
 			case d.Taken:
-				t.takeBucket(l, b, req.Now, req.Cost, lease[i])
+				t.takeBucket(l, b, req.Now, req.Cost, nv[i], nvl[i], lease[i])
 			case !all && d.Outcomes[i].Allowed:
-				d.Outcomes[i], _, _ = t.peekBucket(l, b, req.Now, 0)
+				t.peekBucket(&d.Outcomes[i], l, b, req.Now, 0)
 			}
 			continue
 		}
