@@ -264,23 +264,31 @@ func TestRefundReachesOtherNodes(t *testing.T) {
 }
 
 // TestEvictedUnitsArePushed: a key evicted from a full table still has its
-// units pushed at the next round.
+// units pushed at the next round, of a window and of a bucket.
 func TestEvictedUnitsArePushed(t *testing.T) {
 	_, client := startRedis(t)
-	clk := coretest.NewClock(t0)
-	p := core.MustPolicy("e", core.Limit{Name: "e", Algorithm: core.FixedWindow{Quota: 10, Window: time.Minute}})
-	small := newNodes(t, client, clk, p, 1, localfirst.Options{Prefix: "evict:", MaxKeys: 1})[0]
-	assert.Equal(t, 3, takeAll(t, small, "a", 3))
-	assert.Equal(t, 1, takeAll(t, small, "b", 1)) // evicts a
-	require.NoError(t, small.s.Sync(context.Background()))
-	other := newNodes(t, client, clk, p, 1, localfirst.Options{Prefix: "evict:"})[0]
-	_, err := other.l.Peek(context.Background(), "a", 1)
-	require.NoError(t, err)
-	assert.Equal(t, 1, takeAll(t, other, "a", 1))
-	require.NoError(t, other.s.Sync(context.Background()))
-	r, err := other.l.Peek(context.Background(), "a", 1)
-	require.NoError(t, err)
-	assert.Equal(t, int64(5), r.Remaining, "10 − (3 + 1), less the peek's unit")
+	for _, alg := range []core.Algorithm{
+		core.FixedWindow{Quota: 10, Window: time.Minute},
+		core.GCRA{Rate: core.PerMinute(10)},
+	} {
+		t.Run(fmt.Sprintf("%T", alg), func(t *testing.T) {
+			clk := coretest.NewClock(t0)
+			p := core.MustPolicy("e", core.Limit{Name: "e", Algorithm: alg})
+			prefix := fmt.Sprintf("evict:%T:", alg)
+			small := newNodes(t, client, clk, p, 1, localfirst.Options{Prefix: prefix, MaxKeys: 1})[0]
+			assert.Equal(t, 3, takeAll(t, small, "a", 3))
+			assert.Equal(t, 1, takeAll(t, small, "b", 1)) // evicts a
+			require.NoError(t, small.s.Sync(context.Background()))
+			other := newNodes(t, client, clk, p, 1, localfirst.Options{Prefix: prefix})[0]
+			_, err := other.l.Peek(context.Background(), "a", 1)
+			require.NoError(t, err)
+			assert.Equal(t, 1, takeAll(t, other, "a", 1))
+			require.NoError(t, other.s.Sync(context.Background()))
+			r, err := other.l.Peek(context.Background(), "a", 1)
+			require.NoError(t, err)
+			assert.Equal(t, int64(5), r.Remaining, "10 − (3 + 1), less the peek's unit")
+		})
+	}
 }
 
 // TestRunSyncsOnStop: Run ends with a round, so what a node admitted

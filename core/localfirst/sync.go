@@ -325,17 +325,23 @@ func (k *keyset) collectWindow(e *entry, ls []lim, i int, now int64, read bool, 
 	return live
 }
 
-// collectBucket appends, when read, the item of e's bucket limit i: what
-// it pushes and gives back (an idle or expired lease among it), and the
-// lease it asks for: its part of what remains when a take since the last
-// round was denied, else twice what the takes asked when they spent the
-// lease, else none. It reports
+// collectBucket appends, when read (or e is gone with something to push
+// or give back), the item of e's bucket limit i: what it pushes and gives
+// back (an idle or expired lease among it), and the lease it asks for: its
+// part of what remains when a take since the last round was denied, else
+// twice what the takes asked when they spent the lease, else none. It reports
 // whether the bucket holds anything.
 func (k *keyset) collectBucket(e *entry, lims *limits, i int, now int64, read bool, items *[]item) (live bool) {
 	ls := lims.ls
 	l := &ls[i]
 	b := &e.bs[l.at]
 	live = !l.recovered(b, now)
+	if e.gone {
+		// Evicted or reset: push what it admitted, give its lease back,
+		// lease nothing.
+		read = b.unconf != 0 || b.frozen > 0 || b.credit > 0
+		b.short, b.used = false, 0
+	}
 	if !read {
 		return live
 	}
