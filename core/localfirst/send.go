@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/redis/go-redis/v9"
@@ -35,10 +36,17 @@ func (s *Store) send(ctx context.Context, now int64, items []item) (reps []reply
 		return reps, bad, nil
 	}
 	head := []any{s.id, now / 1e6, s.life() / 1e6, s.horizon() / 1e6}
+	// A call's hashes must share a hash slot where the client spreads keys
+	// over servers (a Cluster, a Ring): one call per hash tag (a policy's
+	// bucket) there, and one for every tag on a single Redis.
 	groups := map[string][]int{}
 	var tags []string
 	for i := range items {
-		tag := items[i].e.tag
+		tag := ""
+		if !s.single {
+			h := items[i].hash
+			tag = h[:strings.IndexByte(h, '}')]
+		}
 		if groups[tag] == nil {
 			tags = append(tags, tag)
 		}
