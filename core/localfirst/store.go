@@ -39,10 +39,11 @@ const (
 type Options struct {
 	// Nodes is how many processes share the limits through this Redis:
 	// required, in [1, MaxNodes]. A node without a live claim on a window
-	// and without evidence of how many nodes share the key (during a Redis
-	// outage, say) holds at most 1/Nodes of what it knows remains; see the
-	// package documentation. Overstating it is safe (such a node grants
-	// less); understating it over-admits.
+	// or a live lease of a bucket, and without evidence of how many nodes
+	// share the key (a key new to it, a Redis outage), holds at most
+	// 1/Nodes of what it knows remains (of a bucket, 1/Nodes of its burst
+	// and rate too); see the package documentation. Overstating it is safe
+	// (such a node grants less); understating it over-admits.
 	Nodes int
 	// SyncPeriod is the time between two sync rounds of [Store.Run], in
 	// [MinSyncPeriod, MaxSyncPeriod]; 0 means DefaultSyncPeriod.
@@ -51,8 +52,9 @@ type Options struct {
 	// DefaultTimeout. It is the round's context deadline: a go-redis
 	// client enforces it on the connection only with
 	// ContextTimeoutEnabled (otherwise its ReadTimeout bounds the round).
-	// Decisions never wait for a round. A claim lives 2·SyncPeriod + Timeout: every node of
-	// a fleet must use the same SyncPeriod and Timeout.
+	// Decisions never wait for a round. A claim or a lease lives
+	// 2·SyncPeriod + Timeout: every node of a fleet must use the same
+	// SyncPeriod and Timeout.
 	Timeout time.Duration
 	// Prefix starts every Redis key; "" means "floodgate:lf:".
 	Prefix string
@@ -75,8 +77,8 @@ type Options struct {
 	Clock core.Clock
 }
 
-// Store decides in memory and syncs window counts through Redis: see the
-// package documentation. It is safe for concurrent use.
+// Store decides in memory and syncs window counts and buckets through
+// Redis: see the package documentation. It is safe for concurrent use.
 type Store struct {
 	client redis.UniversalClient
 	single bool // client is a *redis.Client: one hash tag for every key
