@@ -102,24 +102,18 @@ func (s *Store) send(ctx context.Context, now int64, items []item) (reps []reply
 }
 
 // callOf returns the call of items idx in the round that began at now:
-// its hashes, and after head the fourteen arguments of each item (see
-// sync.lua).
+// its hashes, and after head the values of each hash and the values of
+// each item (see sync.lua).
 func (s *Store) callOf(items []item, idx []int, now int64, head []any) *call {
-	c := &call{idx: idx, args: append([]any(nil), head...)}
+	c := &call{idx: idx}
 	at := map[string]int{}
-	key := func(h string) int {
-		if h == "" {
-			return 0
-		}
+	var hashes []any // five values per hash
+	key := func(it *item, h string) int {
 		if i, ok := at[h]; ok {
 			return i
 		}
 		c.keys = append(c.keys, h)
 		at[h] = len(c.keys)
-		return len(c.keys)
-	}
-	for _, j := range idx {
-		it := &items[j]
 		var q1, q2 any = 0, 0
 		var span, rel int64
 		if l := &it.ls[it.li]; l.kind.bucket() {
@@ -130,8 +124,19 @@ func (s *Store) callOf(items []item, idx []int, now int64, head []any) *call {
 				q1, q2 = l.burst, strconv.FormatFloat(l.perSec/float64(time.Second), 'g', -1, 64)
 			}
 		}
-		c.args = append(c.args, string(it.kind), key(it.hash), key(it.prev), it.e.field, it.ttl, it.push, it.x1, it.x2, it.x3, it.x4, q1, q2, span, rel)
+		hashes = append(hashes, it.ttl, q1, q2, span, rel)
+		return len(c.keys)
 	}
+	var args []any
+	for _, j := range idx {
+		it := &items[j]
+		if it.kind == 'w' {
+			args = append(args, "w", key(it, it.hash), it.e.field, it.push, it.x1, it.x2)
+			continue
+		}
+		args = append(args, string(it.kind), key(it, it.hash), key(it, it.prev), it.e.field, it.push, it.x1, it.x2, it.x3, it.x4)
+	}
+	c.args = append(append(append(make([]any, 0, len(head)+len(hashes)+len(args)), head...), hashes...), args...)
 	return c
 }
 
@@ -150,6 +155,9 @@ func parse(c *call, reps []reply) error {
 			switch v := got[5*k+m].(type) {
 			case int64:
 				r.n[m] = v
+				if m == 0 {
+					r.pre = float64(v)
+				}
 			case string:
 				f, err := strconv.ParseFloat(v, 64)
 				if err != nil {

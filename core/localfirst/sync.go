@@ -14,6 +14,7 @@ import (
 // item is one limit of one key in a round: a window counter, or a bucket.
 type item struct {
 	e    *entry
+	k    *keyset
 	ls   []lim  // the limits the round syncs with
 	ver  uint64 // a bucket's: their version
 	li   int    // the limit's index
@@ -105,6 +106,7 @@ func (s *Store) Sync(ctx context.Context) error {
 			sh.mu.Unlock()
 		}
 	}
+	name(items)
 	reps, bad, err := s.send(ctx, now, items)
 	for i := range items {
 		it := &items[i]
@@ -255,19 +257,50 @@ func (k *keyset) collect(sh *shard, lims *limits, now int64, keep []*entry, item
 	return keep
 }
 
-// add appends the item it of e, naming its hashes.
+// add appends the item it of e (named later: see name).
 func (k *keyset) add(e *entry, ls []lim, it item, items *[]item) {
-	if e.field == "" {
-		e.field, e.tag = k.field(e.key)
-	}
-	it.e, it.ls = e, ls
-	if it.kind == 'w' {
-		it.hash = k.windowHash(e.tag, it.li, it.idx)
-	} else {
-		span := ls[it.li].span
-		it.hash, it.prev = k.bucketHash(e.tag, it.li, span, it.idx), k.bucketHash(e.tag, it.li, span, it.idx-1)
-	}
+	it.e, it.ls, it.k = e, ls, k
 	*items = append(*items, it)
+}
+
+// hashKey names one Redis hash of a round: a keyset's hash tag, limit and
+// window or span.
+type hashKey struct {
+	k   *keyset
+	tag string
+	li  int
+	idx int64
+}
+
+// name sets the Redis names of the round's items — each key's field (a
+// digest, computed once per entry) and hashes (built once per round) —
+// outside the shards' locks: only rounds, one at a time, read and write
+// an entry's field and tag.
+func name(items []item) {
+	hashes := map[hashKey]string{}
+	hash := func(it *item, idx int64) string {
+		hk := hashKey{it.k, it.e.tag, it.li, idx}
+		h, ok := hashes[hk]
+		if !ok {
+			if it.kind == 'w' {
+				h = it.k.windowHash(it.e.tag, it.li, idx)
+			} else {
+				h = it.k.bucketHash(it.e.tag, it.li, it.ls[it.li].span, idx)
+			}
+			hashes[hk] = h
+		}
+		return h
+	}
+	for i := range items {
+		it := &items[i]
+		if it.e.field == "" {
+			it.e.field, it.e.tag = it.k.field(it.e.key)
+		}
+		it.hash = hash(it, it.idx)
+		if it.kind != 'w' {
+			it.prev = hash(it, it.idx-1)
+		}
+	}
 }
 
 // slack is what a Redis hash outlives its last use by.

@@ -11,43 +11,42 @@
 --
 -- ARGV[1] is the node's id, ARGV[2] its clock in ms, ARGV[3] how long a
 -- claim or lease lives in ms, ARGV[4] how long a node that synced a bucket
--- counts as sharing it, in ms. Then 14 values per item:
---   kind ('w' a window, 'g' a GCRA, 't' a token bucket), the item's hash
---   (index in KEYS), the previous span's hash for a bucket (0 for none),
---   the field, the TTL set on the item's hash in ms, what the node pushes,
---   four numbers x1..x4, two parameters q1, q2, and for a bucket its span
---   in ns and the node's clock in ns since the span's start:
---   window: x1 the room (the limit less what the previous window still
---     weighs; −1 claims nothing), x2 the node's guess of the nodes sharing
---     the key.
---   bucket: x1 units of former leases to give back, x2 the hold's end of
---     the latest (ns since the span's start), x3 the units the node would
---     lease (0: none), x4 its guess of the sharers; GCRA: q1 the emission
---     interval and q2 the tolerance, in ns; token bucket: q1 the burst, q2
---     the tokens per ns.
---
--- Window value: {total, id, part, claim, claimed at (ms), id, ...}: each
--- node registered in the window, its own part of the total, its claim (−1:
--- none). Returns, per window item: the total after the call (never below
+-- counts as sharing it, in ms. Then five values per hash of KEYS: the TTL
+-- set on it in ms, and for a bucket hash two parameters q1, q2 (GCRA: the
+-- emission interval and the tolerance, in ns; token bucket: the burst and
+-- the tokens per ns), the span in ns and the node's clock in ns since the
+-- span's start (0s for a window hash). Then the items:
+--   window: 'w', its hash (index in KEYS), the field, what the node
+--     pushes, the room (the limit less what the previous window still
+--     weighs; −1 claims nothing), the node's guess of the nodes sharing
+--     the key;
+--   bucket: 'g' (a GCRA) or 't' (a token bucket), its hash, the previous
+--     span's hash, the field, what the node pushes, units of former leases
+--     to give back, the hold's end of the latest (ns since the span's
+--     start), the units the node would lease (0: none), its guess of the
+--     sharers.
+
+-- Window value: {total, id, claim, claimed at (ms), id, ...}: each node
+-- registered in the window and its claim (−1: none). Returns, per window item: the total after the call (never below
 -- 0), the nodes registered, the other nodes' live claims, the divisor of
 -- this node's claim and the claim (−1: none).
 --
 -- Bucket value: {state, at, id, synced (ms), lease, lease end (ms), ...}:
 -- GCRA's TAT (ns since the span's start, of the hash it is in), or a token
 -- bucket's tokens and the instant they were counted at; each node that
--- synced it within ARGV[6] or holds a live lease. Returns, per bucket
--- item: the state before the lease ("%.17g"), its instant, the units
--- leased, the sharers (this node included), the lease's hold end (ns since
--- the span's start).
+-- synced it within ARGV[4] or holds a live lease. Returns, per bucket
+-- item: the state before the lease (a token bucket's as "%.17g"), its
+-- instant, the units leased, the sharers (this node included), the lease's
+-- hold end (ns since the span's start).
 local id = ARGV[1]
 local nowms, life, horizon = tonumber(ARGV[2]), tonumber(ARGV[3]), tonumber(ARGV[4])
-local H, S, CHUNK = 4, 14, 4000
-local n = (#ARGV - H) / S
+local H, CHUNK = 4 + 5 * #KEYS, 4000
 local floor, max, min, fmt = math.floor, math.max, math.min, string.format
 local pack, decode = cmsgpack.pack, cmsgpack.unpack
 
--- The fields of each hash, and where each item's value is.
-local fields, pos = {}, {}
+-- Where each item starts, the fields of each hash, and where each item's
+-- value is.
+local start, fields, pos = {}, {}, {}
 local function need(h, f)
   local w = fields[h]
   if not w then
@@ -57,11 +56,19 @@ local function need(h, f)
   w[#w + 1] = f
   return #w
 end
-for i = 1, n do
-  local b = H + (i - 1) * S
-  local h1, h2, f = tonumber(ARGV[b + 2]), tonumber(ARGV[b + 3]), ARGV[b + 4]
-  pos[2 * i - 1] = need(h1, f)
-  pos[2 * i] = h2 > 0 and need(h2, f) or 0
+local b = H
+while b < #ARGV do
+  local i = #start + 1
+  start[i] = b
+  if ARGV[b + 1] == 'w' then
+    pos[2 * i - 1] = need(tonumber(ARGV[b + 2]), ARGV[b + 3])
+    b = b + 6
+  else
+    local f = ARGV[b + 4]
+    pos[2 * i - 1] = need(tonumber(ARGV[b + 2]), f)
+    pos[2 * i] = need(tonumber(ARGV[b + 3]), f)
+    b = b + 9
+  end
 end
 local got = {}
 for h, fs in pairs(fields) do
@@ -75,8 +82,8 @@ for h, fs in pairs(fields) do
   got[h] = vals
 end
 
-local writes, ttls, out = {}, {}, {}
-local function put(h, f, v, ttl)
+local writes, out = {}, {}
+local function put(h, f, v)
   local w = writes[h]
   if not w then
     w = {}
@@ -84,7 +91,6 @@ local function put(h, f, v, ttl)
   end
   w[#w + 1] = f
   w[#w + 1] = v
-  ttls[h] = max(ttls[h] or 0, ttl)
 end
 
 -- A window: push, register, claim.
@@ -92,35 +98,30 @@ local function window(v, push, room, guess)
   local a = v and decode(v) or { 0 }
   local t = max(a[1] or 0, 0)
   local nodes, others, holders, mine = 0, 0, 0, nil
-  for j = 2, #a, 4 do
+  for j = 2, #a, 3 do
     nodes = nodes + 1
     if a[j] == id then
       mine = j
-    elseif a[j + 2] >= 0 and nowms - a[j + 3] < life then
-      others = others + a[j + 2]
+    elseif a[j + 1] >= 0 and nowms - a[j + 2] < life then
+      others = others + a[j + 1]
       holders = holders + 1
     end
   end
-  local changed = false
-  if push ~= 0 or room >= 0 then
-    if not mine then
-      mine = #a + 1
-      a[mine], a[mine + 1], a[mine + 2], a[mine + 3] = id, 0, -1, 0
-      nodes = nodes + 1
-    end
+  local changed = push ~= 0
+  if not mine and (push ~= 0 or room >= 0) then
+    mine = #a + 1
+    a[mine], a[mine + 1], a[mine + 2] = id, -1, 0
+    nodes = nodes + 1
     changed = true
   end
-  if push ~= 0 then
-    t = max(t + push, 0)
-    a[mine + 1] = a[mine + 1] + push
-  end
+  t = max(t + push, 0)
   a[1] = t
   local div, claim = 1, -1
   if room >= 0 then
     div = max(1, max(guess, nodes) - holders)
     claim = max(0, floor((room - t - others) / div))
-    a[mine + 2] = claim
-    a[mine + 3] = nowms
+    a[mine + 1], a[mine + 2] = claim, nowms
+    changed = true
   end
   return changed and pack(a) or nil, t, nodes, others, div, claim
 end
@@ -200,28 +201,32 @@ local function bucket(gcra, v, now, shift, push, ret, untl, want, guess, q1, q2)
   return pack(keep), pre, at, lease, sharers, hold
 end
 
-for i = 1, n do
-  local b = H + (i - 1) * S
-  local kind, h1, h2, f = ARGV[b + 1], tonumber(ARGV[b + 2]), tonumber(ARGV[b + 3]), ARGV[b + 4]
-  local ttl, push = tonumber(ARGV[b + 5]), tonumber(ARGV[b + 6])
-  local x1, x2, x3, x4 = tonumber(ARGV[b + 7]), tonumber(ARGV[b + 8]), tonumber(ARGV[b + 9]), tonumber(ARGV[b + 10])
-  local v = got[h1][pos[2 * i - 1]]
+for i = 1, #start do
+  local b = start[i]
+  local kind, h1 = ARGV[b + 1], tonumber(ARGV[b + 2])
   local o = 5 * (i - 1)
   if kind == 'w' then
-    local w, t, nodes, others, div, claim = window(v, push, x1, x2)
+    local f, push, room, guess = ARGV[b + 3], tonumber(ARGV[b + 4]), tonumber(ARGV[b + 5]), tonumber(ARGV[b + 6])
+    local w, t, nodes, others, div, claim = window(got[h1][pos[2 * i - 1]], push, room, guess)
     if w then
-      put(h1, f, w, ttl)
+      put(h1, f, w)
     end
     out[o + 1], out[o + 2], out[o + 3], out[o + 4], out[o + 5] = t, nodes, others, div, claim
   else
-    local shift = 0
-    if not v and h2 > 0 then
-      v = got[h2][pos[2 * i]]
-      shift = tonumber(ARGV[b + 13])
+    local h2, f = tonumber(ARGV[b + 3]), ARGV[b + 4]
+    local k = 4 + 5 * (h1 - 1)
+    local q1, q2, span, now = tonumber(ARGV[k + 2]), tonumber(ARGV[k + 3]), tonumber(ARGV[k + 4]), tonumber(ARGV[k + 5])
+    local v, shift = got[h1][pos[2 * i - 1]], 0
+    if not v then
+      v, shift = got[h2][pos[2 * i]], span
     end
-    local w, pre, at, lease, sharers, hold = bucket(kind == 'g', v, tonumber(ARGV[b + 14]), shift, push, x1, x2, x3, x4, tonumber(ARGV[b + 11]), tonumber(ARGV[b + 12]))
-    put(h1, f, w, ttl)
-    out[o + 1], out[o + 2], out[o + 3], out[o + 4], out[o + 5] = fmt('%.17g', pre), floor(at), lease, sharers, floor(hold)
+    local w, pre, at, lease, sharers, hold = bucket(kind == 'g', v, now, shift, tonumber(ARGV[b + 5]), tonumber(ARGV[b + 6]),
+      tonumber(ARGV[b + 7]), tonumber(ARGV[b + 8]), tonumber(ARGV[b + 9]), q1, q2)
+    put(h1, f, w)
+    if kind == 't' then
+      pre = fmt('%.17g', pre) -- tokens: a fraction
+    end
+    out[o + 1], out[o + 2], out[o + 3], out[o + 4], out[o + 5] = pre, floor(at), lease, sharers, floor(hold)
   end
 end
 
@@ -229,6 +234,6 @@ for h, w in pairs(writes) do
   for c = 1, #w, 2 * CHUNK do
     redis.call('HSET', KEYS[h], unpack(w, c, min(c + 2 * CHUNK - 1, #w)))
   end
-  redis.call('PEXPIRE', KEYS[h], ttls[h])
+  redis.call('PEXPIRE', KEYS[h], ARGV[5 + 5 * (h - 1)])
 end
 return out
