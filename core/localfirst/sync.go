@@ -119,7 +119,10 @@ func (s *Store) Sync(ctx context.Context) error {
 					it.s.delta += it.push
 				} else {
 					r := &reps[i]
-					it.s.global, it.s.nodes, it.s.claims, it.s.div, it.s.claim = r.n[0], r.n[1], r.n[2], r.n[3], r.n[4]
+					// nodes and div are at most MaxNodes (or any guess of
+					// a node: at most Nodes).
+					it.s.global, it.s.claims, it.s.claim = r.n[0], r.n[2], r.n[4]
+					it.s.nodes, it.s.div = int32(min(r.n[1], 1<<31-1)), int32(min(r.n[3], 1<<31-1))
 					if it.x1 < 0 {
 						it.s.div = 0
 					}

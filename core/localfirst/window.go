@@ -19,7 +19,8 @@ type slot struct {
 	// were registered in it (this one included), claims what the other
 	// nodes' live claims held, div the divisor of this node's claim (0: no
 	// claim made) and claim the claim.
-	nodes, claims, div, claim int64
+	claims, claim int64
+	nodes, div    int32 // at most MaxNodes: the slot fills one cache line
 }
 
 func (s *slot) count() int64 { return max(s.global+s.inflight+s.delta, 0) }
@@ -85,14 +86,14 @@ func (c *lim) look(v *view, ws []slot, now, newest int64) {
 			v.prev = min(s.count(), c.limit)
 		}
 		if s.nodes > 0 {
-			v.others = s.nodes - 1
+			v.others = int64(s.nodes) - 1
 		}
 	}
 	if s := at(ws, idx, false); s != nil {
 		v.curr, v.currG, v.unconf = min(s.count(), c.limit), min(s.global, c.limit), s.unconfirmed()
-		v.claims, v.div, v.claim = s.claims, s.div, s.claim
+		v.claims, v.div, v.claim = s.claims, int64(s.div), s.claim
 		if v.others >= 0 && s.nodes > 0 {
-			v.others = max(v.others, s.nodes-1)
+			v.others = max(v.others, int64(s.nodes)-1)
 		}
 	}
 }
