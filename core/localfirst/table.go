@@ -41,35 +41,19 @@ type table struct {
 	ver uint64
 }
 
-// shard is one locked part of a keyset: the entries by the key's hash (a
-// key whose hash another key holds goes to byKey), and every entry a round
-// must visit (also those evicted with units to push).
+// shard is one locked part of a keyset: its entries by key, and every
+// entry a round must visit (also those evicted with units to push).
 type shard struct {
-	mu    sync.Mutex
-	m     map[uint64]*entry
-	byKey map[string]*entry // collisions of m: nil until one happens
-	list  []*entry
+	mu   sync.Mutex
+	idx  index
+	list []*entry
 }
 
 // get returns key's entry, nil when it has none.
-func (sh *shard) get(h uint64, key string) *entry {
-	e := sh.m[h]
-	if e != nil && e.key != key {
-		e = sh.byKey[key]
-	}
-	return e
-}
+func (sh *shard) get(h uint64, key string) *entry { return sh.idx.get(h, key) }
 
-// drop removes e from sh's maps, if it is there.
-func (sh *shard) drop(e *entry) {
-	if sh.m[e.h] == e {
-		delete(sh.m, e.h)
-	} else if sh.byKey[e.key] == e {
-		delete(sh.byKey, e.key)
-	}
-}
-
-func (sh *shard) size() int { return len(sh.m) + len(sh.byKey) }
+// drop removes e from sh's index, if it is there.
+func (sh *shard) drop(e *entry) { sh.idx.drop(e) }
 
 // entry is one key's state on this node: what a decision reads first, then
 // what the rounds use.
@@ -117,9 +101,6 @@ func newKeyset(s *Store, p *core.Policy, ls []lim) *keyset {
 		n /= 2
 	}
 	k := &keyset{s: s, name: p.Name(), fp: shape(p, ls), seed: maphash.MakeSeed(), shards: make([]shard, n), per: max(1, s.opts.MaxKeys/n)}
-	for i := range k.shards {
-		k.shards[i].m = map[uint64]*entry{}
-	}
 	k.lims.Store(&limits{ls: ls})
 	return k
 }
@@ -320,15 +301,15 @@ func (t *table) refund(e *entry, req store.Request) {
 }
 
 // insert adds an entry for key to sh (locked), making room when sh is
-// full by dropping an arbitrary entry (Go's map order is randomised): its
-// unsynced units stay on the shard's list for the next round, and a key
-// that returns is new to the node again, so it holds at most its share.
+// full by dropping an arbitrary entry (the first from the new key's slot:
+// the keyset's hash seed is random): its unsynced units stay on the
+// shard's list for the next round, and a key that returns is new to the
+// node again, so it holds at most its share.
 func (t *table) insert(sh *shard, h uint64, key string) *entry {
-	if sh.size() >= t.k.per {
-		for _, old := range sh.m {
+	if sh.idx.live >= t.k.per {
+		if old := sh.idx.any(h); old != nil {
 			sh.drop(old)
 			old.gone = true
-			break
 		}
 	}
 	var e *entry
@@ -352,14 +333,7 @@ func (t *table) insert(sh *shard, h uint64, key string) *entry {
 	default:
 		e = &entry{key: key, h: h, ws: make([]slot, 2*windows), bs: make([]bucket, buckets)}
 	}
-	if sh.m[h] == nil {
-		sh.m[h] = e
-	} else {
-		if sh.byKey == nil {
-			sh.byKey = map[string]*entry{}
-		}
-		sh.byKey[key] = e
-	}
+	sh.idx.put(e)
 	sh.list = append(sh.list, e)
 	return e
 }
