@@ -173,6 +173,21 @@ func (l *lim) take(o *store.Outcome, x, xl, k, now, cost int64) (int64, int64) {
 	return int64(math.Float64bits(tok)), last
 }
 
+// fits reports whether the bucket of 1/k of l stored in (x, xl) admits
+// cost at now: take's verdict, without its outcome.
+func (l *lim) fits(x, xl, k, now, cost int64) bool {
+	b := l.burst / k
+	if cost > b {
+		return false
+	}
+	if l.kind == kindGCRA {
+		iv := l.interval * k
+		return max(x, now)+cost*iv-now <= b*iv
+	}
+	tb := tokens{burst: b, burstF: float64(b), perSec: l.perSec / float64(k)}
+	return tb.admits(tb.have(math.Float64frombits(uint64(x)), xl, max(now, xl)) - float64(cost))
+}
+
 // charge takes cost from the bucket of 1/k of l stored in (x, xl)
 // whether it admits it or not, and returns the state after it.
 func (l *lim) charge(x, xl, k, now, cost int64) (int64, int64) {
@@ -217,11 +232,12 @@ func (t *table) peekBucket(o *store.Outcome, l *lim, b *bucket, now, cost int64)
 			return nv, nvl, true, false
 		}
 	} else {
-		var so store.Outcome
-		l.take(&so, b.s, b.sl, t.k.s.divisor(b), now, cost)
-		if so.Allowed {
+		k := t.k.s.divisor(b)
+		if l.fits(b.s, b.sl, k, now, cost) {
 			return nv, nvl, false, false
 		}
+		var so store.Outcome
+		l.take(&so, b.s, b.sl, k, now, cost)
 		retry = min(retry, so.RetryAfter)
 	}
 	l.take(o, b.v, b.vl, 1, now, 0)
