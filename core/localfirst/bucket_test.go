@@ -54,39 +54,7 @@ func TestBucketOneNodeDecidesAsMemory(t *testing.T) {
 				}
 				require.Equal(t, w, g, "step %d %s", step, what)
 			}
-			rng := rand.New(rand.NewPCG(7, 8))
-			ctx := context.Background()
-			var taken [][2]core.Result // got, want
-			for step := 0; step < 3000; step++ {
-				key := fmt.Sprint("k", rng.IntN(3))
-				switch r := rng.IntN(20); {
-				case r < 3:
-					clk.Advance(time.Duration(rng.Int64N(int64(time.Second))))
-				case r < 4 && len(taken) > 0:
-					tk := taken[rng.IntN(len(taken))]
-					got, gerr := n.l.Refund(ctx, key, tk[0])
-					want, werr := ref.Refund(ctx, key, tk[1])
-					require.Equal(t, werr != nil, gerr != nil, "step %d refund: %v / %v", step, gerr, werr)
-					same(step, "refund", want, got)
-				case r < 6:
-					cost := 1 + rng.Int64N(3)
-					got, err := n.l.Peek(ctx, key, cost)
-					require.NoError(t, err)
-					want, err := ref.Peek(ctx, key, cost)
-					require.NoError(t, err)
-					same(step, "peek", want, got)
-				default:
-					cost := 1 + rng.Int64N(3)
-					got, err := n.l.AllowN(ctx, key, cost)
-					require.NoError(t, err)
-					want, err := ref.AllowN(ctx, key, cost)
-					require.NoError(t, err)
-					same(step, fmt.Sprintf("take %s cost %d", key, cost), want, got)
-					if got.Taken() && len(taken) < 8 {
-						taken = append(taken, [2]core.Result{got, want})
-					}
-				}
-			}
+			differential(t, n, ref, clk, 7, time.Second, false, same)
 		})
 	}
 }
