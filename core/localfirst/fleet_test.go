@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
+	"strings"
 	"testing"
 	"time"
 
@@ -184,15 +185,17 @@ func perWindowFirst(m map[int64]int) int64 {
 	return first
 }
 
-// TestKeysExpire: every counter a round writes has a TTL, within the
-// window's end (two for a SlidingWindow, whose counter serves as the
-// previous window) plus the slack.
+// TestKeysExpire: every hash a round writes has a TTL: a window's, its
+// end (two for a SlidingWindow, whose counts serve as the previous
+// window's) plus the slack; a bucket's, the end of the span after its own
+// plus the slack. No field or key names a raw key.
 func TestKeysExpire(t *testing.T) {
 	_, client := startRedis(t)
 	clk := coretest.NewClock(t0)
-	p := core.MustPolicy("two",
+	p := core.MustPolicy("three",
 		core.Limit{Name: "s", Algorithm: core.SlidingWindow{Quota: 5, Window: 10 * time.Second}},
-		core.Limit{Name: "m", Algorithm: core.FixedWindow{Quota: 50, Window: time.Minute}})
+		core.Limit{Name: "m", Algorithm: core.FixedWindow{Quota: 50, Window: time.Minute}},
+		core.Limit{Name: "g", Algorithm: core.GCRA{Rate: core.PerSecond(10)}})
 	n := newNodes(t, client, clk, p, 1, localfirst.Options{Prefix: "ttl:"})[0]
 	for i := 0; i < 20; i++ {
 		_, err := n.l.Allow(context.Background(), fmt.Sprint("key", i))
@@ -201,14 +204,27 @@ func TestKeysExpire(t *testing.T) {
 	require.NoError(t, n.s.Sync(context.Background()))
 	keys, err := client.Keys(context.Background(), "ttl:*").Result()
 	require.NoError(t, err)
-	require.NotEmpty(t, keys)
+	slack := 2*localfirst.DefaultSyncPeriod + localfirst.MaxTimeout
+	buckets := 0
 	for _, k := range keys {
 		ttl, err := client.PTTL(context.Background(), k).Result()
 		require.NoError(t, err)
 		assert.Greater(t, ttl, time.Duration(0), k)
-		assert.LessOrEqual(t, ttl, time.Minute+2*localfirst.DefaultSyncPeriod+localfirst.MaxTimeout, k, "the window's end plus the slack")
+		if strings.Contains(k, "}:b") {
+			buckets++
+			assert.LessOrEqual(t, ttl, 2*time.Minute+slack, k, "the next span's end plus the slack")
+		} else {
+			assert.LessOrEqual(t, ttl, time.Minute+slack, k, "the window's end plus the slack")
+		}
 		assert.NotContains(t, k, "key", "no raw key reaches Redis")
+		fields, err := client.HKeys(context.Background(), k).Result()
+		require.NoError(t, err)
+		for _, f := range fields {
+			assert.NotContains(t, f, "key", "no raw key reaches Redis")
+		}
 	}
+	assert.Equal(t, 1, buckets, "the GCRA's span")
+	assert.Len(t, keys, 3, "the sliding window's current window (its previous one only read), the fixed window's, the GCRA's span")
 }
 
 // TestResetReachesOtherNodes: a reset deletes the counters in Redis; the
