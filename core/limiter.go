@@ -188,9 +188,9 @@ func (l *Limiter) doOn(ctx context.Context, b *binding, req store.Request, epoch
 		*res = Result{}
 		return err
 	}
-	*res = b.policy.resultOf(&req, &d)
+	b.policy.resultOf(&req, &d, res)
 	if res.taken {
-		res.id, res.kh, res.owner = l.seq.Add(1), l.keyHash(req.Key), l
+		res.id, res.kh, res.owner = l.seq.Add(1), maphash.String(l.seed, req.Key), l // keyHash, b.mem being nil
 	}
 	return nil
 }
@@ -241,7 +241,11 @@ func (l *Limiter) Take(ctx context.Context, key string, cost int64, res *Result)
 		*res = Result{}
 		return fmt.Errorf("core: cost %d: %w", cost, ErrInvalidCost)
 	}
-	return l.do(ctx, store.Request{Op: store.OpTake, Key: key, Cost: cost}, 0, res)
+	if b == nil {
+		*res = Result{}
+		return errZeroLimiter
+	}
+	return l.doOn(ctx, b, store.Request{Op: store.OpTake, Key: key, Cost: cost}, 0, res)
 }
 
 // Peek reports what AllowN would decide for cost, consuming nothing: every

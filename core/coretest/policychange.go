@@ -27,11 +27,33 @@ import (
 //     limiter goes on with its policy;
 //   - decisions racing policy changes never pass the larger of the quotas.
 func RunPolicyChange(t *testing.T, newStore NewStore) {
+	RunPolicyChangeOf(t, newStore, nil)
+}
+
+// RunPolicyChangeOf is [RunPolicyChange] for a store that decides only
+// the algorithms keep reports (nil: all of them), such as the local-first
+// store: the checks of every algorithm run for those of [Algorithms] that
+// keep accepts, and the refused changes on a policy of a FixedWindow and a
+// SlidingLog, or a SlidingWindow (whose window may not change either)
+// when keep refuses the SlidingLog.
+func RunPolicyChangeOf(t *testing.T, newStore NewStore, keep func(core.Algorithm) bool) {
+	var algs []core.Limit
+	for _, l := range Algorithms() {
+		if keep == nil || keep(l.Algorithm) {
+			algs = append(algs, l)
+		}
+	}
+	log := core.Limit{Name: "log", Algorithm: core.SlidingLog{Quota: 3, Window: time.Second}}
+	longer := core.Limit{Name: "log", Algorithm: core.SlidingLog{Quota: 4, Window: time.Second}}
+	if keep != nil && !keep(log.Algorithm) {
+		log = core.Limit{Name: "log", Algorithm: core.SlidingWindow{Quota: 3, Window: time.Second}}
+		longer = core.Limit{Name: "log", Algorithm: core.SlidingWindow{Quota: 3, Window: 2 * time.Second}}
+	}
 	runGroups(t, newStore, []group{
-		{"NoOverAdmission", runChangeAdmission},
+		{"NoOverAdmission", func(t *testing.T, s NewStore) { runChangeAdmission(t, s, algs) }},
 		{"Refund", runChangeRefund},
-		{"RefundEveryAlgorithm", runChangeRefundAll},
-		{"Refused", runChangeRefused},
+		{"RefundEveryAlgorithm", func(t *testing.T, s NewStore) { runChangeRefundAll(t, s, algs) }},
+		{"Refused", func(t *testing.T, s NewStore) { runChangeRefused(t, s, log, longer) }},
 		{"Concurrent", runChangeConcurrent},
 	})
 }
@@ -150,9 +172,9 @@ func changeRun(t *testing.T, newStore NewStore, c changeCase) (key, fresh, quota
 	return key, fresh, r.Quota
 }
 
-func runChangeAdmission(t *testing.T, newStore NewStore) {
+func runChangeAdmission(t *testing.T, newStore NewStore, algs []core.Limit) {
 	var cases []changeCase
-	for _, lim := range Algorithms() {
+	for _, lim := range algs {
 		for _, up := range []bool{true, false} {
 			for _, used := range []string{"fresh", "half", "exhausted"} {
 				cases = append(cases, changeCase{lim, up, used})
@@ -231,10 +253,12 @@ func runChangeRefund(t *testing.T, newStore NewStore) {
 	assertEqual(t, before.Limits()[1].Remaining+1, after.Limits()[1].Remaining, "unchanged since the take: given back")
 }
 
-func runChangeRefused(t *testing.T, newStore NewStore) {
+// runChangeRefused checks the refused changes on a policy of a FixedWindow
+// and log, a limit named "log" whose change to longer is refused.
+func runChangeRefused(t *testing.T, newStore NewStore, log, longer core.Limit) {
 	base := []core.Limit{
 		{Name: "fixed", Algorithm: core.FixedWindow{Quota: 5, Window: 10 * time.Second}},
-		{Name: "log", Algorithm: core.SlidingLog{Quota: 3, Window: time.Second}},
+		log,
 	}
 	bad := map[string][]core.Limit{
 		"renamed limit":   {{Name: "fixed2", Algorithm: base[0].Algorithm}, base[1]},
@@ -242,7 +266,7 @@ func runChangeRefused(t *testing.T, newStore NewStore) {
 		"fewer limits":    {base[0]},
 		"window":          {{Name: "fixed", Algorithm: core.FixedWindow{Quota: 5, Window: 20 * time.Second}}, base[1]},
 		"anchoring":       {{Name: "fixed", Algorithm: core.FixedWindow{Quota: 5, Window: 10 * time.Second, Anchored: true}}, base[1]},
-		"log length":      {base[0], {Name: "log", Algorithm: core.SlidingLog{Quota: 4, Window: time.Second}}},
+		"log length":      {base[0], longer},
 	}
 	p, err := core.NewPolicy("refused", base...)
 	requireNoError(t, err)
@@ -330,10 +354,10 @@ func runChangeConcurrent(t *testing.T, newStore NewStore) {
 
 // runChangeRefundAll: for every algorithm raised and lowered, a refund of
 // a take made before the change changes nothing (the limit changed since).
-func runChangeRefundAll(t *testing.T, newStore NewStore) {
+func runChangeRefundAll(t *testing.T, newStore NewStore, algs []core.Limit) {
 	ctx := context.Background()
 	var cases []changeCase
-	for _, lim := range Algorithms() {
+	for _, lim := range algs {
 		for _, up := range []bool{true, false} {
 			cases = append(cases, changeCase{lim, up, "half"})
 		}

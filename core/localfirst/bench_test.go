@@ -3,6 +3,7 @@ package localfirst_test
 import (
 	"context"
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -13,8 +14,9 @@ import (
 )
 
 // BenchmarkDecide compares a decision of the local-first store with the
-// in-memory store's, one hot key and 10,000 keys, sequential and parallel
-// (sub-benchmarks interleave: run with -count and compare medians). The
+// in-memory store's, for a FixedWindow and a GCRA, one hot key and 10,000
+// keys, sequential and parallel (sub-benchmarks interleave: run with
+// -count and compare medians). The
 // local-first store's rounds run in the background, as in service
 // (localfirst), or never (localfirst-norounds: the decisions' own cost);
 // null is a store whose table does no work, the floor of core.Limiter's
@@ -25,7 +27,6 @@ import (
 func BenchmarkDecide(b *testing.B) {
 	srv := redistest.Start(b)
 	client := srv.Client(b)
-	p := core.MustPolicy("bench", core.Limit{Name: "bench", Algorithm: core.FixedWindow{Quota: 1 << 40, Window: time.Minute}})
 	lf, err := localfirst.New(client, localfirst.Options{Nodes: 4})
 	if err != nil {
 		b.Fatal(err)
@@ -47,42 +48,59 @@ func BenchmarkDecide(b *testing.B) {
 	for i := range keys {
 		keys[i] = fmt.Sprint("key-", i)
 	}
-	for _, nk := range []int{1, len(keys)} {
-		for _, par := range []bool{false, true} {
-			for _, st := range []struct {
-				name string
-				s    core.Store
-			}{{"memory", ms}, {"null", nullStore{}}, {"localfirst", lf}, {"localfirst-norounds", idle}} {
-				l, err := core.NewLimiter(p, core.WithStore(st.s))
-				if err != nil {
-					b.Fatal(err)
+	for _, alg := range []core.Algorithm{
+		core.FixedWindow{Quota: 1 << 40, Window: time.Minute},
+		// Every key in debt all along (a key the memory store finds
+		// recovered is dropped and inserted again), never denied.
+		core.GCRA{Rate: core.PerSecond(500), Burst: 43_000_000},
+	} {
+		p := core.MustPolicy(fmt.Sprintf("bench-%T", alg), core.Limit{Name: "bench", Algorithm: alg})
+		for _, nk := range []int{1, len(keys)} {
+			for _, par := range []bool{false, true} {
+				for _, st := range []struct {
+					name string
+					s    core.Store
+				}{{"memory", ms}, {"null", nullStore{}}, {"localfirst", lf}, {"localfirst-norounds", idle}} {
+					decide(b, p, st.name, st.s, keys[:nk], par)
 				}
-				b.Run(fmt.Sprintf("keys=%d/parallel=%v/%s", nk, par, st.name), func(b *testing.B) {
-					var res core.Result
-					if !par {
-						c0 := cpuTime()
-						for i := 0; b.Loop(); i++ {
-							if err := l.Take(ctx, keys[i%nk], 1, &res); err != nil {
-								b.Fatal(err)
-							}
-						}
-						if c1 := cpuTime(); c1 > 0 {
-							b.ReportMetric(float64(c1-c0)/float64(b.N), "cpu-ns/op")
-						}
-						return
-					}
-					b.RunParallel(func(pb *testing.PB) {
-						var res core.Result
-						for i := 0; pb.Next(); i++ {
-							if err := l.Take(ctx, keys[i%nk], 1, &res); err != nil {
-								b.Fatal(err)
-							}
-						}
-					})
-				})
 			}
 		}
 	}
+}
+
+// decide runs one sub-benchmark of BenchmarkDecide: takes of p on s, over
+// keys.
+func decide(b *testing.B, p *core.Policy, name string, s core.Store, keys []string, par bool) {
+	ctx := context.Background()
+	l, err := core.NewLimiter(p, core.WithStore(s))
+	if err != nil {
+		b.Fatal(err)
+	}
+	alg := strings.ToLower(strings.TrimPrefix(fmt.Sprintf("%T", p.Limits()[0].Algorithm), "core."))
+	nk := len(keys)
+	b.Run(fmt.Sprintf("alg=%s/keys=%d/parallel=%v/%s", alg, nk, par, name), func(b *testing.B) {
+		if !par {
+			var res core.Result
+			c0 := cpuTime()
+			for i := 0; b.Loop(); i++ {
+				if err := l.Take(ctx, keys[i%nk], 1, &res); err != nil {
+					b.Fatal(err)
+				}
+			}
+			if c1 := cpuTime(); c1 > 0 {
+				b.ReportMetric(float64(c1-c0)/float64(b.N), "cpu-ns/op")
+			}
+			return
+		}
+		b.RunParallel(func(pb *testing.PB) {
+			var res core.Result
+			for i := 0; pb.Next(); i++ {
+				if err := l.Take(ctx, keys[i%nk], 1, &res); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	})
 }
 
 // nullStore decides nothing: every take is admitted without state.

@@ -16,7 +16,8 @@ import (
 
 // TestCluster: on a 3-master Cluster, every script call's keys share a
 // hash slot (one bucket's tag), the buckets spread over the masters, and
-// two nodes agree on 64 keys after their rounds.
+// two nodes agree on 64 keys of a window limit and of a GCRA after their
+// rounds.
 func TestCluster(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts a Redis Cluster")
@@ -26,18 +27,35 @@ func TestCluster(t *testing.T) {
 	clk := coretest.NewClock(t0)
 	p := core.MustPolicy("c", core.Limit{Name: "c", Algorithm: core.SlidingWindow{Quota: 10, Window: time.Minute}})
 	ns := newNodes(t, client, clk, p, 2, localfirst.Options{Buckets: 16, MaxBatch: 8})
+	g := core.MustPolicy("g", core.Limit{Name: "g", Algorithm: core.GCRA{Rate: core.PerMinute(10)}})
+	gs := make([]*core.Limiter, len(ns))
+	for i, n := range ns {
+		l, err := core.NewLimiter(g, core.WithStore(n.s), core.WithClock(clk))
+		require.NoError(t, err)
+		gs[i] = l
+	}
 	const keys = 64
 	for k := 0; k < keys; k++ {
 		assert.Equal(t, 3, takeAll(t, ns[k%2], fmt.Sprint("key", k), 3))
 		assert.Equal(t, 1, takeAll(t, ns[(k+1)%2], fmt.Sprint("key", k), 1))
+		for _, take := range [][2]int{{k % 2, 3}, {(k + 1) % 2, 1}} {
+			for range take[1] {
+				r, err := gs[take[0]].Allow(context.Background(), fmt.Sprint("key", k))
+				require.NoError(t, err)
+				require.True(t, r.Allowed)
+			}
+		}
 	}
 	syncAll(t, ns)
 	syncAll(t, ns)
-	for _, n := range ns {
+	for i, n := range ns {
 		for k := 0; k < keys; k++ {
 			r, err := n.l.Peek(context.Background(), fmt.Sprint("key", k), 1)
 			require.NoError(t, err)
 			assert.Equal(t, int64(5), r.Remaining, "10 − 4, less the peek's unit")
+			r, err = gs[i].Peek(context.Background(), fmt.Sprint("key", k), 1)
+			require.NoError(t, err)
+			assert.Equal(t, int64(5), r.Remaining, "GCRA: 10 − 4, less the peek's unit")
 		}
 	}
 	masters := 0

@@ -32,41 +32,53 @@ func TestOneNodeDecidesAsMemory(t *testing.T) {
 			require.NoError(t, err)
 			ref, err := core.NewLimiter(p, core.WithStore(ms), core.WithClock(clk))
 			require.NoError(t, err)
-			rng := rand.New(rand.NewPCG(1, 2))
-			ctx := context.Background()
-			var taken [][2]core.Result // got, want
-			for step := 0; step < 3000; step++ {
-				key := fmt.Sprint("k", rng.IntN(3))
-				switch r := rng.IntN(20); {
-				case r < 3:
-					clk.Advance(time.Duration(rng.Int64N(int64(2 * time.Second))))
-				case r < 5:
-					require.NoError(t, n.s.Sync(ctx))
-				case r < 6 && len(taken) > 0:
-					tk := taken[rng.IntN(len(taken))]
-					got, gerr := n.l.Refund(ctx, key, tk[0])
-					want, werr := ref.Refund(ctx, key, tk[1])
-					require.Equal(t, werr != nil, gerr != nil, "step %d refund: %v / %v", step, gerr, werr)
-					require.Equal(t, want.Limits(), got.Limits(), "step %d refund", step)
-				case r < 8:
-					cost := 1 + rng.Int64N(3)
-					got, err := n.l.Peek(ctx, key, cost)
-					require.NoError(t, err)
-					want, err := ref.Peek(ctx, key, cost)
-					require.NoError(t, err)
-					require.Equal(t, want.Limits(), got.Limits(), "step %d peek", step)
-				default:
-					cost := 1 + rng.Int64N(3)
-					got, err := n.l.AllowN(ctx, key, cost)
-					require.NoError(t, err)
-					want, err := ref.AllowN(ctx, key, cost)
-					require.NoError(t, err)
-					require.Equal(t, want.Limits(), got.Limits(), "step %d take %s cost %d at %v", step, key, cost, clk.Now())
-					if got.Taken() && len(taken) < 8 {
-						taken = append(taken, [2]core.Result{got, want})
-					}
-				}
-			}
+			differential(t, n, ref, clk, 1, 2*time.Second, true, func(step int, what string, want, got core.Result) {
+				t.Helper()
+				require.Equal(t, want.Limits(), got.Limits(), "step %d %s", step, what)
+			})
 		})
+	}
+}
+
+// differential drives node n and ref, a limiter of the same policy on the
+// in-memory store, through the same 3,000 random steps on three keys
+// (clock moves of up to maxStep, refunds, peeks, takes; with rounds, sync
+// rounds of n), and requires them to agree as same says.
+func differential(t *testing.T, n node, ref *core.Limiter, clk *coretest.Clock, seed uint64, maxStep time.Duration, rounds bool, same func(step int, what string, want, got core.Result)) {
+	t.Helper()
+	rng := rand.New(rand.NewPCG(seed, seed+1))
+	ctx := context.Background()
+	var taken [][2]core.Result // got, want
+	for step := 0; step < 3000; step++ {
+		key := fmt.Sprint("k", rng.IntN(3))
+		switch r := rng.IntN(20); {
+		case r < 3:
+			clk.Advance(time.Duration(rng.Int64N(int64(maxStep))))
+		case r < 5 && rounds:
+			require.NoError(t, n.s.Sync(ctx))
+		case r < 6 && len(taken) > 0:
+			tk := taken[rng.IntN(len(taken))]
+			got, gerr := n.l.Refund(ctx, key, tk[0])
+			want, werr := ref.Refund(ctx, key, tk[1])
+			require.Equal(t, werr != nil, gerr != nil, "step %d refund: %v / %v", step, gerr, werr)
+			same(step, "refund", want, got)
+		case r < 8:
+			cost := 1 + rng.Int64N(3)
+			got, err := n.l.Peek(ctx, key, cost)
+			require.NoError(t, err)
+			want, err := ref.Peek(ctx, key, cost)
+			require.NoError(t, err)
+			same(step, "peek", want, got)
+		default:
+			cost := 1 + rng.Int64N(3)
+			got, err := n.l.AllowN(ctx, key, cost)
+			require.NoError(t, err)
+			want, err := ref.AllowN(ctx, key, cost)
+			require.NoError(t, err)
+			same(step, fmt.Sprintf("take %s cost %d at %v", key, cost, clk.Now()), want, got)
+			if got.Taken() && len(taken) < 8 {
+				taken = append(taken, [2]core.Result{got, want})
+			}
+		}
 	}
 }

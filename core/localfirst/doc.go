@@ -1,34 +1,63 @@
 // Package localfirst is a [core.Store] that decides in memory and syncs
-// counts through Redis: seed 004's "converge → diverge → reconverge".
+// through Redis: seed 004's "converge → diverge → reconverge".
 //
-// Each process (a node) decides every request in memory, never waiting for Redis,
-// on its view of each key's window counts: the merged count Redis returned
-// at the last sync round, plus what the node admitted since. Every
-// SyncPeriod ([Store.Run]; tests call [Store.Sync]) a round adds what the
-// node admitted to each window's counter in Redis, reads the merged counts
-// back and claims the node's share of what remains (see "Claims"), in the
-// same script call, all pipelined in one round trip: on a single Redis
-// (a *redis.Client: standalone or Sentinel) one EVALSHA per MaxBatch
-// counters, on a Cluster or Ring one per bucket of keys (a hash tag, so
-// every call's keys share a slot). A node thus sends at most
-// ⌈counters/MaxBatch⌉ (or Buckets·⌈…⌉ on a Cluster) calls per round
-// whatever its traffic, and each call runs two commands per counter
-// (HGETALL, HSET; a PEXPIRE when it creates the counter); every counter
-// has a TTL (its window's end,
-// plus one window for a SlidingWindow, plus a slack), and keys are SHA-256
-// digests, never raw keys.
+// Each process (a node) decides every request in memory, never waiting for
+// Redis, on its view of each key: what the last sync round read back,
+// plus what the node admitted since. Every SyncPeriod ([Store.Run]; tests
+// call [Store.Sync]) a round pushes what the node admitted, reads the
+// merged state back and takes the node's part of what remains, all in
+// script calls pipelined in one round trip. Two kinds of limits are
+// synced:
 //
-// Only window counters are supported: [core.FixedWindow] (aligned to the
-// epoch) and [core.SlidingWindow], in policies of any number of them. Their
-// state is a count per window, and counts add up across nodes. See
-// "Algorithms" below for the others.
+//   - window counters, [core.FixedWindow] (aligned to the epoch) and
+//     [core.SlidingWindow]: a count per window, which adds up across
+//     nodes; a node's part of a window is a claim (see "Windows");
+//   - buckets, [core.GCRA] and [core.TokenBucket] whose burst refills
+//     within a day: a shared state in Redis (GCRA's theoretical arrival
+//     time, a token bucket's tokens), of which a node leases units (see
+//     "Buckets").
 //
-// # Claims
+// A policy may mix them. See "Algorithms" for the others.
 //
-// A node never spends a window's remainder alone. Each round, for every
-// key it decided within Track rounds, a node registers in the current
-// window's counter (a hash with a field per node) and claims, in the same
-// script call and so atomically, its share of what remains:
+// # Redis layout and work
+//
+// A bound policy's state is in one Redis hash per limit and window (for a
+// bucket, per span of time: see "Buckets"), with a field per key: the
+// first 16 bytes of a SHA-256 digest of the policy's shape and the key (no
+// raw key reaches Redis), holding a MessagePack array. Every hash has a TTL
+// (its window's end, plus one window for a SlidingWindow, or its span's
+// end plus one span; plus a slack) and expires whole. A round carries a
+// key only when it has something to sync:
+//
+//   - units to push (or a lease to give back);
+//   - a take denied since the last round (by the limit, a claim or a
+//     share: the next round reads the key again, and for a bucket asks for
+//     a lease);
+//   - a round that pushed it last time (this one reads what the other
+//     nodes pushed meanwhile, so that views agree two rounds after a push);
+//   - a window no round has read yet of a limit the node used up its
+//     share of (Limit/Nodes) in the previous window: a key hot on the node
+//     gets its claim at the window's first round, before its first
+//     decisions;
+//   - a call for it that failed.
+//
+// A key nothing happens to costs nothing. A round sends one script call per
+// MaxBatch items (an item: one key's window or bucket) on a single Redis
+// (a *redis.Client: standalone or Sentinel), and on a Cluster or Ring one
+// per hash tag (a policy's bucket of keys, Options.Buckets, so that every
+// hash of a call shares a slot) and MaxBatch. A call costs three Redis
+// commands per hash it touches (HMGET, HSET, PEXPIRE), whatever the number
+// of keys: a node's commands follow its rounds, not its keys or decisions.
+// The work per key is in the script. examples/localfirst measures it: 10,000
+// keys each decided about once a second per node cost ≥ 100× fewer
+// commands than the Redis store, a hot key under its limit about 100×
+// fewer.
+//
+// # Windows
+//
+// A node never spends a window's remainder alone. A round that reads a
+// key registers the node in the current window and claims, in the same
+// script and so atomically, its share of what remains:
 //
 //	claim = ⌊(room − total − the other nodes' live claims) / d⌋
 //
@@ -38,163 +67,212 @@
 // previous window, or Options.Nodes without that evidence) that hold no
 // live claim, itself included. A claim lives 2·SyncPeriod + Timeout (every
 // node of a fleet must use the same SyncPeriod and Timeout, and clocks
-// synchronised), and is replaced at the node's next round. The claims thus
-// never add up beyond what remains, and until the next round a node admits
-// only while
+// synchronised), and is replaced when a round reads the key again. The
+// claims never add up beyond what remains, and while its claim lives a
+// node admits only while
 //
 //	unconfirmed + cost ≤ its claim
 //
-// (unconfirmed: what it admitted since the round, less refunds; the claim
+// (unconfirmed: what it admitted since the read, less refunds; the claim
 // recomputed at decision time, so a SlidingWindow's decaying previous
 // window frees room). A denial by the claim alone has RetryAfter =
-// SyncPeriod: the next round confirms what the node took and hands it a
-// new claim. Nodes sharing a hot key whose sharers are known admit the
-// limit and no more, whatever the order of their rounds
-// (TestClaimsHoldTheLimit); a node alone in the previous window gets the
-// whole remainder (a client pinned to one node gets the whole limit), one
-// without history a share of it each round (TestLoneNodeGetsTheWholeLimit).
-// A node that still decides a key now and then keeps a share of it for
-// Track rounds: under-admission, never over-admission.
+// SyncPeriod: the next round confirms what the node took and hands it a new
+// claim. Nodes sharing a hot key whose sharers are known admit the limit
+// and no more, whatever the order of their rounds (TestClaimsHoldTheLimit);
+// a node alone in the previous window gets the whole remainder (a client
+// pinned to one node gets the whole limit), one without history a share of
+// it each round (TestLoneNodeGetsTheWholeLimit).
 //
 // Without a live claim — a window no round has read yet (a new window, a
 // key new to the node, an evicted key), or a claim that expired — a node
 // holds its unconfirmed units of the window to ⌊(room − confirmed total) /
-// k⌋, with k the guess above when its view is fresh and at least
-// Options.Nodes when it is stale (below).
+// k⌋, with k the guess above when the last round read the key and at least
+// Options.Nodes otherwise (its view is then stale).
 //
-// # Over-admission
-//
-// Over-admission comes only from decisions made without a live claim:
+// Over-admission comes only from units admitted without a live claim:
 // each node's first units of a window before the first round that reads it
 // (k = the nodes seen in the previous window: exact when they are the
 // nodes deciding now, which TestFreshSharesFollowTheActiveNodes checks),
-// and keys new to a node (⌊Limit/Nodes⌋ each, claimed against a total
-// the node has not read). In the general form: let N be the nodes deciding
-// a key, P the SyncPeriod, δ the spread of the nodes' round instants plus
-// a round's duration ([Store.Run] aligns rounds to multiples of P, so with
-// synchronised clocks δ is about the skew plus the round trip), and a(T)
-// the most one node admits of a key in any interval T. A node's view lacks
-// at most what the others admitted since their last push before its last
-// read, so a window admits at most
+// keys new to a node (⌊Limit/Nodes⌋ each, claimed against a total the
+// node has not read), and a quiet key's units on a view as old as its last
+// read. Let N be the nodes deciding a key, P the SyncPeriod, δ the spread
+// of the nodes' round instants plus a round's duration ([Store.Run] aligns
+// rounds to multiples of P, so with synchronised clocks δ is about the
+// skew plus the round trip), and a(T) the most one node admits of a key
+// without a live claim in any interval T (at most ⌊Limit/k⌋ per node and
+// window start; 0 for the units within claims). A window admits at most
 //
 //	Limit + (N − 1) · a(P + δ)
 //
-// and never more than N · Limit. A plain sync (no claims) has a = the
-// node's whole admission rate times P + δ — for a hot key, N · Limit;
-// with claims a counts only the units admitted without a live claim, at
-// most ⌊Limit/k⌋ per node and window start, and 0 for the units within
-// claims. TestOverAdmissionWithinBound checks the general bound on random
-// steady and bursty schedules of four nodes; examples/localfirst measures
-// four processes on one Redis.
+// and never more than N · Limit (a plain sync, without claims, has a = the
+// node's whole admission rate over P + δ: for a hot key, N · Limit).
+// TestOverAdmissionWithinBound checks it on random steady and bursty
+// schedules of four nodes; examples/localfirst measures four processes on
+// one Redis.
+//
+// # Buckets
+//
+// A GCRA's or token bucket's state is shared in Redis, computed on the
+// nodes' clocks (passed to the script: keep them synchronised): GCRA's TAT,
+// a token bucket's tokens and the instant they were counted at (as the
+// in-memory store keeps them, so that a changed limit reads them alike).
+// Units are spent locally out of leases. A round that reads a key, in one
+// script and so atomically:
+//
+//  1. gives back what the node's former leases left unspent, as far as
+//     they still hold it (core's refund rule: what has refilled since is
+//     not given back);
+//  2. charges what the node admitted without a lease, in full even beyond
+//     the bucket (up to a burst more: the fleet pays it back);
+//  3. registers the node (a node that synced the key within ten periods,
+//     or holds a live lease, shares it);
+//  4. leases the node L units: with A the whole units the bucket holds and
+//     d the sharers (at least the node's guess) without a live lease,
+//     itself included, L = min(want, max(⌊A/d⌋, 1)) when A ≥ 1, where want
+//     is all of that when a take was denied since the last round, twice
+//     what the takes asked when they spent the lease, and nothing (no
+//     lease) when the node's share served them. The lease is a take of L
+//     from the shared state: GCRA's TAT moves L intervals on, the tokens
+//     lose L.
+//
+// A lease lives λ = 2·SyncPeriod + Timeout; the next round that reads the
+// key replaces it, and what it left is given back by the round after.
+// While its lease lives, a node admits a take only when the lease holds its
+// cost and the node's view (the shared state read, with what the node
+// admitted since) admits it under the limit: a denial by the lease alone
+// has RetryAfter = SyncPeriod. Without a live lease (a key new to the
+// node, a lease expired through failed rounds, a key whose takes a share
+// serves), the node spends its share: a bucket of 1/k of the burst and
+// the rate (k = max(Options.Nodes, sharers)), set at each read to hold 1/k
+// of what the view holds, and charged every unit the node admits (leased
+// or not). A burst below k admits nothing without a lease.
+//
+// Leased units were admitted by the shared GCRA (or token bucket) when
+// granted, at most λ before they are spent; a lease given back is a refund,
+// which never lets a key past what it would have been allowed had the
+// units not been leased. Units admitted without a lease are charged by the
+// node's next round, at most ⌊B/k⌋ + ⌈rate·(P + δ)/k⌋ of them per node
+// between two rounds (B the burst). So over any interval T a bucket key
+// admits at most
+//
+//	B + ⌈rate · (T + λ + σ)⌉ + N · a,   a = ⌊B/k⌋ + ⌈rate·(P + δ)/k⌋
+//
+// (σ: the skew of the nodes' clocks): beyond the GCRA's own B + ⌈rate·T⌉,
+// at most ⌈rate·λ⌉ once the leases flow (a lease's units spent up to λ
+// after the GCRA admitted them), whatever the nodes and the lease sizes,
+// and N·a more while nodes admit without a lease (a key's first units on
+// each node, a quiet key). TestLeasesHoldTheRate and
+// TestBucketOverAdmissionWithinBound check it on four nodes; the
+// examples/localfirst measurement checks it on four processes.
+//
+// A bucket's state is written to the hash of the span of time the round
+// runs in (a minute, an hour or a day: the shortest the bucket's refill
+// time, Burst × interval, fits in) and read from that span's or the
+// previous one's: it has refilled before it leaves them. Bind refuses
+// buckets that refill in more than a day (use the Redis store for them).
+//
+// A single node (Nodes 1) decides every take, peek and refund of a bucket
+// as the in-memory store does (a token bucket's RetryAfter and ResetAfter
+// within a nanosecond) until its first round (TestBucketOneNodeDecidesAsMemory);
+// afterwards out of its leases, which a round renews with the refill: one
+// node alone admits the rate, with the refill of a period reaching it at
+// the next round.
 //
 // # Stale views and Redis outages
 //
 // A node's view of a key is stale when the last round did not read it
-// back: the key is new to the node (or was evicted), the node last decided
-// it more than Track rounds ago (it stops reading keys it no longer
-// decides), the round's call failed (Redis down, a timeout), or no round
-// ran for 2·P + Timeout (a stopped loop). A live claim is spent even
-// through failed rounds (Redis reserved it); beyond it, on a stale view a
-// node holds ⌊(room − confirmed total) / max(Nodes, sharers seen)⌋. So
-// during an outage that starts with converged views the fleet admits at
-// most the limit (the claims, then each node 1/Nodes of the remainder; a
-// window starting during the outage gives each node ⌊Limit/Nodes⌋), and a
-// flapping link cannot raise that: the share covers every unconfirmed
-// unit, however many rounds failed. A node cut off alone while the others
-// reach Redis may over-admit its share: the others reclaim its claim once
-// it expires. This is the safe choice; its cost is that a limit below
-// Nodes admits nothing on a stale view without a claim, and that a key a
-// node sees rarely (less than once per Track rounds) starts each burst on
-// that node at its share until the next round. Overstating Nodes only
-// makes stale nodes stricter; understating it over-admits.
+// back: the key is new to the node (or was evicted), nothing happened to
+// it since a round read it, the round's call failed (Redis down, a
+// timeout), or no round ran for 2·P + Timeout (a stopped loop). A live
+// claim or lease is spent even through failed rounds (Redis reserved it);
+// beyond it, on a stale view a node holds a window's unconfirmed units to
+// ⌊(room − confirmed total) / max(Nodes, sharers seen)⌋, and a bucket's to
+// its share (1/k of the burst and the rate of what it last read). So during
+// an outage that starts with converged views a window admits about the
+// limit (the claims, then each node 1/Nodes of the remainder; a window
+// starting during the outage gives each node ⌊Limit/Nodes⌋), a bucket the
+// leases outstanding, then each node 1/k of what it last read and of the
+// rate (TestBucketOutage); a flapping link cannot raise that, as the share
+// covers every unit not yet pushed, however many rounds failed. A node cut
+// off alone while the others reach Redis may over-admit its share: the
+// others reclaim its claim or lease once it expires. This is the safe
+// choice; its cost is that a limit below Nodes admits nothing on a stale
+// view without a claim or lease. Overstating Nodes only makes stale nodes
+// stricter; understating it over-admits.
 //
 // When Redis is back, the next round pushes everything the node admitted
-// (units of windows that no longer count too) and reads the merged counts:
-// the fleet reconverges in one round (TestOutageHoldsSharesAndReconverges,
-// through a proxy that refuses connections). A call whose reply was lost
-// may have been applied; its units are pushed again (counted twice, which
-// only denies more). Every round is bounded by Timeout; there is no
-// circuit breaker, as rounds are already one per period.
-//
-// # Redis work
-//
-// A node's Redis work follows the keys it decides per round, not its
-// decisions: every counter a round carries costs two commands (HGETALL,
-// HSET; a PEXPIRE when it creates the counter) in a script call that
-// carries up to MaxBatch of them. A hot key thus costs a node about three
-// commands per round (one call, two commands) whatever its traffic, where
-// the Redis store sends every admitted decision to Redis (its deny cache
-// answers denials). Many keys that each see less than about one decision
-// per node and round cost more than with the Redis store: each tracked key
-// is read back every round for Track rounds after its last decision.
-// [Options.SkipIdle] skips the keys nothing happened to on this node while
-// their claims live; a smaller Track or a longer SyncPeriod cut the rest,
-// at the costs described above. examples/localfirst measures both regimes.
+// (units of windows that no longer count too) and the round after reads
+// what the others pushed: the fleet reconverges in two rounds
+// (TestOutageHoldsSharesAndReconverges, through a proxy that refuses
+// connections). A bucket's units admitted through the outage are charged
+// at that round, up to a burst beyond the bucket. A call whose reply was
+// lost may have been applied: its units are pushed again (counted twice,
+// which only denies more), and what it gave back of a lease is not given
+// back again. Every round is bounded by Timeout; there is no circuit
+// breaker, as rounds are already one per period.
 //
 // # Decisions
 //
-// With one node (Nodes 1) every take, peek and refund is decided exactly
-// as by the in-memory store (TestOneNodeDecidesAsMemory): Remaining,
-// ResetAfter and RetryAfter included. A refund gives back from the
-// node's view of the window the take was counted in and pushes a negative
-// count at the next round. A reset deletes the key's counters in Redis at
-// once (the one operation that waits for Redis, bounded by Timeout) and
-// forgets the key on this node; the other nodes read the deleted counters
-// at their next round, while units they admitted and had not pushed still
-// count. Windows are aligned to each node's clock: keep the clocks
-// synchronised (NTP), as a skew adds to δ.
+// With one node (Nodes 1) every take, peek and refund of a window limit is
+// decided exactly as by the in-memory store (TestOneNodeDecidesAsMemory):
+// Remaining, ResetAfter and RetryAfter included. A refund gives back from
+// the node's view (for a bucket, also from its share, and of what it has
+// not pushed yet: units already pushed or leased stay counted in Redis,
+// which only denies more) and pushes a negative count at the next round. A
+// reset deletes the key's fields in Redis at once (the one operation that
+// waits for Redis, bounded by Timeout) and forgets the key on this node;
+// the other nodes read the deleted state at their next round that reads
+// the key, while units they admitted and had not pushed still count, and
+// their live leases are still spent. Windows are aligned to each node's
+// clock: keep the clocks synchronised (NTP), as a skew adds to δ and σ.
 //
 // Each bound policy keeps at most MaxKeys keys in memory; when a shard is
 // full a new key replaces an arbitrary one, whose unsynced units are still
-// pushed and whose view, if it returns, is stale. A round visits every key
-// held (a few ns each) and sends those decided within Track rounds.
+// pushed and lease given back, and whose view, if it returns, is stale. A
+// round visits every key held (a few ns each) and sends those with
+// something to sync.
+//
+// # Limits that change while serving
+//
+// [core.Limiter.SetPolicy] works on this store as on the others (the
+// tables implement [core.Rebinder]): nobody's count is reset, and each
+// limit reads the state kept under its new parameters as the in-memory
+// store does (windows keep their counts, GCRA its TAT, a token bucket its
+// tokens capped at a lowered burst); core's conformance checks run on it
+// (TestPolicyChange, and TestOverrides for per-key policies). Across the
+// fleet, every node changes on its own SetPolicy (a configuration reload
+// on each): a claim made under other limits holds the node to the claim as
+// made until its next round (a raised limit is not handed whole to every
+// node holding a claim), and a lease granted under other limits is cut to
+// the node's share of the new burst, the rest given back; so a change
+// admits no more than the new limit's burst (TestSetPolicyWindowsAcrossNodes,
+// TestSetPolicyBucketsAcrossNodes). The Redis keys follow the policy's
+// shape (its name, the limits' names, kinds and windows), not its
+// quotas, rates and bursts, so nodes part way through a change share their
+// counts. A change of a limit's kind or window, or of the span a bucket's
+// refill time fits in, is refused with core.ErrPolicyChange.
 //
 // # Algorithms
 //
-// Syncing by counts needs a state that is a sum of per-request
-// contributions, independent of their order, that a node can decide from
-// a lagging total. The window counters are. The others are not, or not
-// without a protocol of their own:
-//   - GCRA, TokenBucket (a token bucket is a GCRA: tokens = burst −
-//     (TAT − now)/I): the state is a time, the theoretical arrival time
-//     TAT, and a take of cost c at now is admitted when
-//     max(TAT, now) + c·I − now ≤ burst·I, then TAT = max(TAT, now) + c·I.
-//     The max is the obstacle: how much a unit advances TAT depends on
-//     whether the bucket was full at that unit's own instant, which
-//     depends on every other node's units before it. Pushing each node's
-//     debt Σc·I and merging TAT = max(TAT, push instant) + debt charges
-//     units from the push instant instead of their own (max is monotone,
-//     so the merged TAT drifts above the true one, denying more, by up
-//     to what a period refills per node), while between rounds each node
-//     decides on a lagging TAT and over-admits up to (N − 1) bursts; and,
-//     unlike a window whose remainder only changes when the window rolls,
-//     the remainder refills continuously, so there is no fixed quantity
-//     the claims could split. Syncing "admitted cost per
-//     period against a shared budget" would make it a window counter,
-//     with the window's boundary burst instead of GCRA's "at most burst
-//     at once": a different algorithm (use FixedWindow or SlidingWindow
-//     for that, which this store syncs). The sound route is a lease:
-//     a node reserves L units in Redis (the GCRA step with cost L, at
-//     Redis' clock), spends them locally within the lease's life λ, and
-//     gives the unused ones back (TAT −= unused·I, bounded as refunds
-//     are). The fleet then admits at most burst at once and at most
-//     burst + ⌈rate·(T + λ)⌉ in any interval T (a unit is spent at most
-//     λ after the GCRA admitted it), at one Redis call per lease instead
-//     of per request; L must stay a fraction of burst (about burst/N), so
-//     small bursts make leasing no cheaper than the Redis store. Not
-//     implemented here: Bind refuses GCRA and TokenBucket (use the Redis
-//     store, core/redisstore, for them).
+// A window's state is a sum of per-request counts, independent of their
+// order, that a node can decide from a lagging total and a claim; a
+// bucket's is one value that a Redis-side take can lease out in units. The
+// others cannot be synced either way:
 //   - LeakyBucket: each admission's Delay is its place in one queue, which
-//     a node cannot assign without the others' places.
+//     a node cannot assign without the others' places; a lease of units
+//     would admit without the delays.
 //   - SlidingLog: the exact log is every timestamp, not a count; syncing
 //     it means shipping every request.
 //   - FixedWindow with Anchored: each key's window starts at its first
 //     request, which nodes do not agree on.
 //   - Hybrid, WarmUp, Backoff: modes, warm-up and lockouts switch on the
-//     order of events, not on a total.
+//     order of events, not on a total or a level.
 //   - RollingWindow: its per-period counters are sums and could be synced
 //     like a SlidingWindow's; not implemented here.
+//   - GCRA and TokenBucket whose burst refills in more than a day: their
+//     state would outlive the spans it is kept in.
 //
 // Use [Supports] to check a policy; Bind refuses the others with an error
-// wrapping core.ErrInvalidConfig.
+// wrapping core.ErrInvalidConfig. Use the Redis store (core/redisstore)
+// for them.
 package localfirst

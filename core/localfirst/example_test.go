@@ -42,3 +42,29 @@ func Example() {
 	// admitted 25
 	// sync: true
 }
+
+// A GCRA on the local-first store: a round leases each node units of the
+// key's shared bucket. Here Redis never answers: each of the 4 nodes
+// spends its share, a quarter of the burst of 20 (and of the rate).
+func Example_gcra() {
+	client := redis.NewClient(&redis.Options{Addr: "127.0.0.1:1", MaxRetries: -1})
+	defer client.Close()
+	store, err := localfirst.New(client, localfirst.Options{Nodes: 4})
+	if err != nil {
+		panic(err)
+	}
+	p := core.MustPolicy("api", core.Limit{Name: "api", Algorithm: core.GCRA{Rate: core.PerMinute(100), Burst: 20}})
+	l, err := core.NewLimiter(p, core.WithStore(store))
+	if err != nil {
+		panic(err)
+	}
+	admitted := 0
+	for i := 0; i < 20; i++ {
+		if r, err := l.Allow(context.Background(), "client-1"); err == nil && r.Allowed {
+			admitted++
+		}
+	}
+	fmt.Println("admitted", admitted)
+	// Output:
+	// admitted 5
+}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
+	"strings"
 	"testing"
 	"time"
 
@@ -135,15 +136,11 @@ func TestOverAdmissionWithinBound(t *testing.T) {
 		core.FixedWindow{Quota: 60, Window: 2 * time.Second},
 		core.SlidingWindow{Quota: 60, Window: 2 * time.Second},
 	} {
-		for _, tc := range []struct {
-			load     string
-			skipIdle bool
-		}{{"steady", false}, {"bursty", false}, {"steady", true}, {"bursty", true}} {
-			load := tc.load
-			t.Run(fmt.Sprintf("%T/%s/skipidle=%v", alg, load, tc.skipIdle), func(t *testing.T) {
+		for _, load := range []string{"steady", "bursty"} {
+			t.Run(fmt.Sprintf("%T/%s", alg, load), func(t *testing.T) {
 				clk := coretest.NewClock(t0)
 				p := core.MustPolicy("p", core.Limit{Name: "p", Algorithm: alg})
-				ns := newNodes(t, client, clk, p, nodes, localfirst.Options{Prefix: fmt.Sprintf("bound:%T:%s:%v:", alg, load, tc.skipIdle), SkipIdle: tc.skipIdle})
+				ns := newNodes(t, client, clk, p, nodes, localfirst.Options{Prefix: fmt.Sprintf("bound:%T:%s:", alg, load)})
 				rng := rand.New(rand.NewPCG(3, uint64(len(load))))
 				window := int64(2 * time.Second)
 				perWindow := map[int64]int{}
@@ -188,15 +185,17 @@ func perWindowFirst(m map[int64]int) int64 {
 	return first
 }
 
-// TestKeysExpire: every counter a round writes has a TTL, within the
-// window's end (two for a SlidingWindow, whose counter serves as the
-// previous window) plus the slack.
+// TestKeysExpire: every hash a round writes has a TTL: a window's, its
+// end (two for a SlidingWindow, whose counts serve as the previous
+// window's) plus the slack; a bucket's, the end of the span after its own
+// plus the slack. No field or key names a raw key.
 func TestKeysExpire(t *testing.T) {
 	_, client := startRedis(t)
 	clk := coretest.NewClock(t0)
-	p := core.MustPolicy("two",
+	p := core.MustPolicy("three",
 		core.Limit{Name: "s", Algorithm: core.SlidingWindow{Quota: 5, Window: 10 * time.Second}},
-		core.Limit{Name: "m", Algorithm: core.FixedWindow{Quota: 50, Window: time.Minute}})
+		core.Limit{Name: "m", Algorithm: core.FixedWindow{Quota: 50, Window: time.Minute}},
+		core.Limit{Name: "g", Algorithm: core.GCRA{Rate: core.PerSecond(10)}})
 	n := newNodes(t, client, clk, p, 1, localfirst.Options{Prefix: "ttl:"})[0]
 	for i := 0; i < 20; i++ {
 		_, err := n.l.Allow(context.Background(), fmt.Sprint("key", i))
@@ -205,14 +204,27 @@ func TestKeysExpire(t *testing.T) {
 	require.NoError(t, n.s.Sync(context.Background()))
 	keys, err := client.Keys(context.Background(), "ttl:*").Result()
 	require.NoError(t, err)
-	require.NotEmpty(t, keys)
+	slack := 2*localfirst.DefaultSyncPeriod + localfirst.MaxTimeout
+	buckets := 0
 	for _, k := range keys {
 		ttl, err := client.PTTL(context.Background(), k).Result()
 		require.NoError(t, err)
 		assert.Greater(t, ttl, time.Duration(0), k)
-		assert.LessOrEqual(t, ttl, time.Minute+2*localfirst.DefaultSyncPeriod+localfirst.MaxTimeout, k, "the window's end plus the slack")
+		if strings.Contains(k, "}:b") {
+			buckets++
+			assert.LessOrEqual(t, ttl, 2*time.Minute+slack, k, "the next span's end plus the slack")
+		} else {
+			assert.LessOrEqual(t, ttl, time.Minute+slack, k, "the window's end plus the slack")
+		}
 		assert.NotContains(t, k, "key", "no raw key reaches Redis")
+		fields, err := client.HKeys(context.Background(), k).Result()
+		require.NoError(t, err)
+		for _, f := range fields {
+			assert.NotContains(t, f, "key", "no raw key reaches Redis")
+		}
 	}
+	assert.Equal(t, 1, buckets, "the GCRA's span")
+	assert.Len(t, keys, 3, "the sliding window's current window (its previous one only read), the fixed window's, the GCRA's span")
 }
 
 // TestResetReachesOtherNodes: a reset deletes the counters in Redis; the
@@ -268,23 +280,31 @@ func TestRefundReachesOtherNodes(t *testing.T) {
 }
 
 // TestEvictedUnitsArePushed: a key evicted from a full table still has its
-// units pushed at the next round.
+// units pushed at the next round, of a window and of a bucket.
 func TestEvictedUnitsArePushed(t *testing.T) {
 	_, client := startRedis(t)
-	clk := coretest.NewClock(t0)
-	p := core.MustPolicy("e", core.Limit{Name: "e", Algorithm: core.FixedWindow{Quota: 10, Window: time.Minute}})
-	small := newNodes(t, client, clk, p, 1, localfirst.Options{Prefix: "evict:", MaxKeys: 1})[0]
-	assert.Equal(t, 3, takeAll(t, small, "a", 3))
-	assert.Equal(t, 1, takeAll(t, small, "b", 1)) // evicts a
-	require.NoError(t, small.s.Sync(context.Background()))
-	other := newNodes(t, client, clk, p, 1, localfirst.Options{Prefix: "evict:"})[0]
-	_, err := other.l.Peek(context.Background(), "a", 1)
-	require.NoError(t, err)
-	assert.Equal(t, 1, takeAll(t, other, "a", 1))
-	require.NoError(t, other.s.Sync(context.Background()))
-	r, err := other.l.Peek(context.Background(), "a", 1)
-	require.NoError(t, err)
-	assert.Equal(t, int64(5), r.Remaining, "10 − (3 + 1), less the peek's unit")
+	for _, alg := range []core.Algorithm{
+		core.FixedWindow{Quota: 10, Window: time.Minute},
+		core.GCRA{Rate: core.PerMinute(10)},
+	} {
+		t.Run(fmt.Sprintf("%T", alg), func(t *testing.T) {
+			clk := coretest.NewClock(t0)
+			p := core.MustPolicy("e", core.Limit{Name: "e", Algorithm: alg})
+			prefix := fmt.Sprintf("evict:%T:", alg)
+			small := newNodes(t, client, clk, p, 1, localfirst.Options{Prefix: prefix, MaxKeys: 1})[0]
+			assert.Equal(t, 3, takeAll(t, small, "a", 3))
+			assert.Equal(t, 1, takeAll(t, small, "b", 1)) // evicts a
+			require.NoError(t, small.s.Sync(context.Background()))
+			other := newNodes(t, client, clk, p, 1, localfirst.Options{Prefix: prefix})[0]
+			_, err := other.l.Peek(context.Background(), "a", 1)
+			require.NoError(t, err)
+			assert.Equal(t, 1, takeAll(t, other, "a", 1))
+			require.NoError(t, other.s.Sync(context.Background()))
+			r, err := other.l.Peek(context.Background(), "a", 1)
+			require.NoError(t, err)
+			assert.Equal(t, int64(5), r.Remaining, "10 − (3 + 1), less the peek's unit")
+		})
+	}
 }
 
 // TestRunSyncsOnStop: Run ends with a round, so what a node admitted
@@ -298,50 +318,63 @@ func TestRunSyncsOnStop(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	ns[0].s.Run(ctx)
-	keys, err := client.Keys(context.Background(), "run:*[0-9]").Result() // counters, not claims
-	require.NoError(t, err)
-	require.Len(t, keys, 1)
-	v, err := client.HGet(context.Background(), keys[0], "t").Int64()
-	require.NoError(t, err)
-	assert.Equal(t, int64(4), v)
 	assert.GreaterOrEqual(t, ns[0].s.Stats().Rounds, uint64(1))
+	// Another node reads the 4 units at its first round (once the stopped
+	// node's claim has lapsed).
+	clk.Advance(2*localfirst.DefaultSyncPeriod + localfirst.MaxTimeout)
+	other := newNodes(t, client, clk, p, 1, localfirst.Options{Prefix: "run:"})[0]
+	assert.Equal(t, 1, takeAll(t, other, "k", 1))
+	require.NoError(t, other.s.Sync(context.Background()))
+	r, err := other.l.Peek(context.Background(), "k", 1)
+	require.NoError(t, err)
+	assert.Equal(t, int64(10-5-1), r.Remaining)
 }
 
 // TestClaimsHoldTheLimit: once the nodes sharing a hot key are known (they
 // registered in the previous window), nodes taking all they can between
 // rounds, whatever the order of their rounds, admit the limit and no more:
-// each spends only what it claimed, and the claims never add up beyond
-// what remains.
+// a key a node used up its share of in the previous window is claimed at
+// the new window's first round, each node spends only what it claimed,
+// and the claims never add up beyond what remains.
 func TestClaimsHoldTheLimit(t *testing.T) {
 	_, client := startRedis(t)
 	for _, alg := range []core.Algorithm{
 		core.FixedWindow{Quota: 1000, Window: time.Minute},
 		core.SlidingWindow{Quota: 1000, Window: time.Minute},
 	} {
-		for _, skipIdle := range []bool{false, true} {
-			t.Run(fmt.Sprintf("%T/skipidle=%v", alg, skipIdle), func(t *testing.T) {
-				clk := coretest.NewClock(t0)
-				p := core.MustPolicy("hot", core.Limit{Name: "hot", Algorithm: alg})
-				ns := newNodes(t, client, clk, p, 4, localfirst.Options{Prefix: fmt.Sprintf("claims:%T:%v:", alg, skipIdle), SkipIdle: skipIdle})
-				for _, n := range ns {
-					assert.Equal(t, 1, takeAll(t, n, "k", 1))
+		t.Run(fmt.Sprintf("%T", alg), func(t *testing.T) {
+			clk := coretest.NewClock(t0)
+			p := core.MustPolicy("hot", core.Limit{Name: "hot", Algorithm: alg})
+			ns := newNodes(t, client, clk, p, 4, localfirst.Options{Prefix: fmt.Sprintf("claims:%T:", alg)})
+			for _, n := range ns {
+				assert.Equal(t, 250, takeAll(t, n, "k", 250), "no claim yet: a quarter each")
+			}
+			syncAll(t, ns)
+			syncAll(t, ns)
+			// The next window; a SlidingWindow's previous one still weighs
+			// its last second: ⌈1000 × (60 − e)/60⌉ units at e seconds in.
+			clk.Advance(time.Minute)
+			weighs := func() int { return 0 }
+			if _, ok := alg.(core.SlidingWindow); ok {
+				clk.Advance(59 * time.Second)
+				weighs = func() int {
+					rest := int64(t0.Add(2 * time.Minute).Sub(clk.Now())) // to the end of the window
+					return int((1000*rest + int64(time.Minute) - 1) / int64(time.Minute))
 				}
-				syncAll(t, ns)
-				clk.Advance(2 * time.Minute) // a SlidingWindow's previous window is then empty
-				syncAll(t, ns)
-				clk.Advance(time.Minute)
-				rng := rand.New(rand.NewPCG(5, 6))
-				total := 0
-				for round := 0; round < 12; round++ {
-					for _, j := range rng.Perm(len(ns)) {
-						require.NoError(t, ns[j].s.Sync(context.Background()))
-						total += takeAll(t, ns[j], "k", 2000)
-					}
-					clk.Advance(10 * time.Millisecond)
+			}
+			room := 1000 - weighs()
+			rng := rand.New(rand.NewPCG(5, 6))
+			total := 0
+			for round := 0; round < 12; round++ {
+				for _, j := range rng.Perm(len(ns)) {
+					require.NoError(t, ns[j].s.Sync(context.Background()))
+					total += takeAll(t, ns[j], "k", 2000)
 				}
-				assert.LessOrEqual(t, total, 1000)
-				assert.GreaterOrEqual(t, total, 990, "the claims hand out nearly all of the limit")
-			})
-		}
+				clk.Advance(10 * time.Millisecond)
+			}
+			clk.Advance(-10 * time.Millisecond)
+			assert.LessOrEqual(t, total+weighs(), 1000)
+			assert.GreaterOrEqual(t, total, room-10, "the claims hand out nearly all of the room")
+		})
 	}
 }

@@ -28,26 +28,30 @@ func TestOutageHoldsSharesAndReconverges(t *testing.T) {
 
 	assert.Equal(t, 30, takeAll(t, a, "k", 30))
 	assert.Equal(t, 1, takeAll(t, b, "k", 1))
-	syncAll(t, ns)
-	syncAll(t, ns) // both read 31
+	syncAll(t, ns) // a reads 30, b 31
 
 	proxy.Refuse(true)
 	proxy.Drop()
-	for _, n := range ns {
-		require.Error(t, n.s.Sync(context.Background()))
-	}
 	// Each node spends the claim it holds in Redis (a 35 and b 34 of the
-	// 69 left): the claims never add up beyond the limit.
+	// 69 left): the claims never add up beyond the limit. The rounds
+	// that should push them fail.
 	assert.Equal(t, 35, takeAll(t, a, "k", 100))
 	assert.Equal(t, 34, takeAll(t, b, "k", 100))
-	// A new window during the outage: half of it each.
-	clk.Advance(time.Minute)
 	for _, n := range ns {
 		require.Error(t, n.s.Sync(context.Background()))
 	}
+	assert.Zero(t, takeAll(t, a, "k", 100))
+	assert.Zero(t, takeAll(t, b, "k", 100))
+	// A new window during the outage: half of it each.
+	clk.Advance(time.Minute)
 	assert.Equal(t, 50, takeAll(t, a, "k", 100))
 	assert.Equal(t, 50, takeAll(t, b, "k", 100))
+	for _, n := range ns {
+		require.Error(t, n.s.Sync(context.Background()))
+	}
 
+	// Redis is back: a round pushes what each admitted, the next reads
+	// what the others pushed.
 	proxy.Refuse(false)
 	syncAll(t, ns)
 	syncAll(t, ns)
@@ -59,6 +63,7 @@ func TestOutageHoldsSharesAndReconverges(t *testing.T) {
 	}
 	st := a.s.Stats()
 	assert.Equal(t, uint64(2), st.Failed)
+	assert.Equal(t, uint64(5), st.Rounds)
 }
 
 // TestStoppedRoundsMakeViewsStale: a node whose rounds stop (a stalled

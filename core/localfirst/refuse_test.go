@@ -11,9 +11,11 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// TestBindRefusesUnsyncable: every algorithm whose state is not a sum of
-// window counts is refused at Bind (and by Supports) with an error that
-// wraps core.ErrInvalidConfig and says why; window counters are accepted.
+// TestBindRefusesUnsyncable: every algorithm whose state is neither a
+// count per window nor a bucket is refused at Bind (and by Supports) with
+// an error that wraps core.ErrInvalidConfig and says why, and so is a
+// bucket whose burst refills in more than a day; window counters and
+// buckets are accepted.
 func TestBindRefusesUnsyncable(t *testing.T) {
 	client := redis.NewClient(&redis.Options{Addr: "127.0.0.1:1"}) // Bind never calls Redis
 	t.Cleanup(func() { _ = client.Close() })
@@ -24,8 +26,8 @@ func TestBindRefusesUnsyncable(t *testing.T) {
 		alg  core.Algorithm
 		why  string // a part of the error
 	}{
-		{"GCRA", core.GCRA{Rate: core.PerSecond(10), Burst: 5}, "max(state, now)"},
-		{"TokenBucket", core.TokenBucket{Rate: core.PerSecond(10), Burst: 5}, "max(state, now)"},
+		{"slow GCRA", core.GCRA{Rate: core.PerHour(10), Burst: 250}, "refills in 25h0m0s"},
+		{"slow TokenBucket", core.TokenBucket{Rate: core.Per(100, 48*time.Hour)}, "refills in 48h0m0s"},
 		{"LeakyBucket", core.LeakyBucket{Rate: core.PerSecond(10), Capacity: 5}, "one queue"},
 		{"SlidingLog", core.SlidingLog{Quota: 5, Window: time.Second}, "timestamp"},
 		{"Hybrid", core.Hybrid{Quota: 5, Window: time.Minute}, "order of events"},
@@ -40,7 +42,10 @@ func TestBindRefusesUnsyncable(t *testing.T) {
 			assert.ErrorIs(t, localfirst.Supports(p), core.ErrInvalidConfig)
 		})
 	}
-	for _, alg := range []core.Algorithm{core.FixedWindow{Quota: 5, Window: time.Second}, core.SlidingWindow{Quota: 5, Window: time.Second}} {
+	for _, alg := range []core.Algorithm{
+		core.FixedWindow{Quota: 5, Window: time.Second}, core.SlidingWindow{Quota: 5, Window: time.Second},
+		core.GCRA{Rate: core.PerMinute(10)}, core.TokenBucket{Rate: core.PerSecond(1000), Burst: 50},
+	} {
 		p := core.MustPolicy("p", core.Limit{Name: "l", Algorithm: alg})
 		require.NoError(t, localfirst.Supports(p))
 		_, err := s.Bind(p)

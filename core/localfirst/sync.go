@@ -2,109 +2,134 @@ package localfirst
 
 import (
 	"context"
+	"crypto/sha256"
 	"encoding/binary"
 	"encoding/hex"
-	"errors"
-	"fmt"
+	"math"
 	"strconv"
 	"strings"
 	"time"
-
-	"crypto/sha256"
-
-	"github.com/redis/go-redis/v9"
 )
 
-// item is one window counter of one round: what the node pushes to it
-// and, when s is set, the slot its merged count goes back to.
+// item is one limit of one key in a round: a window counter, or a bucket.
 type item struct {
 	e    *entry
-	s    *slot // nil for a window that no longer counts: push only
-	idx  int64 // the slot's window
-	key  string
-	push int64
-	ttl  int64 // ms
-	// room and guess are, for the current window, what the claims share
-	// and how many nodes this one guesses share the key; room is -1 for a
-	// window claimed nothing on.
-	room, guess int64
+	k    *keyset
+	ls   []lim  // the limits the round syncs with
+	ver  uint64 // a bucket's: their version
+	li   int    // the limit's index
+	kind byte   // 'w', 'g' or 't' (see sync.lua)
+	s    *slot  // window: the slot its count goes back to; nil for a window that no longer counts: push only
+	idx  int64  // window: the slot's window
+	// hash is the item's Redis hash, prev the previous span's for a
+	// bucket ("" for a window).
+	hash, prev string
+	push, ttl  int64
+	// Window: x1 is the room (−1 for a window claimed nothing on), x2 the
+	// guess of the nodes sharing the key. Bucket: what it gives back, the
+	// hold's end (ns since the span's start), the units to lease, the
+	// guess.
+	x1, x2, x3, x4 int64
 }
 
-// name returns the Redis key prefix of key's counters:
-// prefix{fingerprint:bucket}:hash: — the fingerprint and hash are the
-// first 8 and 16 bytes of SHA-256 digests, so no raw key reaches Redis,
-// and every counter of a bucket shares a hash slot.
-func (t *table) name(key string) string {
+// field returns key's field in Redis, the first 16 bytes of a SHA-256
+// digest (no raw key reaches Redis), and its hash tag: the bucket the
+// digest falls in on a Cluster or Ring, where every hash a call touches
+// must share a slot, and "0" on a single Redis, where one call carries
+// every key.
+func (k *keyset) field(key string) (field, tag string) {
 	h := sha256.New()
-	h.Write(t.fp[:])
+	h.Write(k.fp[:])
 	h.Write([]byte(key))
 	var sum [sha256.Size]byte
 	h.Sum(sum[:0])
-	b := binary.BigEndian.Uint64(sum[:8]) % uint64(t.s.opts.Buckets)
+	tag = "0"
+	if !k.s.single {
+		tag = strconv.FormatUint(binary.BigEndian.Uint64(sum[:8])%uint64(k.s.opts.Buckets), 10)
+	}
+	return hex.EncodeToString(sum[:16]), tag
+}
+
+// prefix is the start of the keyset's hashes of tag: prefix{fingerprint:tag}.
+func (k *keyset) prefix(tag string) string {
 	var sb strings.Builder
-	sb.WriteString(t.s.opts.Prefix)
+	sb.WriteString(k.s.opts.Prefix)
 	sb.WriteByte('{')
-	sb.WriteString(hex.EncodeToString(t.fp[:8]))
+	sb.WriteString(hex.EncodeToString(k.fp[:8]))
 	sb.WriteByte(':')
-	sb.WriteString(strconv.FormatUint(b, 10))
+	sb.WriteString(tag)
 	sb.WriteString("}:")
-	sb.WriteString(hex.EncodeToString(sum[:16]))
-	sb.WriteByte(':')
 	return sb.String()
 }
 
-// counterKey is the key of limit i's counter of window idx.
-func counterKey(name string, i int, idx int64) string {
-	return name + strconv.Itoa(i) + ":" + strconv.FormatInt(idx, 10)
+// windowHash is the hash of limit i's window idx; bucketHash the hash of
+// limit i's span j (of span ns).
+func (k *keyset) windowHash(tag string, i int, idx int64) string {
+	return k.prefix(tag) + "w" + strconv.Itoa(i) + ":" + strconv.FormatInt(idx, 10)
 }
 
-// Sync runs one round: for every key this node decided within the last
-// Track rounds (or holds unsynced units of), it adds the units admitted
-// since the last round to each current window's counter in Redis and reads
-// the merged counts back, in one script call per MaxBatch counters (on a
-// Cluster or Ring, per bucket and MaxBatch counters), all pipelined in one
-// round trip bounded by Timeout. A key's view is then the merged count
-// plus what the node admitted since. With SkipIdle, a tracked key with
-// nothing to push and a live claim may go unread (see Options.SkipIdle).
+func (k *keyset) bucketHash(tag string, i int, span, j int64) string {
+	return k.prefix(tag) + "b" + strconv.Itoa(i) + "s" + strconv.FormatInt(span/1e9, 10) + ":" + strconv.FormatInt(j, 10)
+}
+
+// Sync runs one round: for every key with something to sync — units to
+// push, a lease to give back, a decision that asked for a read (a denial
+// by the node's share, or on an old view), a bucket whose demand calls for
+// a lease — it pushes, reads the merged state back and claims (windows)
+// or leases (buckets) the node's part of what remains, in one script call
+// per MaxBatch keys and limits (on a Cluster or Ring, per bucket and
+// MaxBatch), all pipelined in one round trip bounded by Timeout. A key
+// with nothing to sync costs nothing: it decides on its last read (see
+// the package documentation).
 //
 // A call that fails leaves its units to the next round (a call whose reply
 // was lost may have been applied: its units then count twice, which only
-// denies more), and its keys stale until a round reads them. Run calls
-// Sync every SyncPeriod; tests call it directly to drive the rounds.
+// denies more; what it gave back is not given back again), and its keys
+// stale until a round reads them. Run calls Sync every SyncPeriod; tests
+// call it directly to drive the rounds.
 func (s *Store) Sync(ctx context.Context) error {
 	s.syncMu.Lock()
 	defer s.syncMu.Unlock()
 	round := s.round.Load() + 1
 	now := s.opts.Clock.Now().UnixNano()
 	s.mu.Lock()
-	tables := append([]*table(nil), s.tables...)
+	keysets := append([]*keyset(nil), s.keysets...)
 	s.mu.Unlock()
 	var items []item
 	var entries []*entry
-	for _, t := range tables {
-		for i := range t.shards {
-			sh := &t.shards[i]
+	for _, k := range keysets {
+		ls := k.lims.Load()
+		for i := range k.shards {
+			sh := &k.shards[i]
 			sh.mu.Lock()
-			sh.list = t.collect(sh, round, now, sh.list[:0:0], &items, &entries)
+			sh.list = k.collect(sh, ls, now, sh.list[:0:0], &items, &entries)
 			sh.mu.Unlock()
 		}
 	}
+	name(items)
 	reps, bad, err := s.send(ctx, now, items)
 	for i := range items {
 		it := &items[i]
 		sh := it.e.sh
 		sh.mu.Lock()
-		if it.s != nil && it.s.idx == it.idx {
-			it.s.inflight -= it.push
-			if bad[i] {
-				it.s.delta += it.push
-			} else {
-				r := &reps[i]
-				it.s.global, it.s.nodes, it.s.claims, it.s.div = r[0], r[1], r[2], r[3]
-				if it.room < 0 {
-					it.s.div = 0
+		if it.kind == 'w' {
+			if it.s != nil && it.s.idx == it.idx {
+				it.s.inflight -= it.push
+				if bad[i] {
+					it.s.delta += it.push
+				} else {
+					r := &reps[i]
+					// nodes and div are at most MaxNodes (or any guess of
+					// a node: at most Nodes).
+					it.s.global, it.s.claims, it.s.claim = r.n[0], r.n[2], r.n[4]
+					it.s.nodes, it.s.div = int32(min(r.n[1], 1<<31-1)), int32(min(r.n[3], 1<<31-1))
+					if it.x1 < 0 {
+						it.s.div = 0
+					}
 				}
 			}
+		} else {
+			s.leased(it, &reps[i], bad[i], now)
 		}
 		if bad[i] {
 			it.e.failed = true
@@ -114,13 +139,14 @@ func (s *Store) Sync(ctx context.Context) error {
 	for _, e := range entries {
 		e.sh.mu.Lock()
 		if !e.failed {
-			e.okRound, e.okAt = round, now
+			e.okRound, e.okAt, e.ver = round, now, e.readVer
 		}
 		e.retry = e.failed
 		e.failed = false
 		e.sh.mu.Unlock()
 	}
 	s.stats.rounds.Add(1)
+	s.stats.items.Add(uint64(len(items)))
 	if err != nil {
 		s.stats.failed.Add(1)
 	}
@@ -128,71 +154,102 @@ func (s *Store) Sync(ctx context.Context) error {
 	return err
 }
 
-// collect appends to items the counters of sh's entries (sh locked) that
-// round sends, and to entries those it reads back whole; it returns the
-// entries sh keeps listing (appended to keep), dropping those whose
-// windows have all ended with nothing to push, and those evicted or reset
-// with nothing to push.
-func (t *table) collect(sh *shard, round uint64, now int64, keep []*entry, items *[]item, entries *[]*entry) []*entry {
-	slack := int64(max(time.Second, 2*t.s.opts.SyncPeriod+t.s.opts.Timeout))
+// leased applies a bucket item's reply (bad: its call failed) at the end
+// of the round that began at now.
+func (s *Store) leased(it *item, r *reply, bad bool, now int64) {
+	l := &it.ls[it.li]
+	start := it.idx * l.span
+	b := &it.e.bs[l.at]
+	b.inflight -= it.push
+	b.frozen -= it.x1 // given back, or lost with the call: never given back twice
+	if bad {
+		b.unconf += it.push
+		return
+	}
+	if it.x3 > 0 {
+		// The former lease's leftover is given back by the next round;
+		// the new lease is spent from now on.
+		b.frozen += max(b.credit, 0)
+		b.credit, b.exp, b.until, b.ver = r.n[2], 0, start+r.n[4], it.ver
+		if b.credit > 0 {
+			b.exp = now + s.life()
+		}
+	}
+	if !it.e.gone {
+		// A GCRA's TAT, in ns since the span's start, is rounded up: the
+		// view errs on the strict side.
+		s.reread(l, b, now, start+int64(math.Ceil(r.pre)), r.pre, start+r.n[1], r.n[3])
+	}
+}
+
+// due reports whether a round must sync e: units to push in a window that
+// still counts; a window no round has read yet, of a limit the node used
+// up its share of without a claim (Limit/Nodes) in the previous window (a
+// key hot on this node gets its claim before the window's first
+// decisions); a bucket with units to push or give back, a lease idle or
+// expired, or a demand its share or lease fell short of.
+func (k *keyset) due(e *entry, ls []lim, now int64) bool {
+	for i := range ls {
+		l := &ls[i]
+		if l.kind.bucket() {
+			b := &e.bs[l.at]
+			if b.unconf != 0 || b.frozen > 0 || b.short || b.used > 0 || b.credit > 0 && (b.asked == 0 || now >= b.exp) {
+				return true
+			}
+			continue
+		}
+		first := max(spanIndex(now, l.window), e.newest[i])
+		if l.kind == kindSliding {
+			first--
+		}
+		ws := e.ws[l.at : l.at+2]
+		for _, s := range ws {
+			if s.idx >= first && s.delta != 0 {
+				return true
+			}
+		}
+		cur := max(spanIndex(now, l.window), e.newest[i])
+		if at(ws, cur, false) == nil {
+			if p := at(ws, cur-1, false); p != nil && p.own > 0 && p.own >= l.limit/int64(k.s.opts.Nodes) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// collect appends to items the limits of sh's entries (sh locked) that
+// the round syncs, and to entries those it reads back; it returns the
+// entries sh keeps listing (appended to keep), dropping those with
+// nothing left to sync or decide on: every window ended, every bucket
+// refilled, nothing to push or give back (evicted and reset entries once
+// their units are pushed).
+func (k *keyset) collect(sh *shard, lims *limits, now int64, keep []*entry, items *[]item, entries *[]*entry) []*entry {
+	ls := lims.ls
 	for _, e := range sh.list {
 		e.sh = sh
-		tracked := !e.gone && round-e.touched <= uint64(t.s.opts.Track)
-		read := tracked && (!t.s.opts.SkipIdle || t.due(e, now))
-		live := false
+		read := !e.gone && (e.want || e.retry || e.confirm || k.due(e, ls, now))
+		e.want, e.confirm = false, false
 		n0 := len(*items)
-		for i := range t.cs {
-			c := &t.cs[i]
-			ws := e.ws[2*i : 2*i+2]
-			cur := max(spanIndex(now, c.window), e.newest[i])
-			first := cur
-			if c.sliding {
-				first--
-			}
-			add := func(s *slot, idx int64) {
-				if e.name == "" {
-					e.name = t.name(e.key)
-				}
-				end := (idx + 1) * c.window // the counter counts until then, and
-				if c.sliding {
-					end += c.window // as the previous window for one more
-				}
-				it := item{e: e, idx: idx, key: counterKey(e.name, i, idx), push: s.delta, ttl: max(1, (end-now+slack)/1e6), room: -1}
-				if idx == cur && read {
-					var v view
-					c.look(&v, ws, now, cur)
-					it.room, it.guess = c.room(&v), t.guess(&v)
-				}
-				if idx >= first {
-					it.s = s
-					s.inflight += s.delta
-				}
-				s.delta = 0
-				*items = append(*items, it)
-			}
-			for j := range ws {
-				s := &ws[j]
-				switch {
-				case s.idx < first && s.delta != 0:
-					add(s, s.idx) // a window that no longer counts: push its units only
-				case s.idx >= first && (s.delta != 0 || s.global != 0):
-					live = true
-					if !read && s.delta != 0 {
-						add(s, s.idx)
-					}
-				}
-			}
-			if read {
-				for idx := first; idx <= cur; idx++ {
-					add(at(ws, idx, true), idx)
-				}
+		live := false
+		for i := range ls {
+			if ls[i].kind.bucket() {
+				live = k.collectBucket(e, lims, i, now, read, items) || live
+			} else {
+				live = k.collectWindow(e, ls, i, now, read, items) || live
 			}
 		}
 		if read {
 			e.failed = false
+			e.readVer = lims.ver
 			*entries = append(*entries, e)
+			for _, it := range (*items)[n0:] {
+				// What the other nodes pushed in this round reaches this
+				// node's view at the next one.
+				e.confirm = e.confirm || it.push != 0 || it.x1 > 0 && it.kind != 'w' || it.x3 > 0
+			}
 		}
-		if tracked || live || len(*items) > n0 {
+		if live || len(*items) > n0 {
 			keep = append(keep, e)
 			continue
 		}
@@ -203,124 +260,152 @@ func (t *table) collect(sh *shard, round uint64, now int64, keep []*entry, items
 	return keep
 }
 
-// due reports whether a round of a SkipIdle store must read e back (e
-// tracked): it has units to push in a window that counts, a current window
-// it holds no claim on, a call for it failed, or its claim would lapse
-// before the next round (read at least every SyncPeriod + Timeout). A tracked key that is not
-// due keeps deciding on its live claim: skipping its read saves the
-// round's work on keys nothing happened to, at the cost of a view of the
-// other nodes' counts up to SyncPeriod + Timeout old (which the claim
-// makes safe: the claims never add up beyond what remains).
-func (t *table) due(e *entry, now int64) bool {
-	o := &t.s.opts
-	if e.retry || now-e.okAt >= int64(o.SyncPeriod+o.Timeout) {
-		return true
-	}
-	for i := range t.cs {
-		c := &t.cs[i]
-		ws := e.ws[2*i : 2*i+2]
-		cur := max(spanIndex(now, c.window), e.newest[i])
-		if s := at(ws, cur, false); s == nil || s.div == 0 || s.delta != 0 {
-			return true
-		}
-		if s := at(ws, cur-1, false); c.sliding && s != nil && s.delta != 0 {
-			return true
-		}
-	}
-	return false
+// add appends the item it of e (named later: see name).
+func (k *keyset) add(e *entry, ls []lim, it item, items *[]item) {
+	it.e, it.ls, it.k = e, ls, k
+	*items = append(*items, it)
 }
 
-// send pipelines items in one script call per hash tag and MaxBatch
-// counters, within Timeout, and returns each item's reply (the merged
-// count, the nodes registered, the other nodes' claims and the claim's
-// divisor: see sync.lua) and whether its call failed.
-func (s *Store) send(ctx context.Context, now int64, items []item) (reps [][4]int64, bad []bool, err error) {
-	reps, bad = make([][4]int64, len(items)), make([]bool, len(items))
-	if len(items) == 0 {
-		return reps, bad, nil
+// hashKey names one Redis hash of a round: a keyset's hash tag, limit and
+// window or span.
+type hashKey struct {
+	k   *keyset
+	tag string
+	li  int
+	idx int64
+}
+
+// name sets the Redis names of the round's items — each key's field (a
+// digest, computed once per entry) and hashes (built once per round) —
+// outside the shards' locks: only rounds, one at a time, read and write
+// an entry's field and tag.
+func name(items []item) {
+	hashes := map[hashKey]string{}
+	hash := func(it *item, idx int64) string {
+		hk := hashKey{it.k, it.e.tag, it.li, idx}
+		h, ok := hashes[hk]
+		if !ok {
+			if it.kind == 'w' {
+				h = it.k.windowHash(it.e.tag, it.li, idx)
+			} else {
+				h = it.k.bucketHash(it.e.tag, it.li, it.ls[it.li].span, idx)
+			}
+			hashes[hk] = h
+		}
+		return h
 	}
-	life := s.life() / 1e6
-	// A call's keys must share a hash slot where the client spreads keys
-	// over servers (a Cluster, a Ring): one call per hash tag there, and
-	// one for every tag on a single Redis.
-	_, single := s.client.(*redis.Client)
-	groups := map[string][]int{}
-	var tags []string
 	for i := range items {
-		tag := ""
-		if !single {
-			k := items[i].key
-			tag = k[:strings.IndexByte(k, '}')]
+		it := &items[i]
+		if it.e.field == "" {
+			it.e.field, it.e.tag = it.k.field(it.e.key)
 		}
-		if groups[tag] == nil {
-			tags = append(tags, tag)
-		}
-		groups[tag] = append(groups[tag], i)
-	}
-	type call struct {
-		idx  []int
-		keys []string
-		args []any
-		cmd  *redis.Cmd
-	}
-	var calls []*call
-	for _, tag := range tags {
-		g := groups[tag]
-		for len(g) > 0 {
-			n := min(len(g), s.opts.MaxBatch)
-			c := &call{idx: g[:n], args: []any{s.id, now / 1e6, life}}
-			for _, j := range c.idx {
-				it := &items[j]
-				c.keys = append(c.keys, it.key)
-				c.args = append(c.args, it.push, it.ttl, it.room, it.guess)
-			}
-			calls = append(calls, c)
-			g = g[n:]
+		it.hash = hash(it, it.idx)
+		if it.kind != 'w' {
+			it.prev = hash(it, it.idx-1)
 		}
 	}
-	ctx, cancel := context.WithTimeout(ctx, s.opts.Timeout)
-	defer cancel()
-	run := func(cs []*call, eval bool) {
-		pipe := s.client.Pipeline()
-		for _, c := range cs {
-			if eval {
-				c.cmd = s.script.Eval(ctx, pipe, c.keys, c.args...)
-			} else {
-				c.cmd = s.script.EvalSha(ctx, pipe, c.keys, c.args...)
-			}
-		}
-		s.stats.calls.Add(uint64(len(cs)))
-		_, _ = pipe.Exec(ctx) // each command's error is read below
+}
+
+// slack is what a Redis hash outlives its last use by.
+func (s *Store) slack() int64 {
+	return int64(max(time.Second, 2*s.opts.SyncPeriod+s.opts.Timeout))
+}
+
+// collectWindow appends the items of e's window limit i: when read, its
+// windows that count (the current one with the room its claim shares);
+// else only those with units to push. It reports whether a window that
+// counts holds anything.
+func (k *keyset) collectWindow(e *entry, ls []lim, i int, now int64, read bool, items *[]item) (live bool) {
+	l := &ls[i]
+	ws := e.ws[l.at : l.at+2]
+	cur := max(spanIndex(now, l.window), e.newest[i])
+	first := cur
+	if l.kind == kindSliding {
+		first--
 	}
-	run(calls, false)
-	var missing []*call
-	for _, c := range calls {
-		if e := c.cmd.Err(); e != nil && redis.HasErrorPrefix(e, "NOSCRIPT") {
-			missing = append(missing, c)
+	win := func(s *slot, idx int64) {
+		end := (idx + 1) * l.window // the counter counts until then, and
+		if l.kind == kindSliding {
+			end += l.window // as the previous window for one more
 		}
-	}
-	if len(missing) > 0 {
-		run(missing, true) // NOSCRIPT: the script did not run, sending it again is safe
-	}
-	var errs []error
-	for _, c := range calls {
-		got, e := c.cmd.Int64Slice()
-		if e == nil && len(got) != 4*len(c.idx) {
-			e = fmt.Errorf("%d numbers for %d counters", len(got), len(c.idx))
+		it := item{li: i, kind: 'w', idx: idx, push: s.delta, ttl: max(1, (end-now+k.s.slack())/1e6), x1: -1}
+		if idx == cur && read {
+			var v view
+			l.look(&v, ws, now, cur)
+			it.x1, it.x2 = l.room(&v), k.s.guess(&v)
 		}
-		for k, j := range c.idx {
-			if e != nil {
-				bad[j] = true
-			} else {
-				reps[j] = [4]int64(got[4*k : 4*k+4])
+		if idx >= first {
+			it.s = s
+			s.inflight += s.delta
+		}
+		s.delta = 0
+		k.add(e, ls, it, items)
+	}
+	for j := range ws {
+		s := &ws[j]
+		switch {
+		case s.idx < first && s.delta != 0:
+			win(s, s.idx) // a window that no longer counts: push its units only
+		case s.idx >= first && (s.delta != 0 || s.global != 0):
+			live = true
+			if !read && s.delta != 0 {
+				win(s, s.idx)
 			}
 		}
-		if e != nil {
-			errs = append(errs, e)
+	}
+	if read {
+		for idx := first; idx <= cur; idx++ {
+			win(at(ws, idx, true), idx)
 		}
 	}
-	if len(errs) > 0 {
-		err = fmt.Errorf("localfirst: %d of %d sync calls failed: %w", len(errs), len(calls), errors.Join(errs...))
+	return live
+}
+
+// collectBucket appends, when read (or e is gone with something to push
+// or give back), the item of e's bucket limit i: what it pushes and gives
+// back (an idle or expired lease among it), and the lease it asks for: its
+// part of what remains when a take since the last round was denied, else
+// twice what the takes asked when they spent the lease, else none. It reports
+// whether the bucket holds anything.
+func (k *keyset) collectBucket(e *entry, lims *limits, i int, now int64, read bool, items *[]item) (live bool) {
+	ls := lims.ls
+	l := &ls[i]
+	b := &e.bs[l.at]
+	live = !l.recovered(b, now)
+	if e.gone {
+		// Evicted or reset: push what it admitted, give its lease back,
+		// lease nothing.
+		read = b.unconf != 0 || b.frozen > 0 || b.credit > 0
+		b.short, b.used = false, 0
 	}
-	return reps, bad, err
+	if !read {
+		return live
+	}
+	j := spanIndex(now, l.span)
+	it := item{li: i, kind: 't', idx: j, ttl: ((j+2)*l.span - now + k.s.slack()) / 1e6, x4: b.sharers, ver: lims.ver}
+	if l.kind == kindGCRA {
+		it.kind = 'g'
+	}
+	if it.x4 == 0 {
+		it.x4 = int64(k.s.opts.Nodes)
+	}
+	switch {
+	case b.short:
+		it.x3 = 1 << 50 // its part of what remains
+	case b.used > 0:
+		it.x3 = max(2*b.asked, 1)
+	}
+	if b.credit > 0 && (it.x3 == 0 || now >= b.exp) {
+		b.frozen += b.credit // an idle or expired lease: give it back
+		b.credit, b.exp = 0, 0
+	}
+	if b.frozen > 0 {
+		it.x1, it.x2 = b.frozen, max(b.until-j*l.span, -l.span)
+	}
+	it.push = b.unconf
+	b.inflight += b.unconf
+	b.unconf = 0
+	b.asked, b.used, b.short = 0, 0, false
+	k.add(e, ls, it, items)
+	return live
 }

@@ -6,96 +6,128 @@ import (
 	"fmt"
 	"hash/maphash"
 	"sync"
+	"sync/atomic"
 
 	"github.com/floodgate-go/floodgate/core"
 	"github.com/floodgate-go/floodgate/core/store"
 )
 
-// table decides one policy in memory; the store's rounds sync it.
-type table struct {
+// keyset is the per-key state of a bound policy on this node: the table
+// Bind returns and those Rebind makes from it decide on the same keyset,
+// and the rounds sync it once, with the limits of the latest table.
+type keyset struct {
 	s      *Store
-	p      *core.Policy
-	cs     []counter
-	fp     [sha256.Size]byte // policy fingerprint: a changed policy counts in other keys
+	name   string            // the policy's name, for errors
+	fp     [sha256.Size]byte // the policy's shape (see shape): its Redis keys
 	seed   maphash.Seed
 	shards []shard
-	per    int // keys per shard
+	per    int                    // keys per shard
+	lims   atomic.Pointer[limits] // the limits the rounds use: the latest table's
+	vers   atomic.Uint64          // the tables Rebind made
 }
 
-// shard is one locked part of a table: the entries by the key's hash (a
-// key whose hash another key holds goes to byKey), and every entry a round
-// must visit (also those evicted with units to push).
+// limits are the limits of one table of a keyset, and its version: 0 for
+// the table Bind made, n for the nth Rebind.
+type limits struct {
+	ls  []lim
+	ver uint64
+}
+
+// table decides one policy on a keyset; see store.Table.
+type table struct {
+	k   *keyset
+	p   *core.Policy
+	ls  []lim
+	ver uint64
+}
+
+// shard is one locked part of a keyset: its entries by key, and every
+// entry a round must visit (also those evicted with units to push).
 type shard struct {
-	mu    sync.Mutex
-	m     map[uint64]*entry
-	byKey map[string]*entry // collisions of m: nil until one happens
-	list  []*entry
+	mu   sync.Mutex
+	idx  index
+	list []*entry
 }
 
 // get returns key's entry, nil when it has none.
-func (sh *shard) get(h uint64, key string) *entry {
-	e := sh.m[h]
-	if e != nil && e.key != key {
-		e = sh.byKey[key]
-	}
-	return e
-}
+func (sh *shard) get(h uint64, key string) *entry { return sh.idx.get(h, key) }
 
-// drop removes e from sh's maps, if it is there.
-func (sh *shard) drop(e *entry) {
-	if sh.m[e.h] == e {
-		delete(sh.m, e.h)
-	} else if sh.byKey[e.key] == e {
-		delete(sh.byKey, e.key)
-	}
-}
+// drop removes e from sh's index, if it is there.
+func (sh *shard) drop(e *entry) { sh.idx.drop(e) }
 
-func (sh *shard) size() int { return len(sh.m) + len(sh.byKey) }
-
-// entry is one key's windows on this node.
+// entry is one key's state on this node: what a decision reads first, then
+// what the rounds use.
 type entry struct {
-	key  string
-	h    uint64 // the key's hash
-	sh   *shard // set by the first round
-	name string // Redis key prefix, set by the first round that sends it
-	// ws holds two slots per limit (by window parity); newest is, per
-	// limit, the newest window a take was counted in.
-	ws     []slot
-	newest [core.MaxLimits]int64
-	// okRound is the round that last read every window of the entry back,
-	// at okAt (the store's clock); touched is the store's round when the
-	// entry was last decided.
-	okRound, touched uint64
-	okAt             int64
-	failed           bool // a call of the round in progress failed
-	retry            bool // a call of the last round that read it failed
-	gone             bool // evicted or reset: no longer in its shard's map
+	key string
+	h   uint64 // the key's hash
+	// ws holds two slots per window limit (by window parity), bs one
+	// bucket per bucket limit; newest is, per limit, the newest window a
+	// take was counted in.
+	ws []slot
+	bs []bucket
+	// okRound is the round that last read the entry back, at okAt (the
+	// store's clock); ver is the version of the limits (see limits) it
+	// claimed under.
+	okRound uint64
+	okAt    int64
+	ver     uint64
+	want    bool // a decision asks the next round to read the key (see table.decide)
+	confirm bool // the last round pushed the key's units: the next one reads it again
+	failed  bool // a call of the round in progress failed
+	retry   bool // a call of the last round that read it failed
+	gone    bool // evicted or reset: no longer in its shard's map
+	newest  [core.MaxLimits]int64
+	sh      *shard // set by the first round
+	field   string // the key's field in Redis (a digest), set by the first round that sends it
+	tag     string // the key's hash tag, set with field
+	readVer uint64 // the version of the limits of the round in progress
 }
 
-// entry1 is an entry of a policy of one limit and its two slots, in one
-// allocation (an entry of several limits carries no unused slots).
+// entry1 and entryB are entries of a policy of one window limit or one
+// bucket limit and its state, in one allocation.
 type entry1 struct {
 	entry
 	slots [2]slot
 }
 
-func newTable(s *Store, p *core.Policy, cs []counter) *table {
+type entryB struct {
+	entry
+	b [1]bucket
+}
+
+func newKeyset(s *Store, p *core.Policy, ls []lim) *keyset {
 	n := 64
 	for n > 1 && s.opts.MaxKeys/n < 16 {
 		n /= 2
 	}
-	t := &table{s: s, p: p, cs: cs, seed: maphash.MakeSeed(), shards: make([]shard, n), per: max(1, s.opts.MaxKeys/n)}
-	t.fp = sha256.Sum256(fmt.Appendf(nil, "floodgate localfirst 1|%q|%#v", p.Name(), p.Limits()))
-	for i := range t.shards {
-		t.shards[i].m = map[uint64]*entry{}
-	}
-	return t
+	k := &keyset{s: s, name: p.Name(), fp: shape(p, ls), seed: maphash.MakeSeed(), shards: make([]shard, n), per: max(1, s.opts.MaxKeys/n)}
+	k.lims.Store(&limits{ls: ls})
+	return k
 }
 
 // shard returns key's shard and hash.
-func (t *table) shard(key string) (*shard, uint64) {
-	h := maphash.String(t.seed, key)
-	return &t.shards[h&uint64(len(t.shards)-1)], h
+func (k *keyset) shard(key string) (*shard, uint64) {
+	h := maphash.String(k.seed, key)
+	return &k.shards[h&uint64(len(k.shards)-1)], h
+}
+
+// Rebind returns a table deciding p on t's keys (see core.Rebinder): every
+// count, lease and share is kept, and read under p's limits from the next
+// decision on (a lease granted under other limits is cut to the node's
+// share of the new burst); the rounds sync with p's limits from then on. p must have
+// t's shape: the same limits (by kind and, for windows, window) in the
+// same order; core.Limiter.SetPolicy checks the rest.
+func (t *table) Rebind(p *core.Policy) (store.Table, error) {
+	ls, err := limitsOf(p)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", err, core.ErrPolicyChange)
+	}
+	if !sameShape(t.ls, ls) || shape(p, ls) != t.k.fp {
+		return nil, fmt.Errorf("localfirst: policy %q: the limits' kinds, windows, or (for a bucket) the span its refill time fits in changed: %w", p.Name(), core.ErrPolicyChange)
+	}
+	ver := t.k.vers.Add(1)
+	t.k.lims.Store(&limits{ls: ls, ver: ver})
+	return &table{k: t.k, p: p, ls: ls, ver: ver}, nil
 }
 
 // Do applies req in memory; see store.Table. Only OpReset waits for Redis.
@@ -110,7 +142,7 @@ func (t *table) Do(ctx context.Context, req store.Request) (d store.Decision, er
 	case req.Op == store.OpReset:
 		return store.Decision{}, t.reset(ctx, req)
 	}
-	sh, h := t.shard(req.Key)
+	sh, h := t.k.shard(req.Key)
 	sh.mu.Lock()
 	e := sh.get(h, req.Key)
 	if e == nil {
@@ -123,16 +155,14 @@ func (t *table) Do(ctx context.Context, req store.Request) (d store.Decision, er
 				req.Cost = 1
 			}
 			req.Op = store.OpPeek
-			var zero entry
+			var zero entryB
 			var ws [2 * store.MaxLimits]slot
-			zero.ws = ws[:2*len(t.cs)]
-			t.decide(&zero, req, false, &d)
+			var bs [store.MaxLimits]bucket
+			zero.ws, zero.bs = ws[:], bs[:]
+			t.decide(&zero.entry, req, false, &d)
 			return d, nil
 		}
 		e = t.insert(sh, h, req.Key)
-	}
-	if r := t.s.round.Load(); e.touched != r {
-		e.touched = r
 	}
 	if req.Op == store.OpRefund {
 		t.refund(e, req)
@@ -146,150 +176,202 @@ func (t *table) Do(ctx context.Context, req store.Request) (d store.Decision, er
 // stale reports whether e's view may be older than the last round: no
 // round read it back since, or the rounds stopped.
 func (t *table) stale(e *entry, now int64) bool {
-	o := &t.s.opts
-	return e.okRound != t.s.round.Load() || now-e.okAt >= int64(2*o.SyncPeriod+o.Timeout)
+	return e.okRound != t.k.s.round.Load() || now-e.okAt >= t.k.s.life()
 }
 
 // decide decides req (a take or a peek) on e, under its shard's lock when
-// e is in a table (locked).
+// e is in a keyset (locked): every limit decides, and a take commits only
+// when all of them admit it. A take a window limit denies asks the next
+// round to read the key (a bucket counts its demand itself).
 func (t *table) decide(e *entry, req store.Request, locked bool, d *store.Decision) {
 	d.At = req.Now
-	stale := !locked || t.stale(e, req.Now)
-	retry := int64(t.s.opts.SyncPeriod)
-	var idx [store.MaxLimits]int64 // each limit's window
+	period := int64(t.k.s.opts.SyncPeriod)
+	take := locked && req.Op == store.OpTake
+	var idx [store.MaxLimits]int64 // each window limit's window
+	var lease, short [store.MaxLimits]bool
+	var nv, nvl [store.MaxLimits]int64 // each bucket's view after the take
 	all := true
-	for i := range t.cs {
-		c := &t.cs[i]
-		var v view
-		c.look(&v, e.ws[2*i:2*i+2], req.Now, e.newest[i])
-		div, claims := t.share(e, &v, req.Now, stale)
-		d.Outcomes[i] = c.decide(&v, req.Now, req.Cost, div, claims, retry)
-		idx[i] = v.idx
+	for i := range t.ls {
+		l := &t.ls[i]
+		if l.kind.bucket() {
+			nv[i], nvl[i], lease[i], short[i] = t.peekBucket(&d.Outcomes[i], l, &e.bs[l.at], req.Now, req.Cost)
+		} else {
+			var v view
+			l.look(&v, e.ws[l.at:l.at+2], req.Now, e.newest[i])
+			div, claims, cap := t.share(e, &v, req.Now, !locked || t.stale(e, req.Now))
+			short[i] = l.decide(&d.Outcomes[i], &v, req.Now, req.Cost, div, claims, cap, period)
+			idx[i] = v.idx
+			if take && !d.Outcomes[i].Allowed {
+				e.want = true
+			}
+		}
 		all = all && d.Outcomes[i].Allowed
 	}
 	d.Taken = all && req.Op == store.OpTake
-	for i := range t.cs {
+	for i := range t.ls {
+		l := &t.ls[i]
+		if l.kind.bucket() {
+			b := &e.bs[l.at]
+			if take && req.Cost <= l.burst {
+				b.ask(req.Cost, d.Taken)
+			}
+			switch {
+			case d.Taken:
+				t.takeBucket(l, b, req.Now, req.Cost, nv[i], nvl[i], lease[i])
+			case !all && d.Outcomes[i].Allowed:
+				t.peekBucket(&d.Outcomes[i], l, b, req.Now, 0)
+			}
+			continue
+		}
 		switch {
 		case d.Taken:
-			s := at(e.ws[2*i:2*i+2], idx[i], true)
+			s := at(e.ws[l.at:l.at+2], idx[i], true)
 			s.delta += req.Cost
+			s.own += req.Cost
 			e.newest[i] = max(e.newest[i], idx[i])
 		case !all && d.Outcomes[i].Allowed:
 			// Nothing is taken: report this limit's state as it stands.
-			c := &t.cs[i]
 			var v view
-			c.look(&v, e.ws[2*i:2*i+2], req.Now, e.newest[i])
-			d.Outcomes[i] = c.decide(&v, req.Now, 0, 0, 0, 0)
+			l.look(&v, e.ws[l.at:l.at+2], req.Now, e.newest[i])
+			l.decide(&d.Outcomes[i], &v, req.Now, 0, 0, 0, -1, 0)
 		}
 	}
 }
 
-// share returns the divisor of what a node knows remains of a window and
-// the other nodes' claims to deduct (see the package documentation): while
-// this node's claim on the window, made by the last round that read it,
-// lives, the claim's divisor and the others' claims; else, with no claim
-// deducted, Nodes when the view is stale or no node was seen registered in
-// the previous window, and otherwise the most nodes seen registered in it
-// or the current one.
-func (t *table) share(e *entry, v *view, now int64, stale bool) (div, claims int64) {
-	n := int64(t.s.opts.Nodes)
+// share returns the divisor of what a node knows remains of a window, the
+// other nodes' claims to deduct and a cap (−1: none) on what the node
+// holds unconfirmed (see the package documentation): while this node's
+// claim on the window, made by the last round that read it, lives, the
+// claim's divisor and the others' claims (with the claim as made for a
+// cap when the limits changed since: a raised limit is not handed whole
+// to every node holding a claim); else, with no claim deducted, Nodes
+// when the view is stale or no node was seen registered in the previous
+// window, and otherwise the most nodes seen registered in it or the
+// current one.
+func (t *table) share(e *entry, v *view, now int64, stale bool) (div, claims, cap int64) {
+	n := int64(t.k.s.opts.Nodes)
 	switch {
-	case v.div > 0 && now-e.okAt < t.s.life():
-		return v.div, v.claims
+	case v.div > 0 && now-e.okAt < t.k.s.life():
+		cap = -1
+		if e.ver != t.ver {
+			cap = v.claim
+		}
+		return v.div, v.claims, cap
 	case stale:
-		return max(n, v.others+1), 0
+		return max(n, v.others+1), 0, -1
 	}
-	return t.guess(v), 0
+	return t.k.s.guess(v), 0, -1
 }
 
 // guess is how many nodes share the key, from the windows read: Nodes
 // without evidence.
-func (t *table) guess(v *view) int64 {
+func (s *Store) guess(v *view) int64 {
 	if v.others < 0 {
-		return int64(t.s.opts.Nodes)
+		return int64(s.opts.Nodes)
 	}
 	return v.others + 1
 }
 
-// refund gives back req.Cost taken at req.Taken, limit by limit, from the
-// window it was counted in while that window still counts and the take's
-// hold lasts: a FixedWindow's current window, a SlidingWindow's current or
-// previous one.
+// refund gives back req.Cost taken at req.Taken, limit by limit, as far as
+// the take still holds it: for a window, from the window it was counted in
+// while that window still counts (a FixedWindow's current window, a
+// SlidingWindow's current or previous one); for a bucket, see
+// refundBucket.
 func (t *table) refund(e *entry, req store.Request) {
-	for i := range t.cs {
-		c := &t.cs[i]
+	for i := range t.ls {
+		l := &t.ls[i]
 		h := req.Holds[i]
 		if h <= 0 || req.Now >= req.Taken+h {
 			continue
 		}
-		idx := spanIndex(req.Taken, c.window)
-		if !c.sliding && idx != e.newest[i] {
+		if l.kind.bucket() {
+			t.refundBucket(l, &e.bs[l.at], req.Now, req.Taken+h, req.Cost)
 			continue
 		}
-		if s := at(e.ws[2*i:2*i+2], idx, false); s != nil {
-			s.delta -= min(req.Cost, s.count())
+		idx := spanIndex(req.Taken, l.window)
+		if l.kind == kindFixed && idx != e.newest[i] {
+			continue
+		}
+		if s := at(e.ws[l.at:l.at+2], idx, false); s != nil {
+			give := min(req.Cost, s.count())
+			s.delta -= give
+			s.own -= min(give, s.own)
 		}
 	}
 }
 
 // insert adds an entry for key to sh (locked), making room when sh is
-// full by dropping an arbitrary entry (Go's map order is randomised): its
-// unsynced units stay on the shard's list for the next round, and a key
-// that returns is stale until a round reads it, so it holds at most its
-// share.
+// full by dropping an arbitrary entry (the first from the new key's slot:
+// the keyset's hash seed is random): its unsynced units stay on the
+// shard's list for the next round, and a key that returns is new to the
+// node again, so it holds at most its share.
 func (t *table) insert(sh *shard, h uint64, key string) *entry {
-	if sh.size() >= t.per {
-		for _, old := range sh.m {
+	if sh.idx.live >= t.k.per {
+		if old := sh.idx.any(h); old != nil {
 			sh.drop(old)
 			old.gone = true
-			break
 		}
 	}
 	var e *entry
-	if len(t.cs) == 1 {
-		// One allocation, the slots next to the entry.
+	var windows, buckets int
+	for i := range t.ls {
+		if t.ls[i].kind.bucket() {
+			buckets++
+		} else {
+			windows++
+		}
+	}
+	switch {
+	case windows == 1 && buckets == 0:
 		one := &entry1{entry: entry{key: key, h: h}}
 		e = &one.entry
 		e.ws = one.slots[:]
-	} else {
-		e = &entry{key: key, h: h, ws: make([]slot, 2*len(t.cs))}
+	case windows == 0 && buckets == 1:
+		one := &entryB{entry: entry{key: key, h: h}}
+		e = &one.entry
+		e.bs = one.b[:]
+	default:
+		e = &entry{key: key, h: h, ws: make([]slot, 2*windows), bs: make([]bucket, buckets)}
 	}
-	if sh.m[h] == nil {
-		sh.m[h] = e
-	} else {
-		if sh.byKey == nil {
-			sh.byKey = map[string]*entry{}
-		}
-		sh.byKey[key] = e
-	}
+	sh.idx.put(e)
 	sh.list = append(sh.list, e)
 	return e
 }
 
-// reset forgets req.Key on this node and deletes its counters of the
-// windows around req.Now in Redis. Other nodes read the deleted counters
-// at their next round; units they admitted and had not pushed yet still
-// count.
+// reset forgets req.Key on this node and deletes its fields in Redis: the
+// windows around req.Now, the spans of its buckets. Other nodes read the
+// deleted counts at their next round that reads the key; units they
+// admitted and had not pushed yet still count, and leases they hold are
+// still spent.
 func (t *table) reset(ctx context.Context, req store.Request) error {
-	sh, h := t.shard(req.Key)
+	sh, h := t.k.shard(req.Key)
 	sh.mu.Lock()
 	if e := sh.get(h, req.Key); e != nil {
 		sh.drop(e)
 		e.gone = true
 		clear(e.ws)
+		clear(e.bs)
 	}
 	sh.mu.Unlock()
-	name := t.name(req.Key)
-	var keys []string
-	for i := range t.cs {
-		idx := spanIndex(req.Now, t.cs[i].window)
+	field, tag := t.k.field(req.Key)
+	ctx, cancel := context.WithTimeout(ctx, t.k.s.opts.Timeout)
+	defer cancel()
+	pipe := t.k.s.client.Pipeline()
+	for i := range t.ls {
+		l := &t.ls[i]
+		if l.kind.bucket() {
+			j := spanIndex(req.Now, l.span)
+			for d := int64(-1); d <= 0; d++ {
+				pipe.HDel(ctx, t.k.bucketHash(tag, i, l.span, j+d), field)
+			}
+			continue
+		}
+		idx := spanIndex(req.Now, l.window)
 		for d := int64(-1); d <= 1; d++ {
-			keys = append(keys, counterKey(name, i, idx+d))
+			pipe.HDel(ctx, t.k.windowHash(tag, i, idx+d), field)
 		}
 	}
-	ctx, cancel := context.WithTimeout(ctx, t.s.opts.Timeout)
-	defer cancel()
-	if err := t.s.client.Del(ctx, keys...).Err(); err != nil {
+	if _, err := pipe.Exec(ctx); err != nil {
 		return fmt.Errorf("localfirst: policy %q: reset: %w", t.p.Name(), err)
 	}
 	return nil

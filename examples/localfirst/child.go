@@ -16,29 +16,48 @@ import (
 	"github.com/redis/go-redis/v9"
 )
 
-// window is the limits' window: one second, aligned to the epoch.
+// window is the FixedWindow's window: one second, aligned to the epoch.
 const window = time.Second
 
+// timeout is the local-first store's Timeout: a lease lives 2·period +
+// timeout.
+const timeout = 500 * time.Millisecond
+
 // report is what a child prints: per key and window, the attempts and
-// admissions, and per key and sync-period bin the admissions (for the
-// bound's a(T)), with the decisions' total time.
+// admissions; per key and sync-period bin the most admitted (for the
+// windows' bound, a(T)); for a GCRA, per key and bin (binOf) the attempts
+// and admissions; and the decisions' total time.
 type report struct {
 	Counts    map[string][2]int64 // "key/window" → attempts, admitted
 	MaxPeriod int64               // the most admitted of one key in one SyncPeriod bin
+	Bins      map[string][2]int64 // GCRA: "key/bin" → attempts, admitted
 	Decisions int64
 	Nanos     int64
 	Errors    int64
 }
 
+// binOf is the bin a GCRA's admissions are counted in: a tenth of the
+// period for one key, the period for many.
+func binOf(c config) time.Duration {
+	if c.keys == 1 {
+		return c.period / 10
+	}
+	return c.period
+}
+
 func runChild(c config) error {
 	client := redis.NewClient(&redis.Options{Addr: c.redis, MaxRetries: -1, PoolSize: 4 * c.goroutines})
 	defer client.Close()
-	p := core.MustPolicy("measure", core.Limit{Name: "measure", Algorithm: core.FixedWindow{Quota: c.limit, Window: window}})
+	var alg core.Algorithm = core.FixedWindow{Quota: c.limit, Window: window}
+	if c.alg == "gcra" {
+		alg = core.GCRA{Rate: core.PerSecond(c.limit), Burst: c.burst}
+	}
+	p := core.MustPolicy("measure", core.Limit{Name: "measure", Algorithm: alg})
 	var store core.Store
 	var lf *localfirst.Store
 	switch c.child {
 	case "localfirst":
-		s, err := localfirst.New(client, localfirst.Options{Nodes: c.procs, SyncPeriod: c.period, Buckets: 16, Track: c.track, SkipIdle: c.skipIdle})
+		s, err := localfirst.New(client, localfirst.Options{Nodes: c.procs, SyncPeriod: c.period, Timeout: timeout})
 		if err != nil {
 			return err
 		}
@@ -75,6 +94,8 @@ func runChild(c config) error {
 	var mu sync.Mutex
 	counts := map[[2]int64]*rec{}
 	bins := map[[2]int64]int64{}
+	gbins := map[[2]int64][2]int64{}
+	bin := int64(binOf(c))
 	var decisions, nanos, errs atomic.Int64
 	var wg sync.WaitGroup
 	for g := 0; g < c.goroutines; g++ {
@@ -84,6 +105,7 @@ func runChild(c config) error {
 			rng := rand.New(rand.NewPCG(uint64(os.Getpid()), uint64(g)))
 			local := map[[2]int64]*rec{}
 			localBins := map[[2]int64]int64{}
+			localG := map[[2]int64][2]int64{}
 			one := func() {
 				k := int64(rng.IntN(c.keys))
 				t0 := time.Now()
@@ -97,6 +119,14 @@ func runChild(c config) error {
 				}
 				at := r.At().UnixNano() // the decision's own instant
 				w := at / int64(window)
+				if c.alg == "gcra" {
+					g := localG[[2]int64{k, at / bin}]
+					g[0]++
+					if r.Allowed {
+						g[1]++
+					}
+					localG[[2]int64{k, at / bin}] = g
+				}
 				e := local[[2]int64{k, w}]
 				if e == nil {
 					e = &rec{}
@@ -142,13 +172,20 @@ func runChild(c config) error {
 			for k, v := range localBins {
 				bins[k] += v
 			}
+			for k, v := range localG {
+				g := gbins[k]
+				gbins[k] = [2]int64{g[0] + v[0], g[1] + v[1]}
+			}
 			mu.Unlock()
 		}(g)
 	}
 	wg.Wait()
 	stop()
 	loop.Wait()
-	rep := report{Counts: map[string][2]int64{}, Decisions: decisions.Load(), Nanos: nanos.Load(), Errors: errs.Load()}
+	rep := report{Counts: map[string][2]int64{}, Bins: map[string][2]int64{}, Decisions: decisions.Load(), Nanos: nanos.Load(), Errors: errs.Load()}
+	for k, v := range gbins {
+		rep.Bins[fmt.Sprintf("%d/%d", k[0], k[1])] = v
+	}
 	for k, v := range counts {
 		rep.Counts[fmt.Sprintf("%d/%d", k[0], k[1])] = [2]int64{v.attempts, v.admitted}
 	}

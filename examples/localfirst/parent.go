@@ -6,6 +6,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"math"
 	"net"
 	"os"
 	"os/exec"
@@ -17,21 +18,28 @@ import (
 	"github.com/redis/go-redis/v9"
 )
 
-// scenario is one row group: keys, load and the per-key limit per second.
+// scenario is one row group: the algorithm, keys, load and the per-key
+// limit a second (a FixedWindow's quota, a GCRA's rate, with its burst).
 type scenario struct {
-	keys  int
-	load  string
-	limit int64
+	alg          string
+	keys         int
+	load         string
+	limit, burst int64
 }
 
 var scenarios = []scenario{
-	{1, "steady", 2000},
+	{"fixed", 1, "steady", 2000, 0},
 	// A hot key under its limit: every decision of the exact store goes
 	// to Redis (no denial to cache), the regime local-first is for.
-	{1, "steady", 1 << 40},
-	{1, "bursty", 2000},
-	{10000, "steady", 8},
-	{10000, "bursty", 8},
+	{"fixed", 1, "steady", 1 << 40, 0},
+	{"fixed", 1, "bursty", 2000, 0},
+	{"fixed", 10000, "steady", 8, 0},
+	{"fixed", 10000, "bursty", 8, 0},
+	{"gcra", 1, "steady", 2000, 200},
+	{"gcra", 1, "steady", 1 << 30, 1 << 30},
+	{"gcra", 1, "bursty", 2000, 200},
+	{"gcra", 10000, "steady", 8, 8},
+	{"gcra", 10000, "bursty", 8, 8},
 }
 
 // row is one store's figures in one scenario.
@@ -59,6 +67,9 @@ func runParent(c config) error {
 	ctx := context.Background()
 	var rows []row
 	for _, sc := range scenarios {
+		if c.algs != "all" && c.algs != sc.alg {
+			continue
+		}
 		for _, store := range []string{"memory", "localfirst", "exact"} {
 			r, err := run(ctx, c, client, sc, store)
 			if err != nil {
@@ -68,23 +79,35 @@ func runParent(c config) error {
 			fmt.Fprintf(os.Stderr, "done: %d keys, %s, %s\n", sc.keys, sc.load, store)
 		}
 	}
-	fmt.Printf("%d processes × %d goroutines on one Redis, %v per run, FixedWindow per key per 1 s, SyncPeriod %v, Track %d (0: default), SkipIdle %v\n\n", c.procs, c.goroutines, c.dur, c.period, c.track, c.skipIdle)
-	fmt.Println("| keys | limit/s | load | store | attempts | admitted | ideal | admitted/ideal | over-admitted (Σ) | worst key-window: admitted − limit | bound | decisions/s | script calls/s | Redis commands/s (scripts' included) | commands per 1,000 decisions | Redis CPU % | decision ns (mean, loaded) | errors |")
-	fmt.Println("|---:|---:|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+	fmt.Printf("%d processes × %d goroutines on one Redis, %v per run, per key a FixedWindow of 1 s or a GCRA, SyncPeriod %v, Timeout %v\n\n", c.procs, c.goroutines, c.dur, c.period, timeout)
+	fmt.Println("| limit | keys | load | store | attempts | admitted | ideal | admitted/ideal | over-admitted (Σ) | worst over-admission | bound | decisions/s | script calls/s | Redis commands/s (scripts' included) | commands per 1,000 decisions | Redis CPU % | decision ns (mean, loaded) | errors |")
+	fmt.Println("|---|---:|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
 	for _, r := range rows {
 		bound := "—"
 		if r.store == "localfirst" {
 			bound = fmt.Sprint(r.bound)
 		}
-		limit := fmt.Sprint(r.sc.limit)
-		if r.sc.limit >= 1<<40 {
-			limit = "2^40"
-		}
-		fmt.Printf("| %d | %s | %s | %s | %d | %d | %d | %.3f | %d | %d | %s | %.0f | %.0f | %.0f | %.1f | %.0f | %.0f | %d |\n",
-			r.sc.keys, limit, r.sc.load, r.store, r.attempts, r.admitted, r.ideal, float64(r.admitted)/float64(max(r.ideal, 1)),
+		fmt.Printf("| %s | %d | %s | %s | %d | %d | %d | %.3f | %d | %d | %s | %.0f | %.0f | %.0f | %.1f | %.0f | %.0f | %d |\n",
+			r.sc.name(), r.sc.keys, r.sc.load, r.store, r.attempts, r.admitted, r.ideal, float64(r.admitted)/float64(max(r.ideal, 1)),
 			r.over, r.worst, bound, r.decisions, r.scripts, r.cmds, r.perK, 100*r.cpu, r.nsop, r.errors)
 	}
 	return nil
+}
+
+// name names sc's limit: "2000/s window", "GCRA 2000/s burst 200".
+func (sc scenario) name() string {
+	n := func(v int64) string {
+		for _, p := range []int{40, 30} {
+			if v == 1<<p {
+				return fmt.Sprintf("2^%d", p)
+			}
+		}
+		return fmt.Sprint(v)
+	}
+	if sc.alg == "gcra" {
+		return fmt.Sprintf("GCRA %s/s burst %s", n(sc.limit), n(sc.burst))
+	}
+	return fmt.Sprintf("%s/s window", n(sc.limit))
 }
 
 // run runs one store in one scenario: procs children, then the sums.
@@ -115,9 +138,9 @@ func run(ctx context.Context, c config, client *redis.Client, sc scenario, store
 		go func(i int) {
 			defer wg.Done()
 			cmd := exec.CommandContext(ctx, exe, "-child", store, "-redis", c.redis, "-procs", fmt.Sprint(c.procs),
-				"-goroutines", fmt.Sprint(c.goroutines), "-dur", c.dur.String(), "-period", c.period.String(), "-track", fmt.Sprint(c.track), fmt.Sprintf("-skipidle=%v", c.skipIdle),
-				"-pace", c.pace.String(), "-keys", fmt.Sprint(sc.keys), "-load", sc.load,
-				"-limit", fmt.Sprint(sc.limit), "-start", fmt.Sprint(start.UnixNano()))
+				"-goroutines", fmt.Sprint(c.goroutines), "-dur", c.dur.String(), "-period", c.period.String(),
+				"-pace", c.pace.String(), "-keys", fmt.Sprint(sc.keys), "-load", sc.load, "-limitalg", sc.alg,
+				"-limit", fmt.Sprint(sc.limit), "-burst", fmt.Sprint(sc.burst), "-start", fmt.Sprint(start.UnixNano()))
 			var out bytes.Buffer
 			cmd.Stdout, cmd.Stderr = &out, os.Stderr
 			if errs[i] = cmd.Run(); errs[i] == nil {
@@ -141,20 +164,38 @@ func run(ctx context.Context, c config, client *redis.Client, sc scenario, store
 	}
 	secs := time.Since(begin).Seconds()
 	r := row{sc: sc, store: store, scripts: float64(scripts) / secs, cmds: float64(calls) / secs, cpu: (cpu1 - cpu0) / secs}
-	// Per key and whole window inside the run: attempts and admissions
-	// summed over the processes.
+	var decisions, nanos, maxPeriod int64
+	for _, rep := range reps {
+		decisions += rep.Decisions
+		nanos += rep.Nanos
+		r.errors += rep.Errors
+		maxPeriod = max(maxPeriod, rep.MaxPeriod)
+	}
+	if sc.alg == "gcra" {
+		gcraAdmissions(&r, c, sc, reps, start)
+	} else {
+		windowAdmissions(&r, c, sc, reps, start, maxPeriod)
+	}
+	r.nsop = float64(nanos) / float64(max(decisions, 1))
+	r.decisions = float64(decisions) / c.dur.Seconds()
+	r.perK = 1000 * float64(calls) / float64(max(decisions, 1))
+	return r, nil
+}
+
+// windowAdmissions sums, per key and whole window inside the run, the
+// attempts and admissions of every process into r, with the
+// over-admission (units beyond the limit in a key-window) and its bound,
+// (N − 1)·a(P + δ), with a(P + δ) taken as twice the most one node
+// admitted of a key in one SyncPeriod bin, and never more than
+// (N − 1)·limit.
+func windowAdmissions(r *row, c config, sc scenario, reps []report, start time.Time, maxPeriod int64) {
 	first, last := start.UnixNano()/int64(window), start.Add(c.dur).UnixNano()/int64(window)-1
 	sum := map[string][2]int64{}
-	var decisions, nanos, maxPeriod int64
 	for _, rep := range reps {
 		for k, v := range rep.Counts {
 			s := sum[k]
 			sum[k] = [2]int64{s[0] + v[0], s[1] + v[1]}
 		}
-		decisions += rep.Decisions
-		nanos += rep.Nanos
-		r.errors += rep.Errors
-		maxPeriod = max(maxPeriod, rep.MaxPeriod)
 	}
 	for k, v := range sum {
 		w, _ := strconv.ParseInt(k[strings.IndexByte(k, '/')+1:], 10, 64)
@@ -169,14 +210,62 @@ func run(ctx context.Context, c config, client *redis.Client, sc scenario, store
 			r.worst = max(r.worst, o)
 		}
 	}
-	// The bound on one key-window's over-admission: (N − 1)·a(P + δ),
-	// with a(P + δ) ≤ the most one node admitted of a key in two
-	// sync-period bins, and never more than (N − 1)·limit.
 	r.bound = min(int64(c.procs-1)*2*maxPeriod, int64(c.procs-1)*sc.limit)
-	r.nsop = float64(nanos) / float64(max(decisions, 1))
-	r.decisions = float64(decisions) / c.dur.Seconds()
-	r.perK = 1000 * float64(calls) / float64(max(decisions, 1))
-	return r, nil
+}
+
+// gcraAdmissions sums the attempts and admissions of every process over
+// the run into r. The ideal is, per key, what a GCRA admits of the
+// attempts bin by bin (its tokens refilled at the rate, capped at the
+// burst). The over-admission of a key is the most its admissions in any
+// run of bins exceed burst + ⌈rate·T⌉ (T the bins' length: at least the
+// time the admissions took, so this never overstates it), summed over keys
+// (Σ) and at worst. Its bound is the package documentation's:
+// ⌈rate·λ⌉ + N·a, with λ = 2·period + timeout (a lease's life) and
+// a = ⌊burst/N⌋ + ⌈rate·2·period/N⌉ (what a node admits without a lease
+// before a round pushes it).
+func gcraAdmissions(r *row, c config, sc scenario, reps []report, start time.Time) {
+	bin := int64(binOf(config{keys: sc.keys, period: c.period}))
+	first, last := start.UnixNano()/bin, start.Add(c.dur).UnixNano()/bin-1
+	per := map[string][][2]int64{}
+	for _, rep := range reps {
+		for k, v := range rep.Bins {
+			i := strings.IndexByte(k, '/')
+			b, _ := strconv.ParseInt(k[i+1:], 10, 64)
+			if b < first || b > last {
+				continue
+			}
+			key := k[:i]
+			if per[key] == nil {
+				per[key] = make([][2]int64, last-first+1)
+			}
+			per[key][b-first][0] += v[0]
+			per[key][b-first][1] += v[1]
+			r.attempts += v[0]
+			r.admitted += v[1]
+		}
+	}
+	rate, nodes := float64(sc.limit)/1e9, int64(c.procs)
+	for _, bins := range per {
+		tokens := float64(sc.burst)
+		for _, b := range bins {
+			tokens = min(float64(sc.burst), tokens+rate*float64(bin))
+			ok := min(float64(b[0]), math.Floor(tokens))
+			tokens -= ok
+			r.ideal += int64(ok)
+		}
+		worst := int64(0)
+		for i := range bins {
+			sum := int64(0)
+			for j := i; j < len(bins); j++ {
+				sum += bins[j][1]
+				worst = max(worst, sum-sc.burst-int64(math.Ceil(rate*float64(int64(j-i+1)*bin))))
+			}
+		}
+		r.over += worst
+		r.worst = max(r.worst, worst)
+	}
+	life := float64(2*c.period + timeout)
+	r.bound = int64(math.Ceil(rate*life)) + nodes*(sc.burst/nodes+int64(math.Ceil(rate*float64(2*c.period)/float64(nodes))))
 }
 
 // redisCPU returns the CPU seconds Redis used so far (INFO cpu).
