@@ -363,8 +363,8 @@ type Store struct {
 	roundEnded chan struct{} // a round trip ended (capacity 1)
 	rttNs      atomic.Int64  // the measured round trip (see rttMeter)
 
-	direct  bool         // the client bounds round trips by ctx: see execDirect
-	callers atomic.Int32 // decisions under way, for direct
+	direct bool     // the client bounds round trips by ctx: see combine
+	comb   combiner // direct's batches
 
 	br          *circuit.Breaker
 	down        atomic.Bool
@@ -428,6 +428,7 @@ func New(client redis.UniversalClient, opts Options) (*Store, error) {
 		quit:       make(chan struct{}),
 		roundEnded: make(chan struct{}, 1),
 	}
+	s.comb.turn = make(chan struct{}, 1)
 	s.ctx, s.cancel = context.WithCancel(context.Background())
 	_, s.cluster = client.(*redis.ClusterClient)
 	switch c := client.(type) {
