@@ -238,23 +238,29 @@ if NL == 1 and L1.gcra then
   -- finds no string at is read again, alone: a missing key, or one of
   -- another type (an error, as alone). The state of the i-th key is kept
   -- at the index of its first occurrence: TAT in T (first its value, as
-  -- read), born in B, exp in E (false: no key), and in P the TTL to set
-  -- (0: delete the key, false: keep its TTL, nil: not written).
-  local GBFMT = '<c1dd'
+  -- read), born in GB, exp in GE (false: no key), and in GP the TTL to set
+  -- (0: delete the key, false: keep its TTL, nil: not written); GF maps
+  -- each key met to that index. GF, GB, GE, GP and GO (the reply's
+  -- values) live as long as the library and are cleared at each call's
+  -- start and end: a batch allocates no table of its own (Redis's Lua
+  -- collector's work grows with every byte a call allocates).
+  local GFMT, GBFMT = {}, '<c1dd'
+  local GF, GB, GE, GP, GO = {}, {}, {}, {}, {}
   gbatch = function(K, A)
     local n = #K
+    for i = 1, n do GF[K[i]], GP[i] = nil, nil end
     local T = rcall('MGET', unpack(K))
     local tm = rcall('TIME')
     if tm[1] ~= TSEC then TSEC, TSECUS = tm[1], tm[1] * 1000000 end
     local now, slack = TSECUS + tm[2], A[1] + 0
-    local F, B, E, P, out = {}, {}, {}, {}, {}
+    local errs, j = false, 0
     for i = 1, n do
       local key, c, cost = K[i], A[i + 1], 1
       if c ~= '1' then cost = c + 0 end
-      local f, o = F[key], nil
+      local f, o = GF[key], nil
       local tat, born, exp
       if f then
-        tat, born, exp = T[f], B[f], E[f]
+        tat, born, exp = T[f], GB[f], GE[f]
       else
         local v = T[i]
         if not v then
@@ -271,45 +277,62 @@ if NL == 1 and L1.gcra then
         else
           o = 'e' .. ssub('ERR floodgate: malformed limiter state at ' .. key, 1, 200) .. '\0'
         end
-        if f then F[key], T[f], B[f], E[f] = f, tat, born, exp end
+        if f then GF[key], T[f], GB[f], GE[f] = f, tat, born, exp end
       end
-      if not o then
+      if o then
+        errs = true
+      else
         local debt = tat - now
         if debt < 0 then debt = 0 end
         local diff = debt + cost * IV
         if cost > BURST or diff > TOL then
-          o = spack(GBFMT, 'c', -debt - 1, now)
+          o = -debt - 1
         else
           if not exp or now < born then born = now end
           local px = ceil(diff / 1000) + slack
           if px <= 0 then
-            T[f], B[f], E[f], P[f] = 0, now, false, 0
+            T[f], GB[f], GE[f], GP[f] = 0, now, false, 0
           else
             if not (exp and exp >= now + px * 1000) then
               px = px + floor(diff / 8000)
               exp = now + (px - 1) * 1000
-              P[f] = px
-            elseif not P[f] then
-              P[f] = false
+              GP[f] = px
+            elseif not GP[f] then
+              GP[f] = false
             end
-            T[f], B[f], E[f] = now + diff, born, exp
+            T[f], GB[f], GE[f] = now + diff, born, exp
           end
-          o = spack(GBFMT, 'c', diff, now)
+          o = diff
         end
       end
-      out[i] = o
+      GO[j + 1], GO[j + 2], GO[j + 3] = 'c', o, now
+      j = j + 3
     end
     for i = 1, n do
-      local px = P[i]
+      local px = GP[i]
       if px == 0 then
         rcall('DEL', K[i])
       elseif px then
-        rcall('SET', K[i], spack(F1, T[i], B[i], E[i]), 'PX', px)
+        rcall('SET', K[i], spack(F1, T[i], GB[i], GE[i]), 'PX', px)
       elseif px == false then
-        rcall('SET', K[i], spack(F1, T[i], B[i], E[i]), 'KEEPTTL')
+        rcall('SET', K[i], spack(F1, T[i], GB[i], GE[i]), 'KEEPTTL')
       end
+      GF[K[i]], GP[i] = nil, nil
     end
-    return tconcat(out)
+    if not errs then
+      local f = GFMT[n]
+      if not f then
+        f = '<' .. srep('c1dd', n)
+        GFMT[n] = f
+      end
+      return spack(f, unpack(GO, 1, j))
+    end
+    local parts = {}
+    for i = 1, n do
+      local o = GO[3 * i - 1]
+      if type(o) == 'string' then parts[i] = o else parts[i] = spack(GBFMT, 'c', o, now) end
+    end
+    return tconcat(parts)
   end
 end
 -- step decides the request; see the file's head.
