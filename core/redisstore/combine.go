@@ -70,9 +70,10 @@ func (s *Store) combine(ctx context.Context, c *call) (ok, completed bool, err e
 }
 
 // lead waits for the turn of the batch c leads, until c's deadline, and
-// sends it. A leader whose deadline passes first fails its whole batch
-// (every other call in it joined later, with time left, but nobody else
-// would send it): a stalled Redis.
+// sends it. A leader whose deadline passes first, or comes within two
+// round trips when its turn comes, fails its whole batch without sending
+// it (every other call in it joined later, with time left, but nobody
+// else would send it): a stalled Redis.
 func (s *Store) lead(ctx context.Context, c *call, deadline time.Time) (completed bool, err error) {
 	cb := &s.comb
 	t := timerPool.Get().(*time.Timer)
@@ -91,6 +92,12 @@ func (s *Store) lead(ctx context.Context, c *call, deadline time.Time) (complete
 		}
 		cb.mu.Lock()
 		if cb.flying < min(combineDepth, s.opts.Pipelines) {
+			if time.Until(deadline) < 2*time.Duration(s.rttNs.Load()) {
+				// Too late for a round trip: sent, it would miss the
+				// deadline and cost its connection.
+				cb.mu.Unlock()
+				return true, s.abandon(errTimeout)
+			}
 			batch := cb.pending
 			cb.pending = nil
 			cb.flying++

@@ -265,3 +265,28 @@ func TestCombineFullBatch(t *testing.T) {
 	within.Wait(t, &wg, "the batch")
 	require.Zero(t, failed.Load())
 }
+
+// TestCombineTooLate: a batch whose turn comes when its first caller's
+// deadline is nearer than two round trips fails as a whole without being
+// sent (it would miss the deadline and cost its connection).
+func TestCombineTooLate(t *testing.T) {
+	t.Parallel()
+	s, l, h := combineStore(t, Options{Failures: 1 << 20})
+	release := holdTurn(s)
+	trips := h.trips.Load()
+	const n = 4
+	errs := make(chan error, n)
+	for range n {
+		go func() {
+			_, err := l.Allow(context.Background(), "k")
+			errs <- err
+		}()
+	}
+	within.Until(t, "the decisions waiting", func() bool { return s.pendingCalls() == n })
+	s.rttNs.Store(int64(s.opts.Timeout)) // the round trip now takes longer than the time left
+	release()
+	for range n {
+		require.ErrorIs(t, within.Recv(t, errs, "a decision"), ErrUnavailable)
+	}
+	require.Equal(t, trips, h.trips.Load(), "nothing sent")
+}
