@@ -54,12 +54,8 @@ func (s *Store) exec(ctx context.Context, c *call) (completed bool, err error) {
 			return completed, err
 		}
 	}
-	t := timerPool.Get().(*time.Timer)
-	t.Reset(s.opts.Timeout)
-	defer func() {
-		t.Stop()
-		timerPool.Put(t)
-	}()
+	t, stop := pooledTimer(s.opts.Timeout)
+	defer stop()
 	select {
 	case s.queue <- c:
 	case <-t.C:

@@ -18,8 +18,9 @@ import (
 // step.lua, for policies of one GCRA or LeakyBucket limit) replies, and
 // leaves its keys (value and TTL), as the single-decision function called
 // once per take at the instant the batch read, in the same order: random
-// sequences of takes (costs 0 to 6, keys repeated, TTLs kept and set, a key of another type,
-// one of malformed state, expiry slack or none) on random states.
+// sequences of takes (costs 0 to 6, keys repeated, TTLs kept and set, a
+// key of another type, one of malformed state, expiry slack or none) on
+// random states.
 func TestTakesBatchFunction(t *testing.T) {
 	t.Parallel()
 	srv := redistest.Start(t)
