@@ -54,8 +54,8 @@ func (s *Store) exec(ctx context.Context, c *call) (completed bool, err error) {
 			return completed, err
 		}
 	}
-	t, stop := pooledTimer(s.opts.Timeout)
-	defer stop()
+	t := pooledTimer(s.opts.Timeout)
+	defer releaseTimer(t)
 	select {
 	case s.queue <- c:
 	case <-t.C:

@@ -76,8 +76,8 @@ func (s *Store) combine(ctx context.Context, c *call) (ok, completed bool, err e
 // else would send it): a stalled Redis.
 func (s *Store) lead(ctx context.Context, c *call, deadline time.Time) (completed bool, err error) {
 	cb := &s.comb
-	t, stop := pooledTimer(time.Until(deadline))
-	defer stop()
+	t := pooledTimer(time.Until(deadline))
+	defer releaseTimer(t)
 	for {
 		select {
 		case <-cb.turn:
@@ -139,8 +139,8 @@ func (s *Store) recycle(batch []*call) {
 // follow waits for c, sent in a batch another caller leads, until c's
 // deadline or ctx ends.
 func (s *Store) follow(ctx context.Context, c *call, deadline time.Time) (completed bool, err error) {
-	t, stop := pooledTimer(time.Until(deadline))
-	defer stop()
+	t := pooledTimer(time.Until(deadline))
+	defer releaseTimer(t)
 	select {
 	case <-c.done:
 		return true, c.err
@@ -185,13 +185,15 @@ func (s *Store) sendCombined(ctx context.Context, c *call, batch []*call, deadli
 	return true, c.err
 }
 
-// pooledTimer returns a timer of timerPool firing after d, and the
-// function that stops it and puts it back.
-func pooledTimer(d time.Duration) (t *time.Timer, stop func()) {
-	t = timerPool.Get().(*time.Timer)
+// pooledTimer returns a timer of timerPool firing after d; releaseTimer
+// stops it and puts it back.
+func pooledTimer(d time.Duration) *time.Timer {
+	t := timerPool.Get().(*time.Timer)
 	t.Reset(d)
-	return t, func() {
-		t.Stop()
-		timerPool.Put(t)
-	}
+	return t
+}
+
+func releaseTimer(t *time.Timer) {
+	t.Stop()
+	timerPool.Put(t)
 }

@@ -291,3 +291,13 @@ func TestCombineTooLate(t *testing.T) {
 	}
 	require.Equal(t, trips, h.trips.Load(), "nothing sent")
 }
+
+// TestPooledTimerAllocatesNothing: every decision waiting for its call
+// takes a timer from the pool and gives it back, without allocating.
+func TestPooledTimerAllocatesNothing(t *testing.T) {
+	releaseTimer(pooledTimer(time.Hour)) // the pool's first
+	require.Zero(t, testing.AllocsPerRun(100, func() {
+		tm := pooledTimer(time.Hour)
+		defer releaseTimer(tm)
+	}))
+}
