@@ -27,7 +27,7 @@ type call struct {
 	err   error
 	done  chan struct{}
 	cmd   []any    // the command's arguments, when it is sent alone
-	batch [1]*call // the call alone, for execDirect
+	batch [1]*call // the call alone, for combine
 }
 
 var callPool = sync.Pool{New: func() any { return &call{done: make(chan struct{}, 1)} }}
@@ -49,19 +49,13 @@ var errTimeout = fmt.Errorf("decision timed out: %w", context.DeadlineExceeded)
 // reply of Redis, or nil); otherwise a worker may still use c, which must
 // not be reused.
 func (s *Store) exec(ctx context.Context, c *call) (completed bool, err error) {
-	if s.direct {
-		n := s.callers.Add(1)
-		defer s.callers.Add(-1)
-		if n == 1 && !c.trial && !s.slow() {
-			return s.execDirect(ctx, c)
+	if s.direct && !c.trial && !s.slow() {
+		if ok, completed, err := s.combine(ctx, c); ok {
+			return completed, err
 		}
 	}
-	t := timerPool.Get().(*time.Timer)
-	t.Reset(s.opts.Timeout)
-	defer func() {
-		t.Stop()
-		timerPool.Put(t)
-	}()
+	t := pooledTimer(s.opts.Timeout)
+	defer releaseTimer(t)
 	select {
 	case s.queue <- c:
 	case <-t.C:
@@ -93,30 +87,6 @@ func (s *Store) exec(ctx context.Context, c *call) (completed bool, err error) {
 	case <-ctx.Done():
 		return false, ctx.Err()
 	}
-}
-
-// execDirect runs c alone on the caller's goroutine, for a client that
-// bounds its round trips by the context's deadline (ContextTimeoutEnabled:
-// see Options): no hand-off to a worker and back, whose two wake-ups cost a
-// lone decision more than its round trip on a fast link. The deadline is
-// Options.Timeout all the same; a reply missing it costs its connection
-// (go-redis closes it), which is why the workers, whose late replies keep
-// theirs, decide whenever more than one decision is under way or the link
-// is slow.
-func (s *Store) execDirect(ctx context.Context, c *call) (completed bool, err error) {
-	dctx, cancel := context.WithTimeout(ctx, s.opts.Timeout)
-	defer cancel()
-	s.inflight.Add(1)
-	s.lastSent.Store(nanotime())
-	c.batch[0] = c
-	s.runIn(dctx, c.batch[:], nil)
-	s.ended()
-	<-c.done
-	if c.err != nil && ctx.Err() == nil && dctx.Err() != nil {
-		s.stats.timeouts.Add(1)
-		return true, errTimeout
-	}
-	return true, c.err
 }
 
 // slow reports whether the round trip measured is a sizeable part of
@@ -227,11 +197,14 @@ var clockBase = time.Now()
 func (s *Store) run(batch []*call, cmds []redis.Cmder) []redis.Cmder {
 	ctx, cancel := context.WithTimeout(s.ctx, s.ioTimeout)
 	defer cancel()
-	return s.runIn(ctx, batch, cmds)
+	return s.runIn(ctx, batch, cmds, nil)
 }
 
-// runIn is run within ctx.
-func (s *Store) runIn(ctx context.Context, batch []*call, cmds []redis.Cmder) []redis.Cmder {
+// runIn is run within ctx. For a round trip on a caller's goroutine, ctx
+// ends at the decisions' deadline, and parent is what ctx was derived
+// from: a fault after the deadline, while parent goes on, is a missed
+// deadline (errTimeout) for each call it failed.
+func (s *Store) runIn(ctx context.Context, batch []*call, cmds []redis.Cmder, parent context.Context) []redis.Cmder {
 	fcall := !s.noFunctions.Load()
 	var one [1][]*call
 	groups := s.groups(one[:0], batch, fcall)
@@ -264,7 +237,12 @@ func (s *Store) runIn(ctx context.Context, batch []*call, cmds []redis.Cmder) []
 		records(cmds[i].(*redis.ZeroCopyStringCmd), g)
 	}
 	s.report(batch, epoch)
+	late := parent != nil && ctx.Err() != nil && parent.Err() == nil
 	for _, c := range batch {
+		if late && c.err != nil {
+			s.stats.timeouts.Add(1)
+			c.err = errTimeout
+		}
 		c.done <- struct{}{}
 	}
 	for i := range cmds {

@@ -155,7 +155,7 @@ func (m *rttMeter) get() (time.Duration, bool) {
 // (every 32, or now) updates the measure and logs a change of SlowLink.
 // The first round trip ever answered (without Check) chooses the
 // decisions' path until the first period closes: a store that waited for
-// 32 of them decided lone requests on the fast path (see execDirect) over
+// 32 of them decided requests on the callers' goroutines (see combine) over
 // a slow link, where each missed deadline cost a connection and the next
 // one's handshake missed its deadline again.
 func (s *Store) observeRTT(d time.Duration, now bool) {

@@ -15,22 +15,25 @@
 // FUNCTION FLUSH or SCRIPT FLUSH) is loaded again — FUNCTION LOAD, or EVAL
 // — and the call retried once, invisibly. A take alone is a call of the
 // library's take function, which reads only the arguments it needs.
-// Concurrent decisions are coalesced: one pipeline worker at a time
-// collects them, and while other round trips are out it waits a little
-// (half the measured round trip, at most a millisecond) for more, so that
-// on a fast link decisions arriving together go together; with FCALL the
-// decisions of one policy in a pipeline (of one hash slot, on a Cluster)
-// are one call of the library's batch function, which decides them one
-// after another, in order, exactly as one FCALL each would, reading each
-// key at most twice and writing it at most twice (a take on a policy of
-// one GCRA or LeakyBucket limit reads and writes a key met once at once,
-// one met again is kept until the batch's end): at most one FCALL (or
-// EVALSHA) per decision, whatever the policy. A decision alone is one
-// plain command, not a pipeline; when the client bounds its round trips by
-// the context's deadline (ContextTimeoutEnabled, on a redis.Client or
-// ClusterClient), a decision made while no other is under way runs on the
-// caller's goroutine, without the hand-off to a worker and back (which
-// costs a lone decision on a fast link more than its round trip).
+// Concurrent decisions are coalesced. When the client bounds its round
+// trips by the context's deadline (ContextTimeoutEnabled, on a
+// redis.Client or ClusterClient) and the link is fast, they are combined
+// on the callers' goroutines: a decision made while no combined round trip
+// is in flight goes at once, alone; one made while one is joins the batch
+// waiting for the next turn, which its first caller sends as soon as the
+// round trip in flight ends (one at a time, so that the decisions arriving
+// meanwhile go together), with no hand-off to a worker and back. Otherwise
+// (another client, a slow link, the breaker's trial, a batch waiting that
+// is full) one pipeline worker at a time collects them, and while other
+// round trips are out it waits a little (half the measured round trip, at
+// most a millisecond) for more. With FCALL the decisions of one policy in
+// a round trip (of one hash slot, on a Cluster) are one call of the
+// library's batch function, which decides them one after another, in
+// order, exactly as one FCALL each would, reading each key at most twice
+// and writing it at most twice (takes on Redis TIME of a policy of one
+// GCRA or LeakyBucket limit read all their keys with one MGET and write
+// each once); at most one FCALL (or EVALSHA) per decision, whatever the
+// policy. A decision alone is one plain command, not a pipeline.
 //
 // Each limit of a (policy, key) is one Redis string key,
 //
@@ -329,10 +332,12 @@ type Options struct {
 	ExpirySlack time.Duration
 	// MaxBatch bounds the decisions one pipeline carries; 0 means 256.
 	MaxBatch int
-	// Pipelines is how many pipelines may be in flight at once; 0 means 8.
-	// It also bounds the round trips a stalled Redis can hold (one
-	// connection each): decisions beyond them wait in the queue, and
-	// every decision is answered by Timeout all the same.
+	// Pipelines is how many pipelines the workers may have in flight at
+	// once; 0 means 8. It also bounds the round trips a stalled Redis can
+	// hold (one connection each; one more when decisions are combined on
+	// the callers' goroutines, see the package doc): decisions beyond them
+	// wait in the queue, and every decision is answered by Timeout all
+	// the same.
 	Pipelines int
 	// NoFunctions makes the store call its scripts with EVALSHA even on a
 	// Redis that has functions (7.0 and later), where it otherwise loads
@@ -363,8 +368,8 @@ type Store struct {
 	roundEnded chan struct{} // a round trip ended (capacity 1)
 	rttNs      atomic.Int64  // the measured round trip (see rttMeter)
 
-	direct  bool         // the client bounds round trips by ctx: see execDirect
-	callers atomic.Int32 // decisions under way, for direct
+	direct bool     // the client bounds round trips by ctx: see combine
+	comb   combiner // direct's batches
 
 	br          *circuit.Breaker
 	down        atomic.Bool
@@ -428,6 +433,7 @@ func New(client redis.UniversalClient, opts Options) (*Store, error) {
 		quit:       make(chan struct{}),
 		roundEnded: make(chan struct{}, 1),
 	}
+	s.comb.turn = make(chan struct{}, 1)
 	s.ctx, s.cancel = context.WithCancel(context.Background())
 	_, s.cluster = client.(*redis.ClusterClient)
 	switch c := client.(type) {

@@ -155,7 +155,7 @@ end
 -- time, and not in the cache, is read and written at once (C.thru marks
 -- it), as alone: a batch of distinct keys builds no cache; one met again
 -- is read again into the cache and written at the batch's end.
-local gtake
+local gtake, gbatch
 if NL == 1 and L1.gcra then
   local IV, TOL, BURST = L1.iv, L1.tol, L1.burst
   gtake = function(C, key, cost, now, slack, f, pre)
@@ -230,6 +230,110 @@ if NL == 1 and L1.gcra then
     return spack(f, pre, diff, now)
   end
   take1 = function(key, cost, now, slack) return gtake(nil, key, cost, now, slack, CFMT, '') end
+  -- gbatch is batch.lua for a batch of takes on Redis TIME only (ARGV =
+  -- slack, then each take's cost: one argument per key), the common
+  -- batch: the same decisions, replies and writes as gtake's, one take
+  -- after another, with one MGET for every key and one write per key
+  -- (SET, or DEL) at the batch's end, with its last state. A key MGET
+  -- finds no string at is read again, alone: a missing key, or one of
+  -- another type (an error, as alone). The state of the i-th key is kept
+  -- at the index of its first occurrence: TAT in T (first its value, as
+  -- read), born in GB, exp in GE (false: no key), and in GP the TTL to set
+  -- (0: delete the key, false: keep its TTL, nil: not written); GF maps
+  -- each key met to that index. GF, GB, GE, GP and GO (the reply's
+  -- values) live as long as the library and are cleared at each call's
+  -- start and end: a batch allocates no table of its own (Redis's Lua
+  -- collector's work grows with every byte a call allocates).
+  local GFMT, GBFMT = {}, '<c1dd'
+  local GF, GB, GE, GP, GO = {}, {}, {}, {}, {}
+  gbatch = function(K, A)
+    local n = #K
+    for i = 1, n do GF[K[i]], GP[i] = nil, nil end
+    local T = rcall('MGET', unpack(K))
+    local tm = rcall('TIME')
+    if tm[1] ~= TSEC then TSEC, TSECUS = tm[1], tm[1] * 1000000 end
+    local now, slack = TSECUS + tm[2], A[1] + 0
+    local errs, j = false, 0
+    for i = 1, n do
+      local key, c, cost = K[i], A[i + 1], 1
+      if c ~= '1' then cost = c + 0 end
+      local f, o = GF[key], nil
+      local tat, born, exp
+      if f then
+        tat, born, exp = T[f], GB[f], GE[f]
+      else
+        local v = T[i]
+        if not v then
+          v = redis.pcall('GET', key)
+          if type(v) == 'table' then o = 'e' .. ssub(v.err, 1, 200) .. '\0' end
+        end
+        if o then
+          -- an error: read again at the key's next occurrence
+        elseif not v then
+          f, tat, born, exp = i, 0, now, false
+        elseif #v == 24 then
+          f = i
+          tat, born, exp = sunpack(F1, v)
+        else
+          o = 'e' .. ssub('ERR floodgate: malformed limiter state at ' .. key, 1, 200) .. '\0'
+        end
+        if f then GF[key], T[f], GB[f], GE[f] = f, tat, born, exp end
+      end
+      if o then
+        errs = true
+      else
+        local debt = tat - now
+        if debt < 0 then debt = 0 end
+        local diff = debt + cost * IV
+        if cost > BURST or diff > TOL then
+          o = -debt - 1
+        else
+          if not exp or now < born then born = now end
+          local px = ceil(diff / 1000) + slack
+          if px <= 0 then
+            T[f], GB[f], GE[f], GP[f] = 0, now, false, 0
+          else
+            if not (exp and exp >= now + px * 1000) then
+              px = px + floor(diff / 8000)
+              exp = now + (px - 1) * 1000
+              GP[f] = px
+            elseif not GP[f] then
+              GP[f] = false
+            end
+            T[f], GB[f], GE[f] = now + diff, born, exp
+          end
+          o = diff
+        end
+      end
+      GO[j + 1], GO[j + 2], GO[j + 3] = 'c', o, now
+      j = j + 3
+    end
+    for i = 1, n do
+      local px = GP[i]
+      if px == 0 then
+        rcall('DEL', K[i])
+      elseif px then
+        rcall('SET', K[i], spack(F1, T[i], GB[i], GE[i]), 'PX', px)
+      elseif px == false then
+        rcall('SET', K[i], spack(F1, T[i], GB[i], GE[i]), 'KEEPTTL')
+      end
+      GF[K[i]], GP[i] = nil, nil
+    end
+    if not errs then
+      local f = GFMT[n]
+      if not f then
+        f = '<' .. srep('c1dd', n)
+        GFMT[n] = f
+      end
+      return spack(f, unpack(GO, 1, j))
+    end
+    local parts = {}
+    for i = 1, n do
+      local o = GO[3 * i - 1]
+      if type(o) == 'string' then parts[i] = o else parts[i] = spack(GBFMT, 'c', o, now) end
+    end
+    return tconcat(parts)
+  end
 end
 -- step decides the request; see the file's head.
 local function step(K, k0, op, cost, now, taken, slack, C)
