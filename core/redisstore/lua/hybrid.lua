@@ -41,7 +41,7 @@ function ALG.hybrid(limit, window, iv, tol)
     return bursty(st, start, count, now, cost, commit)
   end
   function A.denied() return false end
-  function A.refund(st, now, taken, cost, rem)
+  function A.refund(st, now, taken, cost, rem, remU)
     cost = imin(cost, limit)
     if st[1] == 0 then
       local start, count = st[2], st[3]
@@ -57,7 +57,7 @@ function ALG.hybrid(limit, window, iv, tol)
       else st[1], st[2], st[3] = 0, start, limit - cost end
       return
     end
-    st[1], st[2] = 2, imax(tat - imin(cost * iv, fdiv(rem, 1000)), now)
+    st[1], st[2] = 2, imax(tat - imin(cost * iv, remU), now)
   end
   function A.idle(st)
     if st[1] ~= 0 then return st[2] end
