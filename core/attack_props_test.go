@@ -146,12 +146,16 @@ func attackTrace(t *testing.T, rng *rand.Rand, p *core.Policy, start time.Time, 
 		t.Fatal(err)
 	}
 	var scale, maxQ int64 = 1 << 62, 1
-	penalising := false
+	penalising, revealing := false, true
 	for _, lim := range p.Limits() {
 		scale = min(scale, int64(scaleOf(lim.Algorithm)))
 		maxQ = max(maxQ, quotaOf(lim.Algorithm))
 		if s, ok := lim.Algorithm.(core.SlidingLog); ok && s.CountRejected {
 			penalising = true
+		}
+		switch lim.Algorithm.(type) {
+		case core.RollingWindow, core.Backoff, core.WarmUp, core.TokenBucket:
+			revealing = false
 		}
 	}
 	latest := start
@@ -264,6 +268,18 @@ func attackTrace(t *testing.T, rng *rand.Rand, p *core.Policy, start time.Time, 
 					t.Fatalf("%s: at ResetAfter %v the key is not fresh:\nkey   %+v\nfresh %+v", where, reset, r.Limits(), n.Limits())
 				}
 			}
+			// (Only where a peek shows the whole state: a RollingWindow's
+			// ResetAfter counts units a period cap can hide from every
+			// decision, Backoff keeps its lockout count, WarmUp and
+			// TokenBucket fractions of a permit a peek may not show.)
+			if reset > 0 && revealing && setAt(at.Add(reset-1)) {
+				fresh++
+				r, _ := l.Peek(ctx, key, 1)
+				n, _ := l.Peek(ctx, fmt.Sprint("fresh", fresh), 1)
+				if fmt.Sprint(r.Limits()) == fmt.Sprint(n.Limits()) {
+					t.Fatalf("%s: ResetAfter %v, but the key is as fresh 1 ns before:\nkey   %+v", where, reset, r.Limits())
+				}
+			}
 			clk.Set(at)
 		}
 	}
@@ -282,8 +298,12 @@ func attackStarts(rng *rand.Rand, scale time.Duration) time.Time {
 
 func TestAttackPropertiesOneLimit(t *testing.T) {
 	t.Parallel()
-	rng := rand.New(rand.NewPCG(11, 12))
-	for c := 0; c < 200; c++ {
+	propertiesOneLimit(t, 11, 200)
+}
+
+func propertiesOneLimit(t *testing.T, seed uint64, configs int) {
+	rng := rand.New(rand.NewPCG(seed, 12))
+	for c := 0; c < configs; c++ {
 		a := attackAlgorithm(rng)
 		p := core.MustPolicy("p", core.Limit{Name: "a", Algorithm: a})
 		attackTrace(t, rng, p, attackStarts(rng, scaleOf(a)), 60)
@@ -292,8 +312,12 @@ func TestAttackPropertiesOneLimit(t *testing.T) {
 
 func TestAttackPropertiesPolicies(t *testing.T) {
 	t.Parallel()
-	rng := rand.New(rand.NewPCG(13, 14))
-	for c := 0; c < 150; c++ {
+	propertiesPolicies(t, 13, 150)
+}
+
+func propertiesPolicies(t *testing.T, seed uint64, configs int) {
+	rng := rand.New(rand.NewPCG(seed, 14))
+	for c := 0; c < configs; c++ {
 		n := 2 + rng.IntN(2)
 		var ls []core.Limit
 		scale := time.Duration(1 << 62)
@@ -306,31 +330,79 @@ func TestAttackPropertiesPolicies(t *testing.T) {
 	}
 }
 
-// TestAttackTokenBucketReportedReset: a TokenBucket that a policy's other
-// limit denies reports its state as it stands; its ResetAfter must be when
-// that state is full, in the arithmetic later decisions use. It was
-// computed from the bucket refilled to now, another float path, and came
-// out 2 ns early: at now+ResetAfter the bucket still lacked 1e-15 of a
-// token and a take of the whole burst was denied.
-func TestAttackTokenBucketReportedReset(t *testing.T) {
+// TestAttackReportedResetIsFresh: a TokenBucket or WarmUp that a policy's
+// other limit denies reports its state as it stands; its ResetAfter must be
+// when that state is full (cold), in the arithmetic later decisions use.
+// The TokenBucket computed it from the bucket refilled to now, another
+// float path, and came out 2 ns early: at now+ResetAfter it still lacked
+// 1e-15 of a token, and a take of the whole burst was denied. (WarmUp's
+// case: TestAttackWarmUpReportedReset.)
+func TestAttackReportedResetIsFresh(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	clk := coretest.NewClock(t0)
+	for _, tc := range []struct {
+		a    core.Algorithm
+		wait time.Duration
+	}{
+		{core.TokenBucket{Rate: core.Per(7, 365*24*time.Hour), Burst: 5}, 45671027},
+		{core.WarmUp{Rate: core.Per(10, 7*time.Second), WarmUp: 7 * time.Second}, 700 * time.Millisecond},
+	} {
+		clk := coretest.NewClock(t0)
+		l := newLimiter(t, clk,
+			core.Limit{Name: "second", Algorithm: core.FixedWindow{Quota: 1, Window: time.Second, Anchored: true}},
+			core.Limit{Name: "x", Algorithm: tc.a})
+		r, err := l.Allow(ctx, "k")
+		require.NoError(t, err)
+		require.True(t, r.Allowed)
+		clk.Advance(tc.wait)
+		r, err = l.Allow(ctx, "k")
+		require.NoError(t, err)
+		require.False(t, r.Allowed)
+		reset := r.Limits()[1].ResetAfter
+		clk.Advance(reset)
+		fresh, err := l.Peek(ctx, "never seen", 1)
+		require.NoError(t, err)
+		got, err := l.Peek(ctx, "k", 1)
+		require.NoError(t, err)
+		assert.Equal(t, fresh.Limits()[1], got.Limits()[1], "%v: %v after its ResetAfter", tc.a, reset)
+	}
+}
+
+// TestAttackWarmUpReportedReset replays the trace that found the WarmUp
+// case of TestAttackReportedResetIsFresh (TestAttackPropertiesPolicies
+// with seed 100): a WarmUp key reported, in decisions a Backoff denied,
+// a ResetAfter 1 ns before it was cold.
+func TestAttackWarmUpReportedReset(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	start := time.Date(2026, 1, 2, 3, 56, 9, 20808885, time.UTC)
+	clk := coretest.NewClock(start)
 	l := newLimiter(t, clk,
-		core.Limit{Name: "hourly", Algorithm: core.FixedWindow{Quota: 1, Window: time.Hour, Anchored: true}},
-		core.Limit{Name: "bucket", Algorithm: core.TokenBucket{Rate: core.Per(7, 365*24*time.Hour), Burst: 5}})
-	r, err := l.Allow(ctx, "k")
-	require.NoError(t, err)
-	require.True(t, r.Allowed)
-	clk.Advance(45671027)
-	r, err = l.Allow(ctx, "k")
-	require.NoError(t, err)
-	require.False(t, r.Allowed)
-	reset := r.Limits()[1].ResetAfter
+		core.Limit{Name: "warm", Algorithm: core.WarmUp{Rate: core.Per(10, 7*time.Second), WarmUp: 7 * time.Second}},
+		core.Limit{Name: "backoff", Algorithm: core.Backoff{Free: 4, Window: 24237370, Max: time.Second}})
+	var r core.Result
+	for _, s := range []struct {
+		at   time.Duration
+		cost int64
+	}{
+		{700000000, 1}, {1151020756, 1}, {1708345744, 10}, {1285464132, 11}, {1708345745, 10}, {2170173656, 4},
+		{2870173656, 1}, {2659436495, 7}, {3570173656, 11}, {4270173656, 1}, {4763370725, 1}, {5065528534, 1},
+		{5765528534, 1}, {5317398497, 1}, {6465528534, 10}, {6465528535, 1}, {6465528536, 1}, {6046869716, 1},
+		{6465528536, 6}, {6465528537, 1}, {7120005541, 11}, {7820005541, 10}, {7820005541, 1}, {7975559322, 10},
+		{7975559322, 10}, {8675559322, 1}, {8675559323, 4}, {8675559323, 1}, {8675559323, 1}, {8675559324, 11},
+		{10568667409, 1}, {11268667409, 10}, {11664137497, 1}, {11578865315, 1}, {12364137497, 1}, {11736306894, 10},
+		{13064137497, 1}, {13064137497, 7}, {13764137497, 10}, {14464137497, 10}, {14364278862, 10},
+	} {
+		clk.Set(start.Add(s.at))
+		var err error
+		r, err = l.AllowN(ctx, "k", s.cost)
+		require.NoError(t, err)
+	}
+	reset := r.Limits()[0].ResetAfter
 	clk.Advance(reset)
 	fresh, err := l.Peek(ctx, "never seen", 1)
 	require.NoError(t, err)
 	got, err := l.Peek(ctx, "k", 1)
 	require.NoError(t, err)
-	assert.Equal(t, fresh.Limits()[1], got.Limits()[1], "the bucket %v after its ResetAfter", reset)
+	assert.Equal(t, fresh.Limits()[0], got.Limits()[0], "%v after its ResetAfter", reset)
 }

@@ -131,9 +131,13 @@ func TestAttackExtremeDifferential(t *testing.T) {
 	srv := startRedis(t)
 	c := srv.Client(t)
 	s := newStore(t, c, redisstore.Options{CallerClock: true, ExpirySlack: time.Hour, Pipelines: 2})
-	rng := rand.New(rand.NewPCG(21, 22))
+	extremeTraces(t, s, 21, 150)
+}
+
+func extremeTraces(t *testing.T, s core.Store, seed uint64, traces int) {
+	rng := rand.New(rand.NewPCG(seed, 22))
 	ctx := context.Background()
-	for tr := 0; tr < 150; tr++ {
+	for tr := 0; tr < traces; tr++ {
 		n := 1
 		if rng.IntN(3) == 0 {
 			n = 2
@@ -146,7 +150,7 @@ func TestAttackExtremeDifferential(t *testing.T) {
 			ls = append(ls, core.Limit{Name: fmt.Sprint("l", i), Algorithm: a})
 			scale = min(scale, extremeScale(a))
 		}
-		p := core.MustPolicy(fmt.Sprint("x", tr), ls...)
+		p := core.MustPolicy(fmt.Sprint("x", seed, "-", tr), ls...)
 		if redisstore.Supports(p) != nil {
 			continue
 		}

@@ -15,7 +15,7 @@ function ALG.gcra(iv, tol, burst, free)
     if diff > tol then return deny(tat, now, diff - tol) end
     if commit then st[1] = now + diff end
     local delay = 0
-    if free then delay = nonneg(nonneg(tat - now) - free) end
+    if free and cost > 0 then delay = nonneg(nonneg(tat - now) - free) end
     return true, fdiv(tol - diff, iv), diff, 0, delay
   end
   function A.denied() return false end

@@ -20,6 +20,8 @@ function ALG.hybrid(limit, window, iv, tol)
       return true, 0, tat - now, 0, 0
     end
     if commit then st[1], st[2], st[3] = 0, start, count end
+    -- core's: a report of cost 0 on an empty window has nothing to reset.
+    if count == 0 then return true, limit, 0, 0, 0 end
     return true, limit - count, e - now, 0, 0
   end
   local function smooth(st, tat, now, cost, commit)

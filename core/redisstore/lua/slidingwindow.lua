@@ -50,7 +50,11 @@ function ALG.slidingwindow(limit, window)
       return false, imax(avail, 0), reset, retry, 0, 0, rr
     end
     if commit then st[1], st[2], st[3] = prev, curr + cost, start end
-    return true, avail - cost, start + 2 * window - now, 0, 0
+    -- core's: a report of cost 0 may find curr, or both counts, empty.
+    local reset = 0
+    if curr + cost > 0 then reset = start + 2 * window - now
+    elseif prev > 0 then reset = start + window - now end
+    return true, avail - cost, reset, 0, 0
   end
   function A.denied() return false end
   function A.refund(st, now, taken, cost)
