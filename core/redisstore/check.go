@@ -3,7 +3,6 @@ package redisstore
 import (
 	"context"
 	"fmt"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -33,8 +32,10 @@ type Stats struct {
 	// EvictionPolicy is Redis's maxmemory-policy as read by Check; "" if
 	// not read (CONFIG may be disabled on managed Redis).
 	EvictionPolicy string
-	// Evicts is true when EvictionPolicy may evict limiter keys
-	// (allkeys-*): limits can be silently erased under memory pressure.
+	// Evicts is true when EvictionPolicy may evict limiter keys (any but
+	// noeviction: every limiter key has a TTL, so volatile-* policies
+	// evict them too): limits can be silently erased under memory
+	// pressure.
 	Evicts bool
 }
 
@@ -59,11 +60,12 @@ func (s *Store) Stats() Stats {
 	return st
 }
 
-// evicts reports whether a maxmemory-policy may evict keys that have no
-// TTL as well as ones that have; every limiter key has a TTL, so the
-// volatile-* policies evict them too, but only once nothing else is left
-// to evict: those are reported by EvictionPolicy without Evicts.
-func evicts(policy string) bool { return strings.HasPrefix(policy, "allkeys-") }
+// evicts reports whether a maxmemory-policy may evict limiter keys under
+// memory pressure: every policy but noeviction. Every limiter key has a
+// TTL, so the volatile-* policies, which evict only keys with one, evict
+// limiter keys as readily as allkeys-* (in a Redis shared with keys
+// without a TTL, before anything else: those they never evict).
+func evicts(policy string) bool { return policy != "" && policy != "noeviction" }
 
 // Check verifies that Redis answers, for use at start-up: three PINGs over
 // the client's pool within ctx, the shortest of which is the measured
@@ -76,8 +78,9 @@ func evicts(policy string) bool { return strings.HasPrefix(policy, "allkeys-") }
 // creating the limiters: their first decisions need no loading). It returns an error wrapping [ErrUnavailable] when Redis does
 // not answer, and one wrapping [ErrTimeoutBelowRTT] when the round trip is
 // not below Options.Timeout. It then reads maxmemory-policy (tolerating a
-// Redis whose CONFIG is disabled) and logs a warning when it evicts keys
-// regardless of their TTL (allkeys-*), reported by Stats.
+// Redis whose CONFIG is disabled) and logs a warning when it may evict
+// limiter keys (any policy but noeviction: they all have a TTL), reported
+// by Stats.
 func (s *Store) Check(ctx context.Context) error {
 	best := time.Duration(-1)
 	for range 3 {
@@ -128,7 +131,7 @@ func (s *Store) Check(ctx context.Context) error {
 	s.stats.policy.Store(&policy)
 	if evicts(policy) {
 		s.log.Warn("redisstore: redis evicts keys under memory pressure (maxmemory-policy "+policy+
-			"): limits may be silently erased; use noeviction or volatile-* with a Redis of its own", "policy", policy)
+			"): limits may be silently erased; use noeviction (every limiter key has a TTL: volatile-* policies evict them too)", "policy", policy)
 		s.notify(core.StoreEvicting, nil)
 	}
 	return nil

@@ -179,8 +179,9 @@
 // [Store.Check] verifies at start that Redis answers (an error wrapping
 // [ErrUnavailable] otherwise), measures the round trip (an error wrapping
 // [ErrTimeoutBelowRTT] when Timeout cannot cover it) and reads
-// maxmemory-policy: a policy that evicts any key (allkeys-*) may erase
-// limits, and is logged and reported by [Store.Stats].
+// maxmemory-policy: any policy but noeviction may erase limits (every
+// limiter key has a TTL, so volatile-* policies evict them as allkeys-*
+// do), and is logged and reported by [Store.Stats].
 //
 // The store logs once per change of state, never per decision. go-redis
 // logs its failed dials itself (to the logger the application sets with
