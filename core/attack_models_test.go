@@ -724,7 +724,7 @@ func (pm policyModel) take(now, cost int64) []modelOutcome {
 // at every take, and the same binding limit.
 func TestAttackAlgorithmsMatchModels(t *testing.T) {
 	t.Parallel()
-	matchModels(t, 31, 500)
+	matchModels(t, 31, traceCount(500))
 }
 
 func matchModels(t *testing.T, seed uint64, configs int) {

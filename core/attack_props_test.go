@@ -10,6 +10,7 @@ import (
 
 	"github.com/floodgate-go/floodgate/core"
 	"github.com/floodgate-go/floodgate/core/coretest"
+	"github.com/floodgate-go/floodgate/internal/race"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -298,7 +299,7 @@ func attackStarts(rng *rand.Rand, scale time.Duration) time.Time {
 
 func TestAttackPropertiesOneLimit(t *testing.T) {
 	t.Parallel()
-	propertiesOneLimit(t, 11, 200)
+	propertiesOneLimit(t, 11, traceCount(200))
 }
 
 func propertiesOneLimit(t *testing.T, seed uint64, configs int) {
@@ -312,7 +313,7 @@ func propertiesOneLimit(t *testing.T, seed uint64, configs int) {
 
 func TestAttackPropertiesPolicies(t *testing.T) {
 	t.Parallel()
-	propertiesPolicies(t, 13, 150)
+	propertiesPolicies(t, 13, traceCount(150))
 }
 
 func propertiesPolicies(t *testing.T, seed uint64, configs int) {
@@ -405,4 +406,14 @@ func TestAttackWarmUpReportedReset(t *testing.T) {
 	got, err := l.Peek(ctx, "k", 1)
 	require.NoError(t, err)
 	assert.Equal(t, fresh.Limits()[0], got.Limits()[0], "%v after its ResetAfter", reset)
+}
+
+// traceCount is n random configurations, a tenth of them under the race
+// detector (which slows these single-goroutine traces tenfold and has no
+// race to find in them) or -short.
+func traceCount(n int) int {
+	if race.Enabled || testing.Short() {
+		return max(1, n/10)
+	}
+	return n
 }
