@@ -32,21 +32,7 @@ type model interface {
 	clone() model
 }
 
-// penaliser is a model that records attempts the policy denied.
-type penaliser interface {
-	penalise(now, cost int64) modelOutcome
-}
-
 const never = int64(core.Never)
-
-func ceilDiv(a, b int64) int64 { return a/b + btoiT(a%b != 0) }
-
-func btoiT(b bool) int64 {
-	if b {
-		return 1
-	}
-	return 0
-}
 
 // floorDivT is ⌊a/b⌋ for b > 0.
 func floorDivT(a, b int64) int64 {
@@ -221,7 +207,6 @@ func (m *slidingLogModel) penalise(now, cost int64) modelOutcome {
 type slidingWindowModel struct {
 	quota, window   int64
 	prev, curr, win int64 // win: index of the current window
-	latest          int64
 }
 
 // counts returns prev and curr as seen in window w.
@@ -553,10 +538,14 @@ type hybridDocModel struct {
 
 func (m *hybridDocModel) clone() model { c := *m; return &c }
 
+// linear is the smooth mode's GCRA, on the key's TAT.
+func (m *hybridDocModel) linear() *gcraModel {
+	return &gcraModel{iv: m.iv, burst: m.quota, free: -1, tat: m.tat}
+}
+
 func (m *hybridDocModel) report(now int64) modelOutcome {
 	if m.smooth && m.tat > now {
-		debt := m.tat - now
-		return modelOutcome{allowed: true, remaining: (m.quota*m.iv - debt) / m.iv, resetAfter: debt}
+		return m.linear().report(now)
 	}
 	count := m.count
 	if m.smooth || count == 0 || now-m.start >= m.window {
@@ -572,17 +561,10 @@ func (m *hybridDocModel) report(now int64) modelOutcome {
 func (m *hybridDocModel) take(now, cost int64) modelOutcome {
 	tol := m.quota * m.iv
 	if m.smooth && m.tat > now {
-		debt := m.tat - now
-		next := max(m.tat, now) + cost*m.iv
-		if cost > m.quota || next-now > tol {
-			o := modelOutcome{remaining: max(tol-debt, 0) / m.iv, resetAfter: debt, retryAfter: never}
-			if cost <= m.quota {
-				o.retryAfter = next - now - tol
-			}
-			return o
-		}
-		m.tat = next
-		return modelOutcome{allowed: true, remaining: (tol - (next - now)) / m.iv, resetAfter: next - now}
+		g := m.linear()
+		o := g.take(now, cost)
+		m.tat = g.tat
+		return o
 	}
 	count := m.count
 	if m.smooth || count == 0 || now-m.start >= m.window {
@@ -751,20 +733,7 @@ func matchModels(t *testing.T, seed uint64, configs int) {
 		latest := start.UnixNano()
 		var hist []string
 		for i := 0; i < 40; i++ {
-			var d int64
-			switch rng.IntN(6) {
-			case 0:
-			case 1:
-				d = 1
-			case 2:
-				d = rng.Int64N(scale)
-			case 3:
-				d = scale
-			case 4:
-				d = rng.Int64N(4 * scale)
-			case 5:
-				d = -rng.Int64N(scale) // a stale caller
-			}
+			d := traceStep(rng, scale, 4*scale)
 			now := latest + d
 			latest = max(latest, now)
 			cost := int64(1)

@@ -170,22 +170,7 @@ func attackTrace(t *testing.T, rng *rand.Rand, p *core.Policy, start time.Time, 
 		return true
 	}
 	for i := 0; i < steps; i++ {
-		// Move on: by nothing, a nanosecond, a fraction of the scale, a
-		// few scales; now and then back (a stale caller).
-		var d int64
-		switch rng.IntN(6) {
-		case 0:
-		case 1:
-			d = 1
-		case 2:
-			d = rng.Int64N(max(scale, 1))
-		case 3:
-			d = scale
-		case 4:
-			d = rng.Int64N(max(min(scale, (1<<62)/4)*4, 1))
-		case 5:
-			d = -rng.Int64N(max(scale, 1))
-		}
+		d := traceStep(rng, max(scale, 1), max(min(scale, (1<<62)/4)*4, 1))
 		at := latest.Add(time.Duration(d))
 		if !setAt(at) {
 			continue
@@ -261,12 +246,16 @@ func attackTrace(t *testing.T, rng *rand.Rand, p *core.Policy, start time.Time, 
 			for _, lr := range res.Limits() {
 				reset = max(reset, lr.ResetAfter)
 			}
-			if setAt(at.Add(reset)) {
+			// asFresh peeks key and a key never seen at the clock's instant.
+			asFresh := func() (bool, []core.LimitResult, []core.LimitResult) {
 				fresh++
 				r, _ := l.Peek(ctx, key, 1)
 				n, _ := l.Peek(ctx, fmt.Sprint("fresh", fresh), 1)
-				if fmt.Sprint(r.Limits()) != fmt.Sprint(n.Limits()) {
-					t.Fatalf("%s: at ResetAfter %v the key is not fresh:\nkey   %+v\nfresh %+v", where, reset, r.Limits(), n.Limits())
+				return fmt.Sprint(r.Limits()) == fmt.Sprint(n.Limits()), r.Limits(), n.Limits()
+			}
+			if setAt(at.Add(reset)) {
+				if same, k, n := asFresh(); !same {
+					t.Fatalf("%s: at ResetAfter %v the key is not fresh:\nkey   %+v\nfresh %+v", where, reset, k, n)
 				}
 			}
 			// (Only where a peek shows the whole state: a RollingWindow's
@@ -274,11 +263,8 @@ func attackTrace(t *testing.T, rng *rand.Rand, p *core.Policy, start time.Time, 
 			// decision, Backoff keeps its lockout count, WarmUp and
 			// TokenBucket fractions of a permit a peek may not show.)
 			if reset > 0 && revealing && setAt(at.Add(reset-1)) {
-				fresh++
-				r, _ := l.Peek(ctx, key, 1)
-				n, _ := l.Peek(ctx, fmt.Sprint("fresh", fresh), 1)
-				if fmt.Sprint(r.Limits()) == fmt.Sprint(n.Limits()) {
-					t.Fatalf("%s: ResetAfter %v, but the key is as fresh 1 ns before:\nkey   %+v", where, reset, r.Limits())
+				if same, k, _ := asFresh(); same {
+					t.Fatalf("%s: ResetAfter %v, but the key is as fresh 1 ns before:\nkey   %+v", where, reset, k)
 				}
 			}
 			clk.Set(at)
@@ -416,4 +402,23 @@ func traceCount(n int) int {
 		return max(1, n/10)
 	}
 	return n
+}
+
+// traceStep is how far a random trace moves the clock: not at all, a
+// nanosecond, a part of scale, scale, a part of far; now and then back by
+// a part of scale (a stale caller).
+func traceStep(rng *rand.Rand, scale, far int64) int64 {
+	switch rng.IntN(6) {
+	case 1:
+		return 1
+	case 2:
+		return rng.Int64N(scale)
+	case 3:
+		return scale
+	case 4:
+		return rng.Int64N(far)
+	case 5:
+		return -rng.Int64N(scale)
+	}
+	return 0
 }

@@ -2,8 +2,6 @@ package localfirst_test
 
 import (
 	"context"
-	"net"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -27,14 +25,9 @@ func TestAttackBlackholedRound(t *testing.T) {
 	srv := redistest.Start(t)
 	old := faultproxy.Start(t, srv.Addr())
 	healthy := faultproxy.Start(t, srv.Addr())
-	var target atomic.Pointer[string]
-	a := old.Addr()
-	target.Store(&a)
+	sw := faultproxy.NewSwitch(old.Addr())
 	c := redis.NewClient(&redis.Options{Addr: "floodgate.invalid:6379", MaxRetries: -1, ReadTimeout: -1, WriteTimeout: -1,
-		Dialer: func(ctx context.Context, network, _ string) (net.Conn, error) {
-			var d net.Dialer
-			return d.DialContext(ctx, network, *target.Load())
-		}})
+		Dialer: sw.Dial})
 	t.Cleanup(func() { _ = c.Close() })
 	clk := coretest.NewClock(t0)
 	p := core.MustPolicy("b", core.Limit{Name: "b", Algorithm: core.FixedWindow{Quota: 100, Window: time.Minute}})
@@ -55,8 +48,7 @@ func TestAttackBlackholedRound(t *testing.T) {
 	case <-time.After(30 * time.Second):
 		t.Fatal("a round on a black-holed connection has not ended in 30 s (Timeout 200 ms)")
 	}
-	b := healthy.Addr()
-	target.Store(&b)
+	sw.Set(healthy.Addr())
 	require.NoError(t, n.s.Sync(context.Background()), "the next round, on a new connection")
 	// Reconverged: the fleet admits at most the limit, the 21 included.
 	total := 21

@@ -3,7 +3,6 @@ package redisstore_test
 import (
 	"context"
 	"fmt"
-	"net"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -105,15 +104,10 @@ func TestAttackBlackholedConnections(t *testing.T) {
 			srv := redistest.Start(t)
 			old := faultproxy.Start(t, srv.Addr())
 			healthy := faultproxy.Start(t, srv.Addr())
-			var target atomic.Pointer[string]
-			a := old.Addr()
-			target.Store(&a)
+			sw := faultproxy.NewSwitch(old.Addr())
 			o := tc.opts
 			o.Addr = "floodgate.invalid:6379"
-			o.Dialer = func(ctx context.Context, network, _ string) (net.Conn, error) {
-				var d net.Dialer
-				return d.DialContext(ctx, network, *target.Load())
-			}
+			o.Dialer = sw.Dial
 			c := redis.NewClient(&o)
 			t.Cleanup(func() { _ = c.Close() })
 			s, _ := faultStore(t, c, redisstore.Options{Timeout: 50 * time.Millisecond, FailureMode: redisstore.FailLocal,
@@ -135,9 +129,8 @@ func TestAttackBlackholedConnections(t *testing.T) {
 			}
 			within.Wait(t, &wg, "the test's goroutines")
 			assert.True(t, s.Down())
-			b := healthy.Addr()
 			cn := startCanary()
-			target.Store(&b) // Redis answers again, on new connections
+			sw.Set(healthy.Addr()) // Redis answers again, on new connections
 			took := untilOnRedis(t, s, l, 30*time.Second)
 			t.Logf("back on Redis %v after it answered again", took)
 			if cn.kept(t, 100*time.Millisecond) {

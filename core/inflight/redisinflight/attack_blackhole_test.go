@@ -3,7 +3,6 @@ package redisinflight_test
 import (
 	"context"
 	"fmt"
-	"net"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -40,15 +39,10 @@ func TestAttackBlackholedConnections(t *testing.T) {
 			srv := redistest.Start(t)
 			old := faultproxy.Start(t, srv.Addr())
 			healthy := faultproxy.Start(t, srv.Addr())
-			var target atomic.Pointer[string]
-			a := old.Addr()
-			target.Store(&a)
+			sw := faultproxy.NewSwitch(old.Addr())
 			o := tc.opts
 			o.Addr, o.MaxRetries, o.PoolSize = "floodgate.invalid:6379", -1, 4
-			o.Dialer = func(ctx context.Context, network, _ string) (net.Conn, error) {
-				var d net.Dialer
-				return d.DialContext(ctx, network, *target.Load())
-			}
+			o.Dialer = sw.Dial
 			c := redis.NewClient(&o)
 			t.Cleanup(func() { _ = c.Close() })
 			l := newLimiter(t, c, 1000, redisinflight.Options{Timeout: 50 * time.Millisecond, FailureMode: redisstore.FailClosed,
@@ -70,8 +64,7 @@ func TestAttackBlackholedConnections(t *testing.T) {
 			}
 			within.Wait(t, &wg, "the test's goroutines")
 			cn := startCanary()
-			b := healthy.Addr()
-			target.Store(&b) // Redis answers again, on new connections
+			sw.Set(healthy.Addr()) // Redis answers again, on new connections
 			start := time.Now()
 			for {
 				s, err := l.Acquire(ctx, "after")
