@@ -110,7 +110,11 @@ func (f *fixedWindowStep) take(st []int64, now, cost int64, commit bool) outcome
 	if commit {
 		st[0], st[1] = count+cost, start
 	}
-	return outcome{allowed: true, remaining: f.limit - count - cost, resetAfter: end - now}
+	o := outcome{allowed: true, remaining: f.limit - count - cost}
+	if count+cost > 0 { // (a report of cost 0 on an empty window: nothing to reset)
+		o.resetAfter = end - now
+	}
+	return o
 }
 
 func (f *fixedWindowStep) refund(st []int64, _, taken, _, cost int64) {

@@ -146,7 +146,11 @@ func (h *hybridStep) takeBursty(st []int64, start, count, now, cost int64, commi
 	if commit {
 		st[0], st[1], st[2] = hybridBursty, start, count
 	}
-	return outcome{allowed: true, remaining: h.limit - count, resetAfter: end - now}
+	o := outcome{allowed: true, remaining: h.limit - count}
+	if count > 0 { // (a report of cost 0 on an empty window: nothing to reset)
+		o.resetAfter = end - now
+	}
+	return o
 }
 
 // takeSmooth is GCRA on tat > now.

@@ -108,7 +108,7 @@ func (l *leakyStep) take(st []int64, now, cost int64, commit bool) outcome {
 // (from the TAT before the take) beyond what may start undelayed.
 func (l *leakyStep) next(tat, now, cost int64) (outcome, int64) {
 	o, after := l.gcraStep.next(tat, now, cost)
-	if o.allowed {
+	if o.allowed && cost > 0 { // (a report of cost 0 admits nothing: no delay)
 		o.delay = nonNeg(nonNeg(tat-now) - l.free)
 	}
 	return o, after

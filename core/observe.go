@@ -151,7 +151,7 @@ const (
 	// (something else writes under its prefix); reported once.
 	StoreKeyConflict
 	// StoreEvicting: the backend may evict the store's keys under memory
-	// pressure (a Redis maxmemory-policy of allkeys-*).
+	// pressure (a Redis maxmemory-policy other than noeviction).
 	StoreEvicting
 )
 

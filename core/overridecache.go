@@ -14,6 +14,9 @@ type overrideCache struct {
 	shards [overrideShards]overrideShard
 }
 
+// (A shard holds its cache's default limiter, def, to tell the entries of
+// keys with an override from those decided by the default: see room.)
+
 const overrideShards = 16
 
 // overrideScan is how many entries a full shard examines for an expired
@@ -23,7 +26,8 @@ const overrideScan = 16
 type overrideShard struct {
 	mu  sync.Mutex
 	m   map[string]*overrideEntry
-	max int // entries at most
+	max int      // entries at most
+	def *Limiter // the default's limiter
 }
 
 // overrideEntry is a key's cached limiter. While the provider is asked,
@@ -45,11 +49,12 @@ type overrideEntry struct {
 // (the caller's context ended) for an answer that must not be cached.
 type resolveFunc func(ctx context.Context, key string, prev *Limiter) (*Limiter, time.Duration, error)
 
-func (c *overrideCache) init(maxKeys int) {
+func (c *overrideCache) init(maxKeys int, def *Limiter) {
 	c.seed = maphash.MakeSeed()
 	for i := range c.shards {
 		c.shards[i].m = map[string]*overrideEntry{}
 		c.shards[i].max = max(1, maxKeys/overrideShards)
+		c.shards[i].def = def
 	}
 }
 
@@ -129,33 +134,43 @@ func (s *overrideShard) resolve(ctx context.Context, old *overrideEntry, key str
 	return l, nil
 }
 
-// room makes room for one more entry (s.mu held): it forgets an expired
-// entry among the first overrideScan, else any resolved one. It reports
-// false when every entry is still being resolved: the key is then not
-// cached.
+// room makes room for one more entry (s.mu held). It forgets an entry of
+// a key decided by the default policy, an expired one first (among the
+// first overrideScan); failing that, an expired entry of a key with an
+// override. It never forgets a live entry of a key with an override: a
+// flood of keys (each a default key, since the provider decides who has an
+// override) would otherwise forget a restricted tenant's, whose key,
+// unknown again, goes to the default when the provider next fails. It
+// reports false when no entry may go: the key is then not cached.
 func (s *overrideShard) room(now int64) bool {
 	if len(s.m) < s.max {
 		return true
 	}
-	var any string
-	found, scanned := false, 0
+	var def, old string
+	foundDef, foundOld, scanned := false, false, 0
 	for k, e := range s.m {
 		if !e.done {
 			continue
 		}
-		if now >= e.exp {
+		expired := now >= e.exp
+		switch {
+		case e.lim == s.def && expired:
 			delete(s.m, k)
 			return true
+		case e.lim == s.def && !foundDef:
+			def, foundDef = k, true
+		case expired && !foundOld:
+			old, foundOld = k, true
 		}
-		if !found {
-			any, found = k, true
-		}
-		if scanned++; scanned >= overrideScan {
+		if scanned++; scanned >= overrideScan && foundDef {
 			break
 		}
 	}
-	if found {
-		delete(s.m, any)
+	switch {
+	case foundDef:
+		delete(s.m, def)
+	case foundOld:
+		delete(s.m, old)
 	}
-	return found
+	return foundDef || foundOld
 }

@@ -16,8 +16,8 @@ import (
 func TestOverrideCacheBound(t *testing.T) {
 	t.Parallel()
 	var c overrideCache
-	c.init(64)
 	def := &Limiter{}
+	c.init(64, def)
 	resolve := func(context.Context, string, *Limiter) (*Limiter, time.Duration, error) { return def, time.Second, nil }
 	for i := range 2000 {
 		l, err := c.get(context.Background(), fmt.Sprint("k", i), int64(i)*int64(time.Millisecond), resolve)
@@ -36,8 +36,8 @@ func TestOverrideCacheBound(t *testing.T) {
 func TestOverrideCacheWaitersCancel(t *testing.T) {
 	t.Parallel()
 	var c overrideCache
-	c.init(64)
 	def := &Limiter{}
+	c.init(64, def)
 	entered, release := make(chan struct{}), make(chan struct{})
 	done := make(chan struct{})
 	go func() {
@@ -73,7 +73,7 @@ func TestOverrideCacheWaitersCancel(t *testing.T) {
 func TestOverrideCacheAnswerNotGiven(t *testing.T) {
 	t.Parallel()
 	var c overrideCache
-	c.init(64)
+	c.init(64, nil)
 	first, second := &Limiter{}, &Limiter{}
 	l, err := c.get(context.Background(), "k", 0, func(context.Context, string, *Limiter) (*Limiter, time.Duration, error) {
 		return first, time.Second, nil

@@ -43,8 +43,14 @@ type OverrideOptions struct {
 	// (default DefaultOverrideErrorTTL), so that a failing provider is not
 	// called on every request.
 	ErrorTTL time.Duration
-	// MaxKeys bounds the keys cached (default DefaultOverrideMaxKeys);
-	// a full cache forgets expired entries first, then any.
+	// MaxKeys bounds the keys cached (default DefaultOverrideMaxKeys).
+	// A full cache forgets the entry of a key decided by the default
+	// policy (an expired one first), else an expired entry of a key with
+	// an override; never the live entry of a key with an override, so
+	// that a flood of keys cannot make a tenant's key unknown again (and,
+	// when the provider then fails, decided by the default). Keep MaxKeys
+	// above the keys with overrides: a key that finds the cache full of
+	// them is not cached.
 	MaxKeys int
 	// MaxPolicies bounds the distinct override policies (by name), each
 	// deciding on a table of its own (default
@@ -133,7 +139,7 @@ func NewOverrides(p *Policy, provider OverrideFunc, opts OverrideOptions, limOpt
 		return nil, err
 	}
 	o := &Overrides{def: def, provider: provider, opts: opts, limOpts: limOpts, byName: map[string]*Limiter{}}
-	o.cache.init(opts.MaxKeys)
+	o.cache.init(opts.MaxKeys, def)
 	return o, nil
 }
 

@@ -162,6 +162,14 @@ func (r *rollingWindowStep) take(st []int64, now, cost int64, commit bool) outco
 		}
 		return o
 	}
+	if cost == 0 {
+		// The window as it stands: its newest units leave it at newestEnd.
+		o := outcome{allowed: true, remaining: min(r.limit-sum, r.pcap-cur)}
+		if end := r.newestEnd(st, first); end != 0 {
+			o.resetAfter = nonNeg(end - now)
+		}
+		return o
+	}
 	if commit {
 		idx, total := st[0], r.total(st)
 		if p-idx >= r.n || p < idx {

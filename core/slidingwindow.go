@@ -132,7 +132,14 @@ func (s *slidingWindowStep) take(st []int64, now, cost int64, commit bool) outco
 	if commit {
 		st[0], st[1], st[2] = prev, curr+cost, start
 	}
-	return outcome{allowed: true, remaining: avail - cost, resetAfter: start + 2*s.window - now}
+	o := outcome{allowed: true, remaining: avail - cost}
+	switch { // (a report of cost 0 may find curr, or both counts, empty)
+	case curr+cost > 0:
+		o.resetAfter = start + 2*s.window - now
+	case prev > 0:
+		o.resetAfter = start + s.window - now
+	}
+	return o
 }
 
 func (s *slidingWindowStep) refund(st []int64, _, taken, _, cost int64) {

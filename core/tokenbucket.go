@@ -157,6 +157,11 @@ func (s *tokenStep) take(st []int64, now, cost int64, commit bool) outcome {
 			retryAfter: s.passAt(tokens, last, now, float64(cost)) - now,
 		}
 	}
+	if cost == 0 {
+		// A report of the state as it stands: it is full when the stored
+		// bucket is, in the arithmetic idleAt and later decisions use.
+		return outcome{allowed: true, remaining: s.floor(have), resetAfter: nonNeg(s.fullAt(tokens, last) - now)}
+	}
 	if commit {
 		s.store(st, after, at)
 	}

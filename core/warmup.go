@@ -188,6 +188,11 @@ func (w *warmStep) take(st []int64, now, cost int64, commit bool) outcome {
 		}
 		return o
 	}
+	if cost == 0 {
+		// The key as it stands: cold again when its stored permits are,
+		// in the arithmetic idleAt and later decisions use.
+		return outcome{allowed: true, remaining: 1, resetAfter: nonNeg(w.coldAt(next, stored) - now)}
+	}
 	stored = w.storedAt(next, stored, now)
 	wait, spend := w.charge(stored, cost)
 	next, stored = now+wait, stored-spend

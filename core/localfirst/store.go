@@ -13,6 +13,7 @@ import (
 	"github.com/floodgate-go/floodgate/core"
 	"github.com/floodgate-go/floodgate/core/store"
 	"github.com/floodgate-go/floodgate/internal/isnil"
+	"github.com/floodgate-go/floodgate/internal/redisbound"
 	"github.com/redis/go-redis/v9"
 )
 
@@ -49,9 +50,11 @@ type Options struct {
 	// [MinSyncPeriod, MaxSyncPeriod]; 0 means DefaultSyncPeriod.
 	SyncPeriod time.Duration
 	// Timeout bounds one sync round, in (0, MaxTimeout]; 0 means
-	// DefaultTimeout. It is the round's context deadline: a go-redis
-	// client enforces it on the connection only with
-	// ContextTimeoutEnabled (otherwise its ReadTimeout bounds the round).
+	// DefaultTimeout. It is the round's context deadline, and the read
+	// and write timeout of the clone of a redis.Client the store sends
+	// with (sharing its pool), whatever the client's own timeouts, so that
+	// a round on a connection a failover black-holed ends; a ClusterClient
+	// or Ring whose reads never time out, nor by the context, is refused.
 	// Decisions never wait for a round. A claim or a lease lives
 	// 2·SyncPeriod + Timeout: every node of a fleet must use the same
 	// SyncPeriod and Timeout.
@@ -142,6 +145,13 @@ func New(client redis.UniversalClient, opts Options) (*Store, error) {
 	}
 	if isnil.Value(opts.Clock) {
 		opts.Clock = systemClock{}
+	}
+	// A round's commands end within Timeout whatever the client's options
+	// (see redisbound): a round on a connection a failover black-holed
+	// ends, and the next one reconverges on a new connection.
+	client, err := redisbound.Client("localfirst", client, opts.Timeout)
+	if err != nil {
+		return nil, err
 	}
 	var id [8]byte
 	if _, err := rand.Read(id[:]); err != nil {

@@ -132,10 +132,6 @@ func (c *lim) decide(o *store.Outcome, v *view, now, cost, div, claims, cap, ret
 	start := v.idx * c.window
 	end := start + c.window
 	avail := c.limit - c.used(v, v.prev, v.curr)
-	reset := end - now
-	if sliding {
-		reset = start + 2*c.window - now
-	}
 	shareOK := true
 	if div > 0 && cost > 0 {
 		share := (c.room(v) - v.currG - claims) / div
@@ -144,19 +140,26 @@ func (c *lim) decide(o *store.Outcome, v *view, now, cost, div, claims, cap, ret
 		}
 		shareOK = v.unconf+cost <= share
 	}
+	// ResetAfter counts the units the window will hold: with an admitted
+	// cost, or as it stands (a denial, or a report of cost 0).
+	held := v.curr
+	if cost <= avail && shareOK {
+		held += cost
+	}
+	var reset int64
+	switch {
+	case !sliding && held > 0:
+		reset = end - now
+	case sliding && held > 0:
+		reset = start + 2*c.window - now
+	case sliding && v.prev > 0:
+		reset = end - now
+	}
 	if cost <= avail && shareOK {
 		*o = store.Outcome{Allowed: true, Remaining: avail - cost, ResetAfter: time.Duration(reset)}
 		return false
 	}
-	*o = store.Outcome{Remaining: max(avail, 0)}
-	switch {
-	case !sliding && v.curr > 0:
-		o.ResetAfter = time.Duration(end - now)
-	case sliding && v.curr > 0:
-		o.ResetAfter = time.Duration(start + 2*c.window - now)
-	case sliding && v.prev > 0:
-		o.ResetAfter = time.Duration(end - now)
-	}
+	*o = store.Outcome{Remaining: max(avail, 0), ResetAfter: time.Duration(reset)}
 	switch {
 	case cost > c.limit:
 		o.RetryAfter = core.Never

@@ -3,12 +3,13 @@ package redisstore
 import (
 	"context"
 	"fmt"
-	"strings"
+	"strconv"
 	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/floodgate-go/floodgate/core"
+	"github.com/floodgate-go/floodgate/core/store"
 	"github.com/redis/go-redis/v9"
 )
 
@@ -33,15 +34,17 @@ type Stats struct {
 	// EvictionPolicy is Redis's maxmemory-policy as read by Check; "" if
 	// not read (CONFIG may be disabled on managed Redis).
 	EvictionPolicy string
-	// Evicts is true when EvictionPolicy may evict limiter keys
-	// (allkeys-*): limits can be silently erased under memory pressure.
+	// Evicts is true when EvictionPolicy may evict limiter keys (any but
+	// noeviction: every limiter key has a TTL, so volatile-* policies
+	// evict them too): limits can be silently erased under memory
+	// pressure.
 	Evicts bool
 }
 
 // counters are the store's Stats counters.
 type counters struct {
 	timeouts, faults, switches, conflicts atomic.Uint64
-	conflictLogged                        atomic.Bool
+	conflictLogged, otherLogged           atomic.Bool
 	policy                                atomic.Pointer[string]
 }
 
@@ -59,11 +62,12 @@ func (s *Store) Stats() Stats {
 	return st
 }
 
-// evicts reports whether a maxmemory-policy may evict keys that have no
-// TTL as well as ones that have; every limiter key has a TTL, so the
-// volatile-* policies evict them too, but only once nothing else is left
-// to evict: those are reported by EvictionPolicy without Evicts.
-func evicts(policy string) bool { return strings.HasPrefix(policy, "allkeys-") }
+// evicts reports whether a maxmemory-policy may evict limiter keys under
+// memory pressure: every policy but noeviction. Every limiter key has a
+// TTL, so the volatile-* policies, which evict only keys with one, evict
+// limiter keys as readily as allkeys-* (in a Redis shared with keys
+// without a TTL, before anything else: those they never evict).
+func evicts(policy string) bool { return policy != "" && policy != "noeviction" }
 
 // Check verifies that Redis answers, for use at start-up: three PINGs over
 // the client's pool within ctx, the shortest of which is the measured
@@ -75,9 +79,14 @@ func evicts(policy string) bool { return strings.HasPrefix(policy, "allkeys-") }
 // Check after
 // creating the limiters: their first decisions need no loading). It returns an error wrapping [ErrUnavailable] when Redis does
 // not answer, and one wrapping [ErrTimeoutBelowRTT] when the round trip is
-// not below Options.Timeout. It then reads maxmemory-policy (tolerating a
-// Redis whose CONFIG is disabled) and logs a warning when it evicts keys
-// regardless of their TTL (allkeys-*), reported by Stats.
+// not below Options.Timeout, and one wrapping the error a decision meets
+// when a decision of a policy bound so far fails (a peek of a key no
+// limiter uses: an ACL forbidding the scripts, say, which PING does not
+// show and under which FailOpen would admit every request). It then
+// reads maxmemory-policy (tolerating a
+// Redis whose CONFIG is disabled) and logs a warning when it may evict
+// limiter keys (any policy but noeviction: they all have a TTL), reported
+// by Stats.
 func (s *Store) Check(ctx context.Context) error {
 	best := time.Duration(-1)
 	for range 3 {
@@ -119,6 +128,14 @@ func (s *Store) Check(ctx context.Context) error {
 			return fmt.Errorf("redisstore: start-up check: %w: %w", ErrUnavailable, err)
 		}
 	}
+	for _, sc := range bound {
+		if err := s.probe(ctx, sc); err != nil {
+			if unreachable(err) {
+				return fmt.Errorf("redisstore: start-up check: %w: %w", ErrUnavailable, err)
+			}
+			return fmt.Errorf("redisstore: start-up check: a decision fails (under FailOpen, every decision would be admitted): %w", err)
+		}
+	}
 	cfg, err := s.client.ConfigGet(ctx, "maxmemory-policy").Result()
 	if err != nil {
 		s.log.Info("redisstore: cannot read maxmemory-policy (CONFIG disabled?); make sure Redis does not evict limiter keys", "err", err)
@@ -128,10 +145,38 @@ func (s *Store) Check(ctx context.Context) error {
 	s.stats.policy.Store(&policy)
 	if evicts(policy) {
 		s.log.Warn("redisstore: redis evicts keys under memory pressure (maxmemory-policy "+policy+
-			"): limits may be silently erased; use noeviction or volatile-* with a Redis of its own", "policy", policy)
+			"): limits may be silently erased; use noeviction (every limiter key has a TTL: volatile-* policies evict them too)", "policy", policy)
 		s.notify(core.StoreEvicting, nil)
 	}
 	return nil
+}
+
+// probe runs sc's script once as a decision runs it, a peek (which
+// writes nothing) of a key no limiter uses: FCALL, or EVALSHA (EVAL when
+// Redis lacks the script) when the store calls its scripts so or Redis
+// has not the function. It returns the error a decision would meet: an
+// ACL forbidding the commands, say, which no PING shows.
+func (s *Store) probe(ctx context.Context, sc *compiled) error {
+	keys := make([]string, (sc.record/8-2)/7) // one per limit (see compile)
+	for i := range keys {
+		keys[i] = s.opts.Prefix + "{floodgate-check}:" + strconv.Itoa(i)
+	}
+	now := int64(-1) // Redis TIME
+	if s.opts.CallerClock {
+		now = time.Now().UnixMicro()
+	}
+	args := []any{opCodes[store.OpPeek], 1, now, 0, 0}
+	if !s.noFunctions.Load() {
+		err := s.client.FCall(ctx, sc.fn, keys, args...).Err()
+		if !isMissing(err) {
+			return err
+		}
+	}
+	err := s.client.EvalSha(ctx, sc.sha, keys, args...).Err()
+	if isMissing(err) {
+		err = s.client.Eval(ctx, sc.src, keys, args...).Err()
+	}
+	return err
 }
 
 // rttMeter keeps the shortest round trip of each period of 32.

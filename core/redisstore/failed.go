@@ -31,6 +31,13 @@ func (t *table) failed(ctx context.Context, req store.Request, err error) (store
 		}
 		return store.Decision{}, fmt.Errorf("redisstore: policy %q: %w: %w", t.p.Name(), ErrKeyConflict, err)
 	}
+	if t.s.stats.otherLogged.CompareAndSwap(false, true) {
+		// (An error reply that is not a fault, such as an ACL refusing
+		// the script, fails every decision alike: under FailOpen, it
+		// admits them all. Said once.)
+		t.s.log.Error("redisstore: decisions fail with an error reply; such decisions fail (FailOpen admits them)",
+			"policy", t.p.Name(), "mode", t.s.opts.FailureMode.String(), "err", err)
+	}
 	if t.s.opts.FailureMode == FailOpen {
 		return t.open(req)
 	}

@@ -87,7 +87,16 @@
 // queueing included, whatever the client's own timeouts: the store stops
 // waiting at the deadline, while the round trip goes on in a bounded pool
 // of pipeline workers (Options.Pipelines), each giving up after
-// max(1 s, 4 × Timeout) or sooner by the client's own timeouts. A late
+// max(1 s, 4 × Timeout) or sooner by the client's own timeouts. So that
+// it does, whatever the client's timeouts (go-redis reads for 5 s by
+// default, for ever with ReadTimeout −1, and bounds them by the context
+// only with ContextTimeoutEnabled), the store sends with a clone of a
+// redis.Client sharing its pool with timeouts of that bound
+// (Client.WithTimeout); a ClusterClient or Ring whose reads or writes
+// never time out, nor by the context, is refused by New. Connections
+// black-holed by a failover are thus given up, and the store is back on
+// the Redis that answers on new ones, within about a second, not the
+// client's ReadTimeout. A late
 // round trip is not a lost one: its connection stays in the client's pool
 // (a slow link warms up instead of redialling at every deadline), and its
 // outcome still tells the circuit breaker whether Redis answers. A
@@ -173,8 +182,9 @@
 // [Store.Check] verifies at start that Redis answers (an error wrapping
 // [ErrUnavailable] otherwise), measures the round trip (an error wrapping
 // [ErrTimeoutBelowRTT] when Timeout cannot cover it) and reads
-// maxmemory-policy: a policy that evicts any key (allkeys-*) may erase
-// limits, and is logged and reported by [Store.Stats].
+// maxmemory-policy: any policy but noeviction may erase limits (every
+// limiter key has a TTL, so volatile-* policies evict them as allkeys-*
+// do), and is logged and reported by [Store.Stats].
 //
 // The store logs once per change of state, never per decision. go-redis
 // logs its failed dials itself (to the logger the application sets with
@@ -201,6 +211,7 @@ import (
 	"github.com/floodgate-go/floodgate/core"
 	"github.com/floodgate-go/floodgate/internal/circuit"
 	"github.com/floodgate-go/floodgate/internal/isnil"
+	"github.com/floodgate-go/floodgate/internal/redisbound"
 	"github.com/redis/go-redis/v9"
 )
 
@@ -424,11 +435,16 @@ func New(client redis.UniversalClient, opts Options) (*Store, error) {
 	case opts.Observer != nil && isnil.Value(opts.Observer):
 		return nil, fmt.Errorf("redisstore: nil Observer %T: %w", opts.Observer, core.ErrInvalidConfig)
 	}
+	io := max(time.Second, 4*opts.Timeout)
+	client, err := redisbound.Client("redisstore", client, io)
+	if err != nil {
+		return nil, err
+	}
 	s := &Store{
 		client:     client,
 		opts:       opts,
 		log:        opts.Logger,
-		ioTimeout:  max(time.Second, 4*opts.Timeout),
+		ioTimeout:  io,
 		queue:      make(chan *call, opts.MaxBatch*opts.Pipelines),
 		quit:       make(chan struct{}),
 		roundEnded: make(chan struct{}, 1),

@@ -38,8 +38,12 @@
 // limiter of this process granting ⌈limit × LocalShare⌉ slots per key.
 //
 // A call that misses its deadline returns then, but its round trip goes
-// on in a goroutine until the client gives up (a client without
-// ContextTimeoutEnabled waits its ReadTimeout). At most Options.MaxCalls
+// on in a goroutine until the client gives up: within max(1 s,
+// 4 × Timeout), whatever the client's timeouts, as in package redisstore
+// (a redis.Client is used through a clone with timeouts of that bound,
+// sharing its pool; a ClusterClient or Ring whose reads never time out is
+// refused), so that connections black-holed by a failover give their
+// calls back within about a second. At most Options.MaxCalls
 // round trips (4 × the client's pool size by default) are outstanding at
 // once: beyond that, while Redis stalls, an Acquire is decided by the
 // failure mode at once, with no goroutine and no wait, so that a flood
@@ -88,6 +92,7 @@ import (
 	"github.com/floodgate-go/floodgate/core/redisstore"
 	"github.com/floodgate-go/floodgate/internal/circuit"
 	"github.com/floodgate-go/floodgate/internal/isnil"
+	"github.com/floodgate-go/floodgate/internal/redisbound"
 	"github.com/floodgate-go/floodgate/internal/waitline"
 	"github.com/redis/go-redis/v9"
 )
@@ -225,6 +230,13 @@ func New(client redis.UniversalClient, limit int, opts Options) (*Limiter, error
 		return nil, fmt.Errorf("redisinflight: %v: %w", opts.FailureMode, core.ErrInvalidConfig)
 	case opts.Clock != nil && isnil.Value(opts.Clock):
 		return nil, fmt.Errorf("redisinflight: nil Clock %T: %w", opts.Clock, core.ErrInvalidConfig)
+	}
+	// Round trips end within max(1 s, 4 × Timeout) whatever the client's
+	// options, so that black-holed connections give their calls' tokens
+	// back (see redisbound).
+	client, err := redisbound.Client("redisinflight", client, max(time.Second, 4*opts.Timeout))
+	if err != nil {
+		return nil, err
 	}
 	l := &Limiter{client: client, limit: limit, opts: opts, leaseUS: int64(opts.Lease / time.Microsecond),
 		line:  waitline.New(cmp.Or(opts.MaxWaiters, inflight.DefaultMaxWaiters), cmp.Or(opts.MaxWaiting, inflight.DefaultMaxWaiting), inflight.ErrQueueFull),

@@ -20,6 +20,8 @@ function ALG.fixedwindow(limit, window, anchored)
       return false, limit - count, reset, retry, 0
     end
     if commit then st[1], st[2] = count + cost, start end
+    -- core's: a report of cost 0 on an empty window has nothing to reset.
+    if count + cost == 0 then return true, limit, 0, 0, 0 end
     return true, limit - count - cost, e - now, 0, 0
   end
   function A.denied() return false end

@@ -11,17 +11,17 @@ function ALG.gcra(iv, tol, burst, free)
   function A.take(st, now, cost, commit)
     local tat = st[1]
     if cost > burst then return deny(tat, now, NEVER) end
-    local diff = imax(tat, now) + cost * iv - now
+    local diff = nonneg(tat - now) + cost * iv -- (below 2^53 whatever now: no sum of instants)
     if diff > tol then return deny(tat, now, diff - tol) end
     if commit then st[1] = now + diff end
     local delay = 0
-    if free then delay = nonneg(nonneg(tat - now) - free) end
+    if free and cost > 0 then delay = nonneg(nonneg(tat - now) - free) end
     return true, fdiv(tol - diff, iv), diff, 0, delay
   end
   function A.denied() return false end
-  function A.refund(st, now, taken, cost, rem)
+  function A.refund(st, now, taken, cost, rem, remU)
     if cost > burst then cost = burst end
-    st[1] = imax(st[1] - imin(cost * iv, fdiv(rem, 1000)), imin(st[1], now))
+    st[1] = imax(st[1] - imin(cost * iv, remU), imin(st[1], now))
   end
   function A.idle(st) return st[1] end
   return A

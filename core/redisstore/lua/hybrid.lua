@@ -20,6 +20,8 @@ function ALG.hybrid(limit, window, iv, tol)
       return true, 0, tat - now, 0, 0
     end
     if commit then st[1], st[2], st[3] = 0, start, count end
+    -- core's: a report of cost 0 on an empty window has nothing to reset.
+    if count == 0 then return true, limit, 0, 0, 0 end
     return true, limit - count, e - now, 0, 0
   end
   local function smooth(st, tat, now, cost, commit)
@@ -41,7 +43,7 @@ function ALG.hybrid(limit, window, iv, tol)
     return bursty(st, start, count, now, cost, commit)
   end
   function A.denied() return false end
-  function A.refund(st, now, taken, cost, rem)
+  function A.refund(st, now, taken, cost, rem, remU)
     cost = imin(cost, limit)
     if st[1] == 0 then
       local start, count = st[2], st[3]
@@ -57,7 +59,7 @@ function ALG.hybrid(limit, window, iv, tol)
       else st[1], st[2], st[3] = 0, start, limit - cost end
       return
     end
-    st[1], st[2] = 2, imax(tat - imin(cost * iv, fdiv(rem, 1000)), now)
+    st[1], st[2] = 2, imax(tat - imin(cost * iv, remU), now)
   end
   function A.idle(st)
     if st[1] ~= 0 then return st[2] end

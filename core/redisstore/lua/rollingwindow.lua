@@ -51,6 +51,12 @@ function ALG.rollingwindow(limit, pcap, period, n)
       if cost <= pcap then retry = firstAdmit(st, p, sum, cost) - now end
       return false, imax(imin(limit - sum, pcap - cur), 0), reset, retry, 0
     end
+    if cost == 0 then
+      -- core's: the window as it stands, its newest units leaving at e.
+      local reset, e = 0, newestEnd(st, first)
+      if e ~= 0 then reset = nonneg(e - now) end
+      return true, imin(limit - sum, pcap - cur), reset, 0, 0
+    end
     if commit then
       local idx = st[1]
       if p - idx >= n or p < idx then

@@ -14,23 +14,27 @@ function ALG.slidingwindow(limit, window)
   end
   local function weighted(prev, rest) return cdiv(prev * rest, window) end
   -- Admission instants are found in ns, as core does, when the products
-  -- stay below 2^53 (else in µs: later, never earlier).
+  -- stay below 2^53 (else in µs: later, never earlier). They are kept as
+  -- whole µs and a ns remainder: a window of over 2^53 ns (104 days) in
+  -- ns would not be exact in a double.
   local W, unit = window * 1000, 1
   if limit * W >= 9007199254740992 then W, unit = window, 1000 end
-  local function minElapsed(prev, room) -- ns
-    if prev <= room then return 0 end
-    return (W - fdiv(room * W, prev)) * unit
+  local function minElapsed(prev, room) -- µs, ns
+    if prev <= room then return 0, 0 end
+    local e = W - fdiv(room * W, prev)
+    if unit == 1000 then return e, 0 end
+    return split(e)
   end
-  -- firstAdmit returns the ns from start until cost is admitted.
+  -- firstAdmit returns the µs and ns from start until cost is admitted.
   local function firstAdmit(prev, curr, cost)
-    local room, wns = limit - curr - cost, window * 1000
+    local room = limit - curr - cost
     if room >= 0 then
-      local e = minElapsed(prev, room)
-      if e < wns then return e end
+      local eu, en = minElapsed(prev, room)
+      if eu < window then return eu, en end
     end
-    local e = minElapsed(curr, limit - cost)
-    if e < wns then return wns + e end
-    return 2 * wns
+    local eu, en = minElapsed(curr, limit - cost)
+    if eu < window then return window + eu, en end
+    return 2 * window, 0
   end
   function A.take(st, now, cost, commit)
     local prev, curr, start, eff = at(st, now)
@@ -39,11 +43,18 @@ function ALG.slidingwindow(limit, window)
       local reset, retry, rr = 0, NEVER, 0
       if curr > 0 then reset = start + 2 * window - now
       elseif prev > 0 then reset = start + window - now end
-      if cost <= limit then retry, rr = split((start - now) * 1000 + firstAdmit(prev, curr, cost)) end
+      if cost <= limit then
+        local eu, en = firstAdmit(prev, curr, cost)
+        retry, rr = start - now + eu, en
+      end
       return false, imax(avail, 0), reset, retry, 0, 0, rr
     end
     if commit then st[1], st[2], st[3] = prev, curr + cost, start end
-    return true, avail - cost, start + 2 * window - now, 0, 0
+    -- core's: a report of cost 0 may find curr, or both counts, empty.
+    local reset = 0
+    if curr + cost > 0 then reset = start + 2 * window - now
+    elseif prev > 0 then reset = start + window - now end
+    return true, avail - cost, reset, 0, 0
   end
   function A.denied() return false end
   function A.refund(st, now, taken, cost)

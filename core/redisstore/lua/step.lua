@@ -396,10 +396,23 @@ local function step(K, k0, op, cost, now, taken, slack, C)
     -- nothing back. It lives while the refund could give anything back,
     -- and at least tk[n + 2] ms.
     local px, give = tk[n + 2], false
+    -- What each limit's hold has left after now, in whole µs (remU) and
+    -- ns (remN): a hold of over 2^53 ns (104 days) is not exact in a
+    -- double, so its decimal is split at the µs.
+    local remU, remN, pos = {}, {}, sfind(taken, ',', 1, true) + 1
     for i = 1, n do
-      local rem = (tk[1] - now) * 1000 + tk[i + 1]
-      if rem > 0 and tk[i + 1] > 0 then
-        give, px = true, imax(px, ceil(rem / 1000000))
+      local c = sfind(taken, ',', pos, true)
+      local h = ssub(taken, pos, c - 1)
+      pos = c + 1
+      local hu, hn = 0, 0
+      if tk[i + 1] > 0 then
+        if #h > 3 then hu, hn = tonumber(ssub(h, 1, -4)), tonumber(ssub(h, -3)) else hn = tonumber(h) end
+      end
+      remU[i], remN[i] = tk[1] - now + hu, hn
+      if tk[i + 1] > 0 and (remU[i] > 0 or (remU[i] == 0 and hn > 0)) then
+        local ms = fdiv(remU[i], 1000)
+        if remU[i] - ms * 1000 > 0 or hn > 0 then ms = ms + 1 end
+        give, px = true, imax(px, ms)
       end
     end
     if give then
@@ -408,15 +421,15 @@ local function step(K, k0, op, cost, now, taken, slack, C)
       give = ok ~= false
     end
     for i = 1, n do
-      -- The ns left of the take's hold: nothing is given back after it,
+      -- The time left of the take's hold: nothing is given back after it,
       -- and never more than the take still holds before it.
-      local rem = (tk[1] - now) * 1000 + tk[i + 1]
+      local ru, rn = remU[i], remN[i]
       -- core's: a limit in the zero state (a missing key) holds nothing to
       -- give back and is left as it is; nor does a state created after
       -- the take (the key was reset, or evicted, and taken again since),
       -- which the take's cost is not part of.
-      if give and rem > 0 and tk[i + 1] > 0 and exp[i] and born[i] <= tk[1] and not fresh(LIMITS[i], st[i]) then
-        LIMITS[i].refund(st[i], now, tk[1], cost, rem)
+      if give and tk[i + 1] > 0 and (ru > 0 or (ru == 0 and rn > 0)) and exp[i] and born[i] <= tk[1] and not fresh(LIMITS[i], st[i]) then
+        LIMITS[i].refund(st[i], now, tk[1], cost, ru * 1000 + rn, ru)
         dirty[i] = true
       end
     end

@@ -61,6 +61,11 @@ function ALG.tokenbucket(limit, burst)
       local tu, tr = split(span(last, e, now))
       return false, whole(have), ru, tu, 0, rr, tr
     end
+    if cost == 0 then
+      -- A report of the state as it stands: full when the stored bucket is.
+      local ru, rr = split(nonneg(span(last, fullIn(tokens), now)))
+      return true, whole(have), ru, 0, 0, rr, 0
+    end
     if commit then st[1], st[2] = after, t end
     local ru, rr = split(nonneg(span(t, fullIn(after), now)))
     return true, whole(after), ru, 0, 0, rr, 0

@@ -52,6 +52,11 @@ function ALG.warmup(limit, stable, threshold, maxP, slope, coolDown)
       end
       return false, rem, ru, tu, 0, rr, tr
     end
+    if cost == 0 then
+      -- core's: the key as it stands, cold again when its store is full.
+      local ru, rr = split(nonneg(ahead + coldIn(stored)))
+      return true, 1, ru, 0, 0, rr, 0
+    end
     stored = storedAfter(stored, -ahead)
     local wait, spend = charge(stored, cost)
     stored = stored - spend

@@ -1,0 +1,66 @@
+package core_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/floodgate-go/floodgate/core"
+	"github.com/floodgate-go/floodgate/core/coretest"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// TestAttackOverrideCacheFloodKeepsRestrictions: a tenant held by its
+// override to less than the default must not escape to the default by a
+// fault (README). A flood of distinct keys (each a default key, as the
+// provider answers for unknown ones) filled the bounded override cache,
+// which forgot a random entry per newcomer: the restricted tenant's among
+// them. Its key was then "not yet known", and the provider failing at its
+// next request (the flood's own load on the provider's database is
+// enough) put it on the default. Entries of override policies are now
+// kept while the cache can forget a default key's instead: a flood of
+// default keys forgets only default keys.
+func TestAttackOverrideCacheFloodKeepsRestrictions(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	clk := coretest.NewClock(t0)
+	def := core.MustPolicy("default", core.Limit{Name: "hour", Algorithm: core.FixedWindow{Quota: 100, Window: time.Hour}})
+	strict := core.MustPolicy("strict", core.Limit{Name: "hour", Algorithm: core.FixedWindow{Quota: 1, Window: time.Hour}})
+	var failing atomic.Bool
+	provider := func(_ context.Context, key string) (*core.Policy, bool, error) {
+		if failing.Load() {
+			return nil, false, errors.New("database overloaded")
+		}
+		if key == "restricted" || key == "also restricted" {
+			return strict, true, nil
+		}
+		return nil, false, nil
+	}
+	o, err := core.NewOverrides(def, provider, core.OverrideOptions{MaxKeys: 64}, core.WithClock(clk))
+	require.NoError(t, err)
+	for _, k := range []string{"restricted", "also restricted"} {
+		r, err := o.Allow(ctx, k)
+		require.NoError(t, err)
+		require.True(t, r.Allowed)
+		r, err = o.Allow(ctx, k)
+		require.NoError(t, err)
+		require.False(t, r.Allowed, "held to 1 an hour")
+	}
+	for i := range 2000 { // the flood: distinct keys, none with an override
+		_, err := o.Allow(ctx, fmt.Sprint("flood-", i))
+		require.NoError(t, err)
+	}
+	failing.Store(true)
+	clk.Advance(time.Second)
+	for _, k := range []string{"restricted", "also restricted"} {
+		r, err := o.Allow(ctx, k)
+		require.NoError(t, err)
+		assert.False(t, r.Allowed, "%s: still held to its override, not the default's 100", k)
+		assert.Equal(t, "hour", r.Name)
+		assert.Equal(t, int64(1), r.Quota, "%s: decided by its override", k)
+	}
+}

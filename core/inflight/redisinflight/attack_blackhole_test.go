@@ -1,0 +1,127 @@
+package redisinflight_test
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/floodgate-go/floodgate/core/inflight/redisinflight"
+	"github.com/floodgate-go/floodgate/core/redisstore"
+	"github.com/floodgate-go/floodgate/internal/faultproxy"
+	"github.com/floodgate-go/floodgate/internal/redistest"
+	"github.com/floodgate-go/floodgate/internal/within"
+	"github.com/redis/go-redis/v9"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// TestAttackBlackholedConnections: Redis fails over (or a link is cut
+// without a reset): the connections open to it are black-holed while new
+// connections reach a Redis that answers. The limiter must decide on Redis
+// again within about a second, whatever the client's read timeout: its
+// MaxCalls round trips waiting on black-holed connections held every token
+// until the client's ReadTimeout (5 s by default), or for good without
+// one, every Acquire meanwhile going to the failure mode.
+func TestAttackBlackholedConnections(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name string
+		opts redis.Options
+	}{
+		{"default options", redis.Options{}},
+		{"reads never time out", redis.Options{ReadTimeout: -1, WriteTimeout: -1}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			srv := redistest.Start(t)
+			old := faultproxy.Start(t, srv.Addr())
+			healthy := faultproxy.Start(t, srv.Addr())
+			sw := faultproxy.NewSwitch(old.Addr())
+			o := tc.opts
+			o.Addr, o.MaxRetries, o.PoolSize = "floodgate.invalid:6379", -1, 4
+			o.Dialer = sw.Dial
+			c := redis.NewClient(&o)
+			t.Cleanup(func() { _ = c.Close() })
+			// (A Timeout of 200 ms keeps a loaded machine's first round
+			// trips within it; the round trips' own bound is still 1 s.)
+			l := newLimiter(t, c, 1000, redisinflight.Options{Timeout: 200 * time.Millisecond, FailureMode: redisstore.FailClosed,
+				ProbeInterval: 20 * time.Millisecond, ProbeMax: 50 * time.Millisecond})
+			ctx := context.Background()
+			within.Until(t, "a first Acquire decided by Redis", func() bool {
+				s, err := l.Acquire(ctx, "warm")
+				return err == nil && s.Release(ctx) == nil
+			})
+
+			old.Stall() // black-holed from now on: never resumed
+			var wg sync.WaitGroup
+			for g := range 32 {
+				wg.Go(func() {
+					for i := range 5 {
+						_, err := l.Acquire(ctx, fmt.Sprint(g, ":", i))
+						assert.ErrorIs(t, err, redisstore.ErrUnavailable)
+					}
+				})
+			}
+			within.Wait(t, &wg, "the test's goroutines")
+			cn := startCanary()
+			sw.Set(healthy.Addr()) // Redis answers again, on new connections
+			start := time.Now()
+			for {
+				s, err := l.Acquire(ctx, "after")
+				if err == nil {
+					require.NoError(t, s.Release(ctx))
+					break
+				}
+				require.ErrorIs(t, err, redisstore.ErrUnavailable)
+				require.Less(t, time.Since(start), 30*time.Second, "not back on Redis")
+				time.Sleep(2 * time.Millisecond)
+			}
+			took := time.Since(start)
+			t.Logf("back on Redis %v after it answered again", took)
+			if cn.kept(t, 100*time.Millisecond) {
+				assert.Less(t, took, 2500*time.Millisecond, "max(1 s, 4 × Timeout) and a trial: before, the client's ReadTimeout (5 s), or never")
+			}
+		})
+	}
+}
+
+// lateness measures how late 1 ms sleeps wake up while it runs: on a
+// machine too loaded to keep a second's timing, the test logs its figure
+// rather than asserting it (as core/redisstore's fault tests do).
+type lateness struct {
+	stop  chan struct{}
+	done  chan struct{}
+	worst atomic.Int64
+}
+
+func startCanary() *lateness {
+	c := &lateness{stop: make(chan struct{}), done: make(chan struct{})}
+	go func() {
+		defer close(c.done)
+		for {
+			select {
+			case <-c.stop:
+				return
+			default:
+			}
+			start := time.Now()
+			time.Sleep(time.Millisecond)
+			c.worst.Store(max(c.worst.Load(), int64(time.Since(start)-time.Millisecond)))
+		}
+	}()
+	return c
+}
+
+// kept stops c and reports whether no sleep woke up more than max late.
+func (c *lateness) kept(t *testing.T, max time.Duration) bool {
+	close(c.stop)
+	<-c.done
+	if late := time.Duration(c.worst.Load()); late > max {
+		t.Logf("the machine is overloaded (a 1 ms sleep woke up %v late): timing not asserted", late)
+		return false
+	}
+	return true
+}

@@ -1,0 +1,62 @@
+package localfirst_test
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/floodgate-go/floodgate/core"
+	"github.com/floodgate-go/floodgate/core/coretest"
+	"github.com/floodgate-go/floodgate/core/localfirst"
+	"github.com/floodgate-go/floodgate/internal/faultproxy"
+	"github.com/floodgate-go/floodgate/internal/redistest"
+	"github.com/redis/go-redis/v9"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// TestAttackBlackholedRound: a failover black-holes the connection a
+// round is on, while new connections reach a Redis that answers. With a
+// client whose reads never time out (and no ContextTimeoutEnabled), the
+// round hung for good (the node never synced again: no reconvergence);
+// it must end by about Timeout, and the next round succeed on a new
+// connection.
+func TestAttackBlackholedRound(t *testing.T) {
+	srv := redistest.Start(t)
+	old := faultproxy.Start(t, srv.Addr())
+	healthy := faultproxy.Start(t, srv.Addr())
+	sw := faultproxy.NewSwitch(old.Addr())
+	c := redis.NewClient(&redis.Options{Addr: "floodgate.invalid:6379", MaxRetries: -1, ReadTimeout: -1, WriteTimeout: -1,
+		Dialer: sw.Dial})
+	t.Cleanup(func() { _ = c.Close() })
+	clk := coretest.NewClock(t0)
+	p := core.MustPolicy("b", core.Limit{Name: "b", Algorithm: core.FixedWindow{Quota: 100, Window: time.Minute}})
+	ns := newNodes(t, c, clk, p, 2, localfirst.Options{Timeout: 200 * time.Millisecond})
+	n := ns[0]
+	assert.Equal(t, 10, takeAll(t, n, "k", 10))
+	assert.Equal(t, 1, takeAll(t, ns[1], "k", 1))
+	syncAll(t, ns)
+	syncAll(t, ns) // both nodes track k, with claims
+
+	old.Stall() // black-holed from now on
+	assert.Equal(t, 10, takeAll(t, n, "k", 10))
+	done := make(chan error, 1)
+	go func() { done <- n.s.Sync(context.Background()) }()
+	select {
+	case err := <-done:
+		assert.Error(t, err, "a round on a black-holed connection")
+	case <-time.After(30 * time.Second):
+		t.Fatal("a round on a black-holed connection has not ended in 30 s (Timeout 200 ms)")
+	}
+	sw.Set(healthy.Addr())
+	require.NoError(t, n.s.Sync(context.Background()), "the next round, on a new connection")
+	// Reconverged: the fleet admits at most the limit, the 21 included.
+	total := 21
+	for range 3 {
+		syncAll(t, ns)
+		for _, m := range ns {
+			total += takeAll(t, m, "k", 100)
+		}
+	}
+	assert.Equal(t, 100, total, "the limit, no more")
+}

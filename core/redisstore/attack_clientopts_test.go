@@ -1,0 +1,175 @@
+package redisstore_test
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/floodgate-go/floodgate/core"
+	"github.com/floodgate-go/floodgate/core/redisstore"
+	"github.com/floodgate-go/floodgate/internal/faultproxy"
+	"github.com/floodgate-go/floodgate/internal/redistest"
+	"github.com/floodgate-go/floodgate/internal/within"
+	"github.com/redis/go-redis/v9"
+	"github.com/stretchr/testify/assert"
+)
+
+// TestAttackStallAnyClientOptions: a stalled Redis answers no decision
+// later than Options.Timeout, whatever the go-redis client's options: one
+// connection in the pool, a pool wait of a minute, reads that never time
+// out, ten retries, the context's deadline honoured or not. Each decision
+// is decided by the failure mode (FailLocal here) by its deadline.
+func TestAttackStallAnyClientOptions(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name string
+		opts redis.Options
+	}{
+		{"pool of one", redis.Options{PoolSize: 1}},
+		{"pool of one, context deadlines", redis.Options{PoolSize: 1, ContextTimeoutEnabled: true}},
+		{"pool wait of a minute", redis.Options{PoolSize: 1, PoolTimeout: time.Minute}},
+		{"reads never time out", redis.Options{PoolSize: 2, ReadTimeout: -1, WriteTimeout: -1}},
+		{"ten retries", redis.Options{MaxRetries: 10, PoolSize: 1}},
+		{"context deadlines, no read timeout", redis.Options{ContextTimeoutEnabled: true, ReadTimeout: -1, PoolSize: 1}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			srv := redistest.Start(t)
+			p := faultproxy.Start(t, srv.Addr())
+			o := tc.opts
+			o.Addr = p.Addr()
+			c := redis.NewClient(&o)
+			t.Cleanup(func() { _ = c.Close() })
+			const timeout = 50 * time.Millisecond
+			s, _ := faultStore(t, c, redisstore.Options{Timeout: timeout, FailureMode: redisstore.FailLocal,
+				ProbeInterval: 20 * time.Millisecond, ProbeMax: 50 * time.Millisecond})
+			l := faultLimiter(t, s, wide)
+			ctx := context.Background()
+			_, err := l.Allow(ctx, "warm")
+			assert.NoError(t, err)
+
+			cn := startCanary()
+			p.Stall()
+			var worst atomic.Int64
+			var wg sync.WaitGroup
+			for g := range 16 {
+				wg.Go(func() {
+					for i := range 5 {
+						start := time.Now()
+						r, err := l.Allow(ctx, fmt.Sprint(g, ":", i))
+						d := time.Since(start)
+						for w := worst.Load(); int64(d) > w && !worst.CompareAndSwap(w, int64(d)); w = worst.Load() {
+						}
+						assert.NoError(t, err)
+						assert.True(t, r.Allowed, "decided locally")
+					}
+				})
+			}
+			within.Wait(t, &wg, "the test's goroutines")
+			t.Logf("slowest decision during the stall: %v (timeout %v); stats %+v", time.Duration(worst.Load()), timeout, s.Stats())
+			if cn.kept(t, 100*time.Millisecond) {
+				assert.Less(t, time.Duration(worst.Load()), 500*time.Millisecond)
+			}
+			p.Resume()
+			took := untilOnRedis(t, s, l, 30*time.Second)
+			t.Logf("back on Redis %v after the stall", took)
+		})
+	}
+}
+
+// TestAttackBlackholedConnections: Redis fails over (or a link is cut
+// without a reset): the connections open to it are black-holed, holding
+// every round trip sent on them, while new connections reach a Redis that
+// answers. The store must return to Redis within about a second of it
+// answering, whatever the client's read timeout: a store whose pipeline
+// workers all wait on black-holed connections has nothing left to send
+// its trial with.
+func TestAttackBlackholedConnections(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name string
+		opts redis.Options
+	}{
+		{"default options", redis.Options{}},
+		{"reads never time out", redis.Options{ReadTimeout: -1, WriteTimeout: -1}},
+		{"no deadlines at all", redis.Options{ReadTimeout: -2, WriteTimeout: -2}},
+		{"context deadlines", redis.Options{ContextTimeoutEnabled: true}},
+		{"context deadlines, no timeouts", redis.Options{ContextTimeoutEnabled: true, ReadTimeout: -1, WriteTimeout: -1}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			srv := redistest.Start(t)
+			old := faultproxy.Start(t, srv.Addr())
+			healthy := faultproxy.Start(t, srv.Addr())
+			sw := faultproxy.NewSwitch(old.Addr())
+			o := tc.opts
+			o.Addr = "floodgate.invalid:6379"
+			o.Dialer = sw.Dial
+			c := redis.NewClient(&o)
+			t.Cleanup(func() { _ = c.Close() })
+			s, _ := faultStore(t, c, redisstore.Options{Timeout: 50 * time.Millisecond, FailureMode: redisstore.FailLocal,
+				ProbeInterval: 20 * time.Millisecond, ProbeMax: 50 * time.Millisecond})
+			l := faultLimiter(t, s, wide)
+			ctx := context.Background()
+			_, err := l.Allow(ctx, "warm")
+			assert.NoError(t, err)
+
+			old.Stall() // black-holed from now on: never resumed
+			var wg sync.WaitGroup
+			for g := range 32 {
+				wg.Go(func() {
+					for i := range 5 {
+						_, err := l.Allow(ctx, fmt.Sprint(g, ":", i))
+						assert.NoError(t, err)
+					}
+				})
+			}
+			within.Wait(t, &wg, "the test's goroutines")
+			assert.True(t, s.Down())
+			cn := startCanary()
+			sw.Set(healthy.Addr()) // Redis answers again, on new connections
+			took := untilOnRedis(t, s, l, 30*time.Second)
+			t.Logf("back on Redis %v after it answered again", took)
+			if cn.kept(t, 100*time.Millisecond) {
+				assert.Less(t, took, 2500*time.Millisecond, "max(1 s, 4 × Timeout) and a trial: before, the client's ReadTimeout (5 s), or never")
+			}
+		})
+	}
+}
+
+// TestAttackUnboundedClusterClientRefused: a Cluster or Ring client whose
+// reads or writes never time out, and whose round trips the context does
+// not bound, is refused by New (no clone with timeouts exists for them);
+// with ContextTimeoutEnabled, or any timeout, it is accepted. A
+// redis.Client is always accepted: the store sends with a clone bounded by
+// its own deadline (TestAttackBlackholedConnections).
+func TestAttackUnboundedClusterClientRefused(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name string
+		c    redis.UniversalClient
+		ok   bool
+	}{
+		{"cluster, reads never time out", redis.NewClusterClient(&redis.ClusterOptions{Addrs: []string{"127.0.0.1:1"}, ReadTimeout: -1}), false},
+		{"cluster, no deadlines", redis.NewClusterClient(&redis.ClusterOptions{Addrs: []string{"127.0.0.1:1"}, ReadTimeout: -2, ContextTimeoutEnabled: true}), false},
+		{"cluster, writes never time out", redis.NewClusterClient(&redis.ClusterOptions{Addrs: []string{"127.0.0.1:1"}, WriteTimeout: -1}), false},
+		{"ring, reads never time out", redis.NewRing(&redis.RingOptions{Addrs: map[string]string{"a": "127.0.0.1:1"}, ReadTimeout: -1}), false},
+		{"cluster, context deadlines", redis.NewClusterClient(&redis.ClusterOptions{Addrs: []string{"127.0.0.1:1"}, ReadTimeout: -1, WriteTimeout: -1, ContextTimeoutEnabled: true}), true},
+		{"cluster, defaults", redis.NewClusterClient(&redis.ClusterOptions{Addrs: []string{"127.0.0.1:1"}}), true},
+		{"client, reads never time out", redis.NewClient(&redis.Options{Addr: "127.0.0.1:1", ReadTimeout: -2, WriteTimeout: -2}), true},
+	} {
+		t.Cleanup(func() { _ = tc.c.Close() })
+		s, err := redisstore.New(tc.c, redisstore.Options{})
+		if tc.ok {
+			assert.NoError(t, err, tc.name)
+			if s != nil {
+				_ = s.Close()
+			}
+			continue
+		}
+		assert.ErrorIs(t, err, core.ErrInvalidConfig, tc.name)
+	}
+}
