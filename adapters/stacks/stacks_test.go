@@ -57,7 +57,7 @@ func serveChiMux(_ *testing.T, m *middleware.Middleware, h http.HandlerFunc) htt
 func serveGin(_ *testing.T, m *middleware.Middleware, h http.HandlerFunc) http.Handler {
 	gin.SetMode(gin.TestMode)
 	e := gin.New()
-	e.Use(ginlimit.Limit(m))
+	e.Use(ginlimit.Limit(m, e))
 	e.GET("/hello", gin.WrapF(h))
 	e.GET("/users/:id", gin.WrapF(h))
 	e.POST("/login", gin.WrapF(h))
