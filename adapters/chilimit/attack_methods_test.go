@@ -10,7 +10,6 @@ import (
 	"github.com/go-chi/chi/v5"
 	chimw "github.com/go-chi/chi/v5/middleware"
 	"github.com/stretchr/testify/assert"
-	"github.com/stretchr/testify/require"
 )
 
 // methodsApp holds the two handlers of stacktest's applications: distinct
@@ -93,7 +92,7 @@ func TestAttackMethodsOfAnyMethodHandler(t *testing.T) {
 // limited then in the route's bucket.
 func TestAttackMethodsOfAMountedHandler(t *testing.T) {
 	hits := 0
-	m := routesOf(t, "POST /api/*", 1)
+	m := stacktest.Quotas(t, middleware.Options{}, "POST /api/*", 1)
 	r := chi.NewRouter()
 	r.Use(chilimit.LimitMux(m, r), chimw.StripSlashes)
 	r.Mount("/api", http.HandlerFunc(func(http.ResponseWriter, *http.Request) { hits++ }))
@@ -102,56 +101,4 @@ func TestAttackMethodsOfAMountedHandler(t *testing.T) {
 		from(r, "GET", "/api/x?password=guess", "192.0.2.1:1"), from(r, "PURGE", "/api/login", "192.0.2.1:1"),
 	})
 	assert.Equal(t, 1, hits)
-}
-
-// routesOf returns a middleware limiting pattern to n an hour, without a
-// default limit.
-func routesOf(t *testing.T, pattern string, n int64) *middleware.Middleware {
-	t.Helper()
-	rt := middleware.NewRoutes(nil)
-	require.NoError(t, rt.Add(pattern, fixed(t, n)))
-	m, err := middleware.NewSelect(rt, middleware.Options{})
-	require.NoError(t, err)
-	return m
-}
-
-// Limit mounted with the Use of a router, where chi has not routed yet (a
-// mistake the package documentation warns of: it sees no pattern, or the
-// mount point's), still limits a handler several methods reach by its
-// route: it finds the route as LimitMux does. Before, only POST was
-// limited; a PUT or a GET reached the login handler unlimited.
-func TestAttackMethodsBeforeChiRoutes(t *testing.T) {
-	for name, mount := range map[string]func(m *middleware.Middleware, a methodsApp) http.Handler{
-		"root router": func(m *middleware.Middleware, a methodsApp) http.Handler {
-			r := chi.NewRouter()
-			r.Use(chilimit.Limit(m))
-			r.Route("/api", func(s chi.Router) {
-				s.Handle("/login", http.HandlerFunc(a.login))
-				s.Get("/page", a.page)
-			})
-			return r
-		},
-		"sub-router": func(m *middleware.Middleware, a methodsApp) http.Handler {
-			r := chi.NewRouter()
-			r.Route("/api", func(s chi.Router) {
-				s.Use(chilimit.Limit(m))
-				s.Handle("/login", http.HandlerFunc(a.login))
-				s.Get("/page", a.page)
-			})
-			return r
-		},
-	} {
-		t.Run(name, func(t *testing.T) {
-			a := methodsApp{map[string]int{}}
-			h := mount(routesOf(t, "POST /api/login", 1), a)
-			assert.Equal(t, []int{200, 429, 429, 429}, []int{
-				from(h, "POST", "/api/login", "192.0.2.1:1"), from(h, "PUT", "/api/login", "192.0.2.1:1"),
-				from(h, "GET", "/api/login?password=guess", "192.0.2.1:1"), from(h, "DELETE", "/api/login", "192.0.2.1:1"),
-			})
-			for range 3 {
-				assert.Equal(t, 200, from(h, "GET", "/api/page", "192.0.2.1:1"))
-			}
-			assert.Equal(t, map[string]int{stacktest.Login: 1, stacktest.Page: 3}, a.hits)
-		})
-	}
 }

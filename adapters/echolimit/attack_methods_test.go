@@ -9,7 +9,6 @@ import (
 	"github.com/floodgate-go/floodgate/middleware"
 	"github.com/labstack/echo/v4"
 	"github.com/stretchr/testify/assert"
-	"github.com/stretchr/testify/require"
 )
 
 // methodsApp holds the two handlers of stacktest's applications: distinct
@@ -86,7 +85,7 @@ func TestAttackMethodsEchoRoutesNowhere(t *testing.T) {
 	for _, pre := range []bool{false, true} {
 		hits := map[string]int{}
 		e := echo.New()
-		l := echolimit.Limit(quotaOf(t, "POST /login", 1))
+		l := echolimit.Limit(stacktest.Quotas(t, middleware.Options{}, "POST /login", 1))
 		if pre {
 			e.Pre(l)
 		} else {
@@ -103,15 +102,4 @@ func TestAttackMethodsEchoRoutesNowhere(t *testing.T) {
 		}
 		assert.Empty(t, hits)
 	}
-}
-
-// quotaOf returns a middleware limiting pattern to n an hour, without a
-// default limit.
-func quotaOf(t *testing.T, pattern string, n int64) *middleware.Middleware {
-	t.Helper()
-	rt := middleware.NewRoutes(nil)
-	require.NoError(t, rt.Add(pattern, fixed(t, n)))
-	m, err := middleware.NewSelect(rt, middleware.Options{})
-	require.NoError(t, err)
-	return m
 }

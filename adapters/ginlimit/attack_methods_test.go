@@ -9,7 +9,6 @@ import (
 	"github.com/floodgate-go/floodgate/middleware"
 	"github.com/gin-gonic/gin"
 	"github.com/stretchr/testify/assert"
-	"github.com/stretchr/testify/require"
 )
 
 // methodsApp holds the two handlers of stacktest's applications: distinct
@@ -76,7 +75,7 @@ func TestAttackMethodsGinRoutesNowhere(t *testing.T) {
 		e := gin.New()
 		e.HandleMethodNotAllowed = notAllowed
 		e.RedirectFixedPath = true
-		e.Use(ginlimit.Limit(quotaOf(t, "POST /login", 1), e))
+		e.Use(ginlimit.Limit(stacktest.Quotas(t, middleware.Options{}, "POST /login", 1), e))
 		register(e, []stacktest.Registration{{Handler: stacktest.Login, Methods: []string{"POST"}, Path: "/login"}}, hits)
 		want := map[bool]int{false: 404, true: 405}[notAllowed]
 		for _, method := range []string{"PUT", "GET", "PURGE", "post"} {
@@ -86,15 +85,4 @@ func TestAttackMethodsGinRoutesNowhere(t *testing.T) {
 		assert.Equal(t, 307, from(e, "POST", "/LOGIN", "192.0.2.1:1"))
 		assert.Empty(t, hits)
 	}
-}
-
-// quotaOf returns a middleware limiting pattern to n an hour, without a
-// default limit.
-func quotaOf(t *testing.T, pattern string, n int64) *middleware.Middleware {
-	t.Helper()
-	rt := middleware.NewRoutes(nil)
-	require.NoError(t, rt.Add(pattern, fixed(t, n)))
-	m, err := middleware.NewSelect(rt, middleware.Options{})
-	require.NoError(t, err)
-	return m
 }

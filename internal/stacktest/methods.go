@@ -51,7 +51,7 @@ func CheckMethodsReachingAHandler(t *testing.T, app MethodsApp, overrides bool) 
 	every := []Registration{{Handler: Login, Path: "/login"}}
 	t.Run("every method", func(t *testing.T) {
 		hits := map[string]int{}
-		h := app(quotas(t, middleware.Options{}, "POST /login", 2), every, hits)
+		h := app(Quotas(t, middleware.Options{}, "POST /login", 2), every, hits)
 		assert.Equal(t, 200, send(h, "POST", "/login", "192.0.2.1:1"))
 		assert.Equal(t, 200, send(h, "PUT", "/login", "192.0.2.1:1"))
 		for _, method := range []string{"PATCH", "DELETE", "GET", "HEAD", "OPTIONS", "PUT", "POST"} {
@@ -69,7 +69,7 @@ func CheckMethodsReachingAHandler(t *testing.T, app MethodsApp, overrides bool) 
 	})
 	t.Run("two methods", func(t *testing.T) {
 		hits := map[string]int{}
-		h := app(quotas(t, middleware.Options{}, "POST /login", 1), []Registration{{Handler: Login, Methods: []string{"GET", "POST"}, Path: "/login"}}, hits)
+		h := app(Quotas(t, middleware.Options{}, "POST /login", 1), []Registration{{Handler: Login, Methods: []string{"GET", "POST"}, Path: "/login"}}, hits)
 		assert.Equal(t, []int{200, 429}, []int{send(h, "POST", "/login", "192.0.2.1:1"), send(h, "GET", "/login?password=guess", "192.0.2.1:1")})
 		assert.Equal(t, []int{200, 429}, []int{send(h, "GET", "/login?password=guess", "192.0.2.2:1"), send(h, "POST", "/login", "192.0.2.2:1")})
 		assert.NotEqual(t, 200, send(h, "PUT", "/login", "192.0.2.3:1"), "not routed")
@@ -77,7 +77,7 @@ func CheckMethodsReachingAHandler(t *testing.T, app MethodsApp, overrides bool) 
 	})
 	t.Run("a handler of its own", func(t *testing.T) {
 		hits := map[string]int{}
-		h := app(quotas(t, middleware.Options{}, "POST /login", 1), []Registration{
+		h := app(Quotas(t, middleware.Options{}, "POST /login", 1), []Registration{
 			{Handler: Page, Methods: []string{"GET"}, Path: "/login"},
 			{Handler: Login, Methods: []string{"POST"}, Path: "/login"},
 		}, hits)
@@ -88,7 +88,7 @@ func CheckMethodsReachingAHandler(t *testing.T, app MethodsApp, overrides bool) 
 		assert.Equal(t, map[string]int{Login: 1, Page: 3}, hits)
 	})
 	t.Run("a method's own route first", func(t *testing.T) {
-		h := app(quotas(t, middleware.Options{}, "POST /login", 1, "GET /login", 3), every, map[string]int{})
+		h := app(Quotas(t, middleware.Options{}, "POST /login", 1, "GET /login", 3), every, map[string]int{})
 		assert.Equal(t, []int{200, 429}, []int{send(h, "POST", "/login", "192.0.2.1:1"), send(h, "PUT", "/login", "192.0.2.1:1")})
 		assert.Equal(t, []int{200, 200, 200, 429}, []int{
 			send(h, "GET", "/login", "192.0.2.1:1"), send(h, "HEAD", "/login", "192.0.2.1:1"),
@@ -98,7 +98,7 @@ func CheckMethodsReachingAHandler(t *testing.T, app MethodsApp, overrides bool) 
 	for _, mode := range []middleware.Preflight{middleware.PreflightOwnBucket, middleware.PreflightLikeRoute, middleware.PreflightAsOptions} {
 		t.Run(fmt.Sprint("preflight/", mode), func(t *testing.T) {
 			hits := map[string]int{}
-			h := app(quotas(t, middleware.Options{Preflight: mode}, "POST /login", 2), every, hits)
+			h := app(Quotas(t, middleware.Options{Preflight: mode}, "POST /login", 2), every, hits)
 			pre := func() int {
 				return send(h, "OPTIONS", "/login", "192.0.2.1:1", "Origin", "https://example.com", "Access-Control-Request-Method", "POST")
 			}
@@ -111,7 +111,7 @@ func CheckMethodsReachingAHandler(t *testing.T, app MethodsApp, overrides bool) 
 	}
 	t.Run("every method but one", func(t *testing.T) {
 		hits := map[string]int{}
-		h := app(quotas(t, middleware.Options{}, "GET /login", 100, "POST /login", 1), []Registration{
+		h := app(Quotas(t, middleware.Options{}, "GET /login", 100, "POST /login", 1), []Registration{
 			{Handler: Login, Path: "/login"},
 			{Handler: Page, Methods: []string{"GET"}, Path: "/login"},
 		}, hits)
@@ -123,9 +123,9 @@ func CheckMethodsReachingAHandler(t *testing.T, app MethodsApp, overrides bool) 
 	})
 }
 
-// quotas returns a middleware limiting each pattern of pq ("pattern", n,
+// Quotas returns a middleware limiting each pattern of pq ("pattern", n,
 // …) to n an hour, on one fake clock, without a default limit.
-func quotas(t *testing.T, opts middleware.Options, pq ...any) *middleware.Middleware {
+func Quotas(t *testing.T, opts middleware.Options, pq ...any) *middleware.Middleware {
 	t.Helper()
 	clk := coretest.NewClock(t0)
 	rt := middleware.NewRoutes(nil)
