@@ -33,10 +33,18 @@ import (
 //     limited by the route added for its path ("POST /login"): by its
 //     method's, GET's for HEAD, else the first added. A PUT or a GET
 //     carrying credentials in its query reaches a login handler registered
-//     without a method as surely as a POST does. A router's template says
-//     nothing of the methods its handler serves: limit a handler a router
-//     registers for every method (chi's Handle, gin's and echo's Any) by a
-//     pattern without a method.
+//     without a method as surely as a POST does.
+//   - A router's template says nothing of the methods its handler serves,
+//     so the adapters (chilimit, ginlimit, echolimit) say it: while the
+//     request is decided, r.Pattern names the methods reaching the handler
+//     the request reaches, when there are several, and the template
+//     ("PUT,POST,DELETE /login"; the router's every method for chi's
+//     Handle, gin's and echo's Any). A request whose method has no route
+//     of its own at the template is then limited by the first route added
+//     there for one of those methods: a handler of every method limited
+//     as "POST /login" is limited so for a PUT, a DELETE, a GET with
+//     credentials in its query, while a handler registered for GET alone
+//     (a login page) keeps its own route, or the default.
 //   - HEAD is limited like GET, in the GET route's buckets, unless a HEAD
 //     route of its own was added: ServeMux, chi's middleware.GetHead and
 //     routes registered for both methods all serve HEAD with the GET
@@ -71,10 +79,10 @@ import (
 //     the limiter sees the method the request is routed by.
 type Routes struct {
 	mux       *http.ServeMux
-	byPattern map[string]*muxEntry // by canonical pattern, as ServeMux reports it
-	byKey     map[routeKey]*route  // by method ("" for any) and the rest of the pattern
-	byPath    map[string]*route    // the first route of a method added for each rest of a pattern
-	patterns  []string             // canonical, in the order added
+	byPattern map[string]*muxEntry     // by canonical pattern, as ServeMux reports it
+	byKey     map[routeKey]*route      // by method ("" for any) and the rest of the pattern
+	byPath    map[string][]methodRoute // the routes of a method added for each rest of a pattern, in order
+	patterns  []string                 // canonical, in the order added
 	def       Limiter
 	limiters  map[Limiter]int // how many scopes use each limiter
 	hosts     bool            // whether a pattern names a host
@@ -82,6 +90,12 @@ type Routes struct {
 }
 
 type routeKey struct{ method, path string }
+
+// methodRoute is a route added for a method.
+type methodRoute struct {
+	method string
+	rte    *route
+}
 
 // muxEntry is a pattern registered in the ServeMux.
 type muxEntry struct {
@@ -121,7 +135,7 @@ type route struct {
 // leave them unlimited when def is nil. A def that is a typed nil or a zero
 // limiter is reported by every later Add or Share and by [NewSelect].
 func NewRoutes(def Limiter) *Routes {
-	rt := &Routes{mux: http.NewServeMux(), byPattern: map[string]*muxEntry{}, byKey: map[routeKey]*route{}, byPath: map[string]*route{}, limiters: map[Limiter]int{}}
+	rt := &Routes{mux: http.NewServeMux(), byPattern: map[string]*muxEntry{}, byKey: map[routeKey]*route{}, byPath: map[string][]methodRoute{}, limiters: map[Limiter]int{}}
 	if def != nil {
 		if err := checkLimiter("NewRoutes default", def); err != nil {
 			rt.err = err
@@ -200,8 +214,8 @@ func (rt *Routes) Share(group string, l Limiter, patterns ...string) (err error)
 		// ServeMux matches its requests to the route added first.
 		rt.patterns = append(rt.patterns, canon)
 		rt.byKey[key] = rte
-		if _, ok := rt.byPath[key.path]; !ok && key.method != "" {
-			rt.byPath[key.path] = rte
+		if key.method != "" {
+			rt.byPath[key.path] = append(rt.byPath[key.path], methodRoute{key.method, rte})
 		}
 	}
 	rt.limiters[l]++
@@ -240,8 +254,9 @@ func register(mux *http.ServeMux, p, pattern string) (err error) {
 // Select picks the limiter of the route r reaches (see [Routes] for how
 // variants of method and path are matched). With a route template from an
 // adapter it looks up "METHOD template", then "GET template" for HEAD, then
-// "template"; without one, or when the template names no route, it matches
-// r against the patterns as a ServeMux would.
+// "template", then the first route added at template for a method r.Pattern
+// names as reaching the same handler; without one, or when the template
+// names no route, it matches r against the patterns as a ServeMux would.
 func (rt *Routes) Select(r *http.Request, template string) (Limiter, string, error) {
 	if rt.err != nil {
 		return nil, "", rt.err
@@ -296,6 +311,9 @@ func (rt *Routes) find(r *http.Request, method, template string) *route {
 			}
 		}
 		if rte := rt.byKey[routeKey{path: template}]; rte != nil {
+			return rte
+		}
+		if rte := rt.sharedRoute(r, method, template); rte != nil {
 			return rte
 		}
 		// The template names no route (a pattern written in ServeMux's
@@ -386,7 +404,44 @@ func (rt *Routes) appRoute(p, method string) *route {
 			return rte
 		}
 	}
-	return rt.byPath[key.path]
+	if rs := rt.byPath[key.path]; len(rs) > 0 {
+		return rs[0].rte
+	}
+	return nil
+}
+
+// sharedRoute returns the route that guards the handler r reaches at
+// template, as an adapter names the methods reaching that handler in
+// r.Pattern ("PUT,POST /login"): the first added at template for one of
+// them. nil when r.Pattern is no such list, or names another template, or
+// not the request's method (canonical), nor GET for HEAD.
+func (rt *Routes) sharedRoute(r *http.Request, method, template string) *route {
+	list, path, ok := strings.Cut(r.Pattern, " ")
+	if !ok || path != template || !strings.Contains(list, ",") {
+		return nil
+	}
+	if !listed(list, method) && (method != http.MethodHead || !listed(list, http.MethodGet)) {
+		return nil
+	}
+	for _, mr := range rt.byPath[template] {
+		if listed(list, mr.method) {
+			return mr.rte
+		}
+	}
+	return nil
+}
+
+// listed reports whether the comma-separated list of methods holds method
+// (canonical), in any ASCII case.
+func listed(list, method string) bool {
+	for list != "" {
+		var m string
+		m, list, _ = strings.Cut(list, ",")
+		if len(m) == len(method) && routepath.Method(m) == method {
+			return true
+		}
+	}
+	return false
 }
 
 func (m match) route() *route {

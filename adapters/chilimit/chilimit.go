@@ -23,6 +23,18 @@
 // sees only the mount point's pattern ("/api/*"). Use LimitMux on the root
 // router, or Limit inline, instead.
 //
+// Both tell [middleware.Routes] which methods reach the handler a request
+// reaches, from the root router's routes (chi.Walk, read at the first
+// request and again for a route added since): a handler registered for
+// every method (Handle, HandleFunc, Mount) or several is limited by the
+// route guarding it whatever method reaches it, so the handler of
+// r.Handle("/login", h) limited as "POST /login" is limited so for a PUT,
+// a DELETE, a GET with credentials in its query; a handler registered for
+// GET alone keeps its own route. Limit mounted where chi has not routed
+// yet finds such a handler's route as LimitMux does. chi knows a handler
+// by its function: closures of one function literal count as one handler;
+// give a method a route of its own to keep its handler apart.
+//
 // The decision, the headers and the 429 answer are the middleware's; the
 // key is Options.Key (by default the client IP from RemoteAddr). Key
 // functions see the request as chi's middleware left it: the user an
@@ -41,6 +53,7 @@ import (
 
 	"github.com/floodgate-go/floodgate/core"
 	"github.com/floodgate-go/floodgate/internal/isnil"
+	"github.com/floodgate-go/floodgate/internal/routemethods"
 	"github.com/floodgate-go/floodgate/internal/routepath"
 	"github.com/floodgate-go/floodgate/middleware"
 	"github.com/go-chi/chi/v5"
@@ -52,9 +65,35 @@ import (
 // middleware.New or NewSelect.
 func Limit(m *middleware.Middleware) func(http.Handler) http.Handler {
 	mustValidate(m)
+	var tables tables
+	pool := sync.Pool{New: func() any { return chi.NewRouteContext() }}
 	return func(next http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			serve(m, w, r, chi.RouteContext(r.Context()).RoutePattern(), next)
+			rctx := chi.RouteContext(r.Context())
+			pattern := rctx.RoutePattern()
+			methods := ""
+			if t := tables.of(rctx); t != nil {
+				method := rctx.RouteMethod
+				if method == "" {
+					method = r.Method
+				}
+				var listed bool
+				methods, listed = t.Lookup(pattern, method)
+				if !listed {
+					// Mounted where chi has not routed yet (a router's Use):
+					// the route found as LimitMux finds it limits a
+					// handler several methods reach by its route.
+					sc := pool.Get().(*chi.Context)
+					p, reached := find(rctx.Routes, sc, r)
+					pool.Put(sc)
+					if reached != "" {
+						if ms := t.Pattern(p, reached); ms != "" {
+							pattern, methods = p, ms
+						}
+					}
+				}
+			}
+			serve(m, w, r, pattern, methods, next)
 		})
 	}
 }
@@ -81,25 +120,36 @@ func LimitMux(m *middleware.Middleware, router chi.Routes) func(http.Handler) ht
 		panic(fmt.Errorf("chilimit: LimitMux: nil router: %w", core.ErrInvalidConfig))
 	}
 	pool := sync.Pool{New: func() any { return chi.NewRouteContext() }}
+	t := routemethods.New(func() []routemethods.Route { return walk(router) })
 	return func(next http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			rctx := pool.Get().(*chi.Context)
-			pattern := find(router, rctx, r)
+			pattern, method := find(router, rctx, r)
 			pool.Put(rctx)
-			serve(m, w, r, pattern, next)
+			methods := ""
+			if method != "" {
+				methods = t.Pattern(pattern, method)
+			}
+			serve(m, w, r, pattern, methods, next)
 		})
 	}
 }
 
-// find returns the pattern of the route router serves r with, trying the
-// variants of method and path that reach the same handler; "" for none.
-func find(router chi.Routes, rctx *chi.Context, r *http.Request) string {
+// find returns the pattern of the route router, the root router, serves r
+// with, trying the variants of method and path that reach the same
+// handler, and the method
+// whose handler r reaches there: r's routing method, or GET for a HEAD;
+// "" for none, and for a preflight limited like the method it announces,
+// whose handler it does not reach.
+func find(router chi.Routes, rctx *chi.Context, r *http.Request) (pattern, reached string) {
 	method, path := r.Method, ""
 	if rc := chi.RouteContext(r.Context()); rc != nil {
 		if rc.RouteMethod != "" {
 			method = rc.RouteMethod
 		}
-		path = rc.RoutePath
+		if len(rc.RoutePatterns) == 0 { // not a sub-router's path
+			path = rc.RoutePath
+		}
 	}
 	if path == "" {
 		path = r.URL.RawPath
@@ -117,38 +167,42 @@ func find(router chi.Routes, rctx *chi.Context, r *http.Request) string {
 			methods[1] = routepath.Method(v[0])
 		}
 	}
-	best := findMethods(router, rctx, methods, path)
-	if best != "" && !strings.HasSuffix(best, "*") {
-		return best
-	}
-	// No route, or only a catch-all ("/*"), holds the path: a variant that
-	// a path-rewriting middleware would route to a route of its own is
-	// counted as that route.
-	for _, v := range routepath.Variants(path) {
-		if v == "" {
-			continue
-		}
-		if p := findMethods(router, rctx, methods, v); p != "" && (best == "" || !strings.HasSuffix(p, "*")) {
-			if !strings.HasSuffix(p, "*") {
-				return p
+	best, i := findMethods(router, rctx, methods, path)
+	if best == "" || strings.HasSuffix(best, "*") {
+		// No route, or only a catch-all ("/*"), holds the path: a variant
+		// that a path-rewriting middleware would route to a route of its
+		// own is counted as that route.
+		for _, v := range routepath.Variants(path) {
+			if v == "" {
+				continue
 			}
-			best = p
+			if p, j := findMethods(router, rctx, methods, v); p != "" && (best == "" || !strings.HasSuffix(p, "*")) {
+				best, i = p, j
+				if !strings.HasSuffix(p, "*") {
+					break
+				}
+			}
 		}
 	}
-	return best
+	if best == "" || i == 1 && method == http.MethodOptions {
+		return best, ""
+	}
+	return best, methods[i]
 }
 
-func findMethods(router chi.Routes, rctx *chi.Context, methods [2]string, path string) string {
-	for _, m := range methods {
+// findMethods returns the pattern router finds for path with the first of
+// methods that finds one, and that method's index.
+func findMethods(router chi.Routes, rctx *chi.Context, methods [2]string, path string) (string, int) {
+	for i, m := range methods {
 		if m == "" {
 			continue
 		}
 		rctx.Reset()
 		if p := router.Find(rctx, m, path); p != "" {
-			return p
+			return p, i
 		}
 	}
-	return ""
+	return "", 0
 }
 
 // mustValidate panics if m cannot serve: a setup mistake, found when the
@@ -159,8 +213,15 @@ func mustValidate(m *middleware.Middleware) {
 	}
 }
 
-func serve(m *middleware.Middleware, w http.ResponseWriter, r *http.Request, pattern string, next http.Handler) {
+// serve limits r with m by its route pattern and the methods reaching its
+// handler there (see middleware.Routes), then serves it with next.
+func serve(m *middleware.Middleware, w http.ResponseWriter, r *http.Request, pattern, methods string, next http.Handler) {
+	saved := r.Pattern
+	if methods != "" {
+		r.Pattern = methods // for the decision only (see middleware.Routes)
+	}
 	a, ok := m.Begin(w, r, pattern)
+	r.Pattern = saved
 	if !ok {
 		return
 	}

@@ -9,7 +9,8 @@
 // Mount it with e.Use(echolimit.Limit(m)), on a group, or on single
 // routes; not with e.Pre, which runs before routing, when c.Path() is not
 // yet known (routes are then matched by the request's path alone: see
-// middleware.Routes).
+// middleware.Routes, except for a handler several methods reach, whose
+// route Limit then finds as echo will).
 //
 // The decision, the headers and the 429 answer are the middleware's. Keys
 // come from Options.Key, by default the client IP from RemoteAddr: echo's
@@ -53,44 +54,80 @@ import (
 // and HEAD (e.Match) are limited in the GET route's buckets by
 // [middleware.Routes]; see there for methods and CORS preflights.
 //
+// The routes of the server (c.Echo(), the router of the request's host;
+// read at the first request and again for a route added since) tell
+// Routes which methods reach the handler a request reaches: a handler
+// registered for every method (Any) or several (Match) is limited by the
+// route guarding it whatever method reaches it, so the handler of
+// e.Any("/login", h) limited as "POST /login" is limited so for a PUT, a
+// DELETE, a GET with credentials in its query; a handler registered for
+// GET alone keeps its own route. echo knows a handler by its route's name,
+// its function's by default: two handlers of one name (closures of one
+// function, echo.WrapHandler's) count as one; give a method a route of its
+// own to keep its handler apart.
+//
 // m's key function and callbacks see c.Set values (see the package
 // documentation) through a copy of the request Limit makes for each
 // decision: one allocation, about 350 bytes.
 func Limit(m *middleware.Middleware) echo.MiddlewareFunc { return limit(m, true) }
 
-// limit is Limit; values says whether m's key function and callbacks are
-// given c.Set values (PerIP's, which read only RemoteAddr, are not).
-func limit(m *middleware.Middleware, values bool) echo.MiddlewareFunc {
+// limit is Limit; routes says whether m's key function and callbacks are
+// given c.Set values and m the methods reaching a handler (PerIP's, which
+// read only RemoteAddr and limit every route alike, are not).
+func limit(m *middleware.Middleware, routes bool) echo.MiddlewareFunc {
 	if err := m.Validate(); err != nil {
 		panic(fmt.Errorf("echolimit: %w", err))
 	}
-	return func(next echo.HandlerFunc) echo.HandlerFunc {
-		return func(c echo.Context) error {
-			r := c.Request()
-			if values {
-				r = withValues(c)
-			}
-			a, ok := m.Begin(c.Response(), r, c.Path())
-			keyrequest.Done(c.Request(), r)
-			if !ok {
-				return nil
-			}
-			if !a.Counting() {
-				return next(c)
-			}
-			// The status counted is the one that reaches the client's
-			// writer: nothing written (0) or a connection taken over is
-			// no success (see middleware.Admission.End).
-			res := c.Response()
-			w := res.Writer
-			cw, status := middleware.Capture(w)
-			res.Writer = cw
-			defer func() { res.Writer = w }()
-			if err := next(c); err != nil {
-				c.Error(err)
-			}
-			a.End(c.Request().Context(), status())
-			return nil
-		}
+	l := &limiter{m: m}
+	if routes {
+		l.tables = new(tables)
 	}
+	// echo wraps each request's handler in its middleware anew: the
+	// closure holds one pointer besides next.
+	return func(next echo.HandlerFunc) echo.HandlerFunc {
+		return func(c echo.Context) error { return l.serve(c, next) }
+	}
+}
+
+// limiter is a Limit or a PerIP: tables is nil for PerIP, whose m reads
+// neither c.Set values nor routes.
+type limiter struct {
+	m      *middleware.Middleware
+	tables *tables
+}
+
+// serve decides c's request and, when it is admitted, serves it with next.
+func (l *limiter) serve(c echo.Context, next echo.HandlerFunc) error {
+	r := c.Request()
+	route, methods := c.Path(), ""
+	if l.tables != nil {
+		route, methods = l.tables.route(c)
+		r = withValues(c)
+	}
+	saved := r.Pattern
+	if methods != "" {
+		r.Pattern = methods // for the decision only (see middleware.Routes)
+	}
+	a, ok := l.m.Begin(c.Response(), r, route)
+	r.Pattern = saved
+	keyrequest.Done(c.Request(), r)
+	if !ok {
+		return nil
+	}
+	if !a.Counting() {
+		return next(c)
+	}
+	// The status counted is the one that reaches the client's writer:
+	// nothing written (0) or a connection taken over is no success (see
+	// middleware.Admission.End).
+	res := c.Response()
+	w := res.Writer
+	cw, status := middleware.Capture(w)
+	res.Writer = cw
+	defer func() { res.Writer = w }()
+	if err := next(c); err != nil {
+		c.Error(err)
+	}
+	a.End(c.Request().Context(), status())
+	return nil
 }

@@ -16,7 +16,7 @@ import (
 func TestAttackCountIfNeverGuesses(t *testing.T) {
 	stacktest.CheckCountIfNeverGuesses(t, func(m *middleware.Middleware, h http.HandlerFunc) http.Handler {
 		e := gin.New()
-		e.POST("/login", ginlimit.Limit(m), gin.WrapF(h))
+		e.POST("/login", ginlimit.Limit(m, e), gin.WrapF(h))
 		return e
 	})
 }

@@ -28,7 +28,7 @@ func BenchmarkOverhead(b *testing.B) {
 		b.Run(name, func(b *testing.B) {
 			e := gin.New()
 			if limited {
-				e.Use(ginlimit.Limit(m))
+				e.Use(ginlimit.Limit(m, e))
 			}
 			e.GET("/users/:id", ok)
 			req := httptest.NewRequest(http.MethodGet, "/users/42", nil)

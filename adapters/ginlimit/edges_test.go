@@ -26,7 +26,7 @@ func engine(t *testing.T, n int64, opts middleware.Options, withOptions bool) *g
 	m, err := middleware.NewSelect(rt, opts)
 	require.NoError(t, err)
 	e := gin.New()
-	e.Use(ginlimit.Limit(m))
+	e.Use(ginlimit.Limit(m, e))
 	e.Match([]string{http.MethodGet, http.MethodHead}, "/items/:id", ok)
 	if withOptions {
 		e.OPTIONS("/items/:id", func(c *gin.Context) { c.Status(http.StatusNoContent) })
@@ -78,13 +78,16 @@ func TestPreflight(t *testing.T) {
 	assert.Equal(t, 429, from(e, "GET", "/items/1", "192.0.2.1:1"))
 }
 
-// Limit refuses a nil or zero middleware, and ClientIP a nil engine, when
-// the engine is built.
+// Limit refuses a nil or zero middleware and a nil engine, and ClientIP a
+// nil engine, when the engine is built.
 func TestConstructorsPanicAtSetup(t *testing.T) {
+	m, err := middleware.New(fixed(t, 1), middleware.Options{})
+	require.NoError(t, err)
 	for name, f := range map[string]func(){
-		"Limit(nil)":    func() { ginlimit.Limit(nil) },
-		"Limit(zero)":   func() { ginlimit.Limit(new(middleware.Middleware)) },
-		"ClientIP(nil)": func() { ginlimit.ClientIP(nil) },
+		"Limit(nil, e)":  func() { ginlimit.Limit(nil, gin.New()) },
+		"Limit(zero, e)": func() { ginlimit.Limit(new(middleware.Middleware), gin.New()) },
+		"Limit(m, nil)":  func() { ginlimit.Limit(m, nil) },
+		"ClientIP(nil)":  func() { ginlimit.ClientIP(nil) },
 	} {
 		func() {
 			defer func() {
@@ -123,7 +126,7 @@ func TestRetryAfterFromCustomLimiter(t *testing.T) {
 
 func mount(m *middleware.Middleware) http.Handler {
 	e := gin.New()
-	e.Use(ginlimit.Limit(m))
+	e.Use(ginlimit.Limit(m, e))
 	e.GET("/items/:id", ok)
 	return e
 }

@@ -26,7 +26,7 @@ func Example() {
 
 	gin.SetMode(gin.ReleaseMode)
 	e := gin.New()
-	e.Use(ginlimit.Limit(m))
+	e.Use(ginlimit.Limit(m, e))
 	e.GET("/users/:id", func(c *gin.Context) { c.String(200, "ok") })
 
 	for _, id := range []string{"1", "2", "3"} {

@@ -7,10 +7,11 @@
 // (c.FullPath(), "/users/:id") so that per-route policies
 // ([middleware.Routes]) apply to a route however many URLs it matches.
 //
-// Mount it with engine.Use(ginlimit.Limit(m)), on a group, or on single
-// routes: gin routes a request before running its handlers, so the
+// Mount it with engine.Use(ginlimit.Limit(m, engine)), on a group, or on
+// single routes: gin routes a request before running its handlers, so the
 // template is known wherever the handler runs. Requests matching no route
-// are limited with the template "".
+// are limited with the template "". The engine's routes tell which methods
+// reach each handler (see [Limit]).
 //
 // The decision, the headers and the 429 answer are the middleware's. Keys
 // come from Options.Key, by default the client IP from RemoteAddr: gin's
@@ -20,10 +21,10 @@
 //
 // Key functions see the values that handlers run before Limit stored with
 // c.Set, as values of the request's context: an authentication middleware
-// that calls c.Set("user", name) before engine.Use(ginlimit.Limit(m)) (or
-// on the group that Limit is mounted on after it) lets Options.Key be
-// keyfunc.UserFromContext("user"), and a custom key function read any
-// value with r.Context().Value(key). Values set after Limit runs are not
+// that calls c.Set("user", name) before
+// engine.Use(ginlimit.Limit(m, engine)) (or on the group that Limit is
+// mounted on after it) lets Options.Key be keyfunc.UserFromContext("user"),
+// and a custom key function read any value with r.Context().Value(key). Values set after Limit runs are not
 // seen; a request without the value is refused (403) unless the key
 // function falls back (keyfunc.First).
 package ginlimit
@@ -34,14 +35,28 @@ import (
 	"net"
 	"net/http"
 
+	"github.com/floodgate-go/floodgate/core"
 	"github.com/floodgate-go/floodgate/internal/keyrequest"
+	"github.com/floodgate-go/floodgate/internal/routemethods"
 	"github.com/floodgate-go/floodgate/middleware"
 	"github.com/gin-gonic/gin"
 )
 
-// Limit returns a gin handler limiting requests with m by c.FullPath(). A
-// request m refuses is answered by m and aborted. It panics, when the
-// engine is built, if m is nil or not made by middleware.New or NewSelect.
+// Limit returns a gin handler limiting the requests of engine with m by
+// c.FullPath(). A request m refuses is answered by m and aborted. It
+// panics, when the engine is built, if m is nil or not made by
+// middleware.New or NewSelect, or if engine is nil.
+//
+// engine is the engine Limit is mounted on, or on a group or route of:
+// its routes (engine.Routes(), read at the first request and again for a
+// route added since) tell which methods reach the handler a request
+// reaches, so that [middleware.Routes] limits every method reaching a
+// handler registered for several (Any, Match) by the route guarding it:
+// the handler of e.Any("/login", h) limited as "POST /login" is limited so
+// for a PUT, a DELETE, a GET with credentials in its query. gin knows a
+// handler by its function's name: two handlers of one name (closures of
+// one function, gin.WrapF's) count as one; give a method a route of its
+// own to keep its handler apart.
 //
 // When m counts only some statuses (Options.CountIf), the status counted
 // is the one written or set by the handlers after Limit; a response left
@@ -60,11 +75,29 @@ import (
 // m's key function and callbacks see c.Set values (see the package
 // documentation) through a copy of the request, which Limit makes only for
 // requests that hold such values: two allocations, about 350 bytes.
-func Limit(m *middleware.Middleware) gin.HandlerFunc { return limit(m, true) }
+func Limit(m *middleware.Middleware, engine *gin.Engine) gin.HandlerFunc {
+	if engine == nil {
+		panic(fmt.Errorf("ginlimit: Limit: nil engine: %w", core.ErrInvalidConfig))
+	}
+	return limit(m, true, table(engine))
+}
+
+// table returns the table of engine's routes, each handler known by its
+// name.
+func table(engine *gin.Engine) *routemethods.Table {
+	return routemethods.New(func() []routemethods.Route {
+		var routes []routemethods.Route
+		for _, r := range engine.Routes() {
+			routes = append(routes, routemethods.Route{Method: r.Method, Template: r.Path, Handler: r.Handler})
+		}
+		return routes
+	})
+}
 
 // limit is Limit; values says whether m's key function and callbacks are
-// given c.Set values (PerIP's, which read only RemoteAddr, are not).
-func limit(m *middleware.Middleware, values bool) gin.HandlerFunc {
+// given c.Set values (PerIP's, which read only RemoteAddr, are not), and
+// t, when not nil, is the table of the engine's routes.
+func limit(m *middleware.Middleware, values bool, t *routemethods.Table) gin.HandlerFunc {
 	if err := m.Validate(); err != nil {
 		panic(fmt.Errorf("ginlimit: %w", err))
 	}
@@ -73,7 +106,16 @@ func limit(m *middleware.Middleware, values bool) gin.HandlerFunc {
 		if values {
 			r = withKeys(c)
 		}
-		a, ok := m.Begin(c.Writer, r, c.FullPath())
+		route, methods := c.FullPath(), ""
+		if t != nil && route != "" {
+			methods = t.Pattern(route, c.Request.Method)
+		}
+		saved := r.Pattern
+		if methods != "" {
+			r.Pattern = methods // for the decision only (see middleware.Routes)
+		}
+		a, ok := m.Begin(c.Writer, r, route)
+		r.Pattern = saved
 		keyrequest.Done(c.Request, r)
 		if !ok {
 			c.Abort()

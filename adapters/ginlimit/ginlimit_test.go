@@ -53,7 +53,7 @@ func TestLimitSeesFullPath(t *testing.T) {
 	m, err := middleware.NewSelect(sel, middleware.Options{})
 	require.NoError(t, err)
 	e := gin.New()
-	e.Use(ginlimit.Limit(m))
+	e.Use(ginlimit.Limit(m, e))
 	e.GET("/users/:id", ok)
 	g := e.Group("/api")
 	g.GET("/items/*rest", ok)
@@ -69,7 +69,7 @@ func TestDeniedRequestsAreAborted(t *testing.T) {
 	require.NoError(t, err)
 	calls, after := 0, 0
 	e := gin.New()
-	e.Use(ginlimit.Limit(m), func(c *gin.Context) { after++ })
+	e.Use(ginlimit.Limit(m, e), func(c *gin.Context) { after++ })
 	e.GET("/", func(c *gin.Context) { calls++ })
 	assert.Equal(t, http.StatusOK, do(e, http.MethodGet, "/", "").Code)
 	w := do(e, http.MethodGet, "/", "")
@@ -85,7 +85,7 @@ func TestCountIfSeesTheWriterStatus(t *testing.T) {
 	require.NoError(t, err)
 	fail := false
 	e := gin.New()
-	e.Use(ginlimit.Limit(m))
+	e.Use(ginlimit.Limit(m, e))
 	e.POST("/login", func(c *gin.Context) {
 		if fail {
 			c.AbortWithStatus(http.StatusUnauthorized)
@@ -105,7 +105,7 @@ func TestDefaultKeyIgnoresForwardingHeaders(t *testing.T) {
 	m, err := middleware.New(limiter(t, core.GCRA{Rate: core.PerHour(1)}), middleware.Options{})
 	require.NoError(t, err)
 	e := gin.New() // trusts every proxy by default: ClientIP would believe X-Forwarded-For
-	e.Use(ginlimit.Limit(m))
+	e.Use(ginlimit.Limit(m, e))
 	e.GET("/", ok)
 	for i, want := range []int{200, 429} {
 		r := httptest.NewRequest(http.MethodGet, "/", nil)

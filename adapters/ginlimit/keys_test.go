@@ -28,9 +28,9 @@ func TestKeyFromContextSet(t *testing.T) {
 	stacktest.CheckUserKey(t, keyfunc.UserFromContext("user"), func(m *middleware.Middleware, before bool) http.Handler {
 		e := gin.New()
 		if before {
-			e.Use(ginlimit.Limit(m), auth)
+			e.Use(ginlimit.Limit(m, e), auth)
 		} else {
-			e.Use(auth, ginlimit.Limit(m))
+			e.Use(auth, ginlimit.Limit(m, e))
 		}
 		e.GET("/me", ok)
 		return e
@@ -42,7 +42,7 @@ func TestKeyFromContextSet(t *testing.T) {
 func TestKeyRequest(t *testing.T) {
 	stacktest.CheckKeyRequest(t, func(m *middleware.Middleware, h http.HandlerFunc) http.Handler {
 		e := gin.New()
-		e.Use(func(c *gin.Context) { c.Set("user", "alice") }, ginlimit.Limit(m))
+		e.Use(func(c *gin.Context) { c.Set("user", "alice") }, ginlimit.Limit(m, e))
 		e.GET("/me", gin.WrapF(h))
 		e.POST("/login", gin.WrapF(h))
 		return e

@@ -159,7 +159,7 @@ func TestCountIfSeesGinErrors(t *testing.T) {
 	m, err := middleware.New(limiter(t, core.GCRA{Rate: core.PerHour(2), Burst: 2}), middleware.Options{CountIf: func(s int) bool { return s >= 400 }})
 	require.NoError(t, err)
 	e := gin.New()
-	e.Use(errorsAs401, ginlimit.Limit(m))
+	e.Use(errorsAs401, ginlimit.Limit(m, e))
 	e.POST("/login", func(c *gin.Context) { _ = c.Error(errors.New("wrong password")) })
 	var got []int
 	for range 4 {

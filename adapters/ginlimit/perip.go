@@ -29,7 +29,7 @@ func PerIP(rate string, opts ...core.Option) (gin.HandlerFunc, error) {
 	if err != nil {
 		return nil, fmt.Errorf("ginlimit: %w", err)
 	}
-	return limit(m, false), nil
+	return limit(m, false, nil), nil
 }
 
 // MustPerIP is like [PerIP] but panics, with PerIP's error, if rate is

@@ -40,6 +40,7 @@ func serveChi(_ *testing.T, m *middleware.Middleware, h http.HandlerFunc) http.H
 		r.Get("/hello", h)
 		r.Get("/users/{id}", h)
 		r.Post("/login", h)
+		r.Handle("/account", h)
 	})
 	return r
 }
@@ -51,16 +52,18 @@ func serveChiMux(_ *testing.T, m *middleware.Middleware, h http.HandlerFunc) htt
 	r.Get("/hello", h)
 	r.Get("/users/{id}", h)
 	r.Post("/login", h)
+	r.Handle("/account", h)
 	return r
 }
 
 func serveGin(_ *testing.T, m *middleware.Middleware, h http.HandlerFunc) http.Handler {
 	gin.SetMode(gin.TestMode)
 	e := gin.New()
-	e.Use(ginlimit.Limit(m))
+	e.Use(ginlimit.Limit(m, e))
 	e.GET("/hello", gin.WrapF(h))
 	e.GET("/users/:id", gin.WrapF(h))
 	e.POST("/login", gin.WrapF(h))
+	e.Any("/account", gin.WrapF(h))
 	return e
 }
 
@@ -70,6 +73,7 @@ func serveEcho(_ *testing.T, m *middleware.Middleware, h http.HandlerFunc) http.
 	e.GET("/hello", echo.WrapHandler(h))
 	e.GET("/users/:id", echo.WrapHandler(h))
 	e.POST("/login", echo.WrapHandler(h))
+	e.Any("/account", echo.WrapHandler(h))
 	return e
 }
 

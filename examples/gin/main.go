@@ -51,7 +51,7 @@ func newRouter() (http.Handler, error) {
 
 	gin.SetMode(gin.ReleaseMode)
 	r := gin.New()
-	r.Use(gin.Recovery(), ginlimit.Limit(m)) // the template is c.FullPath()
+	r.Use(gin.Recovery(), ginlimit.Limit(m, r)) // the template is c.FullPath(); r tells the methods of each handler
 	r.GET("/hello", func(c *gin.Context) { c.String(http.StatusOK, "hello\n") })
 	r.GET("/users/:id", func(c *gin.Context) { c.String(http.StatusOK, "user %s\n", c.Param("id")) })
 	r.POST("/login", func(c *gin.Context) { c.String(http.StatusOK, "welcome\n") })

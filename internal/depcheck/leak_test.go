@@ -210,7 +210,7 @@ func main() {
 	e := gin.New()
 	var m *middleware.Middleware // built from a core.Limiter by middleware.New
 	if m != nil {
-		e.Use(ginlimit.Limit(m))
+		e.Use(ginlimit.Limit(m, e))
 	}
 }
 `)

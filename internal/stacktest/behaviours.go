@@ -198,6 +198,31 @@ func behaviours() []behaviour {
 			},
 		},
 		{
+			// /account serves every method with one handler: each is limited
+			// by the route "POST /account", in its bucket.
+			name: "a handler of every method",
+			build: func(t *testing.T, clk core.Clock) *middleware.Middleware {
+				l, err := core.NewLimiter(core.MustPolicy("r", core.Limit{Name: "r", Algorithm: core.FixedWindow{Quota: 2, Window: time.Hour}}), core.WithClock(clk))
+				require.NoError(t, err)
+				rt := middleware.NewRoutes(nil)
+				require.NoError(t, rt.Add("POST /account", l))
+				m, err := middleware.NewSelect(rt, middleware.Options{})
+				require.NoError(t, err)
+				return m
+			},
+			calls: []call{
+				{method: "POST", path: "/account", want: 200, headers: map[string]string{"X-RateLimit-Remaining": "1"}},
+				{method: "PUT", path: "/account", want: 200, headers: map[string]string{"X-RateLimit-Remaining": "0"}},
+				{method: "DELETE", path: "/account", want: 429},
+				{method: "PATCH", path: "/account", want: 429},
+				{method: "GET", path: "/account?password=guess", want: 429},
+				{method: "HEAD", path: "/account", want: 429},
+				{method: "OPTIONS", path: "/account", want: 429},
+				{method: "POST", path: "/account", want: 429},
+				{method: "POST", path: "/login", want: 200, headers: map[string]string{"X-RateLimit-Limit": ""}},
+			},
+		},
+		{
 			name: "count only failures",
 			build: func(t *testing.T, clk core.Clock) *middleware.Middleware {
 				return single(t, clk, core.GCRA{Rate: core.PerHour(2)}, middleware.Options{CountIf: func(s int) bool { return s >= 400 }})

@@ -28,8 +28,10 @@ import (
 
 // Stack serves the test application through one router: the routes
 // GET /hello, GET /users/{id} and POST /login (in the router's own template
-// syntax: "/users/{id}" or "/users/:id"), each answering with handler,
-// limited by m with the route template passed the router's way.
+// syntax: "/users/{id}" or "/users/:id"), and /account for every method
+// (a ServeMux pattern without a method, chi's Handle, gin's and echo's
+// Any), each answering with handler, limited by m with the route template
+// passed the router's way.
 //
 // PerIP, when not nil, serves the same routes, except that /hello answers
 // every method, limited by the router's one-line per-IP middleware
@@ -61,6 +63,7 @@ func serveNetHTTP(_ *testing.T, m *middleware.Middleware, h http.HandlerFunc) ht
 	mux.Handle("GET /hello", h)
 	mux.Handle("GET /users/{id}", h)
 	mux.Handle("POST /login", h)
+	mux.Handle("/account", h)
 	return m.Handler(mux)
 }
 

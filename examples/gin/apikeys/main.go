@@ -35,7 +35,7 @@ func newEngine(opts ...core.Option) *gin.Engine {
 		log.Fatal(err)
 	}
 	e := gin.New()
-	e.Use(ginlimit.Limit(m))
+	e.Use(ginlimit.Limit(m, e))
 	e.GET("/", func(c *gin.Context) { c.String(http.StatusOK, "hello\n") })
 	return e
 }

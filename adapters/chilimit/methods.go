@@ -1,0 +1,79 @@
+package chilimit
+
+import (
+	"net/http"
+	"reflect"
+	"strings"
+
+	"github.com/floodgate-go/floodgate/internal/routemethods"
+	"github.com/go-chi/chi/v5"
+)
+
+// tables holds the route tables of the routers a Limit serves.
+type tables struct {
+	routemethods.Tables[chi.Routes]
+}
+
+// of returns the table of the router rctx routes with, nil for none.
+func (t *tables) of(rctx *chi.Context) *routemethods.Table {
+	if rctx == nil || rctx.Routes == nil {
+		return nil
+	}
+	router := rctx.Routes
+	if _, ok := router.(*chi.Mux); !ok && !reflect.ValueOf(router).Comparable() {
+		return nil
+	}
+	return t.Of(router, walk)
+}
+
+// walk returns router's routes, read with chi.Walk: each route under its
+// pattern and under the pattern chi's RoutePattern gives its requests
+// (without a trailing slash, "/*/" as "/").
+func walk(router chi.Routes) []routemethods.Route {
+	var routes []routemethods.Route
+	_ = chi.Walk(router, func(method, route string, h http.Handler, _ ...func(http.Handler) http.Handler) error {
+		id := identity(h)
+		routes = append(routes, routemethods.Route{Method: method, Template: route, Handler: id})
+		if p := routePattern(route); p != route {
+			routes = append(routes, routemethods.Route{Method: method, Template: p, Handler: id})
+		}
+		return nil
+	})
+	return routes
+}
+
+// routePattern returns the pattern chi's Context.RoutePattern gives the
+// requests of a route walked as p.
+func routePattern(p string) string {
+	for strings.Contains(p, "/*/") {
+		p = strings.ReplaceAll(p, "/*/", "/")
+	}
+	if p != "/" {
+		p = strings.TrimSuffix(strings.TrimSuffix(p, "//"), "/")
+	}
+	return p
+}
+
+// handlerID identifies a handler by its type and a pointer.
+type handlerID struct {
+	t reflect.Type
+	p uintptr
+}
+
+// identity returns a comparable value that is the same for the same
+// handler, as chi compares handlers: a function by its code (closures of
+// one function literal are one handler), a pointer by its address, a
+// comparable value by its value; values of a type that cannot be compared
+// by their type. It may take two handlers for one, each then limited like
+// the other, never one handler for two.
+func identity(h http.Handler) any {
+	v := reflect.ValueOf(h)
+	switch v.Kind() {
+	case reflect.Func, reflect.Pointer, reflect.UnsafePointer, reflect.Chan, reflect.Map:
+		return handlerID{v.Type(), v.Pointer()}
+	}
+	if v.Comparable() {
+		return h
+	}
+	return v.Type()
+}

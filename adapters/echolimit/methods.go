@@ -1,0 +1,64 @@
+package echolimit
+
+import (
+	"github.com/floodgate-go/floodgate/internal/routemethods"
+	"github.com/labstack/echo/v4"
+)
+
+// tables holds the route tables of the routers a Limit serves.
+type tables struct {
+	routemethods.Tables[*echo.Router]
+}
+
+// route returns the route template c's request is limited by, and the
+// methods reaching its handler there (see routemethods). Before echo
+// routes (e.Pre), the template is found as echo will find it, and given
+// only for a handler that several methods reach: the request is otherwise
+// matched by its path, as before (see the package documentation).
+func (t *tables) route(c echo.Context) (template, methods string) {
+	e := c.Echo()
+	if e == nil {
+		return c.Path(), ""
+	}
+	r := c.Request()
+	router := e.Router()
+	if rs := e.Routers(); len(rs) > 0 {
+		if h, ok := rs[r.Host]; ok { // as echo picks the router
+			router = h
+		}
+	}
+	template = c.Path()
+	routed := template != ""
+	if !routed {
+		template = find(e, router, r.Method, echo.GetPath(c.Request()))
+		if template == "" {
+			return "", ""
+		}
+	}
+	methods = t.Of(router, routes).Pattern(template, r.Method)
+	if !routed && methods == "" {
+		template = ""
+	}
+	return template, methods
+}
+
+// find returns the template router finds for method and path, "" for none.
+func find(e *echo.Echo, router *echo.Router, method, path string) string {
+	c := e.AcquireContext()
+	c.Reset(nil, nil)
+	router.Find(method, path, c)
+	p := c.Path()
+	e.ReleaseContext(c)
+	return p
+}
+
+// routes returns router's routes, each handler known by its name.
+func routes(router *echo.Router) []routemethods.Route {
+	var routes []routemethods.Route
+	for _, r := range router.Routes() {
+		if r.Method != echo.RouteNotFound {
+			routes = append(routes, routemethods.Route{Method: r.Method, Template: r.Path, Handler: r.Name})
+		}
+	}
+	return routes
+}

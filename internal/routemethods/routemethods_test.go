@@ -1,0 +1,96 @@
+package routemethods_test
+
+import (
+	"sync"
+	"testing"
+
+	"github.com/floodgate-go/floodgate/internal/routemethods"
+	"github.com/stretchr/testify/assert"
+)
+
+// A handler's pattern names every method reaching it at the template,
+// sorted; a handler of one method has none; two spellings of a template
+// read as one give a method the methods of both its handlers.
+func TestPattern(t *testing.T) {
+	routes := []routemethods.Route{
+		{"POST", "/login", "login"}, {"PUT", "/login", "login"}, {"GET", "/login", "page"},
+		{"GET", "/items", "items"}, {"POST", "/items", "add"},
+		{"GET", "/x", "a"}, {"PUT", "/x", "a"}, {"GET", "/x", "b"}, {"POST", "/x", "b"},
+	}
+	tbl := routemethods.New(func() []routemethods.Route { return routes })
+	for _, c := range []struct{ template, method, want string }{
+		{"/login", "POST", "POST,PUT /login"},
+		{"/login", "PUT", "POST,PUT /login"},
+		{"/login", "GET", ""},
+		{"/login", "DELETE", ""},
+		{"/items", "GET", ""},
+		{"/x", "GET", "GET,POST,PUT /x"},
+		{"/x", "PUT", "GET,PUT /x"},
+		{"/nowhere", "GET", ""},
+	} {
+		assert.Equal(t, c.want, tbl.Pattern(c.template, c.method), c)
+	}
+	for template, want := range map[string]bool{"/login": true, "/x": true, "/nowhere": false, "/login/": false} {
+		_, listed := tbl.Lookup(template, "PUT")
+		assert.Equal(t, want, listed, template)
+	}
+}
+
+// The routes are read at the first request and again only for a template
+// not read before, once: a route added since is found, and a template the
+// router never lists costs one reading, whatever method asks.
+func TestPatternRereadsOncePerTemplate(t *testing.T) {
+	routes := []routemethods.Route{{"POST", "/login", "login"}, {"PUT", "/login", "login"}}
+	reads := 0
+	tbl := routemethods.New(func() []routemethods.Route { reads++; return routes })
+	for _, method := range []string{"POST", "PUT", "GET", "PURGE", "x"} {
+		tbl.Pattern("/login", method)
+	}
+	assert.Equal(t, 1, reads)
+	routes = append(routes, routemethods.Route{"GET", "/later", "later"}, routemethods.Route{"POST", "/later", "later"})
+	assert.Equal(t, "GET,POST /later", tbl.Pattern("/later", "GET"))
+	assert.Equal(t, 2, reads)
+	for _, method := range []string{"GET", "PURGE", "x"} {
+		assert.Empty(t, tbl.Pattern("/never", method))
+		assert.Empty(t, tbl.Pattern("/later/", method))
+	}
+	assert.Equal(t, 4, reads)
+	assert.Equal(t, "POST,PUT /login", tbl.Pattern("/login", "PUT"))
+	assert.Equal(t, 4, reads)
+}
+
+// Concurrent requests read the routes once.
+func TestPatternConcurrent(t *testing.T) {
+	var mu sync.Mutex
+	reads := 0
+	tbl := routemethods.New(func() []routemethods.Route {
+		mu.Lock()
+		reads++
+		mu.Unlock()
+		return []routemethods.Route{{"POST", "/login", "login"}, {"PUT", "/login", "login"}}
+	})
+	var wg sync.WaitGroup
+	for range 8 {
+		wg.Go(func() { assert.Equal(t, "POST,PUT /login", tbl.Pattern("/login", "PUT")) })
+	}
+	wg.Wait()
+	assert.Equal(t, 1, reads)
+}
+
+// Tables keeps one table for each router, whichever asked last, and reads
+// each router's routes once.
+func TestTables(t *testing.T) {
+	reads := map[string]int{}
+	list := func(router string) []routemethods.Route {
+		reads[router]++
+		return []routemethods.Route{{"GET", "/" + router, "h"}, {"POST", "/" + router, "h"}}
+	}
+	var ts routemethods.Tables[string]
+	for range 3 {
+		for _, router := range []string{"a", "b"} {
+			assert.Equal(t, "GET,POST /"+router, ts.Of(router, list).Pattern("/"+router, "GET"))
+		}
+	}
+	assert.Equal(t, map[string]int{"a": 1, "b": 1}, reads)
+	assert.Same(t, ts.Of("a", list), ts.Of("a", list))
+}
