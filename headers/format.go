@@ -22,23 +22,27 @@ func appendInt(b []byte, v int64) []byte {
 	if u < 10 {
 		return append(b, byte('0'+u))
 	}
-	n := decimalLen(u)
 	if cap(b)-len(b) < 16 {
 		b = slices.Grow(b, 16)
 	}
-	// Eight digits at a time, each stored in one write of eight bytes
-	// (which may pass the n digits appended: within b's capacity, and
-	// overwritten or beyond its length).
-	at := len(b)
-	if n > 8 {
-		hi, lo := u/1e8, u%1e8
-		binary.LittleEndian.PutUint64(b[at:at+8], eightDigits(hi)>>(8*(16-n)))
-		at += n - 8
-		u = lo
-		n = 8
+	// Eight digits at a time, each group stored by one write of eight
+	// bytes (which may pass the digits appended: within b's capacity, and
+	// overwritten or beyond its length): the first group shifted past its
+	// leading zeros, which are the low zero bytes of its digits' values.
+	first, rest := u, uint64(0)
+	if u >= 1e8 {
+		first, rest = u/1e8, u%1e8
 	}
-	binary.LittleEndian.PutUint64(b[at:at+8], eightDigits(u)>>(8*(8-n)))
-	return b[:at+n]
+	at := len(b)
+	d := eightDigits(first)
+	zeros := uint(bits.TrailingZeros64(d&0x0f0f0f0f_0f0f0f0f)) &^ 7
+	binary.LittleEndian.PutUint64(b[at:at+8], d>>zeros)
+	at += 8 - int(zeros/8)
+	if u >= 1e8 {
+		binary.LittleEndian.PutUint64(b[at:at+8], eightDigits(rest))
+		at += 8
+	}
+	return b[:at]
 }
 
 // eightDigits returns the eight decimal digits of x < 10^8, leading zeros
@@ -55,21 +59,6 @@ func eightDigits(x uint64) uint64 {
 	v = t | (v-t*10)<<8
 	return v | 0x30303030_30303030
 }
-
-// decimalLen returns the number of decimal digits of u ≥ 10: from its bit
-// length, log10(2) ≈ 1233/4096 gives the count or one more, which the
-// power of ten below it tells apart.
-func decimalLen(u uint64) int {
-	n := bits.Len64(u)*1233>>12 + 1
-	if u < pow10[n-1] {
-		n--
-	}
-	return n
-}
-
-// pow10 holds the powers of ten up to 10^19.
-var pow10 = [...]uint64{1, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10,
-	1e11, 1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19}
 
 const hexDigits = "0123456789abcdef"
 

@@ -93,11 +93,22 @@ func (w *Writer) write(h http.Header, r *core.Result, key string, withPK bool) {
 	}
 	d.pr = w.policies.get(r, w.draft)
 	d.judge()
+	if d.ls == nil && !withPK && w.draft == DraftIETF11 && len(d.pr.rateHead[0]) <= oneHead {
+		w.writeOne(h, &d)
+		return
+	}
 	var pk [pkLen]byte
 	if withPK {
 		w.pk.encode(&pk, key)
 		d.pk = &pk
 	}
+	w.writeAll(h, &d)
+}
+
+// writeAll is write for any Result and Writer, d judged (and its partition
+// key set, if any).
+func (w *Writer) writeAll(h http.Header, d *decision) {
+	r := d.r
 	var f pending
 	var stack [stackBuf]byte
 	b := stack[:0]
