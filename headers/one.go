@@ -38,8 +38,22 @@ func (w *Writer) writeOne(h http.Header, d *decision) {
 		}
 		k++
 	}
-	if on&XRateLimitRemaining != 0 {
+	if on&RateLimit != 0 {
+		// appendRateLimit11's item for the one limit, whose figures are
+		// the Result's own: its r= is the binding limit's remaining,
+		// which X-RateLimit-Remaining then shares.
+		rateLimit.start = len(b)
+		b = append(b, pr.rateHead[0]...)
 		b = appendSpan(b, &xRemaining, d.remaining)
+		b = append(b, ";t="...)
+		b = appendInt(b, d.reset)
+		rateLimit.end = len(b)
+		k++
+	}
+	if on&XRateLimitRemaining != 0 {
+		if xRemaining.end == 0 {
+			b = appendSpan(b, &xRemaining, d.remaining)
+		}
 		k++
 	}
 	if on&XRateLimitReset != 0 {
@@ -47,21 +61,6 @@ func (w *Writer) writeOne(h http.Header, d *decision) {
 		k++
 	}
 	if on&RateLimitPolicy != 0 {
-		k++
-	}
-	if on&RateLimit != 0 {
-		// appendRateLimit11's item for the one limit, whose figures are
-		// the Result's own.
-		rem, t := r.Remaining, d.reset
-		if !r.Allowed {
-			rem = 0
-		}
-		rateLimit.start = len(b)
-		b = append(b, pr.rateHead[0]...)
-		b = appendInt(b, rem)
-		b = append(b, ";t="...)
-		b = appendInt(b, t)
-		rateLimit.end = len(b)
 		k++
 	}
 	if k == 0 {
