@@ -30,10 +30,22 @@ func appendInt(b []byte, v int64) []byte {
 	// overwritten or beyond its length): the first group shifted past its
 	// leading zeros, which are the low zero bytes of its digits' values.
 	first, rest := u, uint64(0)
+	at := len(b)
 	if u >= 1e8 {
 		first, rest = u/1e8, u%1e8
+		if first < 100 {
+			// Nine or ten digits, as Unix seconds and large quotas
+			// have: the first one or two from a table.
+			p := b[at : at+10]
+			n := 0
+			if first >= 10 {
+				p[0], n = digitPairs[2*first], 1
+			}
+			p[n] = digitPairs[2*first+1]
+			binary.LittleEndian.PutUint64(p[n+1:n+9], eightDigits(rest))
+			return b[:at+n+9]
+		}
 	}
-	at := len(b)
 	d := eightDigits(first)
 	zeros := uint(bits.TrailingZeros64(d&0x0f0f0f0f_0f0f0f0f)) &^ 7
 	binary.LittleEndian.PutUint64(b[at:at+8], d>>zeros)
@@ -59,6 +71,18 @@ func eightDigits(x uint64) uint64 {
 	v = t | (v-t*10)<<8
 	return v | 0x30303030_30303030
 }
+
+// digitPairs holds the two digits of 00 to 99, in order.
+const digitPairs = "00010203040506070809" +
+	"10111213141516171819" +
+	"20212223242526272829" +
+	"30313233343536373839" +
+	"40414243444546474849" +
+	"50515253545556575859" +
+	"60616263646566676869" +
+	"70717273747576777879" +
+	"80818283848586878889" +
+	"90919293949596979899"
 
 const hexDigits = "0123456789abcdef"
 

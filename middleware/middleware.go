@@ -78,19 +78,28 @@ func (m *Middleware) setDefaults() error {
 // by [New] or [NewSelect] (see [Middleware.Validate]).
 func (m *Middleware) Handler(next http.Handler) http.Handler {
 	m.mustValidate()
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		var a Admission
-		if !m.begin(w, r, "", &a) {
-			return
-		}
-		if !a.Counting() {
-			next.ServeHTTP(w, r)
-			return
-		}
-		sw := &statusWriter{ResponseWriter: w}
-		next.ServeHTTP(sw, r)
-		a.End(r.Context(), sw.Status())
-	})
+	return &limited{m: m, next: next}
+}
+
+// limited is next behind a middleware: what Handler returns (a type of its
+// own, called directly, rather than a closure behind http.HandlerFunc).
+type limited struct {
+	m    *Middleware
+	next http.Handler
+}
+
+func (h *limited) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	var a Admission
+	if !h.m.begin(w, r, "", &a) {
+		return
+	}
+	if !a.Counting() {
+		h.next.ServeHTTP(w, r)
+		return
+	}
+	sw := &statusWriter{ResponseWriter: w}
+	h.next.ServeHTTP(sw, r)
+	a.End(r.Context(), sw.Status())
 }
 
 // Begin decides r. When it returns false it has written the whole answer
