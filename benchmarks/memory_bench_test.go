@@ -1,6 +1,7 @@
 package benchmarks
 
 import (
+	"math"
 	"runtime"
 	"strconv"
 	"strings"
@@ -79,13 +80,28 @@ func keyNames(n int) []string {
 	return keys
 }
 
-// probeStride spaces the keys a decision pass visits one after the other
-// (see probeOrder): a prime that divides no key count here, so that
-// i ↦ i·probeStride mod n visits every key once.
-const probeStride = 1_000_003
+// probeStep returns the step between the keys a decision pass visits one
+// after the other (see probeOrder): n/φ, the golden ratio's spacing (which
+// keeps any run of visits spread over the whole key range), moved up to
+// the next number prime to n, so that i ↦ i·step mod n visits every key
+// once.
+func probeStep(n int) int {
+	s := max(1, int(float64(n)/math.Phi))
+	for gcd(s, n) != 1 {
+		s++
+	}
+	return s
+}
+
+func gcd(a, b int) int {
+	for b != 0 {
+		a, b = b, a%b
+	}
+	return a
+}
 
 // probeOrder returns fresh copies of keys, in the order the timed pass
-// decides them: key i·probeStride mod n at position i. A server builds a
+// decides them: key i·probeStep(n) mod n at position i. A server builds a
 // request's key anew, so a library that keeps its keys compares against
 // its own copy (with keys[i] itself, string equality stops at the equal
 // pointers and never reads the kept bytes); and clients come back in no
@@ -96,9 +112,10 @@ const probeStride = 1_000_003
 // library alike and little.
 func probeOrder(keys []string) []string {
 	n := len(keys)
+	step := probeStep(n)
 	probes := make([]string, n)
 	for i := range probes {
-		probes[i] = strings.Clone(keys[i*probeStride%n])
+		probes[i] = strings.Clone(keys[i*step%n])
 	}
 	return probes
 }

@@ -74,13 +74,14 @@ func scaleKeys(n int) string {
 func scaleKey(all string, i int) string { return all[i*scaleKeyWidth : (i+1)*scaleKeyWidth] }
 
 // scaleProbes returns the keys of all as probeOrder orders them: key
-// i·probeStride mod n at position i, laid end to end in a string of their
+// i·probeStep(n) mod n at position i, laid end to end in a string of their
 // own (the fresh copies a server would build).
 func scaleProbes(all string, n int) string {
 	var sb strings.Builder
 	sb.Grow(len(all))
+	step := probeStep(n)
 	for i := range n {
-		sb.WriteString(scaleKey(all, i*probeStride%n))
+		sb.WriteString(scaleKey(all, i*step%n))
 	}
 	return sb.String()
 }
