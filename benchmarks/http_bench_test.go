@@ -27,12 +27,19 @@ import (
 
 // discardWriter is a ResponseWriter that keeps nothing but its header map,
 // cleared before every request so headers added with Add do not pile up.
+// The map starts empty, as a server's does for every response (net/http
+// makes one per request, with no size hint): clearing it costs in
+// proportion to its capacity, not to the fields written, and a map made
+// with room for 16 fields charged every library that writes headers about
+// 100 ns more per request than one of its natural size (a single group of
+// 8 slots, which holds every library's fields here), while echo, which
+// writes none, paid nothing for it.
 type discardWriter struct {
 	h      http.Header
 	status int
 }
 
-func newDiscardWriter() *discardWriter { return &discardWriter{h: make(http.Header, 16)} }
+func newDiscardWriter() *discardWriter { return &discardWriter{h: http.Header{}} }
 
 func (w *discardWriter) Header() http.Header         { return w.h }
 func (w *discardWriter) Write(p []byte) (int, error) { return len(p), nil }

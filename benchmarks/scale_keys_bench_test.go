@@ -73,10 +73,24 @@ func scaleKeys(n int) string {
 
 func scaleKey(all string, i int) string { return all[i*scaleKeyWidth : (i+1)*scaleKeyWidth] }
 
-// scaleState is a library filled with n keys and the heap it kept for them.
+// scaleProbes returns the keys of all as probeOrder orders them: key
+// i·probeStep(n) mod n at position i, laid end to end in a string of their
+// own (the fresh copies a server would build).
+func scaleProbes(all string, n int) string {
+	var sb strings.Builder
+	sb.Grow(len(all))
+	step := probeStep(n)
+	for i := range n {
+		sb.WriteString(scaleKey(all, i*step%n))
+	}
+	return sb.String()
+}
+
+// scaleState is a library filled with n keys, the keys its timed pass
+// decides (scaleProbes), and the heap it kept for them.
 type scaleState struct {
 	a      allower
-	all    string
+	probes string
 	n      int
 	perKey float64
 }
@@ -95,7 +109,7 @@ func fillScaled(name string, all string, n int) *scaleState {
 	}
 	runtime.GC()
 	runtime.ReadMemStats(&after)
-	return &scaleState{a: a, all: all, n: n,
+	return &scaleState{a: a, probes: scaleProbes(all, n), n: n,
 		perKey: (float64(after.HeapAlloc) - float64(before.HeapAlloc)) / float64(n)}
 }
 
@@ -110,7 +124,8 @@ func skipLoudly(b *testing.B, reason string) {
 
 // BenchmarkScaleKeys is ManyKeys at 10k, 100k, 1M and 10M keys for
 // floodgate's GCRA and the leading peers: decisions on existing keys from
-// GOMAXPROCS goroutines (ns/op), and the heap kept per key once they are
+// GOMAXPROCS goroutines, each given a fresh copy of its key in probeOrder's
+// order (ns/op), and the heap kept per key once they are
 // inserted (B/key, as HeapPerKey). The keys are inserted once per process
 // before the timer; a library whose retained heap at the next count would
 // exceed -scale-max-heap-gb (estimated from its B/key at the largest count
@@ -142,7 +157,7 @@ func BenchmarkScaleKeys(b *testing.B) {
 				b.RunParallel(func(pb *testing.PB) {
 					i := int((next.Add(1) * 7919 * 127) % uint64(st.n)) // goroutines start far apart
 					for pb.Next() {
-						st.a.Allow(scaleKey(st.all, i))
+						st.a.Allow(scaleKey(st.probes, i))
 						if i++; i == st.n {
 							i = 0
 						}

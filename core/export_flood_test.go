@@ -16,7 +16,7 @@ func (p *Probe) ForgetCost(st []int64, now int64) int64 { return p.s.forgetCost(
 func TableForgetCost(tb store.Table, key string, now int64) int64 {
 	t := tb.(*memTable)
 	h := t.hash(key)
-	s := &t.shards[h>>(64-t.shardBits)&(uint64(len(t.shards))-1)]
+	s := t.shard(h)
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	a := s.arr.Load()

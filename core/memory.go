@@ -119,17 +119,19 @@ func (m *MemoryStore) Bind(p *Policy) (store.Table, error) {
 	}
 	shardBits := uint(bits.TrailingZeros(uint(m.opts.Shards)))
 	t := &memTable{
-		policy:    p,
-		seed:      m.seed,
-		shards:    make([]memShard, m.opts.Shards),
-		shardBits: shardBits,
-		perShard:  m.opts.MaxKeys / m.opts.Shards,
-		evict:     m.opts.WhenFull == EvictCheapest,
-		stride:    1 + p.words,
-		lineMask:  lineMaskOf(1 + p.words),
-		zero:      make([]int64, p.words),
+		policy:     p,
+		seed:       m.seed,
+		shards:     make([]memShard, m.opts.Shards),
+		shardBits:  shardBits,
+		shardShift: (64 - shardBits) & 63,
+		shardMask:  uint64(m.opts.Shards - 1),
+		perShard:   m.opts.MaxKeys / m.opts.Shards,
+		evict:      m.opts.WhenFull == EvictCheapest,
+		stride:     1 + p.words,
+		lineMask:   lineMaskOf(1 + p.words),
+		zero:       make([]int64, p.words),
 	}
-	t.word, t.meter = wordStepOf(p)
+	t.setWord(p)
 	m.tables.add(t)
 	return t, nil
 }

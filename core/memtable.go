@@ -28,13 +28,19 @@ type memTable struct {
 	seed      maphash.Seed
 	shards    []memShard
 	shardBits uint
-	perShard  int
-	evict     bool
-	stride    int
-	lineMask  int       // see home
-	zero      []int64   // the state of a key never seen; never written
-	word      wordStep  // non-nil in the word mode
-	meter     *gcraStep // the word mode's meter, for evictions
+	// shardShift and shardMask take a hash's top shardBits bits (a shift
+	// below 64 that the compiler needs no guard for, then a mask, which
+	// is 0 when there is one shard).
+	shardShift uint
+	shardMask  uint64
+	perShard   int
+	evict      bool
+	stride     int
+	lineMask   int       // see home
+	zero       []int64   // the state of a key never seen; never written
+	word       wordStep  // non-nil in the word mode
+	gcra       *gcraStep // word when it is a plain GCRA: takeWord's case without a type switch
+	meter      *gcraStep // the word mode's meter, for evictions
 }
 
 // memSlots is a shard's slot array: cap slots of stride words. A shard
@@ -149,7 +155,7 @@ func liveOf(h uint64) uint64 {
 // next line about a third of the time (at 1M keys, each line read is a
 // cache miss).
 func (t *memTable) home(h uint64, c int) int {
-	hi, _ := bits.Mul64(h<<t.shardBits, uint64(c))
+	hi, _ := bits.Mul64(h<<(t.shardBits&63), uint64(c))
 	return int(hi) &^ t.lineMask
 }
 
@@ -195,7 +201,7 @@ func (s *memShard) change() { s.epoch.Add(1) }
 
 // shard returns the shard of hash h.
 func (t *memTable) shard(h uint64) *memShard {
-	return &t.shards[h>>(64-t.shardBits)&(uint64(len(t.shards))-1)]
+	return &t.shards[h>>(t.shardShift&63)&t.shardMask]
 }
 
 // lockedID returns a new decision id of the locked mode, unique within the

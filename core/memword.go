@@ -122,6 +122,13 @@ func wordStepOf(p *Policy) (wordStep, *gcraStep) {
 	return nil, nil
 }
 
+// setWord sets t's word-mode steppers for p (none when p is not decided
+// in the word mode).
+func (t *memTable) setWord(p *Policy) {
+	t.word, t.meter = wordStepOf(p)
+	t.gcra, _ = t.word.(*gcraStep)
+}
+
 // wordIdleAt is a word stepper's idleAt of the state v: the state is the
 // TAT, from which the key is idle (TestWordIdleAtIsTheState).
 func wordIdleAt(v int64) int64 { return v }
@@ -140,17 +147,16 @@ func (t *memTable) takeWord(s *memShard, h uint64, w *int64, now, cost int64, re
 		}
 		var o outcome
 		var next int64
-		switch st := t.word.(type) {
-		case *gcraStep:
+		if g := t.gcra; g != nil {
 			// gcraStep.next, inlined: an outcome returned through the
 			// stack costs a store-forwarding stall.
-			if diff, ok := st.admit(v, now, cost); ok {
-				o, next = st.admitted(diff), now+diff
+			if diff, ok := g.admit(v, now, cost); ok {
+				o, next = g.admitted(diff), now+diff
 			} else {
-				o = st.refuse(v, now, st.retry(diff, cost))
+				o = g.refuse(v, now, g.retry(diff, cost))
 			}
-		default:
-			o, next = st.next(v, now, cost)
+		} else {
+			o, next = t.word.next(v, now, cost)
 		}
 		if o.allowed && !atomic.CompareAndSwapInt64(w, v, next) {
 			// Another decision wrote the word: decide again. The word is

@@ -239,6 +239,6 @@ func fixedParams(a, n Algorithm) string {
 func (t *memTable) rebind(p *Policy) *memTable {
 	n := *t
 	n.policy = p
-	n.word, n.meter = wordStepOf(p)
+	n.setWord(p)
 	return &n
 }

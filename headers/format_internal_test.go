@@ -1,6 +1,8 @@
 package headers
 
 import (
+	"encoding/binary"
+	"fmt"
 	"math"
 	"strconv"
 	"testing"
@@ -33,6 +35,39 @@ func TestAppendInt(t *testing.T) {
 	}
 	for v := int64(0); v < 100_000; v += 7 {
 		require.Equal(t, strconv.FormatInt(v, 10), string(appendInt(nil, v)), "%d", v)
+	}
+}
+
+// eightDigits is exact for every value of each of its lanes: every x
+// below 10^5 runs every low half, and x = k·10^4 + (9999 − k) every high
+// one, with a low half that varies too.
+func TestEightDigits(t *testing.T) {
+	check := func(x uint64) {
+		var b [8]byte
+		binary.LittleEndian.PutUint64(b[:], eightDigits(x))
+		if got, want := string(b[:]), fmt.Sprintf("%08d", x); got != want {
+			t.Fatalf("eightDigits(%d) = %q, want %q", x, got, want)
+		}
+	}
+	for x := uint64(0); x < 100_000; x++ {
+		check(x)
+	}
+	for k := uint64(0); k < 10_000; k++ {
+		check(k*10_000 + 9_999 - k)
+	}
+	check(99_999_999)
+}
+
+// appendInt appends after what b holds, whatever b's length and capacity.
+func TestAppendIntAppends(t *testing.T) {
+	for _, v := range []int64{7, 42, 12_345_678, 123_456_789, maxInt} {
+		want := strconv.FormatInt(v, 10)
+		for _, head := range []string{"", "x", "0123456789abcdef"} {
+			for _, spare := range []int{0, 1, 15, 16, 40} {
+				b := append(make([]byte, 0, len(head)+spare), head...)
+				require.Equal(t, head+want, string(appendInt(b, v)), "%d after %q, %d spare", v, head, spare)
+			}
+		}
 	}
 }
 

@@ -139,8 +139,9 @@ type policyCache struct {
 	mu    sync.Mutex // serialises the additions to more
 }
 
-// get returns the rendering of p, whose limits are ls, for draft d.
-func (c *policyCache) get(p *core.Policy, ls []core.LimitResult, d Draft) *rendered {
+// get returns the rendering, for draft d, of the policy r decided.
+func (c *policyCache) get(r *core.Result, d Draft) *rendered {
+	p := r.Policy()
 	if pr := c.first.Load(); pr != nil && pr.p == p {
 		return pr
 	}
@@ -149,7 +150,8 @@ func (c *policyCache) get(p *core.Policy, ls []core.LimitResult, d Draft) *rende
 			return pr
 		}
 	}
-	pr := render(p, ls, d)
+	var ls [core.MaxLimits]core.LimitResult
+	pr := render(p, r.AppendLimits(ls[:0]), d)
 	if p != nil && !c.first.CompareAndSwap(nil, pr) {
 		c.add(pr)
 	}

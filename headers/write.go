@@ -15,7 +15,9 @@ const stackBuf = 512
 
 // decision is what the fields say of a Result beyond its own fields.
 type decision struct {
-	r      *core.Result
+	r *core.Result
+	// ls is the limits of a Result of several; for one, the Result's own
+	// fields are its limit's.
 	ls     []core.LimitResult
 	pr     *rendered
 	denied bool
@@ -35,11 +37,30 @@ type decision struct {
 // none.
 type span struct{ start, end int }
 
-// appendValue renders v as the field of position i of w; sp, when not
-// nil, is where v's text is kept, to be copied instead of rendered again.
-func (f *pending) appendValue(b []byte, w *Writer, i int, v int64, sp *span) []byte {
+// pending is the fields of one Write before they are set: each field's
+// position in Writer.names and its value: a text pre-rendered for its
+// policy, or the rendered bytes from the previous field's end up to its
+// own. (The bytes are kept apart: what flows into the header map from
+// here is the fixed texts, and the stack buffer must not follow them.)
+type pending struct {
+	n     int
+	field [numFields]uint8
+	ends  [numFields]int
+	fixed [numFields]string
+}
+
+// add adds the field of position i, whose value is fixed or, if fixed is
+// "", the bytes rendered since the previous field, up to end.
+func (f *pending) add(i, end int, fixed string) {
+	f.field[f.n], f.ends[f.n], f.fixed[f.n] = uint8(i), end, fixed
+	f.n++
+}
+
+// addInt appends v to b as the field of position i; sp, when not nil, is
+// where v's text is kept, to be copied instead of rendered again.
+func (f *pending) addInt(b []byte, i int, v int64, sp *span) []byte {
 	b = appendSame(b, v, sp != nil, sp)
-	f.add(w, i, len(b), "")
+	f.add(i, len(b), "")
 	return b
 }
 
@@ -62,24 +83,74 @@ func (w *Writer) write(h http.Header, r *core.Result, key string, withPK bool) {
 	if w == nil || r == nil || h == nil {
 		return
 	}
-	var lbuf [core.MaxLimits]core.LimitResult
-	d := decision{r: r, ls: r.AppendLimits(lbuf[:0])}
-	if len(d.ls) == 0 {
+	d := decision{r: r}
+	switch n := r.NumLimits(); {
+	case n == 0:
+		return
+	case n > 1:
+		var all [core.MaxLimits]core.LimitResult
+		d.ls = r.AppendLimits(all[:0])
+	}
+	d.pr = w.policies.get(r, w.draft)
+	d.judge()
+	if d.ls == nil && !withPK && w.draft == DraftIETF11 && len(d.pr.rateHead[0]) <= oneHead {
+		w.writeOne(h, &d)
 		return
 	}
-	d.pr = w.policies.get(r.Policy(), d.ls, w.draft)
-	d.judge()
 	var pk [pkLen]byte
 	if withPK {
 		w.pk.encode(&pk, key)
 		d.pk = &pk
 	}
+	w.writeAll(h, &d)
+}
+
+// writeAll is write for any Result and Writer, d judged (and its partition
+// key set, if any).
+func (w *Writer) writeAll(h http.Header, d *decision) {
+	r := d.r
 	var f pending
 	var stack [stackBuf]byte
-	b := w.appendRetryAfter(stack[:0], &f, &d)
-	b = w.appendXRateLimit(b, &f, &d)
-	b = w.appendIETF(b, &f, &d)
-	f.set(h, b)
+	b := stack[:0]
+	on := w.on
+	if on&RetryAfter != 0 && d.finite {
+		b = f.addInt(b, iRetryAfter, seconds.Positive(r.RetryAfter), nil)
+	}
+	if on&XRateLimitLimit != 0 {
+		b = d.addLimit(b, &f, iXLimit)
+	}
+	if on&XRateLimitRemaining != 0 {
+		b = f.addInt(b, iXRemaining, d.remaining, &d.remText)
+	}
+	if on&XRateLimitReset != 0 {
+		b = f.addInt(b, iXReset, d.resetEpoch(), nil)
+	}
+	if on&RateLimitPolicy != 0 {
+		if d.pk != nil {
+			b = appendPolicy11(b, d.pr, d.pk)
+			f.add(iPolicy, len(b), "")
+		} else {
+			f.add(iPolicy, len(b), d.pr.policy)
+		}
+	}
+	if on&RateLimit != 0 {
+		if w.draft == DraftIETF11 {
+			b = d.appendRateLimit11(b)
+		} else {
+			b = d.appendRateLimit7(b)
+		}
+		f.add(iRateLimit, len(b), "")
+	}
+	if on&RateLimitLimit != 0 {
+		b = d.addLimit(b, &f, iLimit)
+	}
+	if on&RateLimitRemaining != 0 {
+		b = f.addInt(b, iRemaining, d.remaining, &d.remText)
+	}
+	if on&RateLimitReset != 0 {
+		b = f.addInt(b, iReset, d.reset, &d.resetText)
+	}
+	f.set(h, w, b)
 }
 
 // judge sets the decision's figures from its Result.
@@ -97,26 +168,9 @@ func (d *decision) judge() {
 	}
 }
 
-// pending is the fields of one Write before they are set: each field's
-// name, and its value: a text pre-rendered for its policy, or the bytes of
-// the rendered values up to its end.
-type pending struct {
-	n     int
-	names [numFields]string
-	fixed [numFields]string
-	ends  [numFields]int
-}
-
-// add adds the field of position i of w, whose value is fixed or, if fixed
-// is "", ends at end in the rendered bytes.
-func (f *pending) add(w *Writer, i int, end int, fixed string) {
-	f.names[f.n], f.ends[f.n], f.fixed[f.n] = w.names[i], end, fixed
-	f.n++
-}
-
 // set sets the fields in h, their values cut from rendered, in one
 // allocation.
-func (f *pending) set(h http.Header, rendered []byte) {
+func (f *pending) set(h http.Header, w *Writer, rendered []byte) {
 	if f.n == 0 {
 		return
 	}
@@ -128,31 +182,8 @@ func (f *pending) set(h http.Header, rendered []byte) {
 			v = vals.Text(start, f.ends[i])
 		}
 		start = f.ends[i]
-		vals.Set(h, i, f.names[i], v)
+		vals.Set(h, i, w.names[f.field[i]], v)
 	}
-}
-
-// appendRetryAfter renders Retry-After, on a denial some wait will let
-// pass.
-func (w *Writer) appendRetryAfter(b []byte, f *pending, d *decision) []byte {
-	if w.on&RetryAfter != 0 && d.finite {
-		b = f.appendValue(b, w, iRetryAfter, seconds.Positive(d.r.RetryAfter), nil)
-	}
-	return b
-}
-
-// appendXRateLimit renders X-RateLimit-Limit, -Remaining and -Reset.
-func (w *Writer) appendXRateLimit(b []byte, f *pending, d *decision) []byte {
-	if w.on&XRateLimitLimit != 0 {
-		b = d.appendLimit(b, f, w, iXLimit)
-	}
-	if w.on&XRateLimitRemaining != 0 {
-		b = f.appendValue(b, w, iXRemaining, d.remaining, &d.remText)
-	}
-	if w.on&XRateLimitReset != 0 {
-		b = f.appendValue(b, w, iXReset, d.resetEpoch(), nil)
-	}
-	return b
 }
 
 // resetEpoch is X-RateLimit-Reset: the Unix second, rounded up, at which
@@ -167,44 +198,14 @@ func (d *decision) resetEpoch() int64 {
 	return seconds.EpochCeil(d.r.At().UnixNano(), after)
 }
 
-// appendLimit adds the field of position i, the binding limit's quota:
-// its pre-rendered text when it is one of the policy's quotas.
-func (d *decision) appendLimit(b []byte, f *pending, w *Writer, i int) []byte {
+// addLimit adds the field of position i, the binding limit's quota: its
+// pre-rendered text when it is one of the policy's quotas.
+func (d *decision) addLimit(b []byte, f *pending, i int) []byte {
 	if t := d.pr.limitText(d.r.Quota); t != "" {
-		f.add(w, i, len(b), t)
+		f.add(i, len(b), t)
 		return b
 	}
-	return f.appendValue(b, w, i, d.r.Quota, nil)
-}
-
-// appendIETF renders the IETF fields of w's draft.
-func (w *Writer) appendIETF(b []byte, f *pending, d *decision) []byte {
-	if w.on&RateLimitPolicy != 0 {
-		if d.pk != nil {
-			b = appendPolicy11(b, d.pr, d.pk)
-			f.add(w, iPolicy, len(b), "")
-		} else {
-			f.add(w, iPolicy, len(b), d.pr.policy)
-		}
-	}
-	if w.on&RateLimit != 0 {
-		if w.draft == DraftIETF11 {
-			b = d.appendRateLimit11(b)
-		} else {
-			b = d.appendRateLimit7(b)
-		}
-		f.add(w, iRateLimit, len(b), "")
-	}
-	if w.on&RateLimitLimit != 0 {
-		b = d.appendLimit(b, f, w, iLimit)
-	}
-	if w.on&RateLimitRemaining != 0 {
-		b = f.appendValue(b, w, iRemaining, d.remaining, &d.remText)
-	}
-	if w.on&RateLimitReset != 0 {
-		b = f.appendValue(b, w, iReset, d.reset, &d.resetText)
-	}
-	return b
+	return f.addInt(b, i, d.r.Quota, nil)
 }
 
 // appendRateLimit11 appends the draft 11 RateLimit list: one "name";r=R;t=T
@@ -212,16 +213,20 @@ func (w *Writer) appendIETF(b []byte, f *pending, d *decision) []byte {
 // never pass, t is its wait until it would pass: no later than Retry-After,
 // as the draft asks.
 func (d *decision) appendRateLimit11(b []byte) []byte {
-	for i := range d.ls {
-		l := &d.ls[i]
+	for i := range d.pr.n {
+		allowed, rem, reset, retry := d.r.Allowed, d.r.Remaining, d.r.ResetAfter, d.r.RetryAfter
+		if d.ls != nil {
+			l := &d.ls[i]
+			allowed, rem, reset, retry = l.Allowed, l.Remaining, l.ResetAfter, l.RetryAfter
+		}
 		if i > 0 {
 			b = append(b, ", "...)
 		}
-		rem, t := l.Remaining, seconds.Ceil(l.ResetAfter)
-		if !l.Allowed {
+		t := seconds.Ceil(reset)
+		if !allowed {
 			rem = 0
-			if l.RetryAfter != core.Never {
-				t = seconds.Positive(l.RetryAfter)
+			if retry != core.Never {
+				t = seconds.Positive(retry)
 			}
 		}
 		b = append(b, d.pr.rateHead[i]...)

@@ -67,15 +67,15 @@ func validPort(s string, obf bool) bool {
 		}
 		return true
 	}
-	n := 0
+	// Any number of digits, whose value (held at 65536 once it passes
+	// 65535, so that it never overflows) is at most 65535.
+	n := uint32(0)
 	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if c < '0' || c > '9' {
+		d := uint32(s[i] - '0')
+		if d > 9 {
 			return false
 		}
-		// n stays at most 65536 (saturated), so it never overflows
-		// however many digits follow.
-		n = min(n*10+int(c-'0'), 65536)
+		n = min(n*10+d, 65536)
 	}
 	return n <= 65535
 }
@@ -95,27 +95,39 @@ func isAlnum(c byte) bool {
 // anything invalid), which parseNode then decides: a fast path, never a
 // second opinion.
 func parseIPv4Node(s string) (a [4]byte, n int, ok bool) {
-	field, digits, v := 0, 0, 0
-	for ; n < len(s) && s[n] != ':'; n++ {
-		switch c := s[n]; {
-		case c >= '0' && c <= '9':
-			if digits == 1 && v == 0 {
-				return a, 0, false // a leading zero
-			}
-			if v = v*10 + int(c-'0'); v > 255 {
-				return a, 0, false
-			}
-			digits++
-		case c == '.' && digits > 0 && field < 3:
-			a[field] = byte(v)
-			field, digits, v = field+1, 0, 0
-		default:
+	var addr uint32
+	for field := 0; ; field++ {
+		// An octet as netip.ParseAddr takes it: one to three digits, no
+		// leading zero, at most 255.
+		if n >= len(s) || s[n]-'0' > 9 {
 			return a, 0, false
 		}
+		v := uint32(s[n] - '0')
+		n++
+		if v != 0 && n < len(s) && s[n]-'0' <= 9 {
+			v = v*10 + uint32(s[n]-'0')
+			n++
+			if n < len(s) && s[n]-'0' <= 9 {
+				v = v*10 + uint32(s[n]-'0')
+				n++
+			}
+		}
+		if v > 255 {
+			return a, 0, false
+		}
+		addr = addr<<8 | v
+		if field == 3 {
+			break
+		}
+		if n >= len(s) || s[n] != '.' {
+			return a, 0, false
+		}
+		n++
 	}
-	if field != 3 || digits == 0 || (n < len(s) && !validPort(s[n+1:], false)) {
+	// What follows the address: nothing, or a port (a digit here, after a
+	// zero or three digits, is refused as anything but ':' is).
+	if n < len(s) && (s[n] != ':' || !validPort(s[n+1:], false)) {
 		return a, 0, false
 	}
-	a[3] = byte(v)
-	return a, n, true
+	return [4]byte{byte(addr >> 24), byte(addr >> 16), byte(addr >> 8), byte(addr)}, n, true
 }

@@ -274,7 +274,7 @@ func AppendClientIP(dst []byte, r *http.Request) ([]byte, error) {
 
 // appendKey appends the key of r to dst.
 func (c *ipExtractor) appendKey(dst []byte, r *http.Request) ([]byte, error) {
-	if a, n, ok := parseIPv4Node(r.RemoteAddr); ok && c.v4Bits == 32 && !c.peerTrusted(netip.AddrFrom4(a)) {
+	if a, n, ok := parseIPv4Node(r.RemoteAddr); ok && c.v4Bits == 32 && (c.trustsNone() || !c.peerTrusted(netip.AddrFrom4(a))) {
 		// The usual case: the key is the address as written, canonical
 		// already (see parseIPv4Node), by /32.
 		dst = append(dst, r.RemoteAddr[:n]...)
@@ -301,6 +301,10 @@ func (c *ipExtractor) appendKey(dst []byte, r *http.Request) ([]byte, error) {
 	}
 	return p.AppendTo(dst), nil
 }
+
+// trustsNone reports whether c trusts no proxy, so that no peer is
+// trusted: the default, told without looking at the address.
+func (c *ipExtractor) trustsNone() bool { return c.hops == 0 && len(c.trusted) == 0 }
 
 func (c *ipExtractor) peerTrusted(peer netip.Addr) bool {
 	return c.hops > 0 || c.isTrusted(peer)

@@ -81,29 +81,39 @@ func (m *Middleware) setDefaults() error {
 // it dispatches), so that [Routes] limits it by the handler it reaches.
 func (m *Middleware) Handler(next http.Handler) http.Handler {
 	m.mustValidate()
-	mux, _ := next.(*http.ServeMux)
-	if _, ok := m.sel.(one); ok {
-		mux = nil // no route to find
+	h := &limited{m: m, next: next}
+	if _, ok := m.sel.(one); !ok {
+		h.mux, _ = next.(*http.ServeMux) // one has no route to find
 	}
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if mux != nil && r.Pattern == "" && r.URL != nil {
-			// The pattern the application's mux will serve r with, as it
-			// sets it itself when it dispatches r: the Selector's best
-			// guide to the handler r reaches (see Routes).
-			_, r.Pattern = mux.Handler(r)
-		}
-		var a Admission
-		if !m.begin(w, r, "", &a) {
-			return
-		}
-		if !a.Counting() {
-			next.ServeHTTP(w, r)
-			return
-		}
-		sw := &statusWriter{ResponseWriter: w}
-		next.ServeHTTP(sw, r)
-		a.End(r.Context(), sw.status)
-	})
+	return h
+}
+
+// limited is next behind a middleware: what Handler returns (a type of its
+// own, called directly, rather than a closure behind http.HandlerFunc).
+type limited struct {
+	m    *Middleware
+	next http.Handler
+	mux  *http.ServeMux // next, when it is a ServeMux and m selects by route
+}
+
+func (h *limited) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if h.mux != nil && r.Pattern == "" && r.URL != nil {
+		// The pattern the application's mux will serve r with, as it
+		// sets it itself when it dispatches r: the Selector's best
+		// guide to the handler r reaches (see Routes).
+		_, r.Pattern = h.mux.Handler(r)
+	}
+	var a Admission
+	if !h.m.begin(w, r, "", &a) {
+		return
+	}
+	if !a.Counting() {
+		h.next.ServeHTTP(w, r)
+		return
+	}
+	sw := &statusWriter{ResponseWriter: w}
+	h.next.ServeHTTP(sw, r)
+	a.End(r.Context(), sw.status)
 }
 
 // Begin decides r. When it returns false it has written the whole answer

@@ -63,6 +63,9 @@ type ownRouter interface {
 
 // selectLimiter is sel.Select with the Preflight mode applied.
 func (m *Middleware) selectLimiter(r *http.Request, route string) (Limiter, string, error) {
+	if o, ok := m.sel.(one); ok && (m.opts.Preflight == PreflightAsOptions || !isOptions(r.Method)) {
+		return o.l, "", nil // o.Select's answer, without the dynamic call
+	}
 	if m.opts.Preflight == PreflightAsOptions {
 		return m.sel.Select(r, route)
 	}

@@ -3,7 +3,10 @@
 // overflowing, so that every field of the module rounds the same way.
 package seconds
 
-import "time"
+import (
+	"math"
+	"time"
+)
 
 const second = int64(time.Second)
 
@@ -28,11 +31,16 @@ func Positive(d time.Duration) int64 { return max(Ceil(d), 1) }
 // (Unix nanoseconds) plus d; a negative d counts as 0. It does not
 // overflow, whatever at and d.
 func EpochCeil(at int64, d time.Duration) int64 {
+	dn := max(int64(d), 0)
+	if at >= 0 && at <= math.MaxInt64-(second-1)-dn {
+		// The usual instant and wait: their sum, rounded up, does not
+		// overflow.
+		return (at + dn + second - 1) / second
+	}
 	s, r := at/second, at%second
 	if r < 0 {
 		s, r = s-1, r+second
 	}
-	dn := max(int64(d), 0)
 	s += dn / second
 	r += dn % second
 	if r >= second {

@@ -2,10 +2,12 @@ package seconds
 
 import (
 	"math"
+	"math/big"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 func TestCeilAndPositive(t *testing.T) {
@@ -50,8 +52,23 @@ func TestEpochCeil(t *testing.T) {
 		{5 * s, -time.Second, 5}, // a negative duration counts as 0
 		{math.MaxInt64, math.MaxInt64, 18446744074},
 		{math.MinInt64, 0, -9223372036},
+		{math.MaxInt64 - s + 1, 0, 9223372036}, // the largest sum the quick path takes
+		{math.MaxInt64 - s + 2, 0, 9223372036}, // and the smallest it leaves
+		{math.MaxInt64 - s - 5, 6, 9223372036},
+		{math.MaxInt64 - s - 5, 7, 9223372036},
 	}
 	for _, c := range cases {
 		assert.Equal(t, c.want, EpochCeil(c.at, c.d), "%d + %d", c.at, c.d)
+	}
+	// The quick sum agrees with the exact arithmetic of big integers.
+	for _, at := range []int64{0, 1, s - 1, s, s + 1, 1_767_323_045*s + 7, math.MaxInt64 / 2, math.MaxInt64 - s, math.MaxInt64} {
+		for _, d := range []int64{0, 1, s - 1, s, 86_400 * s, math.MaxInt64 / 2, math.MaxInt64 - s, math.MaxInt64} {
+			sum := new(big.Int).Add(big.NewInt(at), big.NewInt(d))
+			q, m := new(big.Int).DivMod(sum, big.NewInt(s), new(big.Int))
+			if m.Sign() > 0 {
+				q.Add(q, big.NewInt(1))
+			}
+			require.Equal(t, q.Int64(), EpochCeil(at, time.Duration(d)), "%d + %d", at, d)
+		}
 	}
 }

@@ -174,7 +174,7 @@ const scenarios = `
 The code says exactly what each measures (the _test.go files); in short:
 
 - **HotKey**: one key decided over and over, allow path (1/s, burst 1e9: never denies) or deny path (1/day, burst 1, spent before the timer), from one goroutine or GOMAXPROCS; the limiter is built once.
-- **ManyKeys**: 1,000,000 existing keys (inserted before the timer; 1 per 10 min, burst 1e6) decided from GOMAXPROCS goroutines.
+- **ManyKeys**: 1,000,000 existing keys (inserted before the timer; 1 per 10 min, burst 1e6) decided from GOMAXPROCS goroutines, each decision given a fresh copy of its key (as a server builds one per request), the keys visited in an order unrelated to their insertion's.
 - **HeapPerKey**: HeapAlloc after GC, after inserting 1,000,000 freshly built key strings into a new limiter, minus HeapAlloc after GC before, per key.
 - **Middleware**: ServeHTTP called directly from GOMAXPROCS goroutines, 768 client IPs (RemoteAddr), allow path, every header the library writes on; overhead = ns/op − bare's, round by round.
 - **RedisScale**: a local redis-server (one per process), exactly 1, 8, 64 or 256 goroutines (a pool of 64 connections), one hot key or 10,000 keys, allow path; decisions/s; srv-us/op is the server's execution time per decision of the commands the client sent (INFO commandstats deltas; a script's inner commands are not counted twice), srvcpu-us/op the server process's CPU per decision (INFO cpu: with network I/O), cmds/op and trips/op what the client sent, allocs/op the client's allocations.
