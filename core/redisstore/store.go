@@ -91,9 +91,17 @@
 // it does, whatever the client's timeouts (go-redis reads for 5 s by
 // default, for ever with ReadTimeout −1, and bounds them by the context
 // only with ContextTimeoutEnabled), the store sends with a clone of a
-// redis.Client sharing its pool with timeouts of that bound
-// (Client.WithTimeout); a ClusterClient or Ring whose reads or writes
-// never time out, nor by the context, is refused by New. Connections
+// redis.Client (a Sentinel failover client too) sharing its pool, with
+// timeouts of that bound (Client.WithTimeout). A ClusterClient or Ring has
+// no such clone: unless its timeouts are within the bound, or it bounds
+// its round trips by the context (ContextTimeoutEnabled), the store sends
+// with a client of its own made from its options with timeouts of that
+// bound: its own connections (a pool per node, of the client's PoolSize),
+// shared by the stores and limiters made on that client (redisinflight,
+// localfirst) and closed by the last one's Close; everything is carried
+// over (addresses, credentials, TLS, Dialer, OnConnect, routing) but the
+// hooks added to the application's client (AddHook), which do not see the
+// store's commands. Connections
 // black-holed by a failover are thus given up, and the store is back on
 // the Redis that answers on new ones, within about a second, not the
 // client's ReadTimeout. A late
@@ -363,7 +371,8 @@ type Options struct {
 // concurrent use; Close stops its goroutines.
 type Store struct {
 	client    redis.UniversalClient
-	cluster   bool // calls coalesced into one script call must share a slot
+	release   func() // of client (see redisbound.Client)
+	cluster   bool   // calls coalesced into one script call must share a slot
 	opts      Options
 	log       *slog.Logger
 	ioTimeout time.Duration // a round trip's own bound, past the decision's
@@ -435,13 +444,11 @@ func New(client redis.UniversalClient, opts Options) (*Store, error) {
 	case opts.Observer != nil && isnil.Value(opts.Observer):
 		return nil, fmt.Errorf("redisstore: nil Observer %T: %w", opts.Observer, core.ErrInvalidConfig)
 	}
-	io := max(time.Second, 4*opts.Timeout)
-	client, err := redisbound.Client("redisstore", client, io)
-	if err != nil {
-		return nil, err
-	}
+	io := redisbound.RoundTrip(opts.Timeout)
+	client, release := redisbound.Client(client, io)
 	s := &Store{
 		client:     client,
+		release:    release,
 		opts:       opts,
 		log:        opts.Logger,
 		ioTimeout:  io,
@@ -472,7 +479,9 @@ func New(client redis.UniversalClient, opts Options) (*Store, error) {
 }
 
 // Close stops the store's goroutines; decisions after it fail. It does not
-// close the client. Round trips in flight end by their own deadline.
+// close the application's client; it closes the client the store made of
+// its own, if any (see Failures in the package doc) once no other store
+// shares it. Round trips in flight end by their own deadline.
 func (s *Store) Close() error {
 	s.mu.Lock()
 	if s.closed {
@@ -484,6 +493,7 @@ func (s *Store) Close() error {
 	s.cancel()
 	s.mu.Unlock()
 	s.wg.Wait()
+	s.release()
 	return nil
 }
 

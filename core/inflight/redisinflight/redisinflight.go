@@ -41,9 +41,10 @@
 // on in a goroutine until the client gives up: within max(1 s,
 // 4 × Timeout), whatever the client's timeouts, as in package redisstore
 // (a redis.Client is used through a clone with timeouts of that bound,
-// sharing its pool; a ClusterClient or Ring whose reads never time out is
-// refused), so that connections black-holed by a failover give their
-// calls back within about a second. At most Options.MaxCalls
+// sharing its pool; a ClusterClient or Ring through a client of
+// floodgate's own made from its options, which [Limiter.Close] releases),
+// so that connections black-holed by a failover give their calls back
+// within about a second. At most Options.MaxCalls
 // round trips (4 × the client's pool size by default) are outstanding at
 // once: beyond that, while Redis stalls, an Acquire is decided by the
 // failure mode at once, with no goroutine and no wait, so that a flood
@@ -161,6 +162,7 @@ type Options struct {
 // for concurrent use.
 type Limiter struct {
 	client  redis.UniversalClient
+	release func() // of client (see redisbound.Client)
 	limit   int
 	opts    Options
 	leaseUS int64
@@ -234,11 +236,8 @@ func New(client redis.UniversalClient, limit int, opts Options) (*Limiter, error
 	// Round trips end within max(1 s, 4 × Timeout) whatever the client's
 	// options, so that black-holed connections give their calls' tokens
 	// back (see redisbound).
-	client, err := redisbound.Client("redisinflight", client, max(time.Second, 4*opts.Timeout))
-	if err != nil {
-		return nil, err
-	}
-	l := &Limiter{client: client, limit: limit, opts: opts, leaseUS: int64(opts.Lease / time.Microsecond),
+	client, release := redisbound.Client(client, redisbound.RoundTrip(opts.Timeout))
+	l := &Limiter{client: client, release: release, limit: limit, opts: opts, leaseUS: int64(opts.Lease / time.Microsecond),
 		line:  waitline.New(cmp.Or(opts.MaxWaiters, inflight.DefaultMaxWaiters), cmp.Or(opts.MaxWaiting, inflight.DefaultMaxWaiting), inflight.ErrQueueFull),
 		freed: make(map[string]chan struct{}), calls: make(chan struct{}, opts.MaxCalls), renewAfter: afterFunc,
 		errBusy: fmt.Errorf("redisinflight: %d calls to Redis outstanding: %w", opts.MaxCalls, errShed)}
@@ -256,7 +255,18 @@ func New(client redis.UniversalClient, limit int, opts Options) (*Limiter, error
 		}
 		l.local = local
 	}
+	// A limiter dropped without Close releases its client all the same.
+	runtime.AddCleanup(l, func(release func()) { release() }, release)
 	return l, nil
+}
+
+// Close releases the client the limiter made of its own for a
+// ClusterClient or Ring (see the package documentation), once no other
+// limiter or store shares it; it never closes the application's client.
+// Calls after Close go to the failure mode. It returns nil.
+func (l *Limiter) Close() error {
+	l.release()
+	return nil
 }
 
 // poolSize is the connections client's pool holds at most.
