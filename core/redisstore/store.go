@@ -341,8 +341,11 @@ type Options struct {
 	// Remaining that grows with time. A Refund or Reset through this store
 	// forgets the key's entry; one made by another process is not seen, so
 	// this process may deny that key until t (never admit wrongly). With
-	// Redis TIME, t is measured from the instant the request was sent, so
-	// the local answer never outlasts Redis's.
+	// Redis TIME, t is measured from the reply's receipt (Redis decided
+	// between the request's sending and then), so that a request the
+	// cache answers, retried at the RetryAfter it is given, reaches Redis
+	// after the instant Redis gave: the local answer may outlast Redis's
+	// by up to the round trip, never fall short of it.
 	DenyCacheSize int
 	// ExpirySlack is added to every key's TTL; 0 means none. Keys then
 	// outlive their recovery time, harmlessly (a recovered key decides as

@@ -175,6 +175,13 @@ func (t *table) Do(ctx context.Context, req store.Request) (store.Decision, erro
 	c := callPool.Get().(*call)
 	c.sc, c.keys, c.trial = t.sc, t.appendKeys(c.keys[:0], req.Key, rid), trial
 	c.args = append(c.args[:0], opArgs[req.Op], req.Cost, now, taken, t.slack)
+	// A denial this decision may cache holds until Redis's RetryAfter
+	// from the reply's receipt (see result): measured from here.
+	timed := t.deny != nil && req.Cost == 1 && !t.s.opts.CallerClock
+	var sent int64
+	if timed {
+		sent = nanotime()
+	}
 	completed, err := t.s.exec(ctx, c)
 	if err != nil {
 		if completed {
@@ -183,7 +190,11 @@ func (t *table) Do(ctx context.Context, req store.Request) (store.Decision, erro
 		}
 		return t.failed(ctx, req, err)
 	}
-	res, err := t.result(req, c.reply) // before c, and its buffer, go back to the pool
+	var wait int64
+	if timed {
+		wait = nanotime() - sent
+	}
+	res, err := t.result(req, c.reply, wait) // before c, and its buffer, go back to the pool
 	c.reply, c.err = nil, nil
 	callPool.Put(c)
 	return res, err
@@ -234,12 +245,12 @@ func floorDiv(a, b int64) int64 {
 }
 
 // result decodes a script's reply: a record, or a take's short record
-// (see step.lua).
-func (t *table) result(req store.Request, reply []byte) (store.Decision, error) {
+// (see step.lua). wait is how long the round trip took, from before it
+// was sent to its reply's receipt, on the local monotonic clock.
+func (t *table) result(req store.Request, reply []byte, wait int64) (store.Decision, error) {
 	if req.Op == store.OpReset {
 		return store.Decision{}, nil
 	}
-	sent := req.Now
 	var d store.Decision
 	var err error
 	if g := t.sc.gcra; g != nil && req.Op == store.OpTake && len(reply) == shortRecord {
@@ -258,8 +269,15 @@ func (t *table) result(req store.Request, reply []byte) (store.Decision, error) 
 	}
 	if t.deny != nil && !outs[0].Allowed && req.Cost == 1 && req.Op != store.OpRefund && outs[0].RetryAfter != core.Never {
 		// (The deny cache serves single-limit policies only: outs[0] is
-		// the decision.)
-		t.deny.put(req.Key, sent, outs[0])
+		// the decision.) Redis decided at some instant between the
+		// request's sending and its reply's receipt, and its RetryAfter
+		// runs from then: the cached denial runs from the receipt,
+		// req.Now + wait on the caller's clock, so that a request the
+		// cache answers, retried at the RetryAfter it is given, reaches
+		// Redis after the instant Redis gave (from req.Now, it could
+		// arrive up to the one-way latency before, and be denied again).
+		// With CallerClock, Redis decided at req.Now itself.
+		t.deny.put(req.Key, req.Now, req.Now+wait, outs[0])
 	}
 	return d, nil
 }
