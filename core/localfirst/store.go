@@ -88,12 +88,12 @@ type Options struct {
 // Store decides in memory and syncs window counts and buckets through
 // Redis: see the package documentation. It is safe for concurrent use.
 type Store struct {
-	client  redis.UniversalClient
-	release func() // of client (see redisbound.Client)
-	single  bool   // client is a *redis.Client: one hash tag for every key
-	opts    Options
-	script  *redis.Script
-	id      string // this node's id in the shared state: random per Store
+	client redis.UniversalClient
+	bound  *redisbound.Bound // client's: Release, FlushSoon
+	single bool              // client is a *redis.Client: one hash tag for every key
+	opts   Options
+	script *redis.Script
+	id     string // this node's id in the shared state: random per Store
 
 	// round is the number of the last completed sync round (from 1: a
 	// key no round read is stale).
@@ -155,16 +155,16 @@ func New(client redis.UniversalClient, opts Options) (*Store, error) {
 	// A round's commands end within Timeout whatever the client's options
 	// (see redisbound): a round on a connection a failover black-holed
 	// ends, and the next one reconverges on a new connection.
-	client, release := redisbound.Client(client, opts.Timeout)
+	bound := redisbound.New(client, opts.Timeout)
 	var id [8]byte
 	if _, err := rand.Read(id[:]); err != nil {
 		return nil, fmt.Errorf("localfirst: node id: %w", err)
 	}
-	_, single := client.(*redis.Client)
-	s := &Store{client: client, release: release, single: single, opts: opts, script: redis.NewScript(syncLua), id: hex.EncodeToString(id[:])}
+	_, single := bound.Client.(*redis.Client)
+	s := &Store{client: bound.Client, bound: bound, single: single, opts: opts, script: redis.NewScript(syncLua), id: hex.EncodeToString(id[:])}
 	s.round.Store(1)
 	// A store dropped without Close releases its client all the same.
-	runtime.AddCleanup(s, func(release func()) { release() }, release)
+	runtime.AddCleanup(s, func(b *redisbound.Bound) { b.Release() }, bound)
 	return s, nil
 }
 
@@ -173,7 +173,7 @@ func New(client redis.UniversalClient, opts Options) (*Store, error) {
 // it never closes the application's client. Call it once Run has
 // returned: rounds after it fail. It returns nil.
 func (s *Store) Close() error {
-	s.release()
+	s.bound.Release()
 	return nil
 }
 

@@ -104,7 +104,11 @@
 // store's commands. Connections
 // black-holed by a failover are thus given up, and the store is back on
 // the Redis that answers on new ones, within about a second, not the
-// client's ReadTimeout. A late
+// client's ReadTimeout: a round trip that times out also makes the store
+// PING every idle connection of the client's pools at once (of every
+// node's, on a Cluster or Ring), so that those black-holed with it are
+// given up together rather than one by one by the breaker's trials, each
+// waiting the bound. A late
 // round trip is not a lost one: its connection stays in the client's pool
 // (a slow link warms up instead of redialling at every deadline), and its
 // outcome still tells the circuit breaker whether Redis answers. A
@@ -374,8 +378,8 @@ type Options struct {
 // concurrent use; Close stops its goroutines.
 type Store struct {
 	client    redis.UniversalClient
-	release   func() // of client (see redisbound.Client)
-	cluster   bool   // calls coalesced into one script call must share a slot
+	bounded   *redisbound.Bound // client's: Release, Flush
+	cluster   bool              // calls coalesced into one script call must share a slot
 	opts      Options
 	log       *slog.Logger
 	ioTimeout time.Duration // a round trip's own bound, past the decision's
@@ -448,10 +452,11 @@ func New(client redis.UniversalClient, opts Options) (*Store, error) {
 		return nil, fmt.Errorf("redisstore: nil Observer %T: %w", opts.Observer, core.ErrInvalidConfig)
 	}
 	io := redisbound.RoundTrip(opts.Timeout)
-	client, release := redisbound.Client(client, io)
+	bound := redisbound.New(client, io)
+	client = bound.Client
 	s := &Store{
 		client:     client,
-		release:    release,
+		bounded:    bound,
 		opts:       opts,
 		log:        opts.Logger,
 		ioTimeout:  io,
@@ -496,7 +501,7 @@ func (s *Store) Close() error {
 	s.cancel()
 	s.mu.Unlock()
 	s.wg.Wait()
-	s.release()
+	s.bounded.Release()
 	return nil
 }
 

@@ -4,7 +4,9 @@
 package redisbound
 
 import (
+	"context"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/redis/go-redis/v9"
@@ -18,14 +20,27 @@ import (
 // answering.
 func RoundTrip(timeout time.Duration) time.Duration { return max(time.Second, 4*timeout) }
 
-// Client returns the client to send a component's round trips with: one
+// Bound is the client a component sends its round trips with (see New),
+// and what it owes: Release when done, FlushSoon when a round trip timed
+// out.
+type Bound struct {
+	// Client is the client to send with.
+	Client   redis.UniversalClient
+	io       time.Duration
+	own      *owned // nil: not floodgate's own
+	key      ownedKey
+	once     sync.Once
+	flushing atomic.Bool
+}
+
+// New returns the client to send a component's round trips with: one
 // whose every read and write ends within io, so that a black-holed
 // connection (a failover, or a link cut without a reset, leaving the
 // connections open to a Redis gone) is given up after io rather than the
 // client's own ReadTimeout (5 s by default), or never when it has none:
 // a component whose round trips all wait on such connections has nothing
 // left to send its breaker's trial with, and stays on its failure mode.
-// release is to be called once the component is done with it (its Close).
+// Release it once the component is done with it (its Close).
 //
 //   - A client whose timeouts are within io, or that bounds its round trips
 //     by the context's deadline (ContextTimeoutEnabled, timeouts not below
@@ -33,13 +48,13 @@ func RoundTrip(timeout time.Duration) time.Duration { return max(time.Second, 4*
 //   - A redis.Client (a Sentinel failover client too) otherwise gets a
 //     clone sharing its pool (and its hooks), with read and write timeouts
 //     of io (Client.WithTimeout): the application's own commands keep
-//     their timeouts; release does nothing.
+//     their timeouts; Release does nothing.
 //   - A ClusterClient or Ring otherwise has no such clone: the component
 //     gets a client of its own, made from the client's options with read
 //     and write timeouts of io and dial and pool-wait timeouts of at most
 //     io. Everything else is carried over (addresses, credentials and
-//     credential providers, TLS, Dialer, OnConnect, pool sizes, routing,
-//     a Sentinel-fed ClusterSlots), except the hooks added to the
+//     credential providers, TLS, Dialer, OnConnect, NewClient, pool sizes,
+//     routing, a Sentinel-fed ClusterSlots), except the hooks added to the
 //     application's client (AddHook: tracing, metrics), which do not see
 //     the component's commands. It opens connections of its own (a pool
 //     per node, of the client's PoolSize), one client for all the
@@ -47,8 +62,7 @@ func RoundTrip(timeout time.Duration) time.Duration { return max(time.Second, 4*
 //     of them is released; the application's client is never closed.
 //   - Any other implementation of redis.UniversalClient is used as it is:
 //     its round trips must end by the context's deadline.
-func Client(client redis.UniversalClient, io time.Duration) (c redis.UniversalClient, release func()) {
-	noop := func() {}
+func New(client redis.UniversalClient, io time.Duration) *Bound {
 	var read, write time.Duration
 	var ctxDeadline bool
 	switch c := client.(type) {
@@ -71,7 +85,7 @@ func Client(client redis.UniversalClient, io time.Duration) (c redis.UniversalCl
 		read, write, ctxDeadline = nodeTimeout(o.ReadTimeout, 5*time.Second), o.WriteTimeout, o.ContextTimeoutEnabled
 		write = nodeTimeout(write, read)
 	default:
-		return client, noop
+		return &Bound{Client: client, io: io}
 	}
 	// (As the client holds them: 0 is no timeout, which the context's
 	// deadline bounds when the client sets deadlines from it; below 0 no
@@ -80,15 +94,99 @@ func Client(client redis.UniversalClient, io time.Duration) (c redis.UniversalCl
 		return (d > 0 && d <= io) || (ctxDeadline && d >= 0)
 	}
 	if within(read) && within(write) {
-		return client, noop
+		return &Bound{Client: client, io: io}
 	}
-	switch c := client.(type) {
+	if c, ok := client.(*redis.Client); ok {
+		return &Bound{Client: c.WithTimeout(io), io: io}
+	}
+	return own(client, io)
+}
+
+// Release tells that the component is done with b.Client: a client of
+// floodgate's own is closed once no other component holds it. A second
+// Release does nothing.
+func (b *Bound) Release() {
+	if b.own == nil {
+		return
+	}
+	b.once.Do(func() {
+		ownedMu.Lock()
+		b.own.refs--
+		last := b.own.refs == 0
+		if last {
+			delete(clients, b.key)
+		}
+		ownedMu.Unlock()
+		if last {
+			_ = b.own.c.Close()
+		}
+	})
+}
+
+// FlushSoon runs Flush in the background, within the bound, unless a
+// flush runs already: call it when a round trip ended by a timeout (its
+// connection stopped answering: a failover may have black-holed every
+// connection open then).
+func (b *Bound) FlushSoon() {
+	if !b.flushing.CompareAndSwap(false, true) {
+		return
+	}
+	go func() {
+		defer b.flushing.Store(false)
+		ctx, cancel := context.WithTimeout(context.Background(), b.io)
+		defer cancel()
+		b.Flush(ctx)
+	}()
+}
+
+// Flush sends at once a PING on every idle connection of b.Client's pools
+// (for a Cluster or a Ring, of each node's), and returns when they have
+// all ended, within the client's bound or ctx. Connections a failover
+// black-holed are then given up together (a client closes a connection
+// whose read timed out), instead of one by one by the breaker's trials,
+// each waiting the bound on the next such connection the pool hands it (a
+// store whose pool held 8 idle connections came back to Redis 4 s after
+// it answered again, not 1 s).
+func (b *Bound) Flush(ctx context.Context) {
+	var wg sync.WaitGroup
+	flush := func(c *redis.Client) {
+		st := c.PoolStats()
+		for range st.IdleConns {
+			wg.Go(func() { _ = c.Ping(ctx).Err() })
+		}
+		if st.PipelineStats == nil {
+			return
+		}
+		for range st.PipelineStats.IdleConns {
+			wg.Go(func() {
+				_, _ = c.Pipelined(ctx, func(p redis.Pipeliner) error { return p.Ping(ctx).Err() })
+			})
+		}
+	}
+	each := func(_ context.Context, c *redis.Client) error { flush(c); return nil }
+	switch c := b.Client.(type) {
 	case *redis.Client:
-		return c.WithTimeout(io), noop
+		flush(c)
 	case *redis.ClusterClient:
-		return own(client, io, func() redis.UniversalClient { return cloneCluster(c, io) })
+		if b.own != nil {
+			// Its nodes as made (ForEachShard would first reload the
+			// Cluster's state over the connections to flush).
+			for _, n := range b.own.nodeList() {
+				flush(n)
+			}
+		} else {
+			_ = c.ForEachShard(ctx, each)
+		}
+	case *redis.Ring:
+		if b.own != nil {
+			for _, n := range b.own.nodeList() {
+				flush(n)
+			}
+		} else {
+			_ = c.ForEachShard(ctx, each) // (the shards up)
+		}
 	}
-	return own(client, io, func() redis.UniversalClient { return cloneRing(client.(*redis.Ring), io) })
+	wg.Wait()
 }
 
 // nodeTimeout is a read or write timeout d as a redis.Client holds it
@@ -106,11 +204,15 @@ func nodeTimeout(d, def time.Duration) time.Duration {
 	return d
 }
 
-// owned is a client of floodgate's own made from an application's, and
-// how many components use it.
+// owned is a client of floodgate's own made from an application's, how
+// many components hold it, and its nodes' clients by address (see
+// track).
 type owned struct {
 	c    redis.UniversalClient
 	refs int
+
+	mu    sync.Mutex
+	nodes map[string]*redis.Client
 }
 
 type ownedKey struct {
@@ -123,34 +225,51 @@ var (
 	clients = map[ownedKey]*owned{}
 )
 
-// own returns the client of floodgate's own made from of with timeouts of
-// io, made now (by mk) or shared with the components holding it
-// already, and its release.
-func own(of redis.UniversalClient, io time.Duration, mk func() redis.UniversalClient) (redis.UniversalClient, func()) {
+// own returns the Bound of the client of floodgate's own made from of (a
+// ClusterClient or Ring) with timeouts of io: made now, or shared with
+// the components holding it already.
+func own(of redis.UniversalClient, io time.Duration) *Bound {
 	k := ownedKey{of, io}
 	ownedMu.Lock()
 	defer ownedMu.Unlock()
 	o := clients[k]
 	if o == nil {
-		o = &owned{c: mk()}
+		o = &owned{nodes: map[string]*redis.Client{}}
+		if c, ok := of.(*redis.ClusterClient); ok {
+			o.c = cloneCluster(c, io, o.track)
+		} else {
+			o.c = cloneRing(of.(*redis.Ring), io, o.track)
+		}
 		clients[k] = o
 	}
 	o.refs++
-	var once sync.Once
-	return o.c, func() {
-		once.Do(func() {
-			ownedMu.Lock()
-			o.refs--
-			last := o.refs == 0
-			if last {
-				delete(clients, k)
-			}
-			ownedMu.Unlock()
-			if last {
-				_ = o.c.Close()
-			}
-		})
+	return &Bound{Client: o.c, io: io, own: o, key: k}
+}
+
+// track wraps a NewClient option: the node clients it makes are recorded
+// (the latest one of each address), for Flush.
+func (o *owned) track(mk newClient) newClient {
+	return func(opt *redis.Options) *redis.Client {
+		c := mk(opt)
+		o.mu.Lock()
+		o.nodes[opt.Addr] = c
+		o.mu.Unlock()
+		return c
 	}
+}
+
+// newClient is the type of the NewClient options.
+type newClient = func(*redis.Options) *redis.Client
+
+// nodeList returns the node clients recorded.
+func (o *owned) nodeList() []*redis.Client {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	out := make([]*redis.Client, 0, len(o.nodes))
+	for _, c := range o.nodes {
+		out = append(out, c)
+	}
+	return out
 }
 
 // The options a client reports are those after go-redis filled in its
@@ -158,9 +277,11 @@ func own(of redis.UniversalClient, io time.Duration, mk func() redis.UniversalCl
 // new client would read as "the default": the clones give those back as
 // they were written (TestCloneKeepsOptions).
 
-// cloneCluster makes a ClusterClient of c's options bounded by io.
-func cloneCluster(c *redis.ClusterClient, io time.Duration) *redis.ClusterClient {
+// cloneCluster makes a ClusterClient of c's options bounded by io, its
+// NewClient wrapped by track.
+func cloneCluster(c *redis.ClusterClient, io time.Duration, track func(newClient) newClient) *redis.ClusterClient {
 	o := *c.Options()
+	o.NewClient = track(o.NewClient)
 	if o.MaxRedirects == 0 {
 		o.MaxRedirects = -1
 	}
@@ -175,9 +296,11 @@ func cloneCluster(c *redis.ClusterClient, io time.Duration) *redis.ClusterClient
 	return redis.NewClusterClient(&o)
 }
 
-// cloneRing makes a Ring of c's options bounded by io.
-func cloneRing(c *redis.Ring, io time.Duration) *redis.Ring {
+// cloneRing makes a Ring of c's options bounded by io, its NewClient
+// wrapped by track.
+func cloneRing(c *redis.Ring, io time.Duration, track func(newClient) newClient) *redis.Ring {
 	o := *c.Options()
+	o.NewClient = track(o.NewClient)
 	if o.MaxRetries == 0 {
 		o.MaxRetries = -1
 	}

@@ -46,7 +46,8 @@ func contains(s []string, v string) bool {
 // redirections, MaxRetries −1 three retries).
 func TestCloneKeepsOptions(t *testing.T) {
 	const io = time.Second
-	bounded := []string{"ReadTimeout", "WriteTimeout", "DialTimeout", "PoolTimeout"}
+	// (NewClient is wrapped, to know the nodes' clients.)
+	bounded := []string{"ReadTimeout", "WriteTimeout", "DialTimeout", "PoolTimeout", "NewClient"}
 	for _, o := range []redis.ClusterOptions{
 		{},
 		{MaxRedirects: -1, MinRetryBackoff: -1, MaxRetryBackoff: -1, MaxRetries: -1, ReadTimeout: -1, WriteTimeout: -1},
@@ -56,7 +57,7 @@ func TestCloneKeepsOptions(t *testing.T) {
 	} {
 		o.Addrs = []string{"127.0.0.1:1"}
 		c := redis.NewClusterClient(&o)
-		n := cloneCluster(c, io)
+		n := cloneCluster(c, io, func(f newClient) newClient { return f })
 		sameOptions(t, c.Options(), n.Options(), bounded...)
 		assert.Equal(t, io, n.Options().ReadTimeout)
 		assert.Equal(t, io, n.Options().WriteTimeout)
@@ -72,7 +73,7 @@ func TestCloneKeepsOptions(t *testing.T) {
 	} {
 		o.Addrs = map[string]string{"a": "127.0.0.1:1"}
 		c := redis.NewRing(&o)
-		n := cloneRing(c, io)
+		n := cloneRing(c, io, func(f newClient) newClient { return f })
 		sameOptions(t, c.Options(), n.Options(), bounded...)
 		assert.Equal(t, io, n.Options().ReadTimeout)
 		assert.Equal(t, io, n.Options().WriteTimeout)
@@ -110,35 +111,37 @@ func TestClientKinds(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			defer tc.c.Close()
-			a, releaseA := Client(tc.c, io)
+			ba := New(tc.c, io)
+			a := ba.Client
 			if tc.same {
 				assert.Same(t, tc.c, a)
-				releaseA()
+				ba.Release()
 				return
 			}
 			assert.NotSame(t, tc.c, a)
 			if _, ok := tc.c.(*redis.Client); ok {
 				assert.Equal(t, io, a.(*redis.Client).Options().ReadTimeout)
-				releaseA()
+				ba.Release()
 				assert.NotErrorIs(t, a.Ping(context.Background()).Err(), redis.ErrClosed, "a clone sharing the pool is never closed")
 				return
 			}
-			b, releaseB := Client(tc.c, io)
+			bb := New(tc.c, io)
+			b := bb.Client
 			assert.Same(t, a, b, "one client of floodgate's own per client and bound")
-			c, releaseC := Client(tc.c, 2*io)
-			assert.NotSame(t, a, c)
-			releaseC()
-			releaseA()
-			releaseA() // a second release changes nothing
+			bc := New(tc.c, 2*io)
+			assert.NotSame(t, a, bc.Client)
+			bc.Release()
+			ba.Release()
+			ba.Release() // a second release changes nothing
 			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Millisecond)
 			defer cancel()
 			assert.NotErrorIs(t, b.Ping(ctx).Err(), redis.ErrClosed, "still used by b")
-			releaseB()
+			bb.Release()
 			require.ErrorIs(t, b.Ping(context.Background()).Err(), redis.ErrClosed, "closed with the last")
 			assert.NotErrorIs(t, tc.c.Ping(ctx).Err(), redis.ErrClosed, "the application's client is never closed")
-			d, releaseD := Client(tc.c, io)
-			assert.NotSame(t, a, d, "a new one after the last release")
-			releaseD()
+			bd := New(tc.c, io)
+			assert.NotSame(t, a, bd.Client, "a new one after the last release")
+			bd.Release()
 		})
 	}
 }

@@ -3,7 +3,9 @@ package redisinflight_test
 import (
 	"context"
 	"fmt"
+	"net"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -17,55 +19,72 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// TestAttackBlackholedCluster: TestAttackBlackholedConnections on a real
-// Cluster, whose client has no clone sharing its pool: with go-redis's
-// default ReadTimeout (5 s) the limiter's MaxCalls round trips on
-// black-holed connections held every token about 5 s (every Acquire
-// meanwhile decided by the failure mode, with Redis answering); with
-// reads that never time out, New refused the client. It now sends with a
-// client of its own made from the client's options, bounded by
-// max(1 s, 4 × Timeout), which Close releases.
-func TestAttackBlackholedCluster(t *testing.T) {
+// TestAttackBlackholedEveryClient: TestAttackBlackholedConnections for a
+// Cluster client, whose client has no clone sharing its pool, and for
+// pools holding several idle connections. With go-redis's default
+// ReadTimeout (5 s) the limiter's MaxCalls round trips on black-holed
+// Cluster connections held every token about 5 s (every Acquire meanwhile
+// decided by the failure mode, with Redis answering); with reads that
+// never time out, New refused the client. It now sends with a client of
+// its own made from the client's options, bounded by max(1 s,
+// 4 × Timeout), which Close releases. And whatever the client, each idle
+// connection black-holed with the others cost a trial of the breaker the
+// whole bound: a round trip that times out now makes the limiter PING
+// every idle connection at once.
+func TestAttackBlackholedEveryClient(t *testing.T) {
 	t.Parallel()
+	srv := redistest.Start(t)
 	cl := redistest.StartCluster(t, 3)
 	for _, tc := range []struct {
-		name string
-		opts redis.ClusterOptions
+		name  string
+		make  func(dial func(context.Context, string, string) (net.Conn, error)) redis.UniversalClient
+		addrs []string
 	}{
-		{"default options", redis.ClusterOptions{}},
-		{"reads never time out", redis.ClusterOptions{ReadTimeout: -1, WriteTimeout: -1}},
+		{"client, default options", func(d func(context.Context, string, string) (net.Conn, error)) redis.UniversalClient {
+			return redis.NewClient(&redis.Options{Addr: srv.Addr(), Dialer: d, PoolSize: 20})
+		}, []string{srv.Addr()}},
+		{"cluster, default options", func(d func(context.Context, string, string) (net.Conn, error)) redis.UniversalClient {
+			return redis.NewClusterClient(&redis.ClusterOptions{Addrs: cl.Addrs(), Dialer: d, PoolSize: 20})
+		}, cl.Addrs()},
+		{"cluster, reads never time out", func(d func(context.Context, string, string) (net.Conn, error)) redis.UniversalClient {
+			return redis.NewClusterClient(&redis.ClusterOptions{Addrs: cl.Addrs(), Dialer: d, PoolSize: 20, ReadTimeout: -1, WriteTimeout: -1})
+		}, cl.Addrs()},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			f := faultproxy.StartFailover(t, cl.Addrs()...)
-			o := tc.opts
-			o.Addrs, o.Dialer, o.PoolSize = cl.Addrs(), f.Dial, 4
-			c := redis.NewClusterClient(&o)
+			f := faultproxy.StartFailover(t, tc.addrs...)
+			c := tc.make(f.Dial)
 			t.Cleanup(func() { _ = c.Close() })
 			l := newLimiter(t, c, 1000, redisinflight.Options{Timeout: 200 * time.Millisecond, FailureMode: redisstore.FailClosed,
 				ProbeInterval: 20 * time.Millisecond, ProbeMax: 50 * time.Millisecond})
 			t.Cleanup(func() { _ = l.Close() })
 			ctx := context.Background()
-			within.Until(t, "Acquires of every node's keys decided by Redis", func() bool {
-				for i := range 32 {
-					s, err := l.Acquire(ctx, fmt.Sprint("warm", i))
-					if err != nil || s.Release(ctx) != nil {
-						return false
-					}
+			// Concurrent Acquires of keys of every node: the pools hold
+			// several connections, idle once they are done.
+			within.Until(t, "concurrent Acquires of every node's keys decided by Redis", func() bool {
+				var wg sync.WaitGroup
+				var failed atomic.Bool
+				for g := range 32 {
+					wg.Go(func() {
+						for i := range 4 {
+							s, err := l.Acquire(ctx, fmt.Sprint("warm", g, ":", i))
+							if err != nil || s.Release(ctx) != nil {
+								failed.Store(true)
+							}
+						}
+					})
 				}
-				return true
+				wg.Wait()
+				return !failed.Load()
 			})
 
 			f.Blackhole() // from now on, never resumed
-			var wg sync.WaitGroup
-			for g := range 32 {
-				wg.Go(func() {
-					for i := range 5 {
-						_, err := l.Acquire(ctx, fmt.Sprint(g, ":", i))
-						assert.ErrorIs(t, err, redisstore.ErrUnavailable)
-					}
-				})
+			// A few Acquires, one at a time (a quiet hour): the breaker
+			// opens after Failures of them, the other idle connections
+			// untouched.
+			for i := range 8 {
+				_, err := l.Acquire(ctx, fmt.Sprint("during", i))
+				require.ErrorIs(t, err, redisstore.ErrUnavailable)
 			}
-			within.Wait(t, &wg, "the test's goroutines")
 			cn := startCanary()
 			f.Recover() // every node answers again, on new connections
 			start := time.Now()
@@ -82,7 +101,8 @@ func TestAttackBlackholedCluster(t *testing.T) {
 			took := time.Since(start)
 			t.Logf("back on Redis %v after it answered again", took)
 			if cn.kept(t, 100*time.Millisecond) {
-				assert.Less(t, took, 2500*time.Millisecond, "max(1 s, 4 × Timeout) and a trial: before, the client's ReadTimeout (5 s), or refused")
+				assert.Less(t, took, 2500*time.Millisecond, "max(1 s, 4 × Timeout) and a trial: before, the client's ReadTimeout (5 s), "+
+					"refused, or the bound once per idle connection")
 			}
 		})
 	}

@@ -51,6 +51,12 @@ func (l *Limiter) call(ctx context.Context, f func(context.Context) (any, error)
 	go func() {
 		defer func() { <-l.calls }()
 		v, err := f(cctx)
+		if err != nil && circuit.Soft(err) && ctx.Err() == nil {
+			// Its connection stopped answering: a failover may have
+			// black-holed every connection open then (see
+			// redisbound.Bound.Flush).
+			l.bound.FlushSoon()
+		}
 		ch <- reply{v, err}
 	}()
 	select {

@@ -44,7 +44,9 @@
 // sharing its pool; a ClusterClient or Ring through a client of
 // floodgate's own made from its options, which [Limiter.Close] releases),
 // so that connections black-holed by a failover give their calls back
-// within about a second. At most Options.MaxCalls
+// within about a second; a round trip that times out makes the limiter
+// PING every idle connection at once, so that those black-holed with it
+// are given up together, not one per breaker trial. At most Options.MaxCalls
 // round trips (4 × the client's pool size by default) are outstanding at
 // once: beyond that, while Redis stalls, an Acquire is decided by the
 // failure mode at once, with no goroutine and no wait, so that a flood
@@ -162,7 +164,7 @@ type Options struct {
 // for concurrent use.
 type Limiter struct {
 	client  redis.UniversalClient
-	release func() // of client (see redisbound.Client)
+	bound   *redisbound.Bound // client's: Release, FlushSoon
 	limit   int
 	opts    Options
 	leaseUS int64
@@ -236,8 +238,8 @@ func New(client redis.UniversalClient, limit int, opts Options) (*Limiter, error
 	// Round trips end within max(1 s, 4 × Timeout) whatever the client's
 	// options, so that black-holed connections give their calls' tokens
 	// back (see redisbound).
-	client, release := redisbound.Client(client, redisbound.RoundTrip(opts.Timeout))
-	l := &Limiter{client: client, release: release, limit: limit, opts: opts, leaseUS: int64(opts.Lease / time.Microsecond),
+	bound := redisbound.New(client, redisbound.RoundTrip(opts.Timeout))
+	l := &Limiter{client: bound.Client, bound: bound, limit: limit, opts: opts, leaseUS: int64(opts.Lease / time.Microsecond),
 		line:  waitline.New(cmp.Or(opts.MaxWaiters, inflight.DefaultMaxWaiters), cmp.Or(opts.MaxWaiting, inflight.DefaultMaxWaiting), inflight.ErrQueueFull),
 		freed: make(map[string]chan struct{}), calls: make(chan struct{}, opts.MaxCalls), renewAfter: afterFunc,
 		errBusy: fmt.Errorf("redisinflight: %d calls to Redis outstanding: %w", opts.MaxCalls, errShed)}
@@ -256,7 +258,7 @@ func New(client redis.UniversalClient, limit int, opts Options) (*Limiter, error
 		l.local = local
 	}
 	// A limiter dropped without Close releases its client all the same.
-	runtime.AddCleanup(l, func(release func()) { release() }, release)
+	runtime.AddCleanup(l, func(b *redisbound.Bound) { b.Release() }, bound)
 	return l, nil
 }
 
@@ -265,7 +267,7 @@ func New(client redis.UniversalClient, limit int, opts Options) (*Limiter, error
 // limiter or store shares it; it never closes the application's client.
 // Calls after Close go to the failure mode. It returns nil.
 func (l *Limiter) Close() error {
-	l.release()
+	l.bound.Release()
 	return nil
 }
 
