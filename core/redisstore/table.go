@@ -10,6 +10,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"strconv"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -31,13 +32,61 @@ type table struct {
 	fpSum  [sha256.Size]byte
 	slack  any // Options.ExpirySlack in ms, boxed once
 	quotas []int64
-	deny   *denyCache // nil when not exact for p or disabled
-	local  atomic.Pointer[localTable]
+	deny   *denyCache   // nil when not exact for p or disabled
+	local  *localState  // FailLocal's, shared with the tables Rebind makes
+	gen    uint64       // this table's place among them: 0 for Bind's, n for the nth Rebind
 	scaled *core.Policy // FailLocal's policy
 }
 
+// localState is FailLocal's in-memory limiter of a table and of the
+// tables Rebind makes from it: one state for them all (made at the first
+// fault), decided under the newest table's scaled policy, so that a
+// change of policy during an outage keeps what this process admitted
+// instead of granting its share afresh.
+type localState struct {
+	mu   sync.Mutex
+	cur  atomic.Pointer[localTable] // nil until the first fault
+	gens atomic.Uint64              // the tables Rebind made
+}
+
+// localTable is the local limiter as of the table of generation gen.
 type localTable struct {
-	t store.Table
+	t   store.Table
+	gen uint64
+}
+
+// table returns the local limiter for t: made now at the first fault, or
+// moved to t's policy when t is newer than the one it decides (a table
+// older than it uses it as it is: a decision in flight across a change).
+func (l *localState) table(t *table) (store.Table, error) {
+	if lt := l.cur.Load(); lt != nil && lt.gen >= t.gen {
+		return lt.t, nil
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	lt := l.cur.Load()
+	switch {
+	case lt != nil && lt.gen >= t.gen:
+		return lt.t, nil
+	case lt != nil:
+		nt, err := lt.t.(core.Rebinder).Rebind(t.scaled)
+		if err != nil {
+			return nil, err
+		}
+		lt = &localTable{t: nt, gen: t.gen}
+	default:
+		ms, err := core.NewMemoryStore(core.MemoryOptions{})
+		if err != nil {
+			return nil, err
+		}
+		tb, err := ms.Bind(t.scaled)
+		if err != nil {
+			return nil, err
+		}
+		lt = &localTable{t: tb, gen: t.gen}
+	}
+	l.cur.Store(lt)
+	return lt.t, nil
 }
 
 // Supports reports whether the Redis store can decide p exactly as the
@@ -91,6 +140,7 @@ func (s *Store) Bind(p *core.Policy) (store.Table, error) {
 		if t.scaled, err = ScalePolicy(p, s.opts.LocalShare); err != nil {
 			return nil, err
 		}
+		t.local = &localState{}
 	}
 	s.preload(sc)
 	return t, nil
@@ -365,22 +415,14 @@ func (t *table) fallback(ctx context.Context, req store.Request, err error) (sto
 		return t.open(req)
 	case FailLocal:
 		// One local limiter for the store's life, made at the first
-		// fault: what it admitted during an outage still counts in the
-		// next one until it recovers by itself, so however often the
-		// store switches (a flapping link), this process grants at most
-		// its share over any window.
-		lt := t.local.Load()
-		if lt == nil {
-			ms, merr := core.NewMemoryStore(core.MemoryOptions{})
-			if merr != nil {
-				return store.Decision{}, merr
-			}
-			tb, merr := ms.Bind(t.scaled)
-			if merr != nil {
-				return store.Decision{}, merr
-			}
-			t.local.CompareAndSwap(nil, &localTable{t: tb})
-			lt = t.local.Load()
+		// fault and kept across policy changes (see localState): what it
+		// admitted during an outage still counts in the next one until
+		// it recovers by itself, so however often the store switches (a
+		// flapping link) or the policy changes, this process grants at
+		// most its share over any window.
+		lt, lerr := t.local.table(t)
+		if lerr != nil {
+			return store.Decision{}, lerr
 		}
 		if req.Op == store.OpRefund {
 			// Taken by Redis (a take in flight at the switch; the local
@@ -389,7 +431,7 @@ func (t *table) fallback(ctx context.Context, req store.Request, err error) (sto
 			// nothing back.
 			req.Op, req.Cost = store.OpPeek, 1
 		}
-		d, err := lt.t.Do(ctx, req)
+		d, err := lt.Do(ctx, req)
 		// What the local limiter took is not refundable: a refund would go
 		// to Redis, which never took it.
 		d.Taken, d.Source = false, store.SourceFallback
