@@ -62,6 +62,14 @@
 // breaker. The limiter is back on Redis at most ProbeMax plus a round
 // trip after Redis answers again.
 //
+// A call that gets an error reply that is not a fault (NOPERM: an ACL
+// forbidding the scripts or a command of theirs; see package redisstore
+// for the faults) fails, or is granted a slot that holds nothing under
+// FailOpen, never a local slot: Redis answers. The first is logged
+// (Options.Logger). [Limiter.Check] at start-up reports it, as it reports
+// a Redis unreachable or too slow for Options.Timeout and warns about a
+// maxmemory-policy that may evict the leases.
+//
 // A release that cannot reach Redis (the breaker open, every call slot
 // taken, a fault) returns its error and the lease ends by itself, at
 // most Options.Lease after it was taken or last renewed; the slot is
@@ -85,9 +93,11 @@ import (
 	_ "embed"
 	"errors"
 	"fmt"
+	"log/slog"
 	"math"
 	"runtime"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/floodgate-go/floodgate/core"
@@ -157,6 +167,10 @@ type Options struct {
 	// the calls decided without Redis (breaker open, MaxCalls reached),
 	// so that a flood cannot flood it.
 	OnError func(error)
+	// Logger receives a line for the first call failing with an error
+	// reply that is not a fault, and Check's warnings; nil means
+	// slog.Default().
+	Logger *slog.Logger
 }
 
 // Limiter is a concurrency limiter in Redis: at most Limit leases of each
@@ -176,6 +190,10 @@ type Limiter struct {
 	// renewAfter schedules AutoRenew's renewals: afterFunc, or a test's
 	// hook that runs them when the test says.
 	renewAfter func(time.Duration, func()) renewTimer
+
+	log         *slog.Logger
+	otherLogged atomic.Bool            // the first error reply that is not a fault was logged
+	policy      atomic.Pointer[string] // maxmemory-policy, as Check read it
 
 	mu    sync.Mutex
 	freed map[string]chan struct{} // keys whose line's head waits for a local release
@@ -234,12 +252,14 @@ func New(client redis.UniversalClient, limit int, opts Options) (*Limiter, error
 		return nil, fmt.Errorf("redisinflight: %v: %w", opts.FailureMode, core.ErrInvalidConfig)
 	case opts.Clock != nil && isnil.Value(opts.Clock):
 		return nil, fmt.Errorf("redisinflight: nil Clock %T: %w", opts.Clock, core.ErrInvalidConfig)
+	case opts.Logger == nil:
+		opts.Logger = slog.Default()
 	}
 	// Round trips end within max(1 s, 4 × Timeout) whatever the client's
 	// options, so that black-holed connections give their calls' tokens
 	// back (see redisbound).
 	bound := redisbound.New(client, redisbound.RoundTrip(opts.Timeout))
-	l := &Limiter{client: bound.Client, bound: bound, limit: limit, opts: opts, leaseUS: int64(opts.Lease / time.Microsecond),
+	l := &Limiter{client: bound.Client, bound: bound, limit: limit, log: opts.Logger, opts: opts, leaseUS: int64(opts.Lease / time.Microsecond),
 		line:  waitline.New(cmp.Or(opts.MaxWaiters, inflight.DefaultMaxWaiters), cmp.Or(opts.MaxWaiting, inflight.DefaultMaxWaiting), inflight.ErrQueueFull),
 		freed: make(map[string]chan struct{}), calls: make(chan struct{}, opts.MaxCalls), renewAfter: afterFunc,
 		errBusy: fmt.Errorf("redisinflight: %d calls to Redis outstanding: %w", opts.MaxCalls, errShed)}
