@@ -285,14 +285,7 @@ func cloneCluster(c *redis.ClusterClient, io time.Duration, track func(newClient
 	if o.MaxRedirects == 0 {
 		o.MaxRedirects = -1
 	}
-	undoInit(&o.MinRetryBackoff, &o.MaxRetryBackoff)
-	o.ReadTimeout, o.WriteTimeout = io, io
-	if o.DialTimeout <= 0 || o.DialTimeout > io {
-		o.DialTimeout = io
-	}
-	if o.PoolTimeout > io {
-		o.PoolTimeout = io
-	}
+	bound(io, &o.ReadTimeout, &o.WriteTimeout, &o.DialTimeout, &o.PoolTimeout, &o.MinRetryBackoff, &o.MaxRetryBackoff)
 	return redis.NewClusterClient(&o)
 }
 
@@ -304,15 +297,20 @@ func cloneRing(c *redis.Ring, io time.Duration, track func(newClient) newClient)
 	if o.MaxRetries == 0 {
 		o.MaxRetries = -1
 	}
-	undoInit(&o.MinRetryBackoff, &o.MaxRetryBackoff)
-	o.ReadTimeout, o.WriteTimeout = io, io
-	if o.DialTimeout <= 0 || o.DialTimeout > io {
-		o.DialTimeout = io
-	}
-	if o.PoolTimeout > io {
-		o.PoolTimeout = io
-	}
+	bound(io, &o.ReadTimeout, &o.WriteTimeout, &o.DialTimeout, &o.PoolTimeout, &o.MinRetryBackoff, &o.MaxRetryBackoff)
 	return redis.NewRing(&o)
+}
+
+// bound sets a clone's read and write timeouts to io, its dial timeout
+// (unset or longer) and pool wait (longer) to io, and undoes go-redis's
+// defaults on its retry back-offs (see undoInit).
+func bound(io time.Duration, read, write, dial, pool *time.Duration, backoffs ...*time.Duration) {
+	*read, *write = io, io
+	if *dial <= 0 || *dial > io {
+		*dial = io
+	}
+	*pool = min(*pool, io)
+	undoInit(backoffs...)
 }
 
 // undoInit gives back −1 (none) for each duration go-redis's defaults
