@@ -149,8 +149,8 @@ func (s *Store) warm(ctx context.Context) error {
 }
 
 // probe runs sc's script as decisions run it, on keys no limiter uses: a
-// peek, a take and a reset (which deletes the key and writes a marker
-// with a TTL), so that the commands the scripts read, write and delete
+// peek, a take and a reset (which deletes the key and writes a marker,
+// deleted then), so that the commands the scripts read, write and delete
 // with all run: FCALL, or EVALSHA (EVAL when Redis lacks the script) when
 // the store calls its scripts so or Redis has not the function. It
 // returns the error a decision would meet: an ACL forbidding a command,
@@ -176,7 +176,9 @@ func (s *Store) probe(ctx context.Context, sc *compiled) error {
 			return err
 		}
 	}
-	return nil
+	// The reset deleted the limits' keys; its marker goes too (it would
+	// expire by itself): Check leaves no key behind.
+	return s.client.Del(ctx, marker).Err()
 }
 
 // call runs sc's script once with keys and args: FCALL, or EVALSHA (EVAL
