@@ -12,7 +12,7 @@ import (
 // TestAttackClusterClientBounded: a store.redis of several addresses is a
 // Cluster client, which the file built with go-redis's default
 // ReadTimeout of 5 s: the store waited that long on connections a
-// failover black-holed (TestAttackBlackholedClusterAndRing in
+// failover black-holed (TestAttackBlackholedEveryClient in
 // core/redisstore). The file's client now reads and writes within the
 // store's bound on a round trip, max(1 s, 4 × timeout), so the store
 // sends with it as it is rather than with a client of its own beside it.
