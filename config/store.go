@@ -3,9 +3,11 @@ package config
 import (
 	"fmt"
 	"os"
+	"time"
 
 	"github.com/floodgate-go/floodgate/core"
 	"github.com/floodgate-go/floodgate/core/redisstore"
+	"github.com/floodgate-go/floodgate/internal/redisbound"
 	"github.com/floodgate-go/floodgate/middleware"
 	"github.com/redis/go-redis/v9"
 	"go.yaml.in/yaml/v3"
@@ -91,7 +93,7 @@ func (b *builder) redisStore(n *yaml.Node, mopts *middleware.Options) {
 		// N processes, N times the limit.
 		b.errorf(fs["failure_mode"].val, "store.redis.failure_mode: local needs local_share, the part of each limit one process grants while Redis is down (1/N for N processes)")
 	}
-	client := b.redisClient(n, fs)
+	client := b.redisClient(n, fs, redisbound.RoundTrip(opts.Timeout))
 	if client == nil || len(b.errs) > 0 {
 		if client != nil {
 			_ = client.Close()
@@ -110,7 +112,10 @@ func (b *builder) redisStore(n *yaml.Node, mopts *middleware.Options) {
 // redisClient makes the client of store.redis n: from url, url_env or
 // addresses. Commands are never retried: the store has its own deadline,
 // failure mode and circuit breaker, and a retried take would count twice.
-func (b *builder) redisClient(n *yaml.Node, fs map[string]field) redis.UniversalClient {
+// A client of several addresses (a Cluster) reads and writes within io,
+// the store's bound on a round trip: the store sends with it as it is,
+// rather than with a client of its own beside it (see redisbound).
+func (b *builder) redisClient(n *yaml.Node, fs map[string]field, io time.Duration) redis.UniversalClient {
 	var given []field
 	for _, k := range []string{"url", "url_env", "addresses"} {
 		if f, ok := fs[k]; ok {
@@ -139,7 +144,7 @@ func (b *builder) redisClient(n *yaml.Node, fs map[string]field) redis.Universal
 		if !ok {
 			return nil
 		}
-		uo := &redis.UniversalOptions{Addrs: addrs, MaxRetries: -1}
+		uo := &redis.UniversalOptions{Addrs: addrs, MaxRetries: -1, ReadTimeout: io, WriteTimeout: io}
 		if m, ok := fs["master_name"]; ok {
 			uo.MasterName, _ = b.str(m.val, "store.redis.master_name")
 		}

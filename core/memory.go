@@ -120,6 +120,7 @@ func (m *MemoryStore) Bind(p *Policy) (store.Table, error) {
 	shardBits := uint(bits.TrailingZeros(uint(m.opts.Shards)))
 	t := &memTable{
 		policy:     p,
+		base:       p,
 		seed:       m.seed,
 		shards:     make([]memShard, m.opts.Shards),
 		shardBits:  shardBits,

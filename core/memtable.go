@@ -25,6 +25,7 @@ import (
 // in memword.go.
 type memTable struct {
 	policy    *Policy
+	base      *Policy // the policy first bound: the state's encoding (see recode.go)
 	seed      maphash.Seed
 	shards    []memShard
 	shardBits uint

@@ -234,6 +234,21 @@ func fixedParams(a, n Algorithm) string {
 	return ""
 }
 
+// Rebind returns a table deciding p on t's state (see [Rebinder]), for a
+// store that keeps a memory table of its own (the Redis store's FailLocal
+// limiter): the same shards, read under p's limits. A p of another shape
+// (see [Limiter.SetPolicy]) is refused with an error wrapping
+// ErrPolicyChange.
+func (t *memTable) Rebind(p *Policy) (store.Table, error) {
+	if p == nil || len(p.limits) == 0 {
+		return nil, fmt.Errorf("core: memory store: Rebind: nil or zero policy: %w", ErrInvalidConfig)
+	}
+	if err := compatible(t.policy, p); err != nil {
+		return nil, err
+	}
+	return t.rebind(recoded(t.base, p)), nil
+}
+
 // rebind returns a table deciding p on t's state: the same shards, read
 // by p's steppers (p is recoded for t's encoding: see recode.go).
 func (t *memTable) rebind(p *Policy) *memTable {

@@ -6,6 +6,7 @@ import (
 	_ "embed"
 	"encoding/hex"
 	"fmt"
+	"runtime"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -51,10 +52,14 @@ type Options struct {
 	SyncPeriod time.Duration
 	// Timeout bounds one sync round, in (0, MaxTimeout]; 0 means
 	// DefaultTimeout. It is the round's context deadline, and the read
-	// and write timeout of the clone of a redis.Client the store sends
-	// with (sharing its pool), whatever the client's own timeouts, so that
-	// a round on a connection a failover black-holed ends; a ClusterClient
-	// or Ring whose reads never time out, nor by the context, is refused.
+	// and write timeout of the client the store sends with, whatever the
+	// client's own timeouts, so that a round on a connection a failover
+	// black-holed ends: a clone of a redis.Client sharing its pool, or for
+	// a ClusterClient or Ring a client of the store's own made from its
+	// options (its own connections; everything but the hooks added to the
+	// application's client carried over), which [Store.Close] releases.
+	// A client whose timeouts are within Timeout, or that bounds its
+	// round trips by the context (ContextTimeoutEnabled), is used as it is.
 	// Decisions never wait for a round. A claim or a lease lives
 	// 2·SyncPeriod + Timeout: every node of a fleet must use the same
 	// SyncPeriod and Timeout.
@@ -84,7 +89,8 @@ type Options struct {
 // Redis: see the package documentation. It is safe for concurrent use.
 type Store struct {
 	client redis.UniversalClient
-	single bool // client is a *redis.Client: one hash tag for every key
+	bound  *redisbound.Bound // client's: Release, FlushSoon
+	single bool              // client is a *redis.Client: one hash tag for every key
 	opts   Options
 	script *redis.Script
 	id     string // this node's id in the shared state: random per Store
@@ -149,18 +155,26 @@ func New(client redis.UniversalClient, opts Options) (*Store, error) {
 	// A round's commands end within Timeout whatever the client's options
 	// (see redisbound): a round on a connection a failover black-holed
 	// ends, and the next one reconverges on a new connection.
-	client, err := redisbound.Client("localfirst", client, opts.Timeout)
-	if err != nil {
-		return nil, err
-	}
+	bound := redisbound.New(client, opts.Timeout)
 	var id [8]byte
 	if _, err := rand.Read(id[:]); err != nil {
 		return nil, fmt.Errorf("localfirst: node id: %w", err)
 	}
-	_, single := client.(*redis.Client)
-	s := &Store{client: client, single: single, opts: opts, script: redis.NewScript(syncLua), id: hex.EncodeToString(id[:])}
+	_, single := bound.Client.(*redis.Client)
+	s := &Store{client: bound.Client, bound: bound, single: single, opts: opts, script: redis.NewScript(syncLua), id: hex.EncodeToString(id[:])}
 	s.round.Store(1)
+	// A store dropped without Close releases its client all the same.
+	runtime.AddCleanup(s, func(b *redisbound.Bound) { b.Release() }, bound)
 	return s, nil
+}
+
+// Close releases the client the store made of its own for a ClusterClient
+// or Ring (see Options.Timeout), once no other store or limiter shares it;
+// it never closes the application's client. Call it once Run has
+// returned: rounds after it fail. It returns nil.
+func (s *Store) Close() error {
+	s.bound.Release()
+	return nil
 }
 
 // Supports reports whether the store can decide p: nil, or the error

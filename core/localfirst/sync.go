@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/floodgate-go/floodgate/internal/circuit"
 )
 
 // item is one limit of one key in a round: a window counter, or a bucket.
@@ -149,6 +151,12 @@ func (s *Store) Sync(ctx context.Context) error {
 	s.stats.items.Add(uint64(len(items)))
 	if err != nil {
 		s.stats.failed.Add(1)
+		if circuit.Soft(err) && ctx.Err() == nil {
+			// A connection stopped answering: a failover may have
+			// black-holed every connection open then, idle ones too,
+			// which the next rounds would otherwise meet one by one.
+			s.bound.FlushSoon()
+		}
 	}
 	s.round.Store(round)
 	return err

@@ -8,7 +8,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/floodgate-go/floodgate/core"
 	"github.com/floodgate-go/floodgate/core/redisstore"
 	"github.com/floodgate-go/floodgate/internal/faultproxy"
 	"github.com/floodgate-go/floodgate/internal/redistest"
@@ -137,39 +136,5 @@ func TestAttackBlackholedConnections(t *testing.T) {
 				assert.Less(t, took, 2500*time.Millisecond, "max(1 s, 4 × Timeout) and a trial: before, the client's ReadTimeout (5 s), or never")
 			}
 		})
-	}
-}
-
-// TestAttackUnboundedClusterClientRefused: a Cluster or Ring client whose
-// reads or writes never time out, and whose round trips the context does
-// not bound, is refused by New (no clone with timeouts exists for them);
-// with ContextTimeoutEnabled, or any timeout, it is accepted. A
-// redis.Client is always accepted: the store sends with a clone bounded by
-// its own deadline (TestAttackBlackholedConnections).
-func TestAttackUnboundedClusterClientRefused(t *testing.T) {
-	t.Parallel()
-	for _, tc := range []struct {
-		name string
-		c    redis.UniversalClient
-		ok   bool
-	}{
-		{"cluster, reads never time out", redis.NewClusterClient(&redis.ClusterOptions{Addrs: []string{"127.0.0.1:1"}, ReadTimeout: -1}), false},
-		{"cluster, no deadlines", redis.NewClusterClient(&redis.ClusterOptions{Addrs: []string{"127.0.0.1:1"}, ReadTimeout: -2, ContextTimeoutEnabled: true}), false},
-		{"cluster, writes never time out", redis.NewClusterClient(&redis.ClusterOptions{Addrs: []string{"127.0.0.1:1"}, WriteTimeout: -1}), false},
-		{"ring, reads never time out", redis.NewRing(&redis.RingOptions{Addrs: map[string]string{"a": "127.0.0.1:1"}, ReadTimeout: -1}), false},
-		{"cluster, context deadlines", redis.NewClusterClient(&redis.ClusterOptions{Addrs: []string{"127.0.0.1:1"}, ReadTimeout: -1, WriteTimeout: -1, ContextTimeoutEnabled: true}), true},
-		{"cluster, defaults", redis.NewClusterClient(&redis.ClusterOptions{Addrs: []string{"127.0.0.1:1"}}), true},
-		{"client, reads never time out", redis.NewClient(&redis.Options{Addr: "127.0.0.1:1", ReadTimeout: -2, WriteTimeout: -2}), true},
-	} {
-		t.Cleanup(func() { _ = tc.c.Close() })
-		s, err := redisstore.New(tc.c, redisstore.Options{})
-		if tc.ok {
-			assert.NoError(t, err, tc.name)
-			if s != nil {
-				_ = s.Close()
-			}
-			continue
-		}
-		assert.ErrorIs(t, err, core.ErrInvalidConfig, tc.name)
 	}
 }

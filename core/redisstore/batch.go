@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/floodgate-go/floodgate/core/store"
+	"github.com/floodgate-go/floodgate/internal/circuit"
 	"github.com/redis/go-redis/v9"
 )
 
@@ -520,6 +521,13 @@ func (s *Store) report(batch []*call, epoch uint64) {
 	if fault != nil {
 		s.stats.faults.Add(1)
 		s.br.Fault(fault, trial)
+		if circuit.Soft(fault) {
+			// Its connection stopped answering: a failover may have
+			// black-holed every connection open then, idle ones too,
+			// which the breaker's trials would otherwise meet one by
+			// one, each waiting the bound.
+			s.bounded.FlushSoon()
+		}
 		return
 	}
 	s.br.Answered(epoch)

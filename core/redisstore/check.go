@@ -3,6 +3,7 @@ package redisstore
 import (
 	"context"
 	"fmt"
+	"math/rand/v2"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -10,6 +11,7 @@ import (
 
 	"github.com/floodgate-go/floodgate/core"
 	"github.com/floodgate-go/floodgate/core/store"
+	"github.com/floodgate-go/floodgate/internal/redischeck"
 	"github.com/redis/go-redis/v9"
 )
 
@@ -63,11 +65,8 @@ func (s *Store) Stats() Stats {
 }
 
 // evicts reports whether a maxmemory-policy may evict limiter keys under
-// memory pressure: every policy but noeviction. Every limiter key has a
-// TTL, so the volatile-* policies, which evict only keys with one, evict
-// limiter keys as readily as allkeys-* (in a Redis shared with keys
-// without a TTL, before anything else: those they never evict).
-func evicts(policy string) bool { return policy != "" && policy != "noeviction" }
+// memory pressure (see redischeck.Evicts): every policy but noeviction.
+func evicts(policy string) bool { return redischeck.Evicts(policy) }
 
 // Check verifies that Redis answers, for use at start-up: three PINGs over
 // the client's pool within ctx, the shortest of which is the measured
@@ -86,22 +85,40 @@ func evicts(policy string) bool { return policy != "" && policy != "noeviction" 
 // reads maxmemory-policy (tolerating a
 // Redis whose CONFIG is disabled) and logs a warning when it may evict
 // limiter keys (any policy but noeviction: they all have a TTL), reported
-// by Stats.
+// by Stats. The checks are redisinflight's Check's too.
 func (s *Store) Check(ctx context.Context) error {
-	best := time.Duration(-1)
-	for range 3 {
-		start := time.Now()
-		if err := s.client.Ping(ctx).Err(); err != nil {
-			return fmt.Errorf("redisstore: start-up check: %w: %w", ErrUnavailable, err)
-		}
-		if d := time.Since(start); best < 0 || d < best {
-			best = d
-		}
+	policy, err := redischeck.Check{
+		What: "redisstore", Client: s.client, Timeout: s.opts.Timeout,
+		Unavailable: ErrUnavailable, BelowRTT: ErrTimeoutBelowRTT, Unreachable: unreachable,
+		RTT:   func(d time.Duration) { s.observeRTT(d, true) },
+		Ready: s.warm,
+		Probe: func(ctx context.Context) error {
+			s.mu.Lock()
+			bound := s.bound
+			s.mu.Unlock()
+			for _, sc := range bound {
+				if err := s.probe(ctx, sc); err != nil {
+					return err
+				}
+			}
+			return nil
+		},
+		Log: s.log,
+	}.Run(ctx)
+	if err != nil || policy == "" {
+		return err
 	}
-	s.observeRTT(best, true)
-	if best >= s.opts.Timeout {
-		return fmt.Errorf("redisstore: start-up check: round trip %v, Timeout %v: %w", best, s.opts.Timeout, ErrTimeoutBelowRTT)
+	s.stats.policy.Store(&policy)
+	if evicts(policy) {
+		s.notify(core.StoreEvicting, nil)
 	}
+	return nil
+}
+
+// warm opens Options.Pipelines connections in each of the client's pools,
+// as the workers send decisions (alone, or in a pipeline), and loads the
+// functions of the policies bound so far.
+func (s *Store) warm(ctx context.Context) error {
 	errs := make(chan error, 2*s.opts.Pipelines)
 	for range s.opts.Pipelines {
 		// A pipeline and a command, as the workers send them: go-redis
@@ -128,36 +145,19 @@ func (s *Store) Check(ctx context.Context) error {
 			return fmt.Errorf("redisstore: start-up check: %w: %w", ErrUnavailable, err)
 		}
 	}
-	for _, sc := range bound {
-		if err := s.probe(ctx, sc); err != nil {
-			if unreachable(err) {
-				return fmt.Errorf("redisstore: start-up check: %w: %w", ErrUnavailable, err)
-			}
-			return fmt.Errorf("redisstore: start-up check: a decision fails (under FailOpen, every decision would be admitted): %w", err)
-		}
-	}
-	cfg, err := s.client.ConfigGet(ctx, "maxmemory-policy").Result()
-	if err != nil {
-		s.log.Info("redisstore: cannot read maxmemory-policy (CONFIG disabled?); make sure Redis does not evict limiter keys", "err", err)
-		return nil
-	}
-	policy := cfg["maxmemory-policy"]
-	s.stats.policy.Store(&policy)
-	if evicts(policy) {
-		s.log.Warn("redisstore: redis evicts keys under memory pressure (maxmemory-policy "+policy+
-			"): limits may be silently erased; use noeviction (every limiter key has a TTL: volatile-* policies evict them too)", "policy", policy)
-		s.notify(core.StoreEvicting, nil)
-	}
 	return nil
 }
 
-// probe runs sc's script once as a decision runs it, a peek (which
-// writes nothing) of a key no limiter uses: FCALL, or EVALSHA (EVAL when
-// Redis lacks the script) when the store calls its scripts so or Redis
-// has not the function. It returns the error a decision would meet: an
-// ACL forbidding the commands, say, which no PING shows.
+// probe runs sc's script as decisions run it, on keys no limiter uses: a
+// peek, a take and a reset (which deletes the key and writes a marker,
+// deleted then), so that the commands the scripts read, write and delete
+// with all run: FCALL, or EVALSHA (EVAL when Redis lacks the script) when
+// the store calls its scripts so or Redis has not the function. It
+// returns the error a decision would meet: an ACL forbidding a command,
+// or writes, say, which no PING shows (and a peek alone does not: it
+// writes nothing).
 func (s *Store) probe(ctx context.Context, sc *compiled) error {
-	keys := make([]string, (sc.record/8-2)/7) // one per limit (see compile)
+	keys := make([]string, (sc.record/8-2)/7, (sc.record/8-2)/7+1) // one per limit (see compile), and a marker
 	for i := range keys {
 		keys[i] = s.opts.Prefix + "{floodgate-check}:" + strconv.Itoa(i)
 	}
@@ -165,7 +165,26 @@ func (s *Store) probe(ctx context.Context, sc *compiled) error {
 	if s.opts.CallerClock {
 		now = time.Now().UnixMicro()
 	}
-	args := []any{opCodes[store.OpPeek], 1, now, 0, 0}
+	marker := fmt.Sprintf("%s{floodgate-check}:f%016x%016x", s.opts.Prefix, rand.Uint64(), rand.Uint64())
+	ttl := max(1, s.ioTimeout.Milliseconds())
+	for _, op := range []store.Op{store.OpPeek, store.OpTake, store.OpReset} {
+		args, ks := []any{opCodes[op], 1, now, 0, 0}, keys
+		if op == store.OpReset {
+			args[3], ks = ttl, append(keys, marker)
+		}
+		if err := s.call(ctx, sc, ks, args); err != nil {
+			return err
+		}
+	}
+	// The reset deleted the limits' keys; its marker goes too (it would
+	// expire by itself): Check leaves no key behind.
+	return s.client.Del(ctx, marker).Err()
+}
+
+// call runs sc's script once with keys and args: FCALL, or EVALSHA (EVAL
+// when Redis lacks the script) when the store calls its scripts so or
+// Redis has not the function.
+func (s *Store) call(ctx context.Context, sc *compiled, keys []string, args []any) error {
 	if !s.noFunctions.Load() {
 		err := s.client.FCall(ctx, sc.fn, keys, args...).Err()
 		if !isMissing(err) {

@@ -33,9 +33,13 @@ type denyShard struct {
 // cost of a denial stays constant however full the cache is.
 const evictSample = 8
 
+// denyEntry is a denial: out holds from anchor on the caller's clock
+// (Unix ns) until anchor + out.RetryAfter; a request whose clock reads
+// before at, the instant the denial's request was made, is not answered
+// from it (a caller lagging behind that request).
 type denyEntry struct {
-	at, until int64 // local instants, Unix ns
-	out       store.Outcome
+	at, anchor, until int64
+	out               store.Outcome
 }
 
 func newDenyCache(size int) *denyCache {
@@ -65,15 +69,18 @@ func (c *denyCache) get(key string, now int64) (store.Outcome, bool) {
 	if !ok {
 		return store.Outcome{}, false
 	}
-	el := time.Duration(now - e.at)
+	// (Before the anchor, for a request made while the denial's round
+	// trip was out: longer than Redis's, never shorter.)
+	el := time.Duration(now - e.anchor)
 	o := e.out
-	o.RetryAfter -= el
+	o.RetryAfter = time.Duration(e.until - now)
 	o.ResetAfter = max(0, o.ResetAfter-el)
 	return o, true
 }
 
-// put remembers a denial decided at (or after) the local instant at.
-func (c *denyCache) put(key string, at int64, o store.Outcome) {
+// put remembers a denial of a request made at the local instant at whose
+// RetryAfter and ResetAfter run from anchor (≥ at).
+func (c *denyCache) put(key string, at, anchor int64, o store.Outcome) {
 	if o.RetryAfter <= 0 {
 		return
 	}
@@ -102,7 +109,7 @@ func (c *denyCache) put(key string, at int64, o store.Outcome) {
 			delete(s.m, victim)
 		}
 	}
-	s.m[k] = denyEntry{at: at, until: at + int64(o.RetryAfter), out: o}
+	s.m[k] = denyEntry{at: at, anchor: anchor, until: anchor + int64(o.RetryAfter), out: o}
 }
 
 func (c *denyCache) del(key string) {

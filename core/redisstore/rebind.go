@@ -1,6 +1,8 @@
 package redisstore
 
 import (
+	"fmt"
+
 	"github.com/floodgate-go/floodgate/core"
 	"github.com/floodgate-go/floodgate/core/store"
 )
@@ -10,8 +12,12 @@ import (
 // SetPolicy checks that p keeps the state's shape). The scripts keep every
 // algorithm's state in units that do not depend on its parameters (an
 // instant, a count, tokens, permits, a log of instants), so the state is
-// read as it stands. The new table's deny cache and FailLocal fallback
-// start empty: what the old ones hold was decided under t's limits.
+// read as it stands. The new table's deny cache starts empty: what the
+// old one holds was decided under t's limits (a raised limit would deny
+// too long), and it admits nothing by itself. The FailLocal limiter is
+// kept, moved to p's scaled limits (see localState): a new one would grant
+// this process a fresh share of every limit at each change, during an
+// outage. A change it cannot read its state under is refused.
 func (t *table) Rebind(p *core.Policy) (store.Table, error) {
 	nt, err := t.s.Bind(p)
 	if err != nil {
@@ -19,5 +25,15 @@ func (t *table) Rebind(p *core.Policy) (store.Table, error) {
 	}
 	n := nt.(*table)
 	n.fp, n.fpSum = t.fp, t.fpSum
+	if t.local != nil {
+		n.local, n.gen = t.local, t.local.gens.Add(1)
+		if t.local.cur.Load() != nil {
+			// Moved now, so that a change the local state cannot be read
+			// under is refused here rather than at the next fault.
+			if _, err := n.local.table(n); err != nil {
+				return nil, fmt.Errorf("redisstore: policy %q: the FailLocal limiter: %w", p.Name(), err)
+			}
+		}
+	}
 	return n, nil
 }

@@ -91,12 +91,24 @@
 // it does, whatever the client's timeouts (go-redis reads for 5 s by
 // default, for ever with ReadTimeout −1, and bounds them by the context
 // only with ContextTimeoutEnabled), the store sends with a clone of a
-// redis.Client sharing its pool with timeouts of that bound
-// (Client.WithTimeout); a ClusterClient or Ring whose reads or writes
-// never time out, nor by the context, is refused by New. Connections
+// redis.Client (a Sentinel failover client too) sharing its pool, with
+// timeouts of that bound (Client.WithTimeout). A ClusterClient or Ring has
+// no such clone: unless its timeouts are within the bound, or it bounds
+// its round trips by the context (ContextTimeoutEnabled), the store sends
+// with a client of its own made from its options with timeouts of that
+// bound: its own connections (a pool per node, of the client's PoolSize),
+// shared by the stores and limiters made on that client (redisinflight,
+// localfirst) and closed by the last one's Close; everything is carried
+// over (addresses, credentials, TLS, Dialer, OnConnect, routing) but the
+// hooks added to the application's client (AddHook), which do not see the
+// store's commands. Connections
 // black-holed by a failover are thus given up, and the store is back on
 // the Redis that answers on new ones, within about a second, not the
-// client's ReadTimeout. A late
+// client's ReadTimeout: a round trip that times out also makes the store
+// PING every idle connection of the client's pools at once (of every
+// node's, on a Cluster or Ring), so that those black-holed with it are
+// given up together rather than one by one by the breaker's trials, each
+// waiting the bound. A late
 // round trip is not a lost one: its connection stays in the client's pool
 // (a slow link warms up instead of redialling at every deadline), and its
 // outcome still tells the circuit breaker whether Redis answers. A
@@ -333,8 +345,11 @@ type Options struct {
 	// Remaining that grows with time. A Refund or Reset through this store
 	// forgets the key's entry; one made by another process is not seen, so
 	// this process may deny that key until t (never admit wrongly). With
-	// Redis TIME, t is measured from the instant the request was sent, so
-	// the local answer never outlasts Redis's.
+	// Redis TIME, t is measured from the reply's receipt (Redis decided
+	// between the request's sending and then), so that a request the
+	// cache answers, retried at the RetryAfter it is given, reaches Redis
+	// after the instant Redis gave: the local answer may outlast Redis's
+	// by up to the round trip, never fall short of it.
 	DenyCacheSize int
 	// ExpirySlack is added to every key's TTL; 0 means none. Keys then
 	// outlive their recovery time, harmlessly (a recovered key decides as
@@ -363,7 +378,8 @@ type Options struct {
 // concurrent use; Close stops its goroutines.
 type Store struct {
 	client    redis.UniversalClient
-	cluster   bool // calls coalesced into one script call must share a slot
+	bounded   *redisbound.Bound // client's: Release, Flush
+	cluster   bool              // calls coalesced into one script call must share a slot
 	opts      Options
 	log       *slog.Logger
 	ioTimeout time.Duration // a round trip's own bound, past the decision's
@@ -435,13 +451,12 @@ func New(client redis.UniversalClient, opts Options) (*Store, error) {
 	case opts.Observer != nil && isnil.Value(opts.Observer):
 		return nil, fmt.Errorf("redisstore: nil Observer %T: %w", opts.Observer, core.ErrInvalidConfig)
 	}
-	io := max(time.Second, 4*opts.Timeout)
-	client, err := redisbound.Client("redisstore", client, io)
-	if err != nil {
-		return nil, err
-	}
+	io := redisbound.RoundTrip(opts.Timeout)
+	bound := redisbound.New(client, io)
+	client = bound.Client
 	s := &Store{
 		client:     client,
+		bounded:    bound,
 		opts:       opts,
 		log:        opts.Logger,
 		ioTimeout:  io,
@@ -472,7 +487,9 @@ func New(client redis.UniversalClient, opts Options) (*Store, error) {
 }
 
 // Close stops the store's goroutines; decisions after it fail. It does not
-// close the client. Round trips in flight end by their own deadline.
+// close the application's client; it closes the client the store made of
+// its own, if any (see Failures in the package doc) once no other store
+// shares it. Round trips in flight end by their own deadline.
 func (s *Store) Close() error {
 	s.mu.Lock()
 	if s.closed {
@@ -484,6 +501,7 @@ func (s *Store) Close() error {
 	s.cancel()
 	s.mu.Unlock()
 	s.wg.Wait()
+	s.bounded.Release()
 	return nil
 }
 

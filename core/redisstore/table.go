@@ -10,6 +10,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"strconv"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -31,13 +32,61 @@ type table struct {
 	fpSum  [sha256.Size]byte
 	slack  any // Options.ExpirySlack in ms, boxed once
 	quotas []int64
-	deny   *denyCache // nil when not exact for p or disabled
-	local  atomic.Pointer[localTable]
+	deny   *denyCache   // nil when not exact for p or disabled
+	local  *localState  // FailLocal's, shared with the tables Rebind makes
+	gen    uint64       // this table's place among them: 0 for Bind's, n for the nth Rebind
 	scaled *core.Policy // FailLocal's policy
 }
 
+// localState is FailLocal's in-memory limiter of a table and of the
+// tables Rebind makes from it: one state for them all (made at the first
+// fault), decided under the newest table's scaled policy, so that a
+// change of policy during an outage keeps what this process admitted
+// instead of granting its share afresh.
+type localState struct {
+	mu   sync.Mutex
+	cur  atomic.Pointer[localTable] // nil until the first fault
+	gens atomic.Uint64              // the tables Rebind made
+}
+
+// localTable is the local limiter as of the table of generation gen.
 type localTable struct {
-	t store.Table
+	t   store.Table
+	gen uint64
+}
+
+// table returns the local limiter for t: made now at the first fault, or
+// moved to t's policy when t is newer than the one it decides (a table
+// older than it uses it as it is: a decision in flight across a change).
+func (l *localState) table(t *table) (store.Table, error) {
+	if lt := l.cur.Load(); lt != nil && lt.gen >= t.gen {
+		return lt.t, nil
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	lt := l.cur.Load()
+	switch {
+	case lt != nil && lt.gen >= t.gen:
+		return lt.t, nil
+	case lt != nil:
+		nt, err := lt.t.(core.Rebinder).Rebind(t.scaled)
+		if err != nil {
+			return nil, err
+		}
+		lt = &localTable{t: nt, gen: t.gen}
+	default:
+		ms, err := core.NewMemoryStore(core.MemoryOptions{})
+		if err != nil {
+			return nil, err
+		}
+		tb, err := ms.Bind(t.scaled)
+		if err != nil {
+			return nil, err
+		}
+		lt = &localTable{t: tb, gen: t.gen}
+	}
+	l.cur.Store(lt)
+	return lt.t, nil
 }
 
 // Supports reports whether the Redis store can decide p exactly as the
@@ -91,6 +140,7 @@ func (s *Store) Bind(p *core.Policy) (store.Table, error) {
 		if t.scaled, err = ScalePolicy(p, s.opts.LocalShare); err != nil {
 			return nil, err
 		}
+		t.local = &localState{}
 	}
 	s.preload(sc)
 	return t, nil
@@ -175,6 +225,13 @@ func (t *table) Do(ctx context.Context, req store.Request) (store.Decision, erro
 	c := callPool.Get().(*call)
 	c.sc, c.keys, c.trial = t.sc, t.appendKeys(c.keys[:0], req.Key, rid), trial
 	c.args = append(c.args[:0], opArgs[req.Op], req.Cost, now, taken, t.slack)
+	// A denial this decision may cache holds until Redis's RetryAfter
+	// from the reply's receipt (see result): measured from here.
+	timed := t.deny != nil && req.Cost == 1 && !t.s.opts.CallerClock
+	var sent int64
+	if timed {
+		sent = nanotime()
+	}
 	completed, err := t.s.exec(ctx, c)
 	if err != nil {
 		if completed {
@@ -183,7 +240,11 @@ func (t *table) Do(ctx context.Context, req store.Request) (store.Decision, erro
 		}
 		return t.failed(ctx, req, err)
 	}
-	res, err := t.result(req, c.reply) // before c, and its buffer, go back to the pool
+	var wait int64
+	if timed {
+		wait = nanotime() - sent
+	}
+	res, err := t.result(req, c.reply, wait) // before c, and its buffer, go back to the pool
 	c.reply, c.err = nil, nil
 	callPool.Put(c)
 	return res, err
@@ -234,12 +295,12 @@ func floorDiv(a, b int64) int64 {
 }
 
 // result decodes a script's reply: a record, or a take's short record
-// (see step.lua).
-func (t *table) result(req store.Request, reply []byte) (store.Decision, error) {
+// (see step.lua). wait is how long the round trip took, from before it
+// was sent to its reply's receipt, on the local monotonic clock.
+func (t *table) result(req store.Request, reply []byte, wait int64) (store.Decision, error) {
 	if req.Op == store.OpReset {
 		return store.Decision{}, nil
 	}
-	sent := req.Now
 	var d store.Decision
 	var err error
 	if g := t.sc.gcra; g != nil && req.Op == store.OpTake && len(reply) == shortRecord {
@@ -258,8 +319,15 @@ func (t *table) result(req store.Request, reply []byte) (store.Decision, error) 
 	}
 	if t.deny != nil && !outs[0].Allowed && req.Cost == 1 && req.Op != store.OpRefund && outs[0].RetryAfter != core.Never {
 		// (The deny cache serves single-limit policies only: outs[0] is
-		// the decision.)
-		t.deny.put(req.Key, sent, outs[0])
+		// the decision.) Redis decided at some instant between the
+		// request's sending and its reply's receipt, and its RetryAfter
+		// runs from then: the cached denial runs from the receipt,
+		// req.Now + wait on the caller's clock, so that a request the
+		// cache answers, retried at the RetryAfter it is given, reaches
+		// Redis after the instant Redis gave (from req.Now, it could
+		// arrive up to the one-way latency before, and be denied again).
+		// With CallerClock, Redis decided at req.Now itself.
+		t.deny.put(req.Key, req.Now, req.Now+wait, outs[0])
 	}
 	return d, nil
 }
@@ -347,22 +415,14 @@ func (t *table) fallback(ctx context.Context, req store.Request, err error) (sto
 		return t.open(req)
 	case FailLocal:
 		// One local limiter for the store's life, made at the first
-		// fault: what it admitted during an outage still counts in the
-		// next one until it recovers by itself, so however often the
-		// store switches (a flapping link), this process grants at most
-		// its share over any window.
-		lt := t.local.Load()
-		if lt == nil {
-			ms, merr := core.NewMemoryStore(core.MemoryOptions{})
-			if merr != nil {
-				return store.Decision{}, merr
-			}
-			tb, merr := ms.Bind(t.scaled)
-			if merr != nil {
-				return store.Decision{}, merr
-			}
-			t.local.CompareAndSwap(nil, &localTable{t: tb})
-			lt = t.local.Load()
+		// fault and kept across policy changes (see localState): what it
+		// admitted during an outage still counts in the next one until
+		// it recovers by itself, so however often the store switches (a
+		// flapping link) or the policy changes, this process grants at
+		// most its share over any window.
+		lt, lerr := t.local.table(t)
+		if lerr != nil {
+			return store.Decision{}, lerr
 		}
 		if req.Op == store.OpRefund {
 			// Taken by Redis (a take in flight at the switch; the local
@@ -371,7 +431,7 @@ func (t *table) fallback(ctx context.Context, req store.Request, err error) (sto
 			// nothing back.
 			req.Op, req.Cost = store.OpPeek, 1
 		}
-		d, err := lt.t.Do(ctx, req)
+		d, err := lt.Do(ctx, req)
 		// What the local limiter took is not refundable: a refund would go
 		// to Redis, which never took it.
 		d.Taken, d.Source = false, store.SourceFallback

@@ -166,6 +166,10 @@ func (b *Breaker) Release() {
 	}
 }
 
+// Closed reports whether decisions go to Redis (the breaker is neither
+// open nor half-open).
+func (b *Breaker) Closed() bool { return b.state.Load() == stClosed }
+
 // Epoch counts the openings: read it when a round trip is sent, and give
 // it to Answered when the round trip is answered.
 func (b *Breaker) Epoch() uint64 { return b.epoch.Load() }

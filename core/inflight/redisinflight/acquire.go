@@ -8,11 +8,11 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/floodgate-go/floodgate/core/inflight"
 	"github.com/floodgate-go/floodgate/core/redisstore"
+	"github.com/floodgate-go/floodgate/internal/redisfault"
 )
 
 // Acquire takes a slot of key, or fails at once with inflight.ErrFull
@@ -75,7 +75,8 @@ func newMember() string {
 }
 
 // fallback answers an Acquire that met err: the caller's own end, a key
-// conflict, or a fault decided by the failure mode.
+// conflict or another error reply that is not a fault (an error, or
+// FailOpen's slot), or a fault decided by the failure mode.
 func (l *Limiter) fallback(ctx context.Context, key string, err error) (*inflight.Slot, error) {
 	if ctx.Err() != nil {
 		return nil, ctx.Err()
@@ -83,16 +84,20 @@ func (l *Limiter) fallback(ctx context.Context, key string, err error) (*infligh
 	if l.opts.OnError != nil && !errors.Is(err, errShed) {
 		l.opts.OnError(err)
 	}
-	if strings.HasPrefix(err.Error(), "WRONGTYPE") {
+	fault := false
+	switch classify(err) {
+	case redisfault.Conflict:
 		err = fmt.Errorf("redisinflight: %w: %w", redisstore.ErrKeyConflict, err)
-	} else {
-		err = unavailable(err)
+	case redisfault.Other:
+		err = fmt.Errorf("redisinflight: %w", err)
+	default:
+		err, fault = unavailable(err), true
 	}
 	switch l.opts.FailureMode {
 	case redisstore.FailOpen:
 		return inflight.NewSlot(func(context.Context) error { return nil }, nil), nil
 	case redisstore.FailLocal:
-		if !errors.Is(err, redisstore.ErrKeyConflict) {
+		if fault {
 			s, lerr := l.local.Acquire(ctx, key)
 			if lerr != nil {
 				return nil, lerr

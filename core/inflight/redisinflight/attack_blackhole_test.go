@@ -4,12 +4,12 @@ import (
 	"context"
 	"fmt"
 	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/floodgate-go/floodgate/core/inflight/redisinflight"
 	"github.com/floodgate-go/floodgate/core/redisstore"
+	"github.com/floodgate-go/floodgate/internal/canary"
 	"github.com/floodgate-go/floodgate/internal/faultproxy"
 	"github.com/floodgate-go/floodgate/internal/redistest"
 	"github.com/floodgate-go/floodgate/internal/within"
@@ -66,62 +66,31 @@ func TestAttackBlackholedConnections(t *testing.T) {
 				})
 			}
 			within.Wait(t, &wg, "the test's goroutines")
-			cn := startCanary()
+			cn := canary.Start()
 			sw.Set(healthy.Addr()) // Redis answers again, on new connections
-			start := time.Now()
-			for {
-				s, err := l.Acquire(ctx, "after")
-				if err == nil {
-					require.NoError(t, s.Release(ctx))
-					break
-				}
-				require.ErrorIs(t, err, redisstore.ErrUnavailable)
-				require.Less(t, time.Since(start), 30*time.Second, "not back on Redis")
-				time.Sleep(2 * time.Millisecond)
-			}
-			took := time.Since(start)
+			took := untilAcquired(t, l)
 			t.Logf("back on Redis %v after it answered again", took)
-			if cn.kept(t, 100*time.Millisecond) {
+			if cn.Kept(t, 100*time.Millisecond) {
 				assert.Less(t, took, 2500*time.Millisecond, "max(1 s, 4 × Timeout) and a trial: before, the client's ReadTimeout (5 s), or never")
 			}
 		})
 	}
 }
 
-// lateness measures how late 1 ms sleeps wake up while it runs: on a
-// machine too loaded to keep a second's timing, the test logs its figure
-// rather than asserting it (as core/redisstore's fault tests do).
-type lateness struct {
-	stop  chan struct{}
-	done  chan struct{}
-	worst atomic.Int64
-}
-
-func startCanary() *lateness {
-	c := &lateness{stop: make(chan struct{}), done: make(chan struct{})}
-	go func() {
-		defer close(c.done)
-		for {
-			select {
-			case <-c.stop:
-				return
-			default:
-			}
-			start := time.Now()
-			time.Sleep(time.Millisecond)
-			c.worst.Store(max(c.worst.Load(), int64(time.Since(start)-time.Millisecond)))
+// untilAcquired acquires (and releases) a slot every 2 ms until Redis
+// grants one, at most within 30 s, and returns how long that took.
+func untilAcquired(t *testing.T, l *redisinflight.Limiter) time.Duration {
+	t.Helper()
+	ctx := context.Background()
+	start := time.Now()
+	for {
+		s, err := l.Acquire(ctx, "after")
+		if err == nil {
+			require.NoError(t, s.Release(ctx))
+			return time.Since(start)
 		}
-	}()
-	return c
-}
-
-// kept stops c and reports whether no sleep woke up more than max late.
-func (c *lateness) kept(t *testing.T, max time.Duration) bool {
-	close(c.stop)
-	<-c.done
-	if late := time.Duration(c.worst.Load()); late > max {
-		t.Logf("the machine is overloaded (a 1 ms sleep woke up %v late): timing not asserted", late)
-		return false
+		require.ErrorIs(t, err, redisstore.ErrUnavailable)
+		require.Less(t, time.Since(start), 30*time.Second, "not back on Redis")
+		time.Sleep(2 * time.Millisecond)
 	}
-	return true
 }

@@ -2,11 +2,12 @@ package redisinflight
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	"github.com/floodgate-go/floodgate/core/redisstore"
 	"github.com/floodgate-go/floodgate/internal/circuit"
-	"github.com/redis/go-redis/v9"
+	"github.com/floodgate-go/floodgate/internal/redisfault"
 )
 
 // errShed marks a call decided without Redis: the breaker open, or
@@ -51,6 +52,12 @@ func (l *Limiter) call(ctx context.Context, f func(context.Context) (any, error)
 	go func() {
 		defer func() { <-l.calls }()
 		v, err := f(cctx)
+		if err != nil && circuit.Soft(err) && ctx.Err() == nil {
+			// Its connection stopped answering: a failover may have
+			// black-holed every connection open then (see
+			// redisbound.Bound.Flush).
+			l.bound.FlushSoon()
+		}
 		ch <- reply{v, err}
 	}()
 	select {
@@ -72,16 +79,27 @@ func (l *Limiter) call(ctx context.Context, f func(context.Context) (any, error)
 }
 
 // report tells the breaker how a round trip sent at epoch went: err is
-// its fault (nil: Redis answered), cut that the caller gave up, which
-// says nothing of Redis. An error reply that is not a fault (WRONGTYPE)
-// is an answer.
+// its error (nil: Redis answered), cut that the caller gave up, which
+// says nothing of Redis. An error reply that is not a fault (WRONGTYPE,
+// NOPERM: see redisfault) is an answer; the first is logged.
 func (l *Limiter) report(err error, epoch uint64, trial, cut bool) {
-	switch {
-	case cut:
+	if cut {
 		if trial {
 			l.br.Release()
 		}
-	case err == nil || redis.HasErrorPrefix(err, "WRONGTYPE"):
+		return
+	}
+	switch classify(err) {
+	case redisfault.Other:
+		if l.otherLogged.CompareAndSwap(false, true) {
+			// (An error reply that is not a fault, such as an ACL
+			// refusing the scripts, fails every call alike: under
+			// FailOpen, it grants them all. Said once.)
+			l.log.Error("redisinflight: calls fail with an error reply; such Acquires fail (FailOpen grants them)",
+				"mode", l.opts.FailureMode.String(), "err", err)
+		}
+		l.br.Answered(epoch)
+	case redisfault.None, redisfault.Conflict:
 		l.br.Answered(epoch)
 	default:
 		l.br.Fault(err, trial)
@@ -91,7 +109,13 @@ func (l *Limiter) report(err error, epoch uint64, trial, cut bool) {
 // soft reports the faults the breaker counts up to Options.Failures
 // rather than opening at once: a missed deadline, or a Cluster reply
 // about one slot being moved.
-func soft(err error) bool {
-	return circuit.Soft(err) || redis.HasErrorPrefix(err, "TRYAGAIN") || redis.HasErrorPrefix(err, "MOVED") ||
-		redis.HasErrorPrefix(err, "ASK")
+func soft(err error) bool { return circuit.Soft(err) || redisfault.SlotLocal(err) }
+
+// classify returns err's class (see redisfault); redisstore.ErrUnavailable
+// (a call not sent) is a fault.
+func classify(err error) redisfault.Class {
+	if errors.Is(err, redisstore.ErrUnavailable) {
+		return redisfault.Fault
+	}
+	return redisfault.Classify(err)
 }

@@ -41,9 +41,12 @@
 // on in a goroutine until the client gives up: within max(1 s,
 // 4 × Timeout), whatever the client's timeouts, as in package redisstore
 // (a redis.Client is used through a clone with timeouts of that bound,
-// sharing its pool; a ClusterClient or Ring whose reads never time out is
-// refused), so that connections black-holed by a failover give their
-// calls back within about a second. At most Options.MaxCalls
+// sharing its pool; a ClusterClient or Ring through a client of
+// floodgate's own made from its options, which [Limiter.Close] releases),
+// so that connections black-holed by a failover give their calls back
+// within about a second; a round trip that times out makes the limiter
+// PING every idle connection at once, so that those black-holed with it
+// are given up together, not one per breaker trial. At most Options.MaxCalls
 // round trips (4 × the client's pool size by default) are outstanding at
 // once: beyond that, while Redis stalls, an Acquire is decided by the
 // failure mode at once, with no goroutine and no wait, so that a flood
@@ -58,6 +61,14 @@
 // trial, goes to Redis over the client's pool; its answer closes the
 // breaker. The limiter is back on Redis at most ProbeMax plus a round
 // trip after Redis answers again.
+//
+// A call that gets an error reply that is not a fault (NOPERM: an ACL
+// forbidding the scripts or a command of theirs; see package redisstore
+// for the faults) fails, or is granted a slot that holds nothing under
+// FailOpen, never a local slot: Redis answers. The first is logged
+// (Options.Logger). [Limiter.Check] at start-up reports it, as it reports
+// a Redis unreachable or too slow for Options.Timeout and warns about a
+// maxmemory-policy that may evict the leases.
 //
 // A release that cannot reach Redis (the breaker open, every call slot
 // taken, a fault) returns its error and the lease ends by itself, at
@@ -82,9 +93,11 @@ import (
 	_ "embed"
 	"errors"
 	"fmt"
+	"log/slog"
 	"math"
 	"runtime"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/floodgate-go/floodgate/core"
@@ -154,6 +167,10 @@ type Options struct {
 	// the calls decided without Redis (breaker open, MaxCalls reached),
 	// so that a flood cannot flood it.
 	OnError func(error)
+	// Logger receives a line for the first call failing with an error
+	// reply that is not a fault, and Check's warnings; nil means
+	// slog.Default().
+	Logger *slog.Logger
 }
 
 // Limiter is a concurrency limiter in Redis: at most Limit leases of each
@@ -161,6 +178,7 @@ type Options struct {
 // for concurrent use.
 type Limiter struct {
 	client  redis.UniversalClient
+	bound   *redisbound.Bound // client's: Release, FlushSoon
 	limit   int
 	opts    Options
 	leaseUS int64
@@ -172,6 +190,10 @@ type Limiter struct {
 	// renewAfter schedules AutoRenew's renewals: afterFunc, or a test's
 	// hook that runs them when the test says.
 	renewAfter func(time.Duration, func()) renewTimer
+
+	log         *slog.Logger
+	otherLogged atomic.Bool            // the first error reply that is not a fault was logged
+	policy      atomic.Pointer[string] // maxmemory-policy, as Check read it
 
 	mu    sync.Mutex
 	freed map[string]chan struct{} // keys whose line's head waits for a local release
@@ -230,15 +252,14 @@ func New(client redis.UniversalClient, limit int, opts Options) (*Limiter, error
 		return nil, fmt.Errorf("redisinflight: %v: %w", opts.FailureMode, core.ErrInvalidConfig)
 	case opts.Clock != nil && isnil.Value(opts.Clock):
 		return nil, fmt.Errorf("redisinflight: nil Clock %T: %w", opts.Clock, core.ErrInvalidConfig)
+	case opts.Logger == nil:
+		opts.Logger = slog.Default()
 	}
 	// Round trips end within max(1 s, 4 × Timeout) whatever the client's
 	// options, so that black-holed connections give their calls' tokens
 	// back (see redisbound).
-	client, err := redisbound.Client("redisinflight", client, max(time.Second, 4*opts.Timeout))
-	if err != nil {
-		return nil, err
-	}
-	l := &Limiter{client: client, limit: limit, opts: opts, leaseUS: int64(opts.Lease / time.Microsecond),
+	bound := redisbound.New(client, redisbound.RoundTrip(opts.Timeout))
+	l := &Limiter{client: bound.Client, bound: bound, limit: limit, log: opts.Logger, opts: opts, leaseUS: int64(opts.Lease / time.Microsecond),
 		line:  waitline.New(cmp.Or(opts.MaxWaiters, inflight.DefaultMaxWaiters), cmp.Or(opts.MaxWaiting, inflight.DefaultMaxWaiting), inflight.ErrQueueFull),
 		freed: make(map[string]chan struct{}), calls: make(chan struct{}, opts.MaxCalls), renewAfter: afterFunc,
 		errBusy: fmt.Errorf("redisinflight: %d calls to Redis outstanding: %w", opts.MaxCalls, errShed)}
@@ -256,7 +277,18 @@ func New(client redis.UniversalClient, limit int, opts Options) (*Limiter, error
 		}
 		l.local = local
 	}
+	// A limiter dropped without Close releases its client all the same.
+	runtime.AddCleanup(l, func(b *redisbound.Bound) { b.Release() }, bound)
 	return l, nil
+}
+
+// Close releases the client the limiter made of its own for a
+// ClusterClient or Ring (see the package documentation), once no other
+// limiter or store shares it; it never closes the application's client.
+// Calls after Close go to the failure mode. It returns nil.
+func (l *Limiter) Close() error {
+	l.bound.Release()
+	return nil
 }
 
 // poolSize is the connections client's pool holds at most.
