@@ -20,7 +20,7 @@ import (
 // TestAttackBlackholedClusterRound: TestAttackBlackholedRound on a real
 // Cluster, whose client has no clone sharing its pool. With go-redis's
 // default ReadTimeout (5 s) a round on black-holed connections lasted
-// 5 s, twenty-five times its Timeout of 200 ms (the node's units unsynced
+// 5 s, five times its Timeout of 1 s (the node's units unsynced
 // meanwhile, its next round late); with reads that never time out, New
 // refused the client. The store now sends with a client of its own made
 // from the client's options, bounded by Timeout: the round ends by about
@@ -45,7 +45,12 @@ func TestAttackBlackholedClusterRound(t *testing.T) {
 			t.Cleanup(func() { _ = c.Close() })
 			clk := coretest.NewClock(t0)
 			p := core.MustPolicy("b", core.Limit{Name: "b", Algorithm: core.FixedWindow{Quota: 100, Window: time.Minute}})
-			const timeout = 200 * time.Millisecond
+			// A Timeout a loaded machine's rounds on a healthy Cluster
+			// never reach (200 ms did not hold under -race at load 5:
+			// the first round after the recovery, dialling anew, missed
+			// it), still well apart from the 5 s of the client's
+			// default ReadTimeout.
+			const timeout = time.Second
 			ns := newNodes(t, c, clk, p, 2, localfirst.Options{Timeout: timeout, Buckets: 4,
 				Prefix: "floodgate:lf:" + tc.name + ":"})
 			for _, n := range ns {
@@ -72,7 +77,7 @@ func TestAttackBlackholedClusterRound(t *testing.T) {
 			assert.Error(t, err, "a round on black-holed connections")
 			t.Logf("the round on black-holed connections ended after %v (Timeout %v)", took, timeout)
 			if cn.Kept(t, 100*time.Millisecond) {
-				assert.Less(t, took, 2*time.Second, "about Timeout: before, the client's ReadTimeout (5 s), or refused")
+				assert.Less(t, took, 3*time.Second, "about Timeout: before, the client's ReadTimeout (5 s), or refused")
 			}
 			f.Recover()
 			require.NoError(t, ns[0].s.Sync(context.Background()), "the next round, on new connections")
