@@ -15,6 +15,7 @@ import (
 // window counts is refused at Bind (and by Supports) with an error that
 // wraps core.ErrInvalidConfig and says why; window counters are accepted.
 func TestBindRefusesUnsyncable(t *testing.T) {
+	t.Parallel()
 	client := redis.NewClient(&redis.Options{Addr: "127.0.0.1:1"}) // Bind never calls Redis
 	t.Cleanup(func() { _ = client.Close() })
 	s, err := localfirst.New(client, localfirst.Options{Nodes: 2})

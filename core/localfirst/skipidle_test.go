@@ -17,6 +17,7 @@ import (
 // again once it has units to push, or SyncPeriod + Timeout after its last
 // read, when the other nodes' counts reach its view.
 func TestSkipIdleSkipsQuietKeys(t *testing.T) {
+	t.Parallel()
 	_, client := startRedis(t)
 	clk := coretest.NewClock(t0)
 	p := core.MustPolicy("idle", core.Limit{Name: "idle", Algorithm: core.FixedWindow{Quota: 100, Window: time.Minute}})

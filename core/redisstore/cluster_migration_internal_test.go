@@ -37,8 +37,9 @@ import (
 // decision for a while, and go-redis's Cluster pipelines sent some takes
 // twice).
 func TestClusterSlotMigration(t *testing.T) {
+	cl := redistest.LaunchCluster(t, 3) // it forms while the serial tests run
 	t.Parallel()
-	cl := redistest.StartCluster(t, 3)
+	cl.Wait(t)
 	c := cl.Client(t)
 	ctx := context.Background()
 	s, err := New(c, Options{Prefix: "mig:", Timeout: 10 * time.Second})

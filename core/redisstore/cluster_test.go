@@ -19,8 +19,9 @@ import (
 // 3-master Redis Cluster and requires that no node ever answered
 // CROSSSLOT.
 func TestCluster(t *testing.T) {
+	cl := redistest.LaunchCluster(t, 3) // it forms while the serial tests run
 	t.Parallel()
-	cl := redistest.StartCluster(t, 3)
+	cl.Wait(t)
 	addrs := cl.Addrs()
 	c := cl.Client(t)
 	ctx := context.Background()

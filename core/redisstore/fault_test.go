@@ -320,6 +320,7 @@ func TestRTTNoCheck(t *testing.T) {
 // TestSlowLink: a Timeout below the round trip is reported: an error from
 // Check, one log line, Stats.SlowLink.
 func TestSlowLink(t *testing.T) {
+	t.Parallel()
 	srv := redistest.Start(t)
 	p := faultproxy.Start(t, srv.Addr())
 	p.SetLatency(15 * time.Millisecond)
@@ -514,6 +515,7 @@ func TestFailureModes(t *testing.T) {
 // TestDownAtStart: Check reports a Redis that does not answer with
 // ErrUnavailable, and decisions then log one line, not one per decision.
 func TestDownAtStart(t *testing.T) {
+	t.Parallel()
 	c := defaultClient(t, deadAddr)
 	s, logs := faultStore(t, c, redisstore.Options{FailureMode: redisstore.FailLocal})
 	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
@@ -532,6 +534,7 @@ func TestDownAtStart(t *testing.T) {
 // TestEvictionPolicy: Check warns about a Redis that evicts any key
 // (allkeys-*), and not about noeviction.
 func TestEvictionPolicy(t *testing.T) {
+	t.Parallel()
 	for _, policy := range []string{"allkeys-lru", "noeviction"} {
 		t.Run(policy, func(t *testing.T) {
 			t.Parallel()
