@@ -428,13 +428,25 @@ func TestDroppedConnections(t *testing.T) {
 	var stop atomic.Bool
 	var wg sync.WaitGroup
 	var decided atomic.Int64
+	// The traffic lasts until the test stops it, also when a check fails
+	// (the cleanup runs before the store's). It was 1e5 decisions per
+	// goroutine: a store that is down fails decisions at once, and during
+	// the slow outages of a loaded machine the goroutines ran out, so
+	// that nothing met the next outage ("the store never saw the outage",
+	// 2 runs in 6 under load). A failed decision is followed by a
+	// millisecond's pause, so that the failing goroutines do not spin.
+	t.Cleanup(func() {
+		stop.Store(true)
+		within.Wait(t, &wg, "the test's goroutines")
+	})
 	for g := range 8 {
 		wg.Go(func() {
-			for i := 0; !stop.Load() && i < 1e5; i++ {
+			for i := 0; !stop.Load(); i++ {
 				r, err := l.Allow(ctx, fmt.Sprint(g, ":", i))
 				if err != nil {
 					assert.ErrorIs(t, err, redisstore.ErrUnavailable)
 					assert.False(t, r.Allowed)
+					time.Sleep(time.Millisecond)
 				}
 				decided.Add(1)
 			}
@@ -445,7 +457,7 @@ func TestDroppedConnections(t *testing.T) {
 		cn := startCanary()
 		p.Refuse(true)
 		p.Drop()
-		waitFor(t, s.Down, "the store never saw the outage (stats %+v)", func() []any { return []any{s.Stats()} })
+		waitFor(t, s.Down, "the store never saw the outage (stats %+v, %d decisions)", func() []any { return []any{s.Stats(), decided.Load()} })
 		p.Refuse(false)
 		took := untilOnRedis(t, s, l, 30*time.Second)
 		t.Logf("back on Redis %v after the drop", took)
