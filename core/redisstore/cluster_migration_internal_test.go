@@ -109,11 +109,19 @@ func TestClusterSlotMigration(t *testing.T) {
 	var stop atomic.Bool
 	var decided atomic.Int64
 	var wg sync.WaitGroup
+	// The decisions go on until the test stops them, also when a check
+	// fails (before the store closes); a cap of 100,000 each could run
+	// out during a slow migration, and the wait for decisions after it
+	// would then fail.
+	defer func() {
+		stop.Store(true)
+		within.Wait(t, &wg, "the test's goroutines")
+	}()
 	for range 8 {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			for i := 0; !stop.Load() && i < 100_000; i++ {
+			for !stop.Load() {
 				decide()
 				decided.Add(1)
 			}
