@@ -21,7 +21,11 @@ func TestSkipIdleSkipsQuietKeys(t *testing.T) {
 	_, client := startRedis(t)
 	clk := coretest.NewClock(t0)
 	p := core.MustPolicy("idle", core.Limit{Name: "idle", Algorithm: core.FixedWindow{Quota: 100, Window: time.Minute}})
-	ns := newNodes(t, client, clk, p, 2, localfirst.Options{Prefix: "idle:", SkipIdle: true, SyncPeriod: 100 * time.Millisecond, Timeout: 500 * time.Millisecond})
+	// The rounds must succeed: Timeout bounds each in real time as well
+	// as setting, on the fake clock, when a quiet key is read again (it
+	// was 500 ms, which a round on a loaded machine can reach).
+	const period, timeout = 100 * time.Millisecond, localfirst.MaxTimeout
+	ns := newNodes(t, client, clk, p, 2, localfirst.Options{Prefix: "idle:", SkipIdle: true, SyncPeriod: period, Timeout: timeout})
 	a, b := ns[0], ns[1]
 	ctx := context.Background()
 	remaining := func(n node) int64 {
@@ -41,7 +45,7 @@ func TestSkipIdleSkipsQuietKeys(t *testing.T) {
 
 	assert.Equal(t, 2, takeAll(t, b, "k", 2))
 	require.NoError(t, b.s.Sync(ctx))
-	clk.Advance(100 * time.Millisecond)
+	clk.Advance(period)
 	require.NoError(t, a.s.Sync(ctx))
 	assert.Equal(t, calls, a.s.Stats().Calls, "still quiet on a")
 	assert.Equal(t, int64(100-3-1), remaining(a), "b's units have not reached a")
@@ -54,10 +58,10 @@ func TestSkipIdleSkipsQuietKeys(t *testing.T) {
 	// Quiet again: read SyncPeriod + Timeout after the last read.
 	assert.Equal(t, 4, takeAll(t, b, "k", 4))
 	require.NoError(t, b.s.Sync(ctx))
-	clk.Advance(500 * time.Millisecond)
+	clk.Advance(timeout)
 	require.NoError(t, a.s.Sync(ctx))
 	assert.Equal(t, calls+1, a.s.Stats().Calls)
-	clk.Advance(100 * time.Millisecond)
+	clk.Advance(period)
 	require.NoError(t, a.s.Sync(ctx))
 	assert.Equal(t, calls+2, a.s.Stats().Calls, "the claim would lapse before the next round: read")
 	assert.Equal(t, int64(100-10-1), remaining(a))
