@@ -37,6 +37,7 @@ routes:
 // one policy do not share buckets; Redis keys carry the prefix and no raw
 // client key; with Redis gone the store fails closed (503).
 func TestRedisStoreFromFile(t *testing.T) {
+	t.Parallel()
 	srv := redistest.Start(t)
 	clk := coretest.NewClock(t0)
 	src := redisConfig(srv.URL(), "failure_mode: fail-closed")
@@ -70,6 +71,7 @@ func TestRedisStoreFromFile(t *testing.T) {
 // With failure_mode local, a process decides on its local_share of each
 // limit while Redis is down.
 func TestRedisStoreLocalShare(t *testing.T) {
+	t.Parallel()
 	srv := redistest.Start(t)
 	lim := load(t, redisConfig(srv.URL(), "failure_mode: local\n    local_share: 0.5"), coretest.NewClock(t0))
 	c := client{lim.Handler(ok), "198.51.100.43:1", nil}
@@ -79,6 +81,7 @@ func TestRedisStoreLocalShare(t *testing.T) {
 
 // With failure_mode fail-open, requests pass while Redis is down.
 func TestRedisStoreFailOpen(t *testing.T) {
+	t.Parallel()
 	srv := redistest.Start(t)
 	lim := load(t, redisConfig(srv.URL(), "failure_mode: fail-open"), coretest.NewClock(t0))
 	c := client{lim.Handler(ok), "198.51.100.44:1", nil}

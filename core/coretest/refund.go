@@ -124,9 +124,9 @@ func runRefundRace(t *testing.T, newStore NewStore) {
 // what its take still holds, so a late one cannot double the burst. Each
 // schedule is a subtest of its own key, limiter, clock and random source,
 // 8 at once per algorithm.
-func runLateRefunds(t *testing.T, newStore NewStore) {
+func runLateRefunds(t *testing.T, newStore NewStore, short bool) {
 	schedules := 40
-	if testing.Short() {
+	if short {
 		schedules = 10
 	}
 	algs := Algorithms()

@@ -37,17 +37,31 @@ type NewStore func(t *testing.T) core.Store
 // scheduling): a store is used from many goroutines at once, as in
 // service, and a store that decides concurrent requests in one round trip
 // (the Redis store) gets through the suite in a fraction of the time.
-func Run(t *testing.T, newStore NewStore) {
+//
+// Under go test -short, the random parts are shorter, as with [RunShort].
+func Run(t *testing.T, newStore NewStore) { run(t, newStore, testing.Short()) }
+
+// RunShort runs the suite as [Run] does under go test -short: its
+// Differential replays 50 random traces (300), its LateRefunds 10
+// schedules per algorithm (40), its Concurrent 100 calls per goroutine
+// (1,000); the other parts are whole. It is for a further configuration
+// of a store whose decisions Run already checks at full length with the
+// same code (another transport to the same scripts, another topology):
+// there the long random parts would replay that code, and what the
+// configuration changes shows in every part.
+func RunShort(t *testing.T, newStore NewStore) { run(t, newStore, true) }
+
+func run(t *testing.T, newStore NewStore, short bool) {
 	runGroups(t, newStore, []group{
 		{"Table", runTable},
 		{"AllOrNothing", runAllOrNothing},
 		{"RefundAndReset", runRefundAndReset},
 		{"RefundOnce", runRefundOnce},
 		{"RefundRace", runRefundRace},
-		{"LateRefunds", runLateRefunds},
+		{"LateRefunds", func(t *testing.T, ns NewStore) { runLateRefunds(t, ns, short) }},
 		{"KeyIsolation", runKeyIsolation},
-		{"Concurrent", runConcurrent},
-		{"Differential", runDifferential},
+		{"Concurrent", func(t *testing.T, ns NewStore) { runConcurrent(t, ns, short) }},
+		{"Differential", func(t *testing.T, ns NewStore) { runDifferential(t, ns, short) }},
 		{"Shadow", runShadow},
 		{"TopKeys", runTopKeys},
 	})
@@ -312,9 +326,9 @@ func runKeyIsolation(t *testing.T, newStore NewStore) {
 
 // runConcurrent: 64 goroutines × 1,000 calls on one key with burst 100 and
 // a negligible rate admit exactly 100.
-func runConcurrent(t *testing.T, newStore NewStore) {
+func runConcurrent(t *testing.T, newStore NewStore, short bool) {
 	goroutines, calls := 64, 1000
-	if testing.Short() {
+	if short {
 		calls = 100
 	}
 	p, err := core.Single("c", core.GCRA{Rate: core.PerDay(1), Burst: 100})
@@ -342,9 +356,9 @@ func runConcurrent(t *testing.T, newStore NewStore) {
 // a reference in-memory store, and requires identical decisions. Each
 // trace is a subtest of its own limiters, clock and random source, 16 at
 // once.
-func runDifferential(t *testing.T, newStore NewStore) {
+func runDifferential(t *testing.T, newStore NewStore, short bool) {
 	traces := 300
-	if testing.Short() {
+	if short {
 		traces = 50
 	}
 	algs := Algorithms()

@@ -22,7 +22,9 @@ func TestCluster(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts a Redis Cluster")
 	}
-	cl := redistest.StartCluster(t, 3)
+	cl := redistest.LaunchCluster(t, 3) // it forms while the serial tests run
+	t.Parallel()
+	cl.Wait(t)
 	client := cl.Client(t)
 	clk := coretest.NewClock(t0)
 	p := core.MustPolicy("c", core.Limit{Name: "c", Algorithm: core.SlidingWindow{Quota: 10, Window: time.Minute}})

@@ -16,6 +16,7 @@ import (
 // TestOneNodeDecidesAsMemory: a single node (Nodes 1) decides every take,
 // peek and refund exactly as the in-memory store, whenever its rounds run.
 func TestOneNodeDecidesAsMemory(t *testing.T) {
+	t.Parallel()
 	_, client := startRedis(t)
 	policies := []*core.Policy{
 		core.MustPolicy("fw", core.Limit{Name: "fw", Algorithm: core.FixedWindow{Quota: 7, Window: 10 * time.Second}}),

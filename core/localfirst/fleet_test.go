@@ -19,6 +19,7 @@ import (
 // views hold each node to its share, a round makes them agree, fresh views
 // over-admit within one period's admissions of the other node.
 func TestTwoNodesShareThenConverge(t *testing.T) {
+	t.Parallel()
 	_, client := startRedis(t)
 	clk := coretest.NewClock(t0)
 	p := core.MustPolicy("api", core.Limit{Name: "api", Algorithm: core.FixedWindow{Quota: 100, Window: time.Minute}})
@@ -67,6 +68,7 @@ func TestTwoNodesShareThenConverge(t *testing.T) {
 // one node) claims a share of what remains at every round while it has no
 // history, and the whole remainder from the next window on.
 func TestLoneNodeGetsTheWholeLimit(t *testing.T) {
+	t.Parallel()
 	_, client := startRedis(t)
 	clk := coretest.NewClock(t0)
 	p := core.MustPolicy("lone", core.Limit{Name: "lone", Algorithm: core.FixedWindow{Quota: 100, Window: time.Minute}})
@@ -88,6 +90,7 @@ func TestLoneNodeGetsTheWholeLimit(t *testing.T) {
 // previous one (all Nodes without that history), so nodes that burst
 // together within one period admit the limit.
 func TestFreshSharesFollowTheActiveNodes(t *testing.T) {
+	t.Parallel()
 	_, client := startRedis(t)
 	clk := coretest.NewClock(t0)
 	p := core.MustPolicy("f", core.Limit{Name: "f", Algorithm: core.FixedWindow{Quota: 120, Window: time.Minute}})
@@ -129,6 +132,7 @@ func TestFreshSharesFollowTheActiveNodes(t *testing.T) {
 // period of the window (the views are then at most one period stale), and
 // at least Limit when the demand exceeds it (FixedWindow).
 func TestOverAdmissionWithinBound(t *testing.T) {
+	t.Parallel()
 	_, client := startRedis(t)
 	const nodes, periods = 4, 250
 	period := 100 * time.Millisecond
@@ -190,6 +194,7 @@ func perWindowFirst(m map[int64]int) int64 {
 // window's) plus the slack; a bucket's, the end of the span after its own
 // plus the slack. No field or key names a raw key.
 func TestKeysExpire(t *testing.T) {
+	t.Parallel()
 	_, client := startRedis(t)
 	clk := coretest.NewClock(t0)
 	p := core.MustPolicy("three",
@@ -230,6 +235,7 @@ func TestKeysExpire(t *testing.T) {
 // TestResetReachesOtherNodes: a reset deletes the counters in Redis; the
 // other nodes read the key afresh at their next round.
 func TestResetReachesOtherNodes(t *testing.T) {
+	t.Parallel()
 	_, client := startRedis(t)
 	clk := coretest.NewClock(t0)
 	p := core.MustPolicy("r", core.Limit{Name: "r", Algorithm: core.FixedWindow{Quota: 10, Window: time.Minute}})
@@ -250,6 +256,7 @@ func TestResetReachesOtherNodes(t *testing.T) {
 // TestRefundReachesOtherNodes: a refund on one node gives the units back
 // fleet-wide at the next rounds.
 func TestRefundReachesOtherNodes(t *testing.T) {
+	t.Parallel()
 	_, client := startRedis(t)
 	clk := coretest.NewClock(t0)
 	p := core.MustPolicy("f", core.Limit{Name: "f", Algorithm: core.SlidingWindow{Quota: 10, Window: time.Minute}})
@@ -282,6 +289,7 @@ func TestRefundReachesOtherNodes(t *testing.T) {
 // TestEvictedUnitsArePushed: a key evicted from a full table still has its
 // units pushed at the next round, of a window and of a bucket.
 func TestEvictedUnitsArePushed(t *testing.T) {
+	t.Parallel()
 	_, client := startRedis(t)
 	for _, alg := range []core.Algorithm{
 		core.FixedWindow{Quota: 10, Window: time.Minute},
@@ -310,6 +318,7 @@ func TestEvictedUnitsArePushed(t *testing.T) {
 // TestRunSyncsOnStop: Run ends with a round, so what a node admitted
 // reaches Redis when it stops.
 func TestRunSyncsOnStop(t *testing.T) {
+	t.Parallel()
 	_, client := startRedis(t)
 	clk := coretest.NewClock(t0)
 	p := core.MustPolicy("run", core.Limit{Name: "run", Algorithm: core.FixedWindow{Quota: 10, Window: time.Minute}})
@@ -337,6 +346,7 @@ func TestRunSyncsOnStop(t *testing.T) {
 // the new window's first round, each node spends only what it claimed,
 // and the claims never add up beyond what remains.
 func TestClaimsHoldTheLimit(t *testing.T) {
+	t.Parallel()
 	_, client := startRedis(t)
 	for _, alg := range []core.Algorithm{
 		core.FixedWindow{Quota: 1000, Window: time.Minute},

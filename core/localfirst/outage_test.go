@@ -18,6 +18,7 @@ import (
 // of what it knew remained, so the fleet stays within the limit; when
 // Redis is back, one round pushes what they admitted and they agree again.
 func TestOutageHoldsSharesAndReconverges(t *testing.T) {
+	t.Parallel()
 	srv, _ := startRedis(t)
 	proxy := faultproxy.Start(t, srv.Addr())
 	client := newClient(t, proxy.Addr())
@@ -70,6 +71,7 @@ func TestOutageHoldsSharesAndReconverges(t *testing.T) {
 // loop) treats its views as stale after 2 × SyncPeriod + Timeout, and
 // holds to its share.
 func TestStoppedRoundsMakeViewsStale(t *testing.T) {
+	t.Parallel()
 	_, client := startRedis(t)
 	clk := coretest.NewClock(t0)
 	p := core.MustPolicy("s", core.Limit{Name: "s", Algorithm: core.FixedWindow{Quota: 100, Window: time.Minute}})

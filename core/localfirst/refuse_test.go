@@ -17,6 +17,7 @@ import (
 // bucket whose burst refills in more than a day; window counters and
 // buckets are accepted.
 func TestBindRefusesUnsyncable(t *testing.T) {
+	t.Parallel()
 	client := redis.NewClient(&redis.Options{Addr: "127.0.0.1:1"}) // Bind never calls Redis
 	t.Cleanup(func() { _ = client.Close() })
 	s, err := localfirst.New(client, localfirst.Options{Nodes: 2})

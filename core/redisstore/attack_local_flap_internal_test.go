@@ -22,6 +22,7 @@ import (
 // flaps: a local limiter started empty at every outage granted a fresh
 // share at every flap (10 flaps, 10 shares).
 func TestAttackFailLocalFlapping(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	// One dial per round trip (go-redis redials a refused connection 5
 	// times, 100 ms apart, by default: 4 s of this test's time).

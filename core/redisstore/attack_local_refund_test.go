@@ -22,6 +22,7 @@ import (
 // FailLocal) must not give units back to the local limiter, which never
 // took them: it let the key past its local share.
 func TestAttackRefundIntoLocalLimiter(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	srv := redistest.Start(t)
 	// Redis goes away behind a proxy that then refuses connections: a

@@ -101,6 +101,7 @@ func startReplyDropper(t *testing.T, target string) *replyDropper {
 // MaxRetries is 3, and the store must hold whatever the client's
 // options): a decision gives back at most what it took, once.
 func TestAttackRefundReplayedByClientRetry(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	srv := redistest.Start(t)
 	d := startReplyDropper(t, srv.Addr())

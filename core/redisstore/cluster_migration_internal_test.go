@@ -37,8 +37,9 @@ import (
 // decision for a while, and go-redis's Cluster pipelines sent some takes
 // twice).
 func TestClusterSlotMigration(t *testing.T) {
+	cl := redistest.LaunchCluster(t, 3) // it forms while the serial tests run
 	t.Parallel()
-	cl := redistest.StartCluster(t, 3)
+	cl.Wait(t)
 	c := cl.Client(t)
 	ctx := context.Background()
 	s, err := New(c, Options{Prefix: "mig:", Timeout: 10 * time.Second})
@@ -108,11 +109,19 @@ func TestClusterSlotMigration(t *testing.T) {
 	var stop atomic.Bool
 	var decided atomic.Int64
 	var wg sync.WaitGroup
+	// The decisions go on until the test stops them, also when a check
+	// fails (before the store closes); a cap of 100,000 each could run
+	// out during a slow migration, and the wait for decisions after it
+	// would then fail.
+	defer func() {
+		stop.Store(true)
+		within.Wait(t, &wg, "the test's goroutines")
+	}()
 	for range 8 {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			for i := 0; !stop.Load() && i < 100_000; i++ {
+			for !stop.Load() {
 				decide()
 				decided.Add(1)
 			}

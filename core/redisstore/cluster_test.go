@@ -15,18 +15,19 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// TestCluster runs the conformance suite and concurrentTotals on a
-// 3-master Redis Cluster and requires that no node ever answered
-// CROSSSLOT.
+// TestCluster runs the conformance suite (short: see
+// TestConformanceNoFunctions) and concurrentTotals on a 3-master Redis
+// Cluster and requires that no node ever answered CROSSSLOT.
 func TestCluster(t *testing.T) {
+	cl := redistest.LaunchCluster(t, 3) // it forms while the serial tests run
 	t.Parallel()
-	cl := redistest.StartCluster(t, 3)
+	cl.Wait(t)
 	addrs := cl.Addrs()
 	c := cl.Client(t)
 	ctx := context.Background()
 
 	cs := newStore(t, c, redisstore.Options{CallerClock: true, ExpirySlack: time.Hour})
-	coretest.Run(t, func(*testing.T) core.Store { return cs })
+	coretest.RunShort(t, func(*testing.T) core.Store { return cs })
 	checkTTLs(t, c)
 	// A policy of several limits, over many keys: every slot owner sees
 	// multi-key scripts.

@@ -13,6 +13,7 @@ import (
 // wrapping core.ErrInvalidConfig instead of panicking at the first
 // decision. None of these cases reaches a server.
 func TestConstructorsRefuseNilAndZero(t *testing.T) {
+	t.Parallel()
 	p := core.MustPolicy("p", core.Limit{Algorithm: core.GCRA{Rate: core.PerSecond(1)}})
 	for name, build := range map[string]func() error{
 		"New(nil)":                    func() error { _, err := redisstore.New(nil, redisstore.Options{}); return err },

@@ -14,6 +14,7 @@ import (
 // 2,048 entries at the default size, doubling a denial's latency), is
 // remembered, and the cache stays within its bound.
 func TestDenyCacheFullConstantWork(t *testing.T) {
+	t.Parallel()
 	const size = 1 << 16
 	c := newDenyCache(size)
 	o := store.Outcome{RetryAfter: time.Hour}

@@ -15,6 +15,7 @@ import (
 // another type fails its own decision with WRONGTYPE only; its neighbours
 // are decided, and the breaker hears an answer, not a fault.
 func TestBatchConflictIsolated(t *testing.T) {
+	t.Parallel()
 	srv := redistest.Start(t)
 	c := srv.Client(t)
 	ctx := context.Background()

@@ -151,6 +151,7 @@ func readCommand(r *bufio.Reader) ([]string, error) {
 // ErrUnavailable; the breaker opens (at once, or after Options.Failures in
 // a row for a Cluster slot's replies), logged once.
 func TestErrorReplyFaults(t *testing.T) {
+	t.Parallel()
 	for _, reply := range []string{
 		"READONLY You can't write against a read only replica.",
 		"OOM command not allowed when used memory > 'maxmemory'.",
@@ -207,6 +208,7 @@ func TestErrorReplyFaults(t *testing.T) {
 // an admission) with FailClosed and FailLocal, logged once; FailOpen
 // admits; the store stays on Redis.
 func TestWrongType(t *testing.T) {
+	t.Parallel()
 	srv := redistest.Start(t)
 	c := srv.Client(t)
 	ctx := context.Background()
@@ -245,6 +247,7 @@ func TestWrongType(t *testing.T) {
 // decision retried once; one that stays missing is a fault, retried once
 // only.
 func TestNoScript(t *testing.T) {
+	t.Parallel()
 	srv := redistest.Start(t)
 	c := srv.Client(t)
 	ctx := context.Background()
@@ -271,6 +274,7 @@ func TestNoScript(t *testing.T) {
 // TestRealFaultReplies: a real Redis at maxmemory (OOM) and a real replica
 // (READONLY): FailLocal decides locally instead of answering 503.
 func TestRealFaultReplies(t *testing.T) {
+	t.Parallel()
 	for _, fault := range []string{"OOM", "READONLY"} {
 		t.Run(fault, func(t *testing.T) {
 			t.Parallel()

@@ -320,6 +320,7 @@ func TestRTTNoCheck(t *testing.T) {
 // TestSlowLink: a Timeout below the round trip is reported: an error from
 // Check, one log line, Stats.SlowLink.
 func TestSlowLink(t *testing.T) {
+	t.Parallel()
 	srv := redistest.Start(t)
 	p := faultproxy.Start(t, srv.Addr())
 	p.SetLatency(15 * time.Millisecond)
@@ -427,13 +428,25 @@ func TestDroppedConnections(t *testing.T) {
 	var stop atomic.Bool
 	var wg sync.WaitGroup
 	var decided atomic.Int64
+	// The traffic lasts until the test stops it, also when a check fails
+	// (the cleanup runs before the store's). It was 1e5 decisions per
+	// goroutine: a store that is down fails decisions at once, and during
+	// the slow outages of a loaded machine the goroutines ran out, so
+	// that nothing met the next outage ("the store never saw the outage",
+	// 2 runs in 6 under load). A failed decision is followed by a
+	// millisecond's pause, so that the failing goroutines do not spin.
+	t.Cleanup(func() {
+		stop.Store(true)
+		within.Wait(t, &wg, "the test's goroutines")
+	})
 	for g := range 8 {
 		wg.Go(func() {
-			for i := 0; !stop.Load() && i < 1e5; i++ {
+			for i := 0; !stop.Load(); i++ {
 				r, err := l.Allow(ctx, fmt.Sprint(g, ":", i))
 				if err != nil {
 					assert.ErrorIs(t, err, redisstore.ErrUnavailable)
 					assert.False(t, r.Allowed)
+					time.Sleep(time.Millisecond)
 				}
 				decided.Add(1)
 			}
@@ -444,7 +457,7 @@ func TestDroppedConnections(t *testing.T) {
 		cn := startCanary()
 		p.Refuse(true)
 		p.Drop()
-		waitFor(t, s.Down, "the store never saw the outage (stats %+v)", func() []any { return []any{s.Stats()} })
+		waitFor(t, s.Down, "the store never saw the outage (stats %+v, %d decisions)", func() []any { return []any{s.Stats(), decided.Load()} })
 		p.Refuse(false)
 		took := untilOnRedis(t, s, l, 30*time.Second)
 		t.Logf("back on Redis %v after the drop", took)
@@ -514,9 +527,13 @@ func TestFailureModes(t *testing.T) {
 // TestDownAtStart: Check reports a Redis that does not answer with
 // ErrUnavailable, and decisions then log one line, not one per decision.
 func TestDownAtStart(t *testing.T) {
+	t.Parallel()
 	c := defaultClient(t, deadAddr)
 	s, logs := faultStore(t, c, redisstore.Options{FailureMode: redisstore.FailLocal})
-	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+	// go-redis's default client dials a refused address 5 times, 100 ms
+	// apart, and sends a command 4 times: Check returns at its context's
+	// end, which was 1 s of this test's time for the same verdict.
+	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
 	defer cancel()
 	err := s.Check(ctx)
 	require.ErrorIs(t, err, redisstore.ErrUnavailable)
@@ -532,6 +549,7 @@ func TestDownAtStart(t *testing.T) {
 // TestEvictionPolicy: Check warns about a Redis that evicts any key
 // (allkeys-*), and not about noeviction.
 func TestEvictionPolicy(t *testing.T) {
+	t.Parallel()
 	for _, policy := range []string{"allkeys-lru", "noeviction"} {
 		t.Run(policy, func(t *testing.T) {
 			t.Parallel()

@@ -21,12 +21,14 @@ import (
 const hammerEnv = "FLOODGATE_REDIS_HAMMER"
 
 // TestMultiProcess: 4 processes (this test binary, re-executed) hammer one
-// key of 100/s with a burst of 100 through one Redis, 4,000 attempts in
+// key of 100/s with a burst of 100 through one Redis, 1,000 attempts in
 // all (ten times the burst and more than the refill of their time), within
 // 5 s: together they admit at most 100 + 100/s × the elapsed
 // time (taken from Redis TIME) + 1, and never refuse one of the first 100
 // attempts (the burst). How many attempts the processes manage depends on
-// the machine's load; neither bound does.
+// the machine's load; neither bound does. (It was 4,000 attempts: Lua
+// mutants admitting 2 or 5 units past the tolerance fail it 3 runs in 3
+// with either count.)
 func TestMultiProcess(t *testing.T) {
 	t.Parallel()
 	srv := startRedis(t)
@@ -90,7 +92,7 @@ func TestMain(m *testing.M) {
 	os.Exit(m.Run())
 }
 
-// hammer is one child of TestMultiProcess: it sends at most 1,000 requests
+// hammer is one child of TestMultiProcess: it sends at most 250 requests
 // in at most 5 s for one key and prints how many were sent and admitted.
 func hammer(addr string) error {
 	// Generous bounds and no retries, as redistest's clients: a slow
@@ -109,7 +111,7 @@ func hammer(addr string) error {
 	}
 	var admitted, attempts int64
 	deadline := time.Now().Add(5 * time.Second)
-	for i := 0; i < 1000 && time.Now().Before(deadline); i++ {
+	for i := 0; i < 250 && time.Now().Before(deadline); i++ {
 		r, err := l.Allow(context.Background(), "one")
 		if err != nil {
 			return err

@@ -35,6 +35,7 @@ func changes(o *coretest.Observer) []core.StoreChange {
 // (Redis, then the local fallback, then Redis again), and Redis's with a
 // latency.
 func TestObserverSwitches(t *testing.T) {
+	t.Parallel()
 	srv := redistest.Start(t)
 	p := faultproxy.Start(t, srv.Addr())
 	obs := &coretest.Observer{}
@@ -85,6 +86,7 @@ func TestObserverSwitches(t *testing.T) {
 // TestObserverFailClosed: failing closed is no fallback; its decisions
 // are failures.
 func TestObserverFailClosed(t *testing.T) {
+	t.Parallel()
 	obs := &coretest.Observer{}
 	s, _ := faultStore(t, defaultClient(t, deadAddr), redisstore.Options{Observer: obs})
 	l, err := core.NewLimiter(wide, core.WithStore(s), core.WithObserver(obs))
@@ -104,6 +106,7 @@ func TestObserverFailClosed(t *testing.T) {
 
 // TestObserverDenyCache: a denial answered by the deny cache is marked so.
 func TestObserverDenyCache(t *testing.T) {
+	t.Parallel()
 	srv := redistest.Start(t)
 	obs := &coretest.Observer{}
 	s := newStore(t, srv.Client(t), redisstore.Options{Observer: obs})
@@ -128,6 +131,7 @@ func TestObserverDenyCache(t *testing.T) {
 // TestObserverStoreChanges: a slow link, an evicting Redis and a key
 // conflict are reported once each.
 func TestObserverStoreChanges(t *testing.T) {
+	t.Parallel()
 	t.Run("slow", func(t *testing.T) {
 		srv := redistest.Start(t)
 		p := faultproxy.Start(t, srv.Addr())
@@ -167,6 +171,7 @@ func TestObserverStoreChanges(t *testing.T) {
 }
 
 func TestObserverTypedNil(t *testing.T) {
+	t.Parallel()
 	_, err := redisstore.New(defaultClient(t, deadAddr), redisstore.Options{Observer: (*coretest.Observer)(nil)})
 	require.ErrorIs(t, err, core.ErrInvalidConfig)
 }

@@ -17,6 +17,7 @@ import (
 // a key refunded once by a call of its own; both leave one marker, with a
 // TTL covering the refund's hold.
 func TestBatchRefundTwice(t *testing.T) {
+	t.Parallel()
 	srv := redistest.Start(t)
 	c := srv.Client(t)
 	ctx := context.Background()
@@ -75,6 +76,7 @@ func TestBatchRefundTwice(t *testing.T) {
 // TestResetTwice: a reset whose command runs again after a take (a
 // client's retry, late) forgets nothing more: the take stays counted.
 func TestResetTwice(t *testing.T) {
+	t.Parallel()
 	srv := redistest.Start(t)
 	c := srv.Client(t)
 	ctx := context.Background()

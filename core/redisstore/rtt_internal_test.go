@@ -17,6 +17,7 @@ import (
 // may include a handshake), it is not judged against Timeout: no
 // SlowLink, no log line, until a whole period is measured.
 func TestFirstRoundTripChoosesThePath(t *testing.T) {
+	t.Parallel()
 	c := redis.NewClient(&redis.Options{Addr: "127.0.0.1:1"})
 	t.Cleanup(func() { _ = c.Close() })
 	logs := &countHandler{}

@@ -14,6 +14,7 @@ import (
 )
 
 func TestParseConfigDefaults(t *testing.T) {
+	t.Parallel()
 	cfg, err := parseConfig(nil, io.Discard)
 	require.NoError(t, err)
 	assert.Equal(t, "127.0.0.1:8080", cfg.addr)
@@ -29,6 +30,7 @@ func TestParseConfigDefaults(t *testing.T) {
 }
 
 func TestParseConfigAlgorithms(t *testing.T) {
+	t.Parallel()
 	rate := core.Per(10, 20_000_000_000)
 	for _, c := range []struct {
 		args []string
@@ -52,6 +54,7 @@ func TestParseConfigAlgorithms(t *testing.T) {
 }
 
 func TestParseConfigFlags(t *testing.T) {
+	t.Parallel()
 	req := func(remote, xff, apiKey string) *http.Request {
 		r := httptest.NewRequest(http.MethodGet, "/", nil)
 		r.RemoteAddr = remote
@@ -138,6 +141,7 @@ func TestParseConfigFlags(t *testing.T) {
 }
 
 func TestParseConfigRejects(t *testing.T) {
+	t.Parallel()
 	for _, args := range [][]string{
 		{"-nope"},
 		{"extra"},

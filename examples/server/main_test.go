@@ -19,6 +19,7 @@ import (
 // TestServe starts the server on 127.0.0.1:0, waits for "listening on",
 // exhausts a limit of 3 and shuts the server down.
 func TestServe(t *testing.T) {
+	t.Parallel()
 	cfg, err := parseConfig([]string{"-addr", "127.0.0.1:0", "-limit", "3", "-window", "1h"}, io.Discard)
 	require.NoError(t, err)
 	ctx, cancel := context.WithCancel(context.Background())
@@ -63,6 +64,7 @@ func TestServe(t *testing.T) {
 // loopback port) with -store redis://: two servers sharing it enforce one
 // limit of 3 together, and the limiter state is in Redis.
 func TestServeRedis(t *testing.T) {
+	t.Parallel()
 	srv := redistest.Start(t)
 	args := []string{"-addr", "127.0.0.1:0", "-limit", "3", "-window", "1h", "-store", srv.URL(), "-fail", "closed"}
 	// The store's default 50 ms bound is for production; on a loaded test
@@ -94,27 +96,32 @@ func TestServeRedis(t *testing.T) {
 // granted the whole limit to each process). -require-redis refuses to
 // start.
 func TestServeRedisDown(t *testing.T) {
+	t.Parallel()
 	url := deadRedis
 	client := &http.Client{Timeout: 30 * time.Second} // a bound, never reached
 	for fail, want := range map[string][]int{"closed": {503, 503}, "open": {200, 200, 200}, "local": {200, 200, 429, 429}} {
-		args := []string{"-addr", "127.0.0.1:0", "-limit", "4", "-window", "1h", "-store", url, "-fail", fail}
-		if fail == "local" {
-			args = append(args, "-fleet-size", "2")
-		}
-		addr := serve(t, args, 0)
-		for i, code := range want {
-			resp, err := client.Get("http://" + addr + "/")
-			require.NoError(t, err)
-			_, _ = io.Copy(io.Discard, resp.Body)
-			_ = resp.Body.Close()
-			assert.Equal(t, code, resp.StatusCode, "-fail %s request %d", fail, i)
-		}
+		t.Run(fail, func(t *testing.T) {
+			t.Parallel() // each waits out its client's dials to the dead Redis
+			args := []string{"-addr", "127.0.0.1:0", "-limit", "4", "-window", "1h", "-store", url, "-fail", fail}
+			if fail == "local" {
+				args = append(args, "-fleet-size", "2")
+			}
+			addr := serve(t, args, 0)
+			for i, code := range want {
+				resp, err := client.Get("http://" + addr + "/")
+				require.NoError(t, err)
+				_, _ = io.Copy(io.Discard, resp.Body)
+				_ = resp.Body.Close()
+				assert.Equal(t, code, resp.StatusCode, "-fail %s request %d", fail, i)
+			}
+		})
 	}
 }
 
 // TestRequireRedis: -require-redis refuses to start without Redis, with
 // the start-up check's error.
 func TestRequireRedis(t *testing.T) {
+	t.Parallel()
 	url := deadRedis
 	cfg, err := parseConfig([]string{"-addr", "127.0.0.1:0", "-store", url, "-require-redis"}, io.Discard)
 	require.NoError(t, err)

@@ -12,34 +12,44 @@ import (
 )
 
 // Cluster is a Redis Cluster of masters without replicas, started by a
-// test (see [StartCluster]).
+// test (see [StartCluster] and [LaunchCluster]).
 type Cluster struct {
 	// Nodes are the masters' servers.
 	Nodes []*Server
+
+	clients []*redis.Client
 }
 
 // clusterSlots is how many hash slots a Redis Cluster has.
 const clusterSlots = 16384
 
-// StartCluster starts masters redis-servers (see [Start]) with cluster
-// mode on and forms the cluster itself: each node is given an even range
-// of slots and its own config epoch, then the first node meets the others,
-// again every second while some node does not know them all (a MEET lost
-// on a loaded machine is sent anew: redis-cli --cluster create waits
-// forever for a node that missed the handshake). It returns once every
-// node knows every other and reports cluster_state ok, and fails t, never
-// hangs, if that has not happened within a minute.
+// StartCluster starts a cluster of masters redis-servers and returns once
+// it is formed: [LaunchCluster], then [Cluster.Wait].
 func StartCluster(t testing.TB, masters int) *Cluster {
+	t.Helper()
+	cl := LaunchCluster(t, masters)
+	cl.Wait(t)
+	return cl
+}
+
+// LaunchCluster starts masters redis-servers (see [Start]) with cluster
+// mode on, gives each node an even range of slots and its own config
+// epoch, has the first node meet the others, and returns without waiting
+// for the cluster to form: [Cluster.Wait] does. A master reports
+// cluster_state ok no sooner than 2 s after it started (Redis's
+// CLUSTER_WRITABLE_DELAY), however fast the handshake: a test that
+// launches its cluster before calling t.Parallel lets those seconds pass
+// while its package's serial tests run.
+func LaunchCluster(t testing.TB, masters int) *Cluster {
 	t.Helper()
 	cl := &Cluster{}
 	for range masters {
 		cl.Nodes = append(cl.Nodes, Start(t, "--cluster-enabled", "yes", "--cluster-config-file", "nodes.conf", "--cluster-node-timeout", "2000"))
 	}
 	ctx := context.Background()
-	var clients []*redis.Client
 	for i, s := range cl.Nodes {
 		c := s.Client(t)
-		clients = append(clients, c)
+		cl.clients = append(cl.clients, c)
 		lo, hi := i*clusterSlots/masters, (i+1)*clusterSlots/masters-1
 		if err := c.Do(ctx, "CLUSTER", "ADDSLOTSRANGE", lo, hi).Err(); err != nil {
 			t.Fatalf("redistest: CLUSTER ADDSLOTSRANGE %d %d on %s: %v", lo, hi, s.Addr(), err)
@@ -48,37 +58,52 @@ func StartCluster(t testing.TB, masters int) *Cluster {
 			t.Fatalf("redistest: CLUSTER SET-CONFIG-EPOCH on %s: %v", s.Addr(), err)
 		}
 	}
-	meet := func() {
-		for _, s := range cl.Nodes[1:] {
-			host, port, err := net.SplitHostPort(s.Addr())
-			if err != nil {
-				t.Fatalf("redistest: %s: %v", s.Addr(), err)
-			}
-			if err := clients[0].ClusterMeet(ctx, host, port).Err(); err != nil {
-				t.Fatalf("redistest: CLUSTER MEET %s: %v", s.Addr(), err)
-			}
+	cl.meet(t)
+	return cl
+}
+
+// meet has the first node meet the others.
+func (c *Cluster) meet(t testing.TB) {
+	t.Helper()
+	for _, s := range c.Nodes[1:] {
+		host, port, err := net.SplitHostPort(s.Addr())
+		if err != nil {
+			t.Fatalf("redistest: %s: %v", s.Addr(), err)
+		}
+		if err := c.clients[0].ClusterMeet(context.Background(), host, port).Err(); err != nil {
+			t.Fatalf("redistest: CLUSTER MEET %s: %v", s.Addr(), err)
 		}
 	}
-	meet()
-	want := "cluster_known_nodes:" + strconv.Itoa(masters) + "\r\n"
+}
+
+// Wait returns once every node of the cluster [LaunchCluster] started
+// knows every other and reports cluster_state ok. While some node does
+// not know them all, the first node meets the others again every second
+// (a MEET lost on a loaded machine is sent anew: redis-cli --cluster
+// create waits forever for a node that missed the handshake). It fails t,
+// never hangs, if the cluster has not formed within a minute.
+func (c *Cluster) Wait(t testing.TB) {
+	t.Helper()
+	ctx := context.Background()
+	want := "cluster_known_nodes:" + strconv.Itoa(len(c.Nodes)) + "\r\n"
 	lastMeet := time.Now()
 	for deadline := time.Now().Add(time.Minute); ; {
 		ok := true
-		for _, c := range clients {
-			info, err := c.ClusterInfo(ctx).Result()
+		for _, cc := range c.clients {
+			info, err := cc.ClusterInfo(ctx).Result()
 			ok = ok && err == nil && strings.Contains(info, "cluster_state:ok") && strings.Contains(info, want)
 		}
 		if ok {
-			return cl
+			return
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("redistest: the cluster of %v did not form within a minute", cl.Addrs())
+			t.Fatalf("redistest: the cluster of %v did not form within a minute", c.Addrs())
 		}
 		if time.Since(lastMeet) > time.Second {
-			meet()
+			c.meet(t)
 			lastMeet = time.Now()
 		}
-		time.Sleep(50 * time.Millisecond)
+		time.Sleep(10 * time.Millisecond)
 	}
 }
 
@@ -93,9 +118,9 @@ func (c *Cluster) Addrs() []string {
 
 // Client returns a cluster client of the nodes, closed at t's cleanup,
 // bounded as [Server.Client]'s, without retries (a command the server ran
-// whose reply was late would run again).
+// whose reply was late would run again) and dialling once per dial.
 func (c *Cluster) Client(t testing.TB) *redis.ClusterClient {
-	cc := redis.NewClusterClient(&redis.ClusterOptions{Addrs: c.Addrs(), ContextTimeoutEnabled: true, MaxRetries: -1,
+	cc := redis.NewClusterClient(&redis.ClusterOptions{Addrs: c.Addrs(), ContextTimeoutEnabled: true, MaxRetries: -1, DialerRetries: 1,
 		DialTimeout: 5 * time.Second, ReadTimeout: 10 * time.Second, WriteTimeout: 10 * time.Second})
 	t.Cleanup(func() { cc.Close() })
 	cc.ReloadState(context.Background())

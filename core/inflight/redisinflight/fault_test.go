@@ -136,8 +136,10 @@ func (h *countingHook) ProcessPipelineHook(next redis.ProcessPipelineHook) redis
 // jittered wait (injected clock) fails while Redis is down; once Redis is
 // back, the first Acquire after ProbeMax is on Redis again.
 func TestBreakerRedisKilled(t *testing.T) {
+	t.Parallel()
 	for _, mode := range []redisstore.FailureMode{redisstore.FailClosed, redisstore.FailOpen, redisstore.FailLocal} {
 		t.Run(mode.String(), func(t *testing.T) {
+			t.Parallel()
 			srv := redistest.Start(t)
 			c := srv.Client(t)
 			var hook countingHook

@@ -404,8 +404,9 @@ func TestAutoRenew(t *testing.T) {
 // almost surely) each keep their limit: one hash-tagged key per limited
 // key, no CROSSSLOT.
 func TestCluster(t *testing.T) {
+	cl := redistest.LaunchCluster(t, 3) // it forms while the serial tests run
 	t.Parallel()
-	cl := redistest.StartCluster(t, 3)
+	cl.Wait(t)
 	l := newLimiter(t, cl.Client(t), 2, redisinflight.Options{})
 	ctx := context.Background()
 	for i := range 20 {
