@@ -67,6 +67,7 @@ func TestAttackBlackholedEveryClient(t *testing.T) {
 		}, []string{shards[0].Addr(), shards[1].Addr()}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel() // each its own proxy and key prefix (faultStore's)
 			f := faultproxy.StartFailover(t, tc.addrs...)
 			c := tc.make(f.Dial)
 			t.Cleanup(func() { _ = c.Close() })

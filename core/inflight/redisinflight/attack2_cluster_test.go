@@ -52,10 +52,11 @@ func TestAttackBlackholedEveryClient(t *testing.T) {
 		}, cl.Addrs()},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel() // each its own proxy and key prefix
 			f := faultproxy.StartFailover(t, tc.addrs...)
 			c := tc.make(f.Dial)
 			t.Cleanup(func() { _ = c.Close() })
-			l := newLimiter(t, c, 1000, redisinflight.Options{Timeout: 200 * time.Millisecond, FailureMode: redisstore.FailClosed,
+			l := newLimiter(t, c, 1000, redisinflight.Options{Prefix: "fg:" + t.Name() + ":", Timeout: 200 * time.Millisecond, FailureMode: redisstore.FailClosed,
 				ProbeInterval: 20 * time.Millisecond, ProbeMax: 50 * time.Millisecond})
 			t.Cleanup(func() { _ = l.Close() })
 			ctx := context.Background()
