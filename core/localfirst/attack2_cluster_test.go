@@ -29,7 +29,9 @@ func TestAttackBlackholedClusterRound(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts a Redis Cluster")
 	}
-	cl := redistest.StartCluster(t, 3)
+	cl := redistest.LaunchCluster(t, 3) // it forms while the serial tests run
+	t.Parallel()
+	cl.Wait(t)
 	for _, tc := range []struct {
 		name string
 		opts redis.ClusterOptions
@@ -38,6 +40,7 @@ func TestAttackBlackholedClusterRound(t *testing.T) {
 		{"reads never time out", redis.ClusterOptions{ReadTimeout: -1, WriteTimeout: -1}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel() // each its own proxy and key prefix
 			f := faultproxy.StartFailover(t, cl.Addrs()...)
 			o := tc.opts
 			o.Addrs, o.Dialer, o.MaxRetries = cl.Addrs(), f.Dial, -1

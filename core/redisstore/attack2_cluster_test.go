@@ -34,9 +34,10 @@ import (
 //     connections). A round trip that times out now makes the store PING
 //     every idle connection at once, so that they are given up together.
 func TestAttackBlackholedEveryClient(t *testing.T) {
+	cl := redistest.LaunchCluster(t, 3) // it forms while the serial tests run
 	t.Parallel()
 	srv := redistest.Start(t)
-	cl := redistest.StartCluster(t, 3)
+	cl.Wait(t)
 	shards := []*redistest.Server{redistest.Start(t), redistest.Start(t)}
 	ring := map[string]string{"a": shards[0].Addr(), "b": shards[1].Addr()}
 	for _, tc := range []struct {

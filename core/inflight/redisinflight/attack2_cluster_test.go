@@ -33,9 +33,10 @@ import (
 // whole bound: a round trip that times out now makes the limiter PING
 // every idle connection at once.
 func TestAttackBlackholedEveryClient(t *testing.T) {
+	cl := redistest.LaunchCluster(t, 3) // it forms while the serial tests run
 	t.Parallel()
 	srv := redistest.Start(t)
-	cl := redistest.StartCluster(t, 3)
+	cl.Wait(t)
 	for _, tc := range []struct {
 		name  string
 		make  func(dial func(context.Context, string, string) (net.Conn, error)) redis.UniversalClient
