@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/floodgate-go/floodgate/core/redisstore"
+	"github.com/floodgate-go/floodgate/internal/canary"
 	"github.com/floodgate-go/floodgate/internal/faultproxy"
 	"github.com/floodgate-go/floodgate/internal/redistest"
 	"github.com/floodgate-go/floodgate/internal/within"
@@ -95,22 +96,13 @@ func TestAttackBlackholedEveryClient(t *testing.T) {
 			})
 
 			f.Blackhole() // from now on, never resumed
-			var wg sync.WaitGroup
-			for g := range 32 {
-				wg.Go(func() {
-					for i := range 5 {
-						_, err := l.Allow(ctx, fmt.Sprint(g, ":", i))
-						assert.NoError(t, err)
-					}
-				})
-			}
-			within.Wait(t, &wg, "the test's goroutines")
+			decideAll(t, l, 32, 5, false)
 			assert.True(t, s.Down())
-			cn := startCanary()
+			cn := canary.Start()
 			f.Recover() // Redis answers again, on new connections
 			took := untilOnRedis(t, s, l, 30*time.Second)
 			t.Logf("back on Redis %v after it answered again", took)
-			if cn.kept(t, 100*time.Millisecond) {
+			if cn.Kept(t, 100*time.Millisecond) {
 				assert.Less(t, took, 2500*time.Millisecond, "max(1 s, 4 × Timeout) and a trial: before, the client's ReadTimeout (5 s), "+
 					"refused, or the bound once per idle connection")
 			}

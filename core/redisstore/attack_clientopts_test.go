@@ -2,16 +2,13 @@ package redisstore_test
 
 import (
 	"context"
-	"fmt"
-	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/floodgate-go/floodgate/core/redisstore"
+	"github.com/floodgate-go/floodgate/internal/canary"
 	"github.com/floodgate-go/floodgate/internal/faultproxy"
 	"github.com/floodgate-go/floodgate/internal/redistest"
-	"github.com/floodgate-go/floodgate/internal/within"
 	"github.com/redis/go-redis/v9"
 	"github.com/stretchr/testify/assert"
 )
@@ -50,27 +47,12 @@ func TestAttackStallAnyClientOptions(t *testing.T) {
 			_, err := l.Allow(ctx, "warm")
 			assert.NoError(t, err)
 
-			cn := startCanary()
+			cn := canary.Start()
 			p.Stall()
-			var worst atomic.Int64
-			var wg sync.WaitGroup
-			for g := range 16 {
-				wg.Go(func() {
-					for i := range 5 {
-						start := time.Now()
-						r, err := l.Allow(ctx, fmt.Sprint(g, ":", i))
-						d := time.Since(start)
-						for w := worst.Load(); int64(d) > w && !worst.CompareAndSwap(w, int64(d)); w = worst.Load() {
-						}
-						assert.NoError(t, err)
-						assert.True(t, r.Allowed, "decided locally")
-					}
-				})
-			}
-			within.Wait(t, &wg, "the test's goroutines")
-			t.Logf("slowest decision during the stall: %v (timeout %v); stats %+v", time.Duration(worst.Load()), timeout, s.Stats())
-			if cn.kept(t, 100*time.Millisecond) {
-				assert.Less(t, time.Duration(worst.Load()), 500*time.Millisecond)
+			worst := decideAll(t, l, 16, 5, true)
+			t.Logf("slowest decision during the stall: %v (timeout %v); stats %+v", worst, timeout, s.Stats())
+			if cn.Kept(t, 100*time.Millisecond) {
+				assert.Less(t, worst, 500*time.Millisecond)
 			}
 			p.Resume()
 			took := untilOnRedis(t, s, l, 30*time.Second)
@@ -117,22 +99,13 @@ func TestAttackBlackholedConnections(t *testing.T) {
 			assert.NoError(t, err)
 
 			old.Stall() // black-holed from now on: never resumed
-			var wg sync.WaitGroup
-			for g := range 32 {
-				wg.Go(func() {
-					for i := range 5 {
-						_, err := l.Allow(ctx, fmt.Sprint(g, ":", i))
-						assert.NoError(t, err)
-					}
-				})
-			}
-			within.Wait(t, &wg, "the test's goroutines")
+			decideAll(t, l, 32, 5, false)
 			assert.True(t, s.Down())
-			cn := startCanary()
+			cn := canary.Start()
 			sw.Set(healthy.Addr()) // Redis answers again, on new connections
 			took := untilOnRedis(t, s, l, 30*time.Second)
 			t.Logf("back on Redis %v after it answered again", took)
-			if cn.kept(t, 100*time.Millisecond) {
+			if cn.Kept(t, 100*time.Millisecond) {
 				assert.Less(t, took, 2500*time.Millisecond, "max(1 s, 4 × Timeout) and a trial: before, the client's ReadTimeout (5 s), or never")
 			}
 		})

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/floodgate-go/floodgate/core/redisstore"
+	"github.com/floodgate-go/floodgate/internal/canary"
 	"github.com/floodgate-go/floodgate/internal/faultproxy"
 	"github.com/floodgate-go/floodgate/internal/redistest"
 	"github.com/redis/go-redis/v9"
@@ -32,7 +33,7 @@ func TestStallDeadlineDirect(t *testing.T) {
 	_, err := l.Allow(ctx, "warm")
 	require.NoError(t, err)
 
-	cn := startCanary()
+	cn := canary.Start()
 	p.Stall()
 	var worst time.Duration
 	for i := range 40 { // one at a time: each alone, on this goroutine
@@ -43,16 +44,16 @@ func TestStallDeadlineDirect(t *testing.T) {
 		require.True(t, r.Allowed, "decided locally")
 	}
 	t.Logf("slowest decision during the stall: %v (timeout %v); stats %+v", worst, timeout, s.Stats())
-	if cn.kept(t, 100*time.Millisecond) {
+	if cn.Kept(t, 100*time.Millisecond) {
 		assert.Less(t, worst, time.Second)
 	}
 	assert.True(t, s.Down())
 
 	p.Resume()
-	cn = startCanary()
+	cn = canary.Start()
 	took := untilOnRedis(t, s, l, 10*time.Second)
 	t.Logf("back on Redis %v after the stall", took)
-	if cn.kept(t, 100*time.Millisecond) {
+	if cn.Kept(t, 100*time.Millisecond) {
 		assert.Less(t, took, time.Second)
 	}
 	assert.Equal(t, 1, logs.count("switching"), "one line per switch")

@@ -14,6 +14,7 @@ import (
 
 	"github.com/floodgate-go/floodgate/core"
 	"github.com/floodgate-go/floodgate/core/redisstore"
+	"github.com/floodgate-go/floodgate/internal/canary"
 	"github.com/floodgate-go/floodgate/internal/faultproxy"
 	"github.com/floodgate-go/floodgate/internal/redistest"
 	"github.com/floodgate-go/floodgate/internal/within"
@@ -103,48 +104,32 @@ func faultLimiter(t testing.TB, s core.Store, p *core.Policy) *core.Limiter {
 
 var wide = core.MustPolicy("wide", core.Limit{Name: "w", Algorithm: core.GCRA{Rate: core.PerSecond(1e6), Burst: 1e6}})
 
-// canary measures how late a 1 ms sleep wakes up while a test runs: on a
-// machine so loaded that the scheduler alone takes longer than a
-// decision's deadline allows, no latency figure is meaningful, and the
-// tests assert their timing claims only when the machine kept up (they
-// log the figures either way; the mechanisms are asserted always).
-type canary struct {
-	stop  chan struct{}
-	done  chan struct{}
-	worst atomic.Int64
-}
-
-func startCanary() *canary {
-	c := &canary{stop: make(chan struct{}), done: make(chan struct{})}
-	go func() {
-		defer close(c.done)
-		for {
-			select {
-			case <-c.stop:
-				return
-			default:
+// decideAll has goroutines goroutines make n decisions each on l (keys of
+// their own), requires each to be decided without an error, and, when
+// locally is set, admitted (wide's limits admit everything a fallback
+// decides). It returns the slowest decision's latency.
+func decideAll(t *testing.T, l *core.Limiter, goroutines, n int, locally bool) time.Duration {
+	t.Helper()
+	ctx := context.Background()
+	var worst atomic.Int64
+	var wg sync.WaitGroup
+	for g := range goroutines {
+		wg.Go(func() {
+			for i := range n {
+				start := time.Now()
+				r, err := l.Allow(ctx, fmt.Sprint(g, ":", i))
+				d := time.Since(start)
+				for w := worst.Load(); int64(d) > w && !worst.CompareAndSwap(w, int64(d)); w = worst.Load() {
+				}
+				assert.NoError(t, err)
+				if locally {
+					assert.True(t, r.Allowed, "decided locally")
+				}
 			}
-			start := time.Now()
-			time.Sleep(time.Millisecond)
-			if late := int64(time.Since(start) - time.Millisecond); late > c.worst.Load() {
-				c.worst.Store(late)
-			}
-		}
-	}()
-	return c
-}
-
-// kept stops the canary and reports whether the scheduler was never
-// more than max late.
-func (c *canary) kept(t *testing.T, max time.Duration) bool {
-	close(c.stop)
-	<-c.done
-	late := time.Duration(c.worst.Load())
-	if late > max {
-		t.Logf("the machine is overloaded (a 1 ms sleep woke up %v late, over %v): timing figures are logged, not asserted", late, max)
-		return false
+		})
 	}
-	return true
+	within.Wait(t, &wg, "the test's goroutines")
+	return time.Duration(worst.Load())
 }
 
 // timingRounds runs round, each time under a canary of max, until a round
@@ -161,9 +146,9 @@ func timingRounds(t *testing.T, max time.Duration, round func() error) {
 	t.Helper()
 	var kept []error
 	for i := 1; i <= 3; i++ {
-		cn := startCanary()
+		cn := canary.Start()
 		err := round()
-		keptUp := cn.kept(t, max)
+		keptUp := cn.Kept(t, max)
 		if err == nil {
 			return // the claims held, however loaded the machine
 		}
@@ -357,25 +342,10 @@ func TestStallDeadline(t *testing.T) {
 	require.NoError(t, err)
 	baseline, conns := runtime.NumGoroutine(), p.Accepted()
 
-	cn := startCanary()
+	cn := canary.Start()
 	p.Stall()
-	var worst atomic.Int64
-	var wg sync.WaitGroup
-	for g := range 64 {
-		wg.Go(func() {
-			for i := range 5 {
-				start := time.Now()
-				r, err := l.Allow(ctx, fmt.Sprint(g, ":", i))
-				d := time.Since(start)
-				for w := worst.Load(); int64(d) > w && !worst.CompareAndSwap(w, int64(d)); w = worst.Load() {
-				}
-				assert.NoError(t, err)
-				assert.True(t, r.Allowed, "decided locally")
-			}
-		})
-	}
-	within.Wait(t, &wg, "the test's goroutines")
-	t.Logf("slowest decision during the stall: %v (timeout %v); stats %+v", time.Duration(worst.Load()), timeout, s.Stats())
+	worst := decideAll(t, l, 64, 5, true)
+	t.Logf("slowest decision during the stall: %v (timeout %v); stats %+v", worst, timeout, s.Stats())
 	assert.True(t, s.Down())
 	// 320 decisions in the stall: at most a connection per pipeline
 	// worker is stuck (each costing the proxy 4 goroutines), not one per
@@ -389,11 +359,11 @@ func TestStallDeadline(t *testing.T) {
 	p.Resume()
 	took := untilOnRedis(t, s, l, 30*time.Second)
 	t.Logf("back on Redis %v after the stall", took)
-	if cn.kept(t, 100*time.Millisecond) {
+	if cn.Kept(t, 100*time.Millisecond) {
 		// Answered by the deadline (plus scheduling); it was the
 		// client's 3 s read timeout. Back within ProbeMax and a round
 		// trip.
-		assert.Less(t, time.Duration(worst.Load()), time.Second)
+		assert.Less(t, worst, time.Second)
 		assert.Less(t, took, time.Second)
 	}
 	assert.Equal(t, 1, logs.count("switching"), "one line per switch")
@@ -454,14 +424,14 @@ func TestDroppedConnections(t *testing.T) {
 	}
 	waitFor(t, func() bool { return decided.Load() >= 50 }, "the deciding goroutines never got 50 decisions through", func() []any { return nil })
 	for range 3 {
-		cn := startCanary()
+		cn := canary.Start()
 		p.Refuse(true)
 		p.Drop()
 		waitFor(t, s.Down, "the store never saw the outage (stats %+v, %d decisions)", func() []any { return []any{s.Stats(), decided.Load()} })
 		p.Refuse(false)
 		took := untilOnRedis(t, s, l, 30*time.Second)
 		t.Logf("back on Redis %v after the drop", took)
-		if cn.kept(t, 100*time.Millisecond) {
+		if cn.Kept(t, 100*time.Millisecond) {
 			assert.Less(t, took, time.Second)
 		}
 	}
@@ -489,7 +459,7 @@ func TestFailureModes(t *testing.T) {
 	}
 	p.Refuse(true)
 	p.Drop()
-	cn := startCanary()
+	cn := canary.Start()
 	var worst time.Duration
 	for mode, s := range stores {
 		l := faultLimiter(t, s, pol)
@@ -519,7 +489,7 @@ func TestFailureModes(t *testing.T) {
 	}
 	assert.Equal(t, int64(3), switches.Load())
 	t.Logf("slowest decision: %v (Timeout 50 ms)", worst)
-	if cn.kept(t, 100*time.Millisecond) {
+	if cn.Kept(t, 100*time.Millisecond) {
 		assert.Less(t, worst, time.Second)
 	}
 }
