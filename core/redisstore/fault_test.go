@@ -2,7 +2,6 @@ package redisstore_test
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"log/slog"
 	"runtime"
@@ -132,36 +131,6 @@ func decideAll(t *testing.T, l *core.Limiter, goroutines, n int, locally bool) t
 	return time.Duration(worst.Load())
 }
 
-// timingRounds runs round, each time under a canary of max, until a round
-// returns nil (its timing claims held, also on a loaded machine), at most
-// 3 times. A decision's path
-// has several hops (caller, pipeline worker, proxy, redis-server and
-// back), each of which a loaded machine may delay by up to the canary's
-// figure: a round that fails while the canary kept up is not yet proof of
-// a fault. The test fails when every round failed and at least one of
-// them ran while the machine kept up; when none did, the failures are
-// only logged. A store that misses its claims by design (the store that
-// never recovered at 20 ms RTT, say) fails every round.
-func timingRounds(t *testing.T, max time.Duration, round func() error) {
-	t.Helper()
-	var kept []error
-	for i := 1; i <= 3; i++ {
-		cn := canary.Start()
-		err := round()
-		keptUp := cn.Kept(t, max)
-		if err == nil {
-			return // the claims held, however loaded the machine
-		}
-		if keptUp {
-			kept = append(kept, err)
-		}
-		t.Logf("round %d: %v", i, err)
-	}
-	if len(kept) > 0 {
-		t.Errorf("the timing claims failed in every round, %d of them on a machine that kept up: %v", len(kept), errors.Join(kept...))
-	}
-}
-
 // headroom is the canary bound of a timing claim at rtt with the default
 // Options.Timeout (100 ms): what remains of the deadline after the round
 // trip, shared by the hops a decision takes in a test (the caller, the
@@ -206,7 +175,7 @@ func TestRTT(t *testing.T) {
 			l := faultLimiter(t, s, wide)
 			ctx := context.Background()
 			checked := false
-			timingRounds(t, headroom(rtt), func() error {
+			canary.Rounds(t, headroom(rtt), func() error {
 				if !checked {
 					if err := s.Check(ctx); err != nil {
 						return fmt.Errorf("Check: %w", err)
@@ -267,7 +236,7 @@ func TestRTTNoCheck(t *testing.T) {
 			srv := redistest.Start(t)
 			p := faultproxy.Start(t, srv.Addr())
 			p.SetLatency(rtt / 2)
-			timingRounds(t, headroom(rtt), func() error {
+			canary.Rounds(t, headroom(rtt), func() error {
 				s, _ := faultStore(t, defaultClient(t, p.Addr()), redisstore.Options{})
 				l := faultLimiter(t, s, wide)
 				const rounds = 10
