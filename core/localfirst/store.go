@@ -58,8 +58,9 @@ type Options struct {
 	// a ClusterClient or Ring a client of the store's own made from its
 	// options (its own connections; everything but the hooks added to the
 	// application's client carried over), which [Store.Close] releases.
-	// A client whose timeouts are within Timeout, or that bounds its
-	// round trips by the context (ContextTimeoutEnabled), is used as it is.
+	// A redis.Client or Ring whose timeouts are within Timeout, or that
+	// bounds its round trips by the context (ContextTimeoutEnabled), is
+	// used as it is; a ClusterClient never is.
 	// Decisions never wait for a round. A claim or a lease lives
 	// 2·SyncPeriod + Timeout: every node of a fleet must use the same
 	// SyncPeriod and Timeout.

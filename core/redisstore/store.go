@@ -93,10 +93,11 @@
 // only with ContextTimeoutEnabled), the store sends with a clone of a
 // redis.Client (a Sentinel failover client too) sharing its pool, with
 // timeouts of that bound (Client.WithTimeout). A ClusterClient or Ring has
-// no such clone: unless its timeouts are within the bound, or it bounds
-// its round trips by the context (ContextTimeoutEnabled), the store sends
-// with a client of its own made from its options with timeouts of that
-// bound: its own connections (a pool per node, of the client's PoolSize),
+// no such clone: the store sends with a client of its own made from its
+// options with timeouts of that bound (a Ring whose timeouts are within
+// the bound, or that bounds its round trips by the context, is used as it
+// is; a ClusterClient never is, so that the store can reach its nodes'
+// idle connections without reloading the Cluster's state over them): its own connections (a pool per node, of the client's PoolSize),
 // shared by the stores and limiters made on that client (redisinflight,
 // localfirst) and closed by the last one's Close; everything is carried
 // over (addresses, credentials, TLS, Dialer, OnConnect, routing) but the

@@ -99,8 +99,10 @@ func TestClientKinds(t *testing.T) {
 		{"client, within", redis.NewClient(&redis.Options{Addr: addr[0], ReadTimeout: io / 2}), true},
 		{"client, context deadlines", redis.NewClient(&redis.Options{Addr: addr[0], ContextTimeoutEnabled: true}), true},
 		{"client, defaults", redis.NewClient(&redis.Options{Addr: addr[0]}), false},
-		{"cluster, within", redis.NewClusterClient(&redis.ClusterOptions{Addrs: addr, ReadTimeout: io, WriteTimeout: io}), true},
-		{"cluster, context deadlines", redis.NewClusterClient(&redis.ClusterOptions{Addrs: addr, ReadTimeout: -1, ContextTimeoutEnabled: true}), true},
+		// A ClusterClient never: Flush reaches only its own one's nodes
+		// without reloading the Cluster's state over the connections.
+		{"cluster, within", redis.NewClusterClient(&redis.ClusterOptions{Addrs: addr, ReadTimeout: io / 2, WriteTimeout: io}), false},
+		{"cluster, context deadlines", redis.NewClusterClient(&redis.ClusterOptions{Addrs: addr, ReadTimeout: -1, ContextTimeoutEnabled: true}), false},
 		{"cluster, defaults", redis.NewClusterClient(&redis.ClusterOptions{Addrs: addr}), false},
 		{"cluster, no deadlines", redis.NewClusterClient(&redis.ClusterOptions{Addrs: addr, ReadTimeout: -2, ContextTimeoutEnabled: true}), false},
 		{"cluster, writes never time out", redis.NewClusterClient(&redis.ClusterOptions{Addrs: addr, ReadTimeout: io, WriteTimeout: -1}), false},
@@ -129,6 +131,15 @@ func TestClientKinds(t *testing.T) {
 				ba.Release()
 				assert.NotErrorIs(t, a.Ping(ctx).Err(), redis.ErrClosed, "a clone sharing the pool is never closed")
 				return
+			}
+			if cc, ok := tc.c.(*redis.ClusterClient); ok {
+				o := a.(*redis.ClusterClient).Options()
+				want := io // or the client's, when shorter
+				if r := cc.Options().ReadTimeout; r > 0 && r < io {
+					want = r
+				}
+				assert.Equal(t, want, o.ReadTimeout)
+				assert.Equal(t, cc.Options().ContextTimeoutEnabled, o.ContextTimeoutEnabled)
 			}
 			bb := New(tc.c, io)
 			b := bb.Client
