@@ -27,7 +27,7 @@ import (
 func TestAttackFailLocalAcrossSetPolicy(t *testing.T) {
 	t.Parallel()
 	fw := func(q int64) *core.Policy {
-		return core.MustPolicy("p", core.Limit{Name: "w", Algorithm: core.FixedWindow{Quota: q, Window: time.Hour}})
+		return core.MustPolicy("p", core.Limit{Name: "w", Algorithm: core.FixedWindow{Quota: q, Window: time.Hour, Anchored: true}})
 	}
 	// down is a store on a Redis that has just gone (connections refused).
 	down := func(t *testing.T) *redisstore.Store {
@@ -78,7 +78,7 @@ func TestAttackFailLocalAcrossSetPolicy(t *testing.T) {
 		var calls atomic.Int64
 		provider := func(context.Context, string) (*core.Policy, bool, error) {
 			q := []int64{10, 12}[calls.Add(1)%2]
-			return core.MustPolicy("tenant", core.Limit{Name: "w", Algorithm: core.FixedWindow{Quota: q, Window: time.Hour}}), true, nil
+			return core.MustPolicy("tenant", core.Limit{Name: "w", Algorithm: core.FixedWindow{Quota: q, Window: time.Hour, Anchored: true}}), true, nil
 		}
 		o, err := core.NewOverrides(fw(100), provider, core.OverrideOptions{TTL: time.Nanosecond}, core.WithStore(s))
 		require.NoError(t, err)

@@ -39,7 +39,7 @@ func TestAttackFailLocalFlapping(t *testing.T) {
 	})
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = s.Close() })
-	p, err := core.Single("p", core.FixedWindow{Quota: 10, Window: time.Hour})
+	p, err := core.Single("p", core.FixedWindow{Quota: 10, Window: time.Hour, Anchored: true})
 	require.NoError(t, err)
 	clk := coretest.NewClock(time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC))
 	l, err := core.NewLimiter(p, core.WithStore(s), core.WithClock(clk))

@@ -175,7 +175,7 @@ func TestErrorReplyFaults(t *testing.T) {
 			// at once, and the next decision would make a second call.
 			local, logs := faultStore(t, c, redisstore.Options{FailureMode: redisstore.FailLocal, LocalShare: 0.5, ProbeInterval: time.Hour, Timeout: noDeadline})
 			closed, _ := faultStore(t, c, redisstore.Options{ProbeInterval: time.Hour, Timeout: noDeadline})
-			pol := core.MustPolicy("e", core.Limit{Name: "e", Algorithm: core.FixedWindow{Quota: 4, Window: time.Hour}})
+			pol := core.MustPolicy("e", core.Limit{Name: "e", Algorithm: core.FixedWindow{Quota: 4, Window: time.Hour, Anchored: true}})
 			l := faultLimiter(t, local, pol)
 			admitted := 0
 			for range 4 {
@@ -212,7 +212,7 @@ func TestWrongType(t *testing.T) {
 	srv := redistest.Start(t)
 	c := srv.Client(t)
 	ctx := context.Background()
-	pol := core.MustPolicy("wt", core.Limit{Name: "wt", Algorithm: core.FixedWindow{Quota: 4, Window: time.Hour}})
+	pol := core.MustPolicy("wt", core.Limit{Name: "wt", Algorithm: core.FixedWindow{Quota: 4, Window: time.Hour, Anchored: true}})
 	for _, mode := range []redisstore.FailureMode{redisstore.FailClosed, redisstore.FailLocal, redisstore.FailOpen} {
 		s, logs := faultStore(t, c, redisstore.Options{FailureMode: mode, Prefix: fmt.Sprintf("wt%d:", mode), Timeout: noDeadline})
 		l := faultLimiter(t, s, pol)

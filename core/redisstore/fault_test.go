@@ -417,7 +417,7 @@ func TestFailureModes(t *testing.T) {
 	p := faultproxy.Start(t, srv.Addr())
 	c := defaultClient(t, p.Addr())
 	ctx := context.Background()
-	pol := core.MustPolicy("fm", core.Limit{Name: "fm", Algorithm: core.FixedWindow{Quota: 10, Window: time.Hour}})
+	pol := core.MustPolicy("fm", core.Limit{Name: "fm", Algorithm: core.FixedWindow{Quota: 10, Window: time.Hour, Anchored: true}})
 	var switches atomic.Int64
 	stores := map[redisstore.FailureMode]*redisstore.Store{}
 	for _, mode := range []redisstore.FailureMode{redisstore.FailClosed, redisstore.FailOpen, redisstore.FailLocal} {

@@ -154,7 +154,7 @@ func TestObserverStoreChanges(t *testing.T) {
 		ctx := context.Background()
 		obs := &coretest.Observer{}
 		s, _ := faultStore(t, c, redisstore.Options{Prefix: "kc:", Timeout: noDeadline, Observer: obs})
-		l := faultLimiter(t, s, core.MustPolicy("kc", core.Limit{Name: "kc", Algorithm: core.FixedWindow{Quota: 4, Window: time.Hour}}))
+		l := faultLimiter(t, s, core.MustPolicy("kc", core.Limit{Name: "kc", Algorithm: core.FixedWindow{Quota: 4, Window: time.Hour, Anchored: true}}))
 		_, err := l.Allow(ctx, "victim")
 		require.NoError(t, err)
 		keys, err := c.Keys(ctx, "kc:*").Result()
