@@ -12,10 +12,12 @@ import (
 // counts kept; a file that would change more than limits is refused, and
 // the running limits stay.
 func ExampleLimiter_ReloadData() {
+	// (Anchored windows start at a client's first request, so that what
+	// this prints does not depend on the wall clock's hour.)
 	file := func(rate string) []byte {
 		return []byte("policies:\n  api: " + rate + "\ndefault: {policy: api}\n")
 	}
-	lim, err := config.Parse("limits.yaml", file("3/h fixed-window"), config.Options{})
+	lim, err := config.Parse("limits.yaml", file("3/h fixed-window anchored"), config.Options{})
 	if err != nil {
 		panic(err)
 	}
@@ -27,11 +29,11 @@ func ExampleLimiter_ReloadData() {
 		return w.Code
 	}
 	fmt.Println(get(), get(), get(), get())
-	if err := lim.ReloadData("limits.yaml", file("5/h fixed-window")); err != nil {
+	if err := lim.ReloadData("limits.yaml", file("5/h fixed-window anchored")); err != nil {
 		panic(err)
 	}
 	fmt.Println(get(), get(), get())
-	fmt.Println(lim.ReloadData("limits.yaml", []byte("policies:\n  api: 5/h fixed-window\n  new: 1/s\ndefault: {policy: api}\n")))
+	fmt.Println(lim.ReloadData("limits.yaml", []byte("policies:\n  api: 5/h fixed-window anchored\n  new: 1/s\ndefault: {policy: api}\n")))
 	// Output:
 	// 200 200 200 429
 	// 200 200 429
