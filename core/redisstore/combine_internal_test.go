@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/floodgate-go/floodgate/core"
+	"github.com/floodgate-go/floodgate/internal/race"
 	"github.com/floodgate-go/floodgate/internal/redistest"
 	"github.com/floodgate-go/floodgate/internal/within"
 	"github.com/redis/go-redis/v9"
@@ -295,6 +296,11 @@ func TestCombineTooLate(t *testing.T) {
 // TestPooledTimerAllocatesNothing: every decision waiting for its call
 // takes a timer from the pool and gives it back, without allocating.
 func TestPooledTimerAllocatesNothing(t *testing.T) {
+	if race.Enabled {
+		// The race detector's sync.Pool drops a quarter of what is put
+		// back, on purpose: the count is the detector's, not the pool's.
+		t.Skip("sync.Pool drops items at random under -race")
+	}
 	releaseTimer(pooledTimer(time.Hour)) // the pool's first
 	require.Zero(t, testing.AllocsPerRun(100, func() {
 		tm := pooledTimer(time.Hour)
