@@ -161,7 +161,7 @@ func untilOnRedis(t *testing.T, s *redisstore.Store, l *core.Limiter, limit time
 // store keeps its connections (a store that dropped a connection at every
 // late reply redialled on every decision and never recovered at 20 ms).
 // The rates and the connections kept are timing claims (see
-// timingRounds); that a late reply never costs its connection is asserted
+// canary.Rounds); that a late reply never costs its connection is asserted
 // always.
 func TestRTT(t *testing.T) {
 	for _, rtt := range []time.Duration{time.Millisecond, 10 * time.Millisecond, 20 * time.Millisecond, 40 * time.Millisecond} {
@@ -228,7 +228,7 @@ func TestRTT(t *testing.T) {
 // the first decisions pay their set-up and may miss the deadline), the
 // store settles on Redis and stays there: the late replies of the first
 // decisions close the breaker, and their connections stay open. Each round
-// is a new store (a timing claim: see timingRounds).
+// is a new store (a timing claim: see canary.Rounds).
 func TestRTTNoCheck(t *testing.T) {
 	for _, rtt := range []time.Duration{20 * time.Millisecond, 40 * time.Millisecond} {
 		t.Run(rtt.String(), func(t *testing.T) {
