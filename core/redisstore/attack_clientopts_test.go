@@ -87,12 +87,9 @@ func TestAttackBlackholedConnections(t *testing.T) {
 			t.Parallel()
 			srv := redistest.Start(t)
 			canary.Rounds(t, 100*time.Millisecond, func() error {
-				old := faultproxy.Start(t, srv.Addr())
-				healthy := faultproxy.Start(t, srv.Addr())
-				sw := faultproxy.NewSwitch(old.Addr())
+				f := faultproxy.StartFailover(t, srv.Addr())
 				o := tc.opts
-				o.Addr = "floodgate.invalid:6379"
-				o.Dialer = sw.Dial
+				o.Addr, o.Dialer = srv.Addr(), f.Dial
 				c := redis.NewClient(&o)
 				t.Cleanup(func() { _ = c.Close() })
 				s, _ := faultStore(t, c, redisstore.Options{Timeout: 50 * time.Millisecond, FailureMode: redisstore.FailLocal,
@@ -102,10 +99,10 @@ func TestAttackBlackholedConnections(t *testing.T) {
 				_, err := l.Allow(ctx, "warm")
 				assert.NoError(t, err)
 
-				old.Stall() // black-holed from now on: never resumed
+				f.Blackhole() // from now on, never resumed
 				decideAll(t, l, 32, 5, false)
 				assert.True(t, s.Down())
-				sw.Set(healthy.Addr()) // Redis answers again, on new connections
+				f.Recover() // Redis answers again, on new connections
 				took := untilOnRedis(t, s, l, 30*time.Second)
 				t.Logf("back on Redis %v after it answered again", took)
 				if took >= 2500*time.Millisecond {

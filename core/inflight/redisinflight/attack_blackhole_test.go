@@ -38,12 +38,10 @@ func TestAttackBlackholedConnections(t *testing.T) {
 			t.Parallel()
 			srv := redistest.Start(t)
 			canary.Rounds(t, 100*time.Millisecond, func() error {
-				old := faultproxy.Start(t, srv.Addr())
-				healthy := faultproxy.Start(t, srv.Addr())
-				sw := faultproxy.NewSwitch(old.Addr())
+				f := faultproxy.StartFailover(t, srv.Addr())
 				o := tc.opts
-				o.Addr, o.MaxRetries, o.PoolSize = "floodgate.invalid:6379", -1, 4
-				o.Dialer = sw.Dial
+				o.Addr, o.MaxRetries, o.PoolSize = srv.Addr(), -1, 4
+				o.Dialer = f.Dial
 				c := redis.NewClient(&o)
 				t.Cleanup(func() { _ = c.Close() })
 				// (A Timeout of 200 ms keeps a loaded machine's first round
@@ -56,7 +54,7 @@ func TestAttackBlackholedConnections(t *testing.T) {
 					return err == nil && s.Release(ctx) == nil
 				})
 
-				old.Stall() // black-holed from now on: never resumed
+				f.Blackhole() // from now on, never resumed
 				var wg sync.WaitGroup
 				for g := range 32 {
 					wg.Go(func() {
@@ -67,7 +65,7 @@ func TestAttackBlackholedConnections(t *testing.T) {
 					})
 				}
 				within.Wait(t, &wg, "the test's goroutines")
-				sw.Set(healthy.Addr()) // Redis answers again, on new connections
+				f.Recover() // Redis answers again, on new connections
 				took := untilAcquired(t, l)
 				t.Logf("back on Redis %v after it answered again", took)
 				if took >= 2500*time.Millisecond {
