@@ -15,7 +15,7 @@ import (
 // node keeps deciding, each of the 4 nodes granting its quarter of the
 // 100 per hour until Redis answers.
 func Example() {
-	client := redis.NewClient(&redis.Options{Addr: "127.0.0.1:1", MaxRetries: -1})
+	client := redis.NewClient(&redis.Options{Addr: "127.0.0.1:1", MaxRetries: -1, DialerRetries: 1})
 	defer client.Close()
 	store, err := localfirst.New(client, localfirst.Options{Nodes: 4, SyncPeriod: 100 * time.Millisecond})
 	if err != nil {
@@ -47,7 +47,7 @@ func Example() {
 // key's shared bucket. Here Redis never answers: each of the 4 nodes
 // spends its share, a quarter of the burst of 20 (and of the rate).
 func Example_gcra() {
-	client := redis.NewClient(&redis.Options{Addr: "127.0.0.1:1", MaxRetries: -1})
+	client := redis.NewClient(&redis.Options{Addr: "127.0.0.1:1", MaxRetries: -1, DialerRetries: 1})
 	defer client.Close()
 	store, err := localfirst.New(client, localfirst.Options{Nodes: 4})
 	if err != nil {

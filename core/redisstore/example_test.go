@@ -42,7 +42,7 @@ func Example() {
 // window is anchored at the first request: a window on the clock's hours
 // could end between two of these requests.)
 func Example_failLocal() {
-	client := redis.NewClient(&redis.Options{Addr: "127.0.0.1:1", MaxRetries: -1})
+	client := redis.NewClient(&redis.Options{Addr: "127.0.0.1:1", MaxRetries: -1, DialerRetries: 1})
 	defer client.Close()
 	store, err := redisstore.New(client, redisstore.Options{
 		FailureMode: redisstore.FailLocal,

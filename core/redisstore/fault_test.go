@@ -162,8 +162,15 @@ func untilOnRedis(t *testing.T, s *redisstore.Store, l *core.Limiter, limit time
 // late reply redialled on every decision and never recovered at 20 ms).
 // The rates and the connections kept are timing claims (see
 // canary.Rounds); that a late reply never costs its connection is asserted
-// always.
+// always. Its subtests, each on its own server and proxy, run together
+// (NoCheck's too: rttNoCheck), apart from the package's parallel tests.
 func TestRTT(t *testing.T) {
+	for _, rtt := range []time.Duration{20 * time.Millisecond, 40 * time.Millisecond} {
+		t.Run("NoCheck/"+rtt.String(), func(t *testing.T) {
+			t.Parallel()
+			rttNoCheck(t, rtt)
+		})
+	}
 	for _, rtt := range []time.Duration{time.Millisecond, 10 * time.Millisecond, 20 * time.Millisecond, 40 * time.Millisecond} {
 		t.Run(rtt.String(), func(t *testing.T) {
 			t.Parallel()
@@ -224,51 +231,46 @@ func TestRTT(t *testing.T) {
 	}
 }
 
-// TestRTTNoCheck: without Check (no connection open, no function loaded:
-// the first decisions pay their set-up and may miss the deadline), the
-// store settles on Redis and stays there: the late replies of the first
-// decisions close the breaker, and their connections stay open. Each round
-// is a new store (a timing claim: see canary.Rounds).
-func TestRTTNoCheck(t *testing.T) {
-	for _, rtt := range []time.Duration{20 * time.Millisecond, 40 * time.Millisecond} {
-		t.Run(rtt.String(), func(t *testing.T) {
-			t.Parallel()
-			srv := redistest.Start(t)
-			p := faultproxy.Start(t, srv.Addr())
-			p.SetLatency(rtt / 2)
-			canary.Rounds(t, headroom(rtt), func() error {
-				s, _ := faultStore(t, defaultClient(t, p.Addr()), redisstore.Options{})
-				l := faultLimiter(t, s, wide)
-				const rounds = 10
-				var ok [rounds]atomic.Int64
-				for i := range rounds { // 8 decisions at once every 50 ms
-					time.Sleep(50 * time.Millisecond)
-					var wg sync.WaitGroup
-					for g := range 8 {
-						wg.Go(func() {
-							if r, err := l.Allow(context.Background(), fmt.Sprint(g, ":", i)); err == nil && r.Allowed && !s.Down() {
-								ok[i].Add(1)
-							}
-						})
+// rttNoCheck (TestRTT/NoCheck): without Check (no connection open, no
+// function loaded: the first decisions pay their set-up and may miss the
+// deadline), the store settles on Redis and stays there: the late replies
+// of the first decisions close the breaker, and their connections stay
+// open. Each round is a new store (a timing claim: see canary.Rounds).
+func rttNoCheck(t *testing.T, rtt time.Duration) {
+	srv := redistest.Start(t)
+	p := faultproxy.Start(t, srv.Addr())
+	p.SetLatency(rtt / 2)
+	canary.Rounds(t, headroom(rtt), func() error {
+		s, _ := faultStore(t, defaultClient(t, p.Addr()), redisstore.Options{})
+		l := faultLimiter(t, s, wide)
+		const rounds = 10
+		var ok [rounds]atomic.Int64
+		for i := range rounds { // 8 decisions at once every 50 ms
+			time.Sleep(50 * time.Millisecond)
+			var wg sync.WaitGroup
+			for g := range 8 {
+				wg.Go(func() {
+					if r, err := l.Allow(context.Background(), fmt.Sprint(g, ":", i)); err == nil && r.Allowed && !s.Down() {
+						ok[i].Add(1)
 					}
-					within.Wait(t, &wg, "the test's goroutines")
-				}
-				var per []int64
-				late := int64(0)
-				for i := range ok {
-					per = append(per, ok[i].Load())
-					if i >= rounds/2 {
-						late += ok[i].Load()
-					}
-				}
-				t.Logf("RTT %v without Check: decided by Redis per round of 8: %v; %d connections; stats %+v", rtt, per, p.Accepted(), s.Stats())
-				if late < 38 {
-					return fmt.Errorf("%d of the last 5 rounds' 40 decisions on Redis", late)
-				}
-				return nil
-			})
-		})
-	}
+				})
+			}
+			within.Wait(t, &wg, "the test's goroutines")
+		}
+		var per []int64
+		late := int64(0)
+		for i := range ok {
+			per = append(per, ok[i].Load())
+			if i >= rounds/2 {
+				late += ok[i].Load()
+			}
+		}
+		t.Logf("RTT %v without Check: decided by Redis per round of 8: %v; %d connections; stats %+v", rtt, per, p.Accepted(), s.Stats())
+		if late < 38 {
+			return fmt.Errorf("%d of the last 5 rounds' 40 decisions on Redis", late)
+		}
+		return nil
+	})
 }
 
 // TestSlowLink: a Timeout below the round trip is reported: an error from

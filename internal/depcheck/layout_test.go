@@ -126,26 +126,33 @@ func TestWorkspaceVersionsMatchModules(t *testing.T) {
 		ours[readModFile(t, filepath.Join(root, filepath.FromSlash(d))).Module.Path] = true
 	}
 	for _, d := range uses {
-		dir := filepath.Join(root, filepath.FromSlash(d))
-		used := packageModules(t, dir)
-		for path, v := range modules(t, dir, repo) {
-			if ours[path] || !used[path] {
-				continue
+		t.Run(d, func(t *testing.T) {
+			t.Parallel()
+			compared := 0
+			for path, v := range packageModules(t, filepath.Join(root, filepath.FromSlash(d))) {
+				if ours[path] {
+					continue
+				}
+				compared++
+				assert.Equal(t, v, ws[path], "%s: the workspace tests %s at %s, the module's users get %s "+
+					"(raise the module's requirement: go work sync, then go mod tidy in %s)", d, path, ws[path], v, d)
 			}
-			assert.Equal(t, v, ws[path], "%s: the workspace tests %s at %s, the module's users get %s "+
-				"(raise the module's requirement: go work sync, then go mod tidy in %s)", d, path, ws[path], v, d)
-		}
+			assert.NotZero(t, compared, "%s: no package from another module (every test uses testify)", d)
+		})
 	}
 }
 
 // packageModules returns the modules providing the packages the module in
-// dir builds or tests, alone (GOWORK=off).
-func packageModules(t *testing.T, dir string) map[string]bool {
+// dir builds or tests, alone (GOWORK=off), with the version each is
+// selected at: one go command.
+func packageModules(t *testing.T, dir string) map[string]string {
 	t.Helper()
-	out := mustGo(t, dir, repo, "list", "-deps", "-test", "-f", "{{with .Module}}{{.Path}}{{end}}", "./...")
-	used := map[string]bool{}
-	for _, p := range strings.Fields(out) {
-		used[p] = true
+	out := mustGo(t, dir, repo, "list", "-deps", "-test", "-f", "{{with .Module}}{{.Path}} {{.Version}}{{end}}", "./...")
+	used := map[string]string{}
+	for line := range strings.Lines(out) {
+		if path, version, _ := strings.Cut(strings.TrimSpace(line), " "); path != "" {
+			used[path] = version
+		}
 	}
 	return used
 }

@@ -39,7 +39,7 @@ func Example() {
 // of the limit: here nothing listens on 127.0.0.1:1, and this process,
 // one of 4, grants a quarter of 8 slots.
 func Example_failLocal() {
-	client := redis.NewClient(&redis.Options{Addr: "127.0.0.1:1", MaxRetries: -1})
+	client := redis.NewClient(&redis.Options{Addr: "127.0.0.1:1", MaxRetries: -1, DialerRetries: 1})
 	defer client.Close()
 	lim, err := redisinflight.New(client, 8, redisinflight.Options{FailureMode: redisstore.FailLocal, LocalShare: 0.25})
 	if err != nil {
