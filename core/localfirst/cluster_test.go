@@ -17,7 +17,7 @@ import (
 // TestCluster: on a 3-master Cluster, every script call's keys share a
 // hash slot (one bucket's tag), the buckets spread over the masters, and
 // two nodes agree on 64 keys of a window limit and of a GCRA after their
-// rounds.
+// rounds; Check passes.
 func TestCluster(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts a Redis Cluster")
@@ -70,5 +70,11 @@ func TestCluster(t *testing.T) {
 		}
 	}
 	assert.Equal(t, 3, masters, "the buckets spread over every master")
+	// Check passes on a Cluster (the script loaded on every master, the
+	// probe's hash in one slot), on the system clock.
+	checked, err := localfirst.New(client, localfirst.Options{Nodes: 2})
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = checked.Close() })
+	assert.NoError(t, checked.Check(context.Background()))
 	assert.GreaterOrEqual(t, ns[0].s.Stats().Calls, uint64(8), "at least one call per bucket and MaxBatch")
 }

@@ -211,6 +211,12 @@
 // back again. Every round is bounded by Timeout; there is no circuit
 // breaker, as rounds are already one per period.
 //
+// At start-up, [Store.Check] says whether the store can sync: Redis
+// answers within Timeout, the sync script runs (an ACL may forbid it while
+// PING passes) and the node's clock is within half a SyncPeriod of Redis's
+// (a skewed clock adds to δ and σ above). A node that cannot sync still
+// decides, on its shares: call Check to refuse to serve, or to log.
+//
 // # Decisions
 //
 // With one node (Nodes 1) every take, peek and refund of a window limit is

@@ -103,7 +103,7 @@ func (s *Store) Check(ctx context.Context) error {
 			}
 			return nil
 		},
-		Log: s.log,
+		Log: s.log, Failing: "under FailOpen, every call would be admitted",
 	}.Run(ctx)
 	if err != nil || policy == "" {
 		return err

@@ -36,6 +36,10 @@ type Check struct {
 	// Probe runs the component's scripts once, as its calls run them, on
 	// keys none of its calls uses.
 	Probe func(ctx context.Context) error
+	// Failing says, in the error of a probe that fails with an error
+	// reply, what that means for the component ("under FailOpen, every
+	// call would be admitted"); "" says nothing more.
+	Failing string
 	// Log receives the eviction warning, and a line when maxmemory-policy
 	// cannot be read.
 	Log *slog.Logger
@@ -74,7 +78,10 @@ func (c Check) Run(ctx context.Context) (policy string, err error) {
 		if c.Unreachable(err) {
 			return "", fmt.Errorf("%s: start-up check: %w: %w", c.What, c.Unavailable, err)
 		}
-		return "", fmt.Errorf("%s: start-up check: a call fails (under FailOpen, every call would be admitted): %w", c.What, err)
+		if c.Failing != "" {
+			return "", fmt.Errorf("%s: start-up check: a call fails (%s): %w", c.What, c.Failing, err)
+		}
+		return "", fmt.Errorf("%s: start-up check: a call fails: %w", c.What, err)
 	}
 	cfg, err := c.Client.ConfigGet(ctx, "maxmemory-policy").Result()
 	if err != nil {

@@ -31,7 +31,7 @@ func (l *Limiter) Check(ctx context.Context) error {
 			return errors.Is(err, redisstore.ErrUnavailable) || redisfault.Unreachable(err)
 		},
 		Probe: l.probe,
-		Log:   l.log,
+		Log:   l.log, Failing: "under FailOpen, every call would be admitted",
 	}.Run(ctx)
 	if err == nil && policy != "" {
 		l.policy.Store(&policy)
