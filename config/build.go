@@ -4,6 +4,7 @@ import (
 	"errors"
 
 	"github.com/floodgate-go/floodgate/core"
+	"github.com/floodgate-go/floodgate/core/localfirst"
 	"github.com/floodgate-go/floodgate/core/redisstore"
 	"github.com/floodgate-go/floodgate/middleware"
 	"github.com/redis/go-redis/v9"
@@ -17,7 +18,8 @@ type builder struct {
 	opts Options
 
 	store  core.Store
-	redis  *redisstore.Store // nil with the memory store
+	redis  *redisstore.Store // nil but with store.redis
+	lf     *localfirst.Store // nil but with store.localfirst
 	client redis.UniversalClient
 
 	keys     map[string]*keyDef
@@ -77,7 +79,10 @@ func (b *builder) build(root *yaml.Node) (middleware.KeySelector, middleware.Opt
 
 // closeStore releases the Redis store and client of a file that failed.
 func (b *builder) closeStore() {
-	if b.redis != nil {
+	switch {
+	case b.redis != nil:
 		_ = errors.Join(b.redis.Close(), b.client.Close())
+	case b.lf != nil:
+		_ = errors.Join(b.lf.Close(), b.client.Close())
 	}
 }

@@ -15,6 +15,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/floodgate-go/floodgate/core"
+	"github.com/floodgate-go/floodgate/core/localfirst"
 	"github.com/floodgate-go/floodgate/core/redisstore"
 	"github.com/floodgate-go/floodgate/internal/isnil"
 	"github.com/floodgate-go/floodgate/middleware"
@@ -40,18 +41,26 @@ type Options struct {
 	// keys. The file's dry_run and the Redis fail-open mode turn DryRun and
 	// FailOpen on; its headers section may not be given with Headers.
 	Middleware middleware.Options
-	// Clock is the limiters' clock; nil means the system clock. With Redis
-	// it is used only with caller_clock.
+	// Clock is the limiters' clock; nil means the system clock. With
+	// store.redis it is used only with caller_clock; with store.localfirst
+	// it is the sync rounds' clock too.
 	Clock core.Clock
 }
 
 // Limiter is the middleware a configuration describes, with the store it
 // decides in. Mount it with its Handler method, or give its Middleware to
-// a router adapter. Close releases the Redis store and client.
+// a router adapter. Close releases the Redis store and client (and stops
+// the local-first store's sync rounds).
 type Limiter struct {
 	*middleware.Middleware
 	redis  *redisstore.Store
+	lf     *localfirst.Store
 	client redis.UniversalClient
+	// The local-first store's sync rounds (storelife.go).
+	stopSync  context.CancelFunc
+	synced    chan struct{}
+	closeOnce sync.Once
+	closeErr  error
 
 	// For Reload (reload.go): what the file was parsed with, its store,
 	// its limiters by policy name, and its top level, section by section.
@@ -61,25 +70,6 @@ type Limiter struct {
 	policies map[string]*core.Limiter
 	top      map[string]*yaml.Node
 	reloadMu sync.Mutex
-}
-
-// Close stops the Redis store and closes the Redis client the file
-// described; with the memory store it does nothing.
-func (l *Limiter) Close() error {
-	if l.redis == nil {
-		return nil
-	}
-	return errors.Join(l.redis.Close(), l.client.Close())
-}
-
-// Check verifies that Redis answers within the store's timeout (see
-// redisstore.Store.Check): call it at start-up to refuse to serve without
-// Redis, or to log a warning. With the memory store it returns nil.
-func (l *Limiter) Check(ctx context.Context) error {
-	if l.redis == nil {
-		return nil
-	}
-	return l.redis.Check(ctx)
 }
 
 // Load reads the configuration file at path and returns the Limiter it
@@ -98,7 +88,8 @@ func Load(path string, opts Options) (*Limiter, error) {
 // invalid rate, key, pattern or store setting, a name that refers to
 // nothing is an [Error] at its line and column (several are joined). Parse
 // makes the Redis client and store the file describes, without contacting
-// Redis: see [Limiter.Check].
+// Redis: see [Limiter.Check]. With store.localfirst it starts the store's
+// sync rounds, which [Limiter.Close] stops.
 func Parse(name string, data []byte, opts Options) (l *Limiter, err error) {
 	if opts.Middleware.Key != nil {
 		return nil, fmt.Errorf("config: Options.Middleware.Key is set, but the file gives the keys: %w", core.ErrInvalidConfig)
@@ -125,11 +116,12 @@ func Parse(name string, data []byte, opts Options) (l *Limiter, err error) {
 	if err != nil {
 		return nil, fmt.Errorf("config: %w", err)
 	}
-	l = &Limiter{Middleware: m, redis: b.redis, client: b.client, name: name, opts: opts, store: b.store,
+	l = &Limiter{Middleware: m, redis: b.redis, lf: b.lf, client: b.client, name: name, opts: opts, store: b.store,
 		policies: map[string]*core.Limiter{}, top: sections(root)}
 	for name, def := range b.policies {
 		l.policies[name] = def.lim
 	}
+	l.startSync()
 	return l, nil
 }
 
