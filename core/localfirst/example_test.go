@@ -2,6 +2,7 @@ package localfirst_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
@@ -67,4 +68,21 @@ func Example_gcra() {
 	fmt.Println("admitted", admitted)
 	// Output:
 	// admitted 5
+}
+
+// Check at start-up tells whether the node can sync: here nothing listens
+// on 127.0.0.1:1. A node that cannot sync still decides, on its shares.
+func ExampleStore_Check() {
+	client := redis.NewClient(&redis.Options{Addr: "127.0.0.1:1", MaxRetries: -1, DialerRetries: 1})
+	defer client.Close()
+	store, err := localfirst.New(client, localfirst.Options{Nodes: 4})
+	if err != nil {
+		panic(err)
+	}
+	err = store.Check(context.Background())
+	fmt.Println("unavailable:", errors.Is(err, localfirst.ErrUnavailable))
+	fmt.Println("clock skew:", errors.Is(err, localfirst.ErrClockSkew))
+	// Output:
+	// unavailable: true
+	// clock skew: false
 }
