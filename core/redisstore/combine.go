@@ -10,27 +10,25 @@ import (
 // combiner coalesces the decisions of a client that bounds its round trips
 // by the context's deadline (ContextTimeoutEnabled) on the callers'
 // goroutines, without pipeline workers: a decision made while fewer than
-// depth such round trips are in flight, and none is waiting for its turn,
-// is sent at once, alone; one made while they are joins the batch waiting
-// for the next turn, whose first caller (its leader) sends it, on its own
-// goroutine, as soon as a round trip in flight ends. No hand-off to a
+// Options.Pipelines such round trips are in flight, and none is waiting
+// for its turn, is sent at once, alone; one made while they are joins the
+// batch waiting for the next turn, whose first caller (its leader) sends
+// it, on its own goroutine, as soon as a round trip in flight ends. (With
+// one round trip at a time, the decisions of 8 callers went in batches of
+// about 4, one after another, and left half of a 2-core machine idle:
+// 0.56× ulule's decisions/s on a hot key, against 0.82× with 8 in flight,
+// while 64 callers still go in batches.) No hand-off to a
 // worker and back (two wake-ups that cost a decision more than its round
 // trip on a fast link), and decisions arriving while round trips are out
 // go together in the next (one script call deciding them all costs Redis
 // far less than one each).
 type combiner struct {
 	mu      sync.Mutex
-	flying  int           // combined round trips in flight, at most depth
+	flying  int           // combined round trips in flight, at most Options.Pipelines
 	pending []*call       // the batch waiting for its turn (nil: none); its first call's caller sends it
 	spare   [][]*call     // batches' slices, for reuse
 	turn    chan struct{} // a combined round trip ended (capacity 1): wakes the pending batch's leader
 }
-
-// combineDepth bounds the combined round trips in flight at once (and
-// Options.Pipelines does too): with one, the decisions arriving while it
-// is out wait for it and go together; with more, they go sooner, in
-// smaller batches.
-const combineDepth = 1
 
 // combine decides c in a combined round trip (see combiner); it reports
 // false, having done nothing, when the batch waiting is full (MaxBatch):
@@ -39,8 +37,7 @@ func (s *Store) combine(ctx context.Context, c *call) (ok, completed bool, err e
 	cb := &s.comb
 	deadline := time.Now().Add(s.opts.Timeout)
 	cb.mu.Lock()
-	depth := min(combineDepth, s.opts.Pipelines)
-	if cb.pending == nil && cb.flying < depth {
+	if cb.pending == nil && cb.flying < s.opts.Pipelines {
 		cb.flying++
 		cb.mu.Unlock()
 		c.batch[0] = c
@@ -87,7 +84,7 @@ func (s *Store) lead(ctx context.Context, c *call, deadline time.Time) (complete
 			return true, s.abandon(fmt.Errorf("redisstore: store closed: %w", ErrUnavailable))
 		}
 		cb.mu.Lock()
-		if cb.flying < min(combineDepth, s.opts.Pipelines) {
+		if cb.flying < s.opts.Pipelines {
 			if time.Until(deadline) < 2*time.Duration(s.rttNs.Load()) {
 				// Too late for a round trip: sent, it would miss the
 				// deadline and cost its connection.

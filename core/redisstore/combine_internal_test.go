@@ -88,15 +88,16 @@ func combineStore(t *testing.T, opts Options) (*Store, *core.Limiter, *tripHook)
 	return s, l, h
 }
 
-// holdTurn makes the store's combiner act as if a round trip were in
-// flight until the returned release is called.
+// holdTurn makes the store's combiner act as if Options.Pipelines round
+// trips were in flight (as many as it lets out at once) until the
+// returned release is called, which ends them together.
 func holdTurn(s *Store) (release func()) {
 	s.comb.mu.Lock()
-	s.comb.flying++
+	s.comb.flying += s.opts.Pipelines
 	s.comb.mu.Unlock()
 	return func() {
 		s.comb.mu.Lock()
-		s.comb.flying--
+		s.comb.flying -= s.opts.Pipelines
 		s.comb.mu.Unlock()
 		s.comb.turn <- struct{}{}
 	}
@@ -158,10 +159,11 @@ func TestCombineWhileInFlight(t *testing.T) {
 }
 
 // TestCombineBounded: round trips of combined decisions are never more
-// than combineDepth in flight at once, however many callers decide.
+// than Options.Pipelines in flight at once, however many callers decide.
 func TestCombineBounded(t *testing.T) {
 	t.Parallel()
-	_, l, h := combineStore(t, Options{})
+	const pipelines = 3
+	_, l, h := combineStore(t, Options{Pipelines: pipelines})
 	h.most.Store(0)
 	var wg sync.WaitGroup
 	var failed atomic.Int64
@@ -177,7 +179,7 @@ func TestCombineBounded(t *testing.T) {
 	}
 	within.Wait(t, &wg, "the decisions")
 	require.Zero(t, failed.Load())
-	require.LessOrEqual(t, h.most.Load(), int64(combineDepth))
+	require.LessOrEqual(t, h.most.Load(), int64(pipelines))
 }
 
 // TestCombineLeaderDeadline: when no turn comes before the deadline (a

@@ -18,11 +18,12 @@
 // Concurrent decisions are coalesced. When the client bounds its round
 // trips by the context's deadline (ContextTimeoutEnabled, on a
 // redis.Client or ClusterClient) and the link is fast, they are combined
-// on the callers' goroutines: a decision made while no combined round trip
-// is in flight goes at once, alone; one made while one is joins the batch
-// waiting for the next turn, which its first caller sends as soon as the
-// round trip in flight ends (one at a time, so that the decisions arriving
-// meanwhile go together), with no hand-off to a worker and back. Otherwise
+// on the callers' goroutines: a decision made while fewer than
+// Options.Pipelines combined round trips are in flight goes at once,
+// alone; one made while that many are joins the batch waiting for the next
+// turn, which its first caller sends as soon as a round trip in flight
+// ends (so that the decisions arriving meanwhile go together), with no
+// hand-off to a worker and back. Otherwise
 // (another client, a slow link, the breaker's trial, a batch waiting that
 // is full) one pipeline worker at a time collects them, and while other
 // round trips are out it waits a little (half the measured round trip, at
@@ -360,11 +361,12 @@ type Options struct {
 	// MaxBatch bounds the decisions one pipeline carries; 0 means 256.
 	MaxBatch int
 	// Pipelines is how many pipelines the workers may have in flight at
-	// once; 0 means 8. It also bounds the round trips a stalled Redis can
-	// hold (one connection each; one more when decisions are combined on
-	// the callers' goroutines, see the package doc): decisions beyond them
-	// wait in the queue, and every decision is answered by Timeout all
-	// the same.
+	// once, and how many combined round trips when decisions are combined
+	// on the callers' goroutines (see the package doc); 0 means 8. It
+	// bounds the round trips a stalled Redis can hold (one connection
+	// each; the combined ones end at their decisions' deadline): decisions
+	// beyond them wait, and every decision is answered by Timeout all the
+	// same.
 	Pipelines int
 	// NoFunctions makes the store call its scripts with EVALSHA even on a
 	// Redis that has functions (7.0 and later), where it otherwise loads
