@@ -29,19 +29,22 @@ var (
 )
 
 // Check verifies that the store can sync, for use at start-up (a node
-// that cannot still decides, on its share: see "Stale views and Redis
-// outages" in the package documentation): Redis answers, three PINGs'
-// shortest round trip is below Options.Timeout (else [ErrTimeoutBelowRTT],
-// which a PING unanswered within Timeout wraps too, beside [ErrUnavailable]:
-// the store's client reads within Timeout, and cannot tell a round trip
-// that long from a stall),
-// the sync script runs (loaded, then called once on a key of its own:
-// an ACL may forbid it while PING passes), and the store's clock is within
-// half a SyncPeriod of Redis's TIME, the round trip's uncertainty allowed
-// (else [ErrClockSkew]). Redis not answering is an error wrapping
-// [ErrUnavailable]. A maxmemory-policy that may evict the store's keys
-// is logged as a warning with slog's default logger, as is a Redis that
-// does not let CONFIG read it.
+// that cannot still decides, on its shares: see "Stale views and Redis
+// outages" in the package documentation):
+//   - Redis answers (else an error wrapping [ErrUnavailable]);
+//   - the shortest of three PINGs' round trips is below Options.Timeout
+//     (else [ErrTimeoutBelowRTT]; a PING unanswered within Timeout wraps
+//     both errors, as the store's client reads within Timeout and cannot
+//     tell a round trip that long from a stall);
+//   - the sync script runs: loaded, then called once on a hash of the
+//     node's own, which it writes and then deletes (an ACL may forbid the
+//     script, or its writes, while PING passes);
+//   - the store's clock is within half a SyncPeriod of Redis's TIME, the
+//     round trip's uncertainty allowed (else [ErrClockSkew]).
+//
+// A maxmemory-policy that may evict the store's keys is logged as a
+// warning with slog's default logger, as is a Redis that does not let
+// CONFIG read it. Check gives up after 4 × Timeout, or sooner by ctx.
 func (s *Store) Check(ctx context.Context) error {
 	ctx, cancel := context.WithTimeout(ctx, 4*s.opts.Timeout) // PINGs, load, probe, TIME
 	defer cancel()
