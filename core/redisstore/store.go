@@ -13,9 +13,15 @@
 // refuses FUNCTION LOAD, or with Options.NoFunctions, it is called with
 // EVALSHA. A function or script missing from Redis (after a restart,
 // FUNCTION FLUSH or SCRIPT FLUSH) is loaded again — FUNCTION LOAD, or EVAL
-// — and the call retried once, invisibly. A take alone is a call of the
-// library's take function, which reads only the arguments it needs.
-// Concurrent decisions are coalesced. When the client bounds its round
+// — and the call retried once, invisibly. A library holds its policy's
+// parameters (quotas, rates, windows) as constants: each distinct set of
+// limits is a library of its own (about 30 KB of source), loaded once and
+// never unloaded by the store, so a fleet whose limits change often
+// (reloads of changing quotas, many distinct override policies) leaves the
+// old ones in Redis; FUNCTION FLUSH at a quiet time frees them, and each
+// store loads again, on its next decision, what it still uses. A take
+// alone is a call of the library's take function, which reads only the
+// arguments it needs. Concurrent decisions are coalesced. When the client bounds its round
 // trips by the context's deadline (ContextTimeoutEnabled, on a
 // redis.Client or ClusterClient) and the link is fast, they are combined
 // on the callers' goroutines: a decision made while fewer than
