@@ -29,7 +29,7 @@ func TestAttackDenyCacheLongKeys(t *testing.T) {
 	pad := strings.Repeat("x", keyLen)
 	for i := range keys {
 		k := pad + string(rune('a'+i%26)) + string(rune('a'+i/26%26)) + string(rune('a'+i/676))
-		c.put(k, 0, 0, o)
+		c.put(k, 0, 0, o, 0)
 	}
 	after := heap()
 	grown := int64(after) - int64(before)

@@ -3,6 +3,7 @@ package redisstore
 import (
 	"hash/maphash"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/floodgate-go/floodgate/core/store"
@@ -18,6 +19,10 @@ type denyCache struct {
 	seed   [2]maphash.Seed
 	shards [32]denyShard
 	max    int // per shard
+	// gens counts, per bucket of keys (by hash), the refunds and resets
+	// that forgot a key of the bucket: a denial decided while one was out
+	// is not remembered (see put).
+	gens [1024]atomic.Uint64
 }
 
 // denyKey is a key's 128-bit hash.
@@ -56,8 +61,10 @@ func (c *denyCache) shard(key string) (denyKey, *denyShard) {
 	return k, &c.shards[k[0]%uint64(len(c.shards))]
 }
 
-// get returns key's denial as of now, if it still holds.
-func (c *denyCache) get(key string, now int64) (store.Outcome, bool) {
+// get returns key's denial as of now, if it still holds; otherwise the
+// generation of the key's bucket, which a denial of the request about to
+// be sent is put with (see put).
+func (c *denyCache) get(key string, now int64) (o store.Outcome, ok bool, gen uint64) {
 	k, s := c.shard(key)
 	s.mu.Lock()
 	e, ok := s.m[k]
@@ -65,28 +72,38 @@ func (c *denyCache) get(key string, now int64) (store.Outcome, bool) {
 		delete(s.m, k)
 		ok = false
 	}
+	if !ok {
+		gen = c.gens[k[1]%uint64(len(c.gens))].Load()
+	}
 	s.mu.Unlock()
 	if !ok {
-		return store.Outcome{}, false
+		return store.Outcome{}, false, gen
 	}
 	// (Before the anchor, for a request made while the denial's round
 	// trip was out: longer than Redis's, never shorter.)
 	el := time.Duration(now - e.anchor)
-	o := e.out
+	o = e.out
 	o.RetryAfter = time.Duration(e.until - now)
 	o.ResetAfter = max(0, o.ResetAfter-el)
-	return o, true
+	return o, true, 0
 }
 
 // put remembers a denial of a request made at the local instant at whose
-// RetryAfter and ResetAfter run from anchor (≥ at).
-func (c *denyCache) put(key string, at, anchor int64, o store.Outcome) {
+// RetryAfter and ResetAfter run from anchor (≥ at), unless a refund or a
+// reset forgot a key of its bucket since get gave gen: Redis may have
+// decided the request before the refund, whose units the denial would
+// then hide until it ends (a key of another bucket's is forgotten as
+// well: remembering less is exact).
+func (c *denyCache) put(key string, at, anchor int64, o store.Outcome, gen uint64) {
 	if o.RetryAfter <= 0 {
 		return
 	}
 	k, s := c.shard(key)
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if c.gens[k[1]%uint64(len(c.gens))].Load() != gen {
+		return
+	}
 	if _, ok := s.m[k]; !ok && len(s.m) >= c.max {
 		// Room for one: among a few entries (map order is random), the
 		// expired ones go, else the one expiring first. Forgetting a
@@ -112,9 +129,15 @@ func (c *denyCache) put(key string, at, anchor int64, o store.Outcome) {
 	s.m[k] = denyEntry{at: at, anchor: anchor, until: anchor + int64(o.RetryAfter), out: o}
 }
 
-func (c *denyCache) del(key string) {
+// del forgets key's denial. forget, for a refund or a reset, also makes
+// put ignore the denials of the key's bucket decided while it was out:
+// called when it is sent and again when it has ended.
+func (c *denyCache) del(key string, forget bool) {
 	k, s := c.shard(key)
 	s.mu.Lock()
 	delete(s.m, k)
+	if forget {
+		c.gens[k[1]%uint64(len(c.gens))].Add(1)
+	}
 	s.mu.Unlock()
 }

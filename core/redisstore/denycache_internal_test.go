@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/floodgate-go/floodgate/core/store"
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
 
@@ -19,7 +20,7 @@ func TestDenyCacheFullConstantWork(t *testing.T) {
 	c := newDenyCache(size)
 	o := store.Outcome{RetryAfter: time.Hour}
 	for i := range 2 * size {
-		c.put(fmt.Sprint("fill", i), 0, 0, o)
+		c.put(fmt.Sprint("fill", i), 0, 0, o, 0)
 	}
 	total := func() (n, visited int) {
 		for i := range c.shards {
@@ -32,8 +33,8 @@ func TestDenyCacheFullConstantWork(t *testing.T) {
 	require.LessOrEqual(t, n, size)
 	const puts = 1000
 	for i := range puts {
-		c.put(fmt.Sprint("new", i), int64(i), int64(i), o)
-		_, ok := c.get(fmt.Sprint("new", i), int64(i))
+		c.put(fmt.Sprint("new", i), int64(i), int64(i), o, 0)
+		_, ok, _ := c.get(fmt.Sprint("new", i), int64(i))
 		require.True(t, ok, "the newest denial is remembered")
 	}
 	n, after := total()
@@ -41,11 +42,11 @@ func TestDenyCacheFullConstantWork(t *testing.T) {
 	require.LessOrEqual(t, after-before, puts*evictSample, "entries looked at per denial on a full cache")
 	// Expired entries are preferred over live ones.
 	c2 := newDenyCache(32) // one entry per shard
-	c2.put("old", 0, 0, store.Outcome{RetryAfter: time.Millisecond})
+	c2.put("old", 0, 0, store.Outcome{RetryAfter: time.Millisecond}, 0)
 	_, s := c2.shard("old")
-	c2.put("old2", int64(time.Second), int64(time.Second), o) // may land in another shard
+	c2.put("old2", int64(time.Second), int64(time.Second), o, 0) // may land in another shard
 	if _, s2 := c2.shard("old2"); s2 == s {
-		_, ok := c2.get("old", int64(time.Second))
+		_, ok, _ := c2.get("old", int64(time.Second))
 		require.False(t, ok)
 	}
 }
@@ -55,7 +56,7 @@ func BenchmarkDenyCachePutFull(b *testing.B) {
 	c := newDenyCache(1 << 16)
 	o := store.Outcome{RetryAfter: time.Hour}
 	for i := range 1 << 17 {
-		c.put(fmt.Sprint("fill", i), 0, 0, o)
+		c.put(fmt.Sprint("fill", i), 0, 0, o, 0)
 	}
 	keys := make([]string, 4096)
 	for i := range keys {
@@ -63,6 +64,39 @@ func BenchmarkDenyCachePutFull(b *testing.B) {
 	}
 	b.ResetTimer()
 	for i := range b.N {
-		c.put(keys[i%len(keys)], int64(i), int64(i), o)
+		c.put(keys[i%len(keys)], int64(i), int64(i), o, 0)
 	}
+}
+
+// TestDenyCacheForgetsDenialsDecidedBeforeARefund: a denial received after
+// a refund (or reset) of its key was sent, or while one was out, was
+// decided by Redis before it, perhaps: it is not remembered (it would hide
+// the units the refund gave back until it ends), while a denial of a
+// request sent after the refund ended is.
+func TestDenyCacheForgetsDenialsDecidedBeforeARefund(t *testing.T) {
+	c := newDenyCache(1 << 10)
+	o := store.Outcome{RetryAfter: time.Hour}
+	_, ok, gen := c.get("k", 0)
+	require.False(t, ok)
+	c.del("k", true) // a refund sent while the take was out
+	c.put("k", 0, 0, o, gen)
+	_, ok, _ = c.get("k", 1)
+	assert.False(t, ok, "a denial decided before the refund is not remembered")
+
+	_, _, gen = c.get("k", 1) // a take sent after the refund was sent...
+	c.del("k", true)          // ...and before it ended
+	c.put("k", 1, 1, o, gen)
+	_, ok, _ = c.get("k", 2)
+	assert.False(t, ok, "nor one decided while the refund was out")
+
+	_, _, gen = c.get("k", 2) // sent after the refund ended
+	c.put("k", 2, 2, o, gen)
+	_, ok, _ = c.get("k", 3)
+	assert.True(t, ok, "a denial after the refund is remembered")
+
+	_, _, gen = c.get("other", 3)
+	c.del("k", false) // a take of k that consumed: no refund
+	c.put("other", 3, 3, o, gen)
+	_, ok, _ = c.get("other", 4)
+	assert.True(t, ok, "a take forgets its key's denial only")
 }

@@ -353,8 +353,10 @@ type Options struct {
 	// instants behind RetryAfter and ResetAfter stay put. It is not used
 	// for policies of several limits, whose admitting limits report a
 	// Remaining that grows with time. A Refund or Reset through this store
-	// forgets the key's entry; one made by another process is not seen, so
-	// this process may deny that key until t (never admit wrongly). With
+	// forgets the key's entry, and a denial received while one was out
+	// (which Redis may have decided before it) is not remembered; one
+	// made by another process is not seen, so this process may deny that
+	// key until t (never admit wrongly). With
 	// Redis TIME, t is measured from the reply's receipt (Redis decided
 	// between the request's sending and then), so that a request the
 	// cache answers, retried at the RetryAfter it is given, reaches Redis

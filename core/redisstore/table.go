@@ -187,15 +187,22 @@ func (t *table) Do(ctx context.Context, req store.Request) (store.Decision, erro
 	if err := checkRequest(&req); err != nil {
 		return store.Decision{}, err
 	}
+	var gen uint64 // the deny cache's generation of the key's bucket (see denyCache.put)
 	if t.deny != nil {
 		switch req.Op {
 		case store.OpRefund, store.OpReset:
-			t.deny.del(req.Key)
+			t.deny.del(req.Key, true)
+			// Again once it has ended, whatever its outcome: a denial
+			// decided before it and received after must not hide what
+			// it gave back.
+			defer t.deny.del(req.Key, true)
 		default:
 			if req.Cost == 1 {
-				if o, ok := t.deny.get(req.Key, req.Now); ok {
+				o, ok, g := t.deny.get(req.Key, req.Now)
+				if ok {
 					return store.Decision{At: req.Now, Outcomes: [store.MaxLimits]store.Outcome{o}, Source: store.SourceCache}, nil
 				}
+				gen = g
 			}
 		}
 	}
@@ -244,7 +251,7 @@ func (t *table) Do(ctx context.Context, req store.Request) (store.Decision, erro
 	if timed {
 		wait = nanotime() - sent
 	}
-	res, err := t.result(req, c.reply, wait) // before c, and its buffer, go back to the pool
+	res, err := t.result(req, c.reply, wait, gen) // before c, and its buffer, go back to the pool
 	c.reply, c.err = nil, nil
 	callPool.Put(c)
 	return res, err
@@ -297,7 +304,7 @@ func floorDiv(a, b int64) int64 {
 // result decodes a script's reply: a record, or a take's short record
 // (see step.lua). wait is how long the round trip took, from before it
 // was sent to its reply's receipt, on the local monotonic clock.
-func (t *table) result(req store.Request, reply []byte, wait int64) (store.Decision, error) {
+func (t *table) result(req store.Request, reply []byte, wait int64, gen uint64) (store.Decision, error) {
 	if req.Op == store.OpReset {
 		return store.Decision{}, nil
 	}
@@ -315,7 +322,7 @@ func (t *table) result(req store.Request, reply []byte, wait int64) (store.Decis
 	if t.deny != nil && d.Taken {
 		// The key's state moved on (a take of any cost): a denial cached
 		// before it no longer holds, not even for a lagging caller.
-		t.deny.del(req.Key)
+		t.deny.del(req.Key, false)
 	}
 	if t.deny != nil && !outs[0].Allowed && req.Cost == 1 && req.Op != store.OpRefund && outs[0].RetryAfter != core.Never {
 		// (The deny cache serves single-limit policies only: outs[0] is
@@ -327,7 +334,7 @@ func (t *table) result(req store.Request, reply []byte, wait int64) (store.Decis
 		// Redis after the instant Redis gave (from req.Now, it could
 		// arrive up to the one-way latency before, and be denied again).
 		// With CallerClock, Redis decided at req.Now itself.
-		t.deny.put(req.Key, req.Now, req.Now+wait, outs[0])
+		t.deny.put(req.Key, req.Now, req.Now+wait, outs[0], gen)
 	}
 	return d, nil
 }
