@@ -32,7 +32,7 @@ func (b *builder) localfirstStore(n *yaml.Node) {
 		opts.Prefix, _ = b.str(f.val, sec+".prefix")
 	}
 	opts.SyncPeriod = b.durationIn(fs, "sync_period", sec, localfirst.MinSyncPeriod, localfirst.MaxSyncPeriod)
-	opts.Timeout = b.durationIn(fs, "timeout", sec, 0, localfirst.MaxTimeout)
+	opts.Timeout = b.durationIn(fs, "timeout", sec, time.Millisecond, localfirst.MaxTimeout) // below, every round fails
 	for _, c := range []struct {
 		name string
 		to   *int
@@ -63,9 +63,8 @@ func (b *builder) localfirstStore(n *yaml.Node) {
 	b.store, b.lf, b.client = s, s, client
 }
 
-// durationIn returns the duration of field name of fs, in [lo, hi] (lo 0:
-// any positive duration up to hi), or 0 when the field is not given or
-// is invalid (recorded).
+// durationIn returns the duration of field name of fs, in [lo, hi], or 0
+// when the field is not given or is invalid (recorded).
 func (b *builder) durationIn(fs map[string]field, name, sec string, lo, hi time.Duration) time.Duration {
 	f, ok := fs[name]
 	if !ok {
@@ -75,11 +74,7 @@ func (b *builder) durationIn(fs map[string]field, name, sec string, lo, hi time.
 	if !ok {
 		return 0
 	}
-	switch {
-	case lo == 0 && v > hi:
-		b.errorf(f.val, "%s.%s: %v: want at most %v", sec, name, v, hi)
-		return 0
-	case v < lo || v > hi:
+	if v < lo || v > hi {
 		b.errorf(f.val, "%s.%s: %v: want %v to %v", sec, name, v, lo, hi)
 		return 0
 	}

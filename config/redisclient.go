@@ -1,7 +1,9 @@
 package config
 
 import (
+	"net"
 	"os"
+	"strconv"
 	"time"
 
 	"github.com/redis/go-redis/v9"
@@ -43,7 +45,16 @@ func (b *builder) redisClient(n *yaml.Node, fs map[string]field, io time.Duratio
 	case "url", "url_env":
 		return b.redisURL(f, sec)
 	default:
-		addrs, _, ok := b.strs(f.val, sec+".addresses")
+		addrs, nodes, ok := b.strs(f.val, sec+".addresses")
+		if !ok {
+			return nil
+		}
+		for i, a := range addrs {
+			if _, port, err := net.SplitHostPort(a); err != nil || !validPort(port) {
+				b.errorf(nodes[i], "%s.addresses: %q: want host:port", sec, clip(a))
+				ok = false
+			}
+		}
 		if !ok {
 			return nil
 		}
@@ -93,4 +104,10 @@ func (b *builder) env(n *yaml.Node, what string) (string, bool) {
 		return "", false
 	}
 	return v, true
+}
+
+// validPort reports whether p is a port number, 1 to 65535.
+func validPort(p string) bool {
+	n, err := strconv.Atoi(p)
+	return err == nil && n >= 1 && n <= 65535
 }

@@ -20,9 +20,10 @@ func (l *Limiter) startSync() {
 
 // Close releases what the file's store holds: with store.redis, it stops
 // the store and closes the Redis client the file described; with
-// store.localfirst, it stops the sync rounds (after a last one, bounded by
-// the store's timeout, that pushes what this process admitted), then
-// closes the client; with the memory store it does nothing. Decisions
+// store.localfirst, it stops the sync rounds after a last one that pushes
+// what this process admitted, then closes the client (it waits for the
+// round in flight, if any, and the last one: on a stalled Redis, up to
+// twice the store's timeout); with the memory store it does nothing. Decisions
 // after Close fail or, with localfirst, are never synced. Calling it again
 // returns the first call's error.
 func (l *Limiter) Close() error {

@@ -46,6 +46,7 @@ var (
 // warning with slog's default logger, as is a Redis that does not let
 // CONFIG read it. Check gives up after 4 × Timeout, or sooner by ctx.
 func (s *Store) Check(ctx context.Context) error {
+	caller := ctx
 	ctx, cancel := context.WithTimeout(ctx, 4*s.opts.Timeout) // PINGs, load, probe, TIME
 	defer cancel()
 	_, err := redischeck.Check{
@@ -61,7 +62,9 @@ func (s *Store) Check(ctx context.Context) error {
 		Log:   slog.Default(),
 	}.Run(ctx)
 	var ne net.Error
-	if errors.Is(err, ErrUnavailable) && (errors.Is(err, context.DeadlineExceeded) || errors.As(err, &ne) && ne.Timeout()) {
+	if errors.Is(err, ErrUnavailable) && caller.Err() == nil && (errors.Is(err, context.DeadlineExceeded) || errors.As(err, &ne) && ne.Timeout()) {
+		// (The caller's own deadline or cancellation is not the store's:
+		// its error stays Redis unavailable.)
 		// The client the store sends with reads within Timeout: a round
 		// trip as long as Timeout is a timeout, as a stall is.
 		return fmt.Errorf("%w (no reply within Timeout %v: a stalled Redis, or %w)", err, s.opts.Timeout, ErrTimeoutBelowRTT)

@@ -17,8 +17,9 @@ import (
 // (an ACL that forbids it, or forbids its writes, fails Check with the
 // reply, not as Redis unavailable) and leaves no key behind; a Redis that
 // does not answer is ErrUnavailable, a round trip not below Timeout is
-// ErrTimeoutBelowRTT, and a clock off Redis's by more than half a
-// SyncPeriod is ErrClockSkew.
+// ErrTimeoutBelowRTT (the caller's own deadline is not: it blamed
+// Timeout), and a clock off Redis's by more than half a SyncPeriod is
+// ErrClockSkew.
 func TestCheck(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
@@ -74,6 +75,20 @@ func TestCheck(t *testing.T) {
 		p.SetLatency(15 * time.Millisecond) // each way: 30 ms round trips
 		s := newStore(t, newClient(t, p.Addr()), localfirst.Options{Timeout: 20 * time.Millisecond})
 		assert.ErrorIs(t, s.Check(ctx), localfirst.ErrTimeoutBelowRTT)
+
+		// The caller's own deadline, or a canceled context, is not the
+		// store's Timeout: Redis unavailable, not ErrTimeoutBelowRTT.
+		wide := newStore(t, newClient(t, p.Addr()), localfirst.Options{})
+		short, cancel := context.WithTimeout(ctx, 30*time.Millisecond) // three PINGs take 60 ms
+		defer cancel()
+		err := wide.Check(short)
+		assert.ErrorIs(t, err, localfirst.ErrUnavailable)
+		assert.NotErrorIs(t, err, localfirst.ErrTimeoutBelowRTT)
+		canceled, cancel2 := context.WithCancel(ctx)
+		cancel2()
+		err = wide.Check(canceled)
+		assert.ErrorIs(t, err, localfirst.ErrUnavailable)
+		assert.NotErrorIs(t, err, localfirst.ErrTimeoutBelowRTT)
 	})
 
 	t.Run("clock skew", func(t *testing.T) {

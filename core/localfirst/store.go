@@ -182,7 +182,7 @@ func (s *Store) Close() error {
 // (wrapping core.ErrInvalidConfig) Bind would return. Every limit must be
 // a [core.FixedWindow] aligned to the epoch (not Anchored), a
 // [core.SlidingWindow] (counts per window, which add up across nodes), or
-// a [core.GCRA] or [core.TokenBucket] whose burst refills within a minute
+// a [core.GCRA] or [core.TokenBucket] whose burst refills within a day
 // (leased out in units).
 func Supports(p *core.Policy) error {
 	_, err := limitsOf(p)
