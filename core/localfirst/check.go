@@ -62,7 +62,7 @@ func (s *Store) Check(ctx context.Context) error {
 		Log:   slog.Default(),
 	}.Run(ctx)
 	var ne net.Error
-	if errors.Is(err, ErrUnavailable) && caller.Err() == nil && (errors.Is(err, context.DeadlineExceeded) || errors.As(err, &ne) && ne.Timeout()) {
+	if errors.Is(err, ErrUnavailable) && !ended(caller) && (errors.Is(err, context.DeadlineExceeded) || errors.As(err, &ne) && ne.Timeout()) {
 		// (The caller's own deadline or cancellation is not the store's:
 		// its error stays Redis unavailable.)
 		// The client the store sends with reads within Timeout: a round
@@ -89,6 +89,14 @@ func (s *Store) probe(ctx context.Context) error {
 		return err
 	}
 	return s.client.Del(ctx, key).Err()
+}
+
+// ended reports whether ctx is done or its deadline has passed (a read
+// bounded by the deadline can time out before ctx's own timer marks it
+// done).
+func ended(ctx context.Context) bool {
+	dl, ok := ctx.Deadline()
+	return ctx.Err() != nil || ok && !time.Now().Before(dl)
 }
 
 // checkClock compares the store's clock with Redis's TIME.
