@@ -92,8 +92,8 @@ func (c *denyCache) get(key string, now int64) (o store.Outcome, ok bool, gen ui
 // RetryAfter and ResetAfter run from anchor (≥ at), unless a refund or a
 // reset forgot a key of its bucket since get gave gen: Redis may have
 // decided the request before the refund, whose units the denial would
-// then hide until it ends (a key of another bucket's is forgotten as
-// well: remembering less is exact).
+// then hide until it ends. (A refund of another key of the bucket has the
+// same effect: remembering less is exact.)
 func (c *denyCache) put(key string, at, anchor int64, o store.Outcome, gen uint64) {
 	if o.RetryAfter <= 0 {
 		return
