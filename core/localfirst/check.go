@@ -5,9 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"net"
 	"time"
 
+	"github.com/floodgate-go/floodgate/internal/circuit"
 	"github.com/floodgate-go/floodgate/internal/redischeck"
 	"github.com/floodgate-go/floodgate/internal/redisfault"
 )
@@ -61,8 +61,7 @@ func (s *Store) Check(ctx context.Context) error {
 		Probe: s.probe,
 		Log:   slog.Default(),
 	}.Run(ctx)
-	var ne net.Error
-	if errors.Is(err, ErrUnavailable) && !ended(caller) && (errors.Is(err, context.DeadlineExceeded) || errors.As(err, &ne) && ne.Timeout()) {
+	if errors.Is(err, ErrUnavailable) && !ended(caller) && circuit.Soft(err) { // a deadline missed
 		// (The caller's own deadline or cancellation is not the store's:
 		// its error stays Redis unavailable.)
 		// The client the store sends with reads within Timeout: a round
