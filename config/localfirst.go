@@ -1,10 +1,10 @@
 package config
 
 import (
-	"fmt"
 	"time"
 
 	"github.com/floodgate-go/floodgate/core/localfirst"
+	"github.com/redis/go-redis/v9"
 	"go.yaml.in/yaml/v3"
 )
 
@@ -48,19 +48,11 @@ func (b *builder) localfirstStore(n *yaml.Node) {
 		io = localfirst.DefaultTimeout
 	}
 	client := b.redisClient(n, fs, io, sec)
-	if client == nil || len(b.errs) > 0 {
-		if client != nil {
-			_ = client.Close()
-		}
-		return
+	if s, ok := onClient(b, n, sec, client, func(c redis.UniversalClient) (*localfirst.Store, error) {
+		return localfirst.New(c, opts)
+	}); ok {
+		b.store, b.lf, b.client = s, s, client
 	}
-	s, err := localfirst.New(client, opts)
-	if err != nil {
-		_ = client.Close()
-		b.fail(n, fmt.Errorf("%s: %w", sec, err))
-		return
-	}
-	b.store, b.lf, b.client = s, s, client
 }
 
 // durationIn returns the duration of field name of fs, in [lo, hi], or 0

@@ -7,6 +7,7 @@ import (
 	"github.com/floodgate-go/floodgate/core/redisstore"
 	"github.com/floodgate-go/floodgate/internal/redisbound"
 	"github.com/floodgate-go/floodgate/middleware"
+	"github.com/redis/go-redis/v9"
 	"go.yaml.in/yaml/v3"
 )
 
@@ -101,17 +102,31 @@ func (b *builder) redisStore(n *yaml.Node, mopts *middleware.Options) {
 		b.errorf(fs["failure_mode"].val, "store.redis.failure_mode: local needs local_share, the part of each limit one process grants while Redis is down (1/N for N processes)")
 	}
 	client := b.redisClient(n, fs, redisbound.RoundTrip(opts.Timeout), "store.redis")
-	if client == nil || len(b.errs) > 0 {
-		if client != nil {
-			_ = client.Close()
-		}
-		return
+	if s, ok := onClient(b, n, "store.redis", client, func(c redis.UniversalClient) (*redisstore.Store, error) {
+		return redisstore.New(c, opts)
+	}); ok {
+		b.store, b.redis, b.client = s, s, client
 	}
-	s, err := redisstore.New(client, opts)
+}
+
+// onClient makes the store of section sec n on client with mk, once the
+// section has no error; otherwise, or when mk fails (recorded at n), it
+// closes the client and reports false. client nil is a client the section
+// could not make (recorded).
+func onClient[S any](b *builder, n *yaml.Node, sec string, client redis.UniversalClient, mk func(redis.UniversalClient) (S, error)) (S, bool) {
+	var zero S
+	if client == nil {
+		return zero, false
+	}
+	if len(b.errs) > 0 {
+		_ = client.Close()
+		return zero, false
+	}
+	s, err := mk(client)
 	if err != nil {
 		_ = client.Close()
-		b.fail(n, fmt.Errorf("store.redis: %w", err))
-		return
+		b.fail(n, fmt.Errorf("%s: %w", sec, err))
+		return zero, false
 	}
-	b.store, b.redis, b.client = s, s, client
+	return s, true
 }
