@@ -72,8 +72,10 @@ const (
 	user
 )
 
-// goRun runs the go command in dir and returns its combined output.
-func goRun(t *testing.T, dir string, m mode, args ...string) (string, error) {
+// goRun runs the go command in dir and returns its standard output, which
+// callers parse, and its standard error apart: the go command writes its
+// progress there ("go: downloading ..." on a fresh module cache).
+func goRun(t *testing.T, dir string, m mode, args ...string) (stdout, stderr string, err error) {
 	t.Helper()
 	// A generous bound on one go command (a build of a throwaway module
 	// on a loaded machine takes seconds): one stuck on a lock or the
@@ -94,11 +96,13 @@ func goRun(t *testing.T, dir string, m mode, args ...string) (string, error) {
 		}
 	}
 	cmd.Env = env // of duplicate keys, the last counts
-	out, err := cmd.CombinedOutput()
+	var outBuf, errBuf strings.Builder
+	cmd.Stdout, cmd.Stderr = &outBuf, &errBuf
+	err = cmd.Run()
 	if ctx.Err() == context.DeadlineExceeded {
-		t.Fatalf("go %s in %s did not end within %v: killed\n%s", strings.Join(args, " "), dir, goTimeout, out)
+		t.Fatalf("go %s in %s did not end within %v: killed\n%s%s", strings.Join(args, " "), dir, goTimeout, &outBuf, &errBuf)
 	}
-	return string(out), err
+	return outBuf.String(), errBuf.String(), err
 }
 
 // goTimeout bounds one go command.
@@ -108,13 +112,13 @@ const goTimeout = 5 * time.Minute
 // the error is a module missing from an offline module cache.
 func mustGo(t *testing.T, dir string, m mode, args ...string) string {
 	t.Helper()
-	out, err := goRun(t, dir, m, args...)
-	if err != nil && strings.Contains(out, "GOPROXY=off") {
+	out, stderr, err := goRun(t, dir, m, args...)
+	if err != nil && strings.Contains(stderr, "GOPROXY=off") {
 		unavailable(t, "go %s: a module is missing from the module cache; run "+
 			"%s=1 go test ./internal/depcheck once with network access (.ci/run does):\n%s",
-			strings.Join(args, " "), fetchEnv, out)
+			strings.Join(args, " "), fetchEnv, stderr)
 	}
-	require.NoError(t, err, "go %s in %s:\n%s", strings.Join(args, " "), dir, out)
+	require.NoError(t, err, "go %s in %s:\n%s%s", strings.Join(args, " "), dir, out, stderr)
 	return out
 }
 
