@@ -293,7 +293,7 @@ func retries(groups [][]*call, cmds []redis.Cmder) (retry []int, answered bool) 
 // call each, by group.
 func (s *Store) retry(ctx context.Context, groups [][]*call, cmds []redis.Cmder, retry []int, fcall bool) map[int][]redis.Cmder {
 	if fcall && slices.ContainsFunc(retry, func(i int) bool { return classify(cmds[i].Err()) == classMissing }) {
-		fcall = s.loadLibraries(ctx, groups, retry)
+		fcall = s.loadFunctions(ctx)
 	}
 	var split map[int][]redis.Cmder
 	var again []redis.Cmder
@@ -378,7 +378,7 @@ func command(ctx context.Context, g []*call, fcall, load bool) redis.Cmder {
 		for _, c := range g {
 			n += len(c.keys)
 		}
-		a := make([]any, 0, 4+n+4*len(g))
+		a := make([]any, 0, 5+n+4*len(g))
 		a = append(a, "fcall", c.sc.batchArg, numKeys(n))
 		for _, c := range g {
 			for i := range c.keys {
@@ -393,6 +393,7 @@ func command(ctx context.Context, g []*call, fcall, load bool) redis.Cmder {
 			}
 			a = append(a, c.args[:4]...)
 		}
+		a = append(a, c.sc.specArg)
 		return redis.NewZeroCopyStringCmd(ctx, make([]byte, len(g)*batchPart(c.sc)+2), a...)
 	}
 	a := c.cmd[:0]
@@ -426,6 +427,7 @@ func command(ctx context.Context, g []*call, fcall, load bool) redis.Cmder {
 			a = append(a, cost)
 		}
 	}
+	a = append(a, c.sc.specArg)
 	c.cmd = a
 	if cap(c.buf) < c.sc.record+2 {
 		c.buf = make([]byte, c.sc.record+2)
@@ -538,7 +540,7 @@ func (s *Store) report(batch []*call, epoch uint64) {
 // one hash slot. A call's place in its group keeps the queue's order.
 func (s *Store) group(batch []*call) [][]*call {
 	type gkey struct {
-		fn   string // one library: one policy's script
+		spec string // one policy's limits: one call of the batch function
 		slot uint16
 	}
 	idx := make([]int, len(batch)) // each call's group
@@ -547,7 +549,7 @@ func (s *Store) group(batch []*call) [][]*call {
 	var many map[gkey]int // past 8 groups
 	var count []int
 	for ci, c := range batch {
-		k := gkey{fn: c.sc.fn}
+		k := gkey{spec: c.sc.spec}
 		if s.cluster && len(c.keys) > 0 {
 			k.slot = slot(c.keys[0])
 		}
@@ -616,35 +618,28 @@ func slot(key string) uint16 {
 	return crc % 16384
 }
 
-// loadLibraries loads the libraries of the retried calls (on every master
-// of a Cluster) and reports whether they may be called. A Redis that
-// refuses FUNCTION LOAD (unknown command, no permission) is not asked
-// again: the store uses EVALSHA from then on.
-func (s *Store) loadLibraries(ctx context.Context, groups [][]*call, retry []int) bool {
-	seen := map[*compiled]bool{}
-	for _, i := range retry {
-		sc := groups[i][0].sc
-		if seen[sc] {
-			continue
-		}
-		seen[sc] = true
-		err := s.loadLibrary(ctx, sc)
-		if err != nil {
-			if !unreachable(err) {
-				if s.noFunctions.CompareAndSwap(false, true) {
-					s.log.Info("redisstore: redis refuses FUNCTION LOAD, using EVALSHA", "err", err)
-				}
+// loadFunctions loads the library (on every master of a Cluster) for
+// calls that found it missing and reports whether they may be called. A
+// Redis that refuses FUNCTION LOAD (unknown command, no permission) is
+// not asked again: the store uses EVALSHA from then on.
+func (s *Store) loadFunctions(ctx context.Context) bool {
+	err := s.loadLibrary(ctx)
+	if err != nil {
+		if !unreachable(err) {
+			if s.noFunctions.CompareAndSwap(false, true) {
+				s.log.Info("redisstore: redis refuses FUNCTION LOAD, using EVALSHA", "err", err)
 			}
-			return false
 		}
+		return false
 	}
 	return true
 }
 
-// loadLibrary loads sc's function library (on every master of a Cluster).
-func (s *Store) loadLibrary(ctx context.Context, sc *compiled) error {
+// loadLibrary loads the function library every policy is decided with (on
+// every master of a Cluster).
+func (s *Store) loadLibrary(ctx context.Context) error {
 	load := func(ctx context.Context, c redis.Cmdable) error {
-		err := c.FunctionLoad(ctx, sc.lib).Err()
+		err := c.FunctionLoad(ctx, code.lib).Err()
 		if err != nil && strings.Contains(err.Error(), "already exists") {
 			return nil
 		}
@@ -656,30 +651,29 @@ func (s *Store) loadLibrary(ctx context.Context, sc *compiled) error {
 	return load(ctx, s.client)
 }
 
-// maxCheckLoads bounds the policies whose functions Check loads.
-const maxCheckLoads = 64
+// maxProbed bounds the policies whose scripts Check runs.
+const maxProbed = 64
 
-// preload loads sc's library in the background when a policy is bound, so
-// that its first decision does not pay the load's round trips (three
-// instead of one: on a 40 ms link, a missed deadline). Its errors are
-// ignored: a decision finding the function missing loads it, or falls
-// back to EVALSHA, as usual. At most one preload is in flight: a policy
-// bound meanwhile is loaded by its first decision (or by Check).
+// preload loads the library in the background when the store's first
+// policy is bound, so that its first decision does not pay the load's
+// round trips (three instead of one: on a 40 ms link, a missed deadline);
+// the policies bound later share it. Its errors are ignored: a decision
+// finding the function missing loads it, or falls back to EVALSHA, as
+// usual.
 func (s *Store) preload(sc *compiled) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if len(s.bound) < maxCheckLoads {
+	if len(s.bound) < maxProbed {
 		s.bound = append(s.bound, sc)
 	}
-	if s.closed || s.noFunctions.Load() || !s.preloading.CompareAndSwap(false, true) {
+	if s.closed || s.noFunctions.Load() || !s.preloaded.CompareAndSwap(false, true) {
 		return
 	}
 	s.wg.Add(1)
 	go func() {
 		defer s.wg.Done()
-		defer s.preloading.Store(false)
 		ctx, cancel := context.WithTimeout(s.ctx, s.ioTimeout)
 		defer cancel()
-		_ = s.loadLibrary(ctx, sc)
+		_ = s.loadLibrary(ctx)
 	}()
 }

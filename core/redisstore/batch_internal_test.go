@@ -98,9 +98,9 @@ func TestBatchFunction(t *testing.T) {
 					pipe.Set(ctx, keys(prefix, "k2")[n-1], "x,y", time.Hour)
 				}
 				for j := range m {
-					seqCmds = append(seqCmds, pipe.FCall(ctx, sc.fn, rkeys(seq, j), args[j]...))
+					seqCmds = append(seqCmds, fcall(ctx, pipe, sc, sc.fn, rkeys(seq, j), args[j]...))
 				}
-				batCmd = pipe.FCall(ctx, sc.batchFn, bkeys, bargs...)
+				batCmd = fcall(ctx, pipe, sc, sc.batchFn, bkeys, bargs...)
 				for _, prefix := range []string{seq, bat} {
 					for _, name := range []string{"k0", "k1", "k2", "k3"} {
 						for _, k := range keys(prefix, name) {
@@ -159,7 +159,7 @@ func TestBatchFunctionTime(t *testing.T) {
 	ctx := context.Background()
 	sc := loadFunctions(t, c, core.MustPolicy("time", core.Limit{Name: "g", Algorithm: core.GCRA{Rate: core.PerHour(1), Burst: 100}}))
 	before := time.Now().UnixMicro()
-	rs := batchReplies(t, c.FCall(ctx, sc.batchFn, []string{"t{a}:0", "t{b}:0", "t{a}:0", "t{a}:0"}, int64(0),
+	rs := batchReplies(t, fcall(ctx, c, sc, sc.batchFn, []string{"t{a}:0", "t{b}:0", "t{a}:0", "t{a}:0"}, int64(0),
 		"T", int64(1), int64(-1), int64(0),
 		"T", int64(1), int64(-1), int64(0),
 		"P", int64(1), int64(5_000_000), int64(0),
@@ -201,12 +201,12 @@ func TestSlot(t *testing.T) {
 	}
 }
 
-// TestGroup: calls are grouped by library, and on a Cluster by slot too,
+// TestGroup: calls are grouped by policy, and on a Cluster by slot too,
 // each group in queue order, past the 8 groups searched linearly as well.
 func TestGroup(t *testing.T) {
 	t.Parallel()
 	rng := rand.New(rand.NewPCG(3, 5))
-	libs := []*compiled{{fn: "a"}, {fn: "b"}, {fn: "c"}}
+	libs := []*compiled{{spec: "a"}, {spec: "b"}, {spec: "c"}}
 	for _, cluster := range []bool{false, true} {
 		s := &Store{cluster: cluster}
 		var batch []*call
@@ -218,7 +218,7 @@ func TestGroup(t *testing.T) {
 		for _, g := range groups {
 			seen += len(g)
 			for j, c := range g {
-				require.Equal(t, g[0].sc.fn, c.sc.fn)
+				require.Equal(t, g[0].sc.spec, c.sc.spec)
 				if cluster {
 					require.Equal(t, slot(g[0].keys[0]), slot(c.keys[0]))
 				}

@@ -134,16 +134,11 @@ func (s *Store) warm(ctx context.Context) error {
 			return fmt.Errorf("redisstore: start-up check: %w: %w", ErrUnavailable, err)
 		}
 	}
-	s.mu.Lock()
-	bound := s.bound
-	s.mu.Unlock()
-	for _, sc := range bound {
-		if s.noFunctions.Load() {
-			break
-		}
-		if err := s.loadLibrary(ctx, sc); err != nil && unreachable(err) {
-			return fmt.Errorf("redisstore: start-up check: %w: %w", ErrUnavailable, err)
-		}
+	if s.noFunctions.Load() {
+		return nil
+	}
+	if err := s.loadLibrary(ctx); err != nil && unreachable(err) {
+		return fmt.Errorf("redisstore: start-up check: %w: %w", ErrUnavailable, err)
 	}
 	return nil
 }
@@ -185,6 +180,7 @@ func (s *Store) probe(ctx context.Context, sc *compiled) error {
 // when Redis lacks the script) when the store calls its scripts so or
 // Redis has not the function.
 func (s *Store) call(ctx context.Context, sc *compiled, keys []string, args []any) error {
+	args = append(args, sc.specArg)
 	if !s.noFunctions.Load() {
 		err := s.client.FCall(ctx, sc.fn, keys, args...).Err()
 		if !isMissing(err) {

@@ -25,7 +25,7 @@ func TestBatchConflictIsolated(t *testing.T) {
 	tb, err := s.Bind(core.MustPolicy("iso", core.Limit{Name: "i", Algorithm: core.GCRA{Rate: core.PerSecond(10)}}))
 	require.NoError(t, err)
 	tab := tb.(*table)
-	require.NoError(t, s.loadLibrary(ctx, tab.sc))
+	require.NoError(t, s.loadLibrary(ctx))
 	var batch []*call
 	for _, k := range []string{"a", "b", "c"} {
 		cl := &call{sc: tab.sc, keys: tab.keys(k, nil), done: make(chan struct{}, 1)}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
+	"strings"
 	"testing"
 	"time"
 
@@ -35,13 +36,22 @@ func functionPolicies(rng *rand.Rand, multi int) []*core.Policy {
 	return policies
 }
 
-// loadFunctions compiles p and loads its library into c.
+// loadFunctions compiles p and loads the library into c (once: every
+// policy shares it).
 func loadFunctions(t *testing.T, c redis.Cmdable, p *core.Policy) *compiled {
 	t.Helper()
 	sc, err := compile(p)
 	require.NoError(t, err)
-	require.NoError(t, c.FunctionLoad(context.Background(), sc.lib).Err())
+	if err := c.FunctionLoad(context.Background(), sc.lib).Err(); err == nil || !strings.Contains(err.Error(), "already exists") {
+		require.NoError(t, err)
+	}
 	return sc
+}
+
+// fcall calls the library's function fn for sc's policy: args, then the
+// policy argument, as the store sends them.
+func fcall(ctx context.Context, c redis.Cmdable, sc *compiled, fn string, keys []string, args ...any) *redis.Cmd {
+	return c.FCall(ctx, fn, keys, append(args[:len(args):len(args)], sc.specArg)...)
 }
 
 // limitKeys returns the keys of a policy of n limits for the key name,

@@ -58,14 +58,14 @@ func TestTakesBatchFunction(t *testing.T) {
 				for _, name := range names[:4] {
 					at, cost := now-2_900_000, rng.Int64N(16)
 					for _, prefix := range []string{gen, ref} {
-						pipe.FCall(ctx, sc.fn, []string{key(prefix, name)}, "T", cost, at, int64(0), slack)
+						fcall(ctx, pipe, sc, sc.fn, []string{key(prefix, name)}, "T", cost, at, int64(0), slack)
 					}
 				}
 				for range rng.IntN(12) {
 					name := names[rng.IntN(4)]
 					at, cost := now-rng.Int64N(3_000_000), rng.Int64N(4)
 					for _, prefix := range []string{gen, ref} {
-						pipe.FCall(ctx, sc.fn, []string{key(prefix, name)}, "T", cost, at, int64(0), slack)
+						fcall(ctx, pipe, sc, sc.fn, []string{key(prefix, name)}, "T", cost, at, int64(0), slack)
 					}
 				}
 				return nil
@@ -91,14 +91,14 @@ func TestTakesBatchFunction(t *testing.T) {
 				bargs = append(bargs, strconv.FormatInt(cost, 10))
 			}
 			start := time.Now()
-			got := batchReplies(t, c.FCall(ctx, sc.batchFn, bkeys, bargs...), m, sc.record, gen)
+			got := batchReplies(t, fcall(ctx, c, sc, sc.batchFn, bkeys, bargs...), m, sc.record, gen)
 			at, ok := word(got[0].(string), 1)
 			require.True(t, ok)
 			var refCmds []*redis.Cmd
 			states := map[string]keyState{}
 			_, _ = c.TxPipelined(ctx, func(pipe redis.Pipeliner) error {
 				for j, name := range seq {
-					refCmds = append(refCmds, pipe.FCall(ctx, sc.fn, []string{key(ref, name)}, "T", costs[j], at, int64(0), slack))
+					refCmds = append(refCmds, fcall(ctx, pipe, sc, sc.fn, []string{key(ref, name)}, "T", costs[j], at, int64(0), slack))
 				}
 				for _, prefix := range []string{gen, ref} {
 					for _, name := range names {

@@ -28,7 +28,7 @@ func TestBatchRefundTwice(t *testing.T) {
 	tb, err := s.Bind(p)
 	require.NoError(t, err)
 	tab := tb.(*table)
-	require.NoError(t, s.loadLibrary(ctx, tab.sc))
+	require.NoError(t, s.loadLibrary(ctx))
 	const now = int64(1_800_000_000_000_000_000) // ns
 	refund := store.Request{Op: store.OpRefund, Key: "", Cost: 3, Now: now, Taken: now, RefundID: [2]uint64{7, 9}}
 	refund.Holds[0] = int64(time.Hour)
@@ -87,7 +87,7 @@ func TestResetTwice(t *testing.T) {
 	tb, err := s.Bind(p)
 	require.NoError(t, err)
 	tab := tb.(*table)
-	require.NoError(t, s.loadLibrary(ctx, tab.sc))
+	require.NoError(t, s.loadLibrary(ctx))
 	const now = int64(1_800_000_000_000_000_000) // ns
 	rid := [2]uint64{3, 4}
 	reset := &call{sc: tab.sc, keys: tab.keys("k", &rid), done: make(chan struct{}, 1)}

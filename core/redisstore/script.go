@@ -32,8 +32,9 @@ const maxExact = int64(1) << 53
 const maxSpanUS = (int64(1) << 60) / 1000
 
 // algSpec is one limit compiled for the scripts: the Lua file defining its
-// constructor, the constructor call with its parameters, and whether the
-// deny cache is exact for it.
+// constructor (ALG[name]), the limit as the policy argument names it
+// (name,param,...; see spec.lua), and whether the deny cache is exact for
+// it.
 type algSpec struct {
 	file      string
 	ctor      string
@@ -129,7 +130,7 @@ func gcraAlg(iv, burst, free int64) algSpec {
 	if free >= 0 {
 		lua = strconv.FormatInt(free, 10)
 	}
-	return algSpec{"gcra", fmt.Sprintf("ALG.gcra(%d, %d, %d, %s)", iv, g.tol, burst, lua), true, g}
+	return algSpec{"gcra", fmt.Sprintf("gcra,%d,%d,%d,%s", iv, g.tol, burst, lua), true, g}
 }
 
 func fixedWindowSpec(a core.FixedWindow) (algSpec, error) {
@@ -140,7 +141,7 @@ func fixedWindowSpec(a core.FixedWindow) (algSpec, error) {
 	if a.Quota >= maxExact {
 		return algSpec{}, invalid("FixedWindow: quota %d exceeds 2^53", a.Quota)
 	}
-	return algSpec{"fixedwindow", fmt.Sprintf("ALG.fixedwindow(%d, %d, %t)", a.Quota, w, a.Anchored), true, nil}, nil
+	return algSpec{"fixedwindow", fmt.Sprintf("fixedwindow,%d,%d,%t", a.Quota, w, a.Anchored), true, nil}, nil
 }
 
 func slidingWindowSpec(a core.SlidingWindow) (algSpec, error) {
@@ -151,7 +152,7 @@ func slidingWindowSpec(a core.SlidingWindow) (algSpec, error) {
 	if a.Quota > maxExact/w {
 		return algSpec{}, invalid("SlidingWindow: quota %d × window %d µs exceeds 2^53", a.Quota, w)
 	}
-	return algSpec{"slidingwindow", fmt.Sprintf("ALG.slidingwindow(%d, %d)", a.Quota, w), true, nil}, nil
+	return algSpec{"slidingwindow", fmt.Sprintf("slidingwindow,%d,%d", a.Quota, w), true, nil}, nil
 }
 
 func tokenBucketSpec(a core.TokenBucket) (algSpec, error) {
@@ -160,7 +161,7 @@ func tokenBucketSpec(a core.TokenBucket) (algSpec, error) {
 		return algSpec{}, invalid("TokenBucket: filling burst %d at %v takes 2^52 ns (52 days) or more", burst, a.Rate)
 	}
 	limit := a.Rate.PerSecond()
-	return algSpec{"tokenbucket", fmt.Sprintf("ALG.tokenbucket(%s, %d)", luaFloat(limit), burst), true, nil}, nil
+	return algSpec{"tokenbucket", fmt.Sprintf("tokenbucket,%s,%d", luaFloat(limit), burst), true, nil}, nil
 }
 
 func hybridSpec(a core.Hybrid) (algSpec, error) {
@@ -172,7 +173,7 @@ func hybridSpec(a core.Hybrid) (algSpec, error) {
 	if !spanOK(a.Quota, iv) || a.Quota*iv > maxSpanUS-w {
 		return algSpec{}, invalid("Hybrid: window + quota × interval exceeds 36 years in µs")
 	}
-	return algSpec{"hybrid", fmt.Sprintf("ALG.hybrid(%d, %d, %d, %d)", a.Quota, w, iv, a.Quota*iv), true, nil}, nil
+	return algSpec{"hybrid", fmt.Sprintf("hybrid,%d,%d,%d,%d", a.Quota, w, iv, a.Quota*iv), true, nil}, nil
 }
 
 func rollingWindowSpec(a core.RollingWindow) (algSpec, error) {
@@ -190,7 +191,7 @@ func rollingWindowSpec(a core.RollingWindow) (algSpec, error) {
 	if pcap == 0 {
 		pcap = a.Quota
 	}
-	return algSpec{"rollingwindow", fmt.Sprintf("ALG.rollingwindow(%d, %d, %d, %d)", a.Quota, pcap, per, int64(a.Window/a.Period)), true, nil}, nil
+	return algSpec{"rollingwindow", fmt.Sprintf("rollingwindow,%d,%d,%d,%d", a.Quota, pcap, per, int64(a.Window/a.Period)), true, nil}, nil
 }
 
 func slidingLogSpec(a core.SlidingLog) (algSpec, error) {
@@ -201,7 +202,7 @@ func slidingLogSpec(a core.SlidingLog) (algSpec, error) {
 	if a.Quota > MaxSlidingLogQuota {
 		return algSpec{}, invalid("SlidingLog: quota %d exceeds the Redis store's %d (use SlidingWindow or RollingWindow)", a.Quota, MaxSlidingLogQuota)
 	}
-	return algSpec{"slidinglog", fmt.Sprintf("ALG.slidinglog(%d, %d, %t)", a.Quota, w, a.CountRejected), !a.CountRejected, nil}, nil
+	return algSpec{"slidinglog", fmt.Sprintf("slidinglog,%d,%d,%t", a.Quota, w, a.CountRejected), !a.CountRejected, nil}, nil
 }
 
 // warmUpSpec hands the script the curve core.WarmUp decides with
@@ -215,7 +216,7 @@ func warmUpSpec(a core.WarmUp) (algSpec, error) {
 		return algSpec{}, invalid("WarmUp: warm-up %v or period × cold factor reaches 2^52 ns (52 days)", a.WarmUp)
 	}
 	c := warmcurve.Of(a.Rate.Count, a.Rate.Period, a.WarmUp, cf)
-	return algSpec{"warmup", fmt.Sprintf("ALG.warmup(%d, %s, %s, %s, %s, %s)", a.Rate.Count,
+	return algSpec{"warmup", fmt.Sprintf("warmup,%d,%s,%s,%s,%s,%s", a.Rate.Count,
 		luaFloat(c.Stable), luaFloat(c.Threshold), luaFloat(c.MaxPermits), luaFloat(c.Slope), luaFloat(c.CoolDown)), true, nil}, nil
 }
 
@@ -224,27 +225,67 @@ func warmUpSpec(a core.WarmUp) (algSpec, error) {
 // every decision.
 const MaxSlidingLogQuota = 4096
 
-// compiled is one policy's script: its source and SHA-1 (for EVAL and
-// EVALSHA), the same code as a Redis 7 function library and its
-// functions' names (for FUNCTION LOAD and FCALL), the size of its replies'
-// records, and whether its deny cache may be used.
+// compiled is one policy as the scripts decide it: the code every policy
+// shares (scripts), the policy's argument naming its limits, which ends
+// every call's arguments, the size of its replies' records, and whether
+// its deny cache may be used.
 type compiled struct {
-	src, sha  string
-	lib, fn   string
-	takeFn    string // the library's function deciding one take (take.lua)
-	batchFn   string // the library's function deciding several requests (batch.lua)
+	*scripts
+	spec      string // the limits' constructors, joined by ';' (see spec.lua)
 	record    int    // bytes of one request's reply (see step.lua)
 	denyCache bool
 	gcra      *gcraSpec // a policy of one GCRA or LeakyBucket limit: its takes' replies are short records
+	specArg   any       // spec, boxed once
+}
+
+// scripts is the code that decides every policy, with the policy's limits
+// an argument of each call: a script (its source and SHA-1, for EVAL and
+// EVALSHA) and the same code as a Redis 7 function library (for FUNCTION
+// LOAD and FCALL) with its functions' names. One library serves every
+// policy, so a policy bound, reloaded with new limits or made for one
+// key's override costs Redis nothing to load and no memory of its own.
+type scripts struct {
+	src, sha string
+	lib, fn  string
+	takeFn   string // the library's function deciding one take (take.lua)
+	batchFn  string // the library's function deciding several requests (batch.lua)
 	// The command's leading arguments, boxed once: FCALL fn, FCALL
 	// takeFn, FCALL batchFn, EVALSHA sha.
 	fnArg, takeArg, batchArg, shaArg any
 }
 
+// code is the scripts of this build of the store.
+var code = newScripts()
+
+// algFiles are the Lua files defining ALG's constructors, one per
+// algorithm shape.
+var algFiles = []string{"gcra", "fixedwindow", "slidingwindow", "tokenbucket", "hybrid", "rollingwindow", "slidinglog", "warmup", "backoff"}
+
+// newScripts writes the script and the library: the prelude, every
+// algorithm's constructor and spec.lua's reading of the policy argument,
+// then build, which makes a policy's deciding functions from its limits
+// (step.lua and the entry points). The script builds them at every call,
+// as EVAL runs its whole source every time; the library builds them once
+// per policy argument and keeps them (see library).
+func newScripts() *scripts {
+	var defs strings.Builder
+	defs.WriteString(luaFile("prelude"))
+	for _, f := range algFiles {
+		defs.WriteString(luaFile(f))
+	}
+	defs.WriteString(luaFile("spec"))
+	src := defs.String() + "local function build(LIMITS)\n" + luaFile("step") +
+		"\nreturn function(KEYS, ARGV)\n" + luaFile("main") + "\nend\nend\n" +
+		"return build(limitsOf(policyArg(ARGV)))(KEYS, ARGV)\n"
+	h := sha1.Sum([]byte(src))
+	sha := hex.EncodeToString(h[:])
+	name := "fg_" + sha
+	sc := &scripts{src: src, sha: sha, lib: library(name, defs.String()), fn: name, takeFn: name + "_t", batchFn: name + "_b"}
+	sc.fnArg, sc.takeArg, sc.batchArg, sc.shaArg = sc.fn, sc.takeFn, sc.batchFn, sc.sha
+	return sc
+}
+
 func compile(p *core.Policy) (*compiled, error) {
-	var b strings.Builder
-	b.WriteString(luaFile("prelude"))
-	files := map[string]bool{}
 	var ctors []string
 	deny := len(p.Limits()) == 1
 	var gcra *gcraSpec
@@ -253,56 +294,65 @@ func compile(p *core.Policy) (*compiled, error) {
 		if err != nil {
 			return nil, fmt.Errorf("redisstore: policy %q: limit %q: %w", p.Name(), l.Name, err)
 		}
-		if !files[s.file] {
-			files[s.file] = true
-			b.WriteString(luaFile(s.file))
-		}
 		ctors = append(ctors, s.ctor)
 		deny = deny && s.denyCache
 		if len(p.Limits()) == 1 {
 			gcra = s.gcra
 		}
 	}
-	b.WriteString("local LIMITS = {" + strings.Join(ctors, ", ") + "}\n")
-	b.WriteString(luaFile("step"))
-	defs := b.String()
-	src := defs + luaFile("main")
-	h := sha1.Sum([]byte(src))
-	sha := hex.EncodeToString(h[:])
-	name := "fg_" + sha
-	sc := &compiled{src: src, sha: sha, lib: library(name, defs), fn: name, takeFn: name + "_t", batchFn: name + "_b",
-		record: 8 * (2 + 7*len(p.Limits())), denyCache: deny, gcra: gcra}
-	sc.fnArg, sc.takeArg, sc.batchArg, sc.shaArg = sc.fn, sc.takeFn, sc.batchFn, sc.sha
+	sc := &compiled{scripts: code, spec: strings.Join(ctors, ";"), record: 8 * (2 + 7*len(p.Limits())), denyCache: deny, gcra: gcra}
+	sc.specArg = sc.spec
 	return sc, nil
 }
 
+// maxBuilt bounds the policies whose deciding functions the library keeps
+// (see library): past it, it forgets them all and builds again those
+// still called, a few µs each.
+const maxBuilt = 256
+
 // library returns the function library named name deciding with defs (the
-// prelude, the algorithms, LIMITS and step): function name runs main.lua,
-// one request, name_t runs take.lua, one take, and name_b runs batch.lua,
-// several. EVALSHA runs a whole script, defining every helper and building
-// every limit again at each call; a function runs only its body. Redis
-// runs a library's code at load time without the standard libraries
-// (math, string, table, struct), so the definitions run once, at the
-// first call, and are kept.
+// prelude, the algorithms and spec.lua): function name runs main.lua, one
+// request, name_t runs take.lua, one take, and name_b runs batch.lua,
+// several. Each call's last argument names its policy's limits (spec.lua);
+// the library builds that policy's functions (step.lua and the three
+// entry points) at its first call and keeps them, up to maxBuilt
+// policies. EVALSHA runs a whole script, defining every helper and
+// building every limit again at each call; a function runs only its body.
+// Redis runs a library's code at load time without the standard libraries
+// (math, string, table, struct), so the definitions run at the first call,
+// and are kept.
 func library(name, defs string) string {
 	var b strings.Builder
 	b.WriteString("#!lua name=" + name + "\n")
-	b.WriteString("local decide, take, batch\n")
+	b.WriteString("local entry\n")
 	b.WriteString("local function init()\n")
 	b.WriteString(defs)
+	b.WriteString("local function build(LIMITS)\n")
+	b.WriteString(luaFile("step"))
 	for i, f := range []string{"main", "take", "batch"} {
 		if i == 0 {
-			b.WriteString("return function(KEYS, ARGV)\n")
+			b.WriteString("\nreturn {function(KEYS, ARGV)\n")
 		} else {
 			b.WriteString("\nend, function(KEYS, ARGV)\n")
 		}
 		b.WriteString(luaFile(f))
 	}
-	b.WriteString("\nend\nend\n")
-	for _, f := range []struct{ suffix, fn string }{{"", "decide"}, {"_t", "take"}, {"_b", "batch"}} {
-		b.WriteString("redis.register_function('" + name + f.suffix + "', function(keys, args)\n")
-		b.WriteString("  if not decide then decide, take, batch = init() end\n")
-		b.WriteString("  return " + f.fn + "(keys, args)\n")
+	b.WriteString("\nend}\nend\n")
+	b.WriteString("local built, nbuilt = {}, 0\n")
+	b.WriteString("return function(i, KEYS, ARGV)\n")
+	b.WriteString("  local spec = policyArg(ARGV)\n")
+	b.WriteString("  local f = built[spec]\n")
+	b.WriteString("  if not f then\n")
+	b.WriteString("    if nbuilt >= " + strconv.Itoa(maxBuilt) + " then built, nbuilt = {}, 0 end\n")
+	b.WriteString("    f = build(limitsOf(spec))\n")
+	b.WriteString("    built[spec], nbuilt = f, nbuilt + 1\n")
+	b.WriteString("  end\n")
+	b.WriteString("  return f[i](KEYS, ARGV)\n")
+	b.WriteString("end\nend\n")
+	for i, suffix := range []string{"", "_t", "_b"} {
+		b.WriteString("redis.register_function('" + name + suffix + "', function(keys, args)\n")
+		b.WriteString("  if not entry then entry = init() end\n")
+		b.WriteString("  return entry(" + strconv.Itoa(i+1) + ", keys, args)\n")
 		b.WriteString("end)\n")
 	}
 	return b.String()
@@ -325,5 +375,5 @@ func backoffSpec(a core.Backoff) (algSpec, error) {
 		}
 		us[i] = v
 	}
-	return algSpec{"backoff", fmt.Sprintf("ALG.backoff(%d, %d, %d, %d, %d)", a.Free, us[0], us[1], us[2], us[3]), true, nil}, nil
+	return algSpec{"backoff", fmt.Sprintf("backoff,%d,%d,%d,%d,%d", a.Free, us[0], us[1], us[2], us[3]), true, nil}, nil
 }

@@ -4,25 +4,23 @@
 //
 // # Decisions
 //
-// Each algorithm has its own Lua script (embedded from lua/*.lua); a
-// policy's script is those of its algorithms plus a driver, so a policy of
-// several limits is decided in one script call, atomically, all or
-// nothing, as the in-memory store decides it. On Redis 7 and later the
+// Each algorithm has its own Lua code (embedded from lua/*.lua); the
+// store's script is all of them plus a driver, and a call names its
+// policy's limits (algorithms and parameters) in its last argument, so a
+// policy of several limits is decided in one script call, atomically, all
+// or nothing, as the in-memory store decides it. On Redis 7 and later the
 // script is a function library, loaded once (FUNCTION LOAD, on every
 // master of a Cluster) and called with FCALL; on older Redis, on one that
 // refuses FUNCTION LOAD, or with Options.NoFunctions, it is called with
 // EVALSHA. A function or script missing from Redis (after a restart,
 // FUNCTION FLUSH or SCRIPT FLUSH) is loaded again — FUNCTION LOAD, or EVAL
-// — and the call retried once, invisibly. A library holds its policy's
-// parameters (quotas, rates, windows) as constants: each distinct set of
-// limits is a library of its own (about 30 KB of source; loading it costs
-// Redis about 0.8 ms and keeps about 85 KB of its memory, measured on Redis
-// 7.0), loaded once and never unloaded by the store, so a fleet whose
-// limits change often
-// (reloads of changing quotas, many distinct override policies) leaves the
-// old ones in Redis; FUNCTION FLUSH at a quiet time frees them, and each
-// store loads again, on its next decision, what it still uses. A take
-// alone is a call of the library's take function, which reads only the
+// — and the call retried once, invisibly. Every policy shares the one
+// library (about 50 KB of source, loaded once per version of floodgate):
+// a policy bound, reloaded with new limits, or made for one key's
+// override costs Redis no load and no memory of its own but the library's
+// few KB for the policy's functions, built at its first call and kept
+// (for up to 256 policies: past that, the library forgets them all and
+// builds again those still called). A take alone is a call of the library's take function, which reads only the
 // arguments it needs. Concurrent decisions are coalesced. When the client bounds its round
 // trips by the context's deadline (ContextTimeoutEnabled, on a
 // redis.Client or ClusterClient) and the link is fast, they are combined
@@ -424,7 +422,7 @@ type Store struct {
 	closed bool
 	bound  []*compiled // the scripts of the first policies bound, for Check
 
-	preloading atomic.Bool
+	preloaded atomic.Bool // the library is loaded, or being loaded, in the background
 }
 
 // New returns a store deciding in the Redis that client reaches, and starts

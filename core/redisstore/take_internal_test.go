@@ -56,8 +56,8 @@ func TestTakeFunction(t *testing.T) {
 					if slack != 0 {
 						args = append(args, slack)
 					}
-					genCmds = append(genCmds, pipe.FCall(ctx, sc.takeFn, keys(gen, name), args...))
-					refCmds = append(refCmds, pipe.FCall(ctx, sc.fn, keys(ref, name), "T", cost, now, int64(0), slack))
+					genCmds = append(genCmds, fcall(ctx, pipe, sc, sc.takeFn, keys(gen, name), args...))
+					refCmds = append(refCmds, fcall(ctx, pipe, sc, sc.fn, keys(ref, name), "T", cost, now, int64(0), slack))
 				}
 				for _, prefix := range []string{gen, ref} {
 					for _, name := range []string{"k0", "k1", "k2"} {
@@ -100,9 +100,9 @@ func TestTakeFunctionTime(t *testing.T) {
 		sc := loadFunctions(t, c, core.MustPolicy("time-"+a.Name, a))
 		key := []string{"tt{" + a.Name + "}:0"}
 		before := time.Now().UnixMicro()
-		r1, err := c.FCall(ctx, sc.takeFn, key).Text()
+		r1, err := fcall(ctx, c, sc, sc.takeFn, key).Text()
 		require.NoError(t, err, a.Name)
-		r2, err := c.FCall(ctx, sc.takeFn, key, int64(1)).Text()
+		r2, err := fcall(ctx, c, sc, sc.takeFn, key, int64(1)).Text()
 		require.NoError(t, err, a.Name)
 		after := time.Now().UnixMicro()
 		for _, r := range []string{r1, r2} {
@@ -117,9 +117,9 @@ func TestTakeFunctionTime(t *testing.T) {
 		at1, _ := word(r1, 1)
 		at2, _ := word(r2, 1)
 		ref := []string{"tr{" + a.Name + "}:0"}
-		w1, err := c.FCall(ctx, sc.fn, ref, "T", int64(1), at1, int64(0), int64(0)).Text()
+		w1, err := fcall(ctx, c, sc, sc.fn, ref, "T", int64(1), at1, int64(0), int64(0)).Text()
 		require.NoError(t, err)
-		w2, err := c.FCall(ctx, sc.fn, ref, "T", int64(1), at2, int64(0), int64(0)).Text()
+		w2, err := fcall(ctx, c, sc, sc.fn, ref, "T", int64(1), at2, int64(0), int64(0)).Text()
 		require.NoError(t, err)
 		require.Equal(t, []string{w1, w2}, []string{r1, r2}, a.Name)
 	}
@@ -156,7 +156,7 @@ func TestBatchShortTakes(t *testing.T) {
 				args = append(args, take(2)...)
 				args = append(args, "P", int64(1), int64(-1), int64(0))
 				args = append(args, take(1)...)
-				got[i] = batchReplies(t, c.FCall(ctx, sc.batchFn, keys, args...), 4, sc.record, "")
+				got[i] = batchReplies(t, fcall(ctx, c, sc, sc.batchFn, keys, args...), 4, sc.record, "")
 			}
 		})
 		for j := range got[0] {

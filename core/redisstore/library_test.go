@@ -1,0 +1,89 @@
+package redisstore_test
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/floodgate-go/floodgate/core"
+	"github.com/floodgate-go/floodgate/core/redisstore"
+	"github.com/redis/go-redis/v9"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// TestPoliciesShareOneLibrary: every policy is decided by one function
+// library, whatever its limits. Before, each distinct set of limits was a
+// library of its own (about 85 KB of Redis memory each, never unloaded),
+// so that 600 per-tenant overrides, or a reload loop changing a quota,
+// left 600 libraries in Redis and paid 600 loads. Now FUNCTION LIST holds
+// one library, Redis's function memory stays within a few MB however many
+// policies are decided (the library keeps the deciding functions of at
+// most 256 policies and builds again those called past that), and each
+// policy still decides exactly its own limits, before and after the
+// library forgets it.
+func TestPoliciesShareOneLibrary(t *testing.T) {
+	t.Parallel()
+	srv := startRedis(t)
+	c := srv.Client(t)
+	ctx := context.Background()
+	const policies = 600
+	for _, noFunctions := range []bool{false, true} {
+		t.Run("NoFunctions="+strconv.FormatBool(noFunctions), func(t *testing.T) {
+			s := newStore(t, c, redisstore.Options{NoFunctions: noFunctions})
+			ls := make([]*core.Limiter, policies)
+			for i := range ls {
+				// Burst i%7+1 of GCRA and a sliding window of i%5+2: each
+				// policy admits min of the two, a figure of its own.
+				p := core.MustPolicy(fmt.Sprint("tenant-", i),
+					core.Limit{Name: "g", Algorithm: core.GCRA{Rate: core.PerHour(int64(1000 + i)), Burst: int64(i%7 + 1)}},
+					core.Limit{Name: "w", Algorithm: core.SlidingWindow{Quota: int64(i%5 + 2), Window: time.Hour}})
+				l, err := core.NewLimiter(p, core.WithStore(s))
+				require.NoError(t, err)
+				ls[i] = l
+			}
+			// Two passes over every policy: the second finds the first
+			// passes' functions forgotten (600 > 256) and builds them again.
+			for pass := range 2 {
+				for i, l := range ls {
+					want := min(i%7+1, i%5+2)
+					key := fmt.Sprint("k", pass)
+					admitted := 0
+					for range want + 2 {
+						r, err := l.Allow(ctx, key)
+						require.NoError(t, err)
+						if r.Allowed {
+							admitted++
+						}
+					}
+					require.Equal(t, want, admitted, "policy %d, pass %d", i, pass)
+				}
+			}
+		})
+	}
+	libs, err := c.FunctionList(ctx, redis.FunctionListQuery{}).Result()
+	require.NoError(t, err)
+	assert.Equal(t, 1, len(libs), "one library for %d policies", policies)
+	info, err := c.Info(ctx, "memory").Result()
+	require.NoError(t, err)
+	vm := infoField(t, info, "used_memory_vm_functions")
+	assert.Less(t, vm, int64(8<<20), "Redis's function memory after %d policies", policies)
+	t.Logf("used_memory_vm_functions %d bytes after %d policies", vm, policies)
+}
+
+// infoField returns the integer field name of an INFO reply.
+func infoField(t *testing.T, info, name string) int64 {
+	t.Helper()
+	for line := range strings.Lines(info) {
+		if v, ok := strings.CutPrefix(strings.TrimSpace(line), name+":"); ok {
+			n, err := strconv.ParseInt(v, 10, 64)
+			require.NoError(t, err)
+			return n
+		}
+	}
+	t.Fatalf("no %s in INFO", name)
+	return 0
+}
