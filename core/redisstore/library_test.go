@@ -18,8 +18,8 @@ import (
 // TestPoliciesShareOneLibrary: every policy is decided by one function
 // library, whatever its limits. Before, each distinct set of limits was a
 // library of its own (about 85 KB of Redis memory each, never unloaded),
-// so that 600 per-tenant overrides, or a reload loop changing a quota,
-// left 600 libraries in Redis and paid 600 loads. Now FUNCTION LIST holds
+// so that 300 per-tenant overrides, or a reload loop changing a quota,
+// left 300 libraries in Redis and paid 300 loads. Now FUNCTION LIST holds
 // one library, Redis's function memory stays within a few MB however many
 // policies are decided (the library keeps the deciding functions of at
 // most 256 policies and builds again those called past that), and each
@@ -30,11 +30,15 @@ func TestPoliciesShareOneLibrary(t *testing.T) {
 	srv := startRedis(t)
 	c := srv.Client(t)
 	ctx := context.Background()
-	const policies = 600
+	const policies = 300
 	for _, noFunctions := range []bool{false, true} {
 		t.Run("NoFunctions="+strconv.FormatBool(noFunctions), func(t *testing.T) {
 			s := newStore(t, c, redisstore.Options{NoFunctions: noFunctions})
-			ls := make([]*core.Limiter, policies)
+			n, passes := policies, 2
+			if noFunctions {
+				n, passes = 20, 1 // EVAL builds every call's functions anew
+			}
+			ls := make([]*core.Limiter, n)
 			for i := range ls {
 				// Burst i%7+1 of GCRA and a sliding window of i%5+2: each
 				// policy admits min of the two, a figure of its own.
@@ -46,13 +50,13 @@ func TestPoliciesShareOneLibrary(t *testing.T) {
 				ls[i] = l
 			}
 			// Two passes over every policy: the second finds the first
-			// passes' functions forgotten (600 > 256) and builds them again.
-			for pass := range 2 {
+			// pass's functions forgotten (300 > 256) and builds them again.
+			for pass := range passes {
 				for i, l := range ls {
 					want := min(i%7+1, i%5+2)
 					key := fmt.Sprint("k", pass)
 					admitted := 0
-					for range want + 2 {
+					for range want + 1 {
 						r, err := l.Allow(ctx, key)
 						require.NoError(t, err)
 						if r.Allowed {
