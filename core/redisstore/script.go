@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/floodgate-go/floodgate/core"
@@ -225,12 +226,14 @@ func warmUpSpec(a core.WarmUp) (algSpec, error) {
 // every decision.
 const MaxSlidingLogQuota = 4096
 
-// compiled is one policy as the scripts decide it: the code every policy
-// shares (scripts), the policy's argument naming its limits, which ends
-// every call's arguments, the size of its replies' records, and whether
-// its deny cache may be used.
+// compiled is one policy as the scripts decide it: the function library
+// every policy shares, the script of its algorithms (for EVAL and
+// EVALSHA), the policy's argument naming its limits, which ends every
+// call's arguments, the size of its replies' records, and whether its
+// deny cache may be used.
 type compiled struct {
-	*scripts
+	*functions
+	*script
 	spec      string // the limits' constructors, joined by ';' (see spec.lua)
 	record    int    // bytes of one request's reply (see step.lua)
 	denyCache bool
@@ -238,55 +241,86 @@ type compiled struct {
 	specArg   any       // spec, boxed once
 }
 
-// scripts is the code that decides every policy, with the policy's limits
-// an argument of each call: a script (its source and SHA-1, for EVAL and
-// EVALSHA) and the same code as a Redis 7 function library (for FUNCTION
-// LOAD and FCALL) with its functions' names. One library serves every
-// policy, so a policy bound, reloaded with new limits or made for one
-// key's override costs Redis nothing to load and no memory of its own.
-type scripts struct {
-	src, sha string
-	lib, fn  string
-	takeFn   string // the library's function deciding one take (take.lua)
-	batchFn  string // the library's function deciding several requests (batch.lua)
+// functions is the Redis 7 function library that decides every policy,
+// with the policy's limits an argument of each call, and its functions'
+// names (for FUNCTION LOAD and FCALL). One library serves every policy,
+// so a policy bound, reloaded with new limits or made for one key's
+// override costs Redis nothing to load and no memory of its own but its
+// functions (see library).
+type functions struct {
+	lib, fn string
+	takeFn  string // the library's function deciding one take (take.lua)
+	batchFn string // the library's function deciding several requests (batch.lua)
 	// The command's leading arguments, boxed once: FCALL fn, FCALL
-	// takeFn, FCALL batchFn, EVALSHA sha.
-	fnArg, takeArg, batchArg, shaArg any
+	// takeFn, FCALL batchFn.
+	fnArg, takeArg, batchArg any
 }
 
-// code is the scripts of this build of the store.
-var code = newScripts()
+// script is the code that decides one request of the policies of a set of
+// algorithms, their parameters the call's last argument, for EVAL and
+// EVALSHA: its source and SHA-1. EVAL runs the whole source at every call,
+// so each set of algorithms has a script of its own, defining only them:
+// at most one per set, whatever the parameters.
+type script struct {
+	src, sha string
+	shaArg   any // EVALSHA sha's argument, boxed once
+}
+
+// code is the function library of this build of the store.
+var code = newFunctions()
 
 // algFiles are the Lua files defining ALG's constructors, one per
 // algorithm shape.
 var algFiles = []string{"gcra", "fixedwindow", "slidingwindow", "tokenbucket", "hybrid", "rollingwindow", "slidinglog", "warmup", "backoff"}
 
-// newScripts writes the script and the library: the prelude, every
-// algorithm's constructor and spec.lua's reading of the policy argument,
-// then build, which makes a policy's deciding functions from its limits
-// (step.lua and the entry points). The script builds them at every call,
-// as EVAL runs its whole source every time; the library builds them once
-// per policy argument and keeps them (see library).
-func newScripts() *scripts {
-	var defs strings.Builder
-	defs.WriteString(luaFile("prelude"))
-	for _, f := range algFiles {
-		defs.WriteString(luaFile(f))
+// defs returns the definitions the library and the scripts start with: the
+// prelude, the constructors of files and spec.lua's reading of the policy
+// argument.
+func defs(files []string) string {
+	var b strings.Builder
+	b.WriteString(luaFile("prelude"))
+	for _, f := range files {
+		b.WriteString(luaFile(f))
 	}
-	defs.WriteString(luaFile("spec"))
-	src := defs.String() + "local function build(LIMITS)\n" + luaFile("step") +
+	b.WriteString(luaFile("spec"))
+	return b.String()
+}
+
+// newFunctions writes the library, with every algorithm.
+func newFunctions() *functions {
+	lib := library(defs(algFiles))
+	h := sha1.Sum([]byte(lib))
+	name := "fg_" + hex.EncodeToString(h[:])
+	f := &functions{lib: strings.ReplaceAll(lib, libName, name), fn: name, takeFn: name + "_t", batchFn: name + "_b"}
+	f.fnArg, f.takeArg, f.batchArg = f.fn, f.takeFn, f.batchFn
+	return f
+}
+
+// scripts holds the script of each set of algorithms met so far, by its
+// files joined by ','.
+var scripts sync.Map
+
+// scriptOf returns the script of the algorithms of files (in algFiles'
+// order): the definitions, then build, which makes the deciding function
+// from the limits (step.lua and main.lua), called at once.
+func scriptOf(files []string) *script {
+	k := strings.Join(files, ",")
+	if sc, ok := scripts.Load(k); ok {
+		return sc.(*script)
+	}
+	src := defs(files) + "local function build(LIMITS)\n" + luaFile("step") +
 		"\nreturn function(KEYS, ARGV)\n" + luaFile("main") + "\nend\nend\n" +
 		"return build(limitsOf(policyArg(ARGV)))(KEYS, ARGV)\n"
 	h := sha1.Sum([]byte(src))
-	sha := hex.EncodeToString(h[:])
-	name := "fg_" + sha
-	sc := &scripts{src: src, sha: sha, lib: library(name, defs.String()), fn: name, takeFn: name + "_t", batchFn: name + "_b"}
-	sc.fnArg, sc.takeArg, sc.batchArg, sc.shaArg = sc.fn, sc.takeFn, sc.batchFn, sc.sha
-	return sc
+	sc := &script{src: src, sha: hex.EncodeToString(h[:])}
+	sc.shaArg = sc.sha
+	got, _ := scripts.LoadOrStore(k, sc)
+	return got.(*script)
 }
 
 func compile(p *core.Policy) (*compiled, error) {
 	var ctors []string
+	used := map[string]bool{}
 	deny := len(p.Limits()) == 1
 	var gcra *gcraSpec
 	for _, l := range p.Limits() {
@@ -295,12 +329,20 @@ func compile(p *core.Policy) (*compiled, error) {
 			return nil, fmt.Errorf("redisstore: policy %q: limit %q: %w", p.Name(), l.Name, err)
 		}
 		ctors = append(ctors, s.ctor)
+		used[s.file] = true
 		deny = deny && s.denyCache
 		if len(p.Limits()) == 1 {
 			gcra = s.gcra
 		}
 	}
-	sc := &compiled{scripts: code, spec: strings.Join(ctors, ";"), record: 8 * (2 + 7*len(p.Limits())), denyCache: deny, gcra: gcra}
+	var files []string
+	for _, f := range algFiles {
+		if used[f] {
+			files = append(files, f)
+		}
+	}
+	sc := &compiled{functions: code, script: scriptOf(files), spec: strings.Join(ctors, ";"),
+		record: 8 * (2 + 7*len(p.Limits())), denyCache: deny, gcra: gcra}
 	sc.specArg = sc.spec
 	return sc, nil
 }
@@ -310,20 +352,24 @@ func compile(p *core.Policy) (*compiled, error) {
 // still called, a few µs each.
 const maxBuilt = 256
 
-// library returns the function library named name deciding with defs (the
-// prelude, the algorithms and spec.lua): function name runs main.lua, one
-// request, name_t runs take.lua, one take, and name_b runs batch.lua,
-// several. Each call's last argument names its policy's limits (spec.lua);
-// the library builds that policy's functions (step.lua and the three
-// entry points) at its first call and keeps them, up to maxBuilt
-// policies. EVALSHA runs a whole script, defining every helper and
-// building every limit again at each call; a function runs only its body.
-// Redis runs a library's code at load time without the standard libraries
-// (math, string, table, struct), so the definitions run at the first call,
-// and are kept.
-func library(name, defs string) string {
+// libName stands for the library's name in its source, which is fg_ and
+// the SHA-1 of the source written with libName.
+const libName = "fg_LIBRARY"
+
+// library returns the function library deciding with defs (the prelude,
+// the algorithms and spec.lua), its name libName: function libName runs
+// main.lua, one request, libName_t runs take.lua, one take, and libName_b
+// runs batch.lua, several. Each call's last argument names its policy's
+// limits (spec.lua): the library builds that policy's functions (step.lua
+// and the three entry points) at its first call and keeps them, for up to
+// maxBuilt policies. EVALSHA runs a whole script, defining every helper
+// and building the limits again at each call; a function runs only its
+// body. Redis runs a library's code at load time without the standard
+// libraries (math, string, table, struct), so the definitions run at the
+// first call, and are kept.
+func library(defs string) string {
 	var b strings.Builder
-	b.WriteString("#!lua name=" + name + "\n")
+	b.WriteString("#!lua name=" + libName + "\n")
 	b.WriteString("local entry\n")
 	b.WriteString("local function init()\n")
 	b.WriteString(defs)
@@ -350,7 +396,7 @@ func library(name, defs string) string {
 	b.WriteString("  return f[i](KEYS, ARGV)\n")
 	b.WriteString("end\nend\n")
 	for i, suffix := range []string{"", "_t", "_b"} {
-		b.WriteString("redis.register_function('" + name + suffix + "', function(keys, args)\n")
+		b.WriteString("redis.register_function('" + libName + suffix + "', function(keys, args)\n")
 		b.WriteString("  if not entry then entry = init() end\n")
 		b.WriteString("  return entry(" + strconv.Itoa(i+1) + ", keys, args)\n")
 		b.WriteString("end)\n")

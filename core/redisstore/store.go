@@ -4,18 +4,19 @@
 //
 // # Decisions
 //
-// Each algorithm has its own Lua code (embedded from lua/*.lua); the
-// store's script is all of them plus a driver, and a call names its
-// policy's limits (algorithms and parameters) in its last argument, so a
-// policy of several limits is decided in one script call, atomically, all
-// or nothing, as the in-memory store decides it. On Redis 7 and later the
+// Each algorithm has its own Lua code (embedded from lua/*.lua), and a
+// driver decides a request on every limit of a policy, named (algorithms
+// and parameters) in the call's last argument, so a policy of several
+// limits is decided in one script call, atomically, all or nothing, as the
+// in-memory store decides it. On Redis 7 and later the
 // script is a function library, loaded once (FUNCTION LOAD, on every
 // master of a Cluster) and called with FCALL; on older Redis, on one that
 // refuses FUNCTION LOAD, or with Options.NoFunctions, it is called with
 // EVALSHA. A function or script missing from Redis (after a restart,
 // FUNCTION FLUSH or SCRIPT FLUSH) is loaded again — FUNCTION LOAD, or EVAL
 // — and the call retried once, invisibly. Every policy shares the one
-// library (about 50 KB of source, loaded once per version of floodgate):
+// library (about 55 KB of source, loaded once per version of floodgate;
+// for EVAL, each set of algorithms has a script defining only them):
 // a policy bound, reloaded with new limits, or made for one key's
 // override costs Redis no load and no memory of its own but the library's
 // few KB for the policy's functions, built at its first call and kept
