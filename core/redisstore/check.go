@@ -72,20 +72,20 @@ func evicts(policy string) bool { return redischeck.Evicts(policy) }
 // the client's pool within ctx, the shortest of which is the measured
 // round trip, then Options.Pipelines PINGs at once, and as many in
 // pipelines (as the pipeline workers send decisions: alone, or in a
-// pipeline), which leaves their connections open in the client's pools (on a slow link, a
-// decision finding no open connection pays the connection's set-up), and
-// it loads the functions of the policies bound so far (the first 64;
-// Check after
-// creating the limiters: their first decisions need no loading). It returns an error wrapping [ErrUnavailable] when Redis does
-// not answer, and one wrapping [ErrTimeoutBelowRTT] when the round trip is
-// not below Options.Timeout, and one wrapping the error a decision meets
-// when a decision of a policy bound so far fails (a peek of a key no
+// pipeline), which leaves their connections open in the client's pools
+// (on a slow link, a decision finding no open connection pays the
+// connection's set-up), and it loads the function library every policy
+// shares (the first decisions need no loading). It returns an error
+// wrapping [ErrUnavailable] when Redis does not answer, and one wrapping
+// [ErrTimeoutBelowRTT] when the round trip is not below Options.Timeout,
+// and one wrapping the error a decision meets when a decision of a policy
+// bound so far (the first 64) fails (a peek, a take and a reset of keys no
 // limiter uses: an ACL forbidding the scripts, say, which PING does not
-// show and under which FailOpen would admit every request). It then
-// reads maxmemory-policy (tolerating a
-// Redis whose CONFIG is disabled) and logs a warning when it may evict
-// limiter keys (any policy but noeviction: they all have a TTL), reported
-// by Stats. The checks are redisinflight's Check's too.
+// show and under which FailOpen would admit every request). It then reads
+// maxmemory-policy (tolerating a Redis whose CONFIG is disabled) and logs
+// a warning when it may evict limiter keys (any policy but noeviction:
+// they all have a TTL), reported by Stats. The checks are redisinflight's
+// Check's too.
 func (s *Store) Check(ctx context.Context) error {
 	policy, err := redischeck.Check{
 		What: "redisstore", Client: s.client, Timeout: s.opts.Timeout,
@@ -117,7 +117,7 @@ func (s *Store) Check(ctx context.Context) error {
 
 // warm opens Options.Pipelines connections in each of the client's pools,
 // as the workers send decisions (alone, or in a pipeline), and loads the
-// functions of the policies bound so far.
+// function library.
 func (s *Store) warm(ctx context.Context) error {
 	errs := make(chan error, 2*s.opts.Pipelines)
 	for range s.opts.Pipelines {
