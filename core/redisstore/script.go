@@ -370,7 +370,7 @@ const libName = "fg_LIBRARY"
 func library(defs string) string {
 	var b strings.Builder
 	b.WriteString("#!lua name=" + libName + "\n")
-	b.WriteString("local entry\n")
+	b.WriteString("local built, nbuilt, make = {}, 0, nil\n")
 	b.WriteString("local function init()\n")
 	b.WriteString(defs)
 	b.WriteString("local function build(LIMITS)\n")
@@ -384,21 +384,25 @@ func library(defs string) string {
 		b.WriteString(luaFile(f))
 	}
 	b.WriteString("\nend}\nend\n")
-	b.WriteString("local built, nbuilt = {}, 0\n")
-	b.WriteString("return function(i, KEYS, ARGV)\n")
-	b.WriteString("  local spec = policyArg(ARGV)\n")
-	b.WriteString("  local f = built[spec]\n")
-	b.WriteString("  if not f then\n")
-	b.WriteString("    if nbuilt >= " + strconv.Itoa(maxBuilt) + " then built, nbuilt = {}, 0 end\n")
-	b.WriteString("    f = build(limitsOf(spec))\n")
-	b.WriteString("    built[spec], nbuilt = f, nbuilt + 1\n")
-	b.WriteString("  end\n")
-	b.WriteString("  return f[i](KEYS, ARGV)\n")
+	b.WriteString("return function(spec)\n")
+	b.WriteString("  if nbuilt >= " + strconv.Itoa(maxBuilt) + " then built, nbuilt = {}, 0 end\n")
+	b.WriteString("  local f = build(limitsOf(spec))\n")
+	b.WriteString("  built[spec], nbuilt = f, nbuilt + 1\n")
+	b.WriteString("  return f\n")
 	b.WriteString("end\nend\n")
+	// Each function takes the policy argument off its arguments (as
+	// spec.lua's policyArg does) and calls the policy's own.
 	for i, suffix := range []string{"", "_t", "_b"} {
 		b.WriteString("redis.register_function('" + libName + suffix + "', function(keys, args)\n")
-		b.WriteString("  if not entry then entry = init() end\n")
-		b.WriteString("  return entry(" + strconv.Itoa(i+1) + ", keys, args)\n")
+		b.WriteString("  local n = #args\n")
+		b.WriteString("  local spec = args[n]\n")
+		b.WriteString("  args[n] = nil\n")
+		b.WriteString("  local f = built[spec]\n")
+		b.WriteString("  if not f then\n")
+		b.WriteString("    if not make then make = init() end\n")
+		b.WriteString("    f = make(spec)\n")
+		b.WriteString("  end\n")
+		b.WriteString("  return f[" + strconv.Itoa(i+1) + "](keys, args)\n")
 		b.WriteString("end)\n")
 	}
 	return b.String()

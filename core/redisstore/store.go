@@ -21,7 +21,11 @@
 // override costs Redis no load and no memory of its own but the library's
 // few KB for the policy's functions, built at its first call and kept
 // (for up to 256 policies: past that, the library forgets them all and
-// builds again those still called). A take alone is a call of the library's take function, which reads only the
+// builds again those still called). The library decides with the limits
+// each call names, checked only against the store's bounds (state of
+// bounded size): a Redis client allowed to call it can decide a key with
+// limits of its own (lock it out, say), as one allowed to write the keys
+// can; grant FCALL on it, with an ACL, to floodgate's clients only. A take alone is a call of the library's take function, which reads only the
 // arguments it needs. Concurrent decisions are coalesced. When the client bounds its round
 // trips by the context's deadline (ContextTimeoutEnabled, on a
 // redis.Client or ClusterClient) and the link is fast, they are combined
@@ -379,8 +383,8 @@ type Options struct {
 	Pipelines int
 	// NoFunctions makes the store call its scripts with EVALSHA even on a
 	// Redis that has functions (7.0 and later), where it otherwise loads
-	// each policy's script once as a function library (FUNCTION LOAD) and
-	// calls it with FCALL, which costs Redis a fraction of an EVALSHA.
+	// its function library once (FUNCTION LOAD) and calls it with FCALL,
+	// which costs Redis a fraction of an EVALSHA.
 	// The store switches to EVALSHA by itself when Redis refuses FUNCTION
 	// LOAD.
 	NoFunctions bool
