@@ -404,9 +404,9 @@ func command(ctx context.Context, g []*call, fcall, load bool) redis.Cmder {
 	case fcall:
 		a = append(a, "fcall", c.sc.fnArg)
 	case load:
-		a = append(a, "eval", c.sc.src)
+		a = append(a, "eval", c.sc.script().src)
 	default:
-		a = append(a, "evalsha", c.sc.shaArg)
+		a = append(a, "evalsha", c.sc.script().shaArg)
 	}
 	a = append(a, numKeys(len(c.keys)))
 	for i := range c.keys {

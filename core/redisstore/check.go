@@ -187,9 +187,9 @@ func (s *Store) call(ctx context.Context, sc *compiled, keys []string, args []an
 			return err
 		}
 	}
-	err := s.client.EvalSha(ctx, sc.sha, keys, args...).Err()
+	err := s.client.EvalSha(ctx, sc.script().sha, keys, args...).Err()
 	if isMissing(err) {
-		err = s.client.Eval(ctx, sc.src, keys, args...).Err()
+		err = s.client.Eval(ctx, sc.script().src, keys, args...).Err()
 	}
 	return err
 }

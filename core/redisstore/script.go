@@ -227,18 +227,26 @@ func warmUpSpec(a core.WarmUp) (algSpec, error) {
 const MaxSlidingLogQuota = 4096
 
 // compiled is one policy as the scripts decide it: the function library
-// every policy shares, the script of its algorithms (for EVAL and
-// EVALSHA), the policy's argument naming its limits, which ends every
-// call's arguments, the size of its replies' records, and whether its
-// deny cache may be used.
+// every policy shares, the policy's argument naming its limits, which ends
+// every call's arguments, the size of its replies' records, whether its
+// deny cache may be used, and its script for EVAL and EVALSHA, written at
+// its first use.
 type compiled struct {
 	*functions
-	*script
 	spec      string // the limits' constructors, joined by ';' (see spec.lua)
 	record    int    // bytes of one request's reply (see step.lua)
 	denyCache bool
 	gcra      *gcraSpec // a policy of one GCRA or LeakyBucket limit: its takes' replies are short records
 	specArg   any       // spec, boxed once
+	files     []string  // the Lua files of its algorithms, in algFiles' order
+	evalOnce  sync.Once
+	ev        *script
+}
+
+// script returns sc's script for EVAL and EVALSHA.
+func (sc *compiled) script() *script {
+	sc.evalOnce.Do(func() { sc.ev = newScript(sc.files, sc.spec) })
+	return sc.ev
 }
 
 // functions is the Redis 7 function library that decides every policy,
@@ -256,11 +264,11 @@ type functions struct {
 	fnArg, takeArg, batchArg any
 }
 
-// script is the code that decides one request of the policies of a set of
-// algorithms, their parameters the call's last argument, for EVAL and
-// EVALSHA: its source and SHA-1. EVAL runs the whole source at every call,
-// so each set of algorithms has a script of its own, defining only them:
-// at most one per set, whatever the parameters.
+// script is a policy's code for EVAL and EVALSHA, its limits constants
+// (as EVAL runs the whole source at every call, parsing the policy
+// argument there would cost every call): its source and SHA-1. Redis
+// caches one script per policy, until SCRIPT FLUSH; Redis 7 and later
+// use the library instead, unless Options.NoFunctions.
 type script struct {
 	src, sha string
 	shaArg   any // EVALSHA sha's argument, boxed once
@@ -274,21 +282,19 @@ var code = newFunctions()
 var algFiles = []string{"gcra", "fixedwindow", "slidingwindow", "tokenbucket", "hybrid", "rollingwindow", "slidinglog", "warmup", "backoff"}
 
 // defs returns the definitions the library and the scripts start with: the
-// prelude, the constructors of files and spec.lua's reading of the policy
-// argument.
+// prelude and the constructors of files.
 func defs(files []string) string {
 	var b strings.Builder
 	b.WriteString(luaFile("prelude"))
 	for _, f := range files {
 		b.WriteString(luaFile(f))
 	}
-	b.WriteString(luaFile("spec"))
 	return b.String()
 }
 
 // newFunctions writes the library, with every algorithm.
 func newFunctions() *functions {
-	lib := library(defs(algFiles))
+	lib := library(defs(algFiles) + luaFile("spec"))
 	h := sha1.Sum([]byte(lib))
 	name := "fg_" + hex.EncodeToString(h[:])
 	f := &functions{lib: strings.ReplaceAll(lib, libName, name), fn: name, takeFn: name + "_t", batchFn: name + "_b"}
@@ -296,26 +302,22 @@ func newFunctions() *functions {
 	return f
 }
 
-// scripts holds the script of each set of algorithms met so far, by its
-// files joined by ','.
-var scripts sync.Map
-
-// scriptOf returns the script of the algorithms of files (in algFiles'
-// order): the definitions, then build, which makes the deciding function
-// from the limits (step.lua and main.lua), called at once.
-func scriptOf(files []string) *script {
-	k := strings.Join(files, ",")
-	if sc, ok := scripts.Load(k); ok {
-		return sc.(*script)
+// newScript writes the script deciding one request of the policy of the
+// algorithms of files and the limits spec names: the prelude, the
+// constructors, the limits, step.lua, then main.lua on the arguments
+// without the policy argument, which every call ends with.
+func newScript(files []string, spec string) *script {
+	var ctors []string
+	for l := range strings.SplitSeq(spec, ";") {
+		name, params, _ := strings.Cut(l, ",")
+		ctors = append(ctors, "ALG."+name+"("+params+")")
 	}
-	src := defs(files) + "local function build(LIMITS)\n" + luaFile("step") +
-		"\nreturn function(KEYS, ARGV)\n" + luaFile("main") + "\nend\nend\n" +
-		"return build(limitsOf(policyArg(ARGV)))(KEYS, ARGV)\n"
+	src := defs(files) + "local LIMITS = {" + strings.Join(ctors, ", ") + "}\n" + luaFile("step") +
+		"\nARGV[#ARGV] = nil\n" + luaFile("main")
 	h := sha1.Sum([]byte(src))
 	sc := &script{src: src, sha: hex.EncodeToString(h[:])}
 	sc.shaArg = sc.sha
-	got, _ := scripts.LoadOrStore(k, sc)
-	return got.(*script)
+	return sc
 }
 
 func compile(p *core.Policy) (*compiled, error) {
@@ -341,7 +343,7 @@ func compile(p *core.Policy) (*compiled, error) {
 			files = append(files, f)
 		}
 	}
-	sc := &compiled{functions: code, script: scriptOf(files), spec: strings.Join(ctors, ";"),
+	sc := &compiled{functions: code, spec: strings.Join(ctors, ";"), files: files,
 		record: 8 * (2 + 7*len(p.Limits())), denyCache: deny, gcra: gcra}
 	sc.specArg = sc.spec
 	return sc, nil

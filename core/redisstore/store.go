@@ -16,7 +16,8 @@
 // FUNCTION FLUSH or SCRIPT FLUSH) is loaded again — FUNCTION LOAD, or EVAL
 // — and the call retried once, invisibly. Every policy shares the one
 // library (about 55 KB of source, loaded once per version of floodgate;
-// for EVAL, each set of algorithms has a script defining only them):
+// EVAL and EVALSHA run a script of each policy's own, its limits
+// constants, cached by Redis until SCRIPT FLUSH):
 // a policy bound, reloaded with new limits, or made for one key's
 // override costs Redis no load and no memory of its own but the library's
 // few KB for the policy's functions, built at its first call and kept

@@ -62,11 +62,3 @@ local function limitsOf(spec)
   if n == 0 or n > 64 then bad('no limits, or too many') end
   return LIMITS
 end
--- policyArg removes the policy argument from the end of ARGV and returns
--- it, leaving the arguments of the call proper.
-local function policyArg(ARGV)
-  local n = #ARGV
-  local spec = ARGV[n]
-  ARGV[n] = nil
-  return spec
-end
