@@ -392,8 +392,8 @@ func library(defs string) string {
 	b.WriteString("  built[spec], nbuilt = f, nbuilt + 1\n")
 	b.WriteString("  return f\n")
 	b.WriteString("end\nend\n")
-	// Each function takes the policy argument off its arguments (as
-	// spec.lua's policyArg does) and calls the policy's own.
+	// Each function takes the policy argument off the end of its
+	// arguments and calls the policy's own.
 	for i, suffix := range []string{"", "_t", "_b"} {
 		b.WriteString("redis.register_function('" + libName + suffix + "', function(keys, args)\n")
 		b.WriteString("  local n = #args\n")
