@@ -9,9 +9,7 @@ import (
 )
 
 // TestMain runs up to redistest.WaitingParallel tests at once: they wait
-// rather than compute, most for the server's go-redis client dialling a
-// dead Redis (5 dials, 100 ms apart, at its start-up check), and 2 at once
-// made the package wait those out one after another (1.6 s; 0.7 s at 8).
+// rather than compute (servers starting, a dead Redis's refusals).
 func TestMain(m *testing.M) {
 	flag.Parse()
 	redistest.Parallel()
