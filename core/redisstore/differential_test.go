@@ -30,9 +30,10 @@ import (
 // are decided in one batch call.
 //
 // The policies are drawn from a pool of diffPolicies random combinations
-// (every algorithm alone among them): each policy is a Redis library of
-// its own, and loading one costs the server more than a trace's decisions,
-// so that a fresh combination per trace spent most of the test loading.
+// (every algorithm alone among them), chosen when each policy was a Redis
+// library of its own, whose loading cost the server more than a trace's
+// decisions; the library is shared now, and each policy costs its first
+// call a build of its functions (see TestPoliciesShareOneLibrary).
 func TestDifferential(t *testing.T) {
 	t.Parallel()
 	srv := startRedis(t)
@@ -71,9 +72,9 @@ func TestDifferential(t *testing.T) {
 // configurations (alone or beside another algorithm) on both stores: Free
 // 1 to 4 (costs above it are denied with Never), lockouts that outgrow
 // the window or not, Max reached after one to four doublings, forgiveness
-// just above Max or long after it. Each configuration is a policy, and so
-// a Redis library, of its own: diffBackoffPerPolicy traces share one, as
-// TestDifferential's traces share theirs.
+// just above Max or long after it. Each configuration is a policy of its
+// own: diffBackoffPerPolicy traces share one, as TestDifferential's traces
+// share theirs.
 func TestDifferentialBackoff(t *testing.T) {
 	t.Parallel()
 	srv := startRedis(t)
