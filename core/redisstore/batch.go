@@ -606,7 +606,16 @@ func slot(key string) uint16 {
 	}
 	var crc uint16
 	for k := 0; k < len(key); k++ {
-		crc ^= uint16(key[k]) << 8
+		crc = crc<<8 ^ crcTable[byte(crc>>8)^key[k]]
+	}
+	return crc % 16384
+}
+
+// crcTable is CRC16 (XMODEM, polynomial 0x1021)'s table: the CRC of each
+// byte, so that slot takes a byte at a time, not a bit.
+var crcTable = func() (t [256]uint16) {
+	for b := range t {
+		crc := uint16(b) << 8
 		for range 8 {
 			if crc&0x8000 != 0 {
 				crc = crc<<1 ^ 0x1021
@@ -614,9 +623,10 @@ func slot(key string) uint16 {
 				crc <<= 1
 			}
 		}
+		t[b] = crc
 	}
-	return crc % 16384
-}
+	return t
+}()
 
 // loadFunctions loads the library (on every master of a Cluster) for
 // calls that found it missing and reports whether they may be called. A

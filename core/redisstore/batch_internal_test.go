@@ -194,10 +194,28 @@ func TestSlot(t *testing.T) {
 	}
 	srv := redistest.Start(t, "--cluster-enabled", "yes", "--cluster-config-file", "nodes.conf")
 	c := srv.Client(t)
-	for _, key := range []string{"{}foo", "a{", "floodgate:{0123456789abcdef0123456789abcdef}:1", "p{x}:{y}", "{{a}}"} {
-		want, err := c.ClusterKeySlot(context.Background(), key).Result()
-		require.NoError(t, err)
-		require.Equal(t, uint16(want), slot(key), "%q", key)
+	keys := []string{"{}foo", "a{", "floodgate:{0123456789abcdef0123456789abcdef}:1", "p{x}:{y}", "{{a}}"}
+	rng := rand.New(rand.NewPCG(1, 2))
+	for range 2000 { // random bytes, braces among them
+		b := make([]byte, rng.IntN(40))
+		for i := range b {
+			b[i] = "{}ab\x00\xff"[rng.IntN(6)]
+			if rng.IntN(2) == 0 {
+				b[i] = byte(rng.IntN(256))
+			}
+		}
+		keys = append(keys, string(b))
+	}
+	cmds := make([]*redis.IntCmd, len(keys))
+	_, err := c.Pipelined(context.Background(), func(p redis.Pipeliner) error {
+		for i, key := range keys {
+			cmds[i] = p.ClusterKeySlot(context.Background(), key)
+		}
+		return nil
+	})
+	require.NoError(t, err)
+	for i, key := range keys {
+		require.Equal(t, uint16(cmds[i].Val()), slot(key), "%q", key)
 	}
 }
 
