@@ -20,11 +20,10 @@ import (
 // library of its own (about 85 KB of Redis memory each, never unloaded),
 // so that 300 per-tenant overrides, or a reload loop changing a quota,
 // left 300 libraries in Redis and paid 300 loads. Now FUNCTION LIST holds
-// one library, Redis's function memory stays within a few MB however many
-// policies are decided (the library keeps the deciding functions of at
-// most 256 policies and builds again those called past that), and each
-// policy still decides exactly its own limits, before and after the
-// library forgets it.
+// one library, Redis's function memory stays within a few MB (the library
+// keeps the deciding functions of a bounded number of policies: see
+// TestLibraryGenerations for those it forgets), and each policy decides
+// exactly its own limits, on FCALL and on EVAL.
 func TestPoliciesShareOneLibrary(t *testing.T) {
 	t.Parallel()
 	srv := startRedis(t)
@@ -49,8 +48,7 @@ func TestPoliciesShareOneLibrary(t *testing.T) {
 				require.NoError(t, err)
 				ls[i] = l
 			}
-			// Two passes over every policy: the second finds the first
-			// pass's functions forgotten (300 > 256) and builds them again.
+			// Two passes over every policy, on keys of their own.
 			for pass := range passes {
 				for i, l := range ls {
 					want := min(i%7+1, i%5+2)

@@ -275,7 +275,7 @@ type script struct {
 }
 
 // code is the function library of this build of the store.
-var code = newFunctions()
+var code = newFunctions(maxBuilt)
 
 // algFiles are the Lua files defining ALG's constructors, one per
 // algorithm shape.
@@ -292,9 +292,10 @@ func defs(files []string) string {
 	return b.String()
 }
 
-// newFunctions writes the library, with every algorithm.
-func newFunctions() *functions {
-	lib := library(defs(algFiles) + luaFile("spec"))
+// newFunctions writes the library, with every algorithm, keeping the
+// functions of up to 2 × keep policies (see library).
+func newFunctions(keep int) *functions {
+	lib := library(defs(algFiles)+luaFile("spec"), keep)
 	h := sha1.Sum([]byte(lib))
 	name := "fg_" + hex.EncodeToString(h[:])
 	f := &functions{lib: strings.ReplaceAll(lib, libName, name), fn: name, takeFn: name + "_t", batchFn: name + "_b"}
@@ -349,10 +350,10 @@ func compile(p *core.Policy) (*compiled, error) {
 	return sc, nil
 }
 
-// maxBuilt bounds the policies whose deciding functions the library keeps
-// (see library): past it, it forgets them all and builds again those
-// still called, a few µs each.
-const maxBuilt = 256
+// maxBuilt is how many policies' deciding functions the library keeps in
+// each of its two generations (see library): about 5 KB of Redis's Lua
+// memory each.
+const maxBuilt = 512
 
 // libName stands for the library's name in its source, which is fg_ and
 // the SHA-1 of the source written with libName.
@@ -363,19 +364,24 @@ const libName = "fg_LIBRARY"
 // main.lua, one request, libName_t runs take.lua, one take, and libName_b
 // runs batch.lua, several. Each call's last argument names its policy's
 // limits (spec.lua): the library builds that policy's functions (step.lua
-// and the three entry points) at its first call and keeps them, for up to
-// maxBuilt policies. EVALSHA runs a whole script, defining every helper
-// and building the limits again at each call; a function runs only its
-// body. Redis runs a library's code at load time without the standard
-// libraries (math, string, table, struct), so the definitions run at the
-// first call, and are kept.
-func library(defs string) string {
+// and the three entry points) at its first call and keeps them in two
+// generations of up to keep policies each: a policy called is found in
+// the current one, or moved there from the previous one, or built; when
+// the current one is full, it becomes the previous one (the previous one
+// forgotten). So up to keep policies in use are never built again
+// however many others come and go, and the memory kept is bounded. EVALSHA
+// runs a whole script, defining every helper and building the limits
+// again at each call; a function runs only its body. Redis runs a
+// library's code at load time without the standard libraries (math,
+// string, table, struct), so the definitions run at the first call, and
+// are kept.
+func library(defs string, keep int) string {
 	var b strings.Builder
 	b.WriteString("#!lua name=" + libName + "\n")
-	b.WriteString("local built, nbuilt, make = {}, 0, nil\n")
+	b.WriteString("local built, old, nbuilt, build = {}, {}, 0, nil\n")
 	b.WriteString("local function init()\n")
 	b.WriteString(defs)
-	b.WriteString("local function build(LIMITS)\n")
+	b.WriteString("return function(LIMITS)\n")
 	b.WriteString(luaFile("step"))
 	for i, f := range []string{"main", "take", "batch"} {
 		if i == 0 {
@@ -385,13 +391,20 @@ func library(defs string) string {
 		}
 		b.WriteString(luaFile(f))
 	}
-	b.WriteString("\nend}\nend\n")
-	b.WriteString("return function(spec)\n")
-	b.WriteString("  if nbuilt >= " + strconv.Itoa(maxBuilt) + " then built, nbuilt = {}, 0 end\n")
-	b.WriteString("  local f = build(limitsOf(spec))\n")
+	b.WriteString("\nend}\nend, limitsOf\nend\n")
+	// found returns the functions of the policy spec names, not in the
+	// current generation: moved from the previous one, or built.
+	b.WriteString("local limitsOf\n")
+	b.WriteString("local function found(spec)\n")
+	b.WriteString("  local f = old[spec]\n")
+	b.WriteString("  if f == nil then\n")
+	b.WriteString("    if build == nil then build, limitsOf = init() end\n")
+	b.WriteString("    f = build(limitsOf(spec))\n")
+	b.WriteString("  end\n")
+	b.WriteString("  if nbuilt >= " + strconv.Itoa(keep) + " then old, built, nbuilt = built, {}, 0 end\n")
 	b.WriteString("  built[spec], nbuilt = f, nbuilt + 1\n")
 	b.WriteString("  return f\n")
-	b.WriteString("end\nend\n")
+	b.WriteString("end\n")
 	// Each function takes the policy argument off the end of its
 	// arguments and calls the policy's own.
 	for i, suffix := range []string{"", "_t", "_b"} {
@@ -399,11 +412,7 @@ func library(defs string) string {
 		b.WriteString("  local n = #args\n")
 		b.WriteString("  local spec = args[n]\n")
 		b.WriteString("  args[n] = nil\n")
-		b.WriteString("  local f = built[spec]\n")
-		b.WriteString("  if not f then\n")
-		b.WriteString("    if not make then make = init() end\n")
-		b.WriteString("    f = make(spec)\n")
-		b.WriteString("  end\n")
+		b.WriteString("  local f = built[spec] or found(spec)\n")
 		b.WriteString("  return f[" + strconv.Itoa(i+1) + "](keys, args)\n")
 		b.WriteString("end)\n")
 	}

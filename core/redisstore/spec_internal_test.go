@@ -2,6 +2,7 @@ package redisstore
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -59,4 +60,48 @@ func TestLibraryRefusesUnboundedLimits(t *testing.T) {
 	n, err := c.Exists(ctx, "{spec}:0").Result()
 	require.NoError(t, err)
 	require.EqualValues(t, 1, n, "only the valid take wrote")
+}
+
+// TestLibraryGenerations: a library keeping the functions of 2 policies
+// per generation (the store's keeps 512) decides 7 policies called in
+// turn, each forgotten and built again over and over, and 2 called
+// between others, found in one generation or the other, exactly: each
+// policy's key admits its own burst, then nothing.
+func TestLibraryGenerations(t *testing.T) {
+	t.Parallel()
+	srv := redistest.Start(t)
+	c := srv.Client(t)
+	ctx := context.Background()
+	f := newFunctions(2)
+	require.NoError(t, c.FunctionLoad(ctx, f.lib).Err())
+	var scs []*compiled
+	for i := range 7 {
+		sc, err := compile(core.MustPolicy("p", core.Limit{Name: "l", Algorithm: core.GCRA{Rate: core.PerHour(1), Burst: int64(i + 1)}}))
+		require.NoError(t, err)
+		sc.functions = f
+		scs = append(scs, sc)
+	}
+	admitted := make([]int, len(scs))
+	take := func(i int) {
+		rep, err := fcall(ctx, c, scs[i], f.takeFn, []string{fmt.Sprintf("{gen}:%d", i)}).Text()
+		require.NoError(t, err)
+		require.Len(t, rep, shortRecord) // a take of a policy of one GCRA limit (see step.lua)
+		o, ok := word(rep, 0)
+		require.True(t, ok)
+		if o >= 0 { // an admission
+			admitted[i]++
+		}
+	}
+	for round := range 10 {
+		for i := range scs { // every policy in turn: each built again
+			take(i)
+		}
+		for range 3 { // two policies between the others
+			take(round % 2)
+			take(2 + round%5)
+		}
+	}
+	for i, n := range admitted {
+		require.Equal(t, i+1, n, "policy of burst %d", i+1)
+	}
 }

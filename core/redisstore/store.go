@@ -21,8 +21,8 @@
 // a policy bound, reloaded with new limits, or made for one key's
 // override costs Redis no load and no memory of its own but the library's
 // few KB for the policy's functions, built at its first call and kept
-// (for up to 256 policies: past that, the library forgets them all and
-// builds again those still called). The library decides with the limits
+// (for at least the last 512 policies called; one forgotten is built
+// again at its next call, in some 30 µs). The library decides with the limits
 // each call names, checked only against the store's bounds (state of
 // bounded size): a Redis client allowed to call it can decide a key with
 // limits of its own (lock it out, say), as one allowed to write the keys
