@@ -30,11 +30,20 @@ func limiterOn(t *testing.T, s core.Store, p *core.Policy, opts ...core.Option) 
 // commands returns the calls of a command so far (INFO commandstats).
 func commands(t testing.TB, c redis.UniversalClient, cmd string) int64 {
 	t.Helper()
-	info, err := c.Info(context.Background(), "commandstats").Result()
+	return infoInt(t, c, "commandstats", "cmdstat_"+cmd+":calls=")
+}
+
+// infoInt returns the integer that follows prefix, up to a comma or the
+// line's end, on the line of section of c's INFO that starts with it; 0
+// when no line does.
+func infoInt(t testing.TB, c redis.UniversalClient, section, prefix string) int64 {
+	t.Helper()
+	info, err := c.Info(context.Background(), section).Result()
 	require.NoError(t, err)
-	for _, line := range strings.Split(info, "\n") {
-		if rest, ok := strings.CutPrefix(strings.TrimSpace(line), "cmdstat_"+cmd+":calls="); ok {
-			n, err := strconv.ParseInt(rest[:strings.IndexByte(rest, ',')], 10, 64)
+	for line := range strings.Lines(info) {
+		if rest, ok := strings.CutPrefix(strings.TrimSpace(line), prefix); ok {
+			v, _, _ := strings.Cut(rest, ",")
+			n, err := strconv.ParseInt(v, 10, 64)
 			require.NoError(t, err)
 			return n
 		}

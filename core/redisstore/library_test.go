@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"strconv"
-	"strings"
 	"testing"
 	"time"
 
@@ -69,23 +68,8 @@ func TestPoliciesShareOneLibrary(t *testing.T) {
 	libs, err := c.FunctionList(ctx, redis.FunctionListQuery{}).Result()
 	require.NoError(t, err)
 	assert.Equal(t, 1, len(libs), "one library for %d policies", policies)
-	info, err := c.Info(ctx, "memory").Result()
-	require.NoError(t, err)
-	vm := infoField(t, info, "used_memory_vm_functions")
+	vm := infoInt(t, c, "memory", "used_memory_vm_functions:")
+	require.Positive(t, vm)
 	assert.Less(t, vm, int64(8<<20), "Redis's function memory after %d policies", policies)
 	t.Logf("used_memory_vm_functions %d bytes after %d policies", vm, policies)
-}
-
-// infoField returns the integer field name of an INFO reply.
-func infoField(t *testing.T, info, name string) int64 {
-	t.Helper()
-	for line := range strings.Lines(info) {
-		if v, ok := strings.CutPrefix(strings.TrimSpace(line), name+":"); ok {
-			n, err := strconv.ParseInt(v, 10, 64)
-			require.NoError(t, err)
-			return n
-		}
-	}
-	t.Fatalf("no %s in INFO", name)
-	return 0
 }
