@@ -6,6 +6,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -223,4 +224,51 @@ routes:
 	within.Wait(t, &wg, "the test's goroutines")
 	assert.LessOrEqual(t, passed.Load(), int64(20))
 	assert.GreaterOrEqual(t, passed.Load(), int64(10))
+}
+
+// TestAttackRefusedReloadNeverApplies: a reload refused for one policy's
+// change never applies another's, not even for the moment before it is
+// put back. Every change was made in turn and the made ones put back
+// after the refusal, so requests decided meanwhile were decided under the
+// refused file's limits: 100 refused reloads let 2,459 requests through a
+// limit of 1,000 (found by an adversarial review). Now every change is
+// checked before any is made. The clock stands still: one client gets 10,
+// however the requests and the reloads interleave.
+func TestAttackRefusedReloadNeverApplies(t *testing.T) {
+	t.Parallel()
+	clk := coretest.NewClock(t0)
+	src := func(a, z string) string {
+		var b strings.Builder
+		fmt.Fprintf(&b, "policies:\n  a: %s\n  z: %s\n", a, z)
+		for i := range 50 { // policies between a and z: a longer window before
+			fmt.Fprintf(&b, "  m%02d: 5/min\n", i)
+		}
+		b.WriteString("default: {policy: a}\n")
+		return b.String()
+	}
+	l := load(t, src("10/min fixed-window", "5/min fixed-window"), clk)
+	h := l.Handler(okHandler)
+	refused := []byte(src("1000/min fixed-window", "5/h fixed-window")) // z's window may not change
+	var admitted atomic.Int64
+	stop := make(chan struct{})
+	var wg sync.WaitGroup
+	for range 4 {
+		wg.Go(func() {
+			for {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				admitted.Add(int64(serve(h, "GET", "/", "192.0.2.1:1", 1)))
+			}
+		})
+	}
+	for range 100 {
+		err := l.ReloadData("test.yaml", refused)
+		require.ErrorIs(t, err, core.ErrPolicyChange)
+	}
+	close(stop)
+	within.Wait(t, &wg, "the clients")
+	assert.EqualValues(t, 10, admitted.Load(), "the limit in force, 10")
 }

@@ -38,6 +38,29 @@ func ExampleLimiter_SetPolicy() {
 	// core: SetPolicy: policy "api": limit "hour": the window (length and anchoring) may not change (its state is read in it): policy change not applicable to the kept state
 }
 
+// Several limiters changed together: every change checked before any is
+// made, so that a refused one leaves all as they were.
+func ExampleLimiter_CheckPolicy() {
+	api, _ := core.NewLimiter(core.MustPolicy("api", core.Limit{Name: "hour", Algorithm: core.FixedWindow{Quota: 100, Window: time.Hour}}))
+	login, _ := core.NewLimiter(core.MustPolicy("login", core.Limit{Name: "fails", Algorithm: core.SlidingLog{Quota: 5, Window: time.Hour}}))
+	changes := map[*core.Limiter]*core.Policy{
+		api:   core.MustPolicy("api", core.Limit{Name: "hour", Algorithm: core.FixedWindow{Quota: 200, Window: time.Hour}}),
+		login: core.MustPolicy("login", core.Limit{Name: "fails", Algorithm: core.SlidingLog{Quota: 10, Window: time.Hour}}),
+	}
+	for l, p := range changes {
+		if err := l.CheckPolicy(p); err != nil {
+			fmt.Println("none applied:", err)
+			return
+		}
+	}
+	for l, p := range changes {
+		_ = l.SetPolicy(p)
+	}
+	fmt.Println("applied")
+	// Output:
+	// none applied: core: SetPolicy: policy "login": limit "fails": the quota (the log's length) may not change (its state is read in it): policy change not applicable to the kept state
+}
+
 // A tenant with a contract of its own: its limit comes from a provider
 // (a database, a billing service), cached; every other key gets the
 // default.

@@ -141,25 +141,19 @@ func (l *Limiter) SetPolicy(p *Policy) error {
 	if err := l.check(); err != nil {
 		return err
 	}
-	if p == nil || len(p.limits) == 0 {
-		return fmt.Errorf("core: SetPolicy: nil or zero policy (make it with NewPolicy): %w", ErrInvalidConfig)
-	}
 	l.setMu.Lock()
 	defer l.setMu.Unlock()
-	b := l.cur.Load()
-	if err := compatible(b.policy, p); err != nil {
+	if err := l.checkPolicy(p); err != nil {
 		return err
 	}
+	b := l.cur.Load()
 	var t store.Table
 	eff := p
 	if b.mem != nil {
 		eff = recoded(b.base, p)
 		t = b.mem.rebind(eff)
 	} else {
-		r, ok := b.table.(Rebinder)
-		if !ok {
-			return fmt.Errorf("core: SetPolicy: the %s store's table cannot change policy: %w", l.kind, ErrPolicyChange)
-		}
+		r := b.table.(Rebinder) // checkPolicy's
 		var err error
 		if t, err = r.Rebind(p); err != nil {
 			return fmt.Errorf("core: SetPolicy: policy %q: %w", p.name, err)
@@ -171,6 +165,39 @@ func (l *Limiter) SetPolicy(p *Policy) error {
 		return fmt.Errorf("core: SetPolicy: policy %q: %w", p.name, err)
 	}
 	l.cur.Store(nb)
+	return nil
+}
+
+// CheckPolicy returns the error SetPolicy(p) would return for what p
+// changes — a nil policy, another name, other limits or algorithms, a
+// parameter the state is read in, or a store whose tables cannot change
+// policy (errors wrapping ErrInvalidConfig or ErrPolicyChange) — and
+// changes nothing: a caller changing several limiters together (a
+// configuration file's reload) checks every change before making any.
+// SetPolicy may still refuse p where its store does (the Redis store's
+// bounds, say), and a SetPolicy made since the check may change its
+// answer.
+func (l *Limiter) CheckPolicy(p *Policy) error {
+	if err := l.check(); err != nil {
+		return err
+	}
+	l.setMu.Lock()
+	defer l.setMu.Unlock()
+	return l.checkPolicy(p)
+}
+
+// checkPolicy is CheckPolicy on a checked l, l.setMu held.
+func (l *Limiter) checkPolicy(p *Policy) error {
+	if p == nil || len(p.limits) == 0 {
+		return fmt.Errorf("core: SetPolicy: nil or zero policy (make it with NewPolicy): %w", ErrInvalidConfig)
+	}
+	b := l.cur.Load()
+	if err := compatible(b.policy, p); err != nil {
+		return err
+	}
+	if _, ok := b.table.(Rebinder); b.mem == nil && !ok {
+		return fmt.Errorf("core: SetPolicy: the %s store's table cannot change policy: %w", l.kind, ErrPolicyChange)
+	}
 	return nil
 }
 

@@ -75,3 +75,31 @@ func TestMemoryStoreOverrides(t *testing.T) {
 	t.Parallel()
 	coretest.RunOverrides(t, memStores(core.MemoryOptions{}))
 }
+
+// TestCheckPolicy: CheckPolicy answers as SetPolicy would for what a
+// policy changes, and changes nothing.
+func TestCheckPolicy(t *testing.T) {
+	t.Parallel()
+	clk := coretest.NewClock(coretest.T0)
+	hourly := func(n int64, w time.Duration) *core.Policy {
+		return core.MustPolicy("api", core.Limit{Name: "hour", Algorithm: core.FixedWindow{Quota: n, Window: w}})
+	}
+	l, err := core.NewLimiter(hourly(2, time.Hour), core.WithClock(clk))
+	require.NoError(t, err)
+	require.ErrorIs(t, l.CheckPolicy(nil), core.ErrInvalidConfig)
+	require.ErrorIs(t, l.CheckPolicy(hourly(5, time.Minute)), core.ErrPolicyChange)
+	require.ErrorIs(t, l.CheckPolicy(core.MustPolicy("other", core.Limit{Name: "hour", Algorithm: core.FixedWindow{Quota: 5, Window: time.Hour}})), core.ErrPolicyChange)
+	require.NoError(t, l.CheckPolicy(hourly(5, time.Hour)))
+	var zero *core.Limiter
+	require.Error(t, zero.CheckPolicy(hourly(5, time.Hour)))
+	// Checked, not applied: the limit is still 2.
+	admitted := 0
+	for range 5 {
+		r, err := l.Allow(context.Background(), "k")
+		require.NoError(t, err)
+		if r.Allowed {
+			admitted++
+		}
+	}
+	require.Equal(t, 2, admitted)
+}
