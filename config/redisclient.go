@@ -3,7 +3,9 @@ package config
 import (
 	"net"
 	"os"
+	"regexp"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/redis/go-redis/v9"
@@ -50,7 +52,12 @@ func (b *builder) redisClient(n *yaml.Node, fs map[string]field, io time.Duratio
 			return nil
 		}
 		for i, a := range addrs {
-			if _, port, err := net.SplitHostPort(a); err != nil || !validPort(port) {
+			switch _, port, err := net.SplitHostPort(a); {
+			case strings.ContainsAny(a, "@/"):
+				// A URL, perhaps with a password: never quoted.
+				b.errorf(nodes[i], "%s.addresses: an address holds a URL or credentials (not quoted here): want host:port (a URL goes in url)", sec)
+				ok = false
+			case err != nil || !validPort(port):
 				b.errorf(nodes[i], "%s.addresses: %q: want host:port", sec, clip(a))
 				ok = false
 			}
@@ -88,6 +95,14 @@ func (b *builder) redisURL(f field, sec string) redis.UniversalClient {
 		b.errorf(f.val, "%s.%s: not a Redis URL (redis://[user:password@]host:port[/db], rediss://… or unix://…)", sec, f.key.Value)
 		return nil
 	}
+	for _, d := range []time.Duration{o.DialTimeout, o.ReadTimeout, o.WriteTimeout} {
+		if d > 0 && d < time.Millisecond {
+			// Every round trip would fail: under fail-open, every request
+			// admitted.
+			b.errorf(f.val, "%s.%s: the URL's dial_timeout, read_timeout and write_timeout must be 1ms or more (or -1)", sec, f.key.Value)
+			return nil
+		}
+	}
 	o.MaxRetries, o.DialerRetries = -1, 1
 	return redis.NewClient(o)
 }
@@ -99,12 +114,22 @@ func (b *builder) env(n *yaml.Node, what string) (string, bool) {
 		return "", false
 	}
 	v := os.Getenv(name)
-	if v == "" {
+	switch {
+	case v != "":
+		return v, true
+	case envName.MatchString(name):
 		b.errorf(n, "%s: environment variable %s is not set", what, clip(name))
-		return "", false
+	default:
+		// Not a name as environment variables are named: perhaps the
+		// value (a URL, a password) written in its place, never quoted.
+		b.errorf(n, "%s: the environment variable it names is not set (the name is not quoted: it is not of capitals, digits and _, and may be a secret written in its place)", what)
 	}
-	return v, true
+	return "", false
 }
+
+// envName is how environment variables are named, by convention: the
+// names an error quotes.
+var envName = regexp.MustCompile(`^[A-Z_][A-Z0-9_]*$`)
 
 // validPort reports whether p is a port number, 1 to 65535.
 func validPort(p string) bool {

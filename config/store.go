@@ -2,6 +2,7 @@ package config
 
 import (
 	"fmt"
+	"time"
 
 	"github.com/floodgate-go/floodgate/core"
 	"github.com/floodgate-go/floodgate/core/redisstore"
@@ -75,9 +76,9 @@ func (b *builder) redisStore(n *yaml.Node, mopts *middleware.Options) {
 	if f, ok := fs["prefix"]; ok {
 		opts.Prefix, _ = b.str(f.val, "store.redis.prefix")
 	}
-	if f, ok := fs["timeout"]; ok {
-		opts.Timeout, _ = b.duration(f.val, "store.redis.timeout")
-	}
+	// Below 1 ms every decision fails (under fail-open, every request is
+	// admitted); past 10 s a request waits on a dead Redis that long.
+	opts.Timeout = b.durationIn(fs, "timeout", "store.redis", time.Millisecond, 10*time.Second)
 	if f, ok := fs["caller_clock"]; ok {
 		opts.CallerClock, _ = b.boolean(f.val, "store.redis.caller_clock")
 	}
