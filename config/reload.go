@@ -126,7 +126,11 @@ func sections(root *yaml.Node) map[string]*yaml.Node {
 		return out
 	}
 	for i := 0; i+1 < len(root.Content); i += 2 {
-		out[root.Content[i].Value] = root.Content[i+1]
+		k := root.Content[i]
+		for d := 0; k.Kind == yaml.AliasNode && k.Alias != nil && d < maxDepth; d++ {
+			k = k.Alias // a key written as an alias is its anchor's value, as the builder reads it
+		}
+		out[k.Value] = root.Content[i+1]
 	}
 	return out
 }

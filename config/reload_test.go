@@ -272,3 +272,22 @@ func TestAttackRefusedReloadNeverApplies(t *testing.T) {
 	within.Wait(t, &wg, "the clients")
 	assert.EqualValues(t, 10, admitted.Load(), "the limit in force, 10")
 }
+
+// TestReloadSectionKeyAlias: a top-level key written as an alias names the
+// section its anchor's value names, in a reload as in Parse: changing
+// default through it is refused, not passed over (the reload returned nil
+// and the client kept the old policy, 50 of 50 requests, where the file
+// loaded anew gives 2; found by an adversarial review).
+func TestReloadSectionKeyAlias(t *testing.T) {
+	t.Parallel()
+	clk := coretest.NewClock(t0)
+	src := func(p string) string {
+		return "policies: {&d default: 100/min, strict: 2/min}\n*d : {policy: " + p + "}\n"
+	}
+	l := load(t, src("default"), clk)
+	err := l.ReloadData("test.yaml", []byte(src("strict")))
+	require.ErrorIs(t, err, core.ErrInvalidConfig)
+	assert.Contains(t, err.Error(), "default: changed")
+	fresh := load(t, src("strict"), clk)
+	assert.Equal(t, 2, serve(fresh.Handler(okHandler), "GET", "/", "192.0.2.1:1", 50), "the file loaded anew")
+}
