@@ -239,19 +239,24 @@ func (d *decoder) boolean(n *yaml.Node, what string) (bool, bool) {
 	return v, true
 }
 
-// fraction returns scalar n as a number in (0, 1].
+// fraction returns scalar n as a number in [minFraction, 1].
 func (d *decoder) fraction(n *yaml.Node, what string) (float64, bool) {
 	s, ok := d.scalar(n, what)
 	if !ok {
 		return 0, false
 	}
 	var v float64
-	if (s.Tag != "!!float" && s.Tag != "!!int") || s.Decode(&v) != nil || math.IsNaN(v) || !(v > 0 && v <= 1) {
-		d.errorf(s, "%s: %s: want a number above 0 and at most 1, such as 0.25", what, kind(s))
+	if (s.Tag != "!!float" && s.Tag != "!!int") || s.Decode(&v) != nil || math.IsNaN(v) || !(v >= minFraction && v <= 1) {
+		d.errorf(s, "%s: %s: want a number from 1/65536 to 1, such as 0.25", what, kind(s))
 		return 0, false
 	}
 	return v, true
 }
+
+// minFraction is the least share a file may give one process: 1/65536, the
+// local-first store's most nodes. Below, a limit's period stretched by it
+// overflowed, and the error named the policy, not the share.
+const minFraction = 1.0 / 65536
 
 // duration returns scalar n as a positive Go duration ("100ms", "1m30s").
 func (d *decoder) duration(n *yaml.Node, what string) (time.Duration, bool) {
