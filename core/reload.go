@@ -153,7 +153,10 @@ func (l *Limiter) SetPolicy(p *Policy) error {
 		eff = recoded(b.base, p)
 		t = b.mem.rebind(eff)
 	} else {
-		r := b.table.(Rebinder) // checkPolicy's
+		r, ok := b.table.(Rebinder) // checkPolicy's check, under the same lock
+		if !ok {
+			return fmt.Errorf("core: SetPolicy: the %s store's table cannot change policy: %w", l.kind, ErrPolicyChange)
+		}
 		var err error
 		if t, err = r.Rebind(p); err != nil {
 			return fmt.Errorf("core: SetPolicy: policy %q: %w", p.name, err)
