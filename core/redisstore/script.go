@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/floodgate-go/floodgate/core"
+	"github.com/floodgate-go/floodgate/core/store"
 	"github.com/floodgate-go/floodgate/internal/warmcurve"
 )
 
@@ -295,7 +296,8 @@ func defs(files []string) string {
 // newFunctions writes the library, with every algorithm, keeping the
 // functions of up to 2 × keep policies (see library).
 func newFunctions(keep int) *functions {
-	lib := library(defs(algFiles)+luaFile("spec"), keep)
+	bounds := fmt.Sprintf("local MAXLIMITS, MAXLOG, MAXPERIODS = %d, %d, %d\n", store.MaxLimits, MaxSlidingLogQuota, core.MaxRollingPeriods)
+	lib := library(defs(algFiles)+bounds+luaFile("spec"), keep)
 	h := sha1.Sum([]byte(lib))
 	name := "fg_" + hex.EncodeToString(h[:])
 	f := &functions{lib: strings.ReplaceAll(lib, libName, name), fn: name, takeFn: name + "_t", batchFn: name + "_b"}

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/floodgate-go/floodgate/core"
+	"github.com/floodgate-go/floodgate/core/store"
 	"github.com/floodgate-go/floodgate/internal/redistest"
 	"github.com/stretchr/testify/require"
 )
@@ -48,7 +49,8 @@ func TestLibraryRefusesUnboundedLimits(t *testing.T) {
 		"empty":                       "",
 		"garbage":                     "x",
 		"a valid limit then garbage":  "gcra,1000,1000,1,nil;x,1",
-		"more limits than any policy": "slidingwindow,1,1" + strings.Repeat(";slidingwindow,1,1", 64),
+		"more limits than any policy": "slidingwindow,1,1" + strings.Repeat(";slidingwindow,1,1", store.MaxLimits),
+		"100,000 limits":              "slidingwindow,1,1" + strings.Repeat(";slidingwindow,1,1", 100_000),
 	} {
 		err := take(spec)
 		require.Error(t, err, name)

@@ -7,9 +7,11 @@
 -- would be unbounded (a sliding log of millions of entries, say): the
 -- number of parameters, and each one's kind: p an integer >= 1, i an
 -- integer >= 0, o the same or nil, f a number > 0, r a number, b a
--- boolean; every number finite, every integer within 2^53; a SlidingLog's quota at
--- most 4096 and a RollingWindow's periods at most 1024 (the store's
--- bounds).
+-- boolean; every number finite, every integer within 2^53; at most
+-- MAXLIMITS limits, a SlidingLog's quota at most MAXLOG and a
+-- RollingWindow's periods at most MAXPERIODS (the store's bounds, which
+-- the library defines before this file), each checked as it is read, so
+-- that an argument of any length costs at most that much.
 local KINDS = {
   gcra = 'pipo', fixedwindow = 'ipb', slidingwindow = 'ip', tokenbucket = 'fp',
   hybrid = 'ippi', rollingwindow = 'iipp', slidinglog = 'ipb', warmup = 'irrrrr',
@@ -53,12 +55,13 @@ local function limitsOf(spec)
       end
     end
     if k ~= #kinds then bad('too few parameters') end
-    if (name == 'slidinglog' and p[1] > 4096) or (name == 'rollingwindow' and p[4] > 1024) then
+    if (name == 'slidinglog' and p[1] > MAXLOG) or (name == 'rollingwindow' and p[4] > MAXPERIODS) then
       bad('a log or periods beyond the store\'s bounds')
     end
     n = n + 1
+    if n > MAXLIMITS then bad('more limits than a policy has') end
     LIMITS[n] = ALG[name](unpack(p, 1, k))
   end
-  if n == 0 or n > 64 then bad('no limits, or too many') end
+  if n == 0 then bad('no limits') end
   return LIMITS
 end
