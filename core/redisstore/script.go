@@ -5,6 +5,7 @@ import (
 	"embed"
 	"encoding/hex"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -33,12 +34,11 @@ const maxExact = int64(1) << 53
 // maxSpanUS is the longest span a state may hold, in µs (core's 36 years).
 const maxSpanUS = (int64(1) << 60) / 1000
 
-// algSpec is one limit compiled for the scripts: the Lua file defining its
-// constructor (ALG[name]), the limit as the policy argument names it
-// (name,param,...; see spec.lua), and whether the deny cache is exact for
-// it.
+// algSpec is one limit compiled for the scripts: the limit as the policy
+// argument names it (name,param,...; see spec.lua), its name that of its
+// constructor in ALG and of the Lua file defining it, and whether the deny
+// cache is exact for it.
 type algSpec struct {
-	file      string
 	ctor      string
 	denyCache bool
 	gcra      *gcraSpec // GCRA and LeakyBucket: what a short record means
@@ -132,7 +132,7 @@ func gcraAlg(iv, burst, free int64) algSpec {
 	if free >= 0 {
 		lua = strconv.FormatInt(free, 10)
 	}
-	return algSpec{"gcra", fmt.Sprintf("gcra,%d,%d,%d,%s", iv, g.tol, burst, lua), true, g}
+	return algSpec{fmt.Sprintf("gcra,%d,%d,%d,%s", iv, g.tol, burst, lua), true, g}
 }
 
 func fixedWindowSpec(a core.FixedWindow) (algSpec, error) {
@@ -143,7 +143,7 @@ func fixedWindowSpec(a core.FixedWindow) (algSpec, error) {
 	if a.Quota >= maxExact {
 		return algSpec{}, invalid("FixedWindow: quota %d exceeds 2^53", a.Quota)
 	}
-	return algSpec{"fixedwindow", fmt.Sprintf("fixedwindow,%d,%d,%t", a.Quota, w, a.Anchored), true, nil}, nil
+	return algSpec{fmt.Sprintf("fixedwindow,%d,%d,%t", a.Quota, w, a.Anchored), true, nil}, nil
 }
 
 func slidingWindowSpec(a core.SlidingWindow) (algSpec, error) {
@@ -154,7 +154,7 @@ func slidingWindowSpec(a core.SlidingWindow) (algSpec, error) {
 	if a.Quota > maxExact/w {
 		return algSpec{}, invalid("SlidingWindow: quota %d × window %d µs exceeds 2^53", a.Quota, w)
 	}
-	return algSpec{"slidingwindow", fmt.Sprintf("slidingwindow,%d,%d", a.Quota, w), true, nil}, nil
+	return algSpec{fmt.Sprintf("slidingwindow,%d,%d", a.Quota, w), true, nil}, nil
 }
 
 func tokenBucketSpec(a core.TokenBucket) (algSpec, error) {
@@ -163,7 +163,7 @@ func tokenBucketSpec(a core.TokenBucket) (algSpec, error) {
 		return algSpec{}, invalid("TokenBucket: filling burst %d at %v takes 2^52 ns (52 days) or more", burst, a.Rate)
 	}
 	limit := a.Rate.PerSecond()
-	return algSpec{"tokenbucket", fmt.Sprintf("tokenbucket,%s,%d", luaFloat(limit), burst), true, nil}, nil
+	return algSpec{fmt.Sprintf("tokenbucket,%s,%d", luaFloat(limit), burst), true, nil}, nil
 }
 
 func hybridSpec(a core.Hybrid) (algSpec, error) {
@@ -175,7 +175,7 @@ func hybridSpec(a core.Hybrid) (algSpec, error) {
 	if !spanOK(a.Quota, iv) || a.Quota*iv > maxSpanUS-w {
 		return algSpec{}, invalid("Hybrid: window + quota × interval exceeds 36 years in µs")
 	}
-	return algSpec{"hybrid", fmt.Sprintf("hybrid,%d,%d,%d,%d", a.Quota, w, iv, a.Quota*iv), true, nil}, nil
+	return algSpec{fmt.Sprintf("hybrid,%d,%d,%d,%d", a.Quota, w, iv, a.Quota*iv), true, nil}, nil
 }
 
 func rollingWindowSpec(a core.RollingWindow) (algSpec, error) {
@@ -193,7 +193,7 @@ func rollingWindowSpec(a core.RollingWindow) (algSpec, error) {
 	if pcap == 0 {
 		pcap = a.Quota
 	}
-	return algSpec{"rollingwindow", fmt.Sprintf("rollingwindow,%d,%d,%d,%d", a.Quota, pcap, per, int64(a.Window/a.Period)), true, nil}, nil
+	return algSpec{fmt.Sprintf("rollingwindow,%d,%d,%d,%d", a.Quota, pcap, per, int64(a.Window/a.Period)), true, nil}, nil
 }
 
 func slidingLogSpec(a core.SlidingLog) (algSpec, error) {
@@ -204,7 +204,7 @@ func slidingLogSpec(a core.SlidingLog) (algSpec, error) {
 	if a.Quota > MaxSlidingLogQuota {
 		return algSpec{}, invalid("SlidingLog: quota %d exceeds the Redis store's %d (use SlidingWindow or RollingWindow)", a.Quota, MaxSlidingLogQuota)
 	}
-	return algSpec{"slidinglog", fmt.Sprintf("slidinglog,%d,%d,%t", a.Quota, w, a.CountRejected), !a.CountRejected, nil}, nil
+	return algSpec{fmt.Sprintf("slidinglog,%d,%d,%t", a.Quota, w, a.CountRejected), !a.CountRejected, nil}, nil
 }
 
 // warmUpSpec hands the script the curve core.WarmUp decides with
@@ -218,7 +218,7 @@ func warmUpSpec(a core.WarmUp) (algSpec, error) {
 		return algSpec{}, invalid("WarmUp: warm-up %v or period × cold factor reaches 2^52 ns (52 days)", a.WarmUp)
 	}
 	c := warmcurve.Of(a.Rate.Count, a.Rate.Period, a.WarmUp, cf)
-	return algSpec{"warmup", fmt.Sprintf("warmup,%d,%s,%s,%s,%s,%s", a.Rate.Count,
+	return algSpec{fmt.Sprintf("warmup,%d,%s,%s,%s,%s,%s", a.Rate.Count,
 		luaFloat(c.Stable), luaFloat(c.Threshold), luaFloat(c.MaxPermits), luaFloat(c.Slope), luaFloat(c.CoolDown)), true, nil}, nil
 }
 
@@ -239,14 +239,13 @@ type compiled struct {
 	denyCache bool
 	gcra      *gcraSpec // a policy of one GCRA or LeakyBucket limit: its takes' replies are short records
 	specArg   any       // spec, boxed once
-	files     []string  // the Lua files of its algorithms, in algFiles' order
 	evalOnce  sync.Once
 	ev        *script
 }
 
 // script returns sc's script for EVAL and EVALSHA.
 func (sc *compiled) script() *script {
-	sc.evalOnce.Do(func() { sc.ev = newScript(sc.files, sc.spec) })
+	sc.evalOnce.Do(func() { sc.ev = newScript(sc.spec) })
 	return sc.ev
 }
 
@@ -305,15 +304,18 @@ func newFunctions(keep int) *functions {
 	return f
 }
 
-// newScript writes the script deciding one request of the policy of the
-// algorithms of files and the limits spec names: the prelude, the
-// constructors, the limits, step.lua, then main.lua on the arguments
-// without the policy argument, which every call ends with.
-func newScript(files []string, spec string) *script {
-	var ctors []string
+// newScript writes the script deciding one request of the policy whose
+// limits spec names: the prelude, the constructors of its algorithms, the
+// limits, step.lua, then main.lua on the arguments without the policy
+// argument, which every call ends with.
+func newScript(spec string) *script {
+	var ctors, files []string
 	for l := range strings.SplitSeq(spec, ";") {
 		name, params, _ := strings.Cut(l, ",")
 		ctors = append(ctors, "ALG."+name+"("+params+")")
+		if !slices.Contains(files, name) {
+			files = append(files, name)
+		}
 	}
 	src := defs(files) + "local LIMITS = {" + strings.Join(ctors, ", ") + "}\n" + luaFile("step") +
 		"\nARGV[#ARGV] = nil\n" + luaFile("main")
@@ -325,7 +327,6 @@ func newScript(files []string, spec string) *script {
 
 func compile(p *core.Policy) (*compiled, error) {
 	var ctors []string
-	used := map[string]bool{}
 	deny := len(p.Limits()) == 1
 	var gcra *gcraSpec
 	for _, l := range p.Limits() {
@@ -334,19 +335,12 @@ func compile(p *core.Policy) (*compiled, error) {
 			return nil, fmt.Errorf("redisstore: policy %q: limit %q: %w", p.Name(), l.Name, err)
 		}
 		ctors = append(ctors, s.ctor)
-		used[s.file] = true
 		deny = deny && s.denyCache
 		if len(p.Limits()) == 1 {
 			gcra = s.gcra
 		}
 	}
-	var files []string
-	for _, f := range algFiles {
-		if used[f] {
-			files = append(files, f)
-		}
-	}
-	sc := &compiled{functions: code, spec: strings.Join(ctors, ";"), files: files,
+	sc := &compiled{functions: code, spec: strings.Join(ctors, ";"),
 		record: 8 * (2 + 7*len(p.Limits())), denyCache: deny, gcra: gcra}
 	sc.specArg = sc.spec
 	return sc, nil
@@ -438,5 +432,5 @@ func backoffSpec(a core.Backoff) (algSpec, error) {
 		}
 		us[i] = v
 	}
-	return algSpec{"backoff", fmt.Sprintf("backoff,%d,%d,%d,%d,%d", a.Free, us[0], us[1], us[2], us[3]), true, nil}, nil
+	return algSpec{fmt.Sprintf("backoff,%d,%d,%d,%d,%d", a.Free, us[0], us[1], us[2], us[3]), true, nil}, nil
 }
