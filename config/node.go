@@ -239,24 +239,20 @@ func (d *decoder) boolean(n *yaml.Node, what string) (bool, bool) {
 	return v, true
 }
 
-// fraction returns scalar n as a number in [minFraction, 1].
-func (d *decoder) fraction(n *yaml.Node, what string) (float64, bool) {
+// fraction returns scalar n as a number in [1/most, 1]: one part among at
+// most most.
+func (d *decoder) fraction(n *yaml.Node, what string, most int) (float64, bool) {
 	s, ok := d.scalar(n, what)
 	if !ok {
 		return 0, false
 	}
 	var v float64
-	if (s.Tag != "!!float" && s.Tag != "!!int") || s.Decode(&v) != nil || math.IsNaN(v) || !(v >= minFraction && v <= 1) {
-		d.errorf(s, "%s: %s: want a number from 1/65536 to 1, such as 0.25", what, kind(s))
+	if (s.Tag != "!!float" && s.Tag != "!!int") || s.Decode(&v) != nil || math.IsNaN(v) || !(v >= 1/float64(most) && v <= 1) {
+		d.errorf(s, "%s: %s: want a number from 1/%d to 1, such as 0.25", what, kind(s), most)
 		return 0, false
 	}
 	return v, true
 }
-
-// minFraction is the least share a file may give one process: 1/65536, the
-// local-first store's most nodes. Below, a limit's period stretched by it
-// overflowed, and the error named the policy, not the share.
-const minFraction = 1.0 / 65536
 
 // duration returns scalar n as a positive Go duration ("100ms", "1m30s").
 func (d *decoder) duration(n *yaml.Node, what string) (time.Duration, bool) {

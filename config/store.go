@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/floodgate-go/floodgate/core"
+	"github.com/floodgate-go/floodgate/core/localfirst"
 	"github.com/floodgate-go/floodgate/core/redisstore"
 	"github.com/floodgate-go/floodgate/internal/redisbound"
 	"github.com/floodgate-go/floodgate/middleware"
@@ -96,7 +97,10 @@ func (b *builder) redisStore(n *yaml.Node, mopts *middleware.Options) {
 	case hasShare && opts.FailureMode != redisstore.FailLocal:
 		b.errorf(share.key, "store.redis.local_share: only with failure_mode: local")
 	case hasShare:
-		opts.LocalShare, _ = b.fraction(share.val, "store.redis.local_share")
+		// One process's part among at most as many as the local-first
+		// store's nodes: below, a limit's period stretched by the share
+		// overflowed, and the error named the policy, not the share.
+		opts.LocalShare, _ = b.fraction(share.val, "store.redis.local_share", localfirst.MaxNodes)
 	case opts.FailureMode == redisstore.FailLocal:
 		// Each process would grant the whole limit while Redis is down:
 		// N processes, N times the limit.
