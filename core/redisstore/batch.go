@@ -667,9 +667,9 @@ const maxProbed = 64
 // preload loads the library in the background when the store's first
 // policy is bound, so that its first decision does not pay the load's
 // round trips (three instead of one: on a 40 ms link, a missed deadline);
-// the policies bound later share it. Its errors are ignored: a decision
-// finding the function missing loads it, or falls back to EVALSHA, as
-// usual.
+// the policies bound later share it. A load that fails is tried again at
+// the next bind; a decision finding the function missing meanwhile loads
+// it, or falls back to EVALSHA, as usual.
 func (s *Store) preload(sc *compiled) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -684,6 +684,8 @@ func (s *Store) preload(sc *compiled) {
 		defer s.wg.Done()
 		ctx, cancel := context.WithTimeout(s.ctx, s.ioTimeout)
 		defer cancel()
-		_ = s.loadLibrary(ctx)
+		if s.loadLibrary(ctx) != nil {
+			s.preloaded.Store(false)
+		}
 	}()
 }

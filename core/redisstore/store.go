@@ -17,16 +17,17 @@
 // — and the call retried once, invisibly. Every policy shares the one
 // library (about 55 KB of source, loaded once per version of floodgate;
 // EVAL and EVALSHA run a script of each policy's own, its limits
-// constants, cached by Redis until SCRIPT FLUSH):
-// a policy bound, reloaded with new limits, or made for one key's
-// override costs Redis no load and no memory of its own but the library's
-// few KB for the policy's functions, built at its first call and kept
-// (for at least the last 512 policies called; one forgotten is built
-// again at its next call, in some 30 µs). The library decides with the limits
-// each call names, checked only against the store's bounds (state of
-// bounded size): a Redis client allowed to call it can decide a key with
-// limits of its own (lock it out, say), as one allowed to write the keys
-// can; grant FCALL on it, with an ACL, to floodgate's clients only. A take alone is a call of the library's take function, which reads only the
+// constants, cached by Redis until SCRIPT FLUSH): a policy bound, reloaded
+// with new limits, or made for one key's override costs Redis no load and
+// no memory of its own but the library's few KB for the policy's
+// functions, built at its first call and kept (for at least the last 512
+// policies called; one forgotten is built again at its next call, in some
+// 30 µs). The library decides with the limits each call names, checked
+// only against the store's bounds (state of bounded size): a Redis client
+// allowed to call it can decide a key with limits of its own (lock it
+// out, say), as one allowed to write the keys can; grant FCALL on it, with
+// an ACL, to floodgate's clients only. A take alone is a call of the
+// library's take function, which reads only the
 // arguments it needs. Concurrent decisions are coalesced. When the client bounds its round
 // trips by the context's deadline (ContextTimeoutEnabled, on a
 // redis.Client or ClusterClient) and the link is fast, they are combined
@@ -428,7 +429,7 @@ type Store struct {
 	closed bool
 	bound  []*compiled // the scripts of the first policies bound, for Check
 
-	preloaded atomic.Bool // the library is loaded, or being loaded, in the background
+	preloaded atomic.Bool // the library is loaded, or being loaded, in the background (see preload)
 }
 
 // New returns a store deciding in the Redis that client reaches, and starts
