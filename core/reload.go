@@ -143,7 +143,8 @@ func (l *Limiter) SetPolicy(p *Policy) error {
 	}
 	l.setMu.Lock()
 	defer l.setMu.Unlock()
-	if err := l.checkPolicy(p); err != nil {
+	r, err := l.checkPolicy(p)
+	if err != nil {
 		return err
 	}
 	b := l.cur.Load()
@@ -152,18 +153,10 @@ func (l *Limiter) SetPolicy(p *Policy) error {
 	if b.mem != nil {
 		eff = recoded(b.base, p)
 		t = b.mem.rebind(eff)
-	} else {
-		r, ok := b.table.(Rebinder) // checkPolicy's check, under the same lock
-		if !ok {
-			return fmt.Errorf("core: SetPolicy: the %s store's table cannot change policy: %w", l.kind, ErrPolicyChange)
-		}
-		var err error
-		if t, err = r.Rebind(p); err != nil {
-			return fmt.Errorf("core: SetPolicy: policy %q: %w", p.name, err)
-		}
+	} else if t, err = r.Rebind(p); err != nil {
+		return fmt.Errorf("core: SetPolicy: policy %q: %w", p.name, err)
 	}
 	nb := newBinding(eff, t, b)
-	var err error
 	if nb.shadow, err = l.bindShadows(p, b); err != nil {
 		return fmt.Errorf("core: SetPolicy: policy %q: %w", p.name, err)
 	}
@@ -186,22 +179,29 @@ func (l *Limiter) CheckPolicy(p *Policy) error {
 	}
 	l.setMu.Lock()
 	defer l.setMu.Unlock()
-	return l.checkPolicy(p)
+	_, err := l.checkPolicy(p)
+	return err
 }
 
-// checkPolicy is CheckPolicy on a checked l, l.setMu held.
-func (l *Limiter) checkPolicy(p *Policy) error {
+// checkPolicy is CheckPolicy on a checked l, l.setMu held; it returns the
+// store's table as the Rebinder that will change it (nil for the memory
+// store's, which the limiter rebinds itself).
+func (l *Limiter) checkPolicy(p *Policy) (Rebinder, error) {
 	if p == nil || len(p.limits) == 0 {
-		return fmt.Errorf("core: SetPolicy: nil or zero policy (make it with NewPolicy): %w", ErrInvalidConfig)
+		return nil, fmt.Errorf("core: SetPolicy: nil or zero policy (make it with NewPolicy): %w", ErrInvalidConfig)
 	}
 	b := l.cur.Load()
 	if err := compatible(b.policy, p); err != nil {
-		return err
+		return nil, err
 	}
-	if _, ok := b.table.(Rebinder); b.mem == nil && !ok {
-		return fmt.Errorf("core: SetPolicy: the %s store's table cannot change policy: %w", l.kind, ErrPolicyChange)
+	if b.mem != nil {
+		return nil, nil
 	}
-	return nil
+	r, ok := b.table.(Rebinder)
+	if !ok {
+		return nil, fmt.Errorf("core: SetPolicy: the %s store's table cannot change policy: %w", l.kind, ErrPolicyChange)
+	}
+	return r, nil
 }
 
 // compatible returns nil when p may replace old on old's state, or an
