@@ -31,7 +31,10 @@ func TestPoliciesShareOneLibrary(t *testing.T) {
 	const policies = 300
 	for _, noFunctions := range []bool{false, true} {
 		t.Run("NoFunctions="+strconv.FormatBool(noFunctions), func(t *testing.T) {
-			s := newStore(t, c, redisstore.Options{NoFunctions: noFunctions})
+			// The caller's clock, standing still: no unit comes back
+			// however slowly the decisions run.
+			clk := newClock()
+			s := newStore(t, c, redisstore.Options{NoFunctions: noFunctions, CallerClock: true})
 			n, passes := policies, 2
 			if noFunctions {
 				n, passes = 20, 1 // EVAL builds every call's functions anew
@@ -43,7 +46,7 @@ func TestPoliciesShareOneLibrary(t *testing.T) {
 				p := core.MustPolicy(fmt.Sprint("tenant-", i),
 					core.Limit{Name: "g", Algorithm: core.GCRA{Rate: core.PerHour(int64(1000 + i)), Burst: int64(i%7 + 1)}},
 					core.Limit{Name: "w", Algorithm: core.SlidingWindow{Quota: int64(i%5 + 2), Window: time.Hour}})
-				l, err := core.NewLimiter(p, core.WithStore(s))
+				l, err := core.NewLimiter(p, core.WithStore(s), core.WithClock(clk))
 				require.NoError(t, err)
 				ls[i] = l
 			}

@@ -84,8 +84,9 @@ func TestLibraryGenerations(t *testing.T) {
 		scs = append(scs, sc)
 	}
 	admitted := make([]int, len(scs))
+	at := time.Now().UnixMicro() // every take at one instant (take.lua's cost, now): none recovers
 	take := func(i int) {
-		rep, err := fcall(ctx, c, scs[i], f.takeFn, []string{fmt.Sprintf("{gen}:%d", i)}).Text()
+		rep, err := fcall(ctx, c, scs[i], f.takeFn, []string{fmt.Sprintf("{gen}:%d", i)}, int64(1), at).Text()
 		require.NoError(t, err)
 		require.Len(t, rep, shortRecord) // a take of a policy of one GCRA limit (see step.lua)
 		o, ok := word(rep, 0)
