@@ -26,7 +26,7 @@ func TestAttackBlackholedRound(t *testing.T) {
 	old := faultproxy.Start(t, srv.Addr())
 	healthy := faultproxy.Start(t, srv.Addr())
 	sw := faultproxy.NewSwitch(old.Addr())
-	c := redis.NewClient(&redis.Options{Addr: "floodgate.invalid:6379", MaxRetries: -1, ReadTimeout: -1, WriteTimeout: -1,
+	c := redis.NewClient(&redis.Options{Addr: "127.0.0.1:1", MaxRetries: -1, ReadTimeout: -1, WriteTimeout: -1,
 		Dialer: sw.Dial})
 	t.Cleanup(func() { _ = c.Close() })
 	clk := coretest.NewClock(t0)

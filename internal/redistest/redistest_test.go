@@ -76,7 +76,9 @@ func TestChild(t *testing.T) {
 func child(t *testing.T, mode string) (*exec.Cmd, int, string) {
 	t.Helper()
 	cmd := exec.Command(os.Args[0], "-test.run=^TestChild$", "-test.count=1")
-	cmd.Env = append(os.Environ(), childEnv+"="+mode)
+	// The child's temporary directories live in this test's, so that a
+	// killed child, whose cleanups never run, leaves none behind.
+	cmd.Env = append(os.Environ(), childEnv+"="+mode, "TMPDIR="+t.TempDir())
 	out, err := cmd.StdoutPipe()
 	require.NoError(t, err)
 	require.NoError(t, cmd.Start())
