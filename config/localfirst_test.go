@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/floodgate-go/floodgate/config"
 	"github.com/floodgate-go/floodgate/core/coretest"
@@ -130,4 +131,42 @@ func TestLocalFirstStoreRuns(t *testing.T) {
 	c := client{l.Handler(ok), "198.51.100.52:1", nil}
 	require.Equal(t, 2, c.served("GET", "/", 2))
 	within.Until(t, "a round of the Limiter's pushes the 2 units", func() bool { return windowTotal(t, rc) == 2 })
+}
+
+// TestAttackRefusedReloadNeverReachesLocalFirstRounds: a reload refused
+// changes nothing on the local-first store either. A reload raising a
+// GCRA from 10/min to 6000/min beside a shadow limit this store cannot
+// sync was refused, yet the store's sync rounds leased under the refused
+// rate from then on: 6000 served in one minute under 10/min burst 10
+// (found by an adversarial review). Now the shadow limit is refused by
+// the reload's check, before any change.
+func TestAttackRefusedReloadNeverReachesLocalFirstRounds(t *testing.T) {
+	srv := redistest.Start(t)
+	clk := coretest.NewClock(t0)
+	file := func(api string) string {
+		return fmt.Sprintf(`
+store:
+  localfirst:
+    url: %s
+    prefix: "refused:"
+    nodes: 1
+    sync_period: 100ms
+    timeout: 10s
+policies: {api: %q}
+default: {policy: api}
+`, srv.URL(), api)
+	}
+	l := load(t, file("g: 10/min burst 10"), clk)
+	config.StopRounds(l)
+	err := l.ReloadData("test.yaml", []byte(file("g: 6000/min burst 10; log: shadow 5/min sliding-log")))
+	require.Error(t, err, "the reload is refused")
+
+	c := client{l.Handler(ok), "198.51.100.7:1", nil}
+	total := 0
+	for range 600 { // one minute
+		total += c.served("GET", "/", 100)
+		require.NoError(t, config.SyncLocalFirst(context.Background(), l))
+		clk.Advance(100 * time.Millisecond)
+	}
+	assert.LessOrEqual(t, total, 21, "served in one minute under 10/min burst 10")
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -63,4 +64,38 @@ func TestAttackOverrideCacheFloodKeepsRestrictions(t *testing.T) {
 		assert.Equal(t, "hour", r.Name)
 		assert.Equal(t, int64(1), r.Quota, "%s: decided by its override", k)
 	}
+}
+
+// TestAttackOverrideTTLForever: a TTL meant as "forever"
+// (time.Duration(math.MaxInt64)) caches an override for as long as the
+// clock can tell. The cache added it to the decision's instant and
+// overflowed: every entry expired at once, and 200 requests of two keys
+// made 200 provider calls, a failing provider's included (found by an
+// adversarial review). Now the expiry saturates: one call per key.
+func TestAttackOverrideTTLForever(t *testing.T) {
+	ctx := context.Background()
+	clk := coretest.NewClock(time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC))
+	def := core.MustPolicy("default", core.Limit{Name: "m", Algorithm: core.FixedWindow{Quota: 1000, Window: time.Minute}})
+	pro := core.MustPolicy("pro", core.Limit{Name: "m", Algorithm: core.FixedWindow{Quota: 5000, Window: time.Minute}})
+	var calls atomic.Int64
+	provider := func(_ context.Context, key string) (*core.Policy, bool, error) {
+		calls.Add(1)
+		switch key {
+		case "tenant":
+			return pro, true, nil
+		case "broken":
+			return nil, false, errors.New("the billing service is down")
+		}
+		return nil, false, nil
+	}
+	forever := time.Duration(math.MaxInt64)
+	o, err := core.NewOverrides(def, provider, core.OverrideOptions{TTL: forever, NegativeTTL: forever, ErrorTTL: forever}, core.WithClock(clk))
+	require.NoError(t, err)
+	for range 100 {
+		for _, k := range []string{"tenant", "someone", "broken"} {
+			_, _ = o.Allow(ctx, k)
+		}
+		clk.Advance(time.Hour)
+	}
+	assert.EqualValues(t, 3, calls.Load(), "one provider call per key in 300 requests over 100 hours")
 }

@@ -3,6 +3,7 @@ package core
 import (
 	"context"
 	"hash/maphash"
+	"math"
 	"sync"
 	"time"
 )
@@ -128,7 +129,7 @@ func (s *overrideShard) resolve(ctx context.Context, old *overrideEntry, key str
 		return nil, err
 	}
 	s.mu.Lock()
-	e.lim, e.exp = l, now+int64(ttl)
+	e.lim, e.exp = l, now+min(int64(ttl), math.MaxInt64-max(now, 0)) // a TTL past 2262 is forever
 	s.mu.Unlock()
 	given = true
 	return l, nil

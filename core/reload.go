@@ -19,8 +19,20 @@ var ErrPolicyChange = errors.New("policy change not applicable to the kept state
 // receiver as it is. [Limiter.SetPolicy] calls it only for a p of the same
 // shape as the receiver's policy (see SetPolicy). The in-memory and Redis
 // stores' tables implement it.
+//
+// A Rebinder whose Rebind may refuse such a p (a bound of its own store)
+// should also have a method CheckRebind(p *Policy) error that returns the
+// error Rebind(p) would return and changes nothing: [Limiter.CheckPolicy]
+// calls it, so that a caller changing several limiters together (a
+// configuration file's reload) learns of the refusal before it changes
+// any.
 type Rebinder interface {
 	Rebind(p *Policy) (store.Table, error)
+}
+
+// rebindChecker is a Rebinder with CheckRebind (see Rebinder).
+type rebindChecker interface {
+	CheckRebind(p *Policy) error
 }
 
 // keptPolicies is how many earlier policies a limiter remembers, for
@@ -143,10 +155,13 @@ func (l *Limiter) SetPolicy(p *Policy) error {
 	}
 	l.setMu.Lock()
 	defer l.setMu.Unlock()
-	r, err := l.checkPolicy(p)
+	r, shadows, err := l.checkPolicy(p)
 	if err != nil {
 		return err
 	}
+	// Rebind is the last step that may fail: a store's Rebind may put p's
+	// limits into effect for the table's shared state as it returns (the
+	// local-first store's sync rounds), so nothing may refuse p after it.
 	b := l.cur.Load()
 	var t store.Table
 	eff := p
@@ -157,9 +172,7 @@ func (l *Limiter) SetPolicy(p *Policy) error {
 		return fmt.Errorf("core: SetPolicy: policy %q: %w", p.name, err)
 	}
 	nb := newBinding(eff, t, b)
-	if nb.shadow, err = l.bindShadows(p, b); err != nil {
-		return fmt.Errorf("core: SetPolicy: policy %q: %w", p.name, err)
-	}
+	nb.shadow = shadows
 	l.cur.Store(nb)
 	return nil
 }
@@ -167,41 +180,53 @@ func (l *Limiter) SetPolicy(p *Policy) error {
 // CheckPolicy returns the error SetPolicy(p) would return for what p
 // changes — a nil policy, another name, other limits or algorithms, a
 // parameter the state is read in, or a store whose tables cannot change
-// policy (errors wrapping ErrInvalidConfig or ErrPolicyChange) — and
-// changes nothing: a caller changing several limiters together (a
-// configuration file's reload) checks every change before making any.
-// SetPolicy may still refuse p where its store does (the Redis store's
-// bounds, say), and a SetPolicy made since the check may change its
-// answer.
+// policy (errors wrapping ErrInvalidConfig or ErrPolicyChange), a change
+// the store refuses (its bounds: see [Rebinder]) or a shadow limit the
+// store cannot bind — and changes nothing: a caller changing several
+// limiters together (a configuration file's reload) checks every change
+// before making any. A SetPolicy made since the check may change its
+// answer, as may a store whose Rebind refuses without saying so in a
+// CheckRebind.
 func (l *Limiter) CheckPolicy(p *Policy) error {
 	if err := l.check(); err != nil {
 		return err
 	}
 	l.setMu.Lock()
 	defer l.setMu.Unlock()
-	_, err := l.checkPolicy(p)
+	_, _, err := l.checkPolicy(p)
 	return err
 }
 
 // checkPolicy is CheckPolicy on a checked l, l.setMu held; it returns the
 // store's table as the Rebinder that will change it (nil for the memory
-// store's, which the limiter rebinds itself).
-func (l *Limiter) checkPolicy(p *Policy) (Rebinder, error) {
+// store's, which the limiter rebinds itself) and p's shadow limits bound
+// (those p keeps unchanged as they are). Binding a shadow limit changes
+// nothing a decision sees until SetPolicy stores the binding.
+func (l *Limiter) checkPolicy(p *Policy) (Rebinder, []shadowTable, error) {
 	if p == nil || len(p.limits) == 0 {
-		return nil, fmt.Errorf("core: SetPolicy: nil or zero policy (make it with NewPolicy): %w", ErrInvalidConfig)
+		return nil, nil, fmt.Errorf("core: SetPolicy: nil or zero policy (make it with NewPolicy): %w", ErrInvalidConfig)
 	}
 	b := l.cur.Load()
 	if err := compatible(b.policy, p); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	if b.mem != nil {
-		return nil, nil
+	var r Rebinder
+	if b.mem == nil {
+		var ok bool
+		if r, ok = b.table.(Rebinder); !ok {
+			return nil, nil, fmt.Errorf("core: SetPolicy: the %s store's table cannot change policy: %w", l.kind, ErrPolicyChange)
+		}
+		if c, ok := r.(rebindChecker); ok {
+			if err := c.CheckRebind(p); err != nil {
+				return nil, nil, fmt.Errorf("core: SetPolicy: policy %q: %w", p.name, err)
+			}
+		}
 	}
-	r, ok := b.table.(Rebinder)
-	if !ok {
-		return nil, fmt.Errorf("core: SetPolicy: the %s store's table cannot change policy: %w", l.kind, ErrPolicyChange)
+	shadows, err := l.bindShadows(p, b)
+	if err != nil {
+		return nil, nil, fmt.Errorf("core: SetPolicy: policy %q: %w", p.name, err)
 	}
-	return r, nil
+	return r, shadows, nil
 }
 
 // compatible returns nil when p may replace old on old's state, or an

@@ -120,3 +120,42 @@ func TestSetPolicyBucketsAcrossNodes(t *testing.T) {
 		})
 	}
 }
+
+// TestAttackRefusedSetPolicyNeverReachesRounds: a SetPolicy refused
+// changes nothing, the sync rounds included. A change that raised a GCRA
+// from 10/min to 6000/min and added a shadow SlidingLog (which this store
+// cannot bind) was refused after the table's Rebind had handed the new
+// limits to the rounds: they leased under the refused rate, and one node
+// admitted 6000 in a minute under 10/min burst 10 (found by an
+// adversarial review). Rebind is now SetPolicy's last step, after every
+// check, and CheckPolicy asks the store too: a bucket's change of span,
+// which only the store refuses, is refused by CheckPolicy.
+func TestAttackRefusedSetPolicyNeverReachesRounds(t *testing.T) {
+	_, client := startRedis(t)
+	clk := coretest.NewClock(t0)
+	old := core.MustPolicy("r", core.Limit{Name: "g", Algorithm: core.GCRA{Rate: core.PerMinute(10), Burst: 10}})
+	n := newNodes(t, client, clk, old, 1, localfirst.Options{Prefix: "refused:"})[0]
+
+	refused := core.MustPolicy("r",
+		core.Limit{Name: "g", Algorithm: core.GCRA{Rate: core.PerMinute(6000), Burst: 10}},
+		core.Limit{Name: "log", Algorithm: core.SlidingLog{Quota: 5, Window: time.Minute}, Shadow: true})
+	require.Error(t, n.l.CheckPolicy(refused), "a SlidingLog shadow cannot be bound on this store")
+	require.Error(t, n.l.SetPolicy(refused))
+	require.Equal(t, old, n.l.Policy(), "the old limits stay")
+
+	// One minute at 10/min burst 10: at most 10 + 10 (+1 at the end).
+	total := 0
+	for range 600 {
+		total += takeAll(t, n, "k", 1000)
+		require.NoError(t, n.s.Sync(context.Background()))
+		clk.Advance(100 * time.Millisecond)
+	}
+	assert.LessOrEqual(t, total, 21, "admitted in one minute under 10/min burst 10")
+
+	// A refill time of a day, not a minute: another span, which only the
+	// store refuses.
+	daily := core.MustPolicy("r", core.Limit{Name: "g", Algorithm: core.GCRA{Rate: core.PerDay(10), Burst: 10}})
+	err := n.l.CheckPolicy(daily)
+	require.ErrorIs(t, err, core.ErrPolicyChange)
+	require.ErrorIs(t, n.l.SetPolicy(daily), core.ErrPolicyChange)
+}

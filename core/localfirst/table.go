@@ -118,12 +118,9 @@ func (k *keyset) shard(key string) (*shard, uint64) {
 // t's shape: the same limits (by kind and, for windows, window) in the
 // same order; core.Limiter.SetPolicy checks the rest.
 func (t *table) Rebind(p *core.Policy) (store.Table, error) {
-	ls, err := limitsOf(p)
+	ls, err := t.rebindLimits(p)
 	if err != nil {
-		return nil, fmt.Errorf("%w: %w", err, core.ErrPolicyChange)
-	}
-	if !sameShape(t.ls, ls) || shape(p, ls) != t.k.fp {
-		return nil, fmt.Errorf("localfirst: policy %q: the limits' kinds, windows, or (for a bucket) the span its refill time fits in changed: %w", p.Name(), core.ErrPolicyChange)
+		return nil, err
 	}
 	ver := t.k.vers.Add(1)
 	t.k.lims.Store(&limits{ls: ls, ver: ver})

@@ -37,3 +37,24 @@ func (t *table) Rebind(p *core.Policy) (store.Table, error) {
 	}
 	return n, nil
 }
+
+// CheckRebind returns the error Rebind(p) would return, changing nothing
+// (see core.Rebinder): core.Limiter.CheckPolicy asks it, so that a reload
+// refused here is refused before any limiter changes.
+func (t *table) CheckRebind(p *core.Policy) error {
+	nt, err := t.s.Bind(p)
+	if err != nil {
+		return err
+	}
+	if t.local == nil {
+		return nil
+	}
+	if lt := t.local.cur.Load(); lt != nil {
+		// The move Rebind makes, on a copy: a memory table's Rebind
+		// leaves the receiver as it is.
+		if _, err := lt.t.(core.Rebinder).Rebind(nt.(*table).scaled); err != nil {
+			return fmt.Errorf("redisstore: policy %q: the FailLocal limiter: %w", p.Name(), err)
+		}
+	}
+	return nil
+}
