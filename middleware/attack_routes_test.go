@@ -248,3 +248,78 @@ func TestPreflightToAMethodLessHandler(t *testing.T) {
 		assert.Equal(t, 429, serve(h, "GET", "/x", "192.0.2.1:1", nil), mode)
 	}
 }
+
+// A CORS preflight that reaches a handler is counted in the bucket the same
+// OPTIONS request without its preflight fields would use, whatever the
+// Selector. Before, with a single limiter (PerIP, New), NewKeyed
+// (APIKeyOrIP), or NewRoutes whose default limits a handler that no route
+// names, such a preflight was counted in a fresh preflight bucket: with a
+// limit of 1/hour spent by GET /search, OPTIONS /search with Origin and
+// Access-Control-Request-Method was served by the handler registered
+// without a method (2 runs of the handler for a limit of 1). Now it is
+// refused 429 and the handler runs once, in every Preflight mode, whether
+// the middleware wraps the ServeMux or is mounted on its handler.
+func TestAttackPreflightReachingHandlerSharesItsBucket(t *testing.T) {
+	hourly := func() middleware.Limiter {
+		return limiter(t, newClock(), core.FixedWindow{Quota: 1, Window: time.Hour})
+	}
+	selectors := map[string]func(middleware.Options) (*middleware.Middleware, error){
+		"PerIP": func(middleware.Options) (*middleware.Middleware, error) { return middleware.PerIP("1/hour") },
+		"New":   func(o middleware.Options) (*middleware.Middleware, error) { return middleware.New(hourly(), o) },
+		"Routes default": func(o middleware.Options) (*middleware.Middleware, error) {
+			rt := middleware.NewRoutes(hourly())
+			if err := rt.Add("POST /other", hourly()); err != nil {
+				return nil, err
+			}
+			return middleware.NewSelect(rt, o)
+		},
+		"APIKeyOrIP": func(o middleware.Options) (*middleware.Middleware, error) {
+			none := func(*http.Request) (string, bool) { return "", false }
+			return middleware.APIKeyOrIP(none, hourly(), hourly(), o)
+		},
+	}
+	modes := []middleware.Preflight{middleware.PreflightOwnBucket, middleware.PreflightLikeRoute, middleware.PreflightAsOptions}
+	for name, mk := range selectors {
+		for _, mode := range modes {
+			for _, mounted := range []bool{false, true} {
+				if name == "PerIP" && mode != middleware.PreflightOwnBucket {
+					continue // PerIP has the zero Options
+				}
+				t.Run(fmt.Sprintf("%s/%v/mounted=%v", name, mode, mounted), func(t *testing.T) {
+					m, err := mk(middleware.Options{Preflight: mode})
+					require.NoError(t, err)
+					served := 0
+					search := http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { served++ })
+					mux := http.NewServeMux()
+					var h http.Handler = mux
+					if mounted {
+						mux.Handle("/search", m.Handler(search))
+					} else {
+						mux.Handle("/search", search)
+						h = m.Handler(mux)
+					}
+					assert.Equal(t, 200, serve(h, "GET", "/search?q=x", "192.0.2.1:1", nil))
+					assert.Equal(t, 429, serve(h, "GET", "/search?q=x", "192.0.2.1:1", nil))
+					assert.Equal(t, 429, preflight(h, "/search?q=x", "GET", "192.0.2.1:1"))
+					assert.Equal(t, 1, served, "the handler ran past the spent limit")
+				})
+			}
+		}
+	}
+}
+
+// A preflight that reaches no handler (the ServeMux answers 405: the route
+// serves GET alone) keeps the bucket of its own the default mode gives
+// it, with a single limiter too: a browser's preflights take nothing from
+// its allowance of real requests.
+func TestPreflightReachingNoHandlerKeepsItsOwnBucket(t *testing.T) {
+	m, err := middleware.PerIP("1/hour")
+	require.NoError(t, err)
+	mux := http.NewServeMux()
+	mux.Handle("GET /search", okHandler)
+	h := m.Handler(mux)
+	assert.Equal(t, 405, preflight(h, "/search", "GET", "192.0.2.1:1"))
+	assert.Equal(t, 429, preflight(h, "/search", "GET", "192.0.2.1:1"))
+	assert.Equal(t, 200, serve(h, "GET", "/search", "192.0.2.1:1", nil))
+	assert.Equal(t, 429, serve(h, "GET", "/search", "192.0.2.1:1", nil))
+}

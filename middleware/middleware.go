@@ -78,14 +78,29 @@ func (m *Middleware) setDefaults() error {
 // by [New] or [NewSelect] (see [Middleware.Validate]). When next is the
 // application's *http.ServeMux, a request's r.Pattern is set before the
 // decision to the pattern next will serve it with (as next sets it when
-// it dispatches), so that [Routes] limits it by the handler it reaches.
+// it dispatches), whatever the Selector: [Routes] limits the request by
+// the handler it reaches, a key such as keyfunc.Route and the hooks of
+// Options read the pattern, and a CORS preflight that reaches a handler is
+// counted as that handler's request (see [Preflight]). (With a single
+// limiter, the default key and no hook, nothing reads it but the
+// preflight rule: only OPTIONS requests are looked up.)
 func (m *Middleware) Handler(next http.Handler) http.Handler {
 	m.mustValidate()
 	h := &limited{m: m, next: next}
-	if _, ok := m.sel.(one); !ok {
-		h.mux, _ = next.(*http.ServeMux) // one has no route to find
-	}
+	h.mux, _ = next.(*http.ServeMux)
+	h.preflightsOnly = m.readsNoPattern()
 	return h
+}
+
+// readsNoPattern reports whether nothing m calls reads r.Pattern but the
+// preflight rule: a single limiter, the default key and no hook that is
+// given the request. Handler then spares other requests the lookup in the
+// mux (an allocation or more each).
+func (m *Middleware) readsNoPattern() bool {
+	_, single := m.sel.(one)
+	o := &m.opts
+	return single && m.ipKey && o.Skip == nil && o.Cost == nil && o.OnDenied == nil &&
+		o.Denied == nil && o.NoKey == nil && o.OnError == nil
 }
 
 // limited is next behind a middleware: what Handler returns (a type of its
@@ -93,14 +108,18 @@ func (m *Middleware) Handler(next http.Handler) http.Handler {
 type limited struct {
 	m    *Middleware
 	next http.Handler
-	mux  *http.ServeMux // next, when it is a ServeMux and m selects by route
+	mux  *http.ServeMux // next, when it is a ServeMux
+	// preflightsOnly says that only an OPTIONS request needs its pattern
+	// (see readsNoPattern).
+	preflightsOnly bool
 }
 
 func (h *limited) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	if h.mux != nil && r.Pattern == "" && r.URL != nil {
+	if h.mux != nil && r.Pattern == "" && r.URL != nil && (!h.preflightsOnly || isOptions(r.Method)) {
 		// The pattern the application's mux will serve r with, as it
 		// sets it itself when it dispatches r: the Selector's best
-		// guide to the handler r reaches (see Routes).
+		// guide to the handler r reaches (see Routes), the key's
+		// (keyfunc.Route) and the preflight rule's (see Preflight).
 		_, r.Pattern = h.mux.Handler(r)
 	}
 	var a Admission

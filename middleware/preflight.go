@@ -3,6 +3,7 @@ package middleware
 import (
 	"fmt"
 	"net/http"
+	"strings"
 
 	"github.com/floodgate-go/floodgate/internal/httpsyntax"
 	"github.com/floodgate-go/floodgate/internal/routepath"
@@ -13,10 +14,22 @@ import (
 // a CORS handler or the router answers without running the route's handler.
 //
 // In every mode, a preflight that the router serves with a handler of its
-// own — an OPTIONS route, or a route of every method, as a Selector such as
-// [Routes] reports it — is limited as that route, in its buckets: no
-// preflight is a free path to a handler. The modes differ for the others.
-// The zero Preflight is [PreflightOwnBucket].
+// own — an OPTIONS route, or a route of every method — is limited as that
+// route, in its buckets, as an OPTIONS request that is no preflight would
+// be: no preflight is a free path to a handler. The middleware knows such a
+// handler by the pattern that serves the request: r.Pattern, set by the
+// application's ServeMux when the middleware is mounted on one of its
+// handlers, by [Middleware.Handler] when it wraps the *http.ServeMux
+// itself, or by a router adapter ("GET,OPTIONS /x"); a pattern without a
+// method serves every method, subtree patterns ("/", "/api/") included.
+// [Routes] also knows its own OPTIONS routes and routes of every method.
+// With every Selector, a single limiter ([New], [PerIP]) and [NewKeyed]
+// included, such a preflight is selected and counted as the OPTIONS
+// request it is; with Routes, by the route of the handler it reaches, else
+// by the default limiter (or, without one, as the modes say below). When
+// nothing tells what serves a preflight (the middleware wraps a handler
+// other than a *http.ServeMux, and no adapter names the route), the modes
+// decide. The zero Preflight is [PreflightOwnBucket].
 type Preflight uint8
 
 const (
@@ -77,6 +90,10 @@ func (m *Middleware) selectLimiter(r *http.Request, route string) (Limiter, stri
 		if l, scope, ok := own.ownRoute(r, route); ok {
 			return l, scope, nil
 		}
+	} else if servesMethod(r.Pattern, http.MethodOptions) {
+		// It reaches a handler: the request it is, in that handler's
+		// buckets, not a preflight's of its own.
+		return m.sel.Select(r, route)
 	}
 	ann := *r
 	ann.Method = method
@@ -85,6 +102,23 @@ func (m *Middleware) selectLimiter(r *http.Request, route string) (Limiter, stri
 		return l, scope, err
 	}
 	return l, preflightScope + scope, nil
+}
+
+// servesMethod reports whether the pattern p that serves a request
+// (r.Pattern: a ServeMux pattern, or an adapter's list of the methods
+// reaching a handler and its template) serves requests of method
+// (canonical) with its handler: p has no method, or lists method in any
+// ASCII case. It is false for "".
+func servesMethod(p, method string) bool {
+	p = strings.TrimLeft(p, " \t")
+	if p == "" {
+		return false
+	}
+	i := strings.IndexAny(p, " \t")
+	if i < 0 || strings.Contains(p[:i], "/") {
+		return true // a pattern without a method serves every method
+	}
+	return listed(p[:i], method)
 }
 
 // preflightMethod returns the method a CORS preflight announces, upper

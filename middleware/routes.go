@@ -266,10 +266,18 @@ func (rt *Routes) Select(r *http.Request, template string) (Limiter, string, err
 
 // ownRoute returns the limiter of the route r reaches by its own method, if
 // it reaches one: for a preflight, an OPTIONS route or a route of every
-// method.
+// method. A request that no route names but that the application's pattern
+// (r.Pattern) serves with a handler by its own method gets the default
+// limiter, as it would without its preflight fields; without a default it
+// reaches no route (the Preflight mode then limits it like the request it
+// announces, at least).
 func (rt *Routes) ownRoute(r *http.Request, template string) (Limiter, string, bool) {
-	rte := rt.find(r, routepath.Method(r.Method), template)
-	if rte == nil || rt.err != nil {
+	if rt.err != nil {
+		return nil, "", false
+	}
+	method := routepath.Method(r.Method)
+	rte := rt.find(r, method, template)
+	if rte == nil && (rt.def == nil || !servesMethod(r.Pattern, method)) {
 		return nil, "", false
 	}
 	l, s, _ := rt.pick(rte)

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/floodgate-go/floodgate/core"
+	"github.com/floodgate-go/floodgate/keyfunc"
 	"github.com/floodgate-go/floodgate/middleware"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -147,4 +148,25 @@ func TestSpoofedHeadersShareThePeersBucket(t *testing.T) {
 		}
 	}
 	assert.Equal(t, 5, ok)
+}
+
+// keyfunc.Route reads the pattern Middleware.Handler sets when it wraps
+// the ServeMux, with a single limiter too. Before, Handler set r.Pattern
+// only for a Selector other than One, so New with a key of
+// keyfunc.Join(keyfunc.Route, keyfunc.Method) refused every request (403,
+// "cannot be attributed to a client"); now each pattern has its own
+// bucket: GET /items/{id} is served for every id until its limit of 2 is
+// spent, and GET /users/{id} keeps its own 2.
+func TestRouteKeyWithASingleLimiter(t *testing.T) {
+	m, err := middleware.New(limiter(t, newClock(), core.FixedWindow{Quota: 2, Window: time.Hour}),
+		middleware.Options{Key: keyfunc.Join(keyfunc.Route, keyfunc.Method)})
+	require.NoError(t, err)
+	mux := http.NewServeMux()
+	mux.Handle("GET /items/{id}", okHandler)
+	mux.Handle("GET /users/{id}", okHandler)
+	h := m.Handler(mux)
+	assert.Equal(t, 200, serve(h, "GET", "/items/7", "192.0.2.1:1", nil))
+	assert.Equal(t, 200, serve(h, "GET", "/items/8", "192.0.2.2:1", nil))
+	assert.Equal(t, 429, serve(h, "GET", "/items/9", "192.0.2.3:1", nil))
+	assert.Equal(t, 200, serve(h, "GET", "/users/1", "192.0.2.1:1", nil))
 }
