@@ -3,6 +3,7 @@ package middleware
 import (
 	"context"
 	"errors"
+	"net/http"
 	"sync/atomic"
 
 	"github.com/floodgate-go/floodgate/core"
@@ -12,6 +13,7 @@ import (
 // [Middleware.Begin].
 type Admission struct {
 	m    *Middleware
+	r    *http.Request // the request admitted, for Options.OnError
 	lim  Limiter
 	key  string
 	res  core.Result
@@ -52,19 +54,19 @@ func (a *Admission) End(ctx context.Context, status int) {
 	}
 	switch {
 	case status == 0:
-		a.m.report(nil, ErrNoResponse)
+		a.m.report(a.r, ErrNoResponse)
 		return
 	case status < 200 || a.m.opts.CountIf(status):
 		return
 	}
 	if _, err := a.lim.Refund(context.WithoutCancel(ctx), a.key, a.res); err != nil && !errors.Is(err, core.ErrRefunded) {
-		a.m.report(nil, err)
+		a.m.report(a.r, err)
 	}
 }
 
 // giveBack refunds an admission whose request will not be served.
 func (m *Middleware) giveBack(ctx context.Context, a *Admission) {
 	if _, err := a.lim.Refund(context.WithoutCancel(ctx), a.key, a.res); err != nil {
-		m.report(nil, err)
+		m.report(a.r, err)
 	}
 }

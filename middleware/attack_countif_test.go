@@ -2,6 +2,7 @@ package middleware_test
 
 import (
 	"bufio"
+	"context"
 	"errors"
 	"net"
 	"net/http"
@@ -103,6 +104,60 @@ func TestAttackHijackedConnectionStaysCounted(t *testing.T) {
 			}
 			assert.Equal(t, []int{200, 200, 200, 429}, codes)
 			assert.Empty(t, errs())
+		})
+	}
+}
+
+// admitting is a custom Limiter that admits with a Result of its own
+// making and whose refunds fail (its store is down).
+type admitting struct{ res core.Result }
+
+func (a admitting) AllowN(context.Context, string, int64) (core.Result, error) { return a.res, nil }
+
+func (admitting) Refund(context.Context, string, core.Result) (core.Result, error) {
+	return core.Result{}, errDown
+}
+
+// Options.OnError is given the request with every error, those reported
+// after the decision included: a handler that wrote nothing
+// (ErrNoResponse), a refund that failed for CountIf, for a delay beyond
+// MaxDelay or for a client gone during its delay. Before, these four were
+// reported with a nil *http.Request, so a logging hook reading r.URL.Path
+// panicked while serving (a client could trigger it with CountIf and a
+// handler that writes nothing); now each case reports its error once with
+// the request's path.
+func TestAttackOnErrorIsGivenTheRequest(t *testing.T) {
+	silent := http.HandlerFunc(func(http.ResponseWriter, *http.Request) {})
+	delayed := admitting{core.Result{Allowed: true, Delay: time.Hour}}
+	gone, cancel := context.WithCancel(context.Background())
+	cancel()
+	for name, c := range map[string]struct {
+		lim  middleware.Limiter
+		opts middleware.Options
+		next http.Handler
+		ctx  context.Context
+		want error
+	}{
+		"no response":        {limiter(t, newClock(), core.FixedWindow{Quota: 3, Window: time.Hour}), middleware.Options{CountIf: func(s int) bool { return s >= 400 }}, silent, context.Background(), middleware.ErrNoResponse},
+		"CountIf refund":     {admitting{core.Result{Allowed: true}}, middleware.Options{CountIf: func(s int) bool { return s >= 400 }}, okHandler, context.Background(), errDown},
+		"MaxDelay give-back": {delayed, middleware.Options{MaxDelay: time.Second}, okHandler, context.Background(), errDown},
+		"client gone":        {delayed, middleware.Options{}, okHandler, gone, errDown},
+	} {
+		t.Run(name, func(t *testing.T) {
+			var paths []string
+			var errs []error
+			c.opts.OnError = func(r *http.Request, err error) {
+				paths = append(paths, r.URL.Path) // what a logging hook does
+				errs = append(errs, err)
+			}
+			m, err := middleware.New(c.lim, c.opts)
+			require.NoError(t, err)
+			r := httptest.NewRequestWithContext(c.ctx, http.MethodPost, "/login", nil)
+			r.RemoteAddr = "192.0.2.1:1"
+			require.NotPanics(t, func() { m.Handler(c.next).ServeHTTP(httptest.NewRecorder(), r) })
+			assert.Equal(t, []string{"/login"}, paths)
+			require.Len(t, errs, 1)
+			assert.ErrorIs(t, errs[0], c.want)
 		})
 	}
 }

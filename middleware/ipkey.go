@@ -36,7 +36,7 @@ func (m *Middleware) decideIP(w http.ResponseWriter, r *http.Request, l *core.Li
 	if err := l.TakeBytes(r.Context(), b, cost, &a.res); err != nil {
 		return err
 	}
-	a.m, a.lim = m, l
+	a.m, a.r, a.lim = m, r, l
 	if m.opts.CountIf != nil || a.res.Delay > 0 {
 		a.key = string(b)
 	}

@@ -204,7 +204,7 @@ func (m *Middleware) decideKey(w http.ResponseWriter, r *http.Request, lim Limit
 	if err := decide(r.Context(), lim, key, cost, &a.res); err != nil {
 		return err
 	}
-	a.m, a.lim, a.key = m, lim, key
+	a.m, a.r, a.lim, a.key = m, r, lim, key
 	return nil
 }
 

@@ -43,7 +43,10 @@ type Options struct {
 	FailOpen bool
 	// FailRetryAfter is the Retry-After of 503 answers; 0 means 1 second.
 	FailRetryAfter time.Duration
-	// OnError is called with every limiter or configuration error.
+	// OnError is called with every limiter or configuration error, and
+	// the request it concerns (never nil): refund errors and
+	// ErrNoResponse, reported after the handler ran, come with the
+	// request the middleware was given.
 	OnError func(r *http.Request, err error)
 	// DryRun decides and reports (OnDenied) but never blocks nor delays a
 	// request, and writes no rate-limit header: a shadow mode to try a

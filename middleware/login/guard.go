@@ -165,8 +165,9 @@ type Attempt struct {
 	charges [2]charge // the account's and the network's, or the device's alone
 	n       int
 	once    sync.Once
-	won     atomic.Bool // Succeeded was the first report
-	path    string      // the login request's URL path, "" when unknown
+	won     atomic.Bool   // Succeeded was the first report
+	path    string        // the login request's URL path, "" when unknown
+	r       *http.Request // the login request, for Options.OnError
 }
 
 // Begin counts a failed attempt of username before the credentials are
@@ -187,7 +188,7 @@ func (g *Guard) Begin(ctx context.Context, username string, r *http.Request) (*A
 	if err != nil {
 		return nil, err
 	}
-	a := &Attempt{g: g, ctx: context.WithoutCancel(ctx), name: name, user: username}
+	a := &Attempt{g: g, ctx: context.WithoutCancel(ctx), name: name, user: username, r: r}
 	if r != nil && r.URL != nil {
 		a.path = r.URL.Path
 	}
@@ -249,7 +250,7 @@ func (a *Attempt) take(ctx context.Context, kind string, l *core.Limiter, key st
 func (a *Attempt) giveBack() {
 	a.once.Do(func() {
 		for _, c := range a.charges[:a.n] {
-			a.g.refund(c.l, c.key, c.res)
+			a.g.refund(a.r, c.l, c.key, c.res)
 		}
 	})
 }
@@ -272,11 +273,11 @@ func (a *Attempt) Succeeded() {
 			// account (see Options.ResetAccountOnSuccess).
 			if g.opts.ResetAccountOnSuccess && (c.kind == KindDevice || (c.kind == KindAccount && a.user == a.name)) {
 				if err := c.l.Reset(a.ctx, c.key); err != nil {
-					g.report(nil, err)
+					g.report(a.r, err)
 				}
 				continue
 			}
-			g.refund(c.l, c.key, c.res)
+			g.refund(a.r, c.l, c.key, c.res)
 		}
 	})
 }
@@ -300,7 +301,7 @@ func (a *Attempt) fail() {
 	for _, c := range a.charges[:a.n] {
 		p, err := c.l.Peek(a.ctx, c.key, 1)
 		if err != nil {
-			g.report(nil, err)
+			g.report(a.r, err)
 			continue
 		}
 		if !p.Allowed {
@@ -362,9 +363,10 @@ func (g *Guard) Unlock(ctx context.Context, username string) error {
 	return g.account.Reset(ctx, key)
 }
 
-func (g *Guard) refund(l *core.Limiter, key string, res core.Result) {
+// refund gives res back, reporting an error with r, the attempt's request.
+func (g *Guard) refund(r *http.Request, l *core.Limiter, key string, res core.Result) {
 	if _, err := l.Refund(context.Background(), key, res); err != nil {
-		g.report(nil, err)
+		g.report(r, err)
 	}
 }
 

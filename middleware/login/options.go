@@ -106,8 +106,9 @@ type Options struct {
 	// the key's kind, "account", "network" or "device", and the time until it admits
 	// again: log every lockout there.
 	OnLockout func(kind string, retryAfter time.Duration)
-	// OnError is called with every store or key error; r is nil for errors
-	// of [Attempt.Succeeded] and [Attempt.Failed].
+	// OnError is called with every store or key error and the request it
+	// concerns (never nil): for errors of [Attempt.Succeeded] and
+	// [Attempt.Failed], the request given to [Guard.Begin].
 	OnError func(r *http.Request, err error)
 }
 
