@@ -135,6 +135,35 @@ func (r *Result) AppendLimits(dst []LimitResult) []LimitResult {
 	return dst
 }
 
+// DenyDelay turns r, an admission whose shaping Delay is longer than max,
+// into the denial of a caller that will not wait that long (the
+// middleware's Options.MaxDelay): each limit whose Delay exceeds max
+// denies, with a RetryAfter of its Delay less max (the wait after which
+// the same request would be delayed max) and no Delay; the other limits
+// keep their figures. The top level then describes the binding limit as in
+// any denial, the denying limit with the longest RetryAfter, so that
+// [Result.Limits], the rate-limit headers and a problem body all name the
+// limits that refused. It reports whether r changed: a denial, or an
+// admission whose Delay is at most max, is left as it is. The cost r took
+// stays taken: give it back with [Limiter.Refund] first.
+func (r *Result) DenyDelay(max time.Duration) bool {
+	if !r.Allowed || r.Delay <= max {
+		return false
+	}
+	if r.NumLimits() <= 1 {
+		r.Allowed, r.RetryAfter, r.Delay = false, r.Delay-max, 0
+		return true
+	}
+	for i := range r.NumLimits() {
+		o := &r.per[i]
+		if d := time.Duration(o.delay); d > max {
+			o.allowed, o.retryAfter, o.delay = false, int64(d-max), 0
+		}
+	}
+	r.summarize()
+	return true
+}
+
 // set fills the top-level fields from the outcome of limit i.
 func (r *Result) set(i int, o *outcome) {
 	l := &r.policy.limits[i]

@@ -273,12 +273,14 @@ func (m *Middleware) failed(w http.ResponseWriter, r *http.Request, err error) b
 
 // refused reports whether a's decision refuses the request: a denial, or an
 // admission whose shaping delay passes Options.MaxDelay, which is given
-// back and turned into a denial.
+// back and turned into a denial by each limit delaying it that long (see
+// core.Result.DenyDelay), so that the headers, the problem body and
+// OnDenied name those limits as denying.
 func (m *Middleware) refused(ctx context.Context, a *Admission) bool {
 	res := &a.res
 	if res.Allowed && m.opts.MaxDelay > 0 && res.Delay > m.opts.MaxDelay {
 		m.giveBack(ctx, a)
-		res.Allowed, res.RetryAfter = false, res.Delay-m.opts.MaxDelay
+		res.DenyDelay(m.opts.MaxDelay)
 	}
 	return !res.Allowed
 }

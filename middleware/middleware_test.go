@@ -322,6 +322,50 @@ func TestMaxDelayDenies(t *testing.T) {
 	})
 }
 
+// A shaping delay beyond MaxDelay is refused by the limit that delays it,
+// everywhere the denial is told. Before, only the Result's top level was
+// turned into a denial: with LeakyBucket 1/s capacity 10 ("pace") and
+// FixedWindow 1000/h ("hour"), a third request delayed 2 s past a MaxDelay
+// of 1.5 s got a 429 with RateLimit `"pace";r=7;t=3, "hour";r=997;t=3355`
+// and "violated-policies": [] (every limit said to admit it). Now pace
+// reports r=0 and the wait of Retry-After, the problem body and OnDenied
+// name pace as denying, and hour, which admitted it, keeps its figures.
+func TestMaxDelayDenialNamesTheDelayingLimit(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		p, err := core.NewPolicy("api",
+			core.Limit{Name: "pace", Algorithm: core.LeakyBucket{Rate: core.PerSecond(1), Capacity: 10}},
+			core.Limit{Name: "hour", Algorithm: core.FixedWindow{Quota: 1000, Window: time.Hour}})
+		require.NoError(t, err)
+		lim, err := core.NewLimiter(p, core.WithClock(newClock()))
+		require.NoError(t, err)
+		var denied []core.Result
+		h := handler(t, lim, middleware.Options{MaxDelay: 1500 * time.Millisecond,
+			OnDenied: func(_ *http.Request, res core.Result) { denied = append(denied, res) }}, okHandler)
+		for range 2 {
+			require.Equal(t, http.StatusOK, get(h, "192.0.2.1:1").Code)
+		}
+		w := get(h, "192.0.2.1:1")
+		require.Equal(t, http.StatusTooManyRequests, w.Code)
+		assert.Equal(t, "1", w.Header().Get("Retry-After"))
+		assert.Equal(t, "0", w.Header().Get("X-RateLimit-Remaining"))
+		assert.Equal(t, `"pace";r=0;t=1, "hour";r=997;t=3355`, w.Header().Get("RateLimit"))
+		var body struct {
+			Violated []string `json:"violated-policies"`
+		}
+		require.NoError(t, json.Unmarshal(w.Body.Bytes(), &body))
+		assert.Equal(t, []string{"pace"}, body.Violated)
+		require.Len(t, denied, 1)
+		res := denied[0]
+		assert.False(t, res.Allowed)
+		assert.Equal(t, "pace", res.Name)
+		assert.Equal(t, 500*time.Millisecond, res.RetryAfter)
+		ls := res.Limits()
+		assert.False(t, ls[0].Allowed)
+		assert.Zero(t, ls[0].Delay)
+		assert.True(t, ls[1].Allowed)
+	})
+}
+
 func TestNewErrors(t *testing.T) {
 	_, err := middleware.New(nil, middleware.Options{})
 	assert.ErrorIs(t, err, core.ErrInvalidConfig)
