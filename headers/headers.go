@@ -110,6 +110,11 @@ func (w *Writer) setNames(names map[Field]string) error {
 	return nil
 }
 
+// PartitionKeys reports whether [Writer.WriteKey] adds a partition key: w
+// has a PartitionKeySecret. A caller that builds the key only when asked
+// for (the middleware) asks this once.
+func (w *Writer) PartitionKeys() bool { return w != nil && w.pk != nil }
+
 // Draft returns the shape of the IETF fields w writes.
 func (w *Writer) Draft() Draft { return w.draft }
 

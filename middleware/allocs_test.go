@@ -3,6 +3,7 @@ package middleware_test
 import (
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"testing"
 	"time"
 
@@ -13,6 +14,7 @@ import (
 	"github.com/floodgate-go/floodgate/headers"
 	"github.com/floodgate-go/floodgate/internal/httpbench"
 	"github.com/floodgate-go/floodgate/internal/race"
+	"github.com/floodgate-go/floodgate/keyfunc"
 	"github.com/floodgate-go/floodgate/middleware"
 )
 
@@ -85,4 +87,48 @@ type unlimited struct{}
 
 func (unlimited) Select(*http.Request, string) (middleware.Limiter, string, error) {
 	return nil, "", nil
+}
+
+// A header Writer with a PartitionKeySecret gets the key each request was
+// counted by, under the default key and Options.Key alike. Before, the
+// middleware only ever called Writer.Write, so the secret was silently
+// ignored: no "pk" parameter in RateLimit or RateLimit-Policy. Now every
+// item carries one, the same for one client's requests, admitted or
+// denied, and another for another client; the key is never written, and
+// an admitted request costs 2 allocations (1 without a partition key: the
+// key, which the default key builds only when needed, is one more).
+func TestPartitionKeyIsWritten(t *testing.T) {
+	hw, err := headers.New(headers.Options{PartitionKeySecret: []byte("0123456789abcdef0123")})
+	require.NoError(t, err)
+	for name, key := range map[string]keyfunc.Func{"client IP": nil, "Options.Key": keyfunc.Header("X-Client")} {
+		t.Run(name, func(t *testing.T) {
+			h := handler(t, limiter(t, newClock(), core.FixedWindow{Quota: 2, Window: time.Hour}),
+				middleware.Options{Headers: hw, Key: key}, noContent)
+			pkOf := func(client string, status int) string {
+				r := httptest.NewRequest(http.MethodGet, "/x", nil)
+				r.RemoteAddr = client + ":1"
+				r.Header.Set("X-Client", client)
+				w := httptest.NewRecorder()
+				h.ServeHTTP(w, r)
+				require.Equal(t, status, w.Code)
+				rl, pol := w.Header().Get("RateLimit"), w.Header().Get("RateLimit-Policy")
+				_, pk, ok := strings.Cut(rl, ";pk=")
+				require.True(t, ok, "RateLimit: %q", rl)
+				assert.Contains(t, pol, ";pk="+pk, "RateLimit-Policy: %q", pol)
+				assert.NotContains(t, rl+pol, client)
+				return pk
+			}
+			a := pkOf("192.0.2.1", http.StatusNoContent)
+			assert.Regexp(t, `^:[A-Za-z0-9+/]{16}:$`, a)
+			assert.Equal(t, a, pkOf("192.0.2.1", http.StatusNoContent))
+			assert.Equal(t, a, pkOf("192.0.2.1", http.StatusTooManyRequests))
+			assert.NotEqual(t, a, pkOf("192.0.2.2", http.StatusNoContent))
+		})
+	}
+	r := httptest.NewRequest(http.MethodGet, "/x", nil)
+	r.RemoteAddr = "192.0.2.7:4321"
+	allow := handler(t, limiter(t, newClock(), core.GCRA{Rate: core.PerSecond(1_000_000_000)}), middleware.Options{Headers: hw}, noContent)
+	if n := allocsPerRequest(t, allow, r, http.StatusNoContent); !race.Enabled { // the HMAC states are pooled
+		assert.Equal(t, 2.0, n)
+	}
 }

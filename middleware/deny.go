@@ -9,13 +9,14 @@ import (
 	"github.com/floodgate-go/floodgate/internal/seconds"
 )
 
-// deny answers a denied request: the rate-limit headers, Retry-After, and
-// the answer of Options.Denied or the default one. Every 429 it writes, or
-// Options.Denied writes, carries a Retry-After of at least one second,
-// whatever the Limiter's Result or the header Writer's options say.
-func (m *Middleware) deny(w http.ResponseWriter, r *http.Request, res *core.Result) {
+// deny answers a denied request, decided for key: the rate-limit headers,
+// Retry-After, and the answer of Options.Denied or the default one. Every
+// 429 it writes, or Options.Denied writes, carries a Retry-After of at
+// least one second, whatever the Limiter's Result or the header Writer's
+// options say.
+func (m *Middleware) deny(w http.ResponseWriter, r *http.Request, res *core.Result, key string) {
 	h := w.Header()
-	m.hdr.Write(h, res)
+	m.hdr.WriteKey(h, res, key)
 	if res.RetryAfter != core.Never {
 		ensureRetryAfter(h, res.RetryAfter)
 	}

@@ -16,7 +16,8 @@ const ipKeyBuf = 128
 // *core.Limiter: the key, joined to scope as scoped joins it, is built in
 // a buffer on the stack and given to the limiter as bytes (the in-memory
 // store hashes it there), so that it becomes a string only if a refund may
-// need it (Options.CountIf, or a shaping delay that may be given back).
+// need it (Options.CountIf, or a shaping delay that may be given back) or
+// the header Writer writes a partition key of it.
 // The store's key is the same as decideKey's.
 func (m *Middleware) decideIP(w http.ResponseWriter, r *http.Request, l *core.Limiter, scope string, a *Admission) error {
 	var buf [ipKeyBuf]byte
@@ -37,7 +38,7 @@ func (m *Middleware) decideIP(w http.ResponseWriter, r *http.Request, l *core.Li
 		return err
 	}
 	a.m, a.r, a.lim = m, r, l
-	if m.opts.CountIf != nil || a.res.Delay > 0 {
+	if m.opts.CountIf != nil || a.res.Delay > 0 || m.pk {
 		a.key = string(b)
 	}
 	return nil

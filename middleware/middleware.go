@@ -29,6 +29,9 @@ type Middleware struct {
 	// ipKey says that key is the default, the client IP from RemoteAddr:
 	// a *core.Limiter is then given the key in bytes (see ipkey.go).
 	ipKey bool
+	// pk says that hdr writes a partition key: the decided key is kept
+	// for it (see headers.Writer.WriteKey).
+	pk bool
 }
 
 // New returns a middleware that decides every request with l.
@@ -69,6 +72,7 @@ func (m *Middleware) setDefaults() error {
 		}
 		m.hdr = h
 	}
+	m.pk = m.hdr.PartitionKeys()
 	m.failRetry = strconv.FormatInt(seconds.Positive(m.opts.FailRetryAfter), 10)
 	return nil
 }
@@ -292,7 +296,7 @@ func (m *Middleware) denied(w http.ResponseWriter, r *http.Request, a *Admission
 		m.opts.OnDenied(r, a.res)
 	}
 	if serve = m.opts.DryRun; !serve {
-		m.deny(w, r, &a.res)
+		m.deny(w, r, &a.res, a.key)
 	}
 	*a = Admission{}
 	return serve
@@ -304,7 +308,7 @@ func (m *Middleware) admit(w http.ResponseWriter, r *http.Request, a *Admission)
 	if m.opts.DryRun {
 		return true
 	}
-	m.hdr.Write(w.Header(), &a.res)
+	m.hdr.WriteKey(w.Header(), &a.res, a.key)
 	if a.res.Delay > 0 {
 		return m.wait(r.Context(), a)
 	}

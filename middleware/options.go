@@ -34,7 +34,11 @@ type Options struct {
 	// Headers writes the rate-limit headers; nil means every header of
 	// headers.New(headers.Options{}). Whatever it omits or renames, every
 	// 429 answer of the middleware carries a Retry-After of at least 1
-	// second (see Denied).
+	// second (see Denied). A Writer with a PartitionKeySecret adds the
+	// draft 11 "pk" parameter: a keyed hash of the key the request is
+	// counted by (the client's key, joined to its route's scope: one pk
+	// per bucket), never the key itself; building it costs an allocation
+	// more per request with the default key.
 	Headers *headers.Writer
 	// FailOpen serves requests when the limiter fails (a store error);
 	// otherwise they are answered 503 with a Retry-After of FailRetryAfter.
