@@ -30,7 +30,9 @@ package otelobserve
 import (
 	"context"
 	"fmt"
+	"strings"
 	"sync"
+	"unicode/utf8"
 
 	"github.com/floodgate-go/floodgate/core"
 	"github.com/floodgate-go/floodgate/internal/memusage"
@@ -171,7 +173,7 @@ func New(opts Options) (*Observer, error) {
 		}
 		o.mu.RUnlock()
 		for _, u := range o.memory.ByPolicy() {
-			attrs := metric.WithAttributes(AttrPolicy.String(u.Policy))
+			attrs := metric.WithAttributes(AttrPolicy.String(text(u.Policy)))
 			ob.ObserveInt64(keys, int64(u.Keys), attrs)
 			ob.ObserveInt64(keyLimit, int64(u.MaxKeys), attrs)
 		}
@@ -224,12 +226,12 @@ func (o *Observer) set(k setKey) *attrSet {
 	var kv []attribute.KeyValue
 	switch k.kind {
 	case 0:
-		kv = []attribute.KeyValue{AttrPolicy.String(k.policy), AttrLimit.String(k.limit), AttrResult.String(k.result),
-			AttrStore.String(k.store), AttrSource.String(k.source.String())}
+		kv = []attribute.KeyValue{AttrPolicy.String(text(k.policy)), AttrLimit.String(text(k.limit)), AttrResult.String(k.result),
+			AttrStore.String(text(k.store)), AttrSource.String(k.source.String())}
 	case 1:
-		kv = []attribute.KeyValue{AttrStore.String(k.store), AttrSource.String(k.source.String())}
+		kv = []attribute.KeyValue{AttrStore.String(text(k.store)), AttrSource.String(k.source.String())}
 	case 2:
-		kv = []attribute.KeyValue{AttrPolicy.String(k.policy), AttrLimit.String(k.limit), AttrResult.String(k.result)}
+		kv = []attribute.KeyValue{AttrPolicy.String(text(k.policy)), AttrLimit.String(text(k.limit)), AttrResult.String(k.result)}
 	}
 	opt := metric.WithAttributeSet(attribute.NewSet(kv...))
 	s = &attrSet{add: []metric.AddOption{opt}, record: []metric.RecordOption{opt}}
@@ -252,7 +254,7 @@ func recordOnSpan(ctx context.Context, d core.Decision, res string) {
 		return
 	}
 	kv := make([]attribute.KeyValue, 0, 6)
-	kv = append(kv, AttrPolicy.String(d.Policy), AttrLimit.String(d.LimitName), AttrResult.String(res),
+	kv = append(kv, AttrPolicy.String(text(d.Policy)), AttrLimit.String(text(d.LimitName)), AttrResult.String(res),
 		AttrCost.Int64(d.Cost), AttrSource.String(d.Source.String()))
 	if d.Verdict == core.VerdictDenied {
 		kv = append(kv, AttrRetryAfter.Float64(d.RetryAfter.Seconds()))
@@ -260,7 +262,7 @@ func recordOnSpan(ctx context.Context, d core.Decision, res string) {
 	ev := kv
 	if len(d.ShadowDenied) > 0 {
 		// On the event only: a span attribute would outlive its decision.
-		ev = append(kv[:len(kv):len(kv)], AttrShadowRejected.StringSlice(d.ShadowDenied))
+		ev = append(kv[:len(kv):len(kv)], AttrShadowRejected.StringSlice(texts(d.ShadowDenied)))
 	}
 	span.AddEvent(EventName, trace.WithAttributes(ev...))
 	if d.Verdict != core.VerdictDenied {
@@ -276,7 +278,7 @@ func recordOnSpan(ctx context.Context, d core.Decision, res string) {
 func (o *Observer) seeLocked(store string) *storeState {
 	s := o.stores[store]
 	if s == nil {
-		s = &storeState{attrs: metric.WithAttributeSet(attribute.NewSet(AttrStore.String(store))), up: 1}
+		s = &storeState{attrs: metric.WithAttributeSet(attribute.NewSet(AttrStore.String(text(store)))), up: 1}
 		o.stores[store] = s
 	}
 	return s
@@ -296,7 +298,7 @@ func (o *Observer) StoreChanged(e core.StoreEvent) {
 		s.up, s.fallback = 1, 0
 	}
 	o.mu.Unlock()
-	o.changes.Add(context.Background(), 1, metric.WithAttributes(AttrStore.String(e.Store), AttrChange.String(e.Change.String())))
+	o.changes.Add(context.Background(), 1, metric.WithAttributes(AttrStore.String(text(e.Store)), AttrChange.String(e.Change.String())))
 }
 
 // WatchMemory adds m's tables to the memory.key_count and
@@ -305,3 +307,29 @@ func (o *Observer) StoreChanged(e core.StoreEvent) {
 func (o *Observer) WatchMemory(m *core.MemoryStore) { o.memory.Watch(m) }
 
 var _ core.Observer = (*Observer)(nil)
+
+// text returns s as an attribute value every exporter accepts: valid
+// UTF-8, each invalid byte sequence replaced by U+FFFD (OTLP's protobuf
+// strings must be UTF-8: an export holding another fails). A policy or
+// limit name may come from anywhere (an Overrides provider naming
+// policies after tenants).
+func text(s string) string {
+	if utf8.ValidString(s) {
+		return s
+	}
+	return strings.ToValidUTF8(s, "\uFFFD")
+}
+
+// texts is text for each of ss, ss itself when all are valid.
+func texts(ss []string) []string {
+	for i, s := range ss {
+		if !utf8.ValidString(s) {
+			out := append([]string(nil), ss...)
+			for j := i; j < len(out); j++ {
+				out[j] = text(out[j])
+			}
+			return out
+		}
+	}
+	return ss
+}

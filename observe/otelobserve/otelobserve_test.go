@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/floodgate-go/floodgate/core"
 	"github.com/floodgate-go/floodgate/core/coretest"
@@ -260,4 +261,52 @@ func TestDecidedAllocatesNothing(t *testing.T) {
 		Verdict: core.VerdictShaped, Delay: time.Millisecond, ShadowDenied: []string{"s"}}
 	o.Decided(context.Background(), d) // the sets' first use: makes them
 	assert.Zero(t, testing.AllocsPerRun(100, func() { o.Decided(context.Background(), d) }))
+}
+
+// Every attribute value is valid UTF-8, whatever the policy, limit and
+// store names: OTLP's protobuf strings must be UTF-8, so an export holding
+// a name such as "tenant-\xff" (an Overrides provider naming policies
+// after tenants) failed as a whole. Before, the names were recorded as
+// they came; now each invalid byte sequence is U+FFFD, on the metrics and
+// on the span's event alike, and nothing panics.
+func TestAttackInvalidUTF8AttributesAreSanitised(t *testing.T) {
+	sr := tracetest.NewSpanRecorder()
+	tp := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(sr))
+	t.Cleanup(func() { _ = tp.Shutdown(context.Background()) })
+	o, reader := newObserver(t)
+	ctx, span := tp.Tracer("test").Start(context.Background(), "GET /api")
+	require.NotPanics(t, func() {
+		o.Decided(ctx, core.Decision{Policy: "tenant-\xff", LimitName: "minute\xfe", Store: "store\xff",
+			Latency: time.Millisecond, Verdict: core.VerdictDenied, ShadowDenied: []string{"shadow\xff"}})
+		o.StoreChanged(core.StoreEvent{Store: "other\xff", Change: core.StoreUnreachable})
+	})
+	span.End()
+	var all []string
+	for _, m := range collect(t, reader) {
+		switch d := m.Data.(type) {
+		case metricdata.Sum[int64]:
+			for _, p := range d.DataPoints {
+				all = append(all, key(p.Attributes))
+			}
+		case metricdata.Gauge[int64]:
+			for _, p := range d.DataPoints {
+				all = append(all, key(p.Attributes))
+			}
+		case metricdata.Histogram[float64]:
+			for _, p := range d.DataPoints {
+				all = append(all, key(p.Attributes))
+			}
+		}
+	}
+	ended := sr.Ended()
+	require.Len(t, ended, 1)
+	for _, e := range ended[0].Events() {
+		all = append(all, key(attribute.NewSet(e.Attributes...)))
+	}
+	all = append(all, key(attribute.NewSet(ended[0].Attributes()...)))
+	text := strings.Join(all, "\n")
+	assert.True(t, utf8.ValidString(text), "%q", text)
+	for _, want := range []string{"tenant-\uFFFD", "minute\uFFFD", "store\uFFFD", "shadow\uFFFD", "other\uFFFD"} {
+		assert.Contains(t, text, want)
+	}
 }

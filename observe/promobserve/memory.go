@@ -31,7 +31,7 @@ func (c *memoryCollector) Describe(ch chan<- *prometheus.Desc) {
 // that name.
 func (c *memoryCollector) Collect(ch chan<- prometheus.Metric) {
 	for _, u := range c.stores.ByPolicy() {
-		ch <- prometheus.MustNewConstMetric(c.keys, prometheus.GaugeValue, float64(u.Keys), u.Policy)
-		ch <- prometheus.MustNewConstMetric(c.max, prometheus.GaugeValue, float64(u.MaxKeys), u.Policy)
+		ch <- prometheus.MustNewConstMetric(c.keys, prometheus.GaugeValue, float64(u.Keys), label(u.Policy))
+		ch <- prometheus.MustNewConstMetric(c.max, prometheus.GaugeValue, float64(u.MaxKeys), label(u.Policy))
 	}
 }

@@ -28,7 +28,9 @@
 // leave that result out of sums of decisions; source is "store",
 // "cache" (the Redis store's deny cache) or "fallback" (its failure mode);
 // store is "memory", "redis", or another store's kind; change is a
-// core.StoreChange's name. No label ever holds a key. The latency
+// core.StoreChange's name. No label ever holds a key. A label value that
+// is not valid UTF-8 (which Prometheus refuses by panicking) is written
+// with U+FFFD for each invalid byte sequence. The latency
 // histogram counts the decisions of stores that measure one (not the
 // in-memory store's, decided in-process in nanoseconds). The store gauges
 // appear with a store's first decision or change.
@@ -37,7 +39,9 @@ package promobserve
 import (
 	"context"
 	"fmt"
+	"strings"
 	"sync"
+	"unicode/utf8"
 
 	"github.com/floodgate-go/floodgate/core"
 	"github.com/prometheus/client_golang/prometheus"
@@ -188,7 +192,7 @@ func (o *Observer) slowPath(k decisionKey, d core.Decision) (prometheus.Counter,
 	defer o.mu.Unlock()
 	c, ok := o.counters[k]
 	if !ok {
-		c = o.decisions.WithLabelValues(k.policy, k.limit, k.result(), k.store, k.source.String())
+		c = o.decisions.WithLabelValues(label(k.policy), label(k.limit), k.result(), label(k.store), k.source.String())
 		o.counters[k] = c
 	}
 	o.seeLocked(d.Store)
@@ -198,7 +202,7 @@ func (o *Observer) slowPath(k decisionKey, d core.Decision) (prometheus.Counter,
 	lk := latencyKey{d.Store, d.Source}
 	h, ok := o.hists[lk]
 	if !ok {
-		h = o.latency.WithLabelValues(d.Store, d.Source.String())
+		h = o.latency.WithLabelValues(label(d.Store), d.Source.String())
 		o.hists[lk] = h
 	}
 	return c, h
@@ -211,9 +215,9 @@ func (o *Observer) seeLocked(store string) {
 		return
 	}
 	o.stores[store] = true
-	o.up.WithLabelValues(store).Set(1)
-	o.fallback.WithLabelValues(store).Set(0)
-	o.slow.WithLabelValues(store).Set(0)
+	o.up.WithLabelValues(label(store)).Set(1)
+	o.fallback.WithLabelValues(label(store)).Set(0)
+	o.slow.WithLabelValues(label(store)).Set(0)
 }
 
 // StoreChanged counts e and sets the store's gauges.
@@ -221,18 +225,18 @@ func (o *Observer) StoreChanged(e core.StoreEvent) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	o.seeLocked(e.Store)
-	o.changes.WithLabelValues(e.Store, e.Change.String()).Inc()
+	o.changes.WithLabelValues(label(e.Store), e.Change.String()).Inc()
 	switch e.Change {
 	case core.StoreUnreachable:
-		o.up.WithLabelValues(e.Store).Set(0)
-		o.fallback.WithLabelValues(e.Store).Set(b2f(e.Fallback))
+		o.up.WithLabelValues(label(e.Store)).Set(0)
+		o.fallback.WithLabelValues(label(e.Store)).Set(b2f(e.Fallback))
 	case core.StoreReachable:
-		o.up.WithLabelValues(e.Store).Set(1)
-		o.fallback.WithLabelValues(e.Store).Set(0)
+		o.up.WithLabelValues(label(e.Store)).Set(1)
+		o.fallback.WithLabelValues(label(e.Store)).Set(0)
 	case core.StoreSlow:
-		o.slow.WithLabelValues(e.Store).Set(1)
+		o.slow.WithLabelValues(label(e.Store)).Set(1)
 	case core.StoreSlowEnded:
-		o.slow.WithLabelValues(e.Store).Set(0)
+		o.slow.WithLabelValues(label(e.Store)).Set(0)
 	}
 }
 
@@ -249,3 +253,15 @@ func b2f(b bool) float64 {
 func (o *Observer) WatchMemory(m *core.MemoryStore) { o.memory.stores.Watch(m) }
 
 var _ core.Observer = (*Observer)(nil)
+
+// label returns s as a label value Prometheus accepts: valid UTF-8, each
+// invalid byte sequence replaced by U+FFFD. Prometheus panics on any other
+// (WithLabelValues, MustNewConstMetric), and a policy or limit name may
+// come from anywhere (an Overrides provider naming policies after
+// tenants): no name may panic a decision or a scrape.
+func label(s string) string {
+	if utf8.ValidString(s) {
+		return s
+	}
+	return strings.ToValidUTF8(s, "\uFFFD")
+}

@@ -207,3 +207,35 @@ func TestMemoryKeysSummedByPolicy(t *testing.T) {
 	assert.Equal(t, map[string]float64{"policy=p": 128}, values(fams, "floodgate_memory_max_keys"))
 	assert.Len(t, lims, 2)
 }
+
+// No label value panics the observer: Prometheus panics on a label value
+// that is not valid UTF-8, and a policy or limit name may come from
+// anywhere (an Overrides provider naming policies after tenants). Before,
+// the first decision of policy "tenant-\xff" panicked in WithLabelValues
+// on the request's goroutine (through core.Limiter.Allow as well); now
+// every label value is written with U+FFFD for each invalid byte sequence,
+// and the metrics are scraped.
+func TestAttackInvalidUTF8LabelsDoNotPanic(t *testing.T) {
+	reg := prometheus.NewRegistry()
+	obs, err := promobserve.New(reg, promobserve.Options{})
+	require.NoError(t, err)
+	d := core.Decision{Policy: "tenant-\xff", LimitName: "minute\xfe", Store: "store\xff",
+		Latency: time.Millisecond, ShadowDenied: []string{"shadow\xff"}}
+	require.NotPanics(t, func() {
+		obs.Decided(context.Background(), d)
+		obs.StoreChanged(core.StoreEvent{Store: "other\xff", Change: core.StoreUnreachable})
+	})
+	families, err := reg.Gather()
+	require.NoError(t, err)
+	var values []string
+	for _, f := range families {
+		for _, m := range f.GetMetric() {
+			for _, l := range m.GetLabel() {
+				values = append(values, l.GetValue())
+			}
+		}
+	}
+	for _, want := range []string{"tenant-\uFFFD", "minute\uFFFD", "store\uFFFD", "shadow\uFFFD", "other\uFFFD"} {
+		assert.Contains(t, values, want)
+	}
+}
