@@ -212,8 +212,9 @@ func (l *lim) avail(b *bucket, now int64) int64 {
 // without a live lease the share. It returns the view after the take (nv,
 // nvl: see takeBucket), whether the lease would pay for it, and whether
 // the lease or the share alone denied it (retried after a SyncPeriod at
-// most).
-func (t *table) peekBucket(o *store.Outcome, l *lim, b *bucket, now, cost int64) (nv, nvl int64, lease, short bool) {
+// most). forgot: the key was forgotten and no round has read it since
+// (see forget.go): no share.
+func (t *table) peekBucket(o *store.Outcome, l *lim, b *bucket, now, cost int64, forgot bool) (nv, nvl int64, lease, short bool) {
 	nv, nvl = l.take(o, b.v, b.vl, 1, now, cost)
 	if cost == 0 || !o.Allowed {
 		return nv, nvl, false, false
@@ -232,13 +233,18 @@ func (t *table) peekBucket(o *store.Outcome, l *lim, b *bucket, now, cost int64)
 			return nv, nvl, true, false
 		}
 	} else {
+		// A key forgotten before its bucket refilled (forgot) spends no
+		// share until a round reads it: its state is in Redis, not here.
 		k := t.k.s.divisor(b)
-		if l.fits(b.s, b.sl, k, now, cost) {
+		switch {
+		case forgot:
+		case l.fits(b.s, b.sl, k, now, cost):
 			return nv, nvl, false, false
+		default:
+			var so store.Outcome
+			l.take(&so, b.s, b.sl, k, now, cost)
+			retry = min(retry, so.RetryAfter)
 		}
-		var so store.Outcome
-		l.take(&so, b.s, b.sl, k, now, cost)
-		retry = min(retry, so.RetryAfter)
 	}
 	l.take(o, b.v, b.vl, 1, now, 0)
 	o.Allowed, o.RetryAfter = false, retry

@@ -105,7 +105,9 @@
 //	Limit + (N − 1) · a(P + δ)
 //
 // and never more than N · Limit (a plain sync, without claims, has a = the
-// node's whole admission rate over P + δ: for a hot key, N · Limit).
+// node's whole admission rate over P + δ: for a hot key, N · Limit), plus
+// what eviction may admit, which a flood of keys cannot raise (see
+// "Memory").
 // TestOverAdmissionWithinBound checks it on random steady and bursty
 // schedules of four nodes; examples/localfirst measures four processes on
 // one Redis.
@@ -232,11 +234,57 @@
 // their live leases are still spent. Windows are aligned to each node's
 // clock: keep the clocks synchronised (NTP), as a skew adds to δ and σ.
 //
-// Each bound policy keeps at most MaxKeys keys in memory; when a shard is
-// full a new key replaces an arbitrary one, whose unsynced units are still
-// pushed and lease given back, and whose view, if it returns, is stale. A
-// round visits every key held (a few ns each) and sends those with
-// something to sync.
+// # Memory
+//
+// A bound policy's keys are spread over S shards (64; fewer, down to 1,
+// while MaxKeys/S < 16), each indexing at most per = max(1, ⌊MaxKeys/S⌋)
+// keys. A full shard makes room for a new key as the in-memory store does:
+// among the entries within 64 slots of the new key's, it evicts the one
+// whose forgetting admits least — one with nothing to forget (windows and
+// buckets recovered, nothing to push or give back, no live claim or lease)
+// first, else the one whose view counts the fewest units not yet
+// recovered, else the nearest to recovery. A flood of keys that each take
+// a little never evicts a key that took more
+// (TestAttackKeyFloodKeepsExhaustedLimit).
+//
+// An evicted entry that still counts or has units to push stays in the
+// shard's limbo, at most max(1, ⌊per/4⌋) entries: the rounds push its
+// units and give its lease back, and the key, if it returns, gets it back
+// whole. A full limbo drops its cheapest entry by the same measure (units
+// of windows that ended and of buckets that refilled count for nothing, so
+// those first), whose unpushed units are lost, and notes the key: what it
+// counted (the most units over its limits) until that recovers. A shard
+// holds max(16, per) notes, the oldest dropped first into a summary (the
+// most a dropped note counted, until the latest recovers). A forgotten key
+// that returns decides as on a stale view whose confirmed count is its
+// note (or the summary: any key new to the shard while the summary holds),
+// until a round reads its count back; a forgotten bucket admits nothing
+// until then (TestAttackForgottenKeyKeepsItsCount,
+// TestAttackCostlyKeyFloodKeepsExhaustedLimit).
+//
+// So a bound policy holds at most S · (per + max(1, ⌊per/4⌋)) entries
+// (1.25 · MaxKeys for MaxKeys ≥ 64) and S · max(16, per) notes (16 bytes
+// and a map slot each), whatever the keys and however long Redis is
+// unreachable, and a round carries at most those entries' items; a round
+// visits every entry held, a few ns each, and sends those with something
+// to sync (TestAttackOutageKeyFloodBoundsMemory: 10,000 keys through an
+// outage on MaxKeys 64 hold 80 entries, and rounds of 80 items). What
+// eviction may admit beyond the bounds above ("Windows", "Buckets"):
+//
+//   - the unpushed units of entries a limbo drops (at most each one's
+//     count): only when more than max(1, ⌊per/4⌋) entries evicted from one
+//     shard wait for a round at once (a Redis outage, or a flood of that
+//     many new keys per shard and period), each the cheapest to forget;
+//     this node holds the key to its note, the other nodes and this one
+//     once a round has read it back do not count them;
+//   - for a key forgotten twice before a round read it, the first time
+//     without a note of its own (more than max(16, per) keys forgotten in
+//     its shard in between), at most the summary's count.
+//
+// Neither happens to a flood of keys that each take less than the key it
+// would evict, nor, with Redis reachable, while fewer than max(1,
+// ⌊per/4⌋) new keys per shard and period evict entries with units to
+// push: a key forgotten then is admitted no more than had it been kept.
 //
 // # Limits that change while serving
 //

@@ -21,3 +21,46 @@ func Dump(s *Store, key string, now int64) string {
 	}
 	return out
 }
+
+// Held returns the entries s keeps in memory: every shard's list, which
+// holds every indexed entry and every evicted one kept.
+func Held(s *Store) int {
+	s.mu.Lock()
+	keysets := append([]*keyset(nil), s.keysets...)
+	s.mu.Unlock()
+	n := 0
+	for _, k := range keysets {
+		for i := range k.shards {
+			sh := &k.shards[i]
+			sh.mu.Lock()
+			n += len(sh.list)
+			sh.mu.Unlock()
+		}
+	}
+	return n
+}
+
+// HeldBound is the most entries Held may return for one keyset of a
+// store of MaxKeys maxKeys: see the package documentation, "Memory".
+func HeldBound(maxKeys int) int {
+	n, per := shards(maxKeys)
+	return n * (per + limboCap(per))
+}
+
+// Indexed reports whether a keyset of s indexes key: decides on an entry
+// of its own.
+func Indexed(s *Store, key string) bool {
+	s.mu.Lock()
+	keysets := append([]*keyset(nil), s.keysets...)
+	s.mu.Unlock()
+	for _, k := range keysets {
+		sh, h := k.shard(key)
+		sh.mu.Lock()
+		e := sh.get(h, key)
+		sh.mu.Unlock()
+		if e != nil {
+			return true
+		}
+	}
+	return false
+}

@@ -75,17 +75,6 @@ func (x *index) drop(e *entry) {
 	}
 }
 
-// any returns an entry it holds from slot i on (nil when empty): with i
-// from a random hash, an arbitrary one.
-func (x *index) any(i uint64) *entry {
-	for n := range len(x.tab) {
-		if e := x.tab[(i+uint64(n))&uint64(len(x.tab)-1)].e; e != nil && e != tomb {
-			return e
-		}
-	}
-	return nil
-}
-
 // grow rebuilds the table without tombstones, twice as large when more
 // than half of it is live.
 func (x *index) grow() {

@@ -77,9 +77,13 @@ type Options struct {
 	// script call carries, in [1, 65536]; 0 means DefaultMaxBatch. It
 	// bounds how long one call holds Redis.
 	MaxBatch int
-	// MaxKeys bounds the keys each bound policy keeps in memory; 0 means
-	// core.DefaultMaxKeys. When full, a new key replaces an arbitrary one,
-	// whose unsynced units are still pushed.
+	// MaxKeys bounds the keys each bound policy decides on in memory; 0
+	// means core.DefaultMaxKeys. When full, a new key replaces the key
+	// whose forgetting admits least, whose unsynced units are still pushed
+	// and whose count the node remembers (see the package documentation,
+	// "Memory"). Evicted entries kept until their units are pushed bring
+	// what a policy holds to at most 1.25 · MaxKeys entries (for MaxKeys
+	// ≥ 64), during a Redis outage too.
 	MaxKeys int
 	// Clock is the clock of the sync rounds, which must be the one the
 	// limiters read; nil means the system clock.

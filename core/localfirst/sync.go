@@ -142,6 +142,7 @@ func (s *Store) Sync(ctx context.Context) error {
 		e.sh.mu.Lock()
 		if !e.failed {
 			e.okRound, e.okAt, e.ver = round, now, e.readVer
+			e.forgot, e.own, e.floor = 0, 0, 0 // a forgotten key's count is read back
 		}
 		e.retry = e.failed
 		e.failed = false
@@ -230,8 +231,8 @@ func (k *keyset) due(e *entry, ls []lim, now int64) bool {
 // the round syncs, and to entries those it reads back; it returns the
 // entries sh keeps listing (appended to keep), dropping those with
 // nothing left to sync or decide on: every window ended, every bucket
-// refilled, nothing to push or give back (evicted and reset entries once
-// their units are pushed).
+// refilled, nothing to push or give back (evicted entries once their
+// units are pushed).
 func (k *keyset) collect(sh *shard, lims *limits, now int64, keep []*entry, items *[]item, entries *[]*entry) []*entry {
 	ls := lims.ls
 	for _, e := range sh.list {
@@ -258,10 +259,13 @@ func (k *keyset) collect(sh *shard, lims *limits, now int64, keep []*entry, item
 			}
 		}
 		if live || len(*items) > n0 {
+			e.pos = len(keep)
 			keep = append(keep, e)
 			continue
 		}
-		if !e.gone {
+		if e.gone {
+			sh.limbo.drop(e)
+		} else {
 			sh.drop(e)
 		}
 	}

@@ -41,12 +41,18 @@ type table struct {
 	ver uint64
 }
 
-// shard is one locked part of a keyset: its entries by key, and every
-// entry a round must visit (also those evicted with units to push).
+// shard is one locked part of a keyset: its entries by key (idx, at most
+// the keyset's per), the entries it evicted and still keeps (limbo, at
+// most limboCap: see forget.go), every entry a round must visit (list:
+// those of idx and limbo, and reset ones with units in flight), and the
+// keys it forgot before their state recovered (forgot: the hash, and when
+// the state would have recovered; at most forgotCap).
 type shard struct {
-	mu   sync.Mutex
-	idx  index
-	list []*entry
+	mu     sync.Mutex
+	idx    index
+	limbo  index
+	list   []*entry
+	forgot notes
 }
 
 // get returns key's entry, nil when it has none.
@@ -76,11 +82,19 @@ type entry struct {
 	failed  bool // a call of the round in progress failed
 	retry   bool // a call of the last round that read it failed
 	gone    bool // evicted or reset: no longer in its shard's map
-	newest  [core.MaxLimits]int64
-	sh      *shard // set by the first round
-	field   string // the key's field in Redis (a digest), set by the first round that sends it
-	tag     string // the key's hash tag, set with field
-	readVer uint64 // the version of the limits of the round in progress
+	// forgot, when set, is when the state of a key the shard forgot
+	// (evicted and dropped) would have recovered, own what it counted (its
+	// note), and floor the most it may have counted (own, or what a key
+	// forgotten without a note counted: see notes): until then, or until
+	// a round reads the key back, this entry, made when the key returned,
+	// decides as if floor were confirmed (see table.share).
+	forgot, own, floor int64
+	pos                int // the entry's place in its shard's list
+	newest             [core.MaxLimits]int64
+	sh                 *shard // set by the first round
+	field              string // the key's field in Redis (a digest), set by the first round that sends it
+	tag                string // the key's hash tag, set with field
+	readVer            uint64 // the version of the limits of the round in progress
 }
 
 // entry1 and entryB are entries of a policy of one window limit or one
@@ -96,13 +110,21 @@ type entryB struct {
 }
 
 func newKeyset(s *Store, p *core.Policy, ls []lim) *keyset {
-	n := 64
-	for n > 1 && s.opts.MaxKeys/n < 16 {
-		n /= 2
-	}
-	k := &keyset{s: s, name: p.Name(), fp: shape(p, ls), seed: maphash.MakeSeed(), shards: make([]shard, n), per: max(1, s.opts.MaxKeys/n)}
+	n, per := shards(s.opts.MaxKeys)
+	k := &keyset{s: s, name: p.Name(), fp: shape(p, ls), seed: maphash.MakeSeed(), shards: make([]shard, n), per: per}
 	k.lims.Store(&limits{ls: ls})
 	return k
+}
+
+// shards returns how many shards a keyset of MaxKeys maxKeys has (up to
+// 64, with at least 16 keys each when it can), and how many keys each
+// indexes: n·per ≤ maxKeys.
+func shards(maxKeys int) (n, per int) {
+	n = 64
+	for n > 1 && maxKeys/n < 16 {
+		n /= 2
+	}
+	return n, max(1, maxKeys/n)
 }
 
 // shard returns key's shard and hash.
@@ -142,8 +164,14 @@ func (t *table) Do(ctx context.Context, req store.Request) (d store.Decision, er
 	sh, h := t.k.shard(req.Key)
 	sh.mu.Lock()
 	e := sh.get(h, req.Key)
+	if e == nil && req.Op != store.OpTake {
+		// An evicted entry the shard keeps still answers peeks and
+		// refunds (a refund's negative count is pushed like its units).
+		e = sh.limbo.get(h, req.Key)
+	}
 	if e == nil {
 		if req.Op != store.OpTake {
+			forgot, own, lost := sh.forgot.peek(h, req.Now)
 			sh.mu.Unlock()
 			// Nothing to peek at or give back: a key never seen here.
 			// (Refunds only give back what this node holds unsynced or
@@ -156,10 +184,11 @@ func (t *table) Do(ctx context.Context, req store.Request) (d store.Decision, er
 			var ws [2 * store.MaxLimits]slot
 			var bs [store.MaxLimits]bucket
 			zero.ws, zero.bs = ws[:], bs[:]
+			zero.forgot, zero.floor = forgot, max(own, lost)
 			t.decide(&zero.entry, req, false, &d)
 			return d, nil
 		}
-		e = t.insert(sh, h, req.Key)
+		e = t.insert(sh, h, req.Key, req.Now)
 	}
 	if req.Op == store.OpRefund {
 		t.refund(e, req)
@@ -191,7 +220,7 @@ func (t *table) decide(e *entry, req store.Request, locked bool, d *store.Decisi
 	for i := range t.ls {
 		l := &t.ls[i]
 		if l.kind.bucket() {
-			nv[i], nvl[i], lease[i], short[i] = t.peekBucket(&d.Outcomes[i], l, &e.bs[l.at], req.Now, req.Cost)
+			nv[i], nvl[i], lease[i], short[i] = t.peekBucket(&d.Outcomes[i], l, &e.bs[l.at], req.Now, req.Cost, e.forgot > req.Now && e.floor > 0)
 		} else {
 			var v view
 			l.look(&v, e.ws[l.at:l.at+2], req.Now, e.newest[i])
@@ -216,7 +245,7 @@ func (t *table) decide(e *entry, req store.Request, locked bool, d *store.Decisi
 			case d.Taken:
 				t.takeBucket(l, b, req.Now, req.Cost, nv[i], nvl[i], lease[i])
 			case !all && d.Outcomes[i].Allowed:
-				t.peekBucket(&d.Outcomes[i], l, b, req.Now, 0)
+				t.peekBucket(&d.Outcomes[i], l, b, req.Now, 0, false)
 			}
 			continue
 		}
@@ -248,6 +277,12 @@ func (t *table) decide(e *entry, req store.Request, locked bool, d *store.Decisi
 func (t *table) share(e *entry, v *view, now int64, stale bool) (div, claims, cap int64) {
 	n := int64(t.k.s.opts.Nodes)
 	switch {
+	case e.forgot > now:
+		// A key the shard forgot before its window recovered: as a stale
+		// view whose confirmed count is what the key counted (the floor,
+		// deducted as a claim; its count is in Redis) until a round reads
+		// it.
+		return max(n, v.others+1), e.floor, -1
 	case v.div > 0 && now-e.okAt < t.k.s.life():
 		cap = -1
 		if e.ver != t.ver {
@@ -297,18 +332,21 @@ func (t *table) refund(e *entry, req store.Request) {
 	}
 }
 
-// insert adds an entry for key to sh (locked), making room when sh is
-// full by dropping an arbitrary entry (the first from the new key's slot:
-// the keyset's hash seed is random): its unsynced units stay on the
-// shard's list for the next round, and a key that returns is new to the
-// node again, so it holds at most its share.
-func (t *table) insert(sh *shard, h uint64, key string) *entry {
-	if sh.idx.live >= t.k.per {
-		if old := sh.idx.any(h); old != nil {
-			sh.drop(old)
-			old.gone = true
-		}
+// insert returns an entry for key (of hash h), which sh (locked) does
+// not index, indexed: the entry the shard evicted and still keeps in its
+// limbo (its state intact), else a new one (admitting nothing until a
+// round reads it when the shard forgot the key before its state
+// recovered). A full shard makes room first (see evict).
+func (t *table) insert(sh *shard, h uint64, key string, now int64) *entry {
+	if e := sh.limbo.get(h, key); e != nil {
+		sh.limbo.drop(e)
+		e.gone = false
+		t.evict(sh, h, now)
+		sh.idx.put(e)
+		return e
 	}
+	forgot, own, lost := sh.forgot.take(h, now)
+	t.evict(sh, h, now)
 	var e *entry
 	var windows, buckets int
 	for i := range t.ls {
@@ -330,7 +368,9 @@ func (t *table) insert(sh *shard, h uint64, key string) *entry {
 	default:
 		e = &entry{key: key, h: h, ws: make([]slot, 2*windows), bs: make([]bucket, buckets)}
 	}
+	e.forgot, e.own, e.floor = forgot, own, max(own, lost)
 	sh.idx.put(e)
+	e.pos = len(sh.list)
 	sh.list = append(sh.list, e)
 	return e
 }
@@ -343,12 +383,19 @@ func (t *table) insert(sh *shard, h uint64, key string) *entry {
 func (t *table) reset(ctx context.Context, req store.Request) error {
 	sh, h := t.k.shard(req.Key)
 	sh.mu.Lock()
-	if e := sh.get(h, req.Key); e != nil {
-		sh.drop(e)
-		e.gone = true
-		clear(e.ws)
-		clear(e.bs)
+	for _, e := range [...]*entry{sh.get(h, req.Key), sh.limbo.get(h, req.Key)} {
+		if e != nil {
+			// Forgotten at once: nothing left to push (a reply of a round
+			// in flight lands on the dropped entry).
+			sh.drop(e)
+			sh.limbo.drop(e)
+			sh.unlist(e)
+			e.gone = true
+			clear(e.ws)
+			clear(e.bs)
+		}
 	}
+	delete(sh.forgot.at, h)
 	sh.mu.Unlock()
 	field, tag := t.k.field(req.Key)
 	ctx, cancel := context.WithTimeout(ctx, t.k.s.opts.Timeout)
