@@ -3,6 +3,7 @@ package localfirst_test
 import (
 	"context"
 	"fmt"
+	"runtime"
 	"testing"
 	"time"
 
@@ -170,4 +171,93 @@ func readBack(t *testing.T, client *redis.Client, clk *coretest.Clock, p *core.P
 		return r.Remaining + 1 // what is left after the unit peeked at
 	}
 	return r.Remaining
+}
+
+// reloadLoop toggles l's shadow limit n times, taking a unit after each
+// change and syncing after every tenth.
+func reloadLoop(t *testing.T, nd node, pol func(int64) *core.Policy, n int) {
+	t.Helper()
+	for i := range n {
+		require.NoError(t, nd.l.SetPolicy(pol(int64(1000+i%2))))
+		takeAll(t, nd, "k", 1)
+		if i%10 == 9 {
+			require.NoError(t, nd.s.Sync(context.Background()))
+		}
+	}
+}
+
+// settle collects the garbage, lets two rounds of s push what the
+// keysets no table uses hold and release them, and returns the bytes of
+// live heap objects then.
+func settle(t *testing.T, s *localfirst.Store) uint64 {
+	t.Helper()
+	runtime.GC() // the tables no limiter holds
+	require.NoError(t, s.Sync(context.Background()))
+	require.NoError(t, s.Sync(context.Background()))
+	runtime.GC()
+	var m runtime.MemStats
+	runtime.ReadMemStats(&m)
+	return m.HeapAlloc
+}
+
+// TestAttackReloadLoopReleasesTables: a shadow limit changed by SetPolicy
+// binds a new table each time. Before, the store kept every bound table's
+// keyset (64 shards) for its life and visited each in every round: 1000
+// changes left 1001. Now a keyset no table uses is released once it has
+// nothing left to push: the rounds visit the two in use, and the heap
+// does not grow with the changes. (Not parallel: it measures the heap.)
+func TestAttackReloadLoopReleasesTables(t *testing.T) {
+	_, client := startRedis(t)
+	clk := coretest.NewClock(t0)
+	pol := func(shadowQuota int64) *core.Policy {
+		return core.MustPolicy("p",
+			core.Limit{Name: "m", Algorithm: core.FixedWindow{Quota: 100000, Window: time.Minute}},
+			core.Limit{Name: "s", Algorithm: core.FixedWindow{Quota: shadowQuota, Window: time.Hour}, Shadow: true})
+	}
+	nd := newNodes(t, client, clk, pol(1000), 1, localfirst.Options{Prefix: "reload:"})[0]
+	reloadLoop(t, nd, pol, 100)
+	base := settle(t, nd.s)
+	reloadLoop(t, nd, pol, 1000)
+	grown := int64(settle(t, nd.s)) - int64(base)
+	t.Logf("after 1100 changes: %d keysets, heap grown by %d bytes over the last 1000", localfirst.Keysets(nd.s), grown)
+	assert.LessOrEqual(t, localfirst.Keysets(nd.s), 2, "the main table's keyset and the shadow's in use")
+	assert.Less(t, grown, int64(1<<20), "1000 unreleased keysets hold about 10 MB")
+	runtime.KeepAlive(nd.l)
+}
+
+// bindAndTake binds p on s, takes n units of key and drops the limiter.
+func bindAndTake(t *testing.T, s *localfirst.Store, clk *coretest.Clock, p *core.Policy, key string, n int) {
+	t.Helper()
+	l, err := core.NewLimiter(p, core.WithStore(s), core.WithClock(clk))
+	require.NoError(t, err)
+	require.Equal(t, n, takeAll(t, node{s: s, l: l}, key, n))
+}
+
+// TestUnusedTableKeptUntilPushed: a table no limiter uses any more is
+// released only once its units reached Redis: through an outage its
+// keyset stays (and its units with it), and the round after Redis is back
+// pushes them; the next one releases it.
+func TestUnusedTableKeptUntilPushed(t *testing.T) {
+	t.Parallel()
+	srv, _ := startRedis(t)
+	proxy := faultproxy.Start(t, srv.Addr())
+	client := newClient(t, proxy.Addr())
+	clk := coretest.NewClock(t0)
+	p := core.MustPolicy("u", core.Limit{Name: "u", Algorithm: core.FixedWindow{Quota: 10, Window: time.Hour}})
+	s, err := localfirst.New(client, localfirst.Options{Nodes: 1, Clock: clk, Timeout: localfirst.MaxTimeout, Prefix: "unused:"})
+	require.NoError(t, err)
+	ctx := context.Background()
+	bindAndTake(t, s, clk, p, "k", 7)
+	runtime.GC()
+	proxy.Refuse(true)
+	proxy.Drop()
+	require.Error(t, s.Sync(ctx))
+	require.Error(t, s.Sync(ctx))
+	assert.Equal(t, 1, localfirst.Keysets(s), "units to push: kept")
+	proxy.Refuse(false)
+	require.NoError(t, s.Sync(ctx))
+	require.NoError(t, s.Sync(ctx))
+	assert.Zero(t, localfirst.Keysets(s), "pushed: released")
+	assert.Zero(t, localfirst.Held(s))
+	assert.Equal(t, int64(2), readBack(t, client, clk, p, "unused:", "k"), "Redis holds the 7 (and the reader's 1)")
 }

@@ -306,6 +306,16 @@
 // counts. A change of a limit's kind or window, or of the span a bucket's
 // refill time fits in, is refused with core.ErrPolicyChange.
 //
+// A table no limiter uses any more (a limiter dropped; a shadow limit,
+// which SetPolicy binds anew at each change) is held weakly: once it is
+// collected, the next round evicts its keys (pushing their units, giving
+// their leases back) and the round after the one that pushed its last
+// units releases it, and rounds no longer visit it
+// (TestAttackReloadLoopReleasesTables: 1000 changes of a shadow limit leave
+// the two tables in use; TestUnusedTableKeptUntilPushed). Through an
+// outage an unused table keeps what it has to push, within the bound of
+// "Memory".
+//
 // # Algorithms
 //
 // A window's state is a sum of per-request counts, independent of their

@@ -47,6 +47,13 @@ func HeldBound(maxKeys int) int {
 	return n * (per + limboCap(per))
 }
 
+// Keysets returns how many keysets the rounds of s visit.
+func Keysets(s *Store) int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return len(s.keysets)
+}
+
 // Indexed reports whether a keyset of s indexes key: decides on an entry
 // of its own.
 func Indexed(s *Store, key string) bool {

@@ -105,7 +105,9 @@ type Store struct {
 	round  atomic.Uint64
 	syncMu sync.Mutex // one round at a time
 
-	mu      sync.Mutex
+	mu sync.Mutex
+	// keysets are the bound policies' keysets the rounds visit: those a
+	// table in use holds, and unused ones until their units are pushed.
 	keysets []*keyset
 	stats   stats
 }
@@ -202,11 +204,27 @@ func (s *Store) Bind(p *core.Policy) (store.Table, error) {
 	if err != nil {
 		return nil, err
 	}
-	k := newKeyset(s, p, ls)
+	k, u := newKeyset(s, p, ls)
 	s.mu.Lock()
+	s.prune()
 	s.keysets = append(s.keysets, k)
 	s.mu.Unlock()
-	return &table{k: k, p: p, ls: ls}, nil
+	return &table{k: k, u: u, p: p, ls: ls}, nil
+}
+
+// prune releases (s.mu held) the keysets no table uses any more that have
+// nothing left to push: the rounds stop visiting them. The rounds push
+// what an unused keyset still holds (see keyset.collect), so it is
+// released at the round after its last push.
+func (s *Store) prune() {
+	live := s.keysets[:0]
+	for _, k := range s.keysets {
+		if !k.unused() || !k.empty() {
+			live = append(live, k)
+		}
+	}
+	clear(s.keysets[len(live):])
+	s.keysets = live
 }
 
 // life is how long a claim or a lease lives, in ns: every node of a fleet

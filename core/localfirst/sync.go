@@ -101,10 +101,11 @@ func (s *Store) Sync(ctx context.Context) error {
 	var entries []*entry
 	for _, k := range keysets {
 		ls := k.lims.Load()
+		unused := k.unused()
 		for i := range k.shards {
 			sh := &k.shards[i]
 			sh.mu.Lock()
-			sh.list = k.collect(sh, ls, now, sh.list[:0:0], &items, &entries)
+			sh.list = k.collect(sh, ls, now, unused, sh.list[:0:0], &items, &entries)
 			sh.mu.Unlock()
 		}
 	}
@@ -148,6 +149,10 @@ func (s *Store) Sync(ctx context.Context) error {
 		e.failed = false
 		e.sh.mu.Unlock()
 	}
+	// Unused keysets this round emptied are visited no more.
+	s.mu.Lock()
+	s.prune()
+	s.mu.Unlock()
 	s.stats.rounds.Add(1)
 	s.stats.items.Add(uint64(len(items)))
 	if err != nil {
@@ -232,11 +237,16 @@ func (k *keyset) due(e *entry, ls []lim, now int64) bool {
 // entries sh keeps listing (appended to keep), dropping those with
 // nothing left to sync or decide on: every window ended, every bucket
 // refilled, nothing to push or give back (evicted entries once their
-// units are pushed).
-func (k *keyset) collect(sh *shard, lims *limits, now int64, keep []*entry, items *[]item, entries *[]*entry) []*entry {
+// units are pushed). When the keyset is unused (no table holds it), every
+// entry is evicted and kept only until its units are pushed.
+func (k *keyset) collect(sh *shard, lims *limits, now int64, unused bool, keep []*entry, items *[]item, entries *[]*entry) []*entry {
 	ls := lims.ls
 	for _, e := range sh.list {
 		e.sh = sh
+		if unused && !e.gone {
+			sh.drop(e)
+			e.gone = true
+		}
 		read := !e.gone && (e.want || e.retry || e.confirm || k.due(e, ls, now))
 		e.want, e.confirm = false, false
 		n0 := len(*items)
@@ -258,7 +268,7 @@ func (k *keyset) collect(sh *shard, lims *limits, now int64, keep []*entry, item
 				e.confirm = e.confirm || it.push != 0 || it.x1 > 0 && it.kind != 'w' || it.x3 > 0
 			}
 		}
-		if live || len(*items) > n0 {
+		if live && !unused || len(*items) > n0 {
 			e.pos = len(keep)
 			keep = append(keep, e)
 			continue
@@ -268,6 +278,10 @@ func (k *keyset) collect(sh *shard, lims *limits, now int64, keep []*entry, item
 		} else {
 			sh.drop(e)
 		}
+	}
+	if unused {
+		sh.limbo = index{}
+		sh.forgot = notes{}
 	}
 	return keep
 }

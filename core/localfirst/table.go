@@ -7,6 +7,7 @@ import (
 	"hash/maphash"
 	"sync"
 	"sync/atomic"
+	"weak"
 
 	"github.com/floodgate-go/floodgate/core"
 	"github.com/floodgate-go/floodgate/core/store"
@@ -24,7 +25,16 @@ type keyset struct {
 	per    int                    // keys per shard
 	lims   atomic.Pointer[limits] // the limits the rounds use: the latest table's
 	vers   atomic.Uint64          // the tables Rebind made
+	// users is held by the keyset's tables (Bind's and Rebind's): once
+	// no limiter holds one, it is collected, and the rounds push what the
+	// keyset still holds and release it (see Store.prune).
+	users weak.Pointer[users]
 }
+
+// users is what the tables of a keyset share: while a table is in use,
+// so is its keyset. (It holds a pointer so as not to be a tiny object,
+// which the runtime may keep alive with its neighbours.)
+type users struct{ k *keyset }
 
 // limits are the limits of one table of a keyset, and its version: 0 for
 // the table Bind made, n for the nth Rebind.
@@ -36,6 +46,7 @@ type limits struct {
 // table decides one policy on a keyset; see store.Table.
 type table struct {
 	k   *keyset
+	u   *users
 	p   *core.Policy
 	ls  []lim
 	ver uint64
@@ -109,11 +120,15 @@ type entryB struct {
 	b [1]bucket
 }
 
-func newKeyset(s *Store, p *core.Policy, ls []lim) *keyset {
+// newKeyset returns a keyset for p and its users, which its tables must
+// hold.
+func newKeyset(s *Store, p *core.Policy, ls []lim) (*keyset, *users) {
 	n, per := shards(s.opts.MaxKeys)
 	k := &keyset{s: s, name: p.Name(), fp: shape(p, ls), seed: maphash.MakeSeed(), shards: make([]shard, n), per: per}
 	k.lims.Store(&limits{ls: ls})
-	return k
+	u := &users{k: k}
+	k.users = weak.Make(u)
+	return k, u
 }
 
 // shards returns how many shards a keyset of MaxKeys maxKeys has (up to
@@ -125,6 +140,24 @@ func shards(maxKeys int) (n, per int) {
 		n /= 2
 	}
 	return n, max(1, maxKeys/n)
+}
+
+// unused reports whether no table of k is in use any more.
+func (k *keyset) unused() bool { return k.users.Value() == nil }
+
+// empty reports whether k lists no entry: an unused keyset with nothing
+// left to push.
+func (k *keyset) empty() bool {
+	for i := range k.shards {
+		sh := &k.shards[i]
+		sh.mu.Lock()
+		n := len(sh.list)
+		sh.mu.Unlock()
+		if n > 0 {
+			return false
+		}
+	}
+	return true
 }
 
 // shard returns key's shard and hash.
@@ -146,7 +179,7 @@ func (t *table) Rebind(p *core.Policy) (store.Table, error) {
 	}
 	ver := t.k.vers.Add(1)
 	t.k.lims.Store(&limits{ls: ls, ver: ver})
-	return &table{k: t.k, p: p, ls: ls, ver: ver}, nil
+	return &table{k: t.k, u: t.u, p: p, ls: ls, ver: ver}, nil
 }
 
 // Do applies req in memory; see store.Table. Only OpReset waits for Redis.
