@@ -21,13 +21,18 @@ const (
 
 const shards = 64
 
+// maxOverflow bounds MemoryOptions.Overflow: its buckets are allocated by
+// NewMemory (16 bytes each: 16 MiB at this bound).
+const maxOverflow = 1 << 20
+
 // MemoryOptions configures a [Memory]. The zero MemoryOptions is usable.
 type MemoryOptions struct {
 	// MaxKeys bounds the keys holding slots at once; 0 means
 	// [DefaultMaxKeys]. A key holding no slot takes no memory.
 	MaxKeys int
 	// Overflow is how many shared overflow buckets count the keys that
-	// find the table full; 0 means [DefaultOverflow]. See [Memory].
+	// find the table full; 0 means [DefaultOverflow]. See [Memory]. The
+	// buckets are allocated at once: at most 1,048,576 (16 MiB).
 	Overflow int
 	// MaxWaiters bounds the waiters of one key in Wait; 0 means
 	// [DefaultMaxWaiters]. MaxWaiting bounds the waiters of all keys;
@@ -73,14 +78,19 @@ type entry struct {
 }
 
 // NewMemory returns a concurrency limiter of limit slots per key. It
-// refuses a limit below 1 and negative options with an error wrapping
-// [core.ErrInvalidConfig].
+// refuses a limit below 1, negative options and an Overflow above
+// 1,048,576 with an error wrapping [core.ErrInvalidConfig]. Any larger
+// limit, MaxKeys, MaxWaiters or MaxWaiting is accepted (math.MaxInt: no
+// bound): none is allocated ahead.
 func NewMemory(limit int, opts MemoryOptions) (*Memory, error) {
 	if limit < 1 {
 		return nil, fmt.Errorf("inflight: limit %d below 1: %w", limit, core.ErrInvalidConfig)
 	}
 	if opts.MaxKeys < 0 || opts.Overflow < 0 || opts.MaxWaiters < 0 || opts.MaxWaiting < 0 {
 		return nil, fmt.Errorf("inflight: negative MemoryOptions: %w", core.ErrInvalidConfig)
+	}
+	if opts.Overflow > maxOverflow {
+		return nil, fmt.Errorf("inflight: Overflow %d above %d: %w", opts.Overflow, maxOverflow, core.ErrInvalidConfig)
 	}
 	opts.MaxKeys = cmp.Or(opts.MaxKeys, DefaultMaxKeys)
 	opts.Overflow = cmp.Or(opts.Overflow, DefaultOverflow)
@@ -89,10 +99,20 @@ func NewMemory(limit int, opts MemoryOptions) (*Memory, error) {
 	for i := range m.shard {
 		s := &m.shard[i]
 		s.keys = make(map[string]*entry)
-		s.max = (opts.MaxKeys + shards - 1) / shards
-		s.over = make([]entry, (opts.Overflow+shards-1)/shards)
+		s.max = ceilDiv(opts.MaxKeys, shards)
+		s.over = make([]entry, ceilDiv(opts.Overflow, shards))
 	}
 	return m, nil
+}
+
+// ceilDiv is ⌈a/b⌉ for a ≥ 0, b > 0, without overflow (a + b - 1 would
+// wrap for a near math.MaxInt).
+func ceilDiv(a, b int) int {
+	q := a / b
+	if a%b != 0 {
+		q++
+	}
+	return q
 }
 
 // Limit returns the slots each key may hold at once.

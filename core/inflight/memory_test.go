@@ -3,6 +3,8 @@ package inflight_test
 import (
 	"context"
 	"fmt"
+	"math"
+	"strconv"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -24,13 +26,76 @@ func newMemory(t *testing.T, limit int, opts inflight.MemoryOptions) *inflight.M
 	return m
 }
 
+// TestNewMemoryRefusesBadConfig: a limit below 1, a negative option and
+// an Overflow above its documented bound (1,048,576 buckets, allocated at
+// once) are refused with core.ErrInvalidConfig, never a panic: before, an
+// Overflow of math.MaxInt panicked in NewMemory (makeslice: len out of
+// range) and one of 1<<40 tried to allocate 16 TiB.
 func TestNewMemoryRefusesBadConfig(t *testing.T) {
-	for _, limit := range []int{0, -1} {
-		_, err := inflight.NewMemory(limit, inflight.MemoryOptions{})
-		require.ErrorIs(t, err, core.ErrInvalidConfig)
+	for name, tc := range map[string]struct {
+		limit int
+		opts  inflight.MemoryOptions
+	}{
+		"limit 0":              {0, inflight.MemoryOptions{}},
+		"limit -1":             {-1, inflight.MemoryOptions{}},
+		"negative MaxKeys":     {1, inflight.MemoryOptions{MaxKeys: -1}},
+		"negative Overflow":    {1, inflight.MemoryOptions{Overflow: -1}},
+		"negative MaxWaiters":  {1, inflight.MemoryOptions{MaxWaiters: -1}},
+		"negative MaxWaiting":  {1, inflight.MemoryOptions{MaxWaiting: -1}},
+		"Overflow above 1<<20": {1, inflight.MemoryOptions{Overflow: 1<<20 + 1}},
+		"Overflow 1<<40":       {1, inflight.MemoryOptions{Overflow: 1 << 40}},
+		"Overflow MaxInt":      {1, inflight.MemoryOptions{Overflow: math.MaxInt}},
+	} {
+		require.NotPanics(t, func() {
+			_, err := inflight.NewMemory(tc.limit, tc.opts)
+			require.ErrorIs(t, err, core.ErrInvalidConfig, name)
+		}, name)
 	}
-	_, err := inflight.NewMemory(1, inflight.MemoryOptions{MaxKeys: -1})
-	require.ErrorIs(t, err, core.ErrInvalidConfig)
+}
+
+// TestNewMemoryAcceptsHugeBounds: the bounds that allocate nothing ahead
+// (limit, MaxKeys, MaxWaiters, MaxWaiting) take any positive value,
+// math.MaxInt meaning "no bound", and the largest Overflow is accepted.
+func TestNewMemoryAcceptsHugeBounds(t *testing.T) {
+	m := newMemory(t, math.MaxInt, inflight.MemoryOptions{MaxKeys: math.MaxInt, Overflow: 1 << 20,
+		MaxWaiters: math.MaxInt, MaxWaiting: math.MaxInt})
+	ctx := context.Background()
+	var held []*inflight.Slot
+	for range 3 {
+		s, err := m.Acquire(ctx, "k")
+		require.NoError(t, err)
+		held = append(held, s)
+	}
+	require.Equal(t, 3, m.InFlight("k"))
+	for _, s := range held {
+		require.NoError(t, s.Release(ctx))
+	}
+}
+
+// TestAttackHugeMaxKeysKeepsKeysApart: an operator meaning "no bound"
+// sets MaxKeys to math.MaxInt. Before, the per-shard bound
+// (MaxKeys + 63) / 64 overflowed to a negative number: the table was
+// always "full", every key was counted in the 4,096 shared overflow
+// buckets, and of 12,288 clients each taking one slot of a limit of 2 one
+// was refused for others' requests within the first few hundred (the
+// 566th in one run, with 0 keys in the table: its bucket full). Now
+// every key has its own count: all 12,288 hold their slot, in the table.
+func TestAttackHugeMaxKeysKeepsKeysApart(t *testing.T) {
+	m := newMemory(t, 2, inflight.MemoryOptions{MaxKeys: math.MaxInt})
+	ctx := context.Background()
+	n := 3 * inflight.DefaultOverflow // pigeonhole: more keys than 4,096 buckets of 2 slots
+	held := make([]*inflight.Slot, 0, n)
+	for i := range n {
+		key := "client-" + strconv.Itoa(i)
+		s, err := m.Acquire(ctx, key)
+		require.NoError(t, err, "%s holds no slot, yet is refused (%d keys in the table)", key, m.Keys())
+		held = append(held, s)
+	}
+	require.Equal(t, n, m.Keys(), "every key in the table, none in an overflow bucket")
+	for _, s := range held {
+		require.NoError(t, s.Release(ctx))
+	}
+	require.Zero(t, m.Keys())
 }
 
 // tracker counts the slots held at once and the most ever held.
