@@ -142,8 +142,8 @@ func (c *Concurrency) Handler(next http.Handler) http.Handler {
 // answer (429, 403 or 503), or r's client went away while it waited, and
 // the handler must not run. When it returns true the handler may run, and
 // release must be called when it has returned (in a defer, so that a panic
-// releases too); calling release again does nothing. Router adapters
-// (gin, echo) call it directly.
+// releases too); calling release again does nothing. Users of gin or
+// echo call it in their own handler and defer the release themselves.
 func (c *Concurrency) Begin(w http.ResponseWriter, r *http.Request) (release func(), ok bool) {
 	if c == nil || c.lim == nil {
 		refuseInvalid(w)
