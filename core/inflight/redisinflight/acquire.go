@@ -61,10 +61,10 @@ func (l *Limiter) now() string {
 	return strconv.FormatInt(l.opts.Clock.Now().UnixMicro(), 10)
 }
 
-// redisKey is the sorted set of key's leases.
+// redisKey is the sorted set of key's leases under this limiter's limit.
 func (l *Limiter) redisKey(key string) string {
 	h := sha256.Sum256([]byte(key))
-	return l.opts.Prefix + "c{" + hex.EncodeToString(h[:16]) + "}"
+	return l.opts.Prefix + "c{" + hex.EncodeToString(h[:16]) + l.keyEnd
 }
 
 // newMember names a lease: 128 random bits.

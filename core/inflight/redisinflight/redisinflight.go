@@ -4,13 +4,21 @@
 //
 // # Leases
 //
-// Each slot is a lease: a member of a sorted set per key scored by the
-// instant its lease ends,
+// Each slot is a lease: a member of a sorted set per key and limit scored
+// by the instant its lease ends,
 //
-//	Prefix + "c{" + hex(SHA-256(key))[:32] + "}"
+//	Prefix + "c{" + hex(SHA-256(key))[:32] + "}:" + limit
 //
-// (one key per limited key, so one Cluster slot; raw keys never reach
-// Redis). Acquire runs one script that, atomically, drops the leases that
+// (one Redis key, so one Cluster slot; raw keys never reach Redis). The
+// limit is in the name so that limiters enforcing different limits on one
+// Redis under one Prefix (per-route concurrency policies) count apart, as
+// two inflight.Memory would, while the processes of a fleet configured
+// alike share one set. Limiters of the same limit and Prefix do share
+// their sets: give limiters that must count apart (two routes of the same
+// limit) different Prefixes. A limit changed in a rolling deploy names a
+// new set: until the last process of the old limit is gone, the old and
+// the new processes each count their own requests, so a key may have up
+// to the old limit plus the new one in flight. Acquire runs one script that, atomically, drops the leases that
 // have ended, counts the live ones, and adds a lease of Options.Lease if
 // fewer than the limit are live; the set's TTL runs to its last lease's
 // end, so no key outlives its leases. Time is Redis's TIME (no skew
@@ -96,6 +104,7 @@ import (
 	"log/slog"
 	"math"
 	"runtime"
+	"strconv"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -116,7 +125,10 @@ var ErrLeaseLost = errors.New("redisinflight: lease already ended")
 
 // Options configures a [Limiter]. The zero Options is usable.
 type Options struct {
-	// Prefix starts every Redis key; "" means "floodgate:".
+	// Prefix starts every Redis key; "" means "floodgate:". Limiters of
+	// one Prefix and one limit share their counts (see the package
+	// documentation): give limiters that must count apart different
+	// Prefixes.
 	Prefix string
 	// Lease is how long a slot is held without a release or renewal; 0
 	// means 30 s. It must be a whole number of milliseconds, at least 1.
@@ -180,6 +192,7 @@ type Limiter struct {
 	client  redis.UniversalClient
 	bound   *redisbound.Bound // client's: Release, FlushSoon
 	limit   int
+	keyEnd  string // ends every lease set's name: "}:" + limit
 	opts    Options
 	leaseUS int64
 	local   *inflight.Memory // FailLocal's limiter
@@ -259,7 +272,7 @@ func New(client redis.UniversalClient, limit int, opts Options) (*Limiter, error
 	// options, so that black-holed connections give their calls' tokens
 	// back (see redisbound).
 	bound := redisbound.New(client, redisbound.RoundTrip(opts.Timeout))
-	l := &Limiter{client: bound.Client, bound: bound, limit: limit, log: opts.Logger, opts: opts, leaseUS: int64(opts.Lease / time.Microsecond),
+	l := &Limiter{client: bound.Client, bound: bound, limit: limit, keyEnd: "}:" + strconv.Itoa(limit), log: opts.Logger, opts: opts, leaseUS: int64(opts.Lease / time.Microsecond),
 		line:  waitline.New(cmp.Or(opts.MaxWaiters, inflight.DefaultMaxWaiters), cmp.Or(opts.MaxWaiting, inflight.DefaultMaxWaiting), inflight.ErrQueueFull),
 		freed: make(map[string]chan struct{}), calls: make(chan struct{}, opts.MaxCalls), renewAfter: afterFunc,
 		errBusy: fmt.Errorf("redisinflight: %d calls to Redis outstanding: %w", opts.MaxCalls, errShed)}

@@ -36,7 +36,7 @@ func newLimiter(t *testing.T, c redis.UniversalClient, limit int, opts redisinfl
 func leases(t *testing.T, c *redis.Client) int64 {
 	t.Helper()
 	ctx := context.Background()
-	keys, err := c.Keys(ctx, "floodgate:c{*}").Result()
+	keys, err := c.Keys(ctx, "floodgate:c{*}:*").Result()
 	require.NoError(t, err)
 	require.LessOrEqual(t, len(keys), 1)
 	if len(keys) == 0 {
@@ -328,7 +328,7 @@ func TestKeyConflict(t *testing.T) {
 	keys, err := c.Keys(ctx, "x:*").Result()
 	require.NoError(t, err)
 	require.Len(t, keys, 1)
-	require.Regexp(t, `^x:c\{[0-9a-f]{32}\}$`, keys[0], "one hash-tagged key: Cluster-safe, no raw key")
+	require.Regexp(t, `^x:c\{[0-9a-f]{32}\}:1$`, keys[0], "one hash-tagged key, named by the limit: Cluster-safe, no raw key")
 	require.NoError(t, s.Release(ctx))
 	require.NoError(t, c.Set(ctx, keys[0], "someone else's", 0).Err())
 	_, err = l.Acquire(ctx, "k")
@@ -382,7 +382,7 @@ func TestAutoRenew(t *testing.T) {
 	require.NoError(t, err)
 	timer := within.Recv(t, timers, "the slot's renewal timer")
 	require.Equal(t, time.Second, timer.Period, "renewed every third of the lease")
-	key := c.Keys(ctx, "floodgate:c{*}").Val()[0]
+	key := c.Keys(ctx, "floodgate:c{*}:*").Val()[0]
 	first := float64(t0.Add(3 * time.Second).UnixMicro())
 	renewed := float64(t0.Add(4 * time.Second).UnixMicro())
 	score := func() float64 { return c.ZRangeWithScores(ctx, key, 0, 0).Val()[0].Score }
@@ -422,5 +422,39 @@ func TestCluster(t *testing.T) {
 		require.NoError(t, err)
 		require.NoError(t, b.Release(ctx))
 		require.NoError(t, c.Release(ctx))
+	}
+}
+
+// TestAttackLimitersOfDifferentLimitsCountApart: two limiters on one
+// Redis and one Prefix with different limits (per-route policies:
+// /reports 2 per tenant, /export 1) count apart, as two inflight.Memory
+// would. Before, the lease set was named by the key and the Prefix only:
+// the tenant's 2 /reports requests filled it and its first /export
+// request was refused (ErrFull with 0 /export requests in flight). Now
+// the limit is in the set's name. Limiters of one configuration (the
+// processes of a fleet) still share one set: a second limiter of limit 2
+// is refused while the first holds both slots.
+func TestAttackLimitersOfDifferentLimitsCountApart(t *testing.T) {
+	t.Parallel()
+	srv := redistest.Start(t)
+	reports := newLimiter(t, srv.Client(t), 2, redisinflight.Options{})
+	reports2 := newLimiter(t, srv.Client(t), 2, redisinflight.Options{}) // another process of the fleet
+	export := newLimiter(t, srv.Client(t), 1, redisinflight.Options{})
+	ctx := context.Background()
+	var held []*inflight.Slot
+	for range 2 {
+		s, err := reports.Acquire(ctx, "tenant-42")
+		require.NoError(t, err)
+		held = append(held, s)
+	}
+	_, err := reports2.Acquire(ctx, "tenant-42")
+	require.ErrorIs(t, err, inflight.ErrFull, "limiters of one limit share the tenant's set")
+	s, err := export.Acquire(ctx, "tenant-42")
+	require.NoError(t, err, "no /export request of the tenant is in flight")
+	_, err = export.Acquire(ctx, "tenant-42")
+	require.ErrorIs(t, err, inflight.ErrFull, "the /export limit holds on its own")
+	require.NoError(t, s.Release(ctx))
+	for _, s := range held {
+		require.NoError(t, s.Release(ctx))
 	}
 }
