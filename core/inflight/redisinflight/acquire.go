@@ -7,12 +7,16 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"net"
 	"strconv"
+	"syscall"
 	"time"
 
 	"github.com/floodgate-go/floodgate/core/inflight"
 	"github.com/floodgate-go/floodgate/core/redisstore"
+	"github.com/floodgate-go/floodgate/internal/redisbound"
 	"github.com/floodgate-go/floodgate/internal/redisfault"
+	"github.com/redis/go-redis/v9"
 )
 
 // Acquire takes a slot of key, or fails at once with inflight.ErrFull
@@ -29,9 +33,14 @@ func (l *Limiter) try(ctx context.Context, key string) (*inflight.Slot, time.Dur
 	if err := ctx.Err(); err != nil {
 		return nil, 0, err
 	}
-	rk, member := l.redisKey(key), newMember()
+	member := newMember()
+	rk, tomb := l.redisKeys(key, member)
 	v, err := l.call(ctx, func(ctx context.Context) (any, error) {
-		return acquireScript.Run(ctx, l.client, []string{rk}, l.limit, l.leaseUS, member, l.now()).Result()
+		return acquireScript.Run(ctx, l.client, []string{rk, tomb}, l.limit, l.leaseUS, member, l.now()).Result()
+	}, func(v any, err error, abandoned bool) {
+		if orphaned(v, err, abandoned) {
+			l.cancel(rk, tomb, member)
+		}
 	})
 	if err != nil {
 		s, err := l.fallback(ctx, key, err)
@@ -61,10 +70,60 @@ func (l *Limiter) now() string {
 	return strconv.FormatInt(l.opts.Clock.Now().UnixMicro(), 10)
 }
 
-// redisKey is the sorted set of key's leases under this limiter's limit.
-func (l *Limiter) redisKey(key string) string {
+// redisKeys returns rk, the sorted set of key's leases under this
+// limiter's limit, and tomb, the tombstone of its lease member (see
+// Limiter.cancel), in rk's Cluster slot.
+func (l *Limiter) redisKeys(key, member string) (rk, tomb string) {
 	h := sha256.Sum256([]byte(key))
-	return l.opts.Prefix + "c{" + hex.EncodeToString(h[:16]) + l.keyEnd
+	tag := "{" + hex.EncodeToString(h[:16]) + "}"
+	return l.opts.Prefix + "c" + tag + l.keyEnd, l.opts.Prefix + "x" + tag + ":" + member
+}
+
+// orphaned reports whether an Acquire's round trip may have left a lease
+// that nobody holds: it returned one after its caller had given up
+// (abandoned), or it failed with its outcome unknown (the script may have
+// run, or may run yet: its bytes may be on their way to Redis). An error
+// reply, or an error of a round trip that surely never reached Redis,
+// took no lease.
+func orphaned(v any, err error, abandoned bool) bool {
+	if err != nil {
+		return redisfault.Unreachable(err) && !unsent(err)
+	}
+	r, ok := v.([]any)
+	return abandoned && ok && len(r) > 0 && r[0] == int64(1)
+}
+
+// unsent reports an error of a round trip that never reached Redis: a
+// dial that failed or was refused, the pool's wait, a closed client.
+func unsent(err error) bool {
+	var op *net.OpError
+	return errors.Is(err, syscall.ECONNREFUSED) || errors.Is(err, redis.ErrPoolTimeout) ||
+		errors.Is(err, redis.ErrClosed) || errors.As(err, &op) && op.Op == "dial"
+}
+
+// cancel removes the lease member of rk that an Acquire whose caller gave
+// up may have taken, and leaves its tombstone for a Lease, so that the
+// script, if it reaches Redis after the cancellation, takes nothing (see
+// lua/cancel.lua). It runs in the round trip's goroutine, holding its
+// token of l.calls (so that at most MaxCalls round trips and
+// cancellations are outstanding), within the bound of a round trip. It
+// sends nothing while the breaker says Redis is unreachable: the lease,
+// if taken, then ends by its TTL, at most a Lease after the script ran.
+func (l *Limiter) cancel(rk, tomb, member string) {
+	if !l.br.Closed() {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), redisbound.RoundTrip(l.opts.Timeout))
+	defer cancel()
+	// EVAL, not EVALSHA: a NOSCRIPT reply would need a second round trip.
+	err := cancelScript.Eval(ctx, l.client, []string{rk, tomb}, member, l.opts.Lease.Milliseconds()).Err()
+	if err != nil {
+		if l.opts.OnError != nil {
+			l.opts.OnError(fmt.Errorf("redisinflight: cancelling the lease of an abandoned Acquire (it ends within Lease): %w", unavailable(err)))
+		}
+		return
+	}
+	l.cancelled.Add(1)
 }
 
 // newMember names a lease: 128 random bits.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync/atomic"
 
 	"github.com/floodgate-go/floodgate/core/redisstore"
 	"github.com/floodgate-go/floodgate/internal/circuit"
@@ -28,7 +29,13 @@ var errOpen = fmt.Errorf("redisinflight: circuit open: %w", errShed)
 // MaxCalls such goroutines live. An error is f's, or one wrapping
 // redisstore.ErrUnavailable at the deadline; when ctx itself ends first,
 // its error. The outcome is told to the breaker.
-func (l *Limiter) call(ctx context.Context, f func(context.Context) (any, error)) (any, error) {
+//
+// after, when not nil, is run in f's goroutine, still holding its token,
+// once f has returned: with f's outcome and whether the caller had given
+// up on it by then (ctx ended, or the deadline passed: abandoned), so
+// that it can undo what f did for nobody. The caller does not wait for
+// it.
+func (l *Limiter) call(ctx context.Context, f func(context.Context) (any, error), after func(v any, err error, abandoned bool)) (any, error) {
 	ok, trial := l.br.Allow()
 	if !ok {
 		return nil, errOpen
@@ -49,6 +56,15 @@ func (l *Limiter) call(ctx context.Context, f func(context.Context) (any, error)
 		err error
 	}
 	ch := make(chan reply, 1)
+	// Who has the reply: the caller (answered, set by f's goroutine once
+	// the reply is sent) or nobody (abandoned, set by the caller giving
+	// up first).
+	const (
+		waiting = iota
+		answered
+		abandoned
+	)
+	var state atomic.Int32
 	go func() {
 		defer func() { <-l.calls }()
 		v, err := f(cctx)
@@ -59,16 +75,19 @@ func (l *Limiter) call(ctx context.Context, f func(context.Context) (any, error)
 			l.bound.FlushSoon()
 		}
 		ch <- reply{v, err}
-	}()
-	select {
-	case r := <-ch:
-		if r.err != nil && ctx.Err() != nil {
-			l.report(nil, epoch, trial, true)
-			return nil, ctx.Err()
+		gone := !state.CompareAndSwap(waiting, answered)
+		if after != nil {
+			after(v, err, gone)
 		}
-		l.report(r.err, epoch, trial, false)
-		return r.v, r.err
+	}()
+	var r reply
+	select {
+	case r = <-ch:
 	case <-cctx.Done():
+		if !state.CompareAndSwap(waiting, abandoned) {
+			r = <-ch // answered at the deadline: the reply is the caller's
+			break
+		}
 		if err := ctx.Err(); err != nil {
 			l.report(nil, epoch, trial, true)
 			return nil, err
@@ -76,6 +95,12 @@ func (l *Limiter) call(ctx context.Context, f func(context.Context) (any, error)
 		l.report(errLate, epoch, trial, false)
 		return nil, fmt.Errorf("redisinflight: no reply within %v: %w", l.opts.Timeout, redisstore.ErrUnavailable)
 	}
+	if r.err != nil && ctx.Err() != nil {
+		l.report(nil, epoch, trial, true)
+		return nil, ctx.Err()
+	}
+	l.report(r.err, epoch, trial, false)
+	return r.v, r.err
 }
 
 // report tells the breaker how a round trip sent at epoch went: err is

@@ -47,7 +47,8 @@ func (l *Limiter) probe(ctx context.Context) error {
 	member := newMember()
 	const leaseUS = 1000
 	keys := []string{rk}
-	if err := acquireScript.Run(ctx, l.client, keys, 1, leaseUS, member, l.now()).Err(); err != nil {
+	tomb := l.opts.Prefix + "x{floodgate-check}:" + member
+	if err := acquireScript.Run(ctx, l.client, []string{rk, tomb}, 1, leaseUS, member, l.now()).Err(); err != nil {
 		return err
 	}
 	if err := renewScript.Run(ctx, l.client, keys, member, leaseUS, l.now()).Err(); err != nil {

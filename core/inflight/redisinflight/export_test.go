@@ -1,6 +1,9 @@
 package redisinflight
 
-import "time"
+import (
+	"context"
+	"time"
+)
 
 // Outstanding is the round trips of l to Redis not yet over (those past
 // their deadline included).
@@ -29,4 +32,18 @@ func FakeRenewals(l *Limiter) <-chan *RenewTimer {
 		return r
 	}
 	return c
+}
+
+// Cancelled is the abandoned Acquires whose leases l cancelled, Redis
+// answering (see Limiter.cancel).
+func Cancelled(l *Limiter) int64 { return l.cancelled.Load() }
+
+// CancelFirst runs, for a new lease of key, the cancellation of an
+// abandoned Acquire and then the Acquire's script, as when the script
+// reaches Redis after its cancellation; it returns the script's reply.
+func CancelFirst(ctx context.Context, l *Limiter, key string) (any, error) {
+	member := newMember()
+	rk, tomb := l.redisKeys(key, member)
+	l.cancel(rk, tomb, member)
+	return acquireScript.Run(ctx, l.client, []string{rk, tomb}, l.limit, l.leaseUS, member, l.now()).Result()
 }

@@ -232,3 +232,160 @@ func TestReleaseWhileUnreachable(t *testing.T) {
 	}
 	require.EqualValues(t, 0, leases(t, c))
 }
+
+// writeCounter counts the writes of a client's connections: a command
+// written to a stalled proxy is held there, on its way to Redis.
+type writeCounter struct{ writes atomic.Int64 }
+
+func (w *writeCounter) dial(ctx context.Context, network, addr string) (net.Conn, error) {
+	var d net.Dialer
+	c, err := d.DialContext(ctx, network, addr)
+	if err != nil {
+		return nil, err
+	}
+	return countedConn{c, &w.writes}, nil
+}
+
+type countedConn struct {
+	net.Conn
+	writes *atomic.Int64
+}
+
+func (c countedConn) Write(b []byte) (int, error) {
+	n, err := c.Conn.Write(b)
+	if n > 0 {
+		c.writes.Add(1)
+	}
+	return n, err
+}
+
+// TestAttackAbandonedAcquireLeavesNoLease: an Acquire whose caller gives
+// up (its context is cancelled: the HTTP client disconnected) while its
+// script is on its way to Redis gets no slot, and the script, run later,
+// takes a lease. Before, nobody ever released it: the key (limit 2)
+// admitted 1 new Acquire, not 2, for the whole Lease (30 s here). Now the
+// round trip's goroutine, reading the late reply, cancels the lease: once
+// it is done, the idle key admits its limit again.
+func TestAttackAbandonedAcquireLeavesNoLease(t *testing.T) {
+	t.Parallel()
+	srv := redistest.Start(t)
+	proxy := faultproxy.Start(t, srv.Addr())
+	var wc writeCounter
+	pc := redis.NewClient(&redis.Options{Addr: proxy.Addr(), ContextTimeoutEnabled: true, MaxRetries: -1, Dialer: wc.dial})
+	t.Cleanup(func() { pc.Close() })
+	clk := coretest.NewClock(t0)
+	var errs atomic.Int64
+	l := newLimiter(t, pc, 2, redisinflight.Options{Clock: clk, Lease: 30 * time.Second,
+		OnError: func(error) { errs.Add(1) }})
+	bg := context.Background()
+	s, err := l.Acquire(bg, "warm") // the script loaded, a connection open
+	require.NoError(t, err)
+	require.NoError(t, s.Release(bg))
+
+	proxy.Stall()
+	written := wc.writes.Load()
+	ctx, cancel := context.WithCancel(bg)
+	errc := make(chan error, 1)
+	go func() {
+		s, err := l.Acquire(ctx, "k")
+		if s != nil {
+			_ = s.Release(bg)
+		}
+		errc <- err
+	}()
+	within.Until(t, "the script written to the stalled proxy", func() bool { return wc.writes.Load() > written })
+	cancel() // the client went away
+	require.ErrorIs(t, within.Recv(t, errc, "the abandoned Acquire"), context.Canceled, "the caller got no slot")
+	proxy.Resume() // the script reaches Redis and takes a lease
+	within.Until(t, "the round trip and its cancellation over", func() bool { return redisinflight.Outstanding(l) == 0 })
+	require.EqualValues(t, 1, redisinflight.Cancelled(l), "the late lease was cancelled")
+	require.Zero(t, errs.Load())
+
+	direct := newLimiter(t, srv.Client(t), 2, redisinflight.Options{Clock: clk, Lease: 30 * time.Second})
+	for range 2 {
+		_, err := direct.Acquire(bg, "k")
+		require.NoError(t, err, "nothing is in flight: the abandoned Acquire's lease is held by nobody")
+	}
+	_, err = direct.Acquire(bg, "k")
+	require.ErrorIs(t, err, inflight.ErrFull)
+}
+
+// TestAttackTimedOutAcquireLeavesNoLease: a Redis a little slower than
+// Timeout (a round trip of at least 60 ms against 50 ms) answers no
+// Acquire in time, and each is decided by the failure mode (503, a slot
+// that holds nothing, a local slot), while its script takes a lease.
+// Before, that lease stayed for the whole Lease (30 s here): the idle key
+// (limit 2) admitted 1 new Acquire, not 2, once Redis was fast again
+// (under FailOpen and FailLocal the request was counted in Redis too).
+// Now the timed-out round trip's outcome is unknown, so its goroutine
+// cancels the lease (removing it, and leaving a tombstone that stops the
+// script if it arrives later still): the key admits its limit again.
+func TestAttackTimedOutAcquireLeavesNoLease(t *testing.T) {
+	t.Parallel()
+	for _, mode := range []redisstore.FailureMode{redisstore.FailClosed, redisstore.FailOpen, redisstore.FailLocal} {
+		t.Run(mode.String(), func(t *testing.T) {
+			t.Parallel()
+			srv := redistest.Start(t)
+			proxy := faultproxy.Start(t, srv.Addr())
+			pc := redis.NewClient(&redis.Options{Addr: proxy.Addr(), ContextTimeoutEnabled: true, MaxRetries: -1})
+			t.Cleanup(func() { pc.Close() })
+			clk := coretest.NewClock(t0)
+			var errs atomic.Int64
+			l := newLimiter(t, pc, 2, redisinflight.Options{Clock: clk, Lease: 30 * time.Second, Timeout: 50 * time.Millisecond,
+				FailureMode: mode, OnError: func(error) { errs.Add(1) }})
+			bg := context.Background()
+			s, err := l.Acquire(bg, "warm")
+			require.NoError(t, err)
+			require.NoError(t, s.Release(bg))
+
+			proxy.SetLatency(30 * time.Millisecond) // a round trip of 60 ms or more: every reply late
+			s, err = l.Acquire(bg, "k")
+			if mode == redisstore.FailClosed {
+				require.ErrorIs(t, err, redisstore.ErrUnavailable, "the caller got no slot (503)")
+			} else {
+				require.NoError(t, err, "decided by the failure mode")
+				defer func() { require.NoError(t, s.Release(bg)) }()
+			}
+			require.EqualValues(t, 1, errs.Load(), "the missed deadline, told once")
+			within.Until(t, "the round trip and its cancellation over", func() bool { return redisinflight.Outstanding(l) == 0 })
+			require.EqualValues(t, 1, redisinflight.Cancelled(l), "the lease was cancelled")
+			proxy.SetLatency(0)
+
+			direct := newLimiter(t, srv.Client(t), 2, redisinflight.Options{Clock: clk, Lease: 30 * time.Second})
+			for range 2 {
+				_, err := direct.Acquire(bg, "k")
+				require.NoError(t, err, "Redis is fast again and nothing is in flight in Redis")
+			}
+			_, err = direct.Acquire(bg, "k")
+			require.ErrorIs(t, err, inflight.ErrFull)
+		})
+	}
+}
+
+// TestCancelledLeaseNeverTaken: the cancellation of an abandoned Acquire
+// may reach Redis before the Acquire's own script (sent on a connection
+// slower than the cancellation's, or sent again): the lease's tombstone
+// then stops the script, which takes nothing, and the tombstone itself
+// ends within a Lease.
+func TestCancelledLeaseNeverTaken(t *testing.T) {
+	t.Parallel()
+	srv := redistest.Start(t)
+	c := srv.Client(t)
+	l := newLimiter(t, c, 1, redisinflight.Options{Lease: 30 * time.Second})
+	ctx := context.Background()
+	v, err := redisinflight.CancelFirst(ctx, l, "k")
+	require.NoError(t, err)
+	require.Equal(t, []any{int64(0), int64(0)}, v, "the late script takes nothing")
+	require.EqualValues(t, 1, redisinflight.Cancelled(l))
+	require.EqualValues(t, 0, leases(t, c))
+	tombs, err := c.Keys(ctx, "floodgate:x{*}:*").Result()
+	require.NoError(t, err)
+	require.Len(t, tombs, 1)
+	ttl, err := c.PTTL(ctx, tombs[0]).Result()
+	require.NoError(t, err)
+	require.Positive(t, ttl)
+	require.LessOrEqual(t, ttl, 30*time.Second)
+	s, err := l.Acquire(ctx, "k")
+	require.NoError(t, err, "the key is idle")
+	require.NoError(t, s.Release(ctx))
+}

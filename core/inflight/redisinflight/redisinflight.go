@@ -60,6 +60,19 @@
 // failure mode at once, with no goroutine and no wait, so that a flood
 // during a stall costs neither memory nor latency.
 //
+// An Acquire that returns without a slot while its script may yet take a
+// lease (its caller's context ended, its deadline passed, its connection
+// failed after the script was sent) leaves no lease held by nobody: once
+// its round trip ends, the round trip's goroutine (within its MaxCalls
+// token: no goroutine more) removes the lease if the late reply says it
+// was taken, or if the outcome is unknown, and leaves the lease's
+// tombstone, Prefix + "x{" + hash + "}:" + member, for a Lease, so that
+// the script, should it reach Redis later still, takes nothing. Under
+// FailOpen and FailLocal such a request is then counted once, not in
+// Redis as well. While the breaker is open, or when that cancellation
+// cannot reach Redis within a round trip's bound, such a lease ends by
+// its TTL, at most Options.Lease after the script ran.
+//
 // A circuit breaker, the one of package redisstore, keeps a Redis that
 // is down from costing every call: Options.Failures missed deadlines in
 // a row (or one refused connection or fault reply) open it, and calls
@@ -157,7 +170,9 @@ type Options struct {
 	PollInterval time.Duration
 	// MaxCalls bounds the round trips to Redis outstanding at once (a
 	// round trip that missed its deadline counts until the client gives
-	// up); beyond it calls are decided by the failure mode at once. 0
+	// up, and then, for an Acquire whose caller got no slot, until its
+	// lease is cancelled: see the package documentation); beyond it calls
+	// are decided by the failure mode at once. 0
 	// means 4 × the client's pool size (its Options().PoolSize, or
 	// go-redis's default of 10 per GOMAXPROCS for other clients): the
 	// pool's connections busy and a short queue for each, so that a burst
@@ -192,7 +207,7 @@ type Limiter struct {
 	client  redis.UniversalClient
 	bound   *redisbound.Bound // client's: Release, FlushSoon
 	limit   int
-	keyEnd  string // ends every lease set's name: "}:" + limit
+	keyEnd  string // ends every lease set's name: ":" + limit
 	opts    Options
 	leaseUS int64
 	local   *inflight.Memory // FailLocal's limiter
@@ -205,6 +220,7 @@ type Limiter struct {
 	renewAfter func(time.Duration, func()) renewTimer
 
 	log         *slog.Logger
+	cancelled   atomic.Int64           // abandoned Acquires' leases cancelled (see Limiter.cancel)
 	otherLogged atomic.Bool            // the first error reply that is not a fault was logged
 	policy      atomic.Pointer[string] // maxmemory-policy, as Check read it
 
@@ -215,10 +231,14 @@ type Limiter struct {
 var (
 	acquireScript = redis.NewScript(acquireLua)
 	renewScript   = redis.NewScript(renewLua)
+	cancelScript  = redis.NewScript(cancelLua)
 )
 
 //go:embed lua/acquire.lua
 var acquireLua string
+
+//go:embed lua/cancel.lua
+var cancelLua string
 
 //go:embed lua/renew.lua
 var renewLua string
@@ -272,7 +292,7 @@ func New(client redis.UniversalClient, limit int, opts Options) (*Limiter, error
 	// options, so that black-holed connections give their calls' tokens
 	// back (see redisbound).
 	bound := redisbound.New(client, redisbound.RoundTrip(opts.Timeout))
-	l := &Limiter{client: bound.Client, bound: bound, limit: limit, keyEnd: "}:" + strconv.Itoa(limit), log: opts.Logger, opts: opts, leaseUS: int64(opts.Lease / time.Microsecond),
+	l := &Limiter{client: bound.Client, bound: bound, limit: limit, keyEnd: ":" + strconv.Itoa(limit), log: opts.Logger, opts: opts, leaseUS: int64(opts.Lease / time.Microsecond),
 		line:  waitline.New(cmp.Or(opts.MaxWaiters, inflight.DefaultMaxWaiters), cmp.Or(opts.MaxWaiting, inflight.DefaultMaxWaiting), inflight.ErrQueueFull),
 		freed: make(map[string]chan struct{}), calls: make(chan struct{}, opts.MaxCalls), renewAfter: afterFunc,
 		errBusy: fmt.Errorf("redisinflight: %d calls to Redis outstanding: %w", opts.MaxCalls, errShed)}

@@ -53,7 +53,7 @@ func (ls *lease) release(ctx context.Context) error {
 	defer ls.l.wake(ls.key)
 	_, err := ls.l.call(ctx, func(ctx context.Context) (any, error) {
 		return ls.l.client.ZRem(ctx, ls.rk, ls.id).Result()
-	})
+	}, nil)
 	if err != nil {
 		return fmt.Errorf("redisinflight: release (the lease ends by itself): %w", unavailable(err))
 	}
@@ -65,7 +65,7 @@ func (ls *lease) renew(ctx context.Context) error {
 	l := ls.l
 	v, err := l.call(ctx, func(ctx context.Context) (any, error) {
 		return renewScript.Run(ctx, l.client, []string{ls.rk}, ls.id, l.leaseUS, l.now()).Result()
-	})
+	}, nil)
 	switch {
 	case err != nil:
 		return fmt.Errorf("redisinflight: renew: %w", unavailable(err))

@@ -1,8 +1,12 @@
 -- Takes a lease of KEYS[1], a sorted set of leases scored by the instant
--- (µs) each ends, if fewer than ARGV[1] leases are live.
+-- (µs) each ends, if fewer than ARGV[1] leases are live, unless KEYS[2],
+-- the lease's tombstone, says its caller gave up before (see cancel.lua).
 -- ARGV: limit, lease µs, member, [now µs: the caller's clock].
 -- Returns {1, live leases} when taken, or {0, live leases, µs until the
--- first lease ends} when every slot is held.
+-- first lease ends} when every slot is held ({0, 0} when cancelled).
+if redis.call('EXISTS', KEYS[2]) == 1 then
+  return {0, 0}
+end
 local now
 if ARGV[4] and ARGV[4] ~= '' then
   now = tonumber(ARGV[4])
