@@ -35,6 +35,7 @@ func (l *Limiter) try(ctx context.Context, key string) (*inflight.Slot, time.Dur
 	}
 	member := newMember()
 	rk, tomb := l.redisKeys(key, member)
+	sent := l.clock() // the lease ends a Lease after the script runs: after this
 	v, err := l.call(ctx, func(ctx context.Context) (any, error) {
 		return acquireScript.Run(ctx, l.client, []string{rk, tomb}, l.limit, l.leaseUS, member, l.now()).Result()
 	}, func(v any, err error, abandoned bool) {
@@ -51,7 +52,7 @@ func (l *Limiter) try(ctx context.Context, key string) (*inflight.Slot, time.Dur
 		return nil, 0, fmt.Errorf("redisinflight: unexpected reply %v", v)
 	}
 	if r[0] == int64(1) {
-		return l.slot(key, rk, member), 0, nil
+		return l.slot(key, rk, member, sent), 0, nil
 	}
 	var wait time.Duration
 	if len(r) == 3 {

@@ -11,13 +11,18 @@ func Outstanding(l *Limiter) int { return len(l.calls) }
 
 // RenewTimer is a fake AutoRenew timer: the test runs its renewal.
 type RenewTimer struct {
-	Renew   func()        // the renewal the timer would run
-	Period  time.Duration // its period, as last set
-	Stopped bool
+	Renew     func()        // the renewal the timer would run
+	Period    time.Duration // its period, as last set
+	Stopped   bool
+	Scheduled int // the renewals scheduled: one at the start, one per Reset
 }
 
 // Reset records the period of the next renewal.
-func (r *RenewTimer) Reset(d time.Duration) bool { r.Period, r.Stopped = d, false; return true }
+func (r *RenewTimer) Reset(d time.Duration) bool {
+	r.Period, r.Stopped = d, false
+	r.Scheduled++
+	return true
+}
 
 // Stop records that no renewal is due.
 func (r *RenewTimer) Stop() bool { r.Stopped = true; return true }
@@ -27,7 +32,7 @@ func (r *RenewTimer) Stop() bool { r.Stopped = true; return true }
 func FakeRenewals(l *Limiter) <-chan *RenewTimer {
 	c := make(chan *RenewTimer, 16)
 	l.renewAfter = func(d time.Duration, f func()) renewTimer {
-		r := &RenewTimer{Renew: f, Period: d}
+		r := &RenewTimer{Renew: f, Period: d, Scheduled: 1}
 		c <- r
 		return r
 	}

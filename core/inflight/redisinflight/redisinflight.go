@@ -147,7 +147,16 @@ type Options struct {
 	// means 30 s. It must be a whole number of milliseconds, at least 1.
 	Lease time.Duration
 	// AutoRenew renews every held slot each Lease/3 (a timer per slot,
-	// no goroutine), so that a slot is lost only when its process stops.
+	// no goroutine), so that a slot is lost only when its process stops,
+	// or Redis stays unreachable until its lease is about to end: a
+	// renewal that fails is tried again halfway to the last instant one
+	// can still reach Redis in time (the lease's end, as this process
+	// reckons it, less 2 × Timeout, or less Lease/3 when that is shorter:
+	// keep Lease above 6 × Timeout), and no sooner than Lease/64 (1 ms at
+	// least) after the last try, so a few tries, never later than that
+	// instant. A lease lost (the renewal found it ended, or that instant
+	// passed) is told to OnError with an error wrapping [ErrLeaseLost],
+	// and renewals stop.
 	AutoRenew bool
 	// Timeout bounds every call to Redis; 0 means 100 ms.
 	Timeout time.Duration
@@ -218,6 +227,7 @@ type Limiter struct {
 	// renewAfter schedules AutoRenew's renewals: afterFunc, or a test's
 	// hook that runs them when the test says.
 	renewAfter func(time.Duration, func()) renewTimer
+	clock      func() time.Time // Options.Clock's Now, or time.Now
 
 	log         *slog.Logger
 	cancelled   atomic.Int64           // abandoned Acquires' leases cancelled (see Limiter.cancel)
@@ -296,12 +306,12 @@ func New(client redis.UniversalClient, limit int, opts Options) (*Limiter, error
 		line:  waitline.New(cmp.Or(opts.MaxWaiters, inflight.DefaultMaxWaiters), cmp.Or(opts.MaxWaiting, inflight.DefaultMaxWaiting), inflight.ErrQueueFull),
 		freed: make(map[string]chan struct{}), calls: make(chan struct{}, opts.MaxCalls), renewAfter: afterFunc,
 		errBusy: fmt.Errorf("redisinflight: %d calls to Redis outstanding: %w", opts.MaxCalls, errShed)}
-	now := time.Now
+	l.clock = time.Now
 	if opts.Clock != nil {
-		now = opts.Clock.Now
+		l.clock = opts.Clock.Now
 	}
 	l.br = circuit.New(circuit.Config{Failures: opts.Failures, Base: opts.ProbeInterval, Max: opts.ProbeMax,
-		Window: opts.Timeout, Soft: soft, Now: now})
+		Window: opts.Timeout, Soft: soft, Now: l.clock})
 	if opts.FailureMode == redisstore.FailLocal {
 		share := max(1, int(math.Ceil(float64(limit)*opts.LocalShare)))
 		local, err := inflight.NewMemory(share, inflight.MemoryOptions{})

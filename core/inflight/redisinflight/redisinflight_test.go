@@ -2,6 +2,7 @@ package redisinflight_test
 
 import (
 	"context"
+	"errors"
 	"runtime"
 	"sync"
 	"sync/atomic"
@@ -457,4 +458,118 @@ func TestAttackLimitersOfDifferentLimitsCountApart(t *testing.T) {
 	for _, s := range held {
 		require.NoError(t, s.Release(ctx))
 	}
+}
+
+// TestAttackAutoRenewSurvivesShortOutage: AutoRenew promises that a slot
+// is lost only when its process stops, while Redis is back before the
+// lease ends. Before, a failed renewal was tried again only a full
+// Lease/3 later: with Redis unreachable at the renewals of t0+1 s and
+// t0+2 s (a third of a 3 s lease) and back a full second before the
+// lease's end, the third renewal came at t0+3 s, the lease's end, and
+// another request took the slot: two in flight with a limit of 1. Now a
+// failed renewal is tried again halfway to the lease's end less
+// 2 × Timeout: at t0+1.9 s, then t0+2.35 s, which succeeds; the slot is
+// kept, and renewals go back to every Lease/3. The renewal timer and the
+// clock (the limiter's and its breaker's) are fakes: the test runs each
+// renewal at its instant.
+func TestAttackAutoRenewSurvivesShortOutage(t *testing.T) {
+	t.Parallel()
+	srv := redistest.Start(t)
+	proxy := faultproxy.Start(t, srv.Addr())
+	pc := redis.NewClient(&redis.Options{Addr: proxy.Addr(), ContextTimeoutEnabled: true, MaxRetries: -1})
+	t.Cleanup(func() { pc.Close() })
+	clk := coretest.NewClock(t0)
+	var lost atomic.Int64
+	opts := redisinflight.Options{Lease: 3 * time.Second, Timeout: 100 * time.Millisecond, AutoRenew: true, Clock: clk,
+		OnError: func(err error) {
+			if errors.Is(err, redisinflight.ErrLeaseLost) {
+				lost.Add(1)
+			}
+		}}
+	holder := newLimiter(t, pc, 1, opts)
+	timers := redisinflight.FakeRenewals(holder)
+	other := newLimiter(t, srv.Client(t), 1, redisinflight.Options{Lease: 3 * time.Second, Clock: clk})
+	ctx := context.Background()
+
+	s, err := holder.Acquire(ctx, "k") // the lease ends at t0+3s
+	require.NoError(t, err)
+	timer := within.Recv(t, timers, "the slot's renewal timer")
+	last := t0.Add(3*time.Second - 2*opts.Timeout) // the last instant a renewal surely arrives in time
+	at := t0.Add(timer.Period)
+
+	proxy.Refuse(true) // Redis unreachable from t0+1s ...
+	proxy.Drop()
+	for i := range 2 {
+		clk.Set(at)
+		timer.Renew() // fails: unreachable
+		require.Equal(t, i+2, timer.Scheduled, "a failed renewal is tried again")
+		require.Less(t, timer.Period, time.Second, "sooner than the period")
+		at = at.Add(timer.Period)
+		require.False(t, at.After(last), "tried again at %v, past the lease's end less 2 × Timeout", at.Sub(t0))
+	}
+	require.Equal(t, t0.Add(2350*time.Millisecond), at)
+	proxy.Refuse(false) // ... back at t0+2.35s, before the lease's end
+	clk.Set(at)
+	timer.Renew()
+	require.Equal(t, time.Second, timer.Period, "renewed: every Lease/3 again")
+	require.Zero(t, lost.Load())
+
+	clk.Set(t0.Add(3500 * time.Millisecond)) // past the first lease's end
+	_, err = other.Acquire(ctx, "k")
+	require.ErrorIs(t, err, inflight.ErrFull, "the holder's process never stopped and Redis was back in time: its slot is kept")
+	require.NoError(t, s.Release(ctx))
+}
+
+// TestAutoRenewReportsLostLease: when Redis stays unreachable until the
+// lease's end, AutoRenew tries a bounded number of times (8 for a 3 s
+// lease: halfway to the last useful instant each time, at least Lease/64
+// apart), never after the lease's end less 2 × Timeout, then stops and
+// tells OnError the lease is lost (an error wrapping ErrLeaseLost);
+// another request may then take the slot.
+func TestAutoRenewReportsLostLease(t *testing.T) {
+	t.Parallel()
+	srv := redistest.Start(t)
+	proxy := faultproxy.Start(t, srv.Addr())
+	pc := redis.NewClient(&redis.Options{Addr: proxy.Addr(), ContextTimeoutEnabled: true, MaxRetries: -1})
+	t.Cleanup(func() { pc.Close() })
+	clk := coretest.NewClock(t0)
+	var lost atomic.Int64
+	opts := redisinflight.Options{Lease: 3 * time.Second, Timeout: 100 * time.Millisecond, AutoRenew: true, Clock: clk,
+		OnError: func(err error) {
+			if errors.Is(err, redisinflight.ErrLeaseLost) {
+				lost.Add(1)
+			}
+		}}
+	holder := newLimiter(t, pc, 1, opts)
+	timers := redisinflight.FakeRenewals(holder)
+	ctx := context.Background()
+	s, err := holder.Acquire(ctx, "k")
+	require.NoError(t, err)
+	timer := within.Recv(t, timers, "the slot's renewal timer")
+	last := t0.Add(3*time.Second - 2*opts.Timeout)
+
+	proxy.Refuse(true)
+	proxy.Drop()
+	at, tries := t0.Add(timer.Period), 0
+	for scheduled := timer.Scheduled; tries < 64; tries++ {
+		require.False(t, at.After(last), "try %d at %v, past the lease's end less 2 × Timeout", tries, at.Sub(t0))
+		clk.Set(at)
+		timer.Renew()
+		if timer.Scheduled == scheduled {
+			break // not tried again
+		}
+		scheduled = timer.Scheduled
+		require.GreaterOrEqual(t, timer.Period, min(3*time.Second/64, last.Sub(at)), "a bounded rate")
+		at = at.Add(timer.Period)
+	}
+	require.Equal(t, 8, tries+1, "tries")
+	require.EqualValues(t, 1, lost.Load(), "the lost lease told to OnError, once")
+
+	proxy.Refuse(false)
+	clk.Set(t0.Add(3 * time.Second))
+	other := newLimiter(t, srv.Client(t), 1, redisinflight.Options{Lease: 3 * time.Second, Clock: clk})
+	o, err := other.Acquire(ctx, "k")
+	require.NoError(t, err, "the lease ended")
+	require.NoError(t, o.Release(ctx))
+	_ = s.Release(ctx)
 }

@@ -19,6 +19,7 @@ type lease struct {
 	mu    sync.Mutex
 	timer renewTimer // AutoRenew's
 	done  bool
+	ends  time.Time // the lease ends after this (l.clock): a Lease after its last taking or renewal was sent
 }
 
 // renewTimer is AutoRenew's timer of one lease: a *time.Timer, or a
@@ -31,9 +32,9 @@ type renewTimer interface {
 // afterFunc is time.AfterFunc as a renewTimer's maker.
 func afterFunc(d time.Duration, f func()) renewTimer { return time.AfterFunc(d, f) }
 
-// slot returns the Slot of a lease just taken.
-func (l *Limiter) slot(key, rk, member string) *inflight.Slot {
-	ls := &lease{l: l, key: key, rk: rk, id: member}
+// slot returns the Slot of a lease just taken by a script sent at sent.
+func (l *Limiter) slot(key, rk, member string, sent time.Time) *inflight.Slot {
+	ls := &lease{l: l, key: key, rk: rk, id: member, ends: sent.Add(l.opts.Lease)}
 	if l.opts.AutoRenew {
 		ls.mu.Lock() // the timer may fire before the assignment
 		ls.timer = l.renewAfter(l.opts.Lease/3, ls.autoRenew)
@@ -63,6 +64,7 @@ func (ls *lease) release(ctx context.Context) error {
 // renew extends the lease by Options.Lease from now.
 func (ls *lease) renew(ctx context.Context) error {
 	l := ls.l
+	sent := l.clock()
 	v, err := l.call(ctx, func(ctx context.Context) (any, error) {
 		return renewScript.Run(ctx, l.client, []string{ls.rk}, ls.id, l.leaseUS, l.now()).Result()
 	}, nil)
@@ -72,22 +74,58 @@ func (ls *lease) renew(ctx context.Context) error {
 	case v != int64(1):
 		return ErrLeaseLost
 	}
+	ls.mu.Lock()
+	if e := sent.Add(l.opts.Lease); e.After(ls.ends) {
+		ls.ends = e
+	}
+	ls.mu.Unlock()
 	return nil
 }
 
 // autoRenew renews the lease and schedules the next renewal, until the
-// slot is released or its lease is lost. A renewal that cannot reach
-// Redis is tried again at the next period.
+// slot is released or its lease is lost: Lease/3 after a renewal, sooner
+// after a failure (see retryAfter).
 func (ls *lease) autoRenew() {
+	l := ls.l
 	err := ls.renew(context.Background())
-	if err != nil && ls.l.opts.OnError != nil {
-		ls.l.opts.OnError(err)
+	if err != nil && !errors.Is(err, errShed) && l.opts.OnError != nil {
+		l.opts.OnError(err) // (not the renewals the breaker kept from Redis: see OnError)
 	}
 	ls.mu.Lock()
-	defer ls.mu.Unlock()
-	if !ls.done && err != ErrLeaseLost {
-		ls.timer.Reset(ls.l.opts.Lease / 3)
+	if ls.done || errors.Is(err, ErrLeaseLost) {
+		ls.mu.Unlock()
+		return
 	}
+	d, ok := l.opts.Lease/3, true
+	if err != nil {
+		d, ok = l.retryAfter(ls.ends.Sub(l.clock()))
+	}
+	if ok {
+		ls.timer.Reset(d)
+	}
+	ls.mu.Unlock()
+	if !ok && l.opts.OnError != nil {
+		l.opts.OnError(fmt.Errorf("redisinflight: renew: Redis unreachable until the lease's end: %w", ErrLeaseLost))
+	}
+}
+
+// retryAfter is when to try again a renewal that failed with left until
+// the lease ends: halfway to the last instant a renewal still reaches
+// Redis before that end (margin before it: 2 × Timeout, at most Lease/3),
+// no sooner than Lease/64 (1 ms at least: a bounded rate) and no later
+// than that instant; false once it has passed (the lease is as good as
+// lost).
+func (l *Limiter) retryAfter(left time.Duration) (time.Duration, bool) {
+	margin := l.opts.Lease / 3
+	if l.opts.Timeout < margin/2 {
+		margin = 2 * l.opts.Timeout
+	}
+	room := left - margin
+	if room <= 0 {
+		return 0, false
+	}
+	gap := max(l.opts.Lease/64, time.Millisecond)
+	return min(max(room/2, gap), room), true
 }
 
 // unavailable wraps err, an error of a round trip, in
