@@ -132,6 +132,10 @@ import (
 	"github.com/redis/go-redis/v9"
 )
 
+// maxLease bounds Options.Lease: a lease's end in microseconds since 1970,
+// a score in Lua's doubles, stays below 2^53 (exact) for centuries.
+const maxLease = 365 * 24 * time.Hour
+
 // ErrLeaseLost is returned by [inflight.Slot.Renew] when the slot's lease
 // had already ended: the slot may be another request's by now.
 var ErrLeaseLost = errors.New("redisinflight: lease already ended")
@@ -144,7 +148,9 @@ type Options struct {
 	// Prefixes.
 	Prefix string
 	// Lease is how long a slot is held without a release or renewal; 0
-	// means 30 s. It must be a whole number of milliseconds, at least 1.
+	// means 30 s. It must be a whole number of milliseconds, at least 1
+	// and at most a year (8,760 h: the scripts' scores, microseconds in
+	// Lua's doubles, stay exact).
 	Lease time.Duration
 	// AutoRenew renews every held slot each Lease/3 (a timer per slot,
 	// no goroutine), so that a slot is lost only when its process stops,
@@ -158,7 +164,8 @@ type Options struct {
 	// passed) is told to OnError with an error wrapping [ErrLeaseLost],
 	// and renewals stop.
 	AutoRenew bool
-	// Timeout bounds every call to Redis; 0 means 100 ms.
+	// Timeout bounds every call to Redis; 0 means 100 ms. It must be at
+	// most an hour.
 	Timeout time.Duration
 	// Clock, when set, is read instead of Redis TIME (managed Redis that
 	// forbids TIME in scripts; tests with a fake clock). Every process
@@ -189,14 +196,15 @@ type Options struct {
 	// a stall holds at most that many goroutines.
 	MaxCalls int
 	// Failures is how many consecutive missed deadlines open the circuit
-	// breaker; 0 means 3.
+	// breaker; 0 means 3. It must be at most 2,147,483,647.
 	Failures int
 	// ProbeInterval is how long the open breaker waits before its first
 	// trial (jittered to between half of it and all of it); 0 means
 	// 100 ms.
 	ProbeInterval time.Duration
 	// ProbeMax bounds the wait, which doubles after each failed trial; 0
-	// means 800 ms, or ProbeInterval when that is longer.
+	// means 800 ms, or ProbeInterval when that is longer. It must be at
+	// most an hour.
 	ProbeMax time.Duration
 	// OnError, when set, is told of every Redis error met (synchronously,
 	// keep it short), including those the failure mode answers; not of
@@ -279,14 +287,18 @@ func New(client redis.UniversalClient, limit int, opts Options) (*Limiter, error
 		opts.PollInterval = 50 * time.Millisecond
 	}
 	if opts.MaxCalls == 0 {
-		opts.MaxCalls = 4 * poolSize(client)
+		opts.MaxCalls = 4 * min(poolSize(client), math.MaxInt/4)
 	}
 	if err := circuit.Defaults(&opts.Failures, &opts.ProbeInterval, &opts.ProbeMax); err != nil {
 		return nil, fmt.Errorf("redisinflight: %w: %w", err, core.ErrInvalidConfig)
 	}
 	switch {
-	case opts.Lease < time.Millisecond || opts.Lease%time.Millisecond != 0:
-		return nil, fmt.Errorf("redisinflight: Lease %v is not a whole number of milliseconds ≥ 1: %w", opts.Lease, core.ErrInvalidConfig)
+	case opts.Lease < time.Millisecond || opts.Lease%time.Millisecond != 0 || opts.Lease > maxLease:
+		return nil, fmt.Errorf("redisinflight: Lease %v is not a whole number of milliseconds in [1 ms, %v]: %w", opts.Lease, maxLease, core.ErrInvalidConfig)
+	case opts.Timeout > time.Hour, opts.ProbeMax > time.Hour:
+		return nil, fmt.Errorf("redisinflight: Timeout %v or ProbeMax %v above an hour: %w", opts.Timeout, opts.ProbeMax, core.ErrInvalidConfig)
+	case opts.Failures > math.MaxInt32:
+		return nil, fmt.Errorf("redisinflight: Failures %d above %d: %w", opts.Failures, math.MaxInt32, core.ErrInvalidConfig)
 	case opts.Timeout < 0, opts.PollInterval < 0, opts.MaxWaiters < 0, opts.MaxWaiting < 0, opts.MaxCalls < 0:
 		return nil, fmt.Errorf("redisinflight: negative option: %w", core.ErrInvalidConfig)
 	case !(opts.LocalShare > 0 && opts.LocalShare <= 1):
@@ -313,7 +325,10 @@ func New(client redis.UniversalClient, limit int, opts Options) (*Limiter, error
 	l.br = circuit.New(circuit.Config{Failures: opts.Failures, Base: opts.ProbeInterval, Max: opts.ProbeMax,
 		Window: opts.Timeout, Soft: soft, Now: l.clock})
 	if opts.FailureMode == redisstore.FailLocal {
-		share := max(1, int(math.Ceil(float64(limit)*opts.LocalShare)))
+		share := limit // ⌈limit × LocalShare⌉, which float64 → int would wrap for a limit near math.MaxInt
+		if f := math.Ceil(float64(limit) * opts.LocalShare); f < float64(limit) {
+			share = max(1, int(f))
+		}
 		local, err := inflight.NewMemory(share, inflight.MemoryOptions{})
 		if err != nil {
 			return nil, err

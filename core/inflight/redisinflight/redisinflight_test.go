@@ -3,6 +3,7 @@ package redisinflight_test
 import (
 	"context"
 	"errors"
+	"math"
 	"runtime"
 	"sync"
 	"sync/atomic"
@@ -69,12 +70,49 @@ func TestNewRefusesBadConfig(t *testing.T) {
 		"negative calls":           {1, redisinflight.Options{MaxCalls: -1}},
 		"negative failures":        {1, redisinflight.Options{Failures: -1}},
 		"probe max below interval": {1, redisinflight.Options{ProbeInterval: time.Second, ProbeMax: time.Millisecond}},
+		"lease above a year":       {1, redisinflight.Options{Lease: 365*24*time.Hour + time.Millisecond}},
+		"lease max duration":       {1, redisinflight.Options{Lease: math.MaxInt64 / time.Millisecond * time.Millisecond}},
+		"timeout above an hour":    {1, redisinflight.Options{Timeout: time.Hour + 1}},
+		"timeout max duration":     {1, redisinflight.Options{Timeout: math.MaxInt64}},
+		"probe max above an hour":  {1, redisinflight.Options{ProbeMax: time.Hour + 1}},
+		"probe interval max":       {1, redisinflight.Options{ProbeInterval: math.MaxInt64}},
+		"failures above int32":     {1, redisinflight.Options{Failures: math.MaxInt32 + 1}},
+		"negative poll interval":   {1, redisinflight.Options{PollInterval: -1}},
+		"negative waiting":         {1, redisinflight.Options{MaxWaiting: -1}},
+		"negative share":           {1, redisinflight.Options{LocalShare: -0.5}},
+		"NaN share":                {1, redisinflight.Options{LocalShare: math.NaN()}},
 	} {
 		_, err := redisinflight.New(c, tc.limit, tc.opts)
 		require.ErrorIs(t, err, core.ErrInvalidConfig, name)
 	}
 	_, err := redisinflight.New((*redis.Client)(nil), 1, redisinflight.Options{})
 	require.ErrorIs(t, err, core.ErrInvalidConfig)
+}
+
+// TestNewAcceptsHugeBounds: the largest values of every numeric option
+// are accepted without a panic or an allocation of their size (MaxCalls'
+// tokens, the wait lines' bounds allocate nothing ahead), and a limit of
+// math.MaxInt under FailLocal grants as many local slots: before,
+// ⌈limit × LocalShare⌉ wrapped to math.MinInt in the float64 → int
+// conversion and the local limiter granted 1 slot per key.
+func TestNewAcceptsHugeBounds(t *testing.T) {
+	c := redis.NewClient(&redis.Options{Addr: "127.0.0.1:1", MaxRetries: -1}) // refused: FailLocal decides
+	defer c.Close()
+	l, err := redisinflight.New(c, math.MaxInt, redisinflight.Options{Lease: 365 * 24 * time.Hour, Timeout: time.Hour,
+		ProbeInterval: time.Hour, ProbeMax: time.Hour, Failures: math.MaxInt32, MaxCalls: math.MaxInt,
+		MaxWaiters: math.MaxInt, MaxWaiting: math.MaxInt, PollInterval: math.MaxInt64, LocalShare: 1,
+		FailureMode: redisstore.FailLocal})
+	require.NoError(t, err)
+	ctx := context.Background()
+	var held []*inflight.Slot
+	for range 3 {
+		s, err := l.Acquire(ctx, "k")
+		require.NoError(t, err, "a local slot of math.MaxInt")
+		held = append(held, s)
+	}
+	for _, s := range held {
+		require.NoError(t, s.Release(ctx))
+	}
 }
 
 // Test400GoroutinesAgainst8: rounds of 400 concurrent Acquires, nobody
