@@ -311,7 +311,7 @@ func TestAttackAbandonedAcquireLeavesNoLease(t *testing.T) {
 }
 
 // TestAttackTimedOutAcquireLeavesNoLease: a Redis a little slower than
-// Timeout (a round trip of at least 60 ms against 50 ms) answers no
+// Timeout (a round trip of at least 30 ms against 20 ms) answers no
 // Acquire in time, and each is decided by the failure mode (503, a slot
 // that holds nothing, a local slot), while its script takes a lease.
 // Before, that lease stayed for the whole Lease (30 s here): the idle key
@@ -331,14 +331,17 @@ func TestAttackTimedOutAcquireLeavesNoLease(t *testing.T) {
 			t.Cleanup(func() { pc.Close() })
 			clk := coretest.NewClock(t0)
 			var errs atomic.Int64
-			l := newLimiter(t, pc, 2, redisinflight.Options{Clock: clk, Lease: 30 * time.Second, Timeout: 50 * time.Millisecond,
+			// A short Timeout, so that the cancellation's bound, a round
+			// trip's (1 s), dwarfs the few round trips it needs.
+			l := newLimiter(t, pc, 2, redisinflight.Options{Clock: clk, Lease: 30 * time.Second, Timeout: 20 * time.Millisecond,
 				FailureMode: mode, OnError: func(error) { errs.Add(1) }})
 			bg := context.Background()
-			s, err := l.Acquire(bg, "warm")
+			warm := newLimiter(t, pc, 2, redisinflight.Options{}) // the script loaded, a connection open
+			s, err := warm.Acquire(bg, "warm")
 			require.NoError(t, err)
 			require.NoError(t, s.Release(bg))
 
-			proxy.SetLatency(30 * time.Millisecond) // a round trip of 60 ms or more: every reply late
+			proxy.SetLatency(15 * time.Millisecond) // a round trip of 30 ms or more: every reply late
 			s, err = l.Acquire(bg, "k")
 			if mode == redisstore.FailClosed {
 				require.ErrorIs(t, err, redisstore.ErrUnavailable, "the caller got no slot (503)")

@@ -506,8 +506,10 @@ func TestAttackLimitersOfDifferentLimitsCountApart(t *testing.T) {
 // lease's end, the third renewal came at t0+3 s, the lease's end, and
 // another request took the slot: two in flight with a limit of 1. Now a
 // failed renewal is tried again halfway to the lease's end less
-// 2 × Timeout: at t0+1.9 s, then t0+2.35 s, which succeeds; the slot is
-// kept, and renewals go back to every Lease/3. The renewal timer and the
+// 2 × Timeout: here (a 2 min lease, a Timeout of 10 s: generous, no
+// verdict depends on it) the renewal of t0+40 s fails, then that of
+// t0+70 s, and that of t0+85 s succeeds; the slot is kept, and renewals
+// go back to every Lease/3. The renewal timer and the
 // clock (the limiter's and its breaker's) are fakes: the test runs each
 // renewal at its instant.
 func TestAttackAutoRenewSurvivesShortOutage(t *testing.T) {
@@ -518,7 +520,7 @@ func TestAttackAutoRenewSurvivesShortOutage(t *testing.T) {
 	t.Cleanup(func() { pc.Close() })
 	clk := coretest.NewClock(t0)
 	var lost atomic.Int64
-	opts := redisinflight.Options{Lease: 3 * time.Second, Timeout: 100 * time.Millisecond, AutoRenew: true, Clock: clk,
+	opts := redisinflight.Options{Lease: 2 * time.Minute, Timeout: 10 * time.Second, AutoRenew: true, Clock: clk,
 		OnError: func(err error) {
 			if errors.Is(err, redisinflight.ErrLeaseLost) {
 				lost.Add(1)
@@ -526,41 +528,41 @@ func TestAttackAutoRenewSurvivesShortOutage(t *testing.T) {
 		}}
 	holder := newLimiter(t, pc, 1, opts)
 	timers := redisinflight.FakeRenewals(holder)
-	other := newLimiter(t, srv.Client(t), 1, redisinflight.Options{Lease: 3 * time.Second, Clock: clk})
+	other := newLimiter(t, srv.Client(t), 1, redisinflight.Options{Lease: 2 * time.Minute, Clock: clk})
 	ctx := context.Background()
 
-	s, err := holder.Acquire(ctx, "k") // the lease ends at t0+3s
+	s, err := holder.Acquire(ctx, "k") // the lease ends at t0+2min
 	require.NoError(t, err)
 	timer := within.Recv(t, timers, "the slot's renewal timer")
-	last := t0.Add(3*time.Second - 2*opts.Timeout) // the last instant a renewal surely arrives in time
+	last := t0.Add(opts.Lease - 2*opts.Timeout) // the last instant a renewal surely arrives in time
 	at := t0.Add(timer.Period)
 
-	proxy.Refuse(true) // Redis unreachable from t0+1s ...
+	proxy.Refuse(true) // Redis unreachable from t0+40s ...
 	proxy.Drop()
 	for i := range 2 {
 		clk.Set(at)
 		timer.Renew() // fails: unreachable
 		require.Equal(t, i+2, timer.Scheduled, "a failed renewal is tried again")
-		require.Less(t, timer.Period, time.Second, "sooner than the period")
+		require.Less(t, timer.Period, opts.Lease/3, "sooner than the period")
 		at = at.Add(timer.Period)
 		require.False(t, at.After(last), "tried again at %v, past the lease's end less 2 × Timeout", at.Sub(t0))
 	}
-	require.Equal(t, t0.Add(2350*time.Millisecond), at)
-	proxy.Refuse(false) // ... back at t0+2.35s, before the lease's end
+	require.Equal(t, t0.Add(85*time.Second), at)
+	proxy.Refuse(false) // ... back at t0+85s, before the lease's end
 	clk.Set(at)
 	timer.Renew()
-	require.Equal(t, time.Second, timer.Period, "renewed: every Lease/3 again")
+	require.Equal(t, opts.Lease/3, timer.Period, "renewed: every Lease/3 again")
 	require.Zero(t, lost.Load())
 
-	clk.Set(t0.Add(3500 * time.Millisecond)) // past the first lease's end
+	clk.Set(t0.Add(2*time.Minute + time.Second)) // past the first lease's end
 	_, err = other.Acquire(ctx, "k")
 	require.ErrorIs(t, err, inflight.ErrFull, "the holder's process never stopped and Redis was back in time: its slot is kept")
 	require.NoError(t, s.Release(ctx))
 }
 
 // TestAutoRenewReportsLostLease: when Redis stays unreachable until the
-// lease's end, AutoRenew tries a bounded number of times (8 for a 3 s
-// lease: halfway to the last useful instant each time, at least Lease/64
+// lease's end, AutoRenew tries a bounded number of times (7 for a 2 min
+// lease and a Timeout of 10 s: halfway to the last useful instant each time, at least Lease/64
 // apart), never after the lease's end less 2 × Timeout, then stops and
 // tells OnError the lease is lost (an error wrapping ErrLeaseLost);
 // another request may then take the slot.
@@ -572,7 +574,7 @@ func TestAutoRenewReportsLostLease(t *testing.T) {
 	t.Cleanup(func() { pc.Close() })
 	clk := coretest.NewClock(t0)
 	var lost atomic.Int64
-	opts := redisinflight.Options{Lease: 3 * time.Second, Timeout: 100 * time.Millisecond, AutoRenew: true, Clock: clk,
+	opts := redisinflight.Options{Lease: 2 * time.Minute, Timeout: 10 * time.Second, AutoRenew: true, Clock: clk,
 		OnError: func(err error) {
 			if errors.Is(err, redisinflight.ErrLeaseLost) {
 				lost.Add(1)
@@ -584,7 +586,7 @@ func TestAutoRenewReportsLostLease(t *testing.T) {
 	s, err := holder.Acquire(ctx, "k")
 	require.NoError(t, err)
 	timer := within.Recv(t, timers, "the slot's renewal timer")
-	last := t0.Add(3*time.Second - 2*opts.Timeout)
+	last := t0.Add(opts.Lease - 2*opts.Timeout)
 
 	proxy.Refuse(true)
 	proxy.Drop()
@@ -597,15 +599,15 @@ func TestAutoRenewReportsLostLease(t *testing.T) {
 			break // not tried again
 		}
 		scheduled = timer.Scheduled
-		require.GreaterOrEqual(t, timer.Period, min(3*time.Second/64, last.Sub(at)), "a bounded rate")
+		require.GreaterOrEqual(t, timer.Period, min(opts.Lease/64, last.Sub(at)), "a bounded rate")
 		at = at.Add(timer.Period)
 	}
-	require.Equal(t, 8, tries+1, "tries")
+	require.Equal(t, 7, tries+1, "tries")
 	require.EqualValues(t, 1, lost.Load(), "the lost lease told to OnError, once")
 
 	proxy.Refuse(false)
-	clk.Set(t0.Add(3 * time.Second))
-	other := newLimiter(t, srv.Client(t), 1, redisinflight.Options{Lease: 3 * time.Second, Clock: clk})
+	clk.Set(t0.Add(opts.Lease))
+	other := newLimiter(t, srv.Client(t), 1, redisinflight.Options{Lease: 2 * time.Minute, Clock: clk})
 	o, err := other.Acquire(ctx, "k")
 	require.NoError(t, err, "the lease ended")
 	require.NoError(t, o.Release(ctx))
