@@ -1,12 +1,15 @@
 package redisstore_test
 
 import (
+	"math"
 	"testing"
+	"time"
 
 	"github.com/floodgate-go/floodgate/core"
 	"github.com/floodgate-go/floodgate/core/redisstore"
 	"github.com/redis/go-redis/v9"
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // New and Bind refuse nil, typed-nil and zero essentials with an error
@@ -29,4 +32,26 @@ func TestConstructorsRefuseNilAndZero(t *testing.T) {
 	} {
 		assert.ErrorIs(t, build(), core.ErrInvalidConfig, name)
 	}
+}
+
+// TestNewRefusesOutOfRangeOptions: options past what the store's
+// arithmetic holds are refused at construction, as redisinflight's are: a
+// Timeout of math.MaxInt64 was accepted (4 × Timeout, the bound on a
+// Cluster's reads, overflowed), Failures above 2^31-1 wrapped in the
+// breaker's int32, a ProbeMax near math.MaxInt64 overflowed its doubling.
+func TestNewRefusesOutOfRangeOptions(t *testing.T) {
+	t.Parallel()
+	c := redis.NewClient(&redis.Options{Addr: "127.0.0.1:1"})
+	t.Cleanup(func() { _ = c.Close() })
+	for name, o := range map[string]redisstore.Options{
+		"Timeout":  {Timeout: math.MaxInt64},
+		"Failures": {Failures: math.MaxInt32 + 1},
+		"ProbeMax": {ProbeMax: math.MaxInt64},
+	} {
+		_, err := redisstore.New(c, o)
+		assert.ErrorIs(t, err, core.ErrInvalidConfig, name)
+	}
+	s, err := redisstore.New(c, redisstore.Options{Timeout: time.Hour, Failures: math.MaxInt32, ProbeMax: time.Hour})
+	require.NoError(t, err, "the largest accepted")
+	require.NoError(t, s.Close())
 }

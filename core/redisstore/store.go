@@ -306,7 +306,8 @@ type Options struct {
 	Prefix string
 	// Timeout bounds every decision, queueing included; 0 means 100 ms
 	// (a cross-zone round trip of 20–40 ms with room to spare). It must be
-	// above the round trip to Redis: see [Store.Check].
+	// above the round trip to Redis (see [Store.Check]) and at most an
+	// hour.
 	Timeout time.Duration
 	// CallerClock makes the scripts use Request.Now (the limiter's clock)
 	// instead of Redis TIME.
@@ -462,6 +463,9 @@ func New(client redis.UniversalClient, opts Options) (*Store, error) {
 	switch {
 	case opts.Timeout < 0, opts.ExpirySlack < 0, opts.MaxBatch < 0, opts.Pipelines < 0:
 		return nil, fmt.Errorf("redisstore: negative option: %w", core.ErrInvalidConfig)
+	case opts.Timeout > circuit.MaxProbe:
+		// The bound on a Cluster's reads is 4 × Timeout (redisbound).
+		return nil, fmt.Errorf("redisstore: Timeout %v above %v: %w", opts.Timeout, circuit.MaxProbe, core.ErrInvalidConfig)
 	case !(opts.LocalShare > 0 && opts.LocalShare <= 1):
 		return nil, fmt.Errorf("redisstore: LocalShare %v must be in (0, 1]: %w", opts.LocalShare, core.ErrInvalidConfig)
 	case opts.FailureMode > FailLocal:

@@ -3,14 +3,24 @@ package circuit
 import (
 	"errors"
 	"fmt"
+	"math"
 	"time"
+)
+
+// MaxFailures and MaxProbe bound Failures and ProbeMax (and so
+// ProbeInterval).
+const (
+	MaxFailures = math.MaxInt32
+	MaxProbe    = time.Hour
 )
 
 // Defaults fills the breaker options of a Redis client's Options left at
 // zero (Failures 3, ProbeInterval 100 ms, ProbeMax 800 ms or
 // ProbeInterval when that is longer) and checks them: an error for a
-// negative one or a ProbeMax below ProbeInterval. The caller wraps it in
-// its own name and core.ErrInvalidConfig.
+// negative one, a ProbeMax below ProbeInterval, or one past what the
+// breaker holds (Failures in an int32, a doubled wait in a Duration:
+// MaxFailures, MaxProbe). The caller wraps it in its own name and
+// core.ErrInvalidConfig.
 func Defaults(failures *int, probeInterval, probeMax *time.Duration) error {
 	if *failures == 0 {
 		*failures = 3
@@ -26,6 +36,8 @@ func Defaults(failures *int, probeInterval, probeMax *time.Duration) error {
 		return errors.New("negative Failures, ProbeInterval or ProbeMax")
 	case *probeMax < *probeInterval:
 		return fmt.Errorf("ProbeMax %v below ProbeInterval %v", *probeMax, *probeInterval)
+	case *failures > MaxFailures || *probeMax > MaxProbe:
+		return fmt.Errorf("Failures %d above %d or ProbeMax %v above %v", *failures, MaxFailures, *probeMax, MaxProbe)
 	}
 	return nil
 }
