@@ -10,6 +10,7 @@ import (
 
 	"github.com/floodgate-go/floodgate/core"
 	"github.com/floodgate-go/floodgate/headers"
+	"github.com/floodgate-go/floodgate/internal/routepath"
 	"github.com/floodgate-go/floodgate/internal/seconds"
 	"github.com/floodgate-go/floodgate/keyfunc"
 )
@@ -119,7 +120,7 @@ type limited struct {
 }
 
 func (h *limited) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	if h.mux != nil && r.Pattern == "" && r.URL != nil && (!h.preflightsOnly || isOptions(r.Method)) {
+	if h.mux != nil && r.Pattern == "" && r.URL != nil && (!h.preflightsOnly || routepath.IsOptions(r.Method)) {
 		// The pattern the application's mux will serve r with, as it
 		// sets it itself when it dispatches r: the Selector's best
 		// guide to the handler r reaches (see Routes), the key's

@@ -11,6 +11,14 @@ import "github.com/floodgate-go/floodgate/core"
 //
 //	http.ListenAndServe(addr, middleware.MustPerIP("100/min").Handler(mux))
 //
+// Every request of a client counts in its one bucket, whatever its method.
+// A CORS preflight does too when it reaches a handler serving OPTIONS, as
+// r.Pattern tells (set by Handler wrapping the *http.ServeMux, or by the
+// mux routing to the handler PerIP wraps): a pattern without a method or
+// listing OPTIONS. A preflight the mux answers itself (404, 405), or that
+// no pattern describes (Handler wrapping another handler), is limited as
+// strictly in a bucket of its own (see [Preflight]).
+//
 // PerIP reads no forwarding header: behind a proxy or a load balancer every
 // request would come from the proxy's address. There, give [New] a key
 // from keyfunc.ClientIP with the proxies' networks or hop count.

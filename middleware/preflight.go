@@ -5,7 +5,6 @@ import (
 	"net/http"
 	"strings"
 
-	"github.com/floodgate-go/floodgate/internal/httpsyntax"
 	"github.com/floodgate-go/floodgate/internal/routepath"
 )
 
@@ -76,13 +75,13 @@ type ownRouter interface {
 
 // selectLimiter is sel.Select with the Preflight mode applied.
 func (m *Middleware) selectLimiter(r *http.Request, route string) (Limiter, string, error) {
-	if o, ok := m.sel.(one); ok && (m.opts.Preflight == PreflightAsOptions || !isOptions(r.Method)) {
+	if o, ok := m.sel.(one); ok && (m.opts.Preflight == PreflightAsOptions || !routepath.IsOptions(r.Method)) {
 		return o.l, "", nil // o.Select's answer, without the dynamic call
 	}
 	if m.opts.Preflight == PreflightAsOptions {
 		return m.sel.Select(r, route)
 	}
-	method, ok := preflightMethod(r)
+	method, ok := routepath.Preflight(r)
 	if !ok {
 		return m.sel.Select(r, route)
 	}
@@ -119,34 +118,4 @@ func servesMethod(p, method string) bool {
 		return true // a pattern without a method serves every method
 	}
 	return listed(p[:i], method)
-}
-
-// preflightMethod returns the method a CORS preflight announces, upper
-// case, and whether r is a preflight: OPTIONS with an Origin and a valid
-// Access-Control-Request-Method.
-func preflightMethod(r *http.Request) (string, bool) {
-	if !isOptions(r.Method) || len(r.Header["Origin"]) == 0 {
-		return "", false
-	}
-	v := r.Header["Access-Control-Request-Method"]
-	if len(v) != 1 || !httpsyntax.IsToken(v[0]) {
-		return "", false
-	}
-	return routepath.Method(v[0]), true
-}
-
-// isOptions reports whether method is OPTIONS in any ASCII case, as
-// routepath.Method reads methods (Unicode folding would take "OPTIONſ" for
-// one), without allocating.
-func isOptions(method string) bool {
-	const want = http.MethodOptions
-	if len(method) != len(want) {
-		return false
-	}
-	for i := 0; i < len(want); i++ {
-		if c := method[i]; c != want[i] && c != want[i]+'a'-'A' {
-			return false
-		}
-	}
-	return true
 }

@@ -3,9 +3,12 @@ package chilimit
 import (
 	"fmt"
 	"net/http"
+	"sync"
 
 	"github.com/floodgate-go/floodgate/core"
+	"github.com/floodgate-go/floodgate/internal/routepath"
 	"github.com/floodgate-go/floodgate/middleware"
+	"github.com/go-chi/chi/v5"
 )
 
 // PerIP returns chi middleware that limits each client IP to rate, in the
@@ -17,11 +20,14 @@ import (
 //	r.Use(chilimit.MustPerIP("100/min"))
 //
 // Mounted with the root router's Use it limits every request, 404s and
-// 405s included; one limit covers every method, so HEAD counts as GET, and
-// CORS preflights are limited in a bucket of their own (see
-// middleware.Preflight). It reads no forwarding header: behind a proxy,
-// give middleware.New a key from keyfunc.ClientIP and mount it with
-// [LimitMux].
+// 405s included; one limit covers every method, so HEAD counts as GET. A
+// CORS preflight is counted in the client's bucket too when it reaches a
+// handler serving OPTIONS (Handle's, Options', a Mount's), which it finds
+// as [LimitMux] does, before chi routes; one that chi answers itself (no
+// route of its path serves OPTIONS) is limited as strictly in a bucket of
+// its own (see middleware.Preflight). It reads no forwarding header:
+// behind a proxy, give middleware.New a key from keyfunc.ClientIP and
+// mount it with [LimitMux].
 //
 // An invalid rate is an error wrapping core.ErrInvalidConfig.
 func PerIP(rate string, opts ...core.Option) (func(http.Handler) http.Handler, error) {
@@ -29,7 +35,39 @@ func PerIP(rate string, opts ...core.Option) (func(http.Handler) http.Handler, e
 	if err != nil {
 		return nil, fmt.Errorf("chilimit: %w", err)
 	}
-	return m.Handler, nil
+	pool := sync.Pool{New: func() any { return chi.NewRouteContext() }}
+	return func(next http.Handler) http.Handler {
+		h := m.Handler(next)
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if _, ok := routepath.Preflight(r); ok {
+				if pattern := reachesOptions(&pool, r); pattern != "" {
+					// It reaches a handler serving OPTIONS: decided as the
+					// OPTIONS request it is, in the client's bucket (see
+					// middleware.Preflight).
+					serve(m, w, r, pattern, http.MethodOptions+" "+pattern, next)
+					return
+				}
+			}
+			h.ServeHTTP(w, r)
+		})
+	}, nil
+}
+
+// reachesOptions returns the pattern of the route whose handler r, an
+// OPTIONS request, reaches by its own method on the root router (as
+// LimitMux finds it, before chi routes), "" for none.
+func reachesOptions(pool *sync.Pool, r *http.Request) string {
+	rctx := chi.RouteContext(r.Context())
+	if rctx == nil || rctx.Routes == nil {
+		return ""
+	}
+	sc := pool.Get().(*chi.Context)
+	pattern, reached := find(rctx.Routes, sc, r)
+	pool.Put(sc)
+	if reached == "" {
+		return ""
+	}
+	return pattern
 }
 
 // MustPerIP is like [PerIP] but panics, with PerIP's error, if rate is

@@ -20,6 +20,20 @@ func TestPerIPCountsEveryRequest(t *testing.T) {
 	stacktest.CheckPerIPCountsEveryRequest(t, r, http.StatusMethodNotAllowed)
 }
 
+// A preflight reaching a handler serving OPTIONS (Handle's, Options') is
+// counted in the client's bucket, though chi has not routed it when the
+// one-liner runs: before, it got a bucket of its own, a second budget.
+func TestPerIPPreflightReachingHandler(t *testing.T) {
+	stacktest.CheckPerIPPreflights(t, func(h http.Handler) http.Handler {
+		r := chi.NewRouter()
+		r.Use(chilimit.MustPerIP("1/hour"))
+		r.Handle("/any", h)
+		r.Method(http.MethodOptions, "/opt", h)
+		r.Method(http.MethodGet, "/get", h)
+		return r
+	})
+}
+
 // An invalid rate is PerIP's error, naming the column; MustPerIP panics
 // with it when the router is built.
 func TestPerIPInvalidRate(t *testing.T) {

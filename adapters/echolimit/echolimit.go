@@ -29,8 +29,10 @@ package echolimit
 
 import (
 	"fmt"
+	"net/http"
 
 	"github.com/floodgate-go/floodgate/internal/keyrequest"
+	"github.com/floodgate-go/floodgate/internal/routepath"
 	"github.com/floodgate-go/floodgate/middleware"
 	"github.com/labstack/echo/v4"
 )
@@ -90,10 +92,12 @@ func limit(m *middleware.Middleware, routes bool) echo.MiddlewareFunc {
 }
 
 // limiter is a Limit or a PerIP: tables is nil for PerIP, whose m reads
-// neither c.Set values nor routes.
+// neither c.Set values nor routes; options then tells the preflights that
+// reach a handler of their own method.
 type limiter struct {
-	m      *middleware.Middleware
-	tables *tables
+	m       *middleware.Middleware
+	tables  *tables
+	options tables
 }
 
 // serve decides c's request and, when it is admitted, serves it with next.
@@ -103,6 +107,11 @@ func (l *limiter) serve(c echo.Context, next echo.HandlerFunc) error {
 	if l.tables != nil {
 		route, methods = l.tables.route(c)
 		r = withValues(c)
+	} else if _, ok := routepath.Preflight(r); ok && l.options.servesOptions(c) {
+		// PerIP: echo routed the preflight to a handler of its own
+		// method, decided as the OPTIONS request it is (see
+		// middleware.Preflight).
+		methods = http.MethodOptions + " " + route
 	}
 	saved := r.Pattern
 	if methods != "" {

@@ -1,6 +1,8 @@
 package echolimit
 
 import (
+	"net/http"
+
 	"github.com/floodgate-go/floodgate/internal/routemethods"
 	"github.com/labstack/echo/v4"
 )
@@ -21,12 +23,7 @@ func (t *tables) route(c echo.Context) (template, methods string) {
 		return c.Path(), ""
 	}
 	r := c.Request()
-	router := e.Router()
-	if rs := e.Routers(); len(rs) > 0 {
-		if h, ok := rs[r.Host]; ok { // as echo picks the router
-			router = h
-		}
-	}
+	router := routerOf(e, r)
 	template = c.Path()
 	routed := template != ""
 	if !routed {
@@ -40,6 +37,31 @@ func (t *tables) route(c echo.Context) (template, methods string) {
 		template = ""
 	}
 	return template, methods
+}
+
+// servesOptions reports whether echo routed c's request, an OPTIONS
+// request, to a handler of an OPTIONS route (one of Any's included), not
+// to the answer echo gives a path without one (405, or its automatic
+// OPTIONS answer) or to a not-found handler: what the router lists at
+// c.Path().
+func (t *tables) servesOptions(c echo.Context) bool {
+	e, template := c.Echo(), c.Path()
+	if e == nil || template == "" {
+		return false
+	}
+	r := c.Request()
+	router := routerOf(e, r)
+	return t.Of(router, routes).Serves(template, r.Method)
+}
+
+// routerOf returns the router e routes r with.
+func routerOf(e *echo.Echo, r *http.Request) *echo.Router {
+	if rs := e.Routers(); len(rs) > 0 {
+		if h, ok := rs[r.Host]; ok { // as echo picks the router
+			return h
+		}
+	}
+	return e.Router()
 }
 
 // find returns the template router finds for method and path, "" for none.

@@ -18,10 +18,14 @@ import (
 //	e.Use(echolimit.MustPerIP("100/min"))
 //
 // Mounted with e.Use it limits every request, unrouted ones included; one
-// limit covers every method, so HEAD counts as GET, and CORS preflights
-// are limited in a bucket of their own (see middleware.Preflight). Behind
-// a proxy, give middleware.New a key from keyfunc.ClientIP (or [RealIP])
-// and mount it with [Limit].
+// limit covers every method, so HEAD counts as GET. A CORS preflight that
+// echo routes to a handler of an OPTIONS route (Any's included) is
+// counted in the client's bucket too; one that echo answers itself (404,
+// 405, its automatic OPTIONS answer) or gives a RouteNotFound handler is
+// limited as strictly in a bucket of its own (see middleware.Preflight).
+// Mounted with e.Pre, before echo routes, it limits every preflight so.
+// Behind a proxy, give middleware.New a key from keyfunc.ClientIP (or
+// [RealIP]) and mount it with [Limit].
 //
 // An invalid rate is an error wrapping core.ErrInvalidConfig.
 func PerIP(rate string, opts ...core.Option) (echo.MiddlewareFunc, error) {

@@ -20,6 +20,21 @@ func TestPerIPCountsEveryRequest(t *testing.T) {
 	stacktest.CheckPerIPCountsEveryRequest(t, e, http.StatusMethodNotAllowed)
 }
 
+// A preflight echo routes to a handler (Any's, OPTIONS') is counted in the
+// client's bucket, and one echo answers itself (its automatic OPTIONS
+// answer for /get) is not: before, every preflight got a bucket of its
+// own, a second budget.
+func TestPerIPPreflightReachingHandler(t *testing.T) {
+	stacktest.CheckPerIPPreflights(t, func(h http.Handler) http.Handler {
+		e := echo.New()
+		e.Use(echolimit.MustPerIP("1/hour"))
+		e.Any("/any", echo.WrapHandler(h))
+		e.OPTIONS("/opt", echo.WrapHandler(h))
+		e.GET("/get", echo.WrapHandler(h))
+		return e
+	})
+}
+
 // An invalid rate is PerIP's error, naming the column; MustPerIP panics
 // with it when the server is built.
 func TestPerIPInvalidRate(t *testing.T) {

@@ -38,6 +38,7 @@ import (
 	"github.com/floodgate-go/floodgate/core"
 	"github.com/floodgate-go/floodgate/internal/keyrequest"
 	"github.com/floodgate-go/floodgate/internal/routemethods"
+	"github.com/floodgate-go/floodgate/internal/routepath"
 	"github.com/floodgate-go/floodgate/middleware"
 	"github.com/gin-gonic/gin"
 )
@@ -109,6 +110,13 @@ func limit(m *middleware.Middleware, values bool, t *routemethods.Table) gin.Han
 		route, methods := c.FullPath(), ""
 		if t != nil && route != "" {
 			methods = t.Pattern(route, c.Request.Method)
+		} else if route != "" {
+			if _, ok := routepath.Preflight(r); ok {
+				// PerIP: gin routed the preflight to a handler of its
+				// own method, decided as the OPTIONS request it is (see
+				// middleware.Preflight).
+				methods = http.MethodOptions + " " + route
+			}
 		}
 		saved := r.Pattern
 		if methods != "" {

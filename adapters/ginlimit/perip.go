@@ -18,10 +18,12 @@ import (
 //	engine.Use(ginlimit.MustPerIP("100/min"))
 //
 // Mounted with engine.Use it limits every request, unrouted ones included;
-// one limit covers every method, so HEAD counts as GET, and CORS
-// preflights are limited in a bucket of their own (see
-// middleware.Preflight). Behind a proxy, give middleware.New a key from
-// keyfunc.ClientIP (or [ClientIP]) and mount it with [Limit].
+// one limit covers every method, so HEAD counts as GET. A CORS preflight
+// that gin routes to a handler (an OPTIONS route, Any's) is counted in the
+// client's bucket too; one that matches no route (c.FullPath() is "") is
+// limited as strictly in a bucket of its own (see middleware.Preflight).
+// Behind a proxy, give middleware.New a key from keyfunc.ClientIP (or
+// [ClientIP]) and mount it with [Limit].
 //
 // An invalid rate is an error wrapping core.ErrInvalidConfig.
 func PerIP(rate string, opts ...core.Option) (gin.HandlerFunc, error) {

@@ -20,6 +20,19 @@ func TestPerIPCountsEveryRequest(t *testing.T) {
 	stacktest.CheckPerIPCountsEveryRequest(t, e, http.StatusNotFound)
 }
 
+// A preflight gin routes to a handler (Any's, OPTIONS') is counted in the
+// client's bucket: before, it got a bucket of its own, a second budget.
+func TestPerIPPreflightReachingHandler(t *testing.T) {
+	stacktest.CheckPerIPPreflights(t, func(h http.Handler) http.Handler {
+		e := gin.New()
+		e.Use(ginlimit.MustPerIP("1/hour"))
+		e.Any("/any", gin.WrapH(h))
+		e.OPTIONS("/opt", gin.WrapH(h))
+		e.GET("/get", gin.WrapH(h))
+		return e
+	})
+}
+
 // An invalid rate is PerIP's error, naming the column; MustPerIP panics
 // with it when the engine is built.
 func TestPerIPInvalidRate(t *testing.T) {

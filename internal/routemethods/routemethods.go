@@ -55,33 +55,51 @@ func (t *Table) Pattern(template, method string) string {
 
 // Lookup is Pattern, and whether the router lists template.
 func (t *Table) Lookup(template, method string) (pattern string, listed bool) {
+	pattern, listed, _ = t.lookup(template, method)
+	return pattern, listed
+}
+
+// Serves reports whether the router lists a route of method (as the
+// router spells it) at template: whether a request of method that the
+// router routes to template reaches a handler of that route rather than
+// the router's answer for a method it does not serve.
+func (t *Table) Serves(template, method string) bool {
+	_, _, served := t.lookup(template, method)
+	return served
+}
+
+// lookup is Lookup, and whether the router lists method at template.
+func (t *Table) lookup(template, method string) (pattern string, listed, served bool) {
 	if s := t.state.Load(); s != nil {
 		if es, ok := (*s)[template]; ok {
-			return find(es, method), es != nil
+			pattern, served = find(es, method)
+			return pattern, es != nil, served
 		}
 	}
 	return t.reread(template, method)
 }
 
-// find returns the pattern of method among es, "" for none.
-func find(es []entry, method string) string {
+// find returns the pattern of method among es, and whether es lists
+// method.
+func find(es []entry, method string) (string, bool) {
 	for _, e := range es {
 		if e.method == method {
-			return e.pattern
+			return e.pattern, true
 		}
 	}
-	return ""
+	return "", false
 }
 
 // reread reads the routes again, for a template not read before, and
-// returns Lookup's answer from the new reading.
-func (t *Table) reread(template, method string) (string, bool) {
+// returns lookup's answer from the new reading.
+func (t *Table) reread(template, method string) (string, bool, bool) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	old := t.state.Load()
 	if old != nil {
 		if es, ok := (*old)[template]; ok { // read by another request meanwhile
-			return find(es, method), es != nil
+			p, served := find(es, method)
+			return p, es != nil, served
 		}
 	}
 	s := read(t.list())
@@ -96,7 +114,8 @@ func (t *Table) reread(template, method string) (string, bool) {
 		s[template] = nil
 	}
 	t.state.Store(&s)
-	return find(s[template], method), s[template] != nil
+	p, served := find(s[template], method)
+	return p, s[template] != nil, served
 }
 
 // read groups routes by template and handler. A method with two handlers

@@ -34,6 +34,16 @@ func TestPattern(t *testing.T) {
 		_, listed := tbl.Lookup(template, "PUT")
 		assert.Equal(t, want, listed, template)
 	}
+	// Serves tells a method served alone from one not served at all.
+	for _, c := range []struct {
+		template, method string
+		want             bool
+	}{
+		{"/items", "GET", true}, {"/login", "PUT", true}, {"/login", "DELETE", false},
+		{"/items", "OPTIONS", false}, {"/nowhere", "GET", false}, {"/login", "put", false},
+	} {
+		assert.Equal(t, c.want, tbl.Serves(c.template, c.method), c)
+	}
 }
 
 // The routes are read at the first request and again only for a template

@@ -27,6 +27,10 @@ type call struct {
 	request map[string]string // header fields of the request
 	status  int               // of the handler (200 when 0): what it answers if reached
 	want    int               // the status the client must see
+	// routed says that the request is admitted but reaches no handler:
+	// the router answers it its own way, and only the limiter's headers
+	// are compared (want is not used).
+	routed  bool
 	headers map[string]string
 	body    string // the exact body, when not empty
 }
@@ -326,12 +330,17 @@ var routePatterns = map[string][]string{
 // perIP is the one-line per-IP middleware of every stack at "2/10s" (GCRA,
 // I = 5 s, burst 2), mounted on the whole router: every method of a client
 // IP counts in one bucket (HEAD like GET, a HEAD a route does not serve
-// included), a CORS preflight in a bucket of its own (the middleware's
-// default, PreflightOwnBucket) while a plain OPTIONS counts like any
-// request, forwarding headers are ignored, IPv6 clients share their /64.
+// included), and so does a CORS preflight that reaches a handler serving
+// OPTIONS (/hello serves every method: no preflight is a second budget),
+// while a preflight the router answers without a handler of its own (to
+// GET-only /users/1, POST-only /login) is limited in a bucket of its own
+// (the middleware's default, PreflightOwnBucket); a plain OPTIONS counts
+// like any request, forwarding headers are ignored, IPv6 clients share
+// their /64.
 func perIP() behaviour {
 	pol := `"per-ip";q=2;w=10`
 	preflight := map[string]string{"Origin": "https://app.example", "Access-Control-Request-Method": "GET"}
+	preflightPost := map[string]string{"Origin": "https://app.example", "Access-Control-Request-Method": "POST"}
 	return behaviour{
 		name:  "PerIP one-liner",
 		perIP: "2/10s",
@@ -342,10 +351,16 @@ func perIP() behaviour {
 			// answer 404 or 405.
 			{method: "HEAD", path: "/users/1", want: 429, headers: map[string]string{"Retry-After": "5", "Content-Type": "application/problem+json"}},
 			{method: "POST", path: "/login", want: 429},
-			// Preflights: limited as strictly, in their own bucket.
-			{method: "OPTIONS", request: preflight, want: 200, headers: map[string]string{"X-RateLimit-Remaining": "1"}},
-			{method: "OPTIONS", request: preflight, want: 200, headers: map[string]string{"X-RateLimit-Remaining": "0"}},
-			{method: "OPTIONS", request: preflight, want: 429},
+			// A preflight reaching /hello's handler, which serves every
+			// method, is the OPTIONS request it is: in the spent bucket.
+			{method: "OPTIONS", request: preflight, want: 429, headers: map[string]string{"Retry-After": "5", "Content-Type": "application/problem+json"}},
+			// Preflights the router answers without a handler of their
+			// own method: limited as strictly, in one bucket of their own
+			// (the router's answer, 404, 405 or echo's 204, is not
+			// compared: the bucket is).
+			{method: "OPTIONS", path: "/users/1", request: preflight, routed: true, headers: map[string]string{"X-RateLimit-Remaining": "1"}},
+			{method: "OPTIONS", path: "/login", request: preflightPost, routed: true, headers: map[string]string{"X-RateLimit-Remaining": "0"}},
+			{method: "OPTIONS", path: "/users/1", request: preflight, want: 429},
 			// A plain OPTIONS is a request like any other.
 			{method: "OPTIONS", want: 429},
 			// A forged X-Forwarded-For does not make another client.

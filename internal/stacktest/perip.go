@@ -48,3 +48,40 @@ func CheckPerIPInvalidRate[M any](t *testing.T, perIP func(rate string, opts ...
 	assert.Equal(t, 5, pe.Column)
 	assert.PanicsWithError(t, err.Error(), func() { mustPerIP("100/mni") })
 }
+
+// CheckPerIPPreflights checks that a router's one-line per-IP middleware
+// gives no second budget through CORS preflights: app returns the router
+// with the middleware made with the rate "1/hour" mounted on the whole
+// router, and handler h at /any for every method, at /opt for OPTIONS
+// alone and at /get for GET alone. A preflight reaching h (at /any or
+// /opt) is counted in the client's one bucket: after a GET it is refused
+// (429) and h has not run for it; a preflight to /get, which the router
+// answers itself, is limited in a bucket of its own.
+func CheckPerIPPreflights(t *testing.T, app func(h http.Handler) http.Handler) {
+	t.Helper()
+	hits := 0
+	h := app(http.HandlerFunc(func(http.ResponseWriter, *http.Request) { hits++ }))
+	do := func(method, path, remote string, preflight bool) int {
+		r := httptest.NewRequest(method, path, nil)
+		r.RemoteAddr = remote
+		if preflight {
+			r.Header.Set("Origin", "https://app.example")
+			r.Header.Set("Access-Control-Request-Method", "GET")
+		}
+		w := httptest.NewRecorder()
+		h.ServeHTTP(w, r)
+		return w.Code
+	}
+	for _, path := range []string{"/any", "/opt"} {
+		hits = 0
+		remote := "192.0.2.1:1"
+		if path == "/opt" {
+			remote = "192.0.2.2:1"
+		}
+		assert.Equal(t, http.StatusOK, do("GET", "/get", remote, false), path)
+		assert.Equal(t, http.StatusTooManyRequests, do("OPTIONS", path, remote, true), path)
+		assert.Equal(t, 1, hits, "%s: the handler ran for the preflight", path)
+	}
+	assert.NotEqual(t, http.StatusTooManyRequests, do("OPTIONS", "/get", "192.0.2.1:1", true))
+	assert.Equal(t, http.StatusTooManyRequests, do("OPTIONS", "/get", "192.0.2.1:1", true))
+}

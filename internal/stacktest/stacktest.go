@@ -108,7 +108,9 @@ var observed = []string{
 func runBehaviour(t *testing.T, s Stack, b behaviour) []answer {
 	clk := coretest.NewClock(t0)
 	var status int
+	var reached bool
 	handler := func(w http.ResponseWriter, _ *http.Request) {
+		reached = true
 		w.WriteHeader(status)
 		_, _ = w.Write([]byte("ok"))
 	}
@@ -141,12 +143,24 @@ func runBehaviour(t *testing.T, s Stack, b behaviour) []answer {
 			r.Header.Set(k, v)
 		}
 		w := httptest.NewRecorder()
+		reached = false
 		h.ServeHTTP(w, r)
 		msg := s.Name + " call " + strconv.Itoa(i)
-		require.Equal(t, c.want, w.Code, msg)
 		a := answer{Status: w.Code, Headers: map[string]string{}, Body: w.Body.String()}
+		if c.routed {
+			// Admitted, and answered by the router itself, in its own
+			// way (404, 405, echo's 204): the limiter's headers are
+			// compared, not the router's answer.
+			require.NotEqual(t, http.StatusTooManyRequests, w.Code, msg)
+			require.False(t, reached, "%s: the handler serves no %s", msg, method)
+			a.Status, a.Body = 0, ""
+		} else {
+			require.Equal(t, c.want, w.Code, msg)
+		}
 		for _, k := range observed {
-			a.Headers[k] = w.Header().Get(k)
+			if !c.routed || k != "Content-Type" {
+				a.Headers[k] = w.Header().Get(k)
+			}
 		}
 		for k, v := range c.headers {
 			assert.Equal(t, v, w.Header().Get(k), "%s: %s", msg, k)
