@@ -37,7 +37,7 @@ func Defaults(failures *int, probeInterval, probeMax *time.Duration) error {
 	case *probeMax < *probeInterval:
 		return fmt.Errorf("ProbeMax %v below ProbeInterval %v", *probeMax, *probeInterval)
 	case *failures > MaxFailures || *probeMax > MaxProbe:
-		return fmt.Errorf("Failures %d above %d or ProbeMax %v above %v", *failures, MaxFailures, *probeMax, MaxProbe)
+		return fmt.Errorf("options past the breaker's bounds: Failures %d (at most %d), ProbeMax %v (at most %v)", *failures, MaxFailures, *probeMax, MaxProbe)
 	}
 	return nil
 }
