@@ -82,12 +82,18 @@ func Limit(m *middleware.Middleware) func(http.Handler) http.Handler {
 				if !listed {
 					// Mounted where chi has not routed yet (a router's Use):
 					// the route found as LimitMux finds it limits a
-					// handler several methods reach by its route.
+					// handler several methods reach by its route, and a
+					// preflight reaching a handler of OPTIONS alone as
+					// the OPTIONS request it is (see middleware.Preflight).
 					sc := pool.Get().(*chi.Context)
 					p, reached := find(rctx.Routes, sc, r)
 					pool.Put(sc)
 					if reached != "" {
-						if ms := t.Pattern(p, reached); ms != "" {
+						ms := t.Pattern(p, reached)
+						if ms == "" {
+							ms = routepath.PreflightPattern(r, p)
+						}
+						if ms != "" {
 							pattern, methods = p, ms
 						}
 					}
@@ -129,6 +135,12 @@ func LimitMux(m *middleware.Middleware, router chi.Routes) func(http.Handler) ht
 			methods := ""
 			if method != "" {
 				methods = t.Pattern(pattern, method)
+				if methods == "" {
+					// A preflight reaching a handler of its method
+					// alone, decided as the OPTIONS request it is (see
+					// middleware.Preflight).
+					methods = routepath.PreflightPattern(r, pattern)
+				}
 			}
 			serve(m, w, r, pattern, methods, next)
 		})

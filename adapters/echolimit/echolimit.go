@@ -29,7 +29,6 @@ package echolimit
 
 import (
 	"fmt"
-	"net/http"
 
 	"github.com/floodgate-go/floodgate/internal/keyrequest"
 	"github.com/floodgate-go/floodgate/internal/routepath"
@@ -93,7 +92,7 @@ func limit(m *middleware.Middleware, routes bool) echo.MiddlewareFunc {
 
 // limiter is a Limit or a PerIP: tables is nil for PerIP, whose m reads
 // neither c.Set values nor routes; options then tells the preflights that
-// reach a handler of their own method.
+// reach a handler of their own method, as tables does for Limit.
 type limiter struct {
 	m       *middleware.Middleware
 	tables  *tables
@@ -104,14 +103,19 @@ type limiter struct {
 func (l *limiter) serve(c echo.Context, next echo.HandlerFunc) error {
 	r := c.Request()
 	route, methods := c.Path(), ""
+	ts := &l.options
 	if l.tables != nil {
 		route, methods = l.tables.route(c)
 		r = withValues(c)
-	} else if _, ok := routepath.Preflight(r); ok && l.options.servesOptions(c) {
-		// PerIP: echo routed the preflight to a handler of its own
-		// method, decided as the OPTIONS request it is (see
-		// middleware.Preflight).
-		methods = http.MethodOptions + " " + route
+		ts = l.tables
+	}
+	if methods == "" && route != "" {
+		if p := routepath.PreflightPattern(r, route); p != "" && ts.servesOptions(c) {
+			// echo routed the preflight to a handler of its own method
+			// (alone: PerIP's every handler), decided as the OPTIONS
+			// request it is (see middleware.Preflight).
+			methods = p
+		}
 	}
 	saved := r.Pattern
 	if methods != "" {

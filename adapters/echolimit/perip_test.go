@@ -6,6 +6,7 @@ import (
 
 	"github.com/floodgate-go/floodgate/adapters/echolimit"
 	"github.com/floodgate-go/floodgate/internal/stacktest"
+	"github.com/floodgate-go/floodgate/middleware"
 	"github.com/labstack/echo/v4"
 )
 
@@ -28,6 +29,22 @@ func TestPerIPPreflightReachingHandler(t *testing.T) {
 	stacktest.CheckPerIPPreflights(t, func(h http.Handler) http.Handler {
 		e := echo.New()
 		e.Use(echolimit.MustPerIP("1/hour"))
+		e.Any("/any", echo.WrapHandler(h))
+		e.OPTIONS("/opt", echo.WrapHandler(h))
+		e.GET("/get", echo.WrapHandler(h))
+		return e
+	})
+}
+
+// Limit counts a preflight reaching a handler of an OPTIONS route alone
+// (e.OPTIONS) in the client's bucket, with a single limiter, a keyed one or
+// Routes' default: before, the route table gave no pattern for a handler
+// of one method, so the preflight got a bucket of its own, a second
+// budget.
+func TestLimitPreflightReachingHandler(t *testing.T) {
+	stacktest.CheckLimitPreflights(t, func(m *middleware.Middleware, h http.Handler) http.Handler {
+		e := echo.New()
+		e.Use(echolimit.Limit(m))
 		e.Any("/any", echo.WrapHandler(h))
 		e.OPTIONS("/opt", echo.WrapHandler(h))
 		e.GET("/get", echo.WrapHandler(h))

@@ -110,13 +110,12 @@ func limit(m *middleware.Middleware, values bool, t *routemethods.Table) gin.Han
 		route, methods := c.FullPath(), ""
 		if t != nil && route != "" {
 			methods = t.Pattern(route, c.Request.Method)
-		} else if route != "" {
-			if _, ok := routepath.Preflight(r); ok {
-				// PerIP: gin routed the preflight to a handler of its
-				// own method, decided as the OPTIONS request it is (see
-				// middleware.Preflight).
-				methods = http.MethodOptions + " " + route
-			}
+		}
+		if methods == "" && route != "" {
+			// gin routed r to a handler of its method alone (PerIP's
+			// every handler): a preflight is decided as the OPTIONS
+			// request it is (see middleware.Preflight).
+			methods = routepath.PreflightPattern(r, route)
 		}
 		saved := r.Pattern
 		if methods != "" {

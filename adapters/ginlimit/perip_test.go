@@ -6,6 +6,7 @@ import (
 
 	"github.com/floodgate-go/floodgate/adapters/ginlimit"
 	"github.com/floodgate-go/floodgate/internal/stacktest"
+	"github.com/floodgate-go/floodgate/middleware"
 	"github.com/gin-gonic/gin"
 )
 
@@ -26,6 +27,22 @@ func TestPerIPPreflightReachingHandler(t *testing.T) {
 	stacktest.CheckPerIPPreflights(t, func(h http.Handler) http.Handler {
 		e := gin.New()
 		e.Use(ginlimit.MustPerIP("1/hour"))
+		e.Any("/any", gin.WrapH(h))
+		e.OPTIONS("/opt", gin.WrapH(h))
+		e.GET("/get", gin.WrapH(h))
+		return e
+	})
+}
+
+// Limit counts a preflight reaching a handler of an OPTIONS route alone
+// (engine.OPTIONS) in the client's bucket, with a single limiter, a keyed
+// one or Routes' default: before, the route table gave no pattern for a
+// handler of one method, so the preflight got a bucket of its own, a
+// second budget.
+func TestLimitPreflightReachingHandler(t *testing.T) {
+	stacktest.CheckLimitPreflights(t, func(m *middleware.Middleware, h http.Handler) http.Handler {
+		e := gin.New()
+		e.Use(ginlimit.Limit(m, e))
 		e.Any("/any", gin.WrapH(h))
 		e.OPTIONS("/opt", gin.WrapH(h))
 		e.GET("/get", gin.WrapH(h))

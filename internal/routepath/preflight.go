@@ -36,3 +36,17 @@ func IsOptions(method string) bool {
 	}
 	return true
 }
+
+// PreflightPattern returns the pattern a router adapter sets as r.Pattern
+// while r, which reaches a handler at template by its own method, is
+// decided, when the router lists no other method reaching that handler:
+// for a CORS preflight "OPTIONS template", so that the middleware counts
+// it as the OPTIONS request it is (in the client's bucket, not a
+// preflight's of its own: see middleware.Preflight); "" for any other
+// request.
+func PreflightPattern(r *http.Request, template string) string {
+	if _, ok := Preflight(r); !ok {
+		return ""
+	}
+	return http.MethodOptions + " " + template
+}

@@ -37,3 +37,15 @@ func TestPreflight(t *testing.T) {
 	_, ok = routepath.Preflight(r)
 	assert.False(t, ok, "no Origin")
 }
+
+// A preflight reaching a handler is named as the OPTIONS request it is;
+// any other request gets no pattern.
+func TestPreflightPattern(t *testing.T) {
+	r := httptest.NewRequest("OPTIONS", "/x", nil)
+	assert.Equal(t, "", routepath.PreflightPattern(r, "/x"), "no preflight fields")
+	r.Header.Set("Origin", "https://app.example")
+	r.Header.Set("Access-Control-Request-Method", "GET")
+	assert.Equal(t, "OPTIONS /users/:id", routepath.PreflightPattern(r, "/users/:id"))
+	r.Method = "GET"
+	assert.Equal(t, "", routepath.PreflightPattern(r, "/x"))
+}

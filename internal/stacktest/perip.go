@@ -2,11 +2,13 @@ package stacktest
 
 import (
 	"errors"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"testing"
 
 	"github.com/floodgate-go/floodgate/core"
+	"github.com/floodgate-go/floodgate/middleware"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -82,6 +84,50 @@ func CheckPerIPPreflights(t *testing.T, app func(h http.Handler) http.Handler) {
 		assert.Equal(t, http.StatusTooManyRequests, do("OPTIONS", path, remote, true), path)
 		assert.Equal(t, 1, hits, "%s: the handler ran for the preflight", path)
 	}
+	hits = 0
 	assert.NotEqual(t, http.StatusTooManyRequests, do("OPTIONS", "/get", "192.0.2.1:1", true))
 	assert.Equal(t, http.StatusTooManyRequests, do("OPTIONS", "/get", "192.0.2.1:1", true))
+	assert.Equal(t, 0, hits, "/get: the handler ran for a preflight")
+}
+
+// CheckLimitPreflights is [CheckPerIPPreflights] for a router's general
+// mount: app returns the router with m mounted on the whole router and h
+// at /any, /opt and /get as there. It is run with m a single limiter of
+// 1/hour (middleware.New, as middleware.PerIP makes it), a keyed one
+// (NewKeyed, by the client IP) and a Routes (NewRoutes, whose default
+// limiter of 1/hour limits every path, with a route of its own at
+// /elsewhere): a preflight reaching h at the OPTIONS-only /opt, which no
+// route names, is counted in the client's bucket (the default's), not in
+// a preflight bucket of its own.
+func CheckLimitPreflights(t *testing.T, app func(m *middleware.Middleware, h http.Handler) http.Handler) {
+	t.Helper()
+	mks := map[string]func() *middleware.Middleware{
+		"New": func() *middleware.Middleware { return middleware.MustPerIP("1/hour") },
+		"NewKeyed": func() *middleware.Middleware {
+			m, err := middleware.NewKeyed(ipKeys{middleware.Rate("keyed", "1/hour")}, middleware.Options{})
+			require.NoError(t, err)
+			return m
+		},
+		"NewRoutes": func() *middleware.Middleware {
+			rt := middleware.NewRoutes(middleware.Rate("def", "1/hour"))
+			require.NoError(t, rt.Add("GET /elsewhere", middleware.Rate("elsewhere", "1/hour")))
+			m, err := middleware.NewSelect(rt, middleware.Options{})
+			require.NoError(t, err)
+			return m
+		},
+	}
+	for name, mk := range mks {
+		t.Run(name, func(t *testing.T) {
+			m := mk()
+			CheckPerIPPreflights(t, func(h http.Handler) http.Handler { return app(m, h) })
+		})
+	}
+}
+
+// ipKeys is a KeySelector counting each client IP with l.
+type ipKeys struct{ l middleware.Limiter }
+
+func (k ipKeys) SelectKey(r *http.Request, _ string) (middleware.Limiter, string, error) {
+	host, _, err := net.SplitHostPort(r.RemoteAddr)
+	return k.l, host, err
 }
