@@ -514,20 +514,7 @@ func TestAttackLimitersOfDifferentLimitsCountApart(t *testing.T) {
 // renewal at its instant.
 func TestAttackAutoRenewSurvivesShortOutage(t *testing.T) {
 	t.Parallel()
-	srv := redistest.Start(t)
-	proxy := faultproxy.Start(t, srv.Addr())
-	pc := redis.NewClient(&redis.Options{Addr: proxy.Addr(), ContextTimeoutEnabled: true, MaxRetries: -1})
-	t.Cleanup(func() { pc.Close() })
-	clk := coretest.NewClock(t0)
-	var lost atomic.Int64
-	opts := redisinflight.Options{Lease: 2 * time.Minute, Timeout: 10 * time.Second, AutoRenew: true, Clock: clk,
-		OnError: func(err error) {
-			if errors.Is(err, redisinflight.ErrLeaseLost) {
-				lost.Add(1)
-			}
-		}}
-	holder := newLimiter(t, pc, 1, opts)
-	timers := redisinflight.FakeRenewals(holder)
+	srv, proxy, clk, opts, holder, timers, lost := autoRenewing(t)
 	other := newLimiter(t, srv.Client(t), 1, redisinflight.Options{Lease: 2 * time.Minute, Clock: clk})
 	ctx := context.Background()
 
@@ -568,20 +555,7 @@ func TestAttackAutoRenewSurvivesShortOutage(t *testing.T) {
 // another request may then take the slot.
 func TestAutoRenewReportsLostLease(t *testing.T) {
 	t.Parallel()
-	srv := redistest.Start(t)
-	proxy := faultproxy.Start(t, srv.Addr())
-	pc := redis.NewClient(&redis.Options{Addr: proxy.Addr(), ContextTimeoutEnabled: true, MaxRetries: -1})
-	t.Cleanup(func() { pc.Close() })
-	clk := coretest.NewClock(t0)
-	var lost atomic.Int64
-	opts := redisinflight.Options{Lease: 2 * time.Minute, Timeout: 10 * time.Second, AutoRenew: true, Clock: clk,
-		OnError: func(err error) {
-			if errors.Is(err, redisinflight.ErrLeaseLost) {
-				lost.Add(1)
-			}
-		}}
-	holder := newLimiter(t, pc, 1, opts)
-	timers := redisinflight.FakeRenewals(holder)
+	srv, proxy, clk, opts, holder, timers, lost := autoRenewing(t)
 	ctx := context.Background()
 	s, err := holder.Acquire(ctx, "k")
 	require.NoError(t, err)
@@ -612,4 +586,26 @@ func TestAutoRenewReportsLostLease(t *testing.T) {
 	require.NoError(t, err, "the lease ended")
 	require.NoError(t, o.Release(ctx))
 	_ = s.Release(ctx)
+}
+
+// autoRenewing starts a Redis behind a proxy and a limiter of limit 1
+// holding its slots through the proxy with AutoRenew (a 2 min lease, a
+// Timeout of 10 s), on a fake clock and fake renewal timers; lost counts
+// the lost leases told to OnError.
+func autoRenewing(t *testing.T) (*redistest.Server, *faultproxy.Proxy, *coretest.Clock, redisinflight.Options, *redisinflight.Limiter, <-chan *redisinflight.RenewTimer, *atomic.Int64) {
+	t.Helper()
+	srv := redistest.Start(t)
+	proxy := faultproxy.Start(t, srv.Addr())
+	pc := redis.NewClient(&redis.Options{Addr: proxy.Addr(), ContextTimeoutEnabled: true, MaxRetries: -1})
+	t.Cleanup(func() { pc.Close() })
+	clk := coretest.NewClock(t0)
+	lost := new(atomic.Int64)
+	opts := redisinflight.Options{Lease: 2 * time.Minute, Timeout: 10 * time.Second, AutoRenew: true, Clock: clk,
+		OnError: func(err error) {
+			if errors.Is(err, redisinflight.ErrLeaseLost) {
+				lost.Add(1)
+			}
+		}}
+	holder := newLimiter(t, pc, 1, opts)
+	return srv, proxy, clk, opts, holder, redisinflight.FakeRenewals(holder), lost
 }
