@@ -53,7 +53,11 @@ import (
 // It panics, when the server is built, if m is nil or not made by
 // middleware.New or NewSelect. HEAD requests to a route registered for GET
 // and HEAD (e.Match) are limited in the GET route's buckets by
-// [middleware.Routes]; see there for methods and CORS preflights.
+// [middleware.Routes]; see there for methods and CORS preflights. A
+// preflight echo routes to a handler of OPTIONS is counted as that
+// handler's request; mounted with e.Pre, before echo routes, Limit cannot
+// tell, and the preflight is decided by Options.Preflight (by default
+// limited as strictly in a bucket of its own).
 //
 // The routes of the server (c.Echo(), the router of the request's host;
 // read at the first request and again for a route added since) tell
