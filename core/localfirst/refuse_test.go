@@ -53,3 +53,16 @@ func TestBindRefusesUnsyncable(t *testing.T) {
 		require.NoError(t, err)
 	}
 }
+
+// TestNewRefusesBracedPrefix: a Prefix holding '{' or '}' is refused:
+// Redis Cluster hashes a key's first {…}, which must be the store's own
+// hash tag, or a round's script call would touch keys of several slots
+// (CROSSSLOT: every round failing) or every key of the fleet one slot.
+func TestNewRefusesBracedPrefix(t *testing.T) {
+	c := redis.NewClient(&redis.Options{Addr: "127.0.0.1:1"})
+	t.Cleanup(func() { _ = c.Close() })
+	for _, prefix := range []string{"fg{", "fg:{}:", "a}b"} {
+		_, err := localfirst.New(c, localfirst.Options{Prefix: prefix})
+		require.ErrorIs(t, err, core.ErrInvalidConfig, prefix)
+	}
+}

@@ -15,6 +15,7 @@ import (
 	"github.com/floodgate-go/floodgate/core/store"
 	"github.com/floodgate-go/floodgate/internal/isnil"
 	"github.com/floodgate-go/floodgate/internal/redisbound"
+	"github.com/floodgate-go/floodgate/internal/redischeck"
 	"github.com/redis/go-redis/v9"
 )
 
@@ -65,7 +66,8 @@ type Options struct {
 	// 2·SyncPeriod + Timeout: every node of a fleet must use the same
 	// SyncPeriod and Timeout.
 	Timeout time.Duration
-	// Prefix starts every Redis key; "" means "floodgate:lf:".
+	// Prefix starts every Redis key; "" means "floodgate:lf:". It may
+	// not hold '{' or '}' (the keys' hash tags are the store's own).
 	Prefix string
 	// Buckets is how many hash tags a bound policy's keys are spread over
 	// on a Cluster or Ring client, in [1, 16384]; 0 means DefaultBuckets. A
@@ -143,6 +145,9 @@ func New(client redis.UniversalClient, opts Options) (*Store, error) {
 	}
 	if opts.Prefix == "" {
 		opts.Prefix = "floodgate:lf:"
+	}
+	if err := redischeck.Prefix(opts.Prefix); err != nil {
+		return nil, fmt.Errorf("localfirst: %w: %w", err, core.ErrInvalidConfig)
 	}
 	switch {
 	case opts.SyncPeriod < MinSyncPeriod || opts.SyncPeriod > MaxSyncPeriod:

@@ -34,7 +34,7 @@ func TestConstructorsRefuseNilAndZero(t *testing.T) {
 	}
 }
 
-// TestNewRefusesOutOfRangeOptions: options past what the store's
+// TestNewRefusesOutOfRangeOptions: a Prefix holding a brace, and options past what the store's
 // arithmetic holds are refused at construction, as redisinflight's are: a
 // Timeout of math.MaxInt64 was accepted (4 × Timeout, the bound on a
 // Cluster's reads, overflowed), Failures above 2^31-1 wrapped in the
@@ -47,6 +47,9 @@ func TestNewRefusesOutOfRangeOptions(t *testing.T) {
 		"Timeout":  {Timeout: math.MaxInt64},
 		"Failures": {Failures: math.MaxInt32 + 1},
 		"ProbeMax": {ProbeMax: math.MaxInt64},
+		// A brace takes the place of the keys' own hash tag on a Cluster.
+		"Prefix {":  {Prefix: "fg{"},
+		"Prefix {}": {Prefix: "fg:{}:"},
 	} {
 		_, err := redisstore.New(c, o)
 		assert.ErrorIs(t, err, core.ErrInvalidConfig, name)

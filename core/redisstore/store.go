@@ -239,6 +239,7 @@ import (
 	"github.com/floodgate-go/floodgate/internal/circuit"
 	"github.com/floodgate-go/floodgate/internal/isnil"
 	"github.com/floodgate-go/floodgate/internal/redisbound"
+	"github.com/floodgate-go/floodgate/internal/redischeck"
 	"github.com/redis/go-redis/v9"
 )
 
@@ -302,7 +303,8 @@ type Switch struct {
 
 // Options configures a [Store]. The zero Options is usable.
 type Options struct {
-	// Prefix starts every Redis key; "" means "floodgate:".
+	// Prefix starts every Redis key; "" means "floodgate:". It may not
+	// hold '{' or '}' (the keys' hash tags are the store's own).
 	Prefix string
 	// Timeout bounds every decision, queueing included; 0 means 100 ms
 	// (a cross-zone round trip of 20–40 ms with room to spare). It must be
@@ -441,6 +443,9 @@ func New(client redis.UniversalClient, opts Options) (*Store, error) {
 	}
 	if opts.Prefix == "" {
 		opts.Prefix = "floodgate:"
+	}
+	if err := redischeck.Prefix(opts.Prefix); err != nil {
+		return nil, fmt.Errorf("redisstore: %w: %w", err, core.ErrInvalidConfig)
 	}
 	if opts.Timeout == 0 {
 		opts.Timeout = 100 * time.Millisecond

@@ -95,11 +95,16 @@ func orphaned(v any, err error, abandoned bool) bool {
 }
 
 // unsent reports an error of a round trip that never reached Redis: a
-// dial that failed or was refused, the pool's wait, a closed client.
+// dial that failed or was refused, the pool's wait (ErrPoolTimeout, or
+// the context's own error: go-redis checks the context only before it
+// sends; a read or write cut by the context's deadline fails with the
+// connection's *net.OpError), a closed client.
 func unsent(err error) bool {
 	var op *net.OpError
+	isOp := errors.As(err, &op)
+	ctxErr := errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded)
 	return errors.Is(err, syscall.ECONNREFUSED) || errors.Is(err, redis.ErrPoolTimeout) ||
-		errors.Is(err, redis.ErrClosed) || errors.As(err, &op) && op.Op == "dial"
+		errors.Is(err, redis.ErrClosed) || isOp && op.Op == "dial" || ctxErr && !isOp
 }
 
 // cancel removes the lease member of rk that an Acquire whose caller gave

@@ -392,3 +392,37 @@ func TestCancelledLeaseNeverTaken(t *testing.T) {
 	require.NoError(t, err, "the key is idle")
 	require.NoError(t, s.Release(ctx))
 }
+
+// TestPoolWaitCancelsNothing: an Acquire whose round trip never left the
+// client's pool (its only connection busy until the Acquire's deadline)
+// sent nothing, so there is nothing to cancel. go-redis ends such a wait
+// with the context's own error, which was taken for a round trip that may
+// have run: every such Acquire sent a cancellation that waited for the
+// exhausted pool too, holding its MaxCalls token for a round trip's bound,
+// and then failed or left a tombstone (found by an adversarial review).
+func TestPoolWaitCancelsNothing(t *testing.T) {
+	t.Parallel()
+	srv := redistest.Start(t)
+	c := redis.NewClient(&redis.Options{Addr: srv.Addr(), PoolSize: 1, ContextTimeoutEnabled: true, MaxRetries: -1})
+	t.Cleanup(func() { c.Close() })
+	var errs atomic.Int64
+	l := newLimiter(t, c, 2, redisinflight.Options{Timeout: 100 * time.Millisecond, Lease: 30 * time.Second,
+		FailureMode: redisstore.FailClosed, OnError: func(error) { errs.Add(1) }})
+	bg := context.Background()
+	s, err := l.Acquire(bg, "warm") // the script loaded
+	require.NoError(t, err)
+	require.NoError(t, s.Release(bg))
+
+	hold := c.Conn() // the pool's only connection, busy
+	require.NoError(t, hold.Ping(bg).Err())
+	_, err = l.Acquire(bg, "k") // waits for a connection until its deadline
+	require.ErrorIs(t, err, redisstore.ErrUnavailable)
+	within.Until(t, "the round trip over", func() bool { return redisinflight.Outstanding(l) == 0 })
+	require.NoError(t, hold.Close()) // the connection back in the pool
+
+	require.EqualValues(t, 1, errs.Load(), "the missed deadline only: no cancellation sent, none failed")
+	require.Zero(t, redisinflight.Cancelled(l))
+	tombs, err := srv.Client(t).Keys(bg, "floodgate:x{*").Result()
+	require.NoError(t, err)
+	require.Empty(t, tombs, "no tombstone for a lease never asked for")
+}

@@ -128,6 +128,7 @@ import (
 	"github.com/floodgate-go/floodgate/internal/circuit"
 	"github.com/floodgate-go/floodgate/internal/isnil"
 	"github.com/floodgate-go/floodgate/internal/redisbound"
+	"github.com/floodgate-go/floodgate/internal/redischeck"
 	"github.com/floodgate-go/floodgate/internal/waitline"
 	"github.com/redis/go-redis/v9"
 )
@@ -145,7 +146,8 @@ type Options struct {
 	// Prefix starts every Redis key; "" means "floodgate:". Limiters of
 	// one Prefix and one limit share their counts (see the package
 	// documentation): give limiters that must count apart different
-	// Prefixes.
+	// Prefixes. It may not hold '{' or '}' (the keys' hash tags are
+	// the limiter's own).
 	Prefix string
 	// Lease is how long a slot is held without a release or renewal; 0
 	// means 30 s. It must be a whole number of milliseconds, at least 1
@@ -273,6 +275,9 @@ func New(client redis.UniversalClient, limit int, opts Options) (*Limiter, error
 	}
 	if opts.Prefix == "" {
 		opts.Prefix = "floodgate:"
+	}
+	if err := redischeck.Prefix(opts.Prefix); err != nil {
+		return nil, fmt.Errorf("redisinflight: %w: %w", err, core.ErrInvalidConfig)
 	}
 	if opts.Lease == 0 {
 		opts.Lease = 30 * time.Second
