@@ -35,6 +35,15 @@ type rebindChecker interface {
 	CheckRebind(p *Policy) error
 }
 
+// bindChecker is a Store whose Bind may refuse a policy (one of a limit
+// it cannot decide): CheckBind returns the error Bind(p) would return and
+// binds nothing, so that [Limiter.CheckPolicy] sees a shadow limit the
+// store refuses without binding it. The Redis and local-first stores
+// implement it.
+type bindChecker interface {
+	CheckBind(p *Policy) error
+}
+
 // keptPolicies is how many earlier policies a limiter remembers, for
 // refunds of the decisions taken under them (see binding.older).
 const keptPolicies = 8
@@ -155,7 +164,7 @@ func (l *Limiter) SetPolicy(p *Policy) error {
 	}
 	l.setMu.Lock()
 	defer l.setMu.Unlock()
-	r, shadows, err := l.checkPolicy(p)
+	r, err := l.checkPolicy(p)
 	if err != nil {
 		return err
 	}
@@ -163,6 +172,10 @@ func (l *Limiter) SetPolicy(p *Policy) error {
 	// limits into effect for the table's shared state as it returns (the
 	// local-first store's sync rounds), so nothing may refuse p after it.
 	b := l.cur.Load()
+	shadows, err := l.bindShadows(p, b)
+	if err != nil {
+		return fmt.Errorf("core: SetPolicy: policy %q: %w", p.name, err)
+	}
 	var t store.Table
 	eff := p
 	if b.mem != nil {
@@ -182,7 +195,7 @@ func (l *Limiter) SetPolicy(p *Policy) error {
 // parameter the state is read in, or a store whose tables cannot change
 // policy (errors wrapping ErrInvalidConfig or ErrPolicyChange), a change
 // the store refuses (its bounds: see [Rebinder]) or a shadow limit the
-// store cannot bind — and changes nothing: a caller changing several
+// store cannot decide — and changes nothing: a caller changing several
 // limiters together (a configuration file's reload) checks every change
 // before making any. A SetPolicy made since the check may change its
 // answer, as may a store whose Rebind refuses without saying so in a
@@ -193,40 +206,43 @@ func (l *Limiter) CheckPolicy(p *Policy) error {
 	}
 	l.setMu.Lock()
 	defer l.setMu.Unlock()
-	_, _, err := l.checkPolicy(p)
+	_, err := l.checkPolicy(p)
 	return err
 }
 
 // checkPolicy is CheckPolicy on a checked l, l.setMu held; it returns the
 // store's table as the Rebinder that will change it (nil for the memory
-// store's, which the limiter rebinds itself) and p's shadow limits bound
-// (those p keeps unchanged as they are). Binding a shadow limit changes
-// nothing a decision sees until SetPolicy stores the binding.
-func (l *Limiter) checkPolicy(p *Policy) (Rebinder, []shadowTable, error) {
+// store's, which the limiter rebinds itself). It binds nothing: a store
+// that may refuse to bind a shadow limit says so through CheckBind (see
+// bindChecker).
+func (l *Limiter) checkPolicy(p *Policy) (Rebinder, error) {
 	if p == nil || len(p.limits) == 0 {
-		return nil, nil, fmt.Errorf("core: SetPolicy: nil or zero policy (make it with NewPolicy): %w", ErrInvalidConfig)
+		return nil, fmt.Errorf("core: SetPolicy: nil or zero policy (make it with NewPolicy): %w", ErrInvalidConfig)
 	}
 	b := l.cur.Load()
 	if err := compatible(b.policy, p); err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	var r Rebinder
 	if b.mem == nil {
 		var ok bool
 		if r, ok = b.table.(Rebinder); !ok {
-			return nil, nil, fmt.Errorf("core: SetPolicy: the %s store's table cannot change policy: %w", l.kind, ErrPolicyChange)
+			return nil, fmt.Errorf("core: SetPolicy: the %s store's table cannot change policy: %w", l.kind, ErrPolicyChange)
 		}
 		if c, ok := r.(rebindChecker); ok {
 			if err := c.CheckRebind(p); err != nil {
-				return nil, nil, fmt.Errorf("core: SetPolicy: policy %q: %w", p.name, err)
+				return nil, fmt.Errorf("core: SetPolicy: policy %q: %w", p.name, err)
 			}
 		}
 	}
-	shadows, err := l.bindShadows(p, b)
-	if err != nil {
-		return nil, nil, fmt.Errorf("core: SetPolicy: policy %q: %w", p.name, err)
+	if c, ok := l.store.(bindChecker); ok {
+		for _, sh := range p.shadows {
+			if err := c.CheckBind(sh.p); err != nil {
+				return nil, fmt.Errorf("core: SetPolicy: policy %q: %w", p.name, err)
+			}
+		}
 	}
-	return r, shadows, nil
+	return r, nil
 }
 
 // compatible returns nil when p may replace old on old's state, or an

@@ -155,10 +155,13 @@ func (r *Result) DenyDelay(max time.Duration) bool {
 		return true
 	}
 	for i := range r.NumLimits() {
+		// A denial delays nothing: the limits that would have delayed
+		// less report no delay either, as in a store's denial.
 		o := &r.per[i]
 		if d := time.Duration(o.delay); d > max {
-			o.allowed, o.retryAfter, o.delay = false, int64(d-max), 0
+			o.allowed, o.retryAfter = false, int64(d-max)
 		}
+		o.delay = 0
 	}
 	r.summarize()
 	return true

@@ -2,7 +2,9 @@ package core_test
 
 import (
 	"context"
+	"runtime/debug"
 	"testing"
+	"time"
 
 	"github.com/floodgate-go/floodgate/core"
 	"github.com/floodgate-go/floodgate/core/coretest"
@@ -51,4 +53,28 @@ func TestSetPolicyShadowLimits(t *testing.T) {
 		assert.Nil(t, res.ShadowLimits())
 		assert.Equal(t, int64(100-1-3-1-4-1), res.Remaining, "the enforced count went on through every change")
 	}
+}
+
+// TestCheckPolicyBindsNothing: CheckPolicy changes nothing, the store
+// included. It bound the checked policy's new shadow limits: three checks
+// left the memory store three tables no limiter uses, reported by
+// AppendUsage (memory_max_keys three times too high until a GC; found by
+// an adversarial review). A store that may refuse a shadow limit now says
+// so through CheckBind, binding nothing.
+func TestCheckPolicyBindsNothing(t *testing.T) {
+	defer debug.SetGCPercent(debug.SetGCPercent(-1)) // no GC clears the weak references meanwhile
+	ms, err := core.NewMemoryStore(core.MemoryOptions{MaxKeys: 1024, Shards: 1})
+	require.NoError(t, err)
+	enforced := core.Limit{Name: "a", Algorithm: core.FixedWindow{Quota: 10, Window: time.Minute}}
+	l, err := core.NewLimiter(core.MustPolicy("p", enforced), core.WithStore(ms))
+	require.NoError(t, err)
+	before := ms.AppendUsage(nil)
+	withShadow := core.MustPolicy("p", enforced,
+		core.Limit{Name: "s", Algorithm: core.FixedWindow{Quota: 5, Window: time.Minute}, Shadow: true})
+	for range 3 {
+		require.NoError(t, l.CheckPolicy(withShadow))
+	}
+	assert.Equal(t, before, ms.AppendUsage(nil), "the store's tables")
+	require.NoError(t, l.SetPolicy(withShadow))
+	assert.Len(t, ms.AppendUsage(nil), len(before)+1, "SetPolicy binds the shadow limit")
 }

@@ -120,15 +120,23 @@ type limited struct {
 }
 
 func (h *limited) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	set := false
 	if h.mux != nil && r.Pattern == "" && r.URL != nil && (!h.preflightsOnly || routepath.IsOptions(r.Method)) {
 		// The pattern the application's mux will serve r with, as it
 		// sets it itself when it dispatches r: the Selector's best
 		// guide to the handler r reaches (see Routes), the key's
 		// (keyfunc.Route) and the preflight rule's (see Preflight).
 		_, r.Pattern = h.mux.Handler(r)
+		set = true
 	}
 	var a Admission
-	if !h.m.begin(w, r, "", &a) {
+	ok := h.m.begin(w, r, "", &a)
+	if set {
+		// For the decision only: the mux sets it as it dispatches (a mux
+		// in Go 1.21's mode, httpmuxgo121=1, never does).
+		r.Pattern = ""
+	}
+	if !ok {
 		return
 	}
 	if !a.Counting() {

@@ -200,6 +200,16 @@ func Supports(p *core.Policy) error {
 	return err
 }
 
+// CheckBind returns the error Bind(p) would return, binding nothing:
+// core.Limiter.CheckPolicy asks it for the shadow limits of a changed
+// policy.
+func (s *Store) CheckBind(p *core.Policy) error {
+	if s == nil || s.client == nil {
+		return fmt.Errorf("localfirst: nil or zero Store (make it with New): %w", core.ErrInvalidConfig)
+	}
+	return Supports(p)
+}
+
 // Bind returns a new, empty table deciding p; see [Supports].
 func (s *Store) Bind(p *core.Policy) (store.Table, error) {
 	if s == nil || s.client == nil {

@@ -42,18 +42,42 @@ func (t *table) Rebind(p *core.Policy) (store.Table, error) {
 // (see core.Rebinder): core.Limiter.CheckPolicy asks it, so that a reload
 // refused here is refused before any limiter changes.
 func (t *table) CheckRebind(p *core.Policy) error {
-	nt, err := t.s.Bind(p)
-	if err != nil {
+	if err := t.s.CheckBind(p); err != nil {
 		return err
 	}
 	if t.local == nil {
 		return nil
 	}
 	if lt := t.local.cur.Load(); lt != nil {
+		scaled, err := ScalePolicy(p, t.s.opts.LocalShare)
+		if err != nil {
+			return err
+		}
 		// The move Rebind makes, on a copy: a memory table's Rebind
 		// leaves the receiver as it is.
-		if _, err := lt.t.(core.Rebinder).Rebind(nt.(*table).scaled); err != nil {
+		if _, err := lt.t.(core.Rebinder).Rebind(scaled); err != nil {
 			return fmt.Errorf("redisstore: policy %q: the FailLocal limiter: %w", p.Name(), err)
+		}
+	}
+	return nil
+}
+
+// CheckBind returns the error Bind(p) would return, binding nothing:
+// core.Limiter.CheckPolicy asks it for the shadow limits of a changed
+// policy.
+func (s *Store) CheckBind(p *core.Policy) error {
+	if p == nil {
+		return fmt.Errorf("redisstore: nil policy: %w", core.ErrInvalidConfig)
+	}
+	if s == nil || s.client == nil {
+		return fmt.Errorf("redisstore: nil or zero Store (make it with New): %w", core.ErrInvalidConfig)
+	}
+	if _, err := compile(p); err != nil {
+		return err
+	}
+	if s.opts.FailureMode == FailLocal {
+		if _, err := ScalePolicy(p, s.opts.LocalShare); err != nil {
+			return err
 		}
 	}
 	return nil
