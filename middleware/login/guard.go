@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"net/url"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -167,6 +168,7 @@ type Attempt struct {
 	once    sync.Once
 	won     atomic.Bool   // Succeeded was the first report
 	path    string        // the login request's URL path, "" when unknown
+	sent    string        // the path the client sent, when a middleware rewrote r.URL.Path (http.StripPrefix)
 	r       *http.Request // the login request, for Options.OnError
 }
 
@@ -191,6 +193,9 @@ func (g *Guard) Begin(ctx context.Context, username string, r *http.Request) (*A
 	a := &Attempt{g: g, ctx: context.WithoutCancel(ctx), name: name, user: username, r: r}
 	if r != nil && r.URL != nil {
 		a.path = r.URL.Path
+		if u, err := url.ParseRequestURI(r.RequestURI); err == nil && u.Path != a.path {
+			a.sent = u.Path
+		}
 	}
 	if g.devices != nil {
 		// A device cookie is bound to the username exactly as submitted,
@@ -317,9 +322,11 @@ func (a *Attempt) fail() {
 // it when the status is known and the headers are not yet sent.
 //
 // With the default Options.Succeeded, a redirect (3xx) counts as a success
-// only when h's Location leads away from the login request's own path: a
-// redirect back to the login page ("/login?error=1", the post/redirect/get
-// way of showing a wrong password) or one without a Location is a failure.
+// only when h's Location leads away from the login request's own path (as
+// the handler sees it, or as the client sent it when a middleware such as
+// http.StripPrefix rewrote it): a redirect back to the login page
+// ("/login?error=1", the post/redirect/get way of showing a wrong
+// password) or one without a Location is a failure.
 // A handler that answers a wrong password with 200 (the form shown again)
 // cannot be told from a success by its status: give it an
 // Options.Succeeded that can, or report outcomes with [Attempt.Failed].
@@ -327,7 +334,11 @@ func (a *Attempt) Respond(h http.Header, status int) {
 	if a == nil || a.g == nil {
 		return
 	}
-	if !a.g.ok(status) || (a.g.opts.Succeeded == nil && redirectsBack(h, status, a.path)) {
+	// A redirect back is one to the path the handler saw or to the one
+	// the client sent: a public login page under http.StripPrefix("/app")
+	// redirects to "/app/login", which the handler sees as "/login".
+	back := redirectsBack(h, status, a.path) || a.sent != "" && redirectsBack(h, status, a.sent)
+	if !a.g.ok(status) || (a.g.opts.Succeeded == nil && back) {
 		a.Failed()
 		return
 	}

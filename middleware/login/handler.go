@@ -31,7 +31,9 @@ var ErrNoResponse = errors.New("login: the handler returned without writing a re
 //
 // It answers itself, without running next: 429 ([WriteThrottled]) when the
 // attempt is throttled; 413 for a body over Options.MaxBody; 415 for a body
-// that is neither a form nor JSON; 400 for an unparseable body, a
+// that is neither a form nor JSON; 400 for an unparseable body, a form
+// body that is a JSON document (a handler decoding JSON whatever the
+// Content-Type would read another username), a
 // missing, repeated or too long username, or a username in the URL's query
 // (whatever the method: a handler reading r.FormValue would check
 // credentials the guard never counted) or a GET, HEAD or OPTIONS with a

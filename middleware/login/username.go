@@ -24,7 +24,7 @@ var (
 // limit bytes and putting the bytes back in r.Body for the handler. A field
 // sent more than once (in JSON, under any keys equal up to case, which
 // encoding/json would match) is refused: the guard and the handler must
-// agree on the username.
+// agree on the username; so is a form body that is a JSON document.
 func readUsername(r *http.Request, field string, limit int64) (string, error) {
 	mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type"))
 	if err != nil || (mt != "application/x-www-form-urlencoded" && mt != "application/json") {
@@ -44,6 +44,14 @@ func readUsername(r *http.Request, field string, limit int64) (string, error) {
 	r.Body = io.NopCloser(bytes.NewReader(b))
 	if mt == "application/json" {
 		return jsonField(b, field)
+	}
+	if t := bytes.TrimLeft(b, " \t\r\n"); len(t) > 0 && (t[0] == '{' || t[0] == '[') {
+		// A JSON document sent as a form: a handler that decodes JSON
+		// whatever the Content-Type (gin's ShouldBindJSON, a plain
+		// json.Decoder) reads another username than the form's, as
+		// {"username":"alice","x":"&username=decoy"} does. A browser's
+		// form never starts so (it encodes '{' and '[').
+		return "", errBadBody
 	}
 	vals, err := url.ParseQuery(string(b))
 	if err != nil || len(vals[field]) > 1 {
