@@ -14,7 +14,14 @@ type keyDef struct {
 	node  *yaml.Node // its definition
 	fn    keyfunc.Func
 	state int // 0 not built, 1 being built (a reference back is a cycle), 2 built
+	reads int // the keys of other kinds than join and first a request reads for it
 }
+
+// maxKeyReads bounds what one key reads per request: join and first read
+// each key they name every time it appears, so keys that join a key twice,
+// level after level, would read 2^levels keys per request (a 491-byte
+// file of 17 levels: 131,072 reads and a key of megabytes).
+const maxKeyReads = 64
 
 // keyKinds are the fields of a key: one of them.
 var keyKinds = []string{"client_ip", "header", "user", "const", "join", "first"}
@@ -66,6 +73,7 @@ func (b *builder) buildKey(k *keyDef) keyfunc.Func {
 	k.state = 1
 	k.fn = b.keyFunc(k)
 	k.state = 2
+	k.reads = max(k.reads, 1)
 	return k.fn
 }
 
@@ -112,16 +120,24 @@ func (b *builder) keyFunc(k *keyDef) keyfunc.Func {
 				return nil
 			}
 			fns := make([]keyfunc.Func, 0, len(items))
+			reads := 0
 			for _, it := range items {
 				fn := b.key(it, what)
 				if fn == nil {
 					ok = false
+				} else if name, _ := b.str(it, what); b.keys[name] != nil {
+					reads += max(b.keys[name].reads, 1)
 				}
 				fns = append(fns, fn)
 			}
 			if !ok {
 				return nil
 			}
+			if reads > maxKeyReads {
+				b.errorf(f.val, "%s: reads %d keys per request (each key named, every time it is named, down to client_ip, header, user and const), more than %d", what, reads, maxKeyReads)
+				return nil
+			}
+			k.reads = reads
 			if kind == "join" {
 				return keyfunc.Join(fns...)
 			}

@@ -88,6 +88,10 @@ func (d *decoder) entries(n *yaml.Node, what string) ([]field, bool) {
 		d.errorf(n, "%s: want a mapping, not %s", what, kind(n))
 		return nil, false
 	}
+	if !strings.HasPrefix(n.Tag, "!!") {
+		d.errorf(n, "%s: tag %s is not supported", what, clip(n.Tag))
+		return nil, false
+	}
 	var out []field
 	seen := map[string]*yaml.Node{}
 	ok = true
@@ -149,13 +153,24 @@ func kind(n *yaml.Node) string {
 		if isNull(n) {
 			return "nothing (null)"
 		}
+		if secretive(n.Value) {
+			return "a value holding a URL or credentials (not quoted)"
+		}
 		return fmt.Sprintf("%q", clip(n.Value))
 	}
 	return "a document"
 }
 
-// clip shortens a value quoted in an error.
+// secretive reports whether s may hold a secret: a URL (whose userinfo
+// may be a password) or credentials ("user:password@host").
+func secretive(s string) bool { return strings.Contains(s, "://") || strings.Contains(s, "@") }
+
+// clip shortens a value quoted in an error, and hides one that may hold a
+// secret (see secretive).
 func clip(s string) string {
+	if secretive(s) {
+		return "(a URL or credentials, not quoted)"
+	}
 	if len(s) <= 40 {
 		return s
 	}
@@ -279,6 +294,10 @@ func (d *decoder) list(n *yaml.Node, what string) ([]*yaml.Node, bool) {
 	}
 	if n.Kind != yaml.SequenceNode || len(n.Content) == 0 {
 		d.errorf(n, "%s: want a list of one or more values, not %s", what, kind(n))
+		return nil, false
+	}
+	if !strings.HasPrefix(n.Tag, "!!") {
+		d.errorf(n, "%s: tag %s is not supported", what, clip(n.Tag))
 		return nil, false
 	}
 	return n.Content, true

@@ -14,6 +14,7 @@ import (
 	"github.com/floodgate-go/floodgate/headers"
 	"github.com/floodgate-go/floodgate/keyfunc"
 	"github.com/floodgate-go/floodgate/middleware"
+	"github.com/redis/go-redis/v9"
 )
 
 // config is what the flags describe.
@@ -199,16 +200,38 @@ func headerKey(name string) (k keyfunc.Func, err error) {
 	return keyfunc.Header(name), nil
 }
 
-// checkStore accepts memory and redis://host:port.
+// checkStore accepts memory and redis://host:port, whose dial, read and
+// write timeouts, when its query sets them, are 1ms or more: every round
+// trip would fail otherwise, and with -fail open every request would be
+// admitted.
 func checkStore(s string) error {
 	if s == "memory" {
 		return nil
 	}
 	u, err := url.Parse(s)
 	if err != nil || u.Scheme != "redis" || u.Hostname() == "" || u.Port() == "" || (u.Path != "" && u.Path != "/") {
-		return fmt.Errorf("-store %q: want memory or redis://host:port", s)
+		return fmt.Errorf("-store %s: want memory or redis://host:port", redacted(s))
+	}
+	o, err := redis.ParseURL(s)
+	if err != nil {
+		return fmt.Errorf("-store %s: %w", redacted(s), err)
+	}
+	for _, d := range []time.Duration{o.DialTimeout, o.ReadTimeout, o.WriteTimeout} {
+		if d > 0 && d < time.Millisecond {
+			return fmt.Errorf("-store %s: dial_timeout, read_timeout and write_timeout must be 1ms or more (or -1)", redacted(s))
+		}
 	}
 	return nil
+}
+
+// redacted is a -store URL as errors and logs show it: without its
+// password.
+func redacted(s string) string {
+	u, err := url.Parse(s)
+	if err != nil {
+		return "(an unparsable URL, not quoted)"
+	}
+	return u.Redacted()
 }
 
 // headerWriter writes the fields of the -headers list.

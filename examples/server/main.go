@@ -98,7 +98,7 @@ func newHandler(cfg *config) (http.Handler, func(), error) {
 	}
 	ro, err := redis.ParseURL(cfg.store)
 	if err != nil {
-		return nil, nil, fmt.Errorf("-store %q: %w", cfg.store, err)
+		return nil, nil, fmt.Errorf("-store %s: %w", redacted(cfg.store), err)
 	}
 	// The store bounds every decision itself; a client bounding its reads
 	// too frees a connection stuck on a frozen Redis sooner. No retries: a
@@ -134,7 +134,7 @@ func redisHandler(cfg *config, s *redisstore.Store) (http.Handler, error) {
 	defer cancel()
 	if err := s.Check(ctx); err != nil {
 		if cfg.strict {
-			return nil, fmt.Errorf("-store %s: %w", cfg.store, err)
+			return nil, fmt.Errorf("-store %s: %w", redacted(cfg.store), err)
 		}
 		slog.Warn("redis start-up check failed; deciding by -fail until redis answers", "mode", cfg.fail.String(), "err", err)
 	}
