@@ -83,5 +83,10 @@ func (a *apiKeyOrIP) SelectKey(r *http.Request, _ string) (Limiter, string, erro
 	if err != nil {
 		return nil, "", err
 	}
+	if ip == "" {
+		// An empty key refuses the request, as under New: tagged, it
+		// would put every such client in one bucket.
+		return nil, "", fmt.Errorf("middleware: APIKeyOrIP: an empty anonymous key: %w", keyfunc.ErrNoKey)
+	}
 	return a.anon, "a" + ip, nil
 }

@@ -53,6 +53,8 @@ func (k keyed) Select(r *http.Request, route string) (Limiter, string, error) {
 		return nil, "", err
 	case l == nil:
 		return nil, "", nil
+	case isnil.Value(l):
+		return nil, "", fmt.Errorf("middleware: the KeySelector gave a nil %T: %w", l, core.ErrInvalidConfig)
 	case key == "":
 		return nil, "", fmt.Errorf("middleware: the KeySelector gave an empty key: %w", keyfunc.ErrNoKey)
 	}

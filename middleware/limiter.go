@@ -39,7 +39,8 @@ func (o one) validate() error { return checkLimiter("One", o.l) }
 
 // checkLimiter refuses a limiter that would fail on its first request: nil,
 // a typed nil such as (*core.Limiter)(nil), or a limiter without a policy
-// such as the zero core.Limiter. what names it in the error, which wraps
+// such as the zero core.Limiter (or without a default policy, such as the
+// zero core.Overrides). what names it in the error, which wraps
 // [core.ErrInvalidConfig].
 func checkLimiter(what string, l Limiter) error {
 	if isnil.Value(l) {
@@ -50,6 +51,10 @@ func checkLimiter(what string, l Limiter) error {
 	}
 	if p, ok := l.(interface{ Policy() *core.Policy }); ok && p.Policy() == nil {
 		return fmt.Errorf("middleware: %s: limiter %T has no policy (a zero value, not made by its constructor): %w", what, l, core.ErrInvalidConfig)
+	}
+	if d, ok := l.(interface{ Default() *core.Limiter }); ok && d.Default() == nil {
+		// A zero core.Overrides: no default policy to decide with.
+		return fmt.Errorf("middleware: %s: limiter %T has no default (a zero value, not made by its constructor): %w", what, l, core.ErrInvalidConfig)
 	}
 	return nil
 }

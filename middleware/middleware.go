@@ -265,7 +265,9 @@ func decide(ctx context.Context, lim Limiter, key string, cost int64, res *core.
 }
 
 // failed handles a limiter error: it reports it and serves the request
-// when failing open or dry-running, or answers 503 with Retry-After. An
+// when failing open or dry-running, or answers 503 with Retry-After; an
+// error wrapping core.ErrInvalidConfig (a limiter that cannot decide) is
+// answered 500 unless dry-running, FailOpen or not. An
 // error while r's own context was canceled (its client gone during the
 // decision: the store gave up with it) is no fault of the limiter: r is
 // neither served, which would serve it unchecked, nor answered. A
@@ -276,6 +278,13 @@ func (m *Middleware) failed(w http.ResponseWriter, r *http.Request, err error) b
 		return false
 	}
 	m.report(r, err)
+	if errors.Is(err, core.ErrInvalidConfig) && !m.opts.DryRun {
+		// A limiter that cannot decide at all (a limiter of another
+		// package given a zero value): no outage FailOpen was meant
+		// for, and serving would serve every request of it unlimited.
+		notReady.Write(w, nil, false)
+		return false
+	}
 	if m.opts.FailOpen || m.opts.DryRun {
 		return true
 	}

@@ -44,6 +44,8 @@ type Options struct {
 	// otherwise they are answered 503 with a Retry-After of FailRetryAfter.
 	// A request whose context was canceled during the decision (its
 	// client gone) is never served: its error is not the limiter's fault.
+	// Nor is one whose limiter cannot decide at all (an error wrapping
+	// core.ErrInvalidConfig): that is answered 500.
 	FailOpen bool
 	// FailRetryAfter is the Retry-After of 503 answers; 0 means 1 second.
 	FailRetryAfter time.Duration

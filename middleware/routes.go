@@ -84,12 +84,20 @@ type Routes struct {
 	byPath    map[string][]methodRoute // the routes of a method added for each rest of a pattern, in order
 	patterns  []string                 // canonical, in the order added
 	def       Limiter
-	limiters  map[Limiter]int // how many scopes use each limiter
-	hosts     bool            // whether a pattern names a host
-	err       error           // a bad argument of NewRoutes, reported by Add, Share and NewSelect
+	limiters  map[Limiter]int       // how many scopes use each limiter
+	groups    map[string]namedGroup // the scopes named so far, by Add and Share
+	hosts     bool                  // whether a pattern names a host
+	err       error                 // a bad argument of NewRoutes, reported by Add, Share and NewSelect
 }
 
 type routeKey struct{ method, path string }
+
+// namedGroup is a scope named by Add (its pattern) or Share, with its
+// limiter.
+type namedGroup struct {
+	lim   Limiter
+	added bool // named by Add
+}
 
 // methodRoute is a route added for a method.
 type methodRoute struct {
@@ -148,16 +156,25 @@ func NewRoutes(def Limiter) *Routes {
 
 // Add limits the requests matching pattern with l.
 func (rt *Routes) Add(pattern string, l Limiter) error {
-	return rt.Share(pattern, l, pattern)
+	return rt.share(pattern, l, true, pattern)
 }
 
 // Share limits the requests matching any of patterns with l, in buckets
-// they share under the name group. A group name may not contain a NUL byte
-// (the middleware keeps preflight buckets apart with it).
+// they share under the name group. A group name may not be empty, contain
+// a NUL byte (the middleware keeps preflight buckets apart with it), name
+// a group of another limiter, or be a pattern given to Add (whose route's
+// buckets it would share); Share again with a group's name and limiter
+// adds patterns to it.
 //
 // An error is sticky: every later Add and Share, and [NewSelect], report
 // it, so that a route whose error was ignored never goes unlimited.
-func (rt *Routes) Share(group string, l Limiter, patterns ...string) (err error) {
+func (rt *Routes) Share(group string, l Limiter, patterns ...string) error {
+	return rt.share(group, l, false, patterns...)
+}
+
+// share is Share, and Add when added.
+func (rt *Routes) share(name string, l Limiter, added bool, patterns ...string) (err error) {
+	group := name
 	if rt == nil {
 		return fmt.Errorf("middleware: Share on nil *Routes: %w", core.ErrInvalidConfig)
 	}
@@ -178,9 +195,20 @@ func (rt *Routes) Share(group string, l Limiter, patterns ...string) (err error)
 	if strings.IndexByte(group, 0) >= 0 {
 		return fmt.Errorf("middleware: route group %q contains a NUL byte: %w", group, core.ErrInvalidConfig)
 	}
+	if group == "" {
+		// The default's scope: the group would share its buckets.
+		return fmt.Errorf("middleware: empty route group name: %w", core.ErrInvalidConfig)
+	}
+	if g, ok := rt.groups[group]; ok && (added || g.added || g.lim != l) {
+		return fmt.Errorf("middleware: route group %q named twice (by Add, or for another limiter): its routes would share buckets: %w", group, core.ErrInvalidConfig)
+	}
 	if !reflect.TypeOf(l).Comparable() {
 		return fmt.Errorf("middleware: route group %q: limiter type %T is not comparable: %w", group, l, core.ErrInvalidConfig)
 	}
+	if rt.groups == nil {
+		rt.groups = map[string]namedGroup{}
+	}
+	rt.groups[group] = namedGroup{lim: l, added: added}
 	rte := &route{lim: l, scope: group}
 	for _, p := range patterns {
 		key, canon, err := parsePattern(p)

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"reflect"
 
 	"github.com/floodgate-go/floodgate/core"
 )
@@ -23,19 +24,37 @@ func Tiers(resolve func(*http.Request) (string, error), tiers map[string]Limiter
 	if resolve == nil || len(tiers) == 0 {
 		return nil, fmt.Errorf("middleware: Tiers needs a resolver and at least one tier: %w", core.ErrInvalidConfig)
 	}
-	t := tierSelector{resolve: resolve, tiers: make(map[string]Limiter, len(tiers))}
+	t := tierSelector{resolve: resolve, tiers: make(map[string]tier, len(tiers))}
+	uses := map[Limiter]int{}
 	for name, l := range tiers {
 		if err := checkLimiter(fmt.Sprintf("tier %q", name), l); err != nil {
 			return nil, err
 		}
-		t.tiers[name] = l
+		if reflect.TypeOf(l).Comparable() {
+			uses[l]++
+		}
+	}
+	for name, l := range tiers {
+		tr := tier{lim: l}
+		if !reflect.TypeOf(l).Comparable() || uses[l] > 1 {
+			// A limiter of several tiers keeps each tier's buckets apart.
+			tr.scope = "t" + name
+		}
+		t.tiers[name] = tr
 	}
 	return t, nil
 }
 
 type tierSelector struct {
 	resolve func(*http.Request) (string, error)
-	tiers   map[string]Limiter
+	tiers   map[string]tier
+}
+
+// tier is a tier's limiter and the scope of its buckets: "" when the
+// limiter is the tier's alone.
+type tier struct {
+	lim   Limiter
+	scope string
 }
 
 func (t tierSelector) Select(r *http.Request, _ string) (Limiter, string, error) {
@@ -43,9 +62,9 @@ func (t tierSelector) Select(r *http.Request, _ string) (Limiter, string, error)
 	if err != nil {
 		return nil, "", fmt.Errorf("middleware: resolving the tier: %w", err)
 	}
-	l, ok := t.tiers[name]
+	tr, ok := t.tiers[name]
 	if !ok {
 		return nil, "", fmt.Errorf("%w %q", ErrUnknownTier, name)
 	}
-	return l, "", nil
+	return tr.lim, tr.scope, nil
 }
