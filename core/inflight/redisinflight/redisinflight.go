@@ -300,10 +300,9 @@ func New(client redis.UniversalClient, limit int, opts Options) (*Limiter, error
 	switch {
 	case opts.Lease < time.Millisecond || opts.Lease%time.Millisecond != 0 || opts.Lease > maxLease:
 		return nil, fmt.Errorf("redisinflight: Lease %v is not a whole number of milliseconds in [1 ms, %v]: %w", opts.Lease, maxLease, core.ErrInvalidConfig)
-	case opts.Timeout > time.Hour, opts.ProbeMax > time.Hour:
-		return nil, fmt.Errorf("redisinflight: Timeout %v or ProbeMax %v above an hour: %w", opts.Timeout, opts.ProbeMax, core.ErrInvalidConfig)
-	case opts.Failures > math.MaxInt32:
-		return nil, fmt.Errorf("redisinflight: Failures %d above %d: %w", opts.Failures, math.MaxInt32, core.ErrInvalidConfig)
+	case opts.Timeout > circuit.MaxProbe:
+		// (ProbeMax and Failures are bounded by circuit.Defaults.)
+		return nil, fmt.Errorf("redisinflight: Timeout %v above %v: %w", opts.Timeout, circuit.MaxProbe, core.ErrInvalidConfig)
 	case opts.Timeout < 0, opts.PollInterval < 0, opts.MaxWaiters < 0, opts.MaxWaiting < 0, opts.MaxCalls < 0:
 		return nil, fmt.Errorf("redisinflight: negative option: %w", core.ErrInvalidConfig)
 	case !(opts.LocalShare > 0 && opts.LocalShare <= 1):
