@@ -38,7 +38,15 @@ func TestConstructorsRefuseNilAndZero(t *testing.T) {
 			_, err := core.NewPolicy("p", core.Limit{Algorithm: (*core.GCRA)(nil)})
 			return err
 		},
-		"NewPolicy(zero algorithm)":   func() error { _, err := core.NewPolicy("p", core.Limit{Algorithm: core.GCRA{}}); return err },
+		"NewPolicy(zero algorithm)": func() error { _, err := core.NewPolicy("p", core.Limit{Algorithm: core.GCRA{}}); return err },
+		"NewPolicy(name not UTF-8)": func() error {
+			_, err := core.NewPolicy("p\xff", core.Limit{Algorithm: core.GCRA{Rate: core.PerSecond(1)}})
+			return err
+		},
+		"NewPolicy(limit name not UTF-8)": func() error {
+			_, err := core.NewPolicy("p", core.Limit{Name: "\xc3", Algorithm: core.GCRA{Rate: core.PerSecond(1)}})
+			return err
+		},
 		"Single(typed nil algorithm)": func() error { _, err := core.Single("p", (*core.TokenBucket)(nil)); return err },
 		"MemoryStore.Bind(nil)":       func() error { _, err := new(core.MemoryStore).Bind(p); return err },
 		"NewMemoryStore(bad)":         func() error { _, err := core.NewMemoryStore(core.MemoryOptions{MaxKeys: -1}); return err },

@@ -148,6 +148,7 @@ func TestParsePolicyErrors(t *testing.T) {
 		{"\"a\" x: 10/s", 5, "x", "\"x\" at column 5 after the limit name: want ':'"},
 		{"\"a", 1, "\"a", "limit name \"\\\"a\" at column 1: want a closing '\"'"},
 		{"\"a\\q\": 10/s", 1, "\"a\\q\"", "limit name \"a\\q\" at column 1: want a Go double-quoted string"},
+		{"\"\\xffa\": 10/s", 1, "\"\\xffa\"", "limit name \"\\xffa\" at column 1 is not valid UTF-8"},
 		{"a: 10/s burst", 9, "burst", "\"burst\" at column 9 wants a whole number ≥ 1 after it"},
 		{"a: 10/s; b: 1/min brust 2", 19, "brust", "unknown word \"brust\" at column 19 (did you mean \"burst\"?): want an algorithm (gcra, token-bucket, leaky-bucket, fixed-window, sliding-window, sliding-log, hybrid, rolling-window, warm-up, backoff) or a parameter (burst, no-delay, anchored, count-rejected, every, cap, cold, base, max, forgive)"},
 		{"1/s; 2/min; 3/hour; 4/day; 5/7d", 28, "5/7d", "limit 5 at column 28: a policy has at most 4 limits"},

@@ -3,6 +3,7 @@ package core
 import (
 	"strconv"
 	"strings"
+	"unicode/utf8"
 )
 
 // ParsePolicy parses a policy named name from one to [MaxLimits] limits in
@@ -16,7 +17,7 @@ import (
 // Go's double-quoted syntax ("\"per user\": 5/min"). A limit without a
 // name is named like the policy when it is the only one, and otherwise
 // after its period: "second", "minute", "hour", "day", or the period as
-// written by String ("15m", "7d"). Names must be unique.
+// written by String ("15m", "7d"). Names must be unique and valid UTF-8.
 //
 // Errors are as [ParseAlgorithm]'s, with columns counted in s.
 func ParsePolicy(name, s string) (*Policy, error) {
@@ -121,6 +122,9 @@ func quotedName(s string, i int) (string, int, *ParseError) {
 	n, err := strconv.Unquote(s[i : j+1])
 	if err != nil {
 		return "", 0, syntaxErr(i, s[i:j+1], "limit name %s at column %d: want a Go double-quoted string", clip(s[i:j+1]), i+1)
+	}
+	if !utf8.ValidString(n) {
+		return "", 0, syntaxErr(i, s[i:j+1], "limit name %s at column %d is not valid UTF-8", clip(s[i:j+1]), i+1)
 	}
 	return n, j + 1, nil
 }

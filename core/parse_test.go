@@ -208,7 +208,7 @@ func TestParsePolicy(t *testing.T) {
 		}, ""},
 		{`"": 5/min`, []core.Limit{{Name: "", Algorithm: gcra(5, time.Minute)}}, ""},
 		{`"api": 5/min`, []core.Limit{{Name: "api", Algorithm: gcra(5, time.Minute)}}, "5/min"},
-		{`"\xff\u00e9": 5/min`, []core.Limit{{Name: "\xffé", Algorithm: gcra(5, time.Minute)}}, `"\xffé": 5/min`},
+		{`"\u00ff\u00e9": 5/min`, []core.Limit{{Name: "ÿé", Algorithm: gcra(5, time.Minute)}}, `"ÿé": 5/min`},
 		{"day: 10/s; second: 1000/day", []core.Limit{{Name: "day", Algorithm: gcra(10, time.Second)}, {Name: "second", Algorithm: gcra(1000, oneDay)}}, ""},
 	} {
 		p, err := core.ParsePolicy("api", tc.in)

@@ -3,6 +3,7 @@ package core
 import (
 	"fmt"
 	"time"
+	"unicode/utf8"
 
 	"github.com/floodgate-go/floodgate/internal/isnil"
 )
@@ -60,10 +61,14 @@ type limitSpec struct {
 
 // NewPolicy validates limits and returns the policy that decides them
 // together. Shadow limits count towards [MaxLimits], and at least one
-// limit must be enforced (not Shadow).
+// limit must be enforced (not Shadow). The policy's name and its limits'
+// names must be valid UTF-8: they reach logs, metric labels and headers.
 func NewPolicy(name string, limits ...Limit) (*Policy, error) {
 	if len(limits) == 0 || len(limits) > MaxLimits {
 		return nil, fmt.Errorf("core: policy %q has %d limits, want 1 to %d: %w", name, len(limits), MaxLimits, ErrInvalidConfig)
+	}
+	if !utf8.ValidString(name) {
+		return nil, fmt.Errorf("core: policy name %q is not valid UTF-8: %w", name, ErrInvalidConfig)
 	}
 	p := &Policy{name: name}
 	seen := map[string]bool{}
@@ -73,6 +78,9 @@ func NewPolicy(name string, limits ...Limit) (*Policy, error) {
 			return nil, fmt.Errorf("core: policy %q: duplicate limit name %q: %w", name, l.Name, ErrInvalidConfig)
 		}
 		seen[l.Name] = true
+		if !utf8.ValidString(l.Name) {
+			return nil, fmt.Errorf("core: policy %q: limit name %q is not valid UTF-8: %w", name, l.Name, ErrInvalidConfig)
+		}
 		if isnil.Value(l.Algorithm) {
 			return nil, fmt.Errorf("core: policy %q: limit %q has no algorithm: %w", name, l.Name, ErrInvalidConfig)
 		}
