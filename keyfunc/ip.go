@@ -23,7 +23,8 @@ const (
 	// header.
 	SourceForwarded
 	// SourceNone walks no list header: only the headers named in
-	// [IPOptions.Headers] are read.
+	// [IPOptions.Headers] are read. With trusted proxies or hops it needs
+	// at least one such header.
 	SourceNone
 )
 
@@ -95,8 +96,9 @@ type IPOptions struct {
 // "2001:db8:1:2::/64". It fails, wrapping [ErrInvalidOptions], on options it
 // can't use: unparseable trusted networks, prefix lengths out of range, hops
 // below zero, hops together with trusted networks, unknown sources, invalid
-// header names, headers to read with nothing trusted, or NAT64 prefixes
-// that are not IPv6 prefixes of an RFC 6052 length.
+// header names, headers to read with nothing trusted, trust with nothing to
+// read (SourceNone and no Headers), or NAT64 prefixes that are not IPv6
+// prefixes of an RFC 6052 length.
 //
 // The client is the direct peer, r.RemoteAddr ("host:port" or a bare
 // address), unless the peer is a trusted proxy (see [IPOptions]); then it is
@@ -175,8 +177,13 @@ func newIPExtractor(opts IPOptions) (*ipExtractor, error) {
 	default:
 		return nil, invalid("unknown %v", c.source)
 	}
-	if len(opts.Headers) > 0 && !trusts {
+	switch {
+	case len(opts.Headers) > 0 && !trusts:
 		return nil, invalid("Headers need trusted proxies or hops")
+	case c.source == SourceNone && trusts && len(opts.Headers) == 0:
+		// The trust would read nothing: every request through a proxy
+		// (with hops, every request) would be keyed by the proxy.
+		return nil, invalid("Source %v with trusted proxies or hops needs Headers to read", c.source)
 	}
 	for _, h := range opts.Headers {
 		if !httpsyntax.IsToken(h) {

@@ -1,0 +1,37 @@
+package keyfunc
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// Trusting proxies while reading no forwarding header (Source none, no
+// Headers) keys every request through a proxy by the proxy's address: with
+// TrustedHops every request at all, so that all clients share one bucket and
+// one abuser throttles them all. Such options are refused, as Headers
+// without trust are, rather than accepted silently.
+func TestAttackTrustReadingNothingIsRefused(t *testing.T) {
+	for name, opts := range map[string]IPOptions{
+		"hops":     {TrustedHops: 1, Source: SourceNone},
+		"prefixes": {TrustedProxies: prefixes("10.0.0.0/8"), Source: SourceNone},
+		"cidrs":    {TrustedProxyCIDRs: []string{"10.0.0.0/8"}, Source: SourceNone},
+	} {
+		t.Run(name, func(t *testing.T) {
+			f, err := ClientIP(opts)
+			require.ErrorIs(t, err, ErrInvalidOptions)
+			assert.Nil(t, f)
+		})
+	}
+	// Source none stays valid without trust (the zero options' behaviour)
+	// and with a header to read.
+	for _, opts := range []IPOptions{
+		{Source: SourceNone},
+		{TrustedHops: 1, Source: SourceNone, Headers: []string{"X-Real-IP"}},
+		{TrustedProxies: prefixes("10.0.0.0/8"), Source: SourceNone, Headers: []string{"X-Real-IP"}},
+	} {
+		_, err := ClientIP(opts)
+		require.NoError(t, err, "%+v", opts)
+	}
+}
