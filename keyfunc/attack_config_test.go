@@ -35,3 +35,20 @@ func TestAttackTrustReadingNothingIsRefused(t *testing.T) {
 		require.NoError(t, err, "%+v", opts)
 	}
 }
+
+// A trusted network of every address (0.0.0.0/0, ::/0, ::ffff:0.0.0.0/96)
+// holds every client too: the walk skips the address the proxy appended for
+// the client as a trusted proxy's and keys the request by the left-most
+// entry, which the client writes, so that every request may pick a fresh
+// key. Such a network is refused (TrustedHops is the option for "every peer
+// is a proxy").
+func TestAttackTrustingEveryAddressIsRefused(t *testing.T) {
+	for _, cidr := range []string{"0.0.0.0/0", "::/0", "::ffff:0.0.0.0/96", "10.0.0.1/0"} {
+		f, err := ClientIP(IPOptions{TrustedProxyCIDRs: []string{cidr}})
+		require.ErrorIs(t, err, ErrInvalidOptions, cidr)
+		assert.Nil(t, f, cidr)
+		f, err = ClientIP(IPOptions{TrustedProxies: prefixes(cidr)})
+		require.ErrorIs(t, err, ErrInvalidOptions, cidr)
+		assert.Nil(t, f, cidr)
+	}
+}

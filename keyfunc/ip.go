@@ -55,6 +55,11 @@ type IPOptions struct {
 	// TrustedProxyCIDRs are more trusted networks in text form: CIDRs such
 	// as "10.0.0.0/8" or "2001:db8::/32", or single addresses. They are
 	// parsed by ClientIP, which fails on any it can't parse.
+	//
+	// A network of every address (0.0.0.0/0, ::/0) is refused, in either
+	// field: it holds the clients too, so that the left-most entry, which
+	// a client writes, would be taken as the client. When every peer is
+	// a proxy, set TrustedHops.
 	TrustedProxyCIDRs []string
 	// TrustedHops is the number of proxies in front of the application when
 	// their addresses are not known. The direct peer is then always taken as
@@ -94,11 +99,12 @@ type IPOptions struct {
 // ClientIP returns a Func that keys a request by its client's IP address,
 // masked to a prefix and written in canonical form: "198.51.100.7/32",
 // "2001:db8:1:2::/64". It fails, wrapping [ErrInvalidOptions], on options it
-// can't use: unparseable trusted networks, prefix lengths out of range, hops
-// below zero, hops together with trusted networks, unknown sources, invalid
-// header names, headers to read with nothing trusted, trust with nothing to
-// read (SourceNone and no Headers), or NAT64 prefixes that are not IPv6
-// prefixes of an RFC 6052 length.
+// can't use: unparseable trusted networks or networks of every address
+// (/0), prefix lengths out of range, hops below zero, hops together with
+// trusted networks, unknown sources, invalid header names, headers to read
+// with nothing trusted, trust with nothing to read (SourceNone and no
+// Headers), or NAT64 prefixes that are not IPv6 prefixes of an RFC 6052
+// length.
 //
 // The client is the direct peer, r.RemoteAddr ("host:port" or a bare
 // address), unless the peer is a trusted proxy (see [IPOptions]); then it is
@@ -160,6 +166,14 @@ func newIPExtractor(opts IPOptions) (*ipExtractor, error) {
 			return nil, invalid("trusted proxy %q: %v", s, err)
 		}
 		c.trusted = append(c.trusted, p)
+	}
+	for _, p := range c.trusted {
+		if p.Bits() == 0 {
+			// Every client would be a trusted proxy too: the walk would
+			// skip the address a proxy saw and key the request by the
+			// left-most entry, the one the client writes.
+			return nil, invalid("trusted proxy network %v holds every address, clients too (use TrustedHops when every peer is a proxy)", p)
+		}
 	}
 	switch {
 	case c.hops < 0:

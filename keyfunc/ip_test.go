@@ -390,7 +390,7 @@ func TestClientIPTrustedProxyForms(t *testing.T) {
 		{"unmasked prefix", IPOptions{TrustedProxies: []netip.Prefix{netip.PrefixFrom(netip.MustParseAddr("10.1.2.3"), 8)}}, "10.200.0.1:1", true},
 		{"v6 prefix", IPOptions{TrustedProxies: prefixes("2001:db8::/32")}, "[2001:db8:5::1]:1", true},
 		{"v6 prefix other", IPOptions{TrustedProxies: prefixes("2001:db8::/32")}, "[2001:db9::1]:1", false},
-		{"v6 prefix does not cover v4", IPOptions{TrustedProxies: prefixes("::/0")}, "10.0.0.5:1", false},
+		{"v6 prefix does not cover v4", IPOptions{TrustedProxies: prefixes("::/8")}, "10.0.0.5:1", false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
