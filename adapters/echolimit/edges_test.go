@@ -11,6 +11,7 @@ import (
 	"github.com/floodgate-go/floodgate/core"
 	"github.com/floodgate-go/floodgate/core/coretest"
 	"github.com/floodgate-go/floodgate/middleware"
+	"github.com/floodgate-go/floodgate/middleware/login"
 	"github.com/labstack/echo/v4"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -81,13 +82,16 @@ func TestPreflight(t *testing.T) {
 	assert.Equal(t, 200, from(e, "GET", "/items/1", "192.0.2.1:1"))
 }
 
-// Limit refuses a nil or zero middleware, and RealIP a nil server, when the
-// server is built.
+// Limit refuses a nil or zero middleware, RealIP a nil server, and Login a
+// nil or zero guard (it panicked at the first login, or answered every
+// login 413), when the server is built.
 func TestConstructorsPanicAtSetup(t *testing.T) {
 	for name, f := range map[string]func(){
 		"Limit(nil)":  func() { echolimit.Limit(nil) },
 		"Limit(zero)": func() { echolimit.Limit(new(middleware.Middleware)) },
 		"RealIP(nil)": func() { echolimit.RealIP(nil) },
+		"Login(nil)":  func() { echolimit.Login(nil) },
+		"Login(zero)": func() { echolimit.Login(new(login.Guard)) },
 	} {
 		func() {
 			defer func() {

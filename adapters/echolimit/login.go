@@ -1,6 +1,8 @@
 package echolimit
 
 import (
+	"fmt"
+
 	"github.com/floodgate-go/floodgate/middleware/login"
 	"github.com/labstack/echo/v4"
 )
@@ -25,7 +27,13 @@ import (
 // by the handler are still refunded) and reports [login.ErrNoResponse] to
 // login.Options.OnError on each: it throttles, loudly, but Login is the
 // way that sees every outcome.
+//
+// It panics, when the server is built, if g is nil or not made by
+// login.New (see login.Guard.Validate).
 func Login(g *login.Guard) echo.MiddlewareFunc {
+	if err := g.Validate(); err != nil {
+		panic(fmt.Errorf("echolimit: Login: %w", err))
+	}
 	return func(next echo.HandlerFunc) echo.HandlerFunc {
 		return func(c echo.Context) error {
 			r := c.Request()

@@ -11,6 +11,7 @@ import (
 	"github.com/floodgate-go/floodgate/core"
 	"github.com/floodgate-go/floodgate/core/coretest"
 	"github.com/floodgate-go/floodgate/middleware"
+	"github.com/floodgate-go/floodgate/middleware/login"
 	"github.com/gin-gonic/gin"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -78,8 +79,9 @@ func TestPreflight(t *testing.T) {
 	assert.Equal(t, 429, from(e, "GET", "/items/1", "192.0.2.1:1"))
 }
 
-// Limit refuses a nil or zero middleware and a nil engine, and ClientIP a
-// nil engine, when the engine is built.
+// Limit refuses a nil or zero middleware and a nil engine, ClientIP a nil
+// engine, and Login a nil or zero guard (it panicked at the first login,
+// or answered every login 413), when the engine is built.
 func TestConstructorsPanicAtSetup(t *testing.T) {
 	m, err := middleware.New(fixed(t, 1), middleware.Options{})
 	require.NoError(t, err)
@@ -88,6 +90,8 @@ func TestConstructorsPanicAtSetup(t *testing.T) {
 		"Limit(zero, e)": func() { ginlimit.Limit(new(middleware.Middleware), gin.New()) },
 		"Limit(m, nil)":  func() { ginlimit.Limit(m, nil) },
 		"ClientIP(nil)":  func() { ginlimit.ClientIP(nil) },
+		"Login(nil)":     func() { ginlimit.Login(nil) },
+		"Login(zero)":    func() { ginlimit.Login(new(login.Guard)) },
 	} {
 		func() {
 			defer func() {

@@ -2,6 +2,7 @@ package ginlimit
 
 import (
 	"bufio"
+	"fmt"
 	"net"
 	"net/http"
 
@@ -25,7 +26,13 @@ import (
 // login.Options.OnError ([login.ErrNoResponse]): the guard never guesses a
 // success. GET, HEAD and OPTIONS pass through uncounted unless
 // their URL query names a username (see login.Guard.Start).
+//
+// It panics, when the engine is built, if g is nil or not made by
+// login.New (see login.Guard.Validate).
 func Login(g *login.Guard) gin.HandlerFunc {
+	if err := g.Validate(); err != nil {
+		panic(fmt.Errorf("ginlimit: Login: %w", err))
+	}
 	return func(c *gin.Context) {
 		a, ok := g.Start(c.Writer, c.Request)
 		if !ok {

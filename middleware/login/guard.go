@@ -123,6 +123,25 @@ func limiter(kind string, a core.Algorithm, s core.Store, clk core.Clock) (*core
 	return core.NewLimiter(p, core.WithStore(s), core.WithClock(clk))
 }
 
+// Validate returns an error wrapping core.ErrInvalidConfig if g cannot
+// serve: a nil *Guard (New's error ignored) or one not made by [New] (the
+// zero Guard). [Guard.Handler] and the router adapters' login helpers call
+// it when they are mounted, so that such a mistake stops the program at
+// start-up, not at the first login.
+func (g *Guard) Validate() error {
+	if g == nil || g.account == nil || g.network == nil {
+		return fmt.Errorf("login: nil or zero Guard (make it with New): %w", core.ErrInvalidConfig)
+	}
+	return nil
+}
+
+// mustValidate panics with Validate's error, when a handler chain is built.
+func (g *Guard) mustValidate() {
+	if err := g.Validate(); err != nil {
+		panic(err)
+	}
+}
+
 // name returns the form username is counted by: Options.Normalize applied
 // to it, on every path that derives a key from a username.
 func (g *Guard) name(username string) (string, error) {
@@ -180,9 +199,13 @@ type Attempt struct {
 // counter refuses the attempt, which then counts nowhere;
 // [ErrNoUsername] for an empty username (after normalization);
 // [ErrUsernameTooLong]; an error wrapping core.ErrInvalidConfig for a nil
-// r; or the key or store error. Only with a nil error
-// may the credentials be checked, and the outcome must then be reported.
+// r or a nil or zero g (see [Guard.Validate]); or the key or store error.
+// Only with a nil error may the credentials be checked, and the outcome
+// must then be reported.
 func (g *Guard) Begin(ctx context.Context, username string, r *http.Request) (*Attempt, error) {
+	if err := g.Validate(); err != nil {
+		return nil, err
+	}
 	if r == nil {
 		return nil, fmt.Errorf("login: Begin: nil request (the client network is counted from it): %w", core.ErrInvalidConfig)
 	}
@@ -363,6 +386,9 @@ func (a *Attempt) DeviceCookie() *http.Cookie {
 // on the networks' or the devices'), for an operator or a password reset.
 // username is normalized like every attempt's.
 func (g *Guard) Unlock(ctx context.Context, username string) error {
+	if err := g.Validate(); err != nil {
+		return err
+	}
 	name, err := g.name(username)
 	if err != nil {
 		return err

@@ -39,7 +39,11 @@ var ErrNoResponse = errors.New("login: the handler returned without writing a re
 // credentials the guard never counted) or a GET, HEAD or OPTIONS with a
 // body; 503 when the store fails or the
 // client network cannot be found.
+//
+// It panics, when the handler chain is built, if g is nil or not made by
+// [New] (see [Guard.Validate]).
 func (g *Guard) Handler(next http.Handler) http.Handler {
+	g.mustValidate()
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		a, ok := g.Start(w, r)
 		if !ok {
@@ -76,8 +80,13 @@ func (g *Guard) Handler(next http.Handler) http.Handler {
 // written the whole answer (429, 413, 415, 400 or 503) and the login
 // handler must not run. When it returns true the handler may run, and a
 // non-nil attempt's outcome must be reported with [Attempt.Respond] before
-// the response's headers are sent.
+// the response's headers are sent. A nil or zero g (see [Guard.Validate])
+// answers every request 500 and returns false.
 func (g *Guard) Start(w http.ResponseWriter, r *http.Request) (*Attempt, bool) {
+	if g.Validate() != nil {
+		writeError(w, http.StatusInternalServerError, "the login guard is not configured")
+		return nil, false
+	}
 	if inQuery(r, g.field) {
 		writeError(w, http.StatusBadRequest, "credentials are not accepted in the URL")
 		return nil, false
