@@ -44,7 +44,11 @@ import (
 //     there for one of those methods: a handler of every method limited
 //     as "POST /login" is limited so for a PUT, a DELETE, a GET with
 //     credentials in its query, while a handler registered for GET alone
-//     (a login page) keeps its own route, or the default.
+//     (a login page) keeps its own route, or the default. A route written
+//     otherwise than the template ("POST /users/{id}/login" for gin's
+//     "/users/:id/login") guards those methods too: when no route is
+//     written as the template, the first added that ServeMux matches the
+//     request's path to with one of them does.
 //   - HEAD is limited like GET, in the GET route's buckets, unless a HEAD
 //     route of its own was added: ServeMux, chi's middleware.GetHead and
 //     routes registered for both methods all serve HEAD with the GET
@@ -84,6 +88,7 @@ type Routes struct {
 	byPath    map[string][]methodRoute // the routes of a method added for each rest of a pattern, in order
 	patterns  []string                 // canonical, in the order added
 	def       Limiter
+	methods   map[string]bool       // the methods routes were added for
 	limiters  map[Limiter]int       // how many scopes use each limiter
 	groups    map[string]namedGroup // the scopes named so far, by Add and Share
 	hosts     bool                  // whether a pattern names a host
@@ -137,6 +142,7 @@ func (m match) better(o match) bool {
 type route struct {
 	lim   Limiter
 	scope string
+	order int // the routes added before it (by earlier calls of Add and Share)
 }
 
 // NewRoutes returns routes that give requests matching no route to def, or
@@ -209,7 +215,7 @@ func (rt *Routes) share(name string, l Limiter, added bool, patterns ...string) 
 		rt.groups = map[string]namedGroup{}
 	}
 	rt.groups[group] = namedGroup{lim: l, added: added}
-	rte := &route{lim: l, scope: group}
+	rte := &route{lim: l, scope: group, order: len(rt.patterns)}
 	for _, p := range patterns {
 		key, canon, err := parsePattern(p)
 		if err != nil {
@@ -244,6 +250,10 @@ func (rt *Routes) share(name string, l Limiter, added bool, patterns ...string) 
 		rt.byKey[key] = rte
 		if key.method != "" {
 			rt.byPath[key.path] = append(rt.byPath[key.path], methodRoute{key.method, rte})
+			if rt.methods == nil {
+				rt.methods = map[string]bool{}
+			}
+			rt.methods[key.method] = true
 		}
 	}
 	rt.limiters[l]++
@@ -284,7 +294,8 @@ func register(mux *http.ServeMux, p, pattern string) (err error) {
 // adapter it looks up "METHOD template", then "GET template" for HEAD, then
 // "template", then the first route added at template for a method r.Pattern
 // names as reaching the same handler; without one, or when the template
-// names no route, it matches r against the patterns as a ServeMux would.
+// names no route, it matches r against the patterns as a ServeMux would
+// (with r's method, then with those r.Pattern names).
 func (rt *Routes) Select(r *http.Request, template string) (Limiter, string, error) {
 	if rt.err != nil {
 		return nil, "", rt.err
@@ -368,6 +379,14 @@ func (rt *Routes) find(r *http.Request, method, template string) *route {
 	best := rt.muxMatch(req)
 	if best.e != nil && !best.weak {
 		return best.route()
+	}
+	if template != "" {
+		// A route written in another syntax than the template ("POST
+		// /users/{id}/login" for gin's "/users/:id/login") guards the
+		// handler the methods r.Pattern names reach as surely.
+		if rte := rt.sharedMuxRoute(req, method, template); rte != nil {
+			return rte
+		}
 	}
 	// No pattern matches the path itself as ServeMux routes it (at most a
 	// subtree holds it): try the variants other routers serve with the
@@ -465,6 +484,34 @@ func (rt *Routes) sharedRoute(r *http.Request, method, template string) *route {
 		}
 	}
 	return nil
+}
+
+// sharedMuxRoute is sharedRoute for routes whose pattern is not written
+// as template: the first added of those ServeMux matches r's path to (the
+// path itself, not a subtree holding it) with one of the methods r.Pattern
+// names as reaching the same handler.
+func (rt *Routes) sharedMuxRoute(r *http.Request, method, template string) *route {
+	list, path, ok := strings.Cut(r.Pattern, " ")
+	if !ok || path != template || !strings.Contains(list, ",") {
+		return nil
+	}
+	if !listed(list, method) && (method != http.MethodHead || !listed(list, http.MethodGet)) {
+		return nil
+	}
+	var best *route
+	for list != "" {
+		var m string
+		m, list, _ = strings.Cut(list, ",")
+		if m = routepath.Method(m); m == method || !rt.methods[m] {
+			continue
+		}
+		c := *r
+		c.Method = m
+		if e := rt.muxMatch(&c); e.e != nil && !e.weak && (best == nil || e.e.rte.order < best.order) {
+			best = e.e.rte
+		}
+	}
+	return best
 }
 
 // listed reports whether the comma-separated list of methods holds method

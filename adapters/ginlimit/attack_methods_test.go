@@ -9,6 +9,7 @@ import (
 	"github.com/floodgate-go/floodgate/middleware"
 	"github.com/gin-gonic/gin"
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // methodsApp holds the two handlers of stacktest's applications: distinct
@@ -85,4 +86,25 @@ func TestAttackMethodsGinRoutesNowhere(t *testing.T) {
 		assert.Equal(t, 307, from(e, "POST", "/LOGIN", "192.0.2.1:1"))
 		assert.Empty(t, hits)
 	}
+}
+
+// TestAttackAnyHandlerRouteInServeMuxSyntax: a login handler gin serves
+// every method with (Any), guarded by a route written in ServeMux's syntax
+// ("POST /users/{id}/login" for gin's "/users/:id/login"), is limited by
+// that route whatever method reaches it. Before, only POST was: the route
+// was matched by the request, and PUT, PATCH and DELETE went to the
+// default (none here): 17 of 20 requests reached the handler, not 2.
+func TestAttackAnyHandlerRouteInServeMuxSyntax(t *testing.T) {
+	rt := middleware.NewRoutes(nil)
+	require.NoError(t, rt.Add("POST /users/{id}/login", fixed(t, 2)))
+	m, err := middleware.NewSelect(rt, middleware.Options{})
+	require.NoError(t, err)
+	e := gin.New()
+	e.Use(ginlimit.Limit(m, e))
+	reached := 0
+	e.Any("/users/:id/login", func(c *gin.Context) { reached++; c.Status(http.StatusUnauthorized) })
+	for i := range 20 {
+		do(e, []string{"POST", "PUT", "PATCH", "DELETE"}[i%4], "/users/7/login", "192.0.2.1:1")
+	}
+	assert.Equal(t, 2, reached)
 }
