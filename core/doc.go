@@ -17,7 +17,13 @@
 // still holds part of the limits' state: a late refund (after the state has
 // drained, refilled, moved to a new window or been reset) gives nothing
 // back, so refunds can never let a client past what the limits would allow
-// had the refunded takes never happened.
+// had the refunded takes never happened. In the algorithms whose state is a
+// span of time (GCRA, LeakyBucket, TokenBucket, WarmUp, Hybrid), a refund
+// of an earlier take moves the later takes' spans down; a Limiter logs its
+// refunds within the refund window, so that a later take's refund gives
+// back only what that take still holds where it was moved. The log is the
+// limiter's own: on a store shared by several processes, another
+// process's refunds are not in it.
 //
 // # Shadow limits
 //

@@ -26,6 +26,7 @@ type Limiter struct {
 	window int64         // how long after a decision its refund is accepted
 	ledger *refundLedger // the decisions already refunded
 	resets resetLog      // the keys reset within a refund window
+	lowers *lowerLog     // the refunds that may have moved later takes (see lowerlog.go)
 
 	obs  Observer // nil: none (see observe.go)
 	kind string   // the store's kind, for obs
@@ -119,7 +120,7 @@ func NewLimiter(p *Policy, opts ...Option) (*Limiter, error) {
 	}
 	l := &Limiter{
 		clock: cfg.clock, seed: maphash.MakeSeed(),
-		window: int64(cfg.refundWindow), ledger: newRefundLedger(cfg.ledger),
+		window: int64(cfg.refundWindow), ledger: newRefundLedger(cfg.ledger), lowers: newLowerLog(cfg.ledger),
 		nonce: rand.Uint64() | 1, // never zero: a zero RefundID names nothing
 		obs:   cfg.observer, kind: storeKind(cfg.store),
 	}
@@ -181,7 +182,14 @@ func (l *Limiter) doOn(ctx context.Context, b *binding, req store.Request, epoch
 	if b.mem != nil {
 		b.mem.do(&req, epoch, res) // names a taken decision (id, kh) itself
 		res.owner, res.source = l, SourceStore
+		if res.taken && b.policy.spans {
+			res.mark = b.mem.takePos(res)
+		}
 		return nil
+	}
+	var mark uint64 // read before the take is decided (see lowerLog)
+	if req.Op == store.OpTake && b.policy.spans {
+		mark = l.lowers.shard(maphash.String(l.seed, req.Key)).seq.Load() + 1
 	}
 	d, err := b.table.Do(ctx, req)
 	if err != nil || req.Op == store.OpReset {
@@ -190,7 +198,7 @@ func (l *Limiter) doOn(ctx context.Context, b *binding, req store.Request, epoch
 	}
 	b.policy.resultOf(&req, &d, res)
 	if res.taken {
-		res.id, res.kh, res.owner = l.seq.Add(1), maphash.String(l.seed, req.Key), l // keyHash, b.mem being nil
+		res.id, res.kh, res.owner, res.mark = l.seq.Add(1), maphash.String(l.seed, req.Key), l, mark // keyHash, b.mem being nil
 	}
 	return nil
 }
@@ -324,10 +332,66 @@ func (l *Limiter) Refund(ctx context.Context, key string, taken Result) (Result,
 	if err := l.ledger.spend(decisionName{taken.kh, taken.id, taken.epoch}, taken.at+min(hold, l.window), now); err != nil {
 		return Result{}, err
 	}
+	var sh *lowerShard
+	var e lowering
+	if b.policy.spans {
+		// Refunds of the key's spans are made one at a time (see lowerLog):
+		// the shard stays locked until the store has made this one.
+		sh = l.lowers.shard(taken.kh)
+		sh.mu.Lock()
+		defer sh.mu.Unlock()
+		if !l.unmoved(sh, b.policy, &taken, now, &holds, &e) {
+			err := l.doOn(ctx, b, store.Request{Op: store.OpPeek, Key: key, Cost: 1}, 0, &res)
+			return res, err
+		}
+	}
 	req := store.Request{Op: store.OpRefund, Key: key, Cost: taken.Cost, Taken: taken.at, Holds: holds,
 		RefundID: [2]uint64{l.nonce, taken.id}}
 	err := l.doOn(ctx, b, req, taken.epoch, &res)
+	if sh != nil {
+		e.at = now
+		switch {
+		case err != nil:
+			e.pos = failedPos // the store may still make it, at any time
+		case b.mem != nil:
+			e.pos, res.id = res.id, 0 // see memTable.refundPos
+		default:
+			e.pos = sh.seq.Add(1) // numbered once made (see lowerLog)
+		}
+		sh.record(taken.kh, e, l.window, l.lowers.perShard)
+	}
 	return res, err
+}
+
+// unmoved takes off holds (of a refund of taken, at now, on policy p)
+// what the refunds of the key recorded since the take may have moved its
+// spans, and sets in e how far the refund may move the spans of the takes
+// after it. It reports false when the take gives nothing back: the log
+// may have forgotten refunds made since it, or nothing is left of what it
+// holds. The caller holds sh.mu.
+func (l *Limiter) unmoved(sh *lowerShard, p *Policy, taken *Result, now int64, holds *[MaxLimits]int64, e *lowering) bool {
+	e.taken = taken.at
+	for i := range p.limits {
+		e.until[i] = taken.at + min(max(holds[i], 0), 2*maxSpan)
+	}
+	moved, ok := sh.moved(taken.kh, taken.mark, taken.at, &e.until)
+	if !ok {
+		return false
+	}
+	left := false
+	for i := range p.limits {
+		h := holds[i]
+		if h <= 0 {
+			continue
+		}
+		if sp := p.limits[i].span; sp != nil {
+			h = max(0, h-moved[i])
+			holds[i] = h
+			e.shift[i] = min(sp.span(taken.Cost), max(0, taken.at+h-now)) // the most it gives back, in time
+		}
+		left = left || taken.at+h > now
+	}
+	return left
 }
 
 // Reset forgets key, in every limit (shadow limits too): its next request

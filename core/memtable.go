@@ -286,6 +286,7 @@ func (t *memTable) doHash(req *store.Request, h uint64, epoch uint64, res *Resul
 			}
 			p.take(st, req.Now, 1, false, res)
 			if t.publish(s, a, off, v, st) {
+				res.id = t.refundPos(s, v, st)
 				break
 			}
 			// A lock-free take moved the state on meanwhile: again, on it.
@@ -329,6 +330,32 @@ func (t *memTable) doHash(req *store.Request, h uint64, epoch uint64, res *Resul
 		p.take(t.zero, req.Now, req.Cost, false, res)
 	}
 	s.mu.Unlock()
+}
+
+// refundPos is, for a refund just published under s.mu (its state viewed
+// as v, now st), its position among the shard's takes, which [lowerLog]
+// compares with theirs ([Result.mark]): a take whose position is at most
+// this was decided before the refund lowered the state. In the locked
+// mode it is the last decision id given; in the word mode the epoch the
+// refund counted (a take records the epoch it read before deciding, plus
+// one). 0 when the refund changed nothing.
+func (t *memTable) refundPos(s *memShard, v int64, st []int64) uint64 {
+	if t.word == nil {
+		return s.seq
+	}
+	if st[0] == v {
+		return 0
+	}
+	return s.epoch.Load()
+}
+
+// takePos is a taken decision's position, which refundPos is compared
+// with: its id in the locked mode, its epoch in the word mode.
+func (t *memTable) takePos(res *Result) uint64 {
+	if t.word == nil {
+		return res.id
+	}
+	return res.epoch
 }
 
 // view returns the state of the entry at off and, in the word mode, the

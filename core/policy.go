@@ -32,6 +32,7 @@ type Policy struct {
 	name   string
 	limits []limitSpec // the enforced limits
 	words  int
+	spans  bool // some limit is a span of time (see lowerlog.go)
 	// shadows holds the shadow limits, each decided as a policy of its
 	// own; shadowSets[m] lists the names of the shadows in the bit set m.
 	shadows    []shadowSpec
@@ -57,6 +58,7 @@ type limitSpec struct {
 	off    int
 	quota  int64
 	window time.Duration
+	span   spanner // nil, or the state is a span of time that drains (see lowerlog.go)
 }
 
 // NewPolicy validates limits and returns the policy that decides them
@@ -93,7 +95,8 @@ func NewPolicy(name string, limits ...Limit) (*Policy, error) {
 			continue
 		}
 		q, w := st.quota()
-		p.limits = append(p.limits, limitSpec{Limit: l, step: st, off: p.words, quota: q, window: w})
+		p.limits = append(p.limits, limitSpec{Limit: l, step: st, off: p.words, quota: q, window: w, span: spanned(st)})
+		p.spans = p.spans || spanned(st) != nil
 		p.words += st.words()
 	}
 	if len(p.limits) == 0 {

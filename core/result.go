@@ -81,6 +81,7 @@ type Result struct {
 	id    uint64
 	kh    uint64
 	epoch uint64
+	mark  uint64 // the lowerLog's count when the take was decided
 	owner *Limiter
 	// per holds each limit's outcome (a single limit's is also the top
 	// level), then, from index NumLimits on, each shadow limit's (see

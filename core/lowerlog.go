@@ -1,0 +1,190 @@
+package core
+
+import (
+	"math/bits"
+	"sync"
+	"sync/atomic"
+)
+
+// A refund of a take lowers the key's state by what it gives back. In the
+// algorithms whose state is one span of time that drains (GCRA,
+// LeakyBucket, TokenBucket, WarmUp, Hybrid's smooth mode), that moves down
+// the spans of every take made after the refunded one: a refund of an
+// earlier take, made after a take B, moves B's span down, so that B's own
+// refund, bounded by where B's span ended when B was taken, would give
+// back what has drained since (a client past its burst: with a burst of
+// 100, take 50, take 50, refund the first, wait 49 s, take 99, refund the
+// second, take 50 more).
+//
+// lowerLog remembers, per key hash, the refunds made within a refund
+// window and how far each may have moved the spans of the takes after its
+// own (its bound: what its take still held of each limit's span, and no
+// more than its cost's span), so that a refund first takes off its hold
+// what the refunds made since its take may have moved it.
+//
+// "Since its take" compares positions: a take's (Result.mark) and a
+// refund's, such that a refund whose position is below a take's lowered
+// the state before the take was decided, and moved nothing of it. On the
+// in-memory store they are the shard's own (see memTable.refundPos): exact.
+// On the other stores each shard of the log counts its refunds (seq): a
+// take reads the count before it is decided, and its position is the
+// count plus one; a refund is numbered once the store has made it, so
+// that one numbered at or below a take's count was made before the take
+// was decided. A refund made while a take is decided may be counted
+// though it moved nothing, which only gives back less.
+//
+// A shard's refunds are made one at a time, each recorded before the next
+// reads the log, so that none made before is missed. What a log cannot
+// know, it never gives: a refund of a take made before a refund the log
+// has forgotten (more than it holds within a window) gives nothing back,
+// and a refund whose store call failed is counted by every later refund
+// while it is remembered. It knows the refunds of its own Limiter: another
+// process's refunds of the same Redis key are not counted (see "Refunds"
+// in the package documentation).
+type lowerLog struct {
+	perShard int
+	shards   [lowerShards]lowerShard
+}
+
+const lowerShards = 64
+
+type lowerShard struct {
+	seq atomic.Uint64 // refunds made, on stores other than the in-memory one
+	_   [56]byte      // takes read seq; refunds write the rest
+
+	mu       sync.Mutex
+	keys     map[uint64][]lowering // per key hash, in the order recorded
+	n        int                   // entries in keys
+	forgotAt int64                 // the latest instant of a refund forgotten
+	_        [24]byte
+}
+
+// lowering is one refund: its position (see lowerLog), when it was made,
+// the instant its take was decided at and, per limit, where the take's
+// span ended then and how far the refund may have moved the spans of the
+// takes after it (0 for limits that are not a span).
+type lowering struct {
+	pos   uint64
+	at    int64
+	taken int64
+	until [MaxLimits]int64
+	shift [MaxLimits]int64
+}
+
+// failedPos is the position of a refund whose store call failed: counted
+// by every refund while remembered, as the store may make it at any time.
+const failedPos = ^uint64(0)
+
+func newLowerLog(capacity int) *lowerLog {
+	lg := &lowerLog{perShard: max(1, capacity/lowerShards)}
+	for i := range lg.shards {
+		lg.shards[i].forgotAt = -1
+	}
+	return lg
+}
+
+func (lg *lowerLog) shard(kh uint64) *lowerShard { return &lg.shards[kh%lowerShards] }
+
+// moved returns how far the refunds recorded for the key of hash kh at or
+// after position pos may have moved the spans, per limit, of a take
+// decided at taken whose spans ended at until, or false when some of those
+// refunds may have been forgotten. A refund moves the spans of the takes
+// after its own: one decided at an earlier instant, or at the same instant
+// with a span that ended no later (takes at one instant queue one after
+// another). The caller holds sh.mu.
+func (sh *lowerShard) moved(kh, pos uint64, taken int64, until *[MaxLimits]int64) (shift [MaxLimits]int64, ok bool) {
+	if taken <= sh.forgotAt {
+		return shift, false
+	}
+	for _, e := range sh.keys[kh] {
+		if e.pos < pos || e.pos == 0 || e.taken > taken {
+			continue
+		}
+		for i, d := range e.shift {
+			if d > 0 && (e.taken < taken || e.until[i] <= until[i]) {
+				shift[i] = min(shift[i]+d, 4*maxSpan)
+			}
+		}
+	}
+	return shift, true
+}
+
+// record remembers refund e of the key of hash kh, dropping the key's
+// entries older than window, and, when the shard is full, every entry
+// older than window, or all of them when that is not enough. The caller
+// holds sh.mu.
+func (sh *lowerShard) record(kh uint64, e lowering, window int64, perShard int) {
+	if sh.keys == nil {
+		sh.keys = make(map[uint64][]lowering)
+	}
+	if sh.n >= perShard {
+		for kh := range sh.keys {
+			sh.pruneKey(kh, e.at, window)
+		}
+		if sh.n >= perShard {
+			clear(sh.keys)
+			sh.n, sh.forgotAt = 0, max(sh.forgotAt, e.at)
+		}
+	}
+	sh.pruneKey(kh, e.at, window)
+	sh.keys[kh] = append(sh.keys[kh], e)
+	sh.n++
+}
+
+// pruneKey drops the entries of the key of hash kh made at now−window or
+// before: no take made before them may still be refunded (and, should a
+// clock step back, forgotAt makes such a take give nothing).
+func (sh *lowerShard) pruneKey(kh uint64, now, window int64) {
+	list := sh.keys[kh]
+	kept := list[:0]
+	for _, e := range list {
+		if e.at > now-window {
+			kept = append(kept, e)
+		} else {
+			sh.forgotAt = max(sh.forgotAt, e.at)
+		}
+	}
+	sh.n -= len(list) - len(kept)
+	if len(kept) == 0 {
+		delete(sh.keys, kh)
+		return
+	}
+	clear(list[len(kept):])
+	sh.keys[kh] = kept
+}
+
+// spanner is a stepper whose state is a span of time that drains, which a
+// refund of an earlier take moves down (see lowerLog), rather than counts
+// of windows, which a refund lowers only where its own take counted.
+// span(cost) bounds from above how much of it a take of cost occupies: the
+// most its refund moves the takes after it.
+type spanner interface {
+	span(cost int64) int64
+}
+
+func (g *gcraStep) span(cost int64) int64   { return min(cost, g.burst) * g.interval }
+func (h *hybridStep) span(cost int64) int64 { return min(cost, h.limit) * h.interval }
+
+// span is the time to refill cost tokens, rounded up (fill is at least
+// the time to refill burst tokens).
+func (s *tokenStep) span(cost int64) int64 {
+	hi, lo := bits.Mul64(uint64(min(cost, s.burst)), uint64(s.fill))
+	q, r := bits.Div64(hi, lo, uint64(s.burst))
+	if r != 0 {
+		q++
+	}
+	return int64(q) + 1
+}
+
+// span is unbounded for WarmUp, whose permits cost more time the colder it
+// is: its refund is bounded by what its take still holds alone.
+func (w *warmStep) span(int64) int64 { return 4 * maxSpan }
+
+// spanned returns s as a spanner, or nil.
+func spanned(s stepper) spanner {
+	if r, ok := s.(*xorRecode); ok {
+		s = r.stepper
+	}
+	sp, _ := s.(spanner)
+	return sp
+}
