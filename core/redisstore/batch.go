@@ -631,11 +631,14 @@ var crcTable = func() (t [256]uint16) {
 // loadFunctions loads the library (on every master of a Cluster) for
 // calls that found it missing and reports whether they may be called. A
 // Redis that refuses FUNCTION LOAD (unknown command, no permission) is
-// not asked again: the store uses EVALSHA from then on.
+// not asked again: the store uses EVALSHA from then on. A fault (Redis
+// unreachable, or refusing writes for now: READONLY, OOM, LOADING, ...)
+// is not such a refusal: the next call finding the library missing loads
+// it again.
 func (s *Store) loadFunctions(ctx context.Context) bool {
 	err := s.loadLibrary(ctx)
 	if err != nil {
-		if !unreachable(err) {
+		if classify(err) != classFault {
 			if s.noFunctions.CompareAndSwap(false, true) {
 				s.log.Info("redisstore: redis refuses FUNCTION LOAD, using EVALSHA", "err", err)
 			}
