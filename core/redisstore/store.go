@@ -376,7 +376,8 @@ type Options struct {
 	// a key never seen). Useful with CallerClock when the caller's clock
 	// runs faster than Redis's (fake clocks in tests).
 	ExpirySlack time.Duration
-	// MaxBatch bounds the decisions one pipeline carries; 0 means 256.
+	// MaxBatch bounds the decisions one pipeline carries; 0 means 256,
+	// and it may be at most 4,096.
 	MaxBatch int
 	// Pipelines is how many pipelines the workers may have in flight at
 	// once, and how many combined round trips when decisions are combined
@@ -384,7 +385,7 @@ type Options struct {
 	// bounds the round trips a stalled Redis can hold (one connection
 	// each; the combined ones end at their decisions' deadline): decisions
 	// beyond them wait, and every decision is answered by Timeout all the
-	// same.
+	// same. It may be at most 1,024.
 	Pipelines int
 	// NoFunctions makes the store call its scripts with EVALSHA even on a
 	// Redis that has functions (7.0 and later), where it otherwise loads
@@ -394,6 +395,14 @@ type Options struct {
 	// LOAD.
 	NoFunctions bool
 }
+
+// The bounds on Options.MaxBatch and Options.Pipelines: New allocates a
+// queue of MaxBatch × Pipelines calls (32 MB at most) and starts Pipelines
+// workers.
+const (
+	maxMaxBatch  = 4096
+	maxPipelines = 1024
+)
 
 // Store is a [core.Store] keeping state in Redis. It is safe for
 // concurrent use; Close stops its goroutines.
@@ -468,6 +477,11 @@ func New(client redis.UniversalClient, opts Options) (*Store, error) {
 	switch {
 	case opts.Timeout < 0, opts.ExpirySlack < 0, opts.MaxBatch < 0, opts.Pipelines < 0:
 		return nil, fmt.Errorf("redisstore: negative option: %w", core.ErrInvalidConfig)
+	case opts.MaxBatch > maxMaxBatch, opts.Pipelines > maxPipelines:
+		// New allocates a queue of MaxBatch × Pipelines calls, and a
+		// batch of MaxBatch for each of Pipelines workers.
+		return nil, fmt.Errorf("redisstore: MaxBatch %d (at most %d) or Pipelines %d (at most %d) too large: %w",
+			opts.MaxBatch, maxMaxBatch, opts.Pipelines, maxPipelines, core.ErrInvalidConfig)
 	case opts.Timeout > circuit.MaxProbe:
 		// The bound on a Cluster's reads is 4 × Timeout (redisbound).
 		return nil, fmt.Errorf("redisstore: Timeout %v above %v: %w", opts.Timeout, circuit.MaxProbe, core.ErrInvalidConfig)
