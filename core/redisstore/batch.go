@@ -513,12 +513,25 @@ func (s *Store) report(batch []*call, epoch uint64) {
 		return // closed: the round trip was cut short, it says nothing
 	}
 	var fault error
-	trial := false
+	trial, answered, slotOnly := false, false, true
 	for _, c := range batch {
 		trial = trial || c.trial
 		if cl := classify(c.err); cl == classFault || cl == classMissing {
 			fault = c.err
+			slotOnly = slotOnly && slotLocal(c.err)
+		} else {
+			answered = true
 		}
+	}
+	if fault != nil && slotOnly && answered {
+		// Redis answered the round trip: the replies about one slot
+		// (TRYAGAIN, MOVED, ASK; a slot in migration) are their
+		// decisions' faults, not the store's. Taken for a round trip
+		// unanswered, a busy store whose every round trip carried one
+		// such decision opened its breaker during a resharding.
+		s.stats.faults.Add(1)
+		s.br.Answered(epoch)
+		return
 	}
 	if fault != nil {
 		s.stats.faults.Add(1)
