@@ -133,7 +133,8 @@
 // Faults are: Redis unreachable (connection refused or reset, a timeout, a
 // missed deadline) and the error replies of a Redis that cannot write now
 // — READONLY (a replica after a failover), OOM, LOADING, BUSY,
-// CLUSTERDOWN, TRYAGAIN, MASTERDOWN, NOREPLICAS, and MOVED or ASK left
+// CLUSTERDOWN, TRYAGAIN, MASTERDOWN, NOREPLICAS, MISCONF (a failed RDB
+// save or AOF write: a full disk), and MOVED or ASK left
 // after the Cluster client's own redirections (its MaxRedirects bounds
 // them) or reaching a client that does not follow them. A decision meeting
 // a fault is decided by Options.FailureMode — FailClosed returns an error

@@ -34,10 +34,11 @@ const (
 // module (BUSY), a Cluster without coverage (CLUSTERDOWN), a slot in
 // migration (TRYAGAIN), redirections left after the Cluster client's own
 // redirects, or reaching a standalone client (MOVED, ASK), a replica that
-// lost its master (MASTERDOWN), and min-replicas-to-write unmet
-// (NOREPLICAS).
+// lost its master (MASTERDOWN), min-replicas-to-write unmet
+// (NOREPLICAS), and a failed RDB save or AOF write refusing writes (MISCONF:
+// stop-writes-on-bgsave-error, a full or lost disk).
 var faultPrefixes = [...]string{"READONLY", "OOM", "LOADING", "BUSY", "CLUSTERDOWN", "TRYAGAIN", "MOVED", "ASK",
-	"MASTERDOWN", "NOREPLICAS"}
+	"MASTERDOWN", "NOREPLICAS", "MISCONF"}
 
 // Classify returns err's class.
 func Classify(err error) Class {
