@@ -9,6 +9,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"sync"
 	"time"
 
 	"github.com/redis/go-redis/v9"
@@ -51,7 +52,8 @@ type Check struct {
 // trip (the shortest of 3 PINGs) is not below c.Timeout, or the error the
 // probe met (NOPERM, say: under FailOpen every call would be admitted). A
 // policy that may evict the component's keys (see Evicts) is logged as a
-// warning.
+// warning; on a Cluster or a Ring every master's policy is read, and an
+// evicting one is returned.
 func (c Check) Run(ctx context.Context) (policy string, err error) {
 	best := time.Duration(-1)
 	for range 3 {
@@ -83,18 +85,53 @@ func (c Check) Run(ctx context.Context) (policy string, err error) {
 		}
 		return "", fmt.Errorf("%s: start-up check: a call fails: %w", c.What, err)
 	}
-	cfg, err := c.Client.ConfigGet(ctx, "maxmemory-policy").Result()
+	policy, err = evictionPolicy(ctx, c.Client)
 	if err != nil {
 		c.Log.Info(c.What+": cannot read maxmemory-policy (CONFIG disabled?); make sure Redis does not evict its keys", "err", err)
 		return "", nil
 	}
-	policy = cfg["maxmemory-policy"]
 	if Evicts(policy) {
 		c.Log.Warn(c.What+": redis evicts keys under memory pressure (maxmemory-policy "+policy+
 			"): limits may be silently erased; use noeviction (every key of floodgate has a TTL: volatile-* policies evict them too)",
 			"policy", policy)
 	}
 	return policy, nil
+}
+
+// evictionPolicy reads client's maxmemory-policy: on a Cluster or a Ring,
+// every master's (each has its own configuration), the first that evicts
+// if any does, else one of them. (CONFIG GET through a Cluster client went
+// to one node, at random: an evicting master among noeviction ones was
+// reported once in three.)
+func evictionPolicy(ctx context.Context, client redis.UniversalClient) (string, error) {
+	read := func(ctx context.Context, c redis.Cmdable) (string, error) {
+		cfg, err := c.ConfigGet(ctx, "maxmemory-policy").Result()
+		return cfg["maxmemory-policy"], err
+	}
+	var each func(context.Context, func(context.Context, *redis.Client) error) error
+	switch c := client.(type) {
+	case *redis.ClusterClient:
+		each = c.ForEachMaster
+	case *redis.Ring:
+		each = c.ForEachShard
+	default:
+		return read(ctx, client)
+	}
+	var mu sync.Mutex
+	policy := ""
+	err := each(ctx, func(ctx context.Context, n *redis.Client) error {
+		p, err := read(ctx, n)
+		if err != nil {
+			return err
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		if policy == "" || !Evicts(policy) && Evicts(p) {
+			policy = p
+		}
+		return nil
+	})
+	return policy, err
 }
 
 // Evicts reports whether a maxmemory-policy may evict floodgate's keys
