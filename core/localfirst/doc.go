@@ -209,8 +209,9 @@
 // connections). A bucket's units admitted through the outage are charged
 // at that round, up to a burst beyond the bucket. A call whose reply was
 // lost may have been applied: its units are pushed again (counted twice,
-// which only denies more), and what it gave back of a lease is not given
-// back again. Every round is bounded by Timeout; there is no circuit
+// which only denies more), and what it gave back (of a lease, or a
+// window's refunds beyond what the node admitted since its last round) is
+// not given back again: a refund so lost stays counted. Every round is bounded by Timeout; there is no circuit
 // breaker, as rounds are already one per period.
 //
 // At start-up, [Store.Check] says whether the store can sync: Redis

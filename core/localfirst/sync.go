@@ -86,7 +86,8 @@ func (k *keyset) bucketHash(tag string, i int, span, j int64) string {
 //
 // A call that fails leaves its units to the next round (a call whose reply
 // was lost may have been applied: its units then count twice, which only
-// denies more; what it gave back is not given back again), and its keys
+// denies more; what it gave back, a lease's leftover or a window's
+// refunds beyond its admissions, is not given back again), and its keys
 // stale until a round reads them. Run calls Sync every SyncPeriod; tests
 // call it directly to drive the rounds.
 func (s *Store) Sync(ctx context.Context) error {
@@ -119,7 +120,13 @@ func (s *Store) Sync(ctx context.Context) error {
 			if it.s != nil && it.s.idx == it.idx {
 				it.s.inflight -= it.push
 				if bad[i] {
-					it.s.delta += it.push
+					// Pushed again by the next round: units admitted
+					// (counted twice if the call was applied, which only
+					// denies more), never units given back (a negative
+					// push applied and pushed again gave them back twice:
+					// the fleet admitted past the limit). Given back, or
+					// lost with the call, as a bucket's lease.
+					it.s.delta += max(it.push, 0)
 				} else {
 					r := &reps[i]
 					// nodes and div are at most MaxNodes (or any guess of

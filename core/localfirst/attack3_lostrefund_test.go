@@ -1,0 +1,146 @@
+package localfirst_test
+
+import (
+	"context"
+	"io"
+	"net"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/floodgate-go/floodgate/core"
+	"github.com/floodgate-go/floodgate/core/coretest"
+	"github.com/floodgate-go/floodgate/core/localfirst"
+	"github.com/floodgate-go/floodgate/internal/within"
+	"github.com/redis/go-redis/v9"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// dropper forwards loopback connections to target and, when armed, closes
+// the connection carrying the next reply instead of delivering it: Redis
+// ran the command, the client sees a broken connection.
+type dropper struct {
+	ln      net.Listener
+	armed   atomic.Bool
+	dropped atomic.Int64
+	wg      sync.WaitGroup
+}
+
+func startDropper(t *testing.T, target string) *dropper {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	d := &dropper{ln: ln}
+	var mu sync.Mutex
+	var conns []net.Conn
+	d.wg.Go(func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			up, err := net.Dial("tcp", target)
+			if err != nil {
+				_ = c.Close()
+				continue
+			}
+			mu.Lock()
+			conns = append(conns, c, up)
+			mu.Unlock()
+			d.wg.Go(func() {
+				_, _ = io.Copy(up, c)
+				_ = up.Close()
+			})
+			d.wg.Go(func() {
+				defer c.Close()
+				defer up.Close()
+				buf := make([]byte, 64<<10)
+				for {
+					n, err := up.Read(buf)
+					if n > 0 {
+						if d.armed.CompareAndSwap(true, false) {
+							d.dropped.Add(1)
+							return
+						}
+						if _, werr := c.Write(buf[:n]); werr != nil {
+							return
+						}
+					}
+					if err != nil {
+						return
+					}
+				}
+			})
+		}
+	})
+	t.Cleanup(func() {
+		_ = ln.Close()
+		mu.Lock()
+		for _, c := range conns {
+			_ = c.Close()
+		}
+		mu.Unlock()
+		within.Wait(t, &d.wg, "the dropper's connections")
+	})
+	return d
+}
+
+// TestAttackLostRefundPushNotGivenTwice: a node refunds a unit it had
+// pushed already, so its round pushes a negative count; Redis applies it,
+// but the reply is lost (a connection broken on the way back). The next
+// round must not give it back again: a round whose reply was lost "counts
+// twice, which only denies more" holds for units admitted, not for units
+// given back, which pushed twice lower the window's total below what the
+// fleet admitted, and the fleet admits past the limit.
+func TestAttackLostRefundPushNotGivenTwice(t *testing.T) {
+	t.Parallel()
+	srv, direct := startRedis(t)
+	d := startDropper(t, srv.Addr())
+	viaDropper := newClient(t, d.ln.Addr().String())
+	clk := coretest.NewClock(t0)
+	const quota = 10
+	p := core.MustPolicy("lost", core.Limit{Name: "w", Algorithm: core.FixedWindow{Quota: quota, Window: time.Hour}})
+	var ns []node
+	for _, c := range []*redis.Client{viaDropper, direct} {
+		s, err := localfirst.New(c, localfirst.Options{Nodes: 2, Clock: clk, Timeout: localfirst.MaxTimeout})
+		require.NoError(t, err)
+		t.Cleanup(func() { _ = s.Close() })
+		l, err := core.NewLimiter(p, core.WithStore(s), core.WithClock(clk))
+		require.NoError(t, err)
+		ns = append(ns, node{s: s, l: l})
+	}
+	a, b := ns[0], ns[1]
+	ctx := context.Background()
+	syncAll(t, ns)
+	// B admits 5, A admits 1; both pushed.
+	for range 5 {
+		r, err := b.l.Allow(ctx, "k")
+		require.NoError(t, err)
+		require.True(t, r.Allowed)
+	}
+	took, err := a.l.Allow(ctx, "k")
+	require.NoError(t, err)
+	require.True(t, took.Allowed)
+	syncAll(t, ns)
+	// A gives its unit back: its next round pushes −1, and the reply is lost.
+	_, err = a.l.Refund(ctx, "k", took)
+	require.NoError(t, err)
+	d.armed.Store(true)
+	require.Error(t, a.s.Sync(ctx), "the round's reply is lost")
+	require.EqualValues(t, 1, d.dropped.Load())
+	syncAll(t, ns)
+	syncAll(t, ns)
+	// The fleet has 5 units admitted in the window: 5 more at most.
+	admitted := 5
+	for i := 0; i < 20; i++ { // rounds until both nodes deny
+		n := takeAll(t, a, "k", quota) + takeAll(t, b, "k", quota)
+		admitted += n
+		syncAll(t, ns)
+		if n == 0 && i > 2 {
+			break
+		}
+	}
+	assert.LessOrEqual(t, admitted, quota, "the fleet admitted %d in a window of %d", admitted, quota)
+}
