@@ -550,11 +550,12 @@ func (s *Store) report(batch []*call, epoch uint64) {
 
 // group splits batch, in order, into runs of calls that one script call
 // may decide together: those of one policy's library and, on a Cluster,
-// one hash slot. A call's place in its group keeps the queue's order.
+// one hash slot, on a Ring, one shard. A call's place in its group keeps the queue's order.
 func (s *Store) group(batch []*call) [][]*call {
 	type gkey struct {
-		spec string // one policy's limits: one call of the batch function
-		slot uint16
+		spec  string // one policy's limits: one call of the batch function
+		slot  uint16
+		shard *redis.Client // on a Ring: the shard of the call's keys
 	}
 	idx := make([]int, len(batch)) // each call's group
 	var kbuf [8]gkey
@@ -565,6 +566,12 @@ func (s *Store) group(batch []*call) [][]*call {
 		k := gkey{spec: c.sc.spec}
 		if s.cluster && len(c.keys) > 0 {
 			k.slot = slot(c.keys[0])
+		}
+		if s.ring != nil && len(c.keys) > 0 {
+			// A Ring routes a call by its first key: one carrying keys
+			// of several shards decided the others on the wrong shard,
+			// beside their own state (a limit once per shard).
+			k.shard, _ = s.ring.GetShardClientForKey(c.keys[0])
 		}
 		i := -1
 		if many != nil {
@@ -662,7 +669,7 @@ func (s *Store) loadFunctions(ctx context.Context) bool {
 }
 
 // loadLibrary loads the function library every policy is decided with (on
-// every master of a Cluster).
+// every master of a Cluster, every shard of a Ring).
 func (s *Store) loadLibrary(ctx context.Context) error {
 	load := func(ctx context.Context, c redis.Cmdable) error {
 		err := c.FunctionLoad(ctx, code.lib).Err()
@@ -673,6 +680,12 @@ func (s *Store) loadLibrary(ctx context.Context) error {
 	}
 	if cc, ok := s.client.(*redis.ClusterClient); ok {
 		return cc.ForEachMaster(ctx, func(ctx context.Context, c *redis.Client) error { return load(ctx, c) })
+	}
+	if s.ring != nil {
+		// (One FUNCTION LOAD through a Ring reaches one shard, at random:
+		// the others' calls found the library still missing after their
+		// reload, a fault that opened the breaker.)
+		return s.ring.ForEachShard(ctx, func(ctx context.Context, c *redis.Client) error { return load(ctx, c) })
 	}
 	return load(ctx, s.client)
 }

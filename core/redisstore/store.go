@@ -411,6 +411,7 @@ type Store struct {
 	client    redis.UniversalClient
 	bounded   *redisbound.Bound // client's: Release, Flush
 	cluster   bool              // calls coalesced into one script call must share a slot
+	ring      *redis.Ring       // a Ring's: calls coalesced into one script call must share a shard
 	opts      Options
 	log       *slog.Logger
 	ioTimeout time.Duration // a round trip's own bound, past the decision's
@@ -509,6 +510,7 @@ func New(client redis.UniversalClient, opts Options) (*Store, error) {
 	s.comb.turn = make(chan struct{}, 1)
 	s.ctx, s.cancel = context.WithCancel(context.Background())
 	_, s.cluster = client.(*redis.ClusterClient)
+	s.ring, _ = client.(*redis.Ring)
 	switch c := client.(type) {
 	case *redis.Client:
 		s.direct = c.Options().ContextTimeoutEnabled
