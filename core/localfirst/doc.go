@@ -211,8 +211,9 @@
 // lost may have been applied: its units are pushed again (counted twice,
 // which only denies more), and what it gave back (of a lease, or a
 // window's refunds beyond what the node admitted since its last round) is
-// not given back again: a refund so lost stays counted. Every round is bounded by Timeout; there is no circuit
-// breaker, as rounds are already one per period.
+// not given back again: a refund so lost stays counted. Every round is
+// bounded by Timeout; there is no circuit breaker, as rounds are already
+// one per period.
 //
 // At start-up, [Store.Check] says whether the store can sync: Redis
 // answers within Timeout, the sync script runs (an ACL may forbid it while

@@ -550,7 +550,8 @@ func (s *Store) report(batch []*call, epoch uint64) {
 
 // group splits batch, in order, into runs of calls that one script call
 // may decide together: those of one policy's library and, on a Cluster,
-// one hash slot, on a Ring, one shard. A call's place in its group keeps the queue's order.
+// one hash slot, on a Ring, one shard. A call's place in its group keeps
+// the queue's order.
 func (s *Store) group(batch []*call) [][]*call {
 	type gkey struct {
 		spec  string // one policy's limits: one call of the batch function
