@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/floodgate-go/floodgate/core"
 )
@@ -71,6 +72,14 @@ func FuzzParsePolicy(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, name, s string) {
 		p, err := core.ParsePolicy(name, s)
+		if !utf8.ValidString(name) {
+			// A name not UTF-8 is refused, by NewPolicy: not a syntax
+			// error in s.
+			if !errors.Is(err, core.ErrInvalidConfig) {
+				t.Fatalf("policy name %q: err %v, want ErrInvalidConfig", name, err)
+			}
+			return
+		}
 		if err != nil {
 			checkFuzzError(t, s, err)
 			return

@@ -1,6 +1,7 @@
 package core
 
 import (
+	"fmt"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -21,6 +22,9 @@ import (
 //
 // Errors are as [ParseAlgorithm]'s, with columns counted in s.
 func ParsePolicy(name, s string) (*Policy, error) {
+	if !utf8.ValidString(name) {
+		return nil, fmt.Errorf("core: policy name %q is not valid UTF-8: %w", name, ErrInvalidConfig)
+	}
 	const shadowWord = "shadow"
 	type item struct {
 		name   string
