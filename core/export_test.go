@@ -70,6 +70,6 @@ func (p *Probe) IdleAt(st []int64) int64 { return p.s.idleAt(st) }
 // eviction epoch and limiter), for tests comparing the decisions of different keys or
 // limiters.
 func Anonymous(r Result) Result {
-	r.id, r.kh, r.epoch, r.mark, r.owner = 0, 0, 0, 0, nil
+	r.id, r.kh, r.epoch, r.owner = 0, 0, 0, nil
 	return r
 }

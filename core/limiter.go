@@ -182,9 +182,6 @@ func (l *Limiter) doOn(ctx context.Context, b *binding, req store.Request, epoch
 	if b.mem != nil {
 		b.mem.do(&req, epoch, res) // names a taken decision (id, kh) itself
 		res.owner, res.source = l, SourceStore
-		if res.taken && b.policy.spans {
-			res.mark = b.mem.takePos(res)
-		}
 		return nil
 	}
 	var mark uint64 // read before the take is decided (see lowerLog)
@@ -198,7 +195,9 @@ func (l *Limiter) doOn(ctx context.Context, b *binding, req store.Request, epoch
 	}
 	b.policy.resultOf(&req, &d, res)
 	if res.taken {
-		res.id, res.kh, res.owner, res.mark = l.seq.Add(1), maphash.String(l.seed, req.Key), l, mark // keyHash, b.mem being nil
+		// kh: keyHash, b.mem being nil; epoch, the in-memory store's shard
+		// epoch otherwise: the take's position in the refund log.
+		res.id, res.kh, res.owner, res.epoch = l.seq.Add(1), maphash.String(l.seed, req.Key), l, mark
 	}
 	return nil
 }
@@ -340,7 +339,11 @@ func (l *Limiter) Refund(ctx context.Context, key string, taken Result) (Result,
 		sh = l.lowers.shard(taken.kh)
 		sh.mu.Lock()
 		defer sh.mu.Unlock()
-		if !l.unmoved(sh, b.policy, &taken, now, &holds, &e) {
+		pos := taken.epoch // on other stores, the take's position (see doOn)
+		if b.mem != nil {
+			pos = b.mem.takePos(&taken)
+		}
+		if !l.unmoved(sh, b.policy, &taken, pos, now, &holds, &e) {
 			err := l.doOn(ctx, b, store.Request{Op: store.OpPeek, Key: key, Cost: 1}, 0, &res)
 			return res, err
 		}
@@ -363,18 +366,19 @@ func (l *Limiter) Refund(ctx context.Context, key string, taken Result) (Result,
 	return res, err
 }
 
-// unmoved takes off holds (of a refund of taken, at now, on policy p)
+// unmoved takes off holds (of a refund of taken, whose position in the
+// log is pos, at now, on policy p)
 // what the refunds of the key recorded since the take may have moved its
 // spans, and sets in e how far the refund may move the spans of the takes
 // after it. It reports false when the take gives nothing back: the log
 // may have forgotten refunds made since it, or nothing is left of what it
 // holds. The caller holds sh.mu.
-func (l *Limiter) unmoved(sh *lowerShard, p *Policy, taken *Result, now int64, holds *[MaxLimits]int64, e *lowering) bool {
+func (l *Limiter) unmoved(sh *lowerShard, p *Policy, taken *Result, pos uint64, now int64, holds *[MaxLimits]int64, e *lowering) bool {
 	e.taken = taken.at
 	for i := range p.limits {
 		e.until[i] = taken.at + min(max(holds[i], 0), 2*maxSpan)
 	}
-	moved, ok := sh.moved(taken.kh, taken.mark, taken.at, &e.until)
+	moved, ok := sh.moved(taken.kh, pos, taken.at, &e.until)
 	if !ok {
 		return false
 	}

@@ -22,7 +22,7 @@ import (
 // more than its cost's span), so that a refund first takes off its hold
 // what the refunds made since its take may have moved it.
 //
-// "Since its take" compares positions: a take's (Result.mark) and a
+// "Since its take" compares positions: a take's (see Result.epoch) and a
 // refund's, such that a refund whose position is below a take's lowered
 // the state before the take was decided, and moved nothing of it. On the
 // in-memory store they are the shard's own (see memTable.refundPos): exact.

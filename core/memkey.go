@@ -37,9 +37,6 @@ func (l *Limiter) takeMem(ctx context.Context, b *binding, key string, h uint64,
 	}
 	b.mem.take(h, now, cost, res)
 	res.owner, res.source = l, SourceStore
-	if res.taken && b.policy.spans {
-		res.mark = b.mem.takePos(res) // see lowerLog
-	}
 	if l.post || b.shadow != nil {
 		l.after(ctx, b, key, h, cost, res, 0, nil, true)
 	}

@@ -76,12 +76,12 @@ type Result struct {
 	// hash and owner the limiter that decided. Refund gives back a
 	// decision at most once, to the key and limiter that took it. With
 	// epoch (for the in-memory store, the epoch of the key's shard the
-	// take read: see memword.go), kh and id tell the decision from every
-	// other of its limiter.
+	// take read: see memword.go; on other stores, its position in the
+	// limiter's refund log, see lowerlog.go), kh and id tell the decision
+	// from every other of its limiter.
 	id    uint64
 	kh    uint64
 	epoch uint64
-	mark  uint64 // the lowerLog's count when the take was decided
 	owner *Limiter
 	// per holds each limit's outcome (a single limit's is also the top
 	// level), then, from index NumLimits on, each shadow limit's (see
