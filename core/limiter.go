@@ -374,11 +374,11 @@ func (l *Limiter) Refund(ctx context.Context, key string, taken Result) (Result,
 // may have forgotten refunds made since it, or nothing is left of what it
 // holds. The caller holds sh.mu.
 func (l *Limiter) unmoved(sh *lowerShard, p *Policy, taken *Result, pos uint64, now int64, holds *[MaxLimits]int64, e *lowering) bool {
-	e.taken = taken.at
+	e.taken, e.tmark = taken.at, pos
 	for i := range p.limits {
 		e.until[i] = taken.at + min(max(holds[i], 0), 2*maxSpan)
 	}
-	moved, ok := sh.moved(taken.kh, pos, taken.at, &e.until)
+	moved, ok := sh.moved(taken.kh, pos, l.exactMark(taken), taken.at, &e.until)
 	if !ok {
 		return false
 	}
@@ -396,6 +396,18 @@ func (l *Limiter) unmoved(sh *lowerShard, p *Policy, taken *Result, pos uint64, 
 		left = left || taken.at+h > now
 	}
 	return left
+}
+
+// exactMark reports whether taken's mark orders it exactly among its
+// key's takes and refunds (see lowerShard.moved): on the in-memory store,
+// in the locked mode always (its id, given under the shard's lock), in the
+// word mode when no change of the shard was counted while it was decided
+// (its id then is the state it left, not a random one with the top bit
+// set: see memword.go). On other stores never: a take's mark is read
+// before the store decides it.
+func (l *Limiter) exactMark(taken *Result) bool {
+	b := l.cur.Load()
+	return b.mem != nil && (b.mem.word == nil || taken.id>>63 == 0)
 }
 
 // Reset forgets key, in every limit (shadow limits too): its next request

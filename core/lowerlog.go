@@ -59,12 +59,13 @@ type lowerShard struct {
 	_        [24]byte
 }
 
-// lowering is one refund: its position (see lowerLog), when it was made,
-// the instant its take was decided at and, per limit, where the take's
+// lowering is one refund: its position (see lowerLog), its take's, when
+// it was made, the instant its take was decided at and, per limit, where the take's
 // span ended then and how far the refund may have moved the spans of the
 // takes after it (0 for limits that are not a span).
 type lowering struct {
 	pos   uint64
+	tmark uint64 // its take's position
 	at    int64
 	taken int64
 	until [MaxLimits]int64
@@ -86,22 +87,69 @@ func newLowerLog(capacity int) *lowerLog {
 func (lg *lowerLog) shard(kh uint64) *lowerShard { return &lg.shards[kh%lowerShards] }
 
 // moved returns how far the refunds recorded for the key of hash kh at or
-// after position pos may have moved the spans, per limit, of a take
-// decided at taken whose spans ended at until, or false when some of those
-// refunds may have been forgotten. A refund moves the spans of the takes
-// after its own: one decided at an earlier instant, or at the same instant
-// with a span that ended no later (takes at one instant queue one after
-// another). The caller holds sh.mu.
-func (sh *lowerShard) moved(kh, pos uint64, taken int64, until *[MaxLimits]int64) (shift [MaxLimits]int64, ok bool) {
+// after position pos (the take's mark) may have moved the spans, per
+// limit, of a take decided at taken whose spans ended at until, or false
+// when some of those refunds may have been forgotten. exact says whether
+// the take's position orders it exactly among the key's takes and refunds
+// (see exactMark): a refund positioned below it was made before the take,
+// one at or above it after, and a take marked above it was decided after
+// it.
+//
+// A refund moves the spans of the takes after its own. Instants do not
+// tell which those are (a clock may step back), nor do the spans' ends
+// alone: without a lowering of the key's state between two takes, the
+// later one's span ends no earlier, but a refund made between them (take
+// X, take R, refund X, take T: T's span ends before R's did) breaks that.
+// So a refund of a take R counts against the take T unless R was taken
+// after T for certain: T exact and R marked above it; or R's span ended
+// after T's, R was taken at T's instant or later, and no refund that may
+// lie between R's take and T's (positioned at or above R's mark and, for
+// an exact T, below T's) moved the limit. The caller holds sh.mu.
+func (sh *lowerShard) moved(kh, pos uint64, exact bool, taken int64, until *[MaxLimits]int64) (shift [MaxLimits]int64, ok bool) {
 	if taken <= sh.forgotAt {
 		return shift, false
 	}
-	for _, e := range sh.keys[kh] {
-		if e.pos < pos || e.pos == 0 || e.taken > taken {
+	list := sh.keys[kh]
+	// Per limit, the two highest positions of the refunds that moved it
+	// and may precede the take (indexes into list), for "a refund other
+	// than R's between R's take and T's".
+	var top [MaxLimits][2]int
+	for i := range top {
+		top[i] = [2]int{-1, -1}
+	}
+	for j := range list {
+		e := &list[j]
+		if e.pos == 0 || (exact && e.pos >= pos) {
 			continue
 		}
 		for i, d := range e.shift {
-			if d > 0 && (e.taken < taken || e.until[i] <= until[i]) {
+			if d <= 0 {
+				continue
+			}
+			switch t := &top[i]; {
+			case t[0] < 0 || e.pos > list[t[0]].pos:
+				t[1], t[0] = t[0], j
+			case t[1] < 0 || e.pos > list[t[1]].pos:
+				t[1] = j
+			}
+		}
+	}
+	for j := range list {
+		e := &list[j]
+		if e.pos < pos || e.pos == 0 || (exact && e.tmark > pos) {
+			continue
+		}
+		for i, d := range e.shift {
+			if d <= 0 {
+				continue
+			}
+			between := false
+			for _, k := range top[i] {
+				if k >= 0 && k != j && list[k].pos >= e.tmark {
+					between = true
+				}
+			}
+			if e.taken < taken || e.until[i] <= until[i] || between {
 				shift[i] = min(shift[i]+d, 4*maxSpan)
 			}
 		}
