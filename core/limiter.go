@@ -328,17 +328,23 @@ func (l *Limiter) Refund(ctx context.Context, key string, taken Result) (Result,
 	if now-taken.at >= l.window {
 		return Result{}, fmt.Errorf("core: refund %v after the decision: %w", time.Duration(now-taken.at), ErrRefundExpired)
 	}
+	var sh *lowerShard
+	if b.policy.spans {
+		// Refunds of the key's spans are made one at a time (see lowerLog):
+		// the shard stays locked until the store has made this one. A
+		// refund waiting for it, behind another's store call, gives up
+		// with its context, having spent nothing.
+		sh = l.lowers.shard(taken.kh)
+		if err := sh.lock(ctx); err != nil {
+			return Result{}, err
+		}
+		defer sh.unlock()
+	}
 	if err := l.ledger.spend(decisionName{taken.kh, taken.id, taken.epoch}, taken.at+min(hold, l.window), now); err != nil {
 		return Result{}, err
 	}
-	var sh *lowerShard
 	var e lowering
-	if b.policy.spans {
-		// Refunds of the key's spans are made one at a time (see lowerLog):
-		// the shard stays locked until the store has made this one.
-		sh = l.lowers.shard(taken.kh)
-		sh.mu.Lock()
-		defer sh.mu.Unlock()
+	if sh != nil {
 		pos := taken.epoch // on other stores, the take's position (see doOn)
 		if b.mem != nil {
 			pos = b.mem.takePos(&taken)
@@ -372,7 +378,7 @@ func (l *Limiter) Refund(ctx context.Context, key string, taken Result) (Result,
 // spans, and sets in e how far the refund may move the spans of the takes
 // after it. It reports false when the take gives nothing back: the log
 // may have forgotten refunds made since it, or nothing is left of what it
-// holds. The caller holds sh.mu.
+// holds. The caller holds sh's lock.
 func (l *Limiter) unmoved(sh *lowerShard, p *Policy, taken *Result, pos uint64, now int64, holds *[MaxLimits]int64, e *lowering) bool {
 	e.taken, e.tmark = taken.at, pos
 	for i := range p.limits {

@@ -1,8 +1,8 @@
 package core
 
 import (
+	"context"
 	"math/bits"
-	"sync"
 	"sync/atomic"
 )
 
@@ -52,7 +52,7 @@ type lowerShard struct {
 	seq atomic.Uint64 // refunds made, on stores other than the in-memory one
 	_   [56]byte      // takes read seq; refunds write the rest
 
-	mu       sync.Mutex
+	held     chan struct{}         // the shard's lock: see lock
 	keys     map[uint64][]lowering // per key hash, in the order recorded
 	n        int                   // entries in keys
 	forgotAt int64                 // the latest instant of a refund forgotten
@@ -80,11 +80,32 @@ func newLowerLog(capacity int) *lowerLog {
 	lg := &lowerLog{perShard: max(1, capacity/lowerShards)}
 	for i := range lg.shards {
 		lg.shards[i].forgotAt = -1
+		lg.shards[i].held = make(chan struct{}, 1)
 	}
 	return lg
 }
 
 func (lg *lowerLog) shard(kh uint64) *lowerShard { return &lg.shards[kh%lowerShards] }
+
+// lock locks sh, or returns ctx's error once it is done first: the lock is
+// held across a refund's store call (a network round trip, or a stalled
+// one until its timeout), and a refund waiting behind it gives up with its
+// own context rather than queue past its deadline.
+func (sh *lowerShard) lock(ctx context.Context) error {
+	select {
+	case sh.held <- struct{}{}:
+		return nil
+	default:
+	}
+	select {
+	case sh.held <- struct{}{}:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+func (sh *lowerShard) unlock() { <-sh.held }
 
 // moved returns how far the refunds recorded for the key of hash kh at or
 // after position pos (the take's mark) may have moved the spans, per
@@ -104,7 +125,7 @@ func (lg *lowerLog) shard(kh uint64) *lowerShard { return &lg.shards[kh%lowerSha
 // after T for certain: T exact and R marked above it; or R's span ended
 // after T's, R was taken at T's instant or later, and no refund that may
 // lie between R's take and T's (positioned at or above R's mark and, for
-// an exact T, below T's) moved the limit. The caller holds sh.mu.
+// an exact T, below T's) moved the limit. The caller holds sh's lock.
 func (sh *lowerShard) moved(kh, pos uint64, exact bool, taken int64, until *[MaxLimits]int64) (shift [MaxLimits]int64, ok bool) {
 	if taken <= sh.forgotAt {
 		return shift, false
@@ -160,7 +181,7 @@ func (sh *lowerShard) moved(kh, pos uint64, exact bool, taken int64, until *[Max
 // record remembers refund e of the key of hash kh, dropping the key's
 // entries older than window, and, when the shard is full, every entry
 // older than window, or all of them when that is not enough. The caller
-// holds sh.mu.
+// holds sh's lock.
 func (sh *lowerShard) record(kh uint64, e lowering, window int64, perShard int) {
 	if sh.keys == nil {
 		sh.keys = make(map[uint64][]lowering)
