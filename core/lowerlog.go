@@ -72,6 +72,10 @@ type lowering struct {
 	shift [MaxLimits]int64
 }
 
+// noHi stands for a take position bounded from above by nothing (see
+// Limiter.markHi).
+const noHi = ^uint64(0)
+
 // failedPos is the position of a refund whose store call failed: counted
 // by every refund while remembered, as the store may make it at any time.
 const failedPos = ^uint64(0)
@@ -108,13 +112,12 @@ func (sh *lowerShard) lock(ctx context.Context) error {
 func (sh *lowerShard) unlock() { <-sh.held }
 
 // moved returns how far the refunds recorded for the key of hash kh at or
-// after position pos (the take's mark) may have moved the spans, per
-// limit, of a take decided at taken whose spans ended at until, or false
-// when some of those refunds may have been forgotten. exact says whether
-// the take's position orders it exactly among the key's takes and refunds
-// (see exactMark): a refund positioned below it was made before the take,
-// one at or above it after, and a take marked above it was decided after
-// it.
+// after position pos (the take's) may have moved the spans, per limit, of
+// a take decided at taken whose spans ended at until, or false when some
+// of those refunds may have been forgotten. hi bounds the take's position
+// from above (see Limiter.markHi), or is noHi: a refund positioned below
+// pos was made before the take, one at or above hi after it, and a take
+// positioned above hi was decided after it; between pos and hi, either.
 //
 // A refund moves the spans of the takes after its own. Instants do not
 // tell which those are (a clock may step back), nor do the spans' ends
@@ -122,11 +125,11 @@ func (sh *lowerShard) unlock() { <-sh.held }
 // later one's span ends no earlier, but a refund made between them (take
 // X, take R, refund X, take T: T's span ends before R's did) breaks that.
 // So a refund of a take R counts against the take T unless R was taken
-// after T for certain: T exact and R marked above it; or R's span ended
-// after T's, R was taken at T's instant or later, and no refund that may
-// lie between R's take and T's (positioned at or above R's mark and, for
-// an exact T, below T's) moved the limit. The caller holds sh's lock.
-func (sh *lowerShard) moved(kh, pos uint64, exact bool, taken int64, until *[MaxLimits]int64) (shift [MaxLimits]int64, ok bool) {
+// after T for certain: R positioned above T's hi; or R's span ended after
+// T's, R was taken at T's instant or later, and no refund that may lie
+// between R's take and T's (positioned at or above R's position and below
+// T's hi) moved the limit. The caller holds sh's lock.
+func (sh *lowerShard) moved(kh, pos, hi uint64, taken int64, until *[MaxLimits]int64) (shift [MaxLimits]int64, ok bool) {
 	if taken <= sh.forgotAt {
 		return shift, false
 	}
@@ -140,7 +143,7 @@ func (sh *lowerShard) moved(kh, pos uint64, exact bool, taken int64, until *[Max
 	}
 	for j := range list {
 		e := &list[j]
-		if e.pos == 0 || (exact && e.pos >= pos) {
+		if e.pos == 0 || (hi != noHi && e.pos >= hi) {
 			continue
 		}
 		for i, d := range e.shift {
@@ -157,7 +160,7 @@ func (sh *lowerShard) moved(kh, pos uint64, exact bool, taken int64, until *[Max
 	}
 	for j := range list {
 		e := &list[j]
-		if e.pos < pos || e.pos == 0 || (exact && e.tmark > pos) {
+		if e.pos < pos || e.pos == 0 || (hi != noHi && e.tmark > hi) {
 			continue
 		}
 		for i, d := range e.shift {

@@ -167,13 +167,16 @@ func (t *memTable) takeWord(s *memShard, h uint64, w *int64, now, cost int64, re
 			continue
 		}
 		res.at, res.Cost, res.policy, res.taken = now, cost, t.policy, o.allowed
-		res.id, res.kh, res.epoch = 0, 0, 0
+		res.id, res.kh, res.epoch, res.late = 0, 0, 0, 0
 		if o.allowed {
 			res.id, res.kh, res.epoch = uint64(next), h, ep+1
-			if s.epoch.Load() != ep {
+			if e := s.epoch.Load(); e != ep {
 				// A change counted while deciding: the state does not
-				// name the decision (see above), a random id does.
+				// name the decision (see above), a random id does; late
+				// says how many changes the take may follow or precede
+				// (see markHi).
 				res.id = rand.Uint64() | 1<<63
+				res.late = uint16(min(e-ep, 0xffff))
 			}
 		}
 		res.per[0] = o
