@@ -301,9 +301,12 @@ func (t *table) decide(e *entry, req store.Request, locked bool, d *store.Decisi
 // other nodes' claims to deduct and a cap (−1: none) on what the node
 // holds unconfirmed (see the package documentation): while this node's
 // claim on the window, made by the last round that read it, lives, the
-// claim's divisor and the others' claims (with the claim as made for a
-// cap when the limits changed since: a raised limit is not handed whole
-// to every node holding a claim); else, with no claim deducted, Nodes
+// claim's divisor and the others' claims, with the claim as made for a
+// cap (a raised limit is not handed whole to every node holding a claim,
+// nor the room a SlidingWindow's previous window frees as it decays:
+// each node dividing it by its own claim's divisor, the fleet took it
+// about H(nodes) times), but for a node alone (Nodes 1) under the limits
+// it claimed with; else, with no claim deducted, Nodes
 // when the view is stale or no node was seen registered in the previous
 // window, and otherwise the most nodes seen registered in it or the
 // current one.
@@ -317,9 +320,9 @@ func (t *table) share(e *entry, v *view, now int64, stale bool) (div, claims, ca
 		// it.
 		return max(n, v.others+1), e.floor, -1
 	case v.div > 0 && now-e.okAt < t.k.s.life():
-		cap = -1
-		if e.ver != t.ver {
-			cap = v.claim
+		cap = v.claim
+		if e.ver == t.ver && t.k.s.opts.Nodes == 1 {
+			cap = -1 // alone: all the room decay frees is its own
 		}
 		return v.div, v.claims, cap
 	case stale:
