@@ -83,7 +83,7 @@ func (s *Store) probe(ctx context.Context) error {
 	now := s.opts.Clock.Now().UnixNano()
 	args := []any{s.id, now / 1e6, s.life() / 1e6, s.horizon() / 1e6,
 		time.Minute.Milliseconds(), 0, 0, 0, 0, // the hash: its TTL, no bucket parameters
-		"w", 1, "probe", 0, 0, 1} // the item: push 0, room 0, 1 node
+		"w", 1, "probe", 0, 0, 1, 0} // the item: push 0, room 0, 1 node, no claim kept
 	if err := s.script.Run(ctx, s.client, []string{key}, args...).Err(); err != nil {
 		return err
 	}

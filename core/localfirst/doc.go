@@ -213,9 +213,11 @@
 // lost may have been applied: its units are pushed again (counted twice,
 // which only denies more), and what it gave back (of a lease, or a
 // window's refunds beyond what the node admitted since its last round) is
-// not given back again: a refund so lost stays counted. Every round is
-// bounded by Timeout; there is no circuit breaker, as rounds are already
-// one per period.
+// not given back again: a refund so lost stays counted. The claim it made
+// replaced the node's in Redis while the node spends the one it holds: a
+// round never claims for a node less than its live claim still holds
+// once the round's push is counted. Every round is bounded by Timeout;
+// there is no circuit breaker, as rounds are already one per period.
 //
 // At start-up, [Store.Check] says whether the store can sync: Redis
 // answers within Timeout, the sync script runs (an ACL may forbid it while

@@ -131,7 +131,7 @@ func (s *Store) callOf(items []item, idx []int, now int64, head []any) *call {
 	for _, j := range idx {
 		it := &items[j]
 		if it.kind == 'w' {
-			args = append(args, "w", key(it, it.hash), it.e.field, it.push, it.x1, it.x2)
+			args = append(args, "w", key(it, it.hash), it.e.field, it.push, it.x1, it.x2, it.x3)
 			continue
 		}
 		args = append(args, string(it.kind), key(it, it.hash), key(it, it.prev), it.e.field, it.push, it.x1, it.x2, it.x3, it.x4)

@@ -28,7 +28,8 @@ type item struct {
 	hash, prev string
 	push, ttl  int64
 	// Window: x1 is the room (−1 for a window claimed nothing on), x2 the
-	// guess of the nodes sharing the key. Bucket: what it gives back, the
+	// guess of the nodes sharing the key, x3 what the node's live claim
+	// still holds after the push (the new claim is never made below it). Bucket: what it gives back, the
 	// hold's end (ns since the span's start), the units to lease, the
 	// guess.
 	x1, x2, x3, x4 int64
@@ -262,7 +263,7 @@ func (k *keyset) collect(sh *shard, lims *limits, now int64, unused bool, keep [
 			if ls[i].kind.bucket() {
 				live = k.collectBucket(e, lims, i, now, read, items) || live
 			} else {
-				live = k.collectWindow(e, ls, i, now, read, items) || live
+				live = k.collectWindow(e, lims, i, now, read, items) || live
 			}
 		}
 		if read {
@@ -272,7 +273,7 @@ func (k *keyset) collect(sh *shard, lims *limits, now int64, unused bool, keep [
 			for _, it := range (*items)[n0:] {
 				// What the other nodes pushed in this round reaches this
 				// node's view at the next one.
-				e.confirm = e.confirm || it.push != 0 || it.x1 > 0 && it.kind != 'w' || it.x3 > 0
+				e.confirm = e.confirm || it.push != 0 || it.kind != 'w' && (it.x1 > 0 || it.x3 > 0)
 			}
 		}
 		if live && !unused || len(*items) > n0 {
@@ -348,7 +349,8 @@ func (s *Store) slack() int64 {
 // windows that count (the current one with the room its claim shares);
 // else only those with units to push. It reports whether a window that
 // counts holds anything.
-func (k *keyset) collectWindow(e *entry, ls []lim, i int, now int64, read bool, items *[]item) (live bool) {
+func (k *keyset) collectWindow(e *entry, lims *limits, i int, now int64, read bool, items *[]item) (live bool) {
+	ls := lims.ls
 	l := &ls[i]
 	ws := e.ws[l.at : l.at+2]
 	cur := max(spanIndex(now, l.window), e.newest[i])
@@ -366,6 +368,17 @@ func (k *keyset) collectWindow(e *entry, ls []lim, i int, now int64, read bool, 
 			var v view
 			l.look(&v, ws, now, cur)
 			it.x1, it.x2 = l.room(&v), k.s.guess(&v)
+			if v.div > 0 && now-e.okAt < k.s.life() && e.forgot <= now {
+				// The claim this node spends until the reply comes back,
+				// and on if it is lost (see table.share): the new one may
+				// not reserve less, or another node's next claim takes
+				// what this one still spends.
+				share := (l.room(&v) - v.currG - v.claims) / v.div
+				if e.ver != lims.ver || k.s.opts.Nodes != 1 {
+					share = min(share, v.claim)
+				}
+				it.x3 = max(0, share-v.unconf)
+			}
 		}
 		if idx >= first {
 			it.s = s

@@ -19,7 +19,9 @@
 --   window: 'w', its hash (index in KEYS), the field, what the node
 --     pushes, the room (the limit less what the previous window still
 --     weighs; −1 claims nothing), the node's guess of the nodes sharing
---     the key;
+--     the key, what the node's live claim still holds once the push is
+--     counted (its claim is never made below that: a node whose reply is
+--     lost spends the claim it holds);
 --   bucket: 'g' (a GCRA) or 't' (a token bucket), its hash, the previous
 --     span's hash, the field, what the node pushes, units of former leases
 --     to give back, the hold's end of the latest (ns since the span's
@@ -62,7 +64,7 @@ while b < #ARGV do
   start[i] = b
   if ARGV[b + 1] == 'w' then
     pos[2 * i - 1] = need(tonumber(ARGV[b + 2]), ARGV[b + 3])
-    b = b + 6
+    b = b + 7
   else
     local f = ARGV[b + 4]
     pos[2 * i - 1] = need(tonumber(ARGV[b + 2]), f)
@@ -94,7 +96,7 @@ local function put(h, f, v)
 end
 
 -- A window: push, register, claim.
-local function window(v, push, room, guess)
+local function window(v, push, room, guess, keep)
   local a = v and decode(v) or { 0 }
   local t = max(a[1] or 0, 0)
   local nodes, others, holders, mine = 0, 0, 0, nil
@@ -119,7 +121,7 @@ local function window(v, push, room, guess)
   local div, claim = 1, -1
   if room >= 0 then
     div = max(1, max(guess, nodes) - holders)
-    claim = max(0, floor((room - t - others) / div))
+    claim = max(0, floor((room - t - others) / div), keep)
     a[mine + 1], a[mine + 2] = claim, nowms
     changed = true
   end
@@ -207,7 +209,7 @@ for i = 1, #start do
   local o = 5 * (i - 1)
   if kind == 'w' then
     local f, push, room, guess = ARGV[b + 3], tonumber(ARGV[b + 4]), tonumber(ARGV[b + 5]), tonumber(ARGV[b + 6])
-    local w, t, nodes, others, div, claim = window(got[h1][pos[2 * i - 1]], push, room, guess)
+    local w, t, nodes, others, div, claim = window(got[h1][pos[2 * i - 1]], push, room, guess, tonumber(ARGV[b + 7]))
     if w then
       put(h1, f, w)
     end
