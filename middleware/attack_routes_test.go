@@ -323,3 +323,49 @@ func TestPreflightReachingNoHandlerKeepsItsOwnBucket(t *testing.T) {
 	assert.Equal(t, 200, serve(h, "GET", "/search", "192.0.2.1:1", nil))
 	assert.Equal(t, 429, serve(h, "GET", "/search", "192.0.2.1:1", nil))
 }
+
+// A handler the application registers without a method serves every
+// method at its path; a route guarding it written otherwise than its
+// pattern (another wildcard name, with or without the pattern's host)
+// guards it for every method too, as a route written as the pattern does.
+// Before, such a route limited its own method only: PUT, PATCH, DELETE
+// and GET reached the login handler on the default (100 an hour here)
+// instead of the route's 1. A route of another handler at a path the
+// method-less pattern also matches stays that handler's.
+func TestAttackMethodLessHandlerRouteSpelledOtherwise(t *testing.T) {
+	for _, c := range []struct{ app, route, path string }{
+		{"/users/{id}/password", "POST /users/{user}/password", "/users/7/password"},
+		{"api.example.com/login", "POST /login", "/login"},
+		{"/login", "POST api.example.com/login", "/login"},
+		{"/files/{name}", "POST /files/{f}", "/files/a"},
+	} {
+		t.Run(c.app, func(t *testing.T) {
+			m := quotaRoutes(t, true, quota{c.route, 1})
+			hits := 0
+			app := http.NewServeMux()
+			app.HandleFunc(c.app, func(http.ResponseWriter, *http.Request) { hits++ })
+			h := m.Handler(app)
+			var codes []int
+			for _, method := range []string{"POST", "PUT", "PATCH", "DELETE", "GET"} {
+				r := httptest.NewRequest(method, "http://api.example.com"+c.path, nil)
+				r.RemoteAddr = "192.0.2.1:1"
+				w := httptest.NewRecorder()
+				h.ServeHTTP(w, r)
+				codes = append(codes, w.Code)
+			}
+			assert.Equal(t, []int{200, 429, 429, 429, 429}, codes)
+			assert.Equal(t, 1, hits, "the handler's runs")
+		})
+	}
+	t.Run("another handler's route", func(t *testing.T) {
+		m := quotaRoutes(t, true, quota{"POST /items/new", 1})
+		app := http.NewServeMux()
+		app.HandleFunc("/items/{id}", func(http.ResponseWriter, *http.Request) {})
+		app.HandleFunc("POST /items/new", func(http.ResponseWriter, *http.Request) {})
+		h := m.Handler(app)
+		assert.Equal(t, 200, serve(h, "POST", "/items/new", "192.0.2.1:1", nil))
+		for _, method := range []string{"PUT", "GET", "DELETE"} {
+			assert.Equal(t, 200, serve(h, method, "/items/new", "192.0.2.1:1", nil), "%s reaches /items/{id}'s handler", method)
+		}
+	})
+}

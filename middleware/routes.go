@@ -33,7 +33,11 @@ import (
 //     limited by the route added for its path ("POST /login"): by its
 //     method's, GET's for HEAD, else the first added. A PUT or a GET
 //     carrying credentials in its query reaches a login handler registered
-//     without a method as surely as a POST does.
+//     without a method as surely as a POST does. A route written otherwise
+//     than that pattern at the same path ("POST /users/{user}/login" for
+//     "/users/{id}/login", a route with or without the pattern's host)
+//     guards it so too: the first added that ServeMux matches the request
+//     to with its own method.
 //   - A router's template says nothing of the methods its handler serves,
 //     so the adapters (chilimit, ginlimit, echolimit) say it: while the
 //     request is decided, r.Pattern names the methods reaching the handler
@@ -387,6 +391,15 @@ func (rt *Routes) find(r *http.Request, method, template string) *route {
 		if rte := rt.sharedMuxRoute(req, method, template); rte != nil {
 			return rte
 		}
+	} else if path, ok := oneHandlerPath(r.Pattern); ok {
+		// The application's handler serves every method at one path (a
+		// pattern without a method), and no route is written as its
+		// pattern ("POST /users/{user}/login" for "/users/{id}/login", a
+		// route with or without the pattern's host): a route of another
+		// method at the same path guards it as surely.
+		if rte := rt.otherMethodRoute(req, method, path); rte != nil {
+			return rte
+		}
 	}
 	// No pattern matches the path itself as ServeMux routes it (at most a
 	// subtree holds it): try the variants other routers serve with the
@@ -508,6 +521,46 @@ func (rt *Routes) sharedMuxRoute(r *http.Request, method, template string) *rout
 		c := *r
 		c.Method = m
 		if e := rt.muxMatch(&c); e.e != nil && !e.weak && (best == nil || e.e.rte.order < best.order) {
+			best = e.e.rte
+		}
+	}
+	return best
+}
+
+// oneHandlerPath returns the path of p, the application's ServeMux pattern
+// serving a request (r.Pattern), in the form of muxEntry.path (without
+// the host, each wildcard named by its position), when p has no method and
+// matches one path, not a subtree: its handler serves every method there.
+func oneHandlerPath(p string) (string, bool) {
+	key, _, err := parsePattern(p)
+	if err != nil || key.method != "" || strings.HasSuffix(key.path, "/") || strings.HasSuffix(key.path, "...}") {
+		return "", false
+	}
+	path := routepath.MuxPath(key.path)
+	if i := strings.IndexByte(path, '/'); i > 0 {
+		path = path[i:]
+	}
+	return path, true
+}
+
+// otherMethodRoute returns the first route added, for a method other than
+// method (canonical), whose pattern has the path of the application's
+// handler (path, as oneHandlerPath gives it) and that ServeMux matches r
+// to by that method: the route guards the handler for every method. nil
+// for none.
+func (rt *Routes) otherMethodRoute(r *http.Request, method, path string) *route {
+	var best *route
+	for m := range rt.methods {
+		if m == method {
+			continue
+		}
+		c := *r
+		c.Method = m
+		e := rt.muxMatch(&c)
+		if e.e == nil || e.weak || (e.e.path != path && e.e.path+"{$}" != path) {
+			continue
+		}
+		if best == nil || e.e.rte.order < best.order {
 			best = e.e.rte
 		}
 	}
