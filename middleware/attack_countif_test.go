@@ -161,3 +161,52 @@ func TestAttackOnErrorIsGivenTheRequest(t *testing.T) {
 		})
 	}
 }
+
+// unwrapOnly is a writer of a middleware mounted before the limiter (a
+// logger) that offers the server's writer through Unwrap only, as
+// http.ResponseController expects, and flushes nothing itself.
+type unwrapOnly struct{ http.ResponseWriter }
+
+func (u unwrapOnly) Unwrap() http.ResponseWriter { return u.ResponseWriter }
+
+// opaque is such a writer without Unwrap: nothing under it can be flushed.
+type opaque struct{ http.ResponseWriter }
+
+// Under CountIf, http.ResponseController's Flush reaches the server's
+// writer through writers that only unwrap, and fails where nothing can be
+// flushed; a status is recorded only once a flush sent it. Before, the
+// middleware's writer flushed only a writer that was a Flusher itself: the
+// flush was lost (a stream stalled) yet reported done, and taken for a 200
+// sent, so a 401 written after it reached the client and was refunded:
+// a limit of 3 failures let 5 through, and any number.
+func TestAttackFlushRecordsOnlyWhatItSends(t *testing.T) {
+	t.Run("through Unwrap", func(t *testing.T) {
+		m, _ := countFailures(t)
+		h := unwrapped(m.Handler(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+			assert.NoError(t, http.NewResponseController(w).Flush())
+		})), func(w http.ResponseWriter) http.ResponseWriter { return unwrapOnly{w} })
+		r := httptest.NewRequest("GET", "/events", nil)
+		w := httptest.NewRecorder()
+		h.ServeHTTP(w, r)
+		assert.True(t, w.Flushed, "the flush reached the server's writer")
+	})
+	t.Run("nothing to flush", func(t *testing.T) {
+		m, errs := countFailures(t)
+		h := unwrapped(m.Handler(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+			assert.ErrorIs(t, http.NewResponseController(w).Flush(), http.ErrNotSupported)
+			w.(http.Flusher).Flush()
+			w.WriteHeader(http.StatusUnauthorized)
+		})), func(w http.ResponseWriter) http.ResponseWriter { return opaque{w} })
+		codes := make([]int, 5)
+		for i := range codes {
+			codes[i] = serve(h, "POST", "/login", "192.0.2.1:1", nil)
+		}
+		assert.Equal(t, []int{401, 401, 401, 429, 429}, codes)
+		assert.Empty(t, errs())
+	})
+}
+
+// unwrapped serves h behind a middleware giving it wrap's writer.
+func unwrapped(h http.Handler, wrap func(http.ResponseWriter) http.ResponseWriter) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { h.ServeHTTP(wrap(w), r) })
+}

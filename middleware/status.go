@@ -30,14 +30,21 @@ func (s *statusWriter) Write(b []byte) (int, error) {
 	return s.ResponseWriter.Write(b)
 }
 
-// Flush implements http.Flusher when the underlying writer does.
-func (s *statusWriter) Flush() {
-	if s.status == 0 {
+// Flush implements http.Flusher: see FlushError.
+func (s *statusWriter) Flush() { _ = s.FlushError() }
+
+// FlushError flushes the underlying writer through http.ResponseController,
+// so that writers which only unwrap (a logger's mounted before the
+// middleware) are flushed too, and returns its error (http.ErrNotSupported
+// when nothing under it can flush). A flush that sent the response records
+// 200 when no status was written; one that failed records nothing: the
+// status written later is the one the client gets.
+func (s *statusWriter) FlushError() error {
+	err := http.NewResponseController(s.ResponseWriter).Flush()
+	if err == nil && s.status == 0 {
 		s.status = http.StatusOK
 	}
-	if f, ok := s.ResponseWriter.(http.Flusher); ok {
-		f.Flush()
-	}
+	return err
 }
 
 // Hijack implements http.Hijacker (through http.ResponseController, so it
