@@ -141,15 +141,20 @@ func redisHandler(cfg *config, s *redisstore.Store) (http.Handler, error) {
 	return handler(l, cfg)
 }
 
-// handler is the "200 ok" handler limited by l.
+// handler is the "200 ok" handler limited by l. It is served by a
+// ServeMux pattern of every method, which the middleware reads: a CORS
+// preflight runs it as any request does, so it counts in the client's
+// bucket, not in one of its own (see middleware.Preflight).
 func handler(l *core.Limiter, cfg *config) (http.Handler, error) {
 	m, err := middleware.New(l, cfg.opts)
 	if err != nil {
 		return nil, err
 	}
-	return m.Handler(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+	mux := http.NewServeMux()
+	mux.HandleFunc("/", func(w http.ResponseWriter, _ *http.Request) {
 		_, _ = io.WriteString(w, "ok\n")
-	})), nil
+	})
+	return m.Handler(mux), nil
 }
 
 // run serves cfg until ctx is done, then shuts down gracefully.
