@@ -110,3 +110,28 @@ func TestRouteErrorsAreSticky(t *testing.T) {
 	_, err := middleware.NewSelect(rt, middleware.Options{})
 	require.ErrorIs(t, err, first)
 }
+
+// A zero Routes (a composite literal, not NewRoutes) is refused when the
+// middleware is made, and its Add and Share fail with an error naming the
+// mistake; a request it is asked about anyway is refused, never served.
+// Before, NewSelect accepted it and every request panicked in ServeMux
+// matching (a nil *http.ServeMux); Add failed with "runtime error: invalid
+// memory address or nil pointer dereference", or panicked on a nil map
+// for a pattern in a router's syntax ("POST /users/:id").
+func TestZeroRoutesRefusedAtSetup(t *testing.T) {
+	_, err := middleware.NewSelect(&middleware.Routes{}, middleware.Options{})
+	require.ErrorIs(t, err, core.ErrInvalidConfig)
+	assert.Contains(t, err.Error(), "NewRoutes")
+	for _, p := range []string{"POST /login", "POST /users/:id"} {
+		var rt middleware.Routes
+		var err error
+		require.NotPanics(t, func() { err = rt.Add(p, middleware.Rate("login", "5/min")) }, p)
+		require.ErrorIs(t, err, core.ErrInvalidConfig, p)
+		assert.Contains(t, err.Error(), "NewRoutes", p)
+	}
+	var rt middleware.Routes
+	var lim middleware.Limiter
+	require.NotPanics(t, func() { lim, _, err = rt.Select(httptest.NewRequest("GET", "/", nil), "") })
+	assert.Nil(t, lim)
+	require.ErrorIs(t, err, core.ErrInvalidConfig)
+}

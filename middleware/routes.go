@@ -191,6 +191,9 @@ func (rt *Routes) share(name string, l Limiter, added bool, patterns ...string) 
 	if rt.err != nil {
 		return rt.err
 	}
+	if rt.mux == nil {
+		return errZeroRoutes
+	}
 	defer func() {
 		if err != nil {
 			rt.err = err
@@ -301,8 +304,8 @@ func register(mux *http.ServeMux, p, pattern string) (err error) {
 // names no route, it matches r against the patterns as a ServeMux would
 // (with r's method, then with those r.Pattern names).
 func (rt *Routes) Select(r *http.Request, template string) (Limiter, string, error) {
-	if rt.err != nil {
-		return nil, "", rt.err
+	if err := rt.validate(); err != nil {
+		return nil, "", err
 	}
 	return rt.pick(rt.find(r, routepath.Method(r.Method), template))
 }
@@ -315,7 +318,7 @@ func (rt *Routes) Select(r *http.Request, template string) (Limiter, string, err
 // reaches no route (the Preflight mode then limits it like the request it
 // announces, at least).
 func (rt *Routes) ownRoute(r *http.Request, template string) (Limiter, string, bool) {
-	if rt.err != nil {
+	if rt.validate() != nil {
 		return nil, "", false
 	}
 	method := routepath.Method(r.Method)
@@ -327,7 +330,16 @@ func (rt *Routes) ownRoute(r *http.Request, template string) (Limiter, string, b
 	return l, s, true
 }
 
-func (rt *Routes) validate() error { return rt.err }
+func (rt *Routes) validate() error {
+	if rt.err == nil && rt.mux == nil {
+		return errZeroRoutes
+	}
+	return rt.err
+}
+
+// errZeroRoutes refuses a zero Routes, made without NewRoutes: it has no
+// ServeMux to match requests with.
+var errZeroRoutes = fmt.Errorf("middleware: zero Routes, not made by NewRoutes: %w", core.ErrInvalidConfig)
 
 // pick returns the limiter and scope of rte, or the default for nil.
 func (rt *Routes) pick(rte *route) (Limiter, string, error) {
