@@ -369,3 +369,36 @@ func TestAttackMethodLessHandlerRouteSpelledOtherwise(t *testing.T) {
 		}
 	})
 }
+
+// A mux mounted under an outer mux's prefix ("/api/" to http.StripPrefix
+// and the middleware wrapping the inner mux): the request arrives with
+// the outer pattern, yet the inner mux is what serves it, and replaces
+// the pattern as it dispatches. The middleware decides by the inner mux's
+// pattern as Handler's documentation says, so a method-less login handler
+// of the inner mux is limited as its route for every method. Before, the
+// outer pattern ("/api/", a subtree) was kept: PUT, PATCH, DELETE and GET
+// /api/login reached the handler on the default (4 runs of it for a route
+// of 1).
+func TestAttackInnerMuxPatternUnderAnOuterMux(t *testing.T) {
+	m := quotaRoutes(t, true, quota{"POST /login", 1})
+	hits := 0
+	inner := http.NewServeMux()
+	inner.HandleFunc("/login", func(http.ResponseWriter, *http.Request) { hits++ })
+	inner.HandleFunc("/", func(http.ResponseWriter, *http.Request) {})
+	var seen []string
+	outer := http.NewServeMux()
+	h := m.Handler(inner)
+	outer.Handle("/api/", http.StripPrefix("/api", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		h.ServeHTTP(w, r)
+		seen = append(seen, r.Pattern)
+	})))
+	var codes []int
+	for _, method := range []string{"POST", "PUT", "PATCH", "DELETE", "GET"} {
+		codes = append(codes, serve(outer, method, "/api/login", "192.0.2.1:1", nil))
+	}
+	assert.Equal(t, []int{200, 429, 429, 429, 429}, codes)
+	assert.Equal(t, 1, hits, "the login handler's runs")
+	assert.Equal(t, 200, serve(outer, "PUT", "/api/other", "192.0.2.1:1", nil))
+	assert.Equal(t, []string{"/login", "/api/", "/api/", "/api/", "/api/", "/"}, seen,
+		"after the decision the request's pattern is the outer one again, or the inner mux's once it served it")
+}

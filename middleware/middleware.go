@@ -120,12 +120,15 @@ type limited struct {
 }
 
 func (h *limited) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	set := false
-	if h.mux != nil && r.Pattern == "" && r.URL != nil && (!h.preflightsOnly || routepath.IsOptions(r.Method)) {
+	set, outer := false, r.Pattern
+	if h.mux != nil && r.URL != nil && (!h.preflightsOnly || routepath.IsOptions(r.Method)) {
 		// The pattern the application's mux will serve r with, as it
 		// sets it itself when it dispatches r: the Selector's best
 		// guide to the handler r reaches (see Routes), the key's
 		// (keyfunc.Route) and the preflight rule's (see Preflight).
+		// It replaces the pattern of an outer mux that routed r here
+		// ("/api/" to http.StripPrefix and this mux), as next replaces
+		// it.
 		_, r.Pattern = h.mux.Handler(r)
 		set = true
 	}
@@ -134,7 +137,7 @@ func (h *limited) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if set {
 		// For the decision only: the mux sets it as it dispatches (a mux
 		// in Go 1.21's mode, httpmuxgo121=1, never does).
-		r.Pattern = ""
+		r.Pattern = outer
 	}
 	if !ok {
 		return
