@@ -169,14 +169,19 @@ func (w *outcomeWriter) Write(b []byte) (int, error) {
 	return w.ResponseWriter.Write(b)
 }
 
-// Flush implements http.Flusher when the underlying writer does.
-func (w *outcomeWriter) Flush() {
+// Flush implements http.Flusher: see FlushError.
+func (w *outcomeWriter) Flush() { _ = w.FlushError() }
+
+// FlushError sends the status (200 when none was written: the outcome is
+// told then) and flushes the underlying writer through
+// http.ResponseController, so that writers which only unwrap (a logger's)
+// are flushed too; it returns the flush's error (http.ErrNotSupported when
+// nothing under it can flush).
+func (w *outcomeWriter) FlushError() error {
 	if !w.wrote {
 		w.WriteHeader(http.StatusOK)
 	}
-	if f, ok := w.ResponseWriter.(http.Flusher); ok {
-		f.Flush()
-	}
+	return http.NewResponseController(w.ResponseWriter).Flush()
 }
 
 // Unwrap returns the underlying writer, for http.ResponseController.
