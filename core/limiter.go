@@ -384,7 +384,7 @@ func (l *Limiter) unmoved(sh *lowerShard, p *Policy, taken *Result, pos uint64, 
 	for i := range p.limits {
 		e.until[i] = taken.at + min(max(holds[i], 0), 2*maxSpan)
 	}
-	moved, ok := sh.moved(taken.kh, pos, l.markHi(l.cur.Load(), taken, pos), taken.at, &e.until)
+	moved, ok := sh.moved(taken.kh, pos, l.markHi(l.cur.Load(), pos), taken.at, &e.until)
 	if !ok {
 		return false
 	}
@@ -406,21 +406,16 @@ func (l *Limiter) unmoved(sh *lowerShard, p *Policy, taken *Result, pos uint64, 
 
 // markHi returns the highest position taken may have among its key's
 // takes and refunds, its position being pos (see lowerShard.moved), or
-// noHi when nothing bounds it. On the in-memory store it is pos itself in
-// the locked mode (its id, given under the shard's lock) and in the word
-// mode when no change of the shard was counted while it was decided (its
-// id then is the state it left, not a random one with the top bit set:
-// see memword.go); otherwise it is pos plus the changes counted meanwhile.
-// On other stores nothing bounds it: a take's mark is read before the
-// store decides it.
-func (l *Limiter) markHi(b *binding, taken *Result, pos uint64) uint64 {
-	switch {
-	case b.mem == nil || b.mem.word != nil && taken.late == 0xffff:
+// noHi when nothing bounds it. On the in-memory store it is pos itself:
+// exact, a take's id given under the shard's lock in the locked mode, the
+// epoch it read in the word mode (see "Positions" in memword.go). On
+// other stores nothing bounds it: a take's mark is read before the store
+// decides it.
+func (l *Limiter) markHi(b *binding, pos uint64) uint64 {
+	if b.mem == nil {
 		return noHi
-	case b.mem.word == nil || taken.id>>63 == 0:
-		return pos
 	}
-	return pos + uint64(taken.late)
+	return pos
 }
 
 // Reset forgets key, in every limit (shadow limits too): its next request

@@ -93,6 +93,18 @@ import (
 // gives nothing either, which only denies more. Resets mark their key the
 // same way.
 
+// Positions. The refund log (lowerlog.go) orders a take among the
+// refunds of its key by the epoch it read, e: a refund whose count is at
+// most e was made before the take was decided, one counted after it was
+// made after the take's swap, on a state holding the take. An admitted
+// take checks the epoch again before its swap and decides again when a
+// change was counted meanwhile, so that no change counted after e has
+// its swap land before the take's: a refund counted after e that viewed
+// the state before the take's swap fails its own swap (the take wrote the
+// word) and views it again, after; one whose swap landed between the
+// take's load and swap makes the take's swap fail. So a refund's final
+// count is at most e, or it lowered a state holding the take.
+
 // frozen is the value of a state word that no take may change (2 above).
 const frozen = math.MinInt64
 
@@ -158,25 +170,32 @@ func (t *memTable) takeWord(s *memShard, h uint64, w *int64, now, cost int64, re
 		} else {
 			o, next = t.word.next(v, now, cost)
 		}
-		if o.allowed && !atomic.CompareAndSwapInt64(w, v, next) {
-			// Another decision wrote the word: decide again. The word is
-			// contended: read it by an add of 0, which takes its cache
-			// line for writing at once (a load would share it, and the
-			// swap then ask for it again).
-			v = atomic.AddInt64(w, 0)
-			continue
+		if o.allowed {
+			if e := s.epoch.Load(); e != ep {
+				// A change was counted while deciding: decide again, on
+				// the state it leaves, so that the take's position is
+				// exact (see "Positions" above).
+				ep = e
+				v = atomic.LoadInt64(w)
+				continue
+			}
+			if !atomic.CompareAndSwapInt64(w, v, next) {
+				// Another decision wrote the word: decide again. The
+				// word is contended: read it by an add of 0, which takes
+				// its cache line for writing at once (a load would share
+				// it, and the swap then ask for it again).
+				v = atomic.AddInt64(w, 0)
+				continue
+			}
 		}
 		res.at, res.Cost, res.policy, res.taken = now, cost, t.policy, o.allowed
-		res.id, res.kh, res.epoch, res.late = 0, 0, 0, 0
+		res.id, res.kh, res.epoch = 0, 0, 0
 		if o.allowed {
 			res.id, res.kh, res.epoch = uint64(next), h, ep+1
-			if e := s.epoch.Load(); e != ep {
+			if s.epoch.Load() != ep {
 				// A change counted while deciding: the state does not
-				// name the decision (see above), a random id does; late
-				// says how many changes the take may follow or precede
-				// (see markHi).
+				// name the decision (see above), a random id does.
 				res.id = rand.Uint64() | 1<<63
-				res.late = uint16(min(e-ep, 0xffff))
 			}
 		}
 		res.per[0] = o

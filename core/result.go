@@ -90,10 +90,6 @@ type Result struct {
 	// shadowSet and shadowDenied are bit sets over the policy's shadow
 	// limits: those decided, and those that would have denied.
 	shadowSet, shadowDenied uint8
-	// late is, for a take of the in-memory store's word mode whose id is
-	// random (a change of the shard was counted while it was decided: see
-	// memword.go), how many were, at most 0xffff (saturated: unknown).
-	late uint16
 }
 
 // At returns the instant the decision was made at.
