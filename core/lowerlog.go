@@ -56,6 +56,10 @@ type lowerShard struct {
 	keys     map[uint64][]lowering // per key hash, in the order recorded
 	n        int                   // entries in keys
 	forgotAt int64                 // the latest instant of a refund forgotten
+	// forgotSeq is the highest seq of a refund forgotten: on stores other
+	// than the in-memory one, whose takes' instants are Redis's clock, a
+	// take is ordered against it by its position, not its instant.
+	forgotSeq uint64
 	_        [24]byte
 }
 
@@ -130,7 +134,7 @@ func (sh *lowerShard) unlock() { <-sh.held }
 // between R's take and T's (positioned at or above R's position and below
 // T's hi) moved the limit. The caller holds sh's lock.
 func (sh *lowerShard) moved(kh, pos, hi uint64, taken int64, until *[MaxLimits]int64) (shift [MaxLimits]int64, ok bool) {
-	if taken <= sh.forgotAt {
+	if hi == noHi && pos <= sh.forgotSeq || hi != noHi && taken <= sh.forgotAt {
 		return shift, false
 	}
 	list := sh.keys[kh]
@@ -195,7 +199,7 @@ func (sh *lowerShard) record(kh uint64, e lowering, window int64, perShard int) 
 		}
 		if sh.n >= perShard {
 			clear(sh.keys)
-			sh.n, sh.forgotAt = 0, max(sh.forgotAt, e.at)
+			sh.n, sh.forgotAt, sh.forgotSeq = 0, max(sh.forgotAt, e.at), sh.seq.Load()
 		}
 	}
 	sh.pruneKey(kh, e.at, window)
@@ -214,6 +218,9 @@ func (sh *lowerShard) pruneKey(kh uint64, now, window int64) {
 			kept = append(kept, e)
 		} else {
 			sh.forgotAt = max(sh.forgotAt, e.at)
+			if e.pos != failedPos {
+				sh.forgotSeq = max(sh.forgotSeq, e.pos)
+			}
 		}
 	}
 	sh.n -= len(list) - len(kept)
