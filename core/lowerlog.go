@@ -60,7 +60,7 @@ type lowerShard struct {
 	// than the in-memory one, whose takes' instants are Redis's clock, a
 	// take is ordered against it by its position, not its instant.
 	forgotSeq uint64
-	_        [24]byte
+	_         [24]byte
 }
 
 // lowering is one refund: its position (see lowerLog), its take's, when
