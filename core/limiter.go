@@ -367,7 +367,8 @@ func (l *Limiter) Refund(ctx context.Context, key string, taken Result) (Result,
 		default:
 			e.pos = sh.seq.Add(1) // numbered once made (see lowerLog)
 		}
-		sh.record(taken.kh, e, l.window, l.lowers.perShard)
+		// Kept while a take it may have moved may still be refunded.
+		sh.record(taken.kh, e, min(l.window, b.policy.holdMax+1), l.lowers.perShard)
 	}
 	return res, err
 }

@@ -237,12 +237,22 @@ func (sh *lowerShard) pruneKey(kh uint64, now, window int64) {
 // of windows, which a refund lowers only where its own take counted.
 // span(cost) bounds from above how much of it a take of cost occupies: the
 // most its refund moves the takes after it.
+//
+// holdMax bounds from above the hold of any take (how long after it its
+// refund may give something back): a refund of the key older than that
+// can move no take still held, and the log forgets it.
 type spanner interface {
 	span(cost int64) int64
+	holdMax() int64
 }
 
 func (g *gcraStep) span(cost int64) int64   { return min(cost, g.burst) * g.interval }
 func (h *hybridStep) span(cost int64) int64 { return min(cost, h.limit) * h.interval }
+
+func (g *gcraStep) holdMax() int64   { return g.tolerance }
+func (h *hybridStep) holdMax() int64 { return h.window + h.tolerance }
+func (s *tokenStep) holdMax() int64  { return s.fill }
+func (w *warmStep) holdMax() int64   { return 4 * maxSpan }
 
 // span is the time to refill cost tokens, rounded up (fill is at least
 // the time to refill burst tokens).

@@ -33,6 +33,8 @@ type Policy struct {
 	limits []limitSpec // the enforced limits
 	words  int
 	spans  bool // some limit is a span of time (see lowerlog.go)
+	// holdMax bounds the hold of a take of those limits (see spanner).
+	holdMax int64
 	// shadows holds the shadow limits, each decided as a policy of its
 	// own; shadowSets[m] lists the names of the shadows in the bit set m.
 	shadows    []shadowSpec
@@ -96,7 +98,9 @@ func NewPolicy(name string, limits ...Limit) (*Policy, error) {
 		}
 		q, w := st.quota()
 		p.limits = append(p.limits, limitSpec{Limit: l, step: st, off: p.words, quota: q, window: w, span: spanned(st)})
-		p.spans = p.spans || spanned(st) != nil
+		if sp := spanned(st); sp != nil {
+			p.spans, p.holdMax = true, max(p.holdMax, sp.holdMax())
+		}
 		p.words += st.words()
 	}
 	if len(p.limits) == 0 {
