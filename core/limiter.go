@@ -120,12 +120,13 @@ func NewLimiter(p *Policy, opts ...Option) (*Limiter, error) {
 	}
 	l := &Limiter{
 		clock: cfg.clock, seed: maphash.MakeSeed(),
-		window: int64(cfg.refundWindow), ledger: newRefundLedger(cfg.ledger), lowers: newLowerLog(cfg.ledger),
+		window: int64(cfg.refundWindow), ledger: newRefundLedger(cfg.ledger),
 		nonce: rand.Uint64() | 1, // never zero: a zero RefundID names nothing
 		obs:   cfg.observer, kind: storeKind(cfg.store),
 	}
 	l.store = cfg.store
 	nb := newBinding(p, t, nil)
+	l.lowers = newLowerLog(cfg.ledger, nb.mem)
 	if nb.shadow, err = l.bindShadows(p, nil); err != nil {
 		return nil, fmt.Errorf("core: binding policy %q: %w", p.name, err)
 	}

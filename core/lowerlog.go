@@ -43,7 +43,11 @@ import (
 // in the package documentation).
 type lowerLog struct {
 	perShard int
-	shards   [lowerShards]lowerShard
+	// shards: on the in-memory store, one per shard of its table (the
+	// keys of one shard share its positions), found as the table finds
+	// them; on other stores lowerShards, by the key hash.
+	shards      []lowerShard
+	shift, mask uint64
 }
 
 const lowerShards = 64
@@ -52,15 +56,13 @@ type lowerShard struct {
 	seq atomic.Uint64 // refunds made, on stores other than the in-memory one
 	_   [56]byte      // takes read seq; refunds write the rest
 
-	held     chan struct{}         // the shard's lock: see lock
-	keys     map[uint64][]lowering // per key hash, in the order recorded
-	n        int                   // entries in keys
-	forgotAt int64                 // the latest instant of a refund forgotten
-	// forgotSeq is the highest seq of a refund forgotten: on stores other
-	// than the in-memory one, whose takes' instants are Redis's clock, a
-	// take is ordered against it by its position, not its instant.
-	forgotSeq uint64
-	_         [24]byte
+	held chan struct{}         // the shard's lock: see lock
+	keys map[uint64][]lowering // per key hash, in the order recorded
+	n    int                   // entries in keys
+	// forgot is the highest position of a refund forgotten: a take at or
+	// below it may have been moved by refunds the shard no longer knows.
+	forgot uint64
+	_      [32]byte
 }
 
 // lowering is one refund: its position (see lowerLog), its take's, when
@@ -84,16 +86,24 @@ const noHi = ^uint64(0)
 // by every refund while remembered, as the store may make it at any time.
 const failedPos = ^uint64(0)
 
-func newLowerLog(capacity int) *lowerLog {
-	lg := &lowerLog{perShard: max(1, capacity/lowerShards)}
+// newLowerLog returns the log of a limiter whose refund ledger holds
+// capacity entries, on the in-memory table mem (nil for other stores).
+func newLowerLog(capacity int, mem *memTable) *lowerLog {
+	n := lowerShards
+	lg := &lowerLog{mask: lowerShards - 1}
+	if mem != nil {
+		n = len(mem.shards)
+		lg.shift, lg.mask = uint64(mem.shardShift&63), mem.shardMask
+	}
+	lg.perShard = max(1, capacity/n)
+	lg.shards = make([]lowerShard, n)
 	for i := range lg.shards {
-		lg.shards[i].forgotAt = -1
 		lg.shards[i].held = make(chan struct{}, 1)
 	}
 	return lg
 }
 
-func (lg *lowerLog) shard(kh uint64) *lowerShard { return &lg.shards[kh%lowerShards] }
+func (lg *lowerLog) shard(kh uint64) *lowerShard { return &lg.shards[kh>>lg.shift&lg.mask] }
 
 // lock locks sh, or returns ctx's error once it is done first: the lock is
 // held across a refund's store call (a network round trip, or a stalled
@@ -134,7 +144,7 @@ func (sh *lowerShard) unlock() { <-sh.held }
 // between R's take and T's (positioned at or above R's position and below
 // T's hi) moved the limit. The caller holds sh's lock.
 func (sh *lowerShard) moved(kh, pos, hi uint64, taken int64, until *[MaxLimits]int64) (shift [MaxLimits]int64, ok bool) {
-	if hi == noHi && pos <= sh.forgotSeq || hi != noHi && taken <= sh.forgotAt {
+	if pos <= sh.forgot {
 		return shift, false
 	}
 	list := sh.keys[kh]
@@ -198,8 +208,13 @@ func (sh *lowerShard) record(kh uint64, e lowering, window int64, perShard int) 
 			sh.pruneKey(kh, e.at, window)
 		}
 		if sh.n >= perShard {
+			for _, list := range sh.keys {
+				for _, e := range list {
+					sh.forget(e)
+				}
+			}
 			clear(sh.keys)
-			sh.n, sh.forgotAt, sh.forgotSeq = 0, max(sh.forgotAt, e.at), sh.seq.Load()
+			sh.n = 0
 		}
 	}
 	sh.pruneKey(kh, e.at, window)
@@ -208,8 +223,7 @@ func (sh *lowerShard) record(kh uint64, e lowering, window int64, perShard int) 
 }
 
 // pruneKey drops the entries of the key of hash kh made at now−window or
-// before: no take made before them may still be refunded (and, should a
-// clock step back, forgotAt makes such a take give nothing).
+// before: no take they may have moved may still be refunded.
 func (sh *lowerShard) pruneKey(kh uint64, now, window int64) {
 	list := sh.keys[kh]
 	kept := list[:0]
@@ -217,10 +231,7 @@ func (sh *lowerShard) pruneKey(kh uint64, now, window int64) {
 		if e.at > now-window {
 			kept = append(kept, e)
 		} else {
-			sh.forgotAt = max(sh.forgotAt, e.at)
-			if e.pos != failedPos {
-				sh.forgotSeq = max(sh.forgotSeq, e.pos)
-			}
+			sh.forget(e)
 		}
 	}
 	sh.n -= len(list) - len(kept)
@@ -230,6 +241,21 @@ func (sh *lowerShard) pruneKey(kh uint64, now, window int64) {
 	}
 	clear(list[len(kept):])
 	sh.keys[kh] = kept
+}
+
+// forget raises the floor past e, a refund forgotten: the takes positioned
+// at or below it give nothing back (see moved), the refunds they would
+// have to count being unknown. A failed refund's position is unknown:
+// every take numbered so far is at or below it (on the in-memory store no
+// refund fails).
+func (sh *lowerShard) forget(e lowering) {
+	switch e.pos {
+	case 0:
+	case failedPos:
+		sh.forgot = max(sh.forgot, sh.seq.Load())
+	default:
+		sh.forgot = max(sh.forgot, e.pos)
+	}
 }
 
 // spanner is a stepper whose state is a span of time that drains, which a

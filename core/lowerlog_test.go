@@ -12,7 +12,7 @@ import (
 )
 
 // TestRefundLogForgetsSafely: a limiter's log of refunds (see lowerlog.go)
-// holds 1/64 of the refund ledger's capacity per shard; when a shard
+// holds its share of the refund ledger's capacity per shard; when a shard
 // fills, it forgets, and a take made before then gives nothing back (it
 // cannot know what the forgotten refunds moved), where with room it gives
 // its cost back. Refunds of the later takes themselves are unaffected.

@@ -36,7 +36,8 @@ func (s *stallStore) Do(ctx context.Context, req store.Request) (store.Decision,
 }
 
 // TestRefundWaitingForTheLogHonoursItsContext: the refunds of the span
-// algorithms of one shard of the refund log (1/64 of the keys) are made
+// algorithms of one shard of the refund log (1/64 of the keys on this
+// store) are made
 // one at a time, the shard locked across the store call. While one
 // refund's store call stalls, another refund of the shard, whose context
 // is already cancelled, waited for the lock regardless (behind every
