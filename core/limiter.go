@@ -378,18 +378,15 @@ func (l *Limiter) Refund(ctx context.Context, key string, taken Result) (Result,
 // log is pos, at now, on policy p)
 // what the refunds of the key recorded since the take may have moved its
 // spans, and sets in e how far the refund may move the spans of the takes
-// after it. It reports false when the take gives nothing back: the log
-// may have forgotten refunds made since it, or nothing is left of what it
-// holds. The caller holds sh's lock.
+// after it. It reports false when the take gives nothing back: nothing is
+// left of what it holds (a span limit holds nothing once the log may have
+// forgotten refunds made since the take). The caller holds sh's lock.
 func (l *Limiter) unmoved(sh *lowerShard, p *Policy, taken *Result, pos uint64, now int64, holds *[MaxLimits]int64, e *lowering) bool {
 	e.taken, e.tmark = taken.at, pos
 	for i := range p.limits {
 		e.until[i] = taken.at + min(max(holds[i], 0), 2*maxSpan)
 	}
 	moved, ok := sh.moved(taken.kh, pos, l.markHi(l.cur.Load(), pos), taken.at, &e.until)
-	if !ok {
-		return false
-	}
 	left := false
 	for i := range p.limits {
 		h := holds[i]
@@ -397,6 +394,11 @@ func (l *Limiter) unmoved(sh *lowerShard, p *Policy, taken *Result, pos uint64, 
 			continue
 		}
 		if sp := p.limits[i].span; sp != nil {
+			if !ok {
+				// Refunds that may have moved it are forgotten: its spans
+				// give nothing back (its windows still do).
+				h = 0
+			}
 			h = max(0, h-moved[i])
 			holds[i] = h
 			e.shift[i] = min(sp.span(taken.Cost), max(0, taken.at+h-now)) // the most it gives back, in time
