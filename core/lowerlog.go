@@ -16,11 +16,13 @@ import (
 // 100, take 50, take 50, refund the first, wait 49 s, take 99, refund the
 // second, take 50 more).
 //
-// lowerLog remembers, per key hash, the refunds made within a refund
-// window and how far each may have moved the spans of the takes after its
-// own (its bound: what its take still held of each limit's span, and no
-// more than its cost's span), so that a refund first takes off its hold
-// what the refunds made since its take may have moved it.
+// lowerLog remembers, per key hash, each refund while a take it may have
+// moved can still give something back (the policy's longest hold, at most
+// the refund window), and how far it may have moved the spans of the
+// takes after its own (its bound: what its take still held of each
+// limit's span, and no more than its cost's span), so that a refund first
+// takes off its hold what the refunds made since its take may have moved
+// it.
 //
 // "Since its take" compares positions: a take's (see Result.epoch) and a
 // refund's, such that a refund whose position is below a take's lowered
@@ -35,10 +37,10 @@ import (
 //
 // A shard's refunds are made one at a time, each recorded before the next
 // reads the log, so that none made before is missed. What a log cannot
-// know, it never gives: a refund of a take made before a refund the log
-// has forgotten (more than it holds within a window) gives nothing back,
-// and a refund whose store call failed is counted by every later refund
-// while it is remembered. It knows the refunds of its own Limiter: another
+// know, it never gives: a take positioned before a refund the log has
+// forgotten (a full shard forgets all it holds) gives nothing back from
+// its span limits, and a refund whose store call failed is counted by
+// every later refund while it is remembered. It knows the refunds of its own Limiter: another
 // process's refunds of the same Redis key are not counted (see "Refunds"
 // in the package documentation).
 type lowerLog struct {
@@ -66,9 +68,9 @@ type lowerShard struct {
 }
 
 // lowering is one refund: its position (see lowerLog), its take's, when
-// it was made, the instant its take was decided at and, per limit, where the take's
-// span ended then and how far the refund may have moved the spans of the
-// takes after it (0 for limits that are not a span).
+// it was made, the instant its take was decided at and, per limit, where
+// the take's span ended then and how far the refund may have moved the
+// spans of the takes after it (0 for limits that are not a span).
 type lowering struct {
 	pos   uint64
 	tmark uint64 // its take's position
