@@ -99,6 +99,9 @@ func (w *Waiter) Wait(ctx context.Context, key string) (Result, error) {
 //   - with the denial and an error wrapping [ErrWaitExceedsDeadline] as
 //     soon as a denial's RetryAfter would end after ctx's deadline, or is
 //     [Never];
+//   - with a zero Result and an error wrapping [ErrWaitExceedsDeadline]
+//     when an admission's shaping delay would end after ctx's deadline
+//     (the admission is refunded: there is no denial to report);
 //   - with the limiter's error (a store fault).
 //
 // A waiter holds no goroutine; the head of a line holds one timer. See
