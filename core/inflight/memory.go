@@ -27,7 +27,8 @@ const maxOverflow = 1 << 20
 
 // MemoryOptions configures a [Memory]. The zero MemoryOptions is usable.
 type MemoryOptions struct {
-	// MaxKeys bounds the keys holding slots at once; 0 means
+	// MaxKeys bounds the keys holding slots at once, rounded up to a
+	// multiple of the table's shards (64: each holds its share); 0 means
 	// [DefaultMaxKeys]. A key holding no slot takes no memory.
 	MaxKeys int
 	// Overflow is how many shared overflow buckets count the keys that
@@ -45,9 +46,9 @@ type MemoryOptions struct {
 //
 // A key is in the table while it holds a slot, and leaves it when its
 // last slot is released: memory follows the requests in flight, not the
-// keys ever seen. The table holds at most MaxKeys keys. A key that finds
-// the table full, and a key absent from the table whose overflow bucket
-// is in use, is counted in one of Overflow shared buckets chosen by its
+// keys ever seen. The table holds at most MaxKeys keys (rounded up to a
+// multiple of its shards). A key that finds the table full, and a key
+// absent from the table whose overflow bucket is in use, is counted in one of Overflow shared buckets chosen by its
 // hash, each with the same Limit. So no key that holds slots is ever
 // forgotten (a flood of keys cannot free anyone's slots: no key exceeds
 // Limit), and a newcomer is refused only when its bucket is full: to shut
