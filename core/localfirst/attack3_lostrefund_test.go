@@ -2,90 +2,17 @@ package localfirst_test
 
 import (
 	"context"
-	"io"
-	"net"
-	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/floodgate-go/floodgate/core"
 	"github.com/floodgate-go/floodgate/core/coretest"
 	"github.com/floodgate-go/floodgate/core/localfirst"
-	"github.com/floodgate-go/floodgate/internal/within"
+	"github.com/floodgate-go/floodgate/internal/faultproxy"
 	"github.com/redis/go-redis/v9"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
-
-// dropper forwards loopback connections to target and, when armed, closes
-// the connection carrying the next reply instead of delivering it: Redis
-// ran the command, the client sees a broken connection.
-type dropper struct {
-	ln      net.Listener
-	armed   atomic.Bool
-	dropped atomic.Int64
-	wg      sync.WaitGroup
-}
-
-func startDropper(t *testing.T, target string) *dropper {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	require.NoError(t, err)
-	d := &dropper{ln: ln}
-	var mu sync.Mutex
-	var conns []net.Conn
-	d.wg.Go(func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			up, err := net.Dial("tcp", target)
-			if err != nil {
-				_ = c.Close()
-				continue
-			}
-			mu.Lock()
-			conns = append(conns, c, up)
-			mu.Unlock()
-			d.wg.Go(func() {
-				_, _ = io.Copy(up, c)
-				_ = up.Close()
-			})
-			d.wg.Go(func() {
-				defer c.Close()
-				defer up.Close()
-				buf := make([]byte, 64<<10)
-				for {
-					n, err := up.Read(buf)
-					if n > 0 {
-						if d.armed.CompareAndSwap(true, false) {
-							d.dropped.Add(1)
-							return
-						}
-						if _, werr := c.Write(buf[:n]); werr != nil {
-							return
-						}
-					}
-					if err != nil {
-						return
-					}
-				}
-			})
-		}
-	})
-	t.Cleanup(func() {
-		_ = ln.Close()
-		mu.Lock()
-		for _, c := range conns {
-			_ = c.Close()
-		}
-		mu.Unlock()
-		within.Wait(t, &d.wg, "the dropper's connections")
-	})
-	return d
-}
 
 // TestAttackLostRefundPushNotGivenTwice: a node refunds a unit it had
 // pushed already, so its round pushes a negative count; Redis applies it,
@@ -97,8 +24,8 @@ func startDropper(t *testing.T, target string) *dropper {
 func TestAttackLostRefundPushNotGivenTwice(t *testing.T) {
 	t.Parallel()
 	srv, direct := startRedis(t)
-	d := startDropper(t, srv.Addr())
-	viaDropper := newClient(t, d.ln.Addr().String())
+	d := faultproxy.Start(t, srv.Addr())
+	viaDropper := newClient(t, d.Addr())
 	clk := coretest.NewClock(t0)
 	const quota = 10
 	p := core.MustPolicy("lost", core.Limit{Name: "w", Algorithm: core.FixedWindow{Quota: quota, Window: time.Hour}})
@@ -127,9 +54,9 @@ func TestAttackLostRefundPushNotGivenTwice(t *testing.T) {
 	// A gives its unit back: its next round pushes −1, and the reply is lost.
 	_, err = a.l.Refund(ctx, "k", took)
 	require.NoError(t, err)
-	d.armed.Store(true)
+	d.LoseNextReply()
 	require.Error(t, a.s.Sync(ctx), "the round's reply is lost")
-	require.EqualValues(t, 1, d.dropped.Load())
+	require.EqualValues(t, 1, d.Lost())
 	syncAll(t, ns)
 	syncAll(t, ns)
 	// The fleet has 5 units admitted in the window: 5 more at most.

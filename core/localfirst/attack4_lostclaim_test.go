@@ -8,6 +8,7 @@ import (
 	"github.com/floodgate-go/floodgate/core"
 	"github.com/floodgate-go/floodgate/core/coretest"
 	"github.com/floodgate-go/floodgate/core/localfirst"
+	"github.com/floodgate-go/floodgate/internal/faultproxy"
 	"github.com/redis/go-redis/v9"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -26,8 +27,8 @@ import (
 func TestAttackLostClaimReplyKeepsTheClaimReserved(t *testing.T) {
 	t.Parallel()
 	srv, direct := startRedis(t)
-	d := startDropper(t, srv.Addr())
-	viaDropper := newClient(t, d.ln.Addr().String())
+	d := faultproxy.Start(t, srv.Addr())
+	viaDropper := newClient(t, d.Addr())
 	clk := coretest.NewClock(t0)
 	const quota = 100
 	p := core.MustPolicy("lostclaim", core.Limit{Name: "w", Algorithm: core.FixedWindow{Quota: quota, Window: time.Hour}})
@@ -66,9 +67,9 @@ func TestAttackLostClaimReplyKeepsTheClaimReserved(t *testing.T) {
 	// claims half of what remains, as B holds no claim now; its reply is
 	// lost.
 	clk.Set(t0.Add(100*time.Millisecond + life + 50*time.Millisecond))
-	d.armed.Store(true)
+	d.LoseNextReply()
 	require.Error(t, a.s.Sync(ctx), "the round's reply is lost")
-	require.EqualValues(t, 1, d.dropped.Load())
+	require.EqualValues(t, 1, d.Lost())
 	// B asks, and claims what A's lost round left.
 	ask(b)
 	require.NoError(t, b.s.Sync(ctx))

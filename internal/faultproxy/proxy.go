@@ -1,9 +1,9 @@
 // Package faultproxy is a TCP proxy for tests that injects network faults
 // between a client and a server on the loopback interface: one-way latency
 // (so a round trip costs twice it), a stall (connections stay open, bytes
-// are held), dropped connections and refused connections. It is internal
-// to floodgate and only ever listens on, and connects to, loopback
-// addresses.
+// are held), dropped connections, refused connections and lost replies.
+// It is internal to floodgate and only ever listens on, and connects to,
+// loopback addresses.
 package faultproxy
 
 import (
@@ -23,6 +23,8 @@ type Proxy struct {
 	latency  atomic.Int64 // one-way, ns
 	refuse   atomic.Bool
 	accepted atomic.Int64
+	lose     atomic.Bool // lose the next reply (see LoseNextReply)
+	lost     atomic.Int64
 
 	mu     sync.Mutex
 	stall  chan struct{} // non-nil while stalled: closed on resume
@@ -103,6 +105,15 @@ func (p *Proxy) Drop() {
 	}
 }
 
+// LoseNextReply makes the proxy lose the next bytes the target sends, on
+// any connection: they are discarded and that connection is closed, both
+// sides, as a reply lost on its way back after the server acted on the
+// request.
+func (p *Proxy) LoseNextReply() { p.lose.Store(true) }
+
+// Lost is the number of replies LoseNextReply has lost.
+func (p *Proxy) Lost() int64 { return p.lost.Load() }
+
 // Accepted is the number of connections accepted and forwarded so far.
 func (p *Proxy) Accepted() int64 { return p.accepted.Load() }
 
@@ -152,8 +163,8 @@ func (p *Proxy) accept() {
 		}
 		p.accepted.Add(1)
 		p.wg.Add(2)
-		go p.pipe(up, c)
-		go p.pipe(c, up)
+		go p.pipe(up, c, false)
+		go p.pipe(c, up, true)
 	}
 }
 
@@ -186,8 +197,9 @@ type chunk struct {
 }
 
 // pipe copies from src to dst, each chunk delayed by the latency and held
-// during a stall; order is kept. It closes both sides when either fails.
-func (p *Proxy) pipe(dst, src net.Conn) {
+// during a stall; order is kept. It closes both sides when either fails,
+// or when it loses a reply (replies: src is the target).
+func (p *Proxy) pipe(dst, src net.Conn, replies bool) {
 	defer p.wg.Done()
 	q := make(chan chunk, 1024)
 	done := make(chan struct{})
@@ -205,6 +217,10 @@ func (p *Proxy) pipe(dst, src net.Conn) {
 	buf := make([]byte, 32<<10)
 	for {
 		n, err := src.Read(buf)
+		if n > 0 && replies && p.lose.CompareAndSwap(true, false) {
+			p.lost.Add(1)
+			break
+		}
 		if n > 0 {
 			q <- chunk{b: append([]byte(nil), buf[:n]...), due: time.Now().Add(time.Duration(p.latency.Load()))}
 		}

@@ -105,3 +105,30 @@ func TestProxy(t *testing.T) {
 	require.NotErrorIs(t, err, os.ErrDeadlineExceeded, "a refused connection is closed, not left open")
 	require.EqualValues(t, 1, p.Accepted())
 }
+
+// TestLoseNextReply: the server receives the request, its reply is lost
+// and the connection closed; the next connection works as before, and
+// Lost counts once.
+func TestLoseNextReply(t *testing.T) {
+	t.Parallel()
+	p := faultproxy.Start(t, echo(t))
+	c, err := net.Dial("tcp", p.Addr())
+	require.NoError(t, err)
+	defer c.Close()
+	bounded(t, c)
+	r := bufio.NewReader(c)
+	roundTrip(t, c, r)
+	p.LoseNextReply()
+	_, err = c.Write([]byte("lost\n"))
+	require.NoError(t, err)
+	_, err = r.ReadString('\n')
+	require.Error(t, err, "the reply is lost and the connection closed")
+	require.EqualValues(t, 1, p.Lost())
+
+	c2, err := net.Dial("tcp", p.Addr())
+	require.NoError(t, err)
+	defer c2.Close()
+	bounded(t, c2)
+	roundTrip(t, c2, bufio.NewReader(c2))
+	require.EqualValues(t, 1, p.Lost())
+}
