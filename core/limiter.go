@@ -375,10 +375,9 @@ func (l *Limiter) Refund(ctx context.Context, key string, taken Result) (Result,
 }
 
 // unmoved takes off holds (of a refund of taken, whose position in the
-// log is pos, at now, on policy p)
-// what the refunds of the key recorded since the take may have moved its
-// spans, and sets in e how far the refund may move the spans of the takes
-// after it. It reports false when the take gives nothing back: nothing is
+// log is pos, at now, on policy p) what the refunds of the key recorded
+// since the take may have moved its spans, and sets in e how far the
+// refund may move the spans of the takes after it. It reports false when the take gives nothing back: nothing is
 // left of what it holds (a span limit holds nothing once the log may have
 // forgotten refunds made since the take). The caller holds sh's lock.
 func (l *Limiter) unmoved(sh *lowerShard, p *Policy, taken *Result, pos uint64, now int64, holds *[MaxLimits]int64, e *lowering) bool {

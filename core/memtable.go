@@ -334,7 +334,7 @@ func (t *memTable) doHash(req *store.Request, h uint64, epoch uint64, res *Resul
 
 // refundPos is, for a refund just published under s.mu (its state viewed
 // as v, now st), its position among the shard's takes, which [lowerLog]
-// compares with theirs ([Result.mark]): a take whose position is at most
+// compares with theirs (takePos): a take whose position is at most
 // this was decided before the refund lowered the state. In the locked
 // mode it is the last decision id given; in the word mode the epoch the
 // refund counted (a take records the epoch it read before deciding, plus
