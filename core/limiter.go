@@ -368,6 +368,18 @@ func (l *Limiter) Refund(ctx context.Context, key string, taken Result) (Result,
 		default:
 			e.pos = sh.seq.Add(1) // numbered once made (see lowerLog)
 		}
+		if b.mem == nil {
+			// The store made the refund at its own instant (Redis's TIME),
+			// which may be before this clock's now: it moved the later
+			// takes by what the take held then. Unknown when the call
+			// failed (the store may make it at any time): what the take
+			// held at its own instant.
+			from := taken.at
+			if err == nil {
+				from = min(now, res.at)
+			}
+			l.shiftFrom(b.policy, &taken, from, &holds, &e)
+		}
 		// Kept while a take it may have moved may still be refunded.
 		sh.record(taken.kh, e, min(l.window, b.policy.holdMax+1), l.lowers.perShard)
 	}
@@ -405,6 +417,17 @@ func (l *Limiter) unmoved(sh *lowerShard, p *Policy, taken *Result, pos uint64, 
 		left = left || taken.at+h > now
 	}
 	return left
+}
+
+// shiftFrom sets in e how far a refund of taken, made at the instant from
+// with holds (as unmoved left them), may move the spans of the takes after
+// it: the most it gives back, in time.
+func (l *Limiter) shiftFrom(p *Policy, taken *Result, from int64, holds *[MaxLimits]int64, e *lowering) {
+	for i := range p.limits {
+		if sp := p.limits[i].span; sp != nil && holds[i] > 0 {
+			e.shift[i] = max(e.shift[i], min(sp.span(taken.Cost), max(0, taken.at+holds[i]-from)))
+		}
+	}
 }
 
 // markHi returns the highest position taken may have among its key's
