@@ -144,7 +144,8 @@ func (sh *lowerShard) unlock() { <-sh.held }
 // after T for certain: R positioned above T's hi; or R's span ended after
 // T's, R was taken at T's instant or later, and no refund that may lie
 // between R's take and T's (positioned at or above R's position and below
-// T's hi) moved the limit. The caller holds sh's lock.
+// T's hi) moved the limit, nor may have: none forgotten positioned at or
+// above R's position. The caller holds sh's lock.
 func (sh *lowerShard) moved(kh, pos, hi uint64, taken int64, until *[MaxLimits]int64) (shift [MaxLimits]int64, ok bool) {
 	if pos <= sh.forgot {
 		return shift, false
@@ -183,7 +184,9 @@ func (sh *lowerShard) moved(kh, pos, hi uint64, taken int64, until *[MaxLimits]i
 			if d <= 0 {
 				continue
 			}
-			between := false
+			// A forgotten refund positioned at or above R's take may lie
+			// between the two takes: the log no longer tells.
+			between := sh.forgot >= e.tmark
 			for _, k := range top[i] {
 				if k >= 0 && k != j && list[k].pos >= e.tmark {
 					between = true
