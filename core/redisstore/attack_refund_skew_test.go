@@ -40,6 +40,7 @@ func TestAttackRefundLogUnderClockSkew(t *testing.T) {
 		core.TokenBucket{Rate: core.Per(1, iv), Burst: burst},
 	} {
 		t.Run(a.String(), func(t *testing.T) {
+			t.Parallel()
 			s := newStore(t, c, redisstore.Options{})
 			l, err := core.NewLimiter(core.MustPolicy("p", core.Limit{Name: "l", Algorithm: a}),
 				core.WithStore(s), core.WithClock(aheadClock{400 * time.Millisecond}),
