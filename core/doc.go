@@ -16,8 +16,9 @@
 // copies of its Result are refunded, and only as far as that very take
 // still holds part of the limits' state: a late refund (after the state has
 // drained, refilled, moved to a new window or been reset) gives nothing
-// back, so refunds can never let a client past what the limits would allow
-// had the refunded takes never happened. In the algorithms whose state is a
+// back, so refunds never let a client past what the limits would allow had
+// the refunded takes never happened (unless an injected clock steps back:
+// see [Limiter.Refund]). In the algorithms whose state is a
 // span of time (GCRA, LeakyBucket, TokenBucket, WarmUp, Hybrid), a refund
 // of an earlier take moves the later takes' spans down; a Limiter logs its
 // refunds within the refund window, so that a later take's refund gives

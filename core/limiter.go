@@ -286,7 +286,11 @@ func (l *Limiter) Peek(ctx context.Context, key string, cost int64) (Result, err
 // take still holds it in the limits' state: what has since drained,
 // refilled or left the window is not given back, so a late refund never
 // lets a client past what the limits would allow had the take never
-// happened. It returns what a peek of cost 1 reports afterwards.
+// happened. The exception is a refund at an instant older than the newest
+// the key has seen (an injected clock that steps back): it gives back what
+// the take held at that older instant, up to the step more than it holds
+// now (GCRA, burst 100, a step of 99 s: 199 units at one instant). It
+// returns what a peek of cost 1 reports afterwards.
 //
 // A Result can be copied freely; whatever copies are refunded, the decision
 // is given back at most once. It fails, changing nothing, with
