@@ -52,3 +52,35 @@ func TestAttackTrustingEveryAddressIsRefused(t *testing.T) {
 		assert.Nil(t, f, cidr)
 	}
 }
+
+// Trusted networks that together hold every address of a family are
+// refused like one network of every address: 0.0.0.0/1 with 128.0.0.0/1
+// was accepted, and every request then got a fresh key the client chose
+// (found by a new user's review). Sets with a gap, however small, and
+// networks of the other family only, are accepted.
+func TestAttackTrustedNetworksCoveringEveryAddressAreRefused(t *testing.T) {
+	t.Parallel()
+	for _, set := range [][]string{
+		{"0.0.0.0/1", "128.0.0.0/1"},
+		{"::/1", "8000::/1"},
+		{"192.0.0.0/2", "0.0.0.0/2", "128.0.0.0/2", "64.0.0.0/2"},
+		{"0.0.0.0/1", "64.0.0.0/2", "128.0.0.0/1", "10.0.0.0/8"},
+		{"2001:db8::/32", "::/1", "8000::/2", "c000::/2"},
+		{"0.0.0.0/1", "::ffff:128.0.0.0/97"},
+	} {
+		f, err := ClientIP(IPOptions{TrustedProxyCIDRs: set})
+		require.ErrorIs(t, err, ErrInvalidOptions, "%v", set)
+		assert.Nil(t, f, "%v", set)
+	}
+	for _, set := range [][]string{
+		{"0.0.0.0/1"},
+		{"10.0.0.0/8", "192.168.0.0/16", "172.16.0.0/12"},
+		{"0.0.0.0/2", "128.0.0.0/1"}, // 64.0.0.0/2 missing
+		{"0.0.0.0/1", "128.0.0.0/2", "192.0.0.0/3", "224.0.0.0/4", "240.0.0.0/5", "248.0.0.0/6", "252.0.0.0/7", "254.0.0.0/8", "255.0.0.0/9", "255.128.0.0/10"}, // the top missing
+		{"::/1", "0.0.0.0/1"},        // half of each family
+		{"0.0.0.0/1", "128.0.0.0/2"}, // 192.0.0.0/2 missing
+	} {
+		_, err := ClientIP(IPOptions{TrustedProxyCIDRs: set})
+		require.NoError(t, err, "%v", set)
+	}
+}

@@ -56,10 +56,11 @@ type IPOptions struct {
 	// as "10.0.0.0/8" or "2001:db8::/32", or single addresses. They are
 	// parsed by ClientIP, which fails on any it can't parse.
 	//
-	// A network of every address (0.0.0.0/0, ::/0) is refused, in either
-	// field: it holds the clients too, so that the left-most entry, which
-	// a client writes, would be taken as the client. When every peer is
-	// a proxy, set TrustedHops.
+	// Networks that hold every address of a family (0.0.0.0/0, ::/0, or
+	// together, as 0.0.0.0/1 with 128.0.0.0/1) are refused, in either
+	// field or both: they hold the clients too, so that the left-most
+	// entry, which a client writes, would be taken as the client. When
+	// every peer is a proxy, set TrustedHops.
 	TrustedProxyCIDRs []string
 	// TrustedHops is the number of proxies in front of the application when
 	// their addresses are not known. The direct peer is then always taken as
@@ -99,8 +100,8 @@ type IPOptions struct {
 // ClientIP returns a Func that keys a request by its client's IP address,
 // masked to a prefix and written in canonical form: "198.51.100.7/32",
 // "2001:db8:1:2::/64". It fails, wrapping [ErrInvalidOptions], on options it
-// can't use: unparseable trusted networks or networks of every address
-// (/0), prefix lengths out of range, hops below zero, hops together with
+// can't use: unparseable trusted networks or networks that together hold
+// every address of a family (0.0.0.0/0), prefix lengths out of range, hops below zero, hops together with
 // trusted networks, unknown sources, invalid header names, headers to read
 // with nothing trusted, trust with nothing to read (SourceNone and no
 // Headers), or NAT64 prefixes that are not IPv6 prefixes of an RFC 6052
@@ -167,12 +168,17 @@ func newIPExtractor(opts IPOptions) (*ipExtractor, error) {
 		}
 		c.trusted = append(c.trusted, p)
 	}
-	for _, p := range c.trusted {
-		if p.Bits() == 0 {
+	for _, v4 := range []bool{true, false} {
+		if coverAll(c.trusted, v4) {
+			family := "IPv6"
+			if v4 {
+				family = "IPv4"
+			}
 			// Every client would be a trusted proxy too: the walk would
 			// skip the address a proxy saw and key the request by the
 			// left-most entry, the one the client writes.
-			return nil, invalid("trusted proxy network %v holds every address, clients too (use TrustedHops when every peer is a proxy)", p)
+			return nil, invalid("trusted proxy networks %v hold every %s address, clients too (use TrustedHops when every peer is a proxy)",
+				c.trusted, family)
 		}
 	}
 	switch {
