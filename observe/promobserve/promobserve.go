@@ -56,9 +56,11 @@ type Options struct {
 	// Namespace starts every metric's name; "" means "floodgate".
 	Namespace string
 	// Buckets are the store latency histogram's bounds in seconds; nil
-	// means [DefaultBuckets].
+	// means [DefaultBuckets]. They must be strictly increasing (a last
+	// +Inf is implicit): New refuses others.
 	Buckets []float64
-	// ConstLabels are added to every metric (a service name, say).
+	// ConstLabels are added to every metric (a service name, say); New
+	// refuses "le", the histogram's own.
 	ConstLabels prometheus.Labels
 }
 
@@ -94,7 +96,9 @@ type latencyKey struct {
 }
 
 // New returns an Observer whose metrics are registered with reg. It fails
-// when reg refuses them (metrics of the same names registered already).
+// when reg refuses them (metrics of the same names registered already),
+// and on Buckets or ConstLabels Prometheus would refuse (wrapping
+// core.ErrInvalidConfig).
 func New(reg prometheus.Registerer, opts Options) (*Observer, error) {
 	if reg == nil {
 		return nil, fmt.Errorf("promobserve: nil Registerer: %w", core.ErrInvalidConfig)
@@ -108,6 +112,9 @@ func New(reg prometheus.Registerer, opts Options) (*Observer, error) {
 		buckets = DefaultBuckets
 	}
 	cl := opts.ConstLabels
+	if err := checkHistogram(buckets, cl); err != nil {
+		return nil, fmt.Errorf("promobserve: %w: %w", err, core.ErrInvalidConfig)
+	}
 	o := &Observer{
 		decisions: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Namespace: ns, Name: "decisions_total", ConstLabels: cl,
@@ -144,6 +151,21 @@ func New(reg prometheus.Registerer, opts Options) (*Observer, error) {
 		}
 	}
 	return o, nil
+}
+
+// checkHistogram makes a histogram of buckets and const labels cl, as
+// the latency HistogramVec makes each of its children: client_golang
+// checks the buckets (strictly increasing) and the const labels (no "le")
+// only then, by panicking, which would be at a store's first decision, on
+// the request's goroutine.
+func checkHistogram(buckets []float64, cl prometheus.Labels) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("histogram buckets %v, const labels %v: %v", buckets, cl, r)
+		}
+	}()
+	prometheus.NewHistogram(prometheus.HistogramOpts{Name: "check", Buckets: buckets, ConstLabels: cl})
+	return nil
 }
 
 // Decided counts d, and observes its latency when it has one.
