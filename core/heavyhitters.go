@@ -54,7 +54,9 @@ const (
 //
 // Every take then holds one mutex of the sketch for a map lookup and a
 // heap step (and copies the key only when it enters the sketch); a limiter
-// without WithTopKeys pays nothing. Peeks, refunds and failed takes are
+// without WithTopKeys pays nothing. [Limiter.TopKeys] holds that mutex only
+// to copy one interval's keys at a time (at most Capacity entries), and
+// merges and sorts them outside it. Peeks, refunds and failed takes are
 // not counted; a take counts 1 whatever its cost.
 func WithTopKeys(o TopKeysOptions) Option {
 	return func(c *limiterConfig) { c.top = &o }
@@ -97,6 +99,8 @@ type heavyHitters struct {
 	windows []ssWindow // ring, by interval number modulo Intervals
 	newest  int64      // the newest interval number seen
 	long    []byte     // a truncated key as the sketch keeps it, built to look it up without a copy
+
+	merging func() // tests: called by top as it merges an interval, the lock released
 }
 
 // ssWindow is the Space-Saving summary of one interval.
@@ -251,15 +255,25 @@ func (h *heavyHitters) top(k int, now int64) Top {
 	first := cur - int64(len(h.windows)) + 1
 	t := Top{From: time.Unix(0, first*h.width), To: time.Unix(0, (cur+1)*h.width)}
 	merged := map[string]*KeyCount{}
-	h.mu.Lock()
+	// One window at a time is copied under the lock and merged outside
+	// it: every take waits for the lock, and a merge of every window
+	// under it (up to 60 × 65,536 keys) held them for seconds.
+	var buf []ssEntry
 	for i := range h.windows {
+		h.mu.Lock()
 		w := &h.windows[i]
 		if w.n < first || w.n > cur {
+			h.mu.Unlock()
 			continue
 		}
 		t.Takes += w.takes
-		for j := range w.heap {
-			e := &w.heap[j]
+		buf = append(buf[:0], w.heap...)
+		h.mu.Unlock()
+		if h.merging != nil {
+			h.merging()
+		}
+		for j := range buf {
+			e := &buf[j]
 			m := merged[e.key]
 			if m == nil {
 				m = &KeyCount{Key: e.key, Truncated: e.truncated}
@@ -274,7 +288,6 @@ func (h *heavyHitters) top(k int, now int64) Top {
 			m.Denied += e.denied
 		}
 	}
-	h.mu.Unlock()
 	t.Keys = make([]KeyCount, 0, len(merged))
 	for _, m := range merged {
 		t.Keys = append(t.Keys, *m)
