@@ -306,7 +306,12 @@ func TestFailureModes(t *testing.T) {
 	closed := newLimiter(t, pc, 4, redisinflight.Options{OnError: onErr, Clock: clock})
 	_, err := closed.Acquire(ctx, "k")
 	require.ErrorIs(t, err, redisstore.ErrUnavailable)
-	require.EqualValues(t, 1, seen.Load())
+	// The proxy accepts, then closes: the script may have been written,
+	// so the round trip's goroutine may also try to cancel its lease, and
+	// report that failure too, before or after this line (it came first
+	// once in this stop's suite runs, and the test, which wanted exactly
+	// one report, failed).
+	require.GreaterOrEqual(t, seen.Load(), int64(1))
 
 	open := newLimiter(t, pc, 4, redisinflight.Options{FailureMode: redisstore.FailOpen})
 	s, err := open.Acquire(ctx, "k")
