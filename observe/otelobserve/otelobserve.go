@@ -35,6 +35,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/floodgate-go/floodgate/core"
+	"github.com/floodgate-go/floodgate/internal/isnil"
 	"github.com/floodgate-go/floodgate/internal/memusage"
 	"go.opentelemetry.io/otel"
 	"go.opentelemetry.io/otel/attribute"
@@ -133,6 +134,8 @@ func New(opts Options) (*Observer, error) {
 	mp := opts.MeterProvider
 	if mp == nil {
 		mp = otel.GetMeterProvider()
+	} else if isnil.Value(mp) {
+		return nil, fmt.Errorf("otelobserve: nil %T: %w", mp, core.ErrInvalidConfig)
 	}
 	buckets := opts.Buckets
 	if buckets == nil {

@@ -310,3 +310,13 @@ func TestAttackInvalidUTF8AttributesAreSanitised(t *testing.T) {
 		assert.Contains(t, text, want)
 	}
 }
+
+// A typed-nil MeterProvider is refused with an error; it panicked in New
+// (found by a review). A nil one means the global provider.
+func TestNewRefusesTypedNilMeterProvider(t *testing.T) {
+	t.Parallel()
+	_, err := otelobserve.New(otelobserve.Options{MeterProvider: (*sdkmetric.MeterProvider)(nil)})
+	require.ErrorIs(t, err, core.ErrInvalidConfig)
+	_, err = otelobserve.New(otelobserve.Options{})
+	require.NoError(t, err)
+}

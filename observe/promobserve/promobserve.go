@@ -44,6 +44,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/floodgate-go/floodgate/core"
+	"github.com/floodgate-go/floodgate/internal/isnil"
 	"github.com/prometheus/client_golang/prometheus"
 )
 
@@ -100,7 +101,7 @@ type latencyKey struct {
 // and on Buckets or ConstLabels Prometheus would refuse (wrapping
 // core.ErrInvalidConfig).
 func New(reg prometheus.Registerer, opts Options) (*Observer, error) {
-	if reg == nil {
+	if isnil.Value(reg) {
 		return nil, fmt.Errorf("promobserve: nil Registerer: %w", core.ErrInvalidConfig)
 	}
 	ns := opts.Namespace

@@ -180,6 +180,9 @@ func TestNewRefusesDuplicates(t *testing.T) {
 	require.NoError(t, err)
 	_, err = promobserve.New(nil, promobserve.Options{})
 	require.ErrorIs(t, err, core.ErrInvalidConfig)
+	// A typed nil panicked in New (found by a review).
+	_, err = promobserve.New((*prometheus.Registry)(nil), promobserve.Options{})
+	require.ErrorIs(t, err, core.ErrInvalidConfig)
 }
 
 // TestMemoryKeysSummedByPolicy: two stores' tables of one policy name are
