@@ -7,6 +7,7 @@ import (
 
 	"github.com/floodgate-go/floodgate/core/redisstore"
 	"github.com/floodgate-go/floodgate/internal/redistest"
+	"github.com/floodgate-go/floodgate/internal/within"
 	"github.com/stretchr/testify/require"
 )
 
@@ -43,15 +44,10 @@ func TestAttackTransientFunctionLoadFault(t *testing.T) {
 				require.NoError(t, c.Do(ctx, "REPLICAOF", "NO", "ONE").Err())
 			}
 			// Back on Redis: the breaker's trial, every millisecond.
-			back := false
-			for range 1000 {
-				if _, err = l.Allow(ctx, "after"); err == nil {
-					back = true
-					break
-				}
-				time.Sleep(time.Millisecond)
-			}
-			require.True(t, back, "back on Redis: %v", err)
+			within.Until(t, "back on Redis", func() bool {
+				_, err = l.Allow(ctx, "after")
+				return err == nil
+			})
 			require.NoError(t, c.ConfigResetStat(ctx).Err())
 			for range 3 {
 				_, err = l.Allow(ctx, "after")
