@@ -18,12 +18,13 @@
 // drained, refilled, moved to a new window or been reset) gives nothing
 // back, so refunds never let a client past what the limits would allow had
 // the refunded takes never happened (unless an injected clock steps back:
-// see [Limiter.Refund]). In the algorithms whose state is a
-// span of time (GCRA, LeakyBucket, TokenBucket, WarmUp, Hybrid), a refund
-// of an earlier take moves the later takes' spans down; a Limiter logs its
-// refunds within the refund window, so that a later take's refund gives
-// back only what that take still holds where it was moved. The log is the
-// limiter's own: on a store shared by several processes, another
+// see [Limiter.Refund]). In the algorithms whose state is a span of time
+// (GCRA, LeakyBucket, TokenBucket, WarmUp, Hybrid), a refund of an earlier
+// take moves the later takes' spans down; a Limiter logs each refund while
+// a take it may have moved can still give something back (the policy's
+// longest hold, at most the refund window), so that a later take's refund
+// gives back only what that take still holds where it was moved. The log
+// is the limiter's own: on a store shared by several processes, another
 // process's refunds are not in it.
 //
 // # Shadow limits
