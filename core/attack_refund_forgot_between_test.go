@@ -1,7 +1,6 @@
 package core_test
 
 import (
-	"context"
 	"fmt"
 	"testing"
 	"time"
@@ -25,9 +24,7 @@ import (
 // units), a take E: 109 units kept at one instant with a burst of 100.
 func TestAttackRefundLogForgetsARefundBetweenTwoTakes(t *testing.T) {
 	t.Parallel()
-	ctx := context.Background()
-	const burst = 100
-	for name, p := range refundOrderPolicies(burst) {
+	for name, p := range coretest.RefundMovePolicies() {
 		for _, shards := range []int{64, 128} {
 			t.Run(fmt.Sprintf("%s/shards=%d", name, shards), func(t *testing.T) {
 				clk := coretest.NewClock(t0)
@@ -36,40 +33,10 @@ func TestAttackRefundLogForgetsARefundBetweenTwoTakes(t *testing.T) {
 				// A ledger of 64: one entry a shard of the log.
 				l, err := core.NewLimiter(p, core.WithStore(ms), core.WithClock(clk), core.WithRefundLedger(64, time.Hour))
 				require.NoError(t, err)
-				take := func(cost int64) (core.Result, bool) {
-					r, err := l.AllowN(ctx, "k", cost)
-					require.NoError(t, err)
-					return r, r.Allowed
-				}
-				refund := func(r core.Result) {
-					_, err := l.Refund(ctx, "k", r)
-					require.NoError(t, err)
-				}
-				ra, ok := take(50)
-				require.True(t, ok)
-				rr, ok := take(40)
-				require.True(t, ok)
-				refund(ra)
-				rt, ok := take(10)
-				require.True(t, ok)
-				refund(rr) // forgets A's refund
-
-				clk.Advance(9 * time.Second) // T holds 1 unit
-				kept := int64(0)
-				costs := []int64{64, 32, 16, 8, 4, 2, 1, 1}
-				for _, c := range costs {
-					if _, ok := take(c); ok {
-						kept += c
-					}
-				}
-				refund(rt)
-				for _, c := range costs {
-					if _, ok := take(c); ok {
-						kept += c
-					}
-				}
-				require.LessOrEqual(t, kept, int64(burst),
-					"units admitted at one instant, and kept, with a burst of %d", burst)
+				k := coretest.Keyed{T: t, L: l, Key: "k"}
+				tt := coretest.RefundMoves["forgotten-between"](k, clk) // T holds 1 unit
+				require.LessOrEqual(t, k.KeptAround(tt), int64(100),
+					"units admitted at one instant, and kept, with a burst of 100")
 			})
 		}
 	}

@@ -1,29 +1,12 @@
 package core_test
 
 import (
-	"context"
 	"testing"
-	"time"
 
 	"github.com/floodgate-go/floodgate/core"
 	"github.com/floodgate-go/floodgate/core/coretest"
 	"github.com/stretchr/testify/require"
 )
-
-// refundOrderAlgorithms are the span algorithms, in the word mode (GCRA,
-// LeakyBucket alone) and the locked mode (TokenBucket; GCRA beside a
-// window limit).
-func refundOrderPolicies(burst int64) map[string]*core.Policy {
-	r := core.Per(burst, time.Duration(burst)*time.Second)
-	return map[string]*core.Policy{
-		"GCRA":        core.MustPolicy("p", core.Limit{Name: "l", Algorithm: core.GCRA{Rate: r, Burst: burst}}),
-		"LeakyBucket": core.MustPolicy("p", core.Limit{Name: "l", Algorithm: core.LeakyBucket{Rate: r, Capacity: burst, NoDelay: burst}}),
-		"TokenBucket": core.MustPolicy("p", core.Limit{Name: "l", Algorithm: core.TokenBucket{Rate: r, Burst: burst}}),
-		"GCRA+FixedWindow": core.MustPolicy("p",
-			core.Limit{Name: "l", Algorithm: core.GCRA{Rate: r, Burst: burst}},
-			core.Limit{Name: "w", Algorithm: core.FixedWindow{Quota: 1 << 20, Window: time.Hour}}),
-	}
-}
 
 // TestAttackRefundOfEarlierTakeWithLaterSpan: at one instant take X (half
 // the burst) and R (half), refund X (R now spans [0, 50 s]), take T (30:
@@ -37,47 +20,15 @@ func refundOrderPolicies(burst int64) map[string]*core.Policy {
 // kept takes (D and E) admits at most 100.
 func TestAttackRefundOfEarlierTakeWithLaterSpan(t *testing.T) {
 	t.Parallel()
-	ctx := context.Background()
-	const burst = 100
-	for name, p := range refundOrderPolicies(burst) {
+	for name, p := range coretest.RefundMovePolicies() {
 		t.Run(name, func(t *testing.T) {
 			clk := coretest.NewClock(t0)
 			l, err := core.NewLimiter(p, core.WithClock(clk))
 			require.NoError(t, err)
-			take := func(cost int64) (core.Result, bool) {
-				r, err := l.AllowN(ctx, "k", cost)
-				require.NoError(t, err)
-				return r, r.Allowed
-			}
-			refund := func(r core.Result) {
-				_, err := l.Refund(ctx, "k", r)
-				require.NoError(t, err)
-			}
-			rx, ok := take(50)
-			require.True(t, ok)
-			rr, ok := take(50)
-			require.True(t, ok)
-			refund(rx)
-			rt, ok := take(30)
-			require.True(t, ok)
-			refund(rr) // gives back 50: T now spans [0, 30 s]
-
-			clk.Advance(29 * time.Second) // T holds 1 unit
-			kept := int64(0)
-			costs := []int64{64, 32, 16, 8, 4, 2, 1, 1}
-			for _, c := range costs {
-				if _, ok := take(c); ok {
-					kept += c
-				}
-			}
-			refund(rt)
-			for _, c := range costs {
-				if _, ok := take(c); ok {
-					kept += c
-				}
-			}
-			require.LessOrEqual(t, kept, int64(burst),
-				"units admitted at one instant, and kept, with a burst of %d", burst)
+			k := coretest.Keyed{T: t, L: l, Key: "k"}
+			tt := coretest.RefundMoves["later-span"](k, clk) // T holds 1 unit
+			require.LessOrEqual(t, k.KeptAround(tt), int64(100),
+				"units admitted at one instant, and kept, with a burst of 100")
 		})
 	}
 }
@@ -93,46 +44,15 @@ func TestAttackRefundOfEarlierTakeWithLaterSpan(t *testing.T) {
 // one instant with a burst of 100.
 func TestAttackRefundAcrossClockStepBack(t *testing.T) {
 	t.Parallel()
-	ctx := context.Background()
-	const burst = 100
-	for name, p := range refundOrderPolicies(burst) {
+	for name, p := range coretest.RefundMovePolicies() {
 		t.Run(name, func(t *testing.T) {
 			clk := coretest.NewClock(t0)
 			l, err := core.NewLimiter(p, core.WithClock(clk))
 			require.NoError(t, err)
-			take := func(cost int64) (core.Result, bool) {
-				r, err := l.AllowN(ctx, "k", cost)
-				require.NoError(t, err)
-				return r, r.Allowed
-			}
-			refund := func(r core.Result) {
-				_, err := l.Refund(ctx, "k", r)
-				require.NoError(t, err)
-			}
-			clk.Advance(10 * time.Second)
-			rr, ok := take(40)
-			require.True(t, ok)
-			clk.Advance(-10 * time.Second) // the clock steps back
-			rt, ok := take(50)
-			require.True(t, ok)
-			refund(rr)
-
-			clk.Advance(59 * time.Second) // T holds 1 unit
-			kept := int64(0)
-			costs := []int64{64, 32, 16, 8, 4, 2, 1, 1}
-			for _, c := range costs {
-				if _, ok := take(c); ok {
-					kept += c
-				}
-			}
-			refund(rt)
-			for _, c := range costs {
-				if _, ok := take(c); ok {
-					kept += c
-				}
-			}
-			require.LessOrEqual(t, kept, int64(burst),
-				"units admitted at one instant, and kept, with a burst of %d", burst)
+			k := coretest.Keyed{T: t, L: l, Key: "k"}
+			tt := coretest.RefundMoves["clock-step-back"](k, clk) // T holds 1 unit
+			require.LessOrEqual(t, k.KeptAround(tt), int64(100),
+				"units admitted at one instant, and kept, with a burst of 100")
 		})
 	}
 }

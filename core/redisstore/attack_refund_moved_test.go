@@ -1,11 +1,10 @@
 package redisstore_test
 
 import (
-	"context"
 	"testing"
-	"time"
 
 	"github.com/floodgate-go/floodgate/core"
+	"github.com/floodgate-go/floodgate/core/coretest"
 	"github.com/floodgate-go/floodgate/core/redisstore"
 	"github.com/stretchr/testify/require"
 )
@@ -21,44 +20,18 @@ import (
 func TestAttackRefundAfterEarlierRefundKeepsBurst(t *testing.T) {
 	t.Parallel()
 	c := startRedis(t).Client(t)
-	ctx := context.Background()
-	const burst = 100
-	for _, a := range []core.Algorithm{
-		core.GCRA{Rate: core.Per(burst, burst*time.Second), Burst: burst},
-		core.TokenBucket{Rate: core.Per(burst, burst*time.Second), Burst: burst},
-		core.LeakyBucket{Rate: core.Per(burst, burst*time.Second), Capacity: burst, NoDelay: burst},
-	} {
-		t.Run(a.String(), func(t *testing.T) {
-			clk := newClock()
-			s := newStore(t, c, redisstore.Options{CallerClock: true})
-			l, err := core.NewLimiter(core.MustPolicy("p", core.Limit{Name: "l", Algorithm: a}), core.WithStore(s), core.WithClock(clk))
-			require.NoError(t, err)
-			take := func(cost int64) (core.Result, bool) {
-				r, err := l.AllowN(ctx, "k", cost)
+	for name, p := range coretest.RefundMovePolicies() {
+		for _, move := range []string{"earlier-refunded"} {
+			t.Run(name+"/"+move, func(t *testing.T) {
+				clk := newClock()
+				s := newStore(t, c, redisstore.Options{CallerClock: true})
+				l, err := core.NewLimiter(p, core.WithStore(s), core.WithClock(clk))
 				require.NoError(t, err)
-				return r, r.Allowed
-			}
-			ra, ok := take(burst / 2)
-			require.True(t, ok)
-			rb, ok := take(burst / 2)
-			require.True(t, ok)
-			_, err = l.Refund(ctx, "k", ra)
-			require.NoError(t, err)
-			clk.Advance(49 * time.Second) // B, moved down to [0 s, 50 s], holds 1 unit
-			kept := int64(0)
-			for _, c := range []int64{burst / 2, 16, 8, 4, 2, 1, 1} {
-				if _, ok := take(c); ok {
-					kept += c
-				}
-			}
-			_, err = l.Refund(ctx, "k", rb)
-			require.NoError(t, err)
-			for _, c := range []int64{burst / 2, 16, 8, 4, 2, 1, 1} {
-				if _, ok := take(c); ok {
-					kept += c
-				}
-			}
-			require.LessOrEqual(t, kept, int64(burst), "units admitted at one instant, and kept, with a burst of %d", burst)
-		})
+				k := coretest.Keyed{T: t, L: l, Key: "k"}
+				tt := coretest.RefundMoves[move](k, clk) // T holds 1 unit
+				require.LessOrEqual(t, k.KeptAround(tt), int64(100),
+					"units admitted at one instant, and kept, with a burst of 100")
+			})
+		}
 	}
 }

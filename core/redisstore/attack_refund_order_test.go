@@ -1,11 +1,10 @@
 package redisstore_test
 
 import (
-	"context"
 	"testing"
-	"time"
 
 	"github.com/floodgate-go/floodgate/core"
+	"github.com/floodgate-go/floodgate/core/coretest"
 	"github.com/floodgate-go/floodgate/core/redisstore"
 	"github.com/stretchr/testify/require"
 )
@@ -20,70 +19,17 @@ import (
 func TestAttackRefundOrderOnRedis(t *testing.T) {
 	t.Parallel()
 	c := startRedis(t).Client(t)
-	ctx := context.Background()
-	const burst = 100
-	r := core.Per(burst, burst*time.Second)
-	for _, a := range []core.Algorithm{
-		core.GCRA{Rate: r, Burst: burst},
-		core.TokenBucket{Rate: r, Burst: burst},
-		core.LeakyBucket{Rate: r, Capacity: burst, NoDelay: burst},
-	} {
-		for _, stepBack := range []bool{false, true} {
-			name := a.String() + "/later-span"
-			if stepBack {
-				name = a.String() + "/clock-step-back"
-			}
-			t.Run(name, func(t *testing.T) {
+	for name, p := range coretest.RefundMovePolicies() {
+		for _, move := range []string{"later-span", "clock-step-back"} {
+			t.Run(name+"/"+move, func(t *testing.T) {
 				clk := newClock()
 				s := newStore(t, c, redisstore.Options{CallerClock: true})
-				l, err := core.NewLimiter(core.MustPolicy("p", core.Limit{Name: "l", Algorithm: a}), core.WithStore(s), core.WithClock(clk))
+				l, err := core.NewLimiter(p, core.WithStore(s), core.WithClock(clk))
 				require.NoError(t, err)
-				take := func(cost int64) (core.Result, bool) {
-					r, err := l.AllowN(ctx, "k", cost)
-					require.NoError(t, err)
-					return r, r.Allowed
-				}
-				refund := func(r core.Result) {
-					_, err := l.Refund(ctx, "k", r)
-					require.NoError(t, err)
-				}
-				var rt core.Result
-				var ok bool
-				if stepBack {
-					clk.Advance(10 * time.Second)
-					rr, ok := take(40)
-					require.True(t, ok)
-					clk.Advance(-10 * time.Second)
-					rt, ok = take(50)
-					require.True(t, ok)
-					refund(rr)
-					clk.Advance(59 * time.Second)
-				} else {
-					rx, ok := take(50)
-					require.True(t, ok)
-					rr, ok := take(50)
-					require.True(t, ok)
-					refund(rx)
-					rt, ok = take(30)
-					require.True(t, ok)
-					refund(rr)
-					clk.Advance(29 * time.Second)
-				}
-				_ = ok
-				kept := int64(0)
-				costs := []int64{64, 32, 16, 8, 4, 2, 1, 1}
-				for _, c := range costs {
-					if _, ok := take(c); ok {
-						kept += c
-					}
-				}
-				refund(rt)
-				for _, c := range costs {
-					if _, ok := take(c); ok {
-						kept += c
-					}
-				}
-				require.LessOrEqual(t, kept, int64(burst), "units admitted at one instant, and kept, with a burst of %d", burst)
+				k := coretest.Keyed{T: t, L: l, Key: "k"}
+				tt := coretest.RefundMoves[move](k, clk) // T holds 1 unit
+				require.LessOrEqual(t, k.KeptAround(tt), int64(100),
+					"units admitted at one instant, and kept, with a burst of 100")
 			})
 		}
 	}
