@@ -23,22 +23,9 @@ import (
 // fleet admitted, and the fleet admits past the limit.
 func TestAttackLostRefundPushNotGivenTwice(t *testing.T) {
 	t.Parallel()
-	srv, direct := startRedis(t)
-	d := faultproxy.Start(t, srv.Addr())
-	viaDropper := newClient(t, d.Addr())
-	clk := coretest.NewClock(t0)
 	const quota = 10
-	p := core.MustPolicy("lost", core.Limit{Name: "w", Algorithm: core.FixedWindow{Quota: quota, Window: time.Hour}})
-	var ns []node
-	for _, c := range []*redis.Client{viaDropper, direct} {
-		s, err := localfirst.New(c, localfirst.Options{Nodes: 2, Clock: clk, Timeout: localfirst.MaxTimeout})
-		require.NoError(t, err)
-		t.Cleanup(func() { _ = s.Close() })
-		l, err := core.NewLimiter(p, core.WithStore(s), core.WithClock(clk))
-		require.NoError(t, err)
-		ns = append(ns, node{s: s, l: l})
-	}
-	a, b := ns[0], ns[1]
+	a, b, d, _ := lossyPair(t, "lost", quota)
+	ns := []node{a, b}
 	ctx := context.Background()
 	syncAll(t, ns)
 	// B admits 5, A admits 1; both pushed.
@@ -70,4 +57,25 @@ func TestAttackLostRefundPushNotGivenTwice(t *testing.T) {
 		}
 	}
 	assert.LessOrEqual(t, admitted, quota, "the fleet admitted %d in a window of %d", admitted, quota)
+}
+
+// lossyPair returns two nodes sharing a FixedWindow of quota per hour
+// (policy name) on one Redis, on clk (at t0), SyncPeriod 100 ms: a reaches
+// Redis through d, a proxy that can lose a round's reply, b directly.
+func lossyPair(t *testing.T, name string, quota int64) (a, b node, d *faultproxy.Proxy, clk *coretest.Clock) {
+	t.Helper()
+	srv, direct := startRedis(t)
+	d = faultproxy.Start(t, srv.Addr())
+	clk = coretest.NewClock(t0)
+	p := core.MustPolicy(name, core.Limit{Name: "w", Algorithm: core.FixedWindow{Quota: quota, Window: time.Hour}})
+	var ns []node
+	for _, c := range []*redis.Client{newClient(t, d.Addr()), direct} {
+		s, err := localfirst.New(c, localfirst.Options{Nodes: 2, Clock: clk, SyncPeriod: 100 * time.Millisecond, Timeout: localfirst.MaxTimeout})
+		require.NoError(t, err)
+		t.Cleanup(func() { _ = s.Close() })
+		l, err := core.NewLimiter(p, core.WithStore(s), core.WithClock(clk))
+		require.NoError(t, err)
+		ns = append(ns, node{s: s, l: l})
+	}
+	return ns[0], ns[1], d, clk
 }

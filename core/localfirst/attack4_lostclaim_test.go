@@ -5,11 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/floodgate-go/floodgate/core"
-	"github.com/floodgate-go/floodgate/core/coretest"
 	"github.com/floodgate-go/floodgate/core/localfirst"
-	"github.com/floodgate-go/floodgate/internal/faultproxy"
-	"github.com/redis/go-redis/v9"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -26,22 +22,9 @@ import (
 // rounds to read the key), where the claims must hold the limit.
 func TestAttackLostClaimReplyKeepsTheClaimReserved(t *testing.T) {
 	t.Parallel()
-	srv, direct := startRedis(t)
-	d := faultproxy.Start(t, srv.Addr())
-	viaDropper := newClient(t, d.Addr())
-	clk := coretest.NewClock(t0)
 	const quota = 100
-	p := core.MustPolicy("lostclaim", core.Limit{Name: "w", Algorithm: core.FixedWindow{Quota: quota, Window: time.Hour}})
-	var ns []node
-	for _, c := range []*redis.Client{viaDropper, direct} {
-		s, err := localfirst.New(c, localfirst.Options{Nodes: 2, Clock: clk, SyncPeriod: 100 * time.Millisecond, Timeout: localfirst.MaxTimeout})
-		require.NoError(t, err)
-		t.Cleanup(func() { _ = s.Close() })
-		l, err := core.NewLimiter(p, core.WithStore(s), core.WithClock(clk))
-		require.NoError(t, err)
-		ns = append(ns, node{s: s, l: l})
-	}
-	a, b := ns[0], ns[1]
+	a, b, d, clk := lossyPair(t, "lostclaim", quota)
+	ns := []node{a, b}
 	life := 2*100*time.Millisecond + localfirst.MaxTimeout
 	ctx := context.Background()
 	ask := func(n node) { // a take beyond the share: denied, the next round reads the key
