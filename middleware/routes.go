@@ -2,6 +2,7 @@ package middleware
 
 import (
 	"fmt"
+	"iter"
 	"net/http"
 	"reflect"
 	"slices"
@@ -523,20 +524,15 @@ func (rt *Routes) sharedMuxRoute(r *http.Request, method, template string) *rout
 	if !listed(list, method) && (method != http.MethodHead || !listed(list, http.MethodGet)) {
 		return nil
 	}
-	var best *route
-	for list != "" {
-		var m string
-		m, list, _ = strings.Cut(list, ",")
-		if m = routepath.Method(m); m == method || !rt.methods[m] {
-			continue
+	return rt.firstByMethods(r, func(yield func(string) bool) {
+		for list != "" {
+			var m string
+			m, list, _ = strings.Cut(list, ",")
+			if m = routepath.Method(m); m != method && rt.methods[m] && !yield(m) {
+				return
+			}
 		}
-		c := *r
-		c.Method = m
-		if e := rt.muxMatch(&c); e.e != nil && !e.weak && (best == nil || e.e.rte.order < best.order) {
-			best = e.e.rte
-		}
-	}
-	return best
+	}, nil)
 }
 
 // oneHandlerPath returns the path of p, the application's ServeMux pattern
@@ -561,15 +557,25 @@ func oneHandlerPath(p string) (string, bool) {
 // to by that method: the route guards the handler for every method. nil
 // for none.
 func (rt *Routes) otherMethodRoute(r *http.Request, method, path string) *route {
-	var best *route
-	for m := range rt.methods {
-		if m == method {
-			continue
+	return rt.firstByMethods(r, func(yield func(string) bool) {
+		for m := range rt.methods {
+			if m != method && !yield(m) {
+				return
+			}
 		}
-		c := *r
+	}, func(e *muxEntry) bool { return e.path == path || e.path+"{$}" == path })
+}
+
+// firstByMethods returns the first route added of those ServeMux matches
+// r's path to (the path itself, not a subtree holding it) with one of
+// methods, and that keep (nil: all) accepts; nil for none.
+func (rt *Routes) firstByMethods(r *http.Request, methods iter.Seq[string], keep func(*muxEntry) bool) *route {
+	var best *route
+	c := *r // one copy, its method set in turn
+	for m := range methods {
 		c.Method = m
 		e := rt.muxMatch(&c)
-		if e.e == nil || e.weak || (e.e.path != path && e.e.path+"{$}" != path) {
+		if e.e == nil || e.weak || keep != nil && !keep(e.e) {
 			continue
 		}
 		if best == nil || e.e.rte.order < best.order {
