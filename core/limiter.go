@@ -185,9 +185,14 @@ func (l *Limiter) doOn(ctx context.Context, b *binding, req store.Request, epoch
 		res.owner, res.source = l, SourceStore
 		return nil
 	}
-	var mark uint64 // read before the take is decided (see lowerLog)
-	if req.Op == store.OpTake && b.policy.spans {
-		mark = l.lowers.shard(maphash.String(l.seed, req.Key)).seq.Load() + 1
+	var kh, mark uint64 // the key's hash (keyHash, b.mem being nil), and
+	if req.Op == store.OpTake {
+		kh = maphash.String(l.seed, req.Key)
+		if b.policy.spans {
+			// the take's position in the refund log, read before the
+			// take is decided (see lowerLog)
+			mark = l.lowers.shard(kh).seq.Load() + 1
+		}
 	}
 	d, err := b.table.Do(ctx, req)
 	if err != nil || req.Op == store.OpReset {
@@ -196,9 +201,12 @@ func (l *Limiter) doOn(ctx context.Context, b *binding, req store.Request, epoch
 	}
 	b.policy.resultOf(&req, &d, res)
 	if res.taken {
-		// kh: keyHash, b.mem being nil; epoch, the in-memory store's shard
-		// epoch otherwise: the take's position in the refund log.
-		res.id, res.kh, res.owner, res.epoch = l.seq.Add(1), maphash.String(l.seed, req.Key), l, mark
+		if req.Op != store.OpTake {
+			kh = maphash.String(l.seed, req.Key) // (only takes take: not expected)
+		}
+		// epoch is the in-memory store's shard epoch otherwise: here, the
+		// take's position in the refund log.
+		res.id, res.kh, res.owner, res.epoch = l.seq.Add(1), kh, l, mark
 	}
 	return nil
 }
