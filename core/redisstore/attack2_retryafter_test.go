@@ -29,8 +29,11 @@ import (
 // retry reaches Redis after the reply it follows, whatever the machine.)
 func TestAttackRetryAtRetryAfter(t *testing.T) {
 	t.Parallel()
-	// 5 per second, one at a time: denials of up to 200 ms.
-	p := core.MustPolicy("ra", core.Limit{Name: "ra", Algorithm: core.GCRA{Rate: core.PerSecond(5), Burst: 1}})
+	// 1 per second, one at a time: denials of up to a second, long enough
+	// that a request sent at once after an admission is denied on a loaded
+	// machine too (at 5 per second, CI once took over 200 ms between two
+	// requests at 40 ms RTT, and the second was admitted).
+	p := core.MustPolicy("ra", core.Limit{Name: "ra", Algorithm: core.GCRA{Rate: core.PerSecond(1), Burst: 1}})
 	for _, rtt := range []time.Duration{time.Millisecond, 10 * time.Millisecond, 20 * time.Millisecond, 40 * time.Millisecond} {
 		t.Run(rtt.String(), func(t *testing.T) {
 			t.Parallel()
@@ -54,8 +57,19 @@ func TestAttackRetryAtRetryAfter(t *testing.T) {
 					if r, _ := allow(key); !assert.True(t, r.Allowed, "a first request") {
 						return
 					}
+					// The first denial Redis gives. A machine that stalls a
+					// whole interval between two requests has them both
+					// admitted, and then the next one is asked (a bounded
+					// number of times): the verdict is on the retry below.
 					r, at := allow(key)
-					if !assert.False(t, r.Allowed, "a second one at once") || !assert.Equal(t, core.SourceStore, r.Source(), "denied by Redis") {
+					for tries := 1; r.Allowed; tries++ {
+						if tries == 10 {
+							t.Errorf("%s: %d requests at once all admitted", key, tries)
+							return
+						}
+						r, at = allow(key)
+					}
+					if !assert.Equal(t, core.SourceStore, r.Source(), "denied by Redis") {
 						return
 					}
 					by := "Redis"
