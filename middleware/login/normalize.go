@@ -37,7 +37,12 @@ const foldRounds = 4
 //     made coarser so that strings strings.ToLower, strings.ToUpper or
 //     strings.EqualFold would equate map to one name ("ı", "İ" and "i";
 //     checked on canonically ordered strings), repeated until none of it
-//     changes the result;
+//     changes the result. Letters outside the Basic Multilingual Plane
+//     (Deseret, Osage, Old Hungarian...) are folded before the first
+//     composition, as PRECIS maps case before normalizing: x/text composes
+//     such a letter and a following mark as the BMP letter with the same
+//     low 16 bits, so that upper-case Deseret U+10413 with U+0301 became
+//     Cyrillic "ѓ" while lower-case U+1043B with U+0301 stayed apart;
 //   - drops default-ignorable code points (zero-width spaces and joiners,
 //     soft hyphens, variation selectors, tags, other format characters),
 //     control characters, and a combining dot above (U+0307) that does
@@ -60,7 +65,7 @@ const foldRounds = 4
 func NormalizeUsername(s string) string {
 	s = strings.ToValidUTF8(s, "\uFFFD")
 	for range foldRounds {
-		t := clean(norm.NFKC.String(fold(norm.NFKC.String(s))))
+		t := clean(norm.NFKC.String(fold(norm.NFKC.String(strings.Map(foldSupplementary, s)))))
 		if t == s {
 			break
 		}
@@ -78,6 +83,22 @@ func NormalizeUsername(s string) string {
 // between their two cases in both directions (U+13B5 to U+AB85 and back).
 func fold(s string) string {
 	return strings.Map(oneCase, cases.Fold().String(strings.Map(oneCase, s)))
+}
+
+// foldSupplementary is oneCase for a code point outside the Basic
+// Multilingual Plane, the identity for one inside it. golang.org/x/text's
+// composition looks a starter and a mark up by the low 16 bits of each,
+// without asking whether the starter composes: a supplementary letter
+// followed by a mark may compose as a BMP letter (U+10413 and U+0301 as
+// U+0413 and U+0301, into U+0403), and its other case not (U+1043B is not
+// taken for a letter that composes with U+0301). Folding these letters
+// first gives both cases one composition, the one PRECIS, which maps case
+// before it normalizes, gives them; BMP text is composed as before.
+func foldSupplementary(r rune) rune {
+	if r <= 0xFFFF {
+		return r
+	}
+	return oneCase(r)
 }
 
 // oneCase maps r to the lower case of its upper case: one code point for

@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 	"unicode"
@@ -157,7 +158,7 @@ func TestUsernameBounds(t *testing.T) {
 // equate, surrounding white space and ignorable code points) to one name.
 func FuzzNormalizeUsername(f *testing.F) {
 	for _, s := range []string{"alice", "ＡＬＩＣＥ", "Straße", "\u212Aelvin", "ﬁ", "e\u0301", "ΣΑΣ", "ǅ", "İ", "ı",
-		"\u200b", " a  b ", "\xff\xfe", "\ufdfa", "ᾈ", "ﬃ", "ǰ", "\u0345", "ŉ", "ẞ", "Å", "\u1e9b\u0323", "´", "\u13b5", "\uab85"} {
+		"\u200b", " a  b ", "\xff\xfe", "\ufdfa", "ᾈ", "ﬃ", "ǰ", "\u0345", "ŉ", "ẞ", "Å", "\u1e9b\u0323", "´", "\u13b5", "\uab85", "\U00010413\u0301", "\U00010438\u0308"} {
 		f.Add(s)
 	}
 	fold := cases.Fold()
@@ -172,9 +173,12 @@ func FuzzNormalizeUsername(f *testing.F) {
 		if !utf8.ValidString(s) {
 			return
 		}
-		nfc := norm.NFC.String(s)
+		// The reference forms as Unicode defines them, which x/text's
+		// own NFC and NFKC are not for supplementary letters (see
+		// unicodeForm).
+		nfc := unicodeForm(norm.NFC, s)
 		for name, v := range map[string]string{
-			"NFC": nfc, "NFD": norm.NFD.String(s), "NFKC": norm.NFKC.String(s), "NFKD": norm.NFKD.String(s),
+			"NFC": nfc, "NFD": norm.NFD.String(s), "NFKC": unicodeForm(norm.NFKC, s), "NFKD": norm.NFKD.String(s),
 			"padded": "\u3000\u200b" + s + " \ufeff",
 			// Case mappings of the canonically ordered string: U+0345, a
 			// combining mark, maps to a letter, so mapping it before or
@@ -187,6 +191,27 @@ func FuzzNormalizeUsername(f *testing.F) {
 	})
 }
 
+// unicodeForm returns s in the composing form f (NFC or NFKC) as Unicode
+// defines it: x/text looks compositions up by the low 16 bits of the
+// starter without asking whether it composes, so that its NFC of Deseret
+// U+10413 and U+0301 is Cyrillic U+0403. A supplementary code point that is
+// inert (it composes with nothing and has no decomposition) ends a
+// normalization segment, so s is normalized in pieces, each ending with
+// one: there, nothing follows it.
+func unicodeForm(f norm.Form, s string) string {
+	var b strings.Builder
+	start := 0
+	for i, r := range s {
+		if r > 0xFFFF && f.PropertiesString(s[i:]).BoundaryAfter() {
+			end := i + utf8.RuneLen(r)
+			b.WriteString(f.String(s[start:end]))
+			start = end
+		}
+	}
+	b.WriteString(f.String(s[start:]))
+	return b.String()
+}
+
 func ExampleNormalizeUsername() {
 	for _, s := range []string{" Alice ", "ＡＬＩＣＥ", "Straße", "\u212Aelvin", "al\u200bice"} {
 		fmt.Printf("%q\n", login.NormalizeUsername(s))
@@ -197,4 +222,59 @@ func ExampleNormalizeUsername() {
 	// "strasse"
 	// "kelvin"
 	// "alice"
+}
+
+// deseret is a username of a script whose letters are outside the Basic
+// Multilingual Plane: five Deseret letters (lower case U+1043B, upper case
+// U+10413), each with a combining acute accent, as the application that
+// matches usernames by strings.ToLower registered it.
+const deseret = "\U0001043b\u0301\U0001043b\u0301\U0001043b\u0301\U0001043b\u0301\U0001043b\u0301"
+
+// lowerApp is a login handler that matches usernames case-insensitively
+// (strings.ToLower) and counts the checks of the deseret account.
+type lowerApp struct{ checks atomic.Int64 }
+
+func (a *lowerApp) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if err := r.ParseForm(); err != nil {
+		http.Error(w, "bad form", http.StatusBadRequest)
+		return
+	}
+	if strings.ToLower(r.PostForm.Get("username")) == deseret {
+		a.checks.Add(1)
+	}
+	w.WriteHeader(http.StatusUnauthorized)
+}
+
+// TestAttackSupplementaryLetterSpellingsShareOneCounter: the 32 case
+// spellings of a five-letter Deseret name, each letter with a combining
+// accent, are one account to an application matching by strings.ToLower
+// (and to PRECIS UsernameCaseMapped). x/text's composition looks pairs up
+// by the low 16 bits of the starter, so NFKC composed upper-case U+10413
+// and U+0301 as if it were Cyrillic U+0413 (into U+0403), and lower-case
+// U+1043B and U+0301 not: each spelling normalized to a name of its own,
+// 32 counters, and 192 guesses from fresh addresses reached the check
+// instead of 6.
+func TestAttackSupplementaryLetterSpellingsShareOneCounter(t *testing.T) {
+	g := newGuard(t, coretest.NewClock(t0), login.Options{})
+	a := &lowerApp{}
+	h := g.Handler(a)
+	n := 0
+	for range 7 {
+		for i := range 32 {
+			var b strings.Builder
+			for j := range 5 {
+				r := rune(0x1043b)
+				if i>>j&1 == 1 {
+					r = 0x10413
+				}
+				b.WriteRune(r)
+				b.WriteRune('\u0301')
+			}
+			serve(h, formRequest(b.String(), "guess", addr(n)))
+			n++
+		}
+	}
+	assert.Equal(t, int64(6), a.checks.Load(), "guesses that reached the check")
+	assert.Equal(t, login.NormalizeUsername(deseret), login.NormalizeUsername(strings.ToUpper(deseret)))
+	assert.Equal(t, deseret, login.NormalizeUsername(deseret), "a supplementary letter composes with nothing")
 }
