@@ -41,6 +41,12 @@ func hashKey(label, scope, value string) string {
 // becomes a key. A header that is missing, empty, or sent on more than one
 // line gives an error wrapping [ErrNoKey].
 //
+// The client writes the header: every new value is a new key, with a
+// budget of its own. Key by Header only where the value is checked (an API
+// key the service issued, verified before or by the limited handler), or
+// join it with a key the client cannot choose ([Join] with a [ClientIP]
+// Func); to limit callers who present no valid key, key those by client IP.
+//
 // Header panics if name is not a valid header name.
 func Header(name string) Func {
 	if !httpsyntax.IsToken(name) {

@@ -383,7 +383,9 @@ func (a *Attempt) DeviceCookie() *http.Cookie {
 }
 
 // Unlock forgets the failures counted on username's account counter (not
-// on the networks' or the devices'), for an operator or a password reset.
+// on the networks' or the devices'), for an operator, or once a password
+// reset has been completed (not when one is merely requested: anyone can
+// request a reset, and an attacker would then clear the counter at will).
 // username is normalized like every attempt's.
 func (g *Guard) Unlock(ctx context.Context, username string) error {
 	if err := g.Validate(); err != nil {

@@ -40,6 +40,13 @@ var ErrNoResponse = errors.New("login: the handler returned without writing a re
 // body; 503 when the store fails or the
 // client network cannot be found.
 //
+// The guard counts the username of the body (Options.Field) only. A
+// handler that checks credentials from elsewhere (an Authorization header
+// with HTTP Basic credentials, a header of its own) checks guesses the
+// guard never counted, on GET, HEAD and OPTIONS too: such a handler must
+// take the username from the body, or call [Guard.Begin] itself with the
+// username it really checks.
+//
 // It panics, when the handler chain is built, if g is nil or not made by
 // [New] (see [Guard.Validate]).
 func (g *Guard) Handler(next http.Handler) http.Handler {

@@ -54,6 +54,8 @@ type Options struct {
 	// forgets the entry whose forgetting admits least (core.EvictCheapest),
 	// so a flood of made-up usernames neither refuses real users nor erases
 	// a lockout (a one-failure entry goes long before a locked account).
+	// A Redis store in fail-open mode admits every guess while Redis is
+	// unreachable: give the guard a fail-closed or fail-local one.
 	Store core.Store
 	// Clock is the limiters' clock; nil means the system clock.
 	Clock core.Clock
