@@ -61,7 +61,12 @@ type Options struct {
 	Clock core.Clock
 	// IP says how the client network is found: trusted proxies, prefix
 	// lengths (see keyfunc.IPOptions). The zero value keys by the direct
-	// peer, IPv4 /32 and IPv6 /64, and trusts no forwarding header.
+	// peer, IPv4 /32 and IPv6 /64, and trusts no forwarding header. An
+	// ISP delegates a /56 or a /48 to many homes and offices: a client with
+	// one has 256 to 65,536 /64s, each with a network budget of its own
+	// (the account counter still holds). Set IPv6Prefix to 56 or 48 to
+	// count such a client as one network, at the cost of counting the
+	// neighbours a shorter prefix groups with it together.
 	IP keyfunc.IPOptions
 	// Normalize maps a username to the form accounts are counted by, on
 	// every path that derives a key from a username ([Guard.Begin],
