@@ -36,7 +36,7 @@ func (l *Limiter) try(ctx context.Context, key string) (*inflight.Slot, time.Dur
 	member := newMember()
 	rk, tomb := l.redisKeys(key, member)
 	sent := l.clock() // the lease ends a Lease after the script runs: after this
-	v, err := l.call(ctx, func(ctx context.Context) (any, error) {
+	v, err := l.call(ctx, l.calls, func(ctx context.Context) (any, error) {
 		return acquireScript.Run(ctx, l.client, []string{rk, tomb}, l.limit, l.leaseUS, member, l.now()).Result()
 	}, func(v any, err error, abandoned bool) {
 		if orphaned(v, err, abandoned) {

@@ -22,11 +22,14 @@ var errLate = fmt.Errorf("redisinflight: %w", context.DeadlineExceeded)
 var errOpen = fmt.Errorf("redisinflight: circuit open: %w", errShed)
 
 // call sends f, one round trip to Redis, unless the breaker is open or
-// Options.MaxCalls round trips are outstanding (then it fails at once
-// with an error wrapping errShed). It returns by Options.Timeout whatever
+// every token of tokens is taken (Options.MaxCalls round trips of its
+// kind outstanding: then it fails at once with an error wrapping
+// errShed). tokens is l.calls for an Acquire, l.upkeep for the release
+// or renewal of a slot held, so that a flood of Acquires never keeps a
+// held slot's release from Redis. It returns by Options.Timeout whatever
 // the client's own timeouts: f goes on in its goroutine until the client
-// gives up, holding its token of l.calls till then, so that at most
-// MaxCalls such goroutines live. An error is f's, or one wrapping
+// gives up, holding its token till then, so that at most MaxCalls such
+// goroutines of each kind live. An error is f's, or one wrapping
 // redisstore.ErrUnavailable at the deadline; when ctx itself ends first,
 // its error. The outcome is told to the breaker.
 //
@@ -35,13 +38,13 @@ var errOpen = fmt.Errorf("redisinflight: circuit open: %w", errShed)
 // up on it by then (ctx ended, or the deadline passed: abandoned), so
 // that it can undo what f did for nobody. The caller does not wait for
 // it.
-func (l *Limiter) call(ctx context.Context, f func(context.Context) (any, error), after func(v any, err error, abandoned bool)) (any, error) {
+func (l *Limiter) call(ctx context.Context, tokens chan struct{}, f func(context.Context) (any, error), after func(v any, err error, abandoned bool)) (any, error) {
 	ok, trial := l.br.Allow()
 	if !ok {
 		return nil, errOpen
 	}
 	select {
-	case l.calls <- struct{}{}:
+	case tokens <- struct{}{}:
 	default:
 		if trial {
 			l.br.Release()
@@ -66,7 +69,7 @@ func (l *Limiter) call(ctx context.Context, f func(context.Context) (any, error)
 	)
 	var state atomic.Int32
 	go func() {
-		defer func() { <-l.calls }()
+		defer func() { <-tokens }()
 		v, err := f(cctx)
 		if err != nil && circuit.Soft(err) && ctx.Err() == nil {
 			// Its connection stopped answering: a failover may have

@@ -7,7 +7,7 @@ import (
 
 // Outstanding is the round trips of l to Redis not yet over (those past
 // their deadline included).
-func Outstanding(l *Limiter) int { return len(l.calls) }
+func Outstanding(l *Limiter) int { return len(l.calls) + len(l.upkeep) }
 
 // RenewTimer is a fake AutoRenew timer: the test runs its renewal.
 type RenewTimer struct {

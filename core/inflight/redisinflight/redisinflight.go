@@ -55,10 +55,13 @@
 // within about a second; a round trip that times out makes the limiter
 // PING every idle connection at once, so that those black-holed with it
 // are given up together, not one per breaker trial. At most Options.MaxCalls
-// round trips (4 × the client's pool size by default) are outstanding at
-// once: beyond that, while Redis stalls, an Acquire is decided by the
-// failure mode at once, with no goroutine and no wait, so that a flood
-// during a stall costs neither memory nor latency.
+// Acquires' round trips (4 × the client's pool size by default) are
+// outstanding at once: beyond that, while Redis stalls, an Acquire is
+// decided by the failure mode at once, with no goroutine and no wait, so
+// that a flood during a stall costs neither memory nor latency. The
+// releases and renewals of slots held have MaxCalls round trips of their
+// own, so that Acquires in flight (a client's flood on a Redis that
+// answers) never keep a slot's release from Redis.
 //
 // An Acquire that returns without a slot while its script may yet take a
 // lease (its caller's context ended, its deadline passed, its connection
@@ -91,8 +94,8 @@
 // a Redis unreachable or too slow for Options.Timeout and warns about a
 // maxmemory-policy that may evict the leases.
 //
-// A release that cannot reach Redis (the breaker open, every call slot
-// taken, a fault) returns its error and the lease ends by itself, at
+// A release that cannot reach Redis (the breaker open, MaxCalls releases
+// and renewals outstanding, a fault) returns its error and the lease ends by itself, at
 // most Options.Lease after it was taken or last renewed; the slot is
 // released once whatever happens (a second Release returns
 // inflight.ErrReleased), so it is never counted twice. A release is sent
@@ -186,11 +189,12 @@ type Options struct {
 	// PollInterval is how often the head of a key's wait line asks Redis
 	// for a slot freed by another process; 0 means 50 ms.
 	PollInterval time.Duration
-	// MaxCalls bounds the round trips to Redis outstanding at once (a
-	// round trip that missed its deadline counts until the client gives
-	// up, and then, for an Acquire whose caller got no slot, until its
-	// lease is cancelled: see the package documentation); beyond it calls
-	// are decided by the failure mode at once. 0
+	// MaxCalls bounds the Acquires' round trips to Redis outstanding at
+	// once (a round trip that missed its deadline counts until the client
+	// gives up, and then, for an Acquire whose caller got no slot, until
+	// its lease is cancelled: see the package documentation), and apart
+	// the releases' and renewals'; beyond it calls are decided by the
+	// failure mode at once. 0
 	// means 4 × the client's pool size (its Options().PoolSize, or
 	// go-redis's default of 10 per GOMAXPROCS for other clients): the
 	// pool's connections busy and a short queue for each, so that a burst
@@ -231,7 +235,8 @@ type Limiter struct {
 	leaseUS int64
 	local   *inflight.Memory // FailLocal's limiter
 	line    *waitline.Lines
-	calls   chan struct{} // a token per outstanding round trip
+	calls   chan struct{} // a token per outstanding Acquire's round trip
+	upkeep  chan struct{} // a token per outstanding release or renewal (see call)
 	br      *circuit.Breaker
 	errBusy error
 	// renewAfter schedules AutoRenew's renewals: afterFunc, or a test's
@@ -320,7 +325,7 @@ func New(client redis.UniversalClient, limit int, opts Options) (*Limiter, error
 	bound := redisbound.New(client, redisbound.RoundTrip(opts.Timeout))
 	l := &Limiter{client: bound.Client, bound: bound, limit: limit, keyEnd: ":" + strconv.Itoa(limit), log: opts.Logger, opts: opts, leaseUS: int64(opts.Lease / time.Microsecond),
 		line:  waitline.New(cmp.Or(opts.MaxWaiters, inflight.DefaultMaxWaiters), cmp.Or(opts.MaxWaiting, inflight.DefaultMaxWaiting), inflight.ErrQueueFull),
-		freed: make(map[string]chan struct{}), calls: make(chan struct{}, opts.MaxCalls), renewAfter: afterFunc,
+		freed: make(map[string]chan struct{}), calls: make(chan struct{}, opts.MaxCalls), upkeep: make(chan struct{}, opts.MaxCalls), renewAfter: afterFunc,
 		errBusy: fmt.Errorf("redisinflight: %d calls to Redis outstanding: %w", opts.MaxCalls, errShed)}
 	l.clock = time.Now
 	if opts.Clock != nil {

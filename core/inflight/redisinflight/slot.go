@@ -52,7 +52,7 @@ func (ls *lease) release(ctx context.Context) error {
 	}
 	ls.mu.Unlock()
 	defer ls.l.wake(ls.key)
-	_, err := ls.l.call(ctx, func(ctx context.Context) (any, error) {
+	_, err := ls.l.call(ctx, ls.l.upkeep, func(ctx context.Context) (any, error) {
 		return ls.l.client.ZRem(ctx, ls.rk, ls.id).Result()
 	}, nil)
 	if err != nil {
@@ -65,7 +65,7 @@ func (ls *lease) release(ctx context.Context) error {
 func (ls *lease) renew(ctx context.Context) error {
 	l := ls.l
 	sent := l.clock()
-	v, err := l.call(ctx, func(ctx context.Context) (any, error) {
+	v, err := l.call(ctx, l.upkeep, func(ctx context.Context) (any, error) {
 		return renewScript.Run(ctx, l.client, []string{ls.rk}, ls.id, l.leaseUS, l.now()).Result()
 	}, nil)
 	switch {
