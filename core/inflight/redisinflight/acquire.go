@@ -33,11 +33,19 @@ func (l *Limiter) try(ctx context.Context, key string) (*inflight.Slot, time.Dur
 	if err := ctx.Err(); err != nil {
 		return nil, 0, err
 	}
+	limit := l.limit
+	if l.local != nil {
+		// The local slots of key this process still holds, granted
+		// while Redis could not decide, count against the limit.
+		if limit -= l.local.InFlight(key); limit <= 0 {
+			return nil, 0, inflight.ErrFull
+		}
+	}
 	member := newMember()
 	rk, tomb := l.redisKeys(key, member)
 	sent := l.clock() // the lease ends a Lease after the script runs: after this
 	v, err := l.call(ctx, l.calls, func(ctx context.Context) (any, error) {
-		return acquireScript.Run(ctx, l.client, []string{rk, tomb}, l.limit, l.leaseUS, member, l.now()).Result()
+		return acquireScript.Run(ctx, l.client, []string{rk, tomb}, limit, l.leaseUS, member, l.now()).Result()
 	}, func(v any, err error, abandoned bool) {
 		if orphaned(v, err, abandoned) {
 			l.cancel(rk, tomb, member)
@@ -52,6 +60,7 @@ func (l *Limiter) try(ctx context.Context, key string) (*inflight.Slot, time.Dur
 		return nil, 0, fmt.Errorf("redisinflight: unexpected reply %v", v)
 	}
 	if r[0] == int64(1) {
+		l.hold(key, 1)
 		return l.slot(key, rk, member, sent), 0, nil
 	}
 	var wait time.Duration
@@ -167,6 +176,11 @@ func (l *Limiter) fallback(ctx context.Context, key string, err error) (*infligh
 			if lerr != nil {
 				return nil, lerr
 			}
+			if l.holding(key)+l.local.InFlight(key) > l.local.Limit() {
+				// The share less the slots this process holds in Redis.
+				_ = s.Release(ctx)
+				return nil, inflight.ErrFull
+			}
 			return inflight.NewSlot(func(ctx context.Context) error {
 				defer l.wake(key)
 				return s.Release(ctx)
@@ -174,4 +188,30 @@ func (l *Limiter) fallback(ctx context.Context, key string, err error) (*infligh
 		}
 	}
 	return nil, err
+}
+
+// hold adds n to the slots of key this process holds in Redis, counted
+// under FailLocal only (see Limiter.held).
+func (l *Limiter) hold(key string, n int) {
+	if l.held == nil {
+		return
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if c := l.held[key] + n; c > 0 {
+		l.held[key] = c
+	} else {
+		delete(l.held, key)
+	}
+}
+
+// holding returns the slots of key this process holds in Redis, under
+// FailLocal (0 otherwise).
+func (l *Limiter) holding(key string) int {
+	if l.held == nil {
+		return 0
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.held[key]
 }

@@ -43,7 +43,12 @@
 // redisstore: FailClosed returns an error wrapping
 // redisstore.ErrUnavailable (the middleware answers 503), FailOpen grants
 // a slot that holds nothing, FailLocal takes the slot from an in-memory
-// limiter of this process granting ⌈limit × LocalShare⌉ slots per key.
+// limiter of this process granting ⌈limit × LocalShare⌉ slots per key,
+// less the slots of the key this process holds in Redis; back on Redis,
+// an Acquire gets a lease only within the limit less the local slots of
+// the key this process still holds. So across a switch, either way, this
+// process holds no more slots of a key than it would on either side
+// alone (with LocalShare 1, the limit).
 //
 // A call that misses its deadline returns then, but its round trip goes
 // on in a goroutine until the client gives up: within max(1 s,
@@ -251,6 +256,10 @@ type Limiter struct {
 
 	mu    sync.Mutex
 	freed map[string]chan struct{} // keys whose line's head waits for a local release
+	// held counts, under FailLocal, the slots of each key this process
+	// holds in Redis (taken and not yet released), which the local
+	// limiter's share must leave room for (see fallback).
+	held map[string]int
 }
 
 var (
@@ -342,7 +351,7 @@ func New(client redis.UniversalClient, limit int, opts Options) (*Limiter, error
 		if err != nil {
 			return nil, err
 		}
-		l.local = local
+		l.local, l.held = local, make(map[string]int)
 	}
 	// A limiter dropped without Close releases its client all the same.
 	runtime.AddCleanup(l, func(b *redisbound.Bound) { b.Release() }, bound)

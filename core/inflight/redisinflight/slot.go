@@ -52,6 +52,7 @@ func (ls *lease) release(ctx context.Context) error {
 	}
 	ls.mu.Unlock()
 	defer ls.l.wake(ls.key)
+	defer ls.l.hold(ls.key, -1) // (once the lease is removed, or ends by itself)
 	_, err := ls.l.call(ctx, ls.l.upkeep, func(ctx context.Context) (any, error) {
 		return ls.l.client.ZRem(ctx, ls.rk, ls.id).Result()
 	}, nil)
