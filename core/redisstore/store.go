@@ -270,11 +270,15 @@ const (
 	// on which Redis reported an error.
 	FailOpen
 	// FailLocal decides on an in-memory limiter of the policy scaled to
-	// Options.LocalShare of each limit (see [ScalePolicy]), made at the
-	// first fault and kept across outages (what it admitted counts until
-	// it recovers by itself), so that this process grants at most its
-	// share over any window of the limits, however often the store
-	// switches. Its Results report the policy's own quotas (what the
+	// Options.LocalShare of each limit (see [ScalePolicy]), kept across
+	// outages (what it admitted counts until it recovers by itself), so
+	// that this process grants at most its share over any window of the
+	// limits, however often the store switches. Every take Redis admits
+	// is charged to it too, as far as the share holds it, so that an
+	// outage grants the share less what this process admitted in Redis
+	// meanwhile. What it admitted is not charged to Redis: once Redis
+	// answers again, a window that began during the outage may grant
+	// this process its share plus the limit. Its Results report the policy's own quotas (what the
 	// headers show) and the local limiter's Remaining and RetryAfter; they
 	// are not refundable.
 	FailLocal

@@ -40,12 +40,13 @@ type table struct {
 
 // localState is FailLocal's in-memory limiter of a table and of the
 // tables Rebind makes from it: one state for them all (made at the first
-// fault), decided under the newest table's scaled policy, so that a
-// change of policy during an outage keeps what this process admitted
-// instead of granting its share afresh.
+// take Redis admits, or the first fault), decided under the newest
+// table's scaled policy, so that a change of policy during an outage
+// keeps what this process admitted instead of granting its share afresh.
+// Every take Redis admits is charged to it too (see table.charge).
 type localState struct {
 	mu   sync.Mutex
-	cur  atomic.Pointer[localTable] // nil until the first fault
+	cur  atomic.Pointer[localTable] // nil until its first use
 	gens atomic.Uint64              // the tables Rebind made
 }
 
@@ -55,7 +56,7 @@ type localTable struct {
 	gen uint64
 }
 
-// table returns the local limiter for t: made now at the first fault, or
+// table returns the local limiter for t: made now at its first use, or
 // moved to t's policy when t is newer than the one it decides (a table
 // older than it uses it as it is: a decision in flight across a change).
 func (l *localState) table(t *table) (store.Table, error) {
@@ -254,7 +255,22 @@ func (t *table) Do(ctx context.Context, req store.Request) (store.Decision, erro
 	res, err := t.result(req, c.reply, wait, gen) // before c, and its buffer, go back to the pool
 	c.reply, c.err = nil, nil
 	callPool.Put(c)
+	if err == nil && res.Taken && req.Op == store.OpTake && t.local != nil {
+		t.charge(ctx, req)
+	}
 	return res, err
+}
+
+// charge takes what Redis admitted, req, from FailLocal's local limiter
+// too, as far as its share holds it (a take it would deny charges
+// nothing), so that an outage that follows grants this process its share
+// less what it admitted in Redis, not its share again.
+func (t *table) charge(ctx context.Context, req store.Request) {
+	lt, err := t.local.table(t)
+	if err != nil {
+		return // (Bind made the scaled policy: the local store binds it)
+	}
+	_, _ = lt.Do(ctx, req)
 }
 
 // checkRequest refuses a request no Limiter sends.
