@@ -72,7 +72,7 @@ func TestCluster(t *testing.T) {
 	assert.Equal(t, 3, masters, "the buckets spread over every master")
 	// Check passes on a Cluster (the script loaded on every master, the
 	// probe's hash in one slot), on the system clock.
-	checked, err := localfirst.New(client, localfirst.Options{Nodes: 2})
+	checked, err := localfirst.New(client, localfirst.Options{Nodes: 2, Timeout: localfirst.MaxTimeout})
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = checked.Close() })
 	assert.NoError(t, checked.Check(context.Background()))
