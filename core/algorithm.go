@@ -13,6 +13,13 @@ type Algorithm interface {
 	// in the package documentation).
 	String() string
 	compile() (stepper, error)
+	// value returns the algorithm as a value: the receiver itself, or,
+	// for a pointer to one of this package's algorithms (a pointer has
+	// their value methods too), a copy of what it points to. A policy
+	// keeps values only, so that type switches on its algorithms see
+	// them, and the caller's later changes to a pointed-to value do not
+	// change the policy.
+	value() Algorithm
 }
 
 // outcome is one algorithm step's verdict. Durations are nanoseconds.

@@ -108,6 +108,8 @@ func (b Backoff) WithDefaults() Backoff {
 	return b
 }
 
+func (b Backoff) value() Algorithm { return b }
+
 func (b Backoff) compile() (stepper, error) {
 	if b.Free < 1 || b.Free > MaxBackoffFree {
 		return nil, fmt.Errorf("core: Backoff: free %d must be in [1, %d]: %w", b.Free, int64(MaxBackoffFree), ErrInvalidConfig)

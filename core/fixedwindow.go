@@ -53,6 +53,8 @@ type FixedWindow struct {
 // Validate reports whether f is usable.
 func (f FixedWindow) Validate() error { _, err := f.compile(); return err }
 
+func (f FixedWindow) value() Algorithm { return f }
+
 func (f FixedWindow) compile() (stepper, error) {
 	if f.Quota < 1 {
 		return nil, fmt.Errorf("core: FixedWindow: quota %d must be ≥ 1: %w", f.Quota, ErrInvalidConfig)

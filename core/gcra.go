@@ -34,6 +34,8 @@ func (g GCRA) WithDefaults() GCRA {
 // Validate reports whether g is usable.
 func (g GCRA) Validate() error { _, err := g.compile(); return err }
 
+func (g GCRA) value() Algorithm { return g }
+
 func (g GCRA) compile() (stepper, error) {
 	if err := g.Rate.validate("GCRA"); err != nil {
 		return nil, err

@@ -63,6 +63,8 @@ type Hybrid struct {
 // Validate reports whether h is usable.
 func (h Hybrid) Validate() error { _, err := h.compile(); return err }
 
+func (h Hybrid) value() Algorithm { return h }
+
 func (h Hybrid) compile() (stepper, error) {
 	if h.Quota < 1 {
 		return nil, fmt.Errorf("core: Hybrid: quota %d must be ≥ 1: %w", h.Quota, ErrInvalidConfig)

@@ -68,6 +68,8 @@ func (b LeakyBucket) WithDefaults() LeakyBucket {
 	return b
 }
 
+func (b LeakyBucket) value() Algorithm { return b }
+
 func (b LeakyBucket) compile() (stepper, error) {
 	if err := b.Rate.validate("LeakyBucket"); err != nil {
 		return nil, err

@@ -67,6 +67,8 @@ type limitSpec struct {
 // together. Shadow limits count towards [MaxLimits], and at least one
 // limit must be enforced (not Shadow). The policy's name and its limits'
 // names must be valid UTF-8: they reach logs, metric labels and headers.
+// An algorithm given by pointer is copied: the policy keeps (and
+// [Policy.Limits] returns) the value it points to.
 func NewPolicy(name string, limits ...Limit) (*Policy, error) {
 	if len(limits) == 0 || len(limits) > MaxLimits {
 		return nil, fmt.Errorf("core: policy %q has %d limits, want 1 to %d: %w", name, len(limits), MaxLimits, ErrInvalidConfig)
@@ -88,6 +90,10 @@ func NewPolicy(name string, limits ...Limit) (*Policy, error) {
 		if isnil.Value(l.Algorithm) {
 			return nil, fmt.Errorf("core: policy %q: limit %q has no algorithm: %w", name, l.Name, ErrInvalidConfig)
 		}
+		// A pointer to an algorithm is kept as the value it points to:
+		// SetPolicy's checks and the stores read the algorithms by type,
+		// and the policy must not change with the caller's value.
+		l.Algorithm = l.Algorithm.value()
 		st, err := l.Algorithm.compile()
 		if err != nil {
 			return nil, fmt.Errorf("core: policy %q: limit %q: %w", name, l.Name, err)

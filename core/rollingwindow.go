@@ -58,6 +58,8 @@ type RollingWindow struct {
 // Validate reports whether r is usable.
 func (r RollingWindow) Validate() error { _, err := r.compile(); return err }
 
+func (r RollingWindow) value() Algorithm { return r }
+
 func (r RollingWindow) compile() (stepper, error) {
 	if r.Quota < 1 {
 		return nil, fmt.Errorf("core: RollingWindow: quota %d must be ≥ 1: %w", r.Quota, ErrInvalidConfig)

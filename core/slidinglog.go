@@ -70,6 +70,8 @@ type SlidingLog struct {
 // Validate reports whether s is usable.
 func (s SlidingLog) Validate() error { _, err := s.compile(); return err }
 
+func (s SlidingLog) value() Algorithm { return s }
+
 func (s SlidingLog) compile() (stepper, error) {
 	if s.Quota < 1 || s.Quota > MaxSlidingLogQuota {
 		return nil, fmt.Errorf("core: SlidingLog: quota %d must be in [1, %d] (use SlidingWindow or RollingWindow for larger quotas): %w",

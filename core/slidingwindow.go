@@ -67,6 +67,8 @@ type SlidingWindow struct {
 // Validate reports whether s is usable.
 func (s SlidingWindow) Validate() error { _, err := s.compile(); return err }
 
+func (s SlidingWindow) value() Algorithm { return s }
+
 func (s SlidingWindow) compile() (stepper, error) {
 	if s.Quota < 1 {
 		return nil, fmt.Errorf("core: SlidingWindow: quota %d must be ≥ 1: %w", s.Quota, ErrInvalidConfig)

@@ -68,6 +68,8 @@ func (b TokenBucket) WithDefaults() TokenBucket {
 	return b
 }
 
+func (b TokenBucket) value() Algorithm { return b }
+
 func (b TokenBucket) compile() (stepper, error) {
 	if err := b.Rate.validate("TokenBucket"); err != nil {
 		return nil, err

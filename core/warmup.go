@@ -79,6 +79,8 @@ type WarmUp struct {
 // exactly.
 func (w WarmUp) Validate() error { _, err := w.compile(); return err }
 
+func (w WarmUp) value() Algorithm { return w }
+
 func (w WarmUp) compile() (stepper, error) {
 	if err := w.Rate.validate("WarmUp"); err != nil {
 		return nil, err
