@@ -16,3 +16,18 @@ var (
 )
 
 func systemNow() int64 { return wallBase + int64(time.Since(monoBase)) }
+
+// clockNow reads c in Unix nanoseconds. A reading outside the instants a
+// limiter decides at is returned as one outside them too (-1, or
+// maxInstant+1): time.Time.UnixNano is undefined beyond 1678..2262 and
+// wraps, so that a clock reading 2600-01-01 would be read as 2015-06-13.
+func clockNow(c Clock) int64 {
+	t := c.Now()
+	switch s := t.Unix(); {
+	case s < 0:
+		return -1
+	case s > maxInstant/1e9:
+		return maxInstant + 1
+	}
+	return t.UnixNano() // fits: at most maxInstant/1e9 s and 999,999,999 ns
+}

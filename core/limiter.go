@@ -159,7 +159,7 @@ func (l *Limiter) now() int64 {
 	if l.clock == nil {
 		return systemNow()
 	}
-	return l.clock.Now().UnixNano()
+	return clockNow(l.clock)
 }
 
 // do applies req (its Now set here) into res. epoch is, for a refund on

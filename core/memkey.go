@@ -30,7 +30,7 @@ func (l *Limiter) takeMem(ctx context.Context, b *binding, key string, h uint64,
 	if l.clock == nil {
 		now = systemNow()
 	} else {
-		now = l.clock.Now().UnixNano()
+		now = clockNow(l.clock)
 	}
 	if now < 0 || now > maxInstant {
 		return false
