@@ -74,3 +74,19 @@ func TestZeroLimiterErrs(t *testing.T) {
 		assert.ErrorIs(t, err, core.ErrInvalidConfig)
 	}
 }
+
+// A nil or zero Waiter (not made by NewWaiter) answers with an error
+// instead of panicking (a nil pointer dereference in its wait line).
+func TestZeroWaiterErrs(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	for _, w := range []*core.Waiter{{}, nil} {
+		require.NotPanics(t, func() {
+			_, err := w.Wait(ctx, "k")
+			assert.ErrorIs(t, err, core.ErrInvalidConfig)
+			_, err = w.WaitN(ctx, "k", 2)
+			assert.ErrorIs(t, err, core.ErrInvalidConfig)
+			assert.Zero(t, w.Waiting("k"))
+		})
+	}
+}

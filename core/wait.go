@@ -102,11 +102,16 @@ func (w *Waiter) Wait(ctx context.Context, key string) (Result, error) {
 //   - with a zero Result and an error wrapping [ErrWaitExceedsDeadline]
 //     when an admission's shaping delay would end after ctx's deadline
 //     (the admission is refunded: there is no denial to report);
-//   - with the limiter's error (a store fault).
+//   - with the limiter's error (a store fault);
+//   - with an error wrapping [ErrInvalidConfig] for a nil or zero Waiter
+//     (not made by [NewWaiter]).
 //
 // A waiter holds no goroutine; the head of a line holds one timer. See
 // [Waiter] for the order in which waiters are served.
 func (w *Waiter) WaitN(ctx context.Context, key string, cost int64) (Result, error) {
+	if w == nil || w.line == nil {
+		return Result{}, errZeroWaiter
+	}
 	if cost < 1 {
 		return Result{}, fmt.Errorf("core: cost %d: %w", cost, ErrInvalidCost)
 	}
@@ -161,4 +166,12 @@ func sleep(ctx context.Context, d time.Duration) error {
 }
 
 // Waiting returns the callers waiting in key's line.
-func (w *Waiter) Waiting(key string) int { return w.line.Len(key) }
+func (w *Waiter) Waiting(key string) int {
+	if w == nil || w.line == nil {
+		return 0
+	}
+	return w.line.Len(key)
+}
+
+// errZeroWaiter is returned by the methods of a nil or zero Waiter.
+var errZeroWaiter = fmt.Errorf("core: nil or zero Waiter (make it with NewWaiter): %w", ErrInvalidConfig)

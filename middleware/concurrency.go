@@ -91,12 +91,19 @@ var tooManyInFlight = problem.Prepare(problem.Details{Type: ProblemType, Title: 
 	Status: http.StatusTooManyRequests, Detail: "too many requests of this client are in flight", Violated: []string{}})
 
 // NewConcurrency returns a middleware limiting the requests of each key in
-// flight at once with l. It refuses a nil limiter, negative durations, and
+// flight at once with l. It refuses a nil limiter, one whose Limit method
+// reports no slot (a zero value, not made by its constructor), negative
+// durations, and
 // a positive Wait with a limiter that cannot wait, with an error wrapping
 // core.ErrInvalidConfig.
 func NewConcurrency(l ConcurrencyLimiter, opts ConcurrencyOptions) (*Concurrency, error) {
 	if isnil.Value(l) {
 		return nil, fmt.Errorf("middleware: NewConcurrency: nil limiter (%T): %w", l, core.ErrInvalidConfig)
+	}
+	if n, ok := l.(interface{ Limit() int }); ok && n.Limit() < 1 {
+		// A zero *inflight.Memory or *redisinflight.Limiter: it would
+		// fail every request (serve every one, with FailOpen).
+		return nil, fmt.Errorf("middleware: NewConcurrency: limiter %T has no limit (a zero value, not made by its constructor): %w", l, core.ErrInvalidConfig)
 	}
 	if opts.Wait < 0 || opts.RetryAfter < 0 || opts.FailRetryAfter < 0 {
 		return nil, fmt.Errorf("middleware: NewConcurrency: negative duration: %w", core.ErrInvalidConfig)

@@ -45,6 +45,10 @@ func TestNewConcurrencyRefusesBadConfig(t *testing.T) {
 	require.ErrorIs(t, err, core.ErrInvalidConfig)
 	_, err = middleware.NewConcurrency((*inflight.Memory)(nil), middleware.ConcurrencyOptions{})
 	require.ErrorIs(t, err, core.ErrInvalidConfig)
+	// A zero Memory, not made by NewMemory: refused here, not a panic (or,
+	// with FailOpen, every request served) at the first request.
+	_, err = middleware.NewConcurrency(&inflight.Memory{}, middleware.ConcurrencyOptions{FailOpen: true})
+	require.ErrorIs(t, err, core.ErrInvalidConfig)
 	_, err = middleware.NewConcurrency(memSlots(t, 1), middleware.ConcurrencyOptions{Wait: -1})
 	require.ErrorIs(t, err, core.ErrInvalidConfig)
 	_, err = middleware.NewConcurrency(acquireOnly{memSlots(t, 1)}, middleware.ConcurrencyOptions{Wait: time.Second})

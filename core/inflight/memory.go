@@ -116,12 +116,28 @@ func ceilDiv(a, b int) int {
 	return q
 }
 
-// Limit returns the slots each key may hold at once.
-func (m *Memory) Limit() int { return m.limit }
+// errZeroMemory is returned by Acquire and Wait of a nil or zero Memory.
+var errZeroMemory = fmt.Errorf("inflight: nil or zero Memory (make it with NewMemory): %w", core.ErrInvalidConfig)
+
+// zero reports whether m is nil or zero, not made by NewMemory.
+func (m *Memory) zero() bool { return m == nil || m.line == nil }
+
+// Limit returns the slots each key may hold at once (0 for a nil or zero
+// Memory, not made by NewMemory).
+func (m *Memory) Limit() int {
+	if m.zero() {
+		return 0
+	}
+	return m.limit
+}
 
 // Acquire takes a slot of key, or fails at once with [ErrFull]. It never
-// waits.
+// waits. A nil or zero Memory fails with an error wrapping
+// [core.ErrInvalidConfig].
 func (m *Memory) Acquire(ctx context.Context, key string) (*Slot, error) {
+	if m.zero() {
+		return nil, errZeroMemory
+	}
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
@@ -139,8 +155,12 @@ func (m *Memory) Acquire(ctx context.Context, key string) (*Slot, error) {
 // go to an Acquire instead. When the key's line already holds
 // MaxWaiters (or all lines MaxWaiting) waiters, Wait fails at once with
 // an error wrapping [ErrQueueFull]. A waiter costs no goroutine and no
-// timer; its context's end wakes it at once.
+// timer; its context's end wakes it at once. A nil or zero Memory fails
+// with an error wrapping [core.ErrInvalidConfig].
 func (m *Memory) Wait(ctx context.Context, key string) (*Slot, error) {
+	if m.zero() {
+		return nil, errZeroMemory
+	}
 	turn, err := m.line.Await(ctx, key)
 	if err != nil {
 		return nil, err
@@ -206,6 +226,9 @@ func (m *Memory) release(sh *shard, key string, e *entry, over bool) {
 // InFlight returns the slots key holds now (in its overflow bucket, the
 // bucket's, shared with other keys).
 func (m *Memory) InFlight(key string) int {
+	if m.zero() {
+		return 0
+	}
 	h := maphash.String(m.seed, key)
 	sh := &m.shard[h&(shards-1)]
 	sh.mu.Lock()
@@ -217,4 +240,9 @@ func (m *Memory) InFlight(key string) int {
 }
 
 // Waiting returns the callers waiting in key's line (see [Memory.Wait]).
-func (m *Memory) Waiting(key string) int { return m.line.Len(key) }
+func (m *Memory) Waiting(key string) int {
+	if m.zero() {
+		return 0
+	}
+	return m.line.Len(key)
+}
