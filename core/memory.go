@@ -8,8 +8,19 @@ import (
 	"github.com/floodgate-go/floodgate/core/store"
 )
 
-// DefaultMaxKeys is the MaxKeys of a [MemoryStore] whose options leave it 0.
+// DefaultMaxKeys is the MaxKeys of a [MemoryStore] whose options leave it
+// 0, for policies whose state is small: see [DefaultMaxStateBytes].
 const DefaultMaxKeys = 1 << 20
+
+// DefaultMaxStateBytes bounds the state each policy's table keeps (its
+// keys times their slot, 8 bytes of hash and 8 per state word) when
+// MaxKeys is left 0: such a table holds DefaultMaxKeys keys, or fewer when
+// the policy's slots are larger than 128 bytes (a SlidingLog of quota
+// 1,000 keeps 8 kB per key: 16,704 keys; a RollingWindow of 1,024
+// periods 8.2 kB: 16,320), so that a flood of distinct keys cannot grow a table
+// past about this much state (the table's free slots add up to a
+// quarter). Set MaxKeys to choose the bound yourself.
+const DefaultMaxStateBytes = 128 << 20
 
 // WhenFull is what a [MemoryStore] table does with a new key when it holds
 // MaxKeys keys.
@@ -48,7 +59,8 @@ const (
 type MemoryOptions struct {
 	// MaxKeys bounds the keys each bound policy keeps: a hard bound, split
 	// evenly across shards (a shard evicts, or refuses, when it holds
-	// MaxKeys/Shards keys). 0 means [DefaultMaxKeys].
+	// MaxKeys/Shards keys). 0 means [DefaultMaxKeys], or fewer for a
+	// policy whose state is large (see [DefaultMaxStateBytes]).
 	MaxKeys int
 	// Shards is the number of independently locked shards, a power of two.
 	// 0 picks up to 64, keeping at least 16 keys per shard.
@@ -82,13 +94,15 @@ type MemoryOptions struct {
 // at their limit stay limited and new keys keep being decided normally.
 type MemoryStore struct {
 	opts   MemoryOptions
+	dflt   bool // opts.MaxKeys was left 0: each table's is bounded by DefaultMaxStateBytes
 	seed   maphash.Seed
 	tables memTables // for AppendUsage (memusage.go)
 }
 
 // NewMemoryStore returns an empty store.
 func NewMemoryStore(opts MemoryOptions) (*MemoryStore, error) {
-	if opts.MaxKeys == 0 {
+	dflt := opts.MaxKeys == 0
+	if dflt {
 		opts.MaxKeys = DefaultMaxKeys
 	}
 	if opts.MaxKeys < 1 {
@@ -106,7 +120,18 @@ func NewMemoryStore(opts MemoryOptions) (*MemoryStore, error) {
 	if opts.WhenFull > RefuseNew {
 		return nil, fmt.Errorf("core: memory store: WhenFull %d: %w", opts.WhenFull, ErrInvalidConfig)
 	}
-	return &MemoryStore{opts: opts, seed: maphash.MakeSeed()}, nil
+	return &MemoryStore{opts: opts, dflt: dflt, seed: maphash.MakeSeed()}, nil
+}
+
+// perShard is how many keys each shard of p's table holds: MaxKeys's
+// share, or, with MaxKeys left 0, at most DefaultMaxStateBytes of p's
+// state in all (at least one key per shard).
+func (m *MemoryStore) perShard(p *Policy) int {
+	n := m.opts.MaxKeys / m.opts.Shards
+	if m.dflt {
+		n = max(1, min(n, DefaultMaxStateBytes/(8*(1+p.words))/m.opts.Shards))
+	}
+	return n
 }
 
 // Bind returns a new, empty table for p.
@@ -126,7 +151,7 @@ func (m *MemoryStore) Bind(p *Policy) (store.Table, error) {
 		shardBits:  shardBits,
 		shardShift: (64 - shardBits) & 63,
 		shardMask:  uint64(m.opts.Shards - 1),
-		perShard:   m.opts.MaxKeys / m.opts.Shards,
+		perShard:   m.perShard(p),
 		evict:      m.opts.WhenFull == EvictCheapest,
 		stride:     1 + p.words,
 		lineMask:   lineMaskOf(1 + p.words),
