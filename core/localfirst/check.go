@@ -80,7 +80,10 @@ func (s *Store) Check(ctx context.Context) error {
 // may let the script read and not write), then deletes the hash.
 func (s *Store) probe(ctx context.Context) error {
 	key := s.opts.Prefix + "{check}:" + s.id
-	now := s.opts.Clock.Now().UnixNano()
+	now, err := s.now()
+	if err != nil {
+		return err
+	}
 	args := []any{s.id, now / 1e6, s.life() / 1e6, s.horizon() / 1e6,
 		time.Minute.Milliseconds(), 0, 0, 0, 0, // the hash: its TTL, no bucket parameters
 		"w", 1, "probe", 0, 0, 1, 0} // the item: push 0, room 0, 1 node, no claim kept

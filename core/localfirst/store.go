@@ -6,6 +6,7 @@ import (
 	_ "embed"
 	"encoding/hex"
 	"fmt"
+	"math"
 	"runtime"
 	"sync"
 	"sync/atomic"
@@ -291,3 +292,15 @@ type systemClock struct{}
 
 // Now returns time.Now().
 func (systemClock) Now() time.Time { return time.Now() }
+
+// now reads the store's clock in Unix nanoseconds, or fails with an error
+// wrapping core.ErrClock for a reading before 1970 or too late for
+// int64 nanoseconds: time.Time.UnixNano wraps there, and a clock reading
+// 2600-01-01 would be read as 2015-06-13.
+func (s *Store) now() (int64, error) {
+	t := s.opts.Clock.Now()
+	if sec := t.Unix(); sec < 0 || sec >= math.MaxInt64/int64(time.Second) {
+		return 0, fmt.Errorf("localfirst: clock reads %v: %w", t, core.ErrClock)
+	}
+	return t.UnixNano(), nil
+}

@@ -95,7 +95,10 @@ func (s *Store) Sync(ctx context.Context) error {
 	s.syncMu.Lock()
 	defer s.syncMu.Unlock()
 	round := s.round.Load() + 1
-	now := s.opts.Clock.Now().UnixNano()
+	now, err := s.now()
+	if err != nil {
+		return err
+	}
 	s.mu.Lock()
 	keysets := append([]*keyset(nil), s.keysets...)
 	s.mu.Unlock()
