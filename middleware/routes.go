@@ -72,7 +72,12 @@ import (
 //     with StripSlashes or CleanPath, routers matching without case) serve
 //     those variants with the handler of the route: the best fit wins (a
 //     pattern matching the path itself, then the longest), and only if none
-//     matches does the request get the default limiter. The trade-off: a
+//     matches does the request get the default limiter. A variant is
+//     tried only where the handler the request reaches may serve it: under
+//     the literal start of the pattern or template that serves it ("/admin/"
+//     for "/admin/" and "/admin/*path"), so that an encoded dot segment
+//     ("/admin/%2E%2E/healthz", served by the "/admin/" handler) does not
+//     move the request to another route's bucket. The trade-off: a
 //     plain ServeMux serves "/login/" with a "/" handler, yet it is counted
 //     against "POST /login", so that no normalising router lets it escape
 //     the login limit. For a general limit prefer NewRoutes' default to a
@@ -416,8 +421,10 @@ func (rt *Routes) find(r *http.Request, method, template string) *route {
 	}
 	// No pattern matches the path itself as ServeMux routes it (at most a
 	// subtree holds it): try the variants other routers serve with the
-	// handler of a route, and keep the best fit.
-	best = rt.variants(req, best)
+	// handler of a route, and keep the best fit, among those the handler
+	// r reaches can serve.
+	within := servedPrefix(r.Pattern, template)
+	best = rt.variants(req, best, within)
 	if rt.hosts && (best.e == nil || best.weak) {
 		// A host-specific pattern: the host in another case or with a
 		// trailing dot names the same host (routers that ignore the host
@@ -428,17 +435,18 @@ func (rt *Routes) find(r *http.Request, method, template string) *route {
 			if m := rt.muxMatch(&c); m.better(best) {
 				best = m
 			}
-			best = rt.variants(&c, best)
+			best = rt.variants(&c, best, within)
 		}
 	}
 	return best.route()
 }
 
 // variants returns the best fit of best and the routes ServeMux matches
-// the path variants of req to.
-func (rt *Routes) variants(req *http.Request, best match) match {
+// the path variants of req to, of those variants that start with within
+// (see servedPrefix).
+func (rt *Routes) variants(req *http.Request, best match, within string) match {
 	for _, p := range routepath.Variants(req.URL.Path) {
-		if p == "" {
+		if p == "" || !strings.HasPrefix(p+"/", within) {
 			continue
 		}
 		c := *req
