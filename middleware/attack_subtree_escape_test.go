@@ -23,6 +23,10 @@ func TestAttackEncodedDotsDoNotLeaveTheAppsSubtree(t *testing.T) {
 		{"/admin/", "/admin/", "GET", "/admin/x/%2E%2E/%2E%2E/healthz"},
 		{"GET /files/{p...}", "GET /files/{p...}", "GET", "/files/%2E%2E/healthz"},
 		{"api.example.com/v1/", "api.example.com/v1/", "GET", "/v1/%2E%2E/healthz"},
+		// ServeMux does not clean a CONNECT request's path: its dot
+		// segments reach the subtree's handler too.
+		{"/admin/", "/admin/", "CONNECT", "/admin/../healthz"},
+		{"/admin/", "/admin/", "CONNECT", "/admin/.."},
 	} {
 		m := quotaRoutes(t, false, quota{c.route, 1}, quota{"/healthz", 1000})
 		hits := 0

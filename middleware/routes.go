@@ -54,6 +54,16 @@ import (
 //     "/users/:id/login") guards those methods too: when no route is
 //     written as the template, the first added that ServeMux matches the
 //     request's path to with one of them does.
+//   - A route written in another syntax than the template a router served
+//     the request by ("GET /users/{id}" for gin's "/users/:id", "/admin/"
+//     for "/admin/*p") is found by that template, matched by ServeMux
+//     with each parameter a wildcard. The request's path is matched first
+//     (a route more specific than the template, a subtree's handler that
+//     routes further) only while, cleaned as ServeMux cleans it, it stays
+//     under the template's literal start: routers serve paths as they
+//     come ("/items/." reaches "/items/:id", "/admin/../healthz" reaches
+//     "/admin/*p") that ServeMux would clean into another route's path,
+//     or none.
 //   - HEAD is limited like GET, in the GET route's buckets, unless a HEAD
 //     route of its own was added: ServeMux, chi's middleware.GetHead and
 //     routes registered for both methods all serve HEAD with the GET
@@ -398,24 +408,56 @@ func (rt *Routes) find(r *http.Request, method, template string) *route {
 		c.Method = method
 		req = &c
 	}
-	best := rt.muxMatch(req)
-	if best.e != nil && !best.weak {
-		return best.route()
-	}
-	if template != "" {
-		// A route written in another syntax than the template ("POST
-		// /users/{id}/login" for gin's "/users/:id/login") guards the
-		// handler the methods r.Pattern names reach as surely.
-		if rte := rt.sharedMuxRoute(req, method, template); rte != nil {
-			return rte
+	within := servedPrefix(r.Pattern, template)
+	// r's path, as ServeMux matches it by r's method and by the others
+	// (which clean it; a CONNECT's is not), is a guide only while it stays
+	// where the handler r reaches serves (see servedPrefix): the route it
+	// matches there may be the one a handler routing further (a
+	// subtree's) serves it with, or one more specific than the template.
+	var best match
+	if staysWithin(req.URL, req.Method, within) {
+		best = rt.muxMatch(req)
+		if best.e != nil && !best.weak {
+			return best.route()
 		}
-	} else if path, ok := oneHandlerPath(r.Pattern); ok {
-		// The application's handler serves every method at one path (a
-		// pattern without a method), and no route is written as its
-		// pattern ("POST /users/{user}/login" for "/users/{id}/login", a
-		// route with or without the pattern's host): a route of another
-		// method at the same path guards it as surely.
-		if rte := rt.otherMethodRoute(req, method, path); rte != nil {
+	}
+	t, byTemplate := templateRequest(req, template)
+	if byTemplate {
+		// The router served r by template: a route written in another
+		// syntax at the template ("GET /users/{id}" for gin's
+		// "/users/:id", "/admin/" for "/admin/*p") is matched by the
+		// template itself, as ServeMux matches it, where r's path,
+		// which the router may have served as it came ("/items/.",
+		// "/admin/../healthz"), ServeMux would clean into another
+		// route's path or none.
+		if m := rt.muxMatch(t); m.better(best) {
+			best = m
+		}
+		if best.e != nil && !best.weak {
+			return best.route()
+		}
+	}
+	if staysWithin(req.URL, "", within) {
+		if template != "" {
+			// A route written in another syntax than the template ("POST
+			// /users/{id}/login" for gin's "/users/:id/login") guards the
+			// handler the methods r.Pattern names reach as surely.
+			if rte := rt.sharedMuxRoute(req, method, template); rte != nil {
+				return rte
+			}
+		} else if path, ok := oneHandlerPath(r.Pattern); ok {
+			// The application's handler serves every method at one path (a
+			// pattern without a method), and no route is written as its
+			// pattern ("POST /users/{user}/login" for "/users/{id}/login", a
+			// route with or without the pattern's host): a route of another
+			// method at the same path guards it as surely.
+			if rte := rt.otherMethodRoute(req, method, path); rte != nil {
+				return rte
+			}
+		}
+	}
+	if byTemplate {
+		if rte := rt.sharedMuxRoute(t, method, template); rte != nil {
 			return rte
 		}
 	}
@@ -423,7 +465,6 @@ func (rt *Routes) find(r *http.Request, method, template string) *route {
 	// subtree holds it): try the variants other routers serve with the
 	// handler of a route, and keep the best fit, among those the handler
 	// r reaches can serve.
-	within := servedPrefix(r.Pattern, template)
 	best = rt.variants(req, best, within)
 	if rt.hosts && (best.e == nil || best.weak) {
 		// A host-specific pattern: the host in another case or with a
@@ -432,7 +473,12 @@ func (rt *Routes) find(r *http.Request, method, template string) *route {
 		if h := canonicalHost(req.Host); h != req.Host {
 			c := *req
 			c.Host = h
-			if m := rt.muxMatch(&c); m.better(best) {
+			if t, ok := templateRequest(&c, template); ok {
+				if m := rt.muxMatch(t); m.better(best) {
+					best = m
+				}
+			}
+			if m := rt.muxMatch(&c); staysWithin(c.URL, c.Method, within) && m.better(best) {
 				best = m
 			}
 			best = rt.variants(&c, best, within)

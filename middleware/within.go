@@ -1,6 +1,12 @@
 package middleware
 
-import "strings"
+import (
+	"net/http"
+	"net/url"
+	"strings"
+
+	"github.com/floodgate-go/floodgate/internal/routepath"
+)
 
 // servedPrefix returns the literal start ("/admin/") of every path the
 // pattern that serves a request matches: its template when an adapter
@@ -41,4 +47,37 @@ func servedPrefix(pattern, template string) string {
 		return ""
 	}
 	return p
+}
+
+// staysWithin reports whether the path of u, as ServeMux matches it for a
+// request of method (its escaped form, in which encoded dots are no dot
+// segments, cleaned but for a CONNECT request), starts with within (see
+// servedPrefix), or within is "". A path that leaves it ("/admin/../x" for
+// gin's "/admin/*p", which gin serves as it comes) is no guide to the route
+// of the handler the request reaches: ServeMux would route it elsewhere.
+func staysWithin(u *url.URL, method, within string) bool {
+	if within == "" {
+		return true
+	}
+	p := u.EscapedPath()
+	if method != http.MethodConnect {
+		p = routepath.Clean(p)
+	}
+	return strings.HasPrefix(p+"/", within)
+}
+
+// templateRequest returns a copy of r whose path is the route template
+// (an adapter's, in a router's syntax) in ServeMux's syntax, each
+// parameter a wildcard of its own name ("/users/{p1}" for "/users/:id"),
+// for ServeMux to match to the route written at that template in any
+// syntax; false without a template.
+func templateRequest(r *http.Request, template string) (*http.Request, bool) {
+	if !strings.HasPrefix(template, "/") || r.URL == nil {
+		return nil, false
+	}
+	c := *r
+	u := *r.URL
+	u.Path, u.RawPath = routepath.MuxPath(template), ""
+	c.URL = &u
+	return &c, true
 }
