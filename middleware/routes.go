@@ -167,9 +167,15 @@ type route struct {
 
 // NewRoutes returns routes that give requests matching no route to def, or
 // leave them unlimited when def is nil. A def that is a typed nil or a zero
-// limiter is reported by every later Add or Share and by [NewSelect].
+// limiter is reported by every later Add or Share and by [NewSelect], and
+// so is a process whose ServeMux runs in Go 1.21's mode (GODEBUG
+// httpmuxgo121=1), in which no pattern would match as Routes needs.
 func NewRoutes(def Limiter) *Routes {
 	rt := &Routes{mux: http.NewServeMux(), byPattern: map[string]*muxEntry{}, byKey: map[routeKey]*route{}, byPath: map[string][]methodRoute{}, limiters: map[Limiter]int{}}
+	if !muxPatterns() {
+		rt.err = errMux121
+		return rt
+	}
 	if def != nil {
 		if err := checkLimiter("NewRoutes default", def); err != nil {
 			rt.err = err
