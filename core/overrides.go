@@ -144,8 +144,19 @@ func NewOverrides(p *Policy, provider OverrideFunc, opts OverrideOptions, limOpt
 }
 
 // Default returns the limiter of the default policy (to change its limits
-// with [Limiter.SetPolicy], say).
-func (o *Overrides) Default() *Limiter { return o.def }
+// with [Limiter.SetPolicy], say); nil for a nil or zero Overrides.
+func (o *Overrides) Default() *Limiter {
+	if o == nil {
+		return nil
+	}
+	return o.def
+}
+
+// errZeroOverrides is returned by the methods of a nil or zero Overrides.
+var errZeroOverrides = fmt.Errorf("core: nil or zero Overrides (make it with NewOverrides): %w", ErrInvalidConfig)
+
+// zero reports whether o is nil or zero, not made by NewOverrides.
+func (o *Overrides) zero() bool { return o == nil || o.def == nil }
 
 // Allow takes one unit for key. It is AllowN(ctx, key, 1).
 func (o *Overrides) Allow(ctx context.Context, key string) (Result, error) {
@@ -176,6 +187,9 @@ func (o *Overrides) Peek(ctx context.Context, key string, cost int64) (Result, e
 // that none of o's limiters took (or one of a limiter replaced more than
 // MaxPolicies replacements ago).
 func (o *Overrides) Refund(ctx context.Context, key string, taken Result) (Result, error) {
+	if o.zero() {
+		return Result{}, errZeroOverrides
+	}
 	if !taken.taken || taken.owner == nil {
 		return Result{}, ErrNotTaken
 	}
@@ -218,8 +232,8 @@ func (o *Overrides) owns(l *Limiter) bool {
 // limiter returns the limiter deciding key: cached, or asked of the
 // provider.
 func (o *Overrides) limiter(ctx context.Context, key string) (*Limiter, error) {
-	if o == nil || o.def == nil {
-		return nil, fmt.Errorf("core: nil or zero Overrides (make it with NewOverrides): %w", ErrInvalidConfig)
+	if o.zero() {
+		return nil, errZeroOverrides
 	}
 	return o.cache.get(ctx, key, o.def.now(), o.resolve)
 }
