@@ -46,12 +46,13 @@ func servedPrefix(pattern, template string) string {
 	if len(p) <= 1 {
 		return ""
 	}
-	return p
+	return unescapeSegments(p)
 }
 
 // staysWithin reports whether the path of u, as ServeMux matches it for a
 // request of method (its escaped form, in which encoded dots are no dot
-// segments, cleaned but for a CONNECT request), starts with within (see
+// segments, cleaned but for a CONNECT request, each segment then unescaped
+// as ServeMux compares it with a pattern's), starts with within (see
 // servedPrefix), or within is "". A path that leaves it ("/admin/../x" for
 // gin's "/admin/*p", which gin serves as it comes) is no guide to the route
 // of the handler the request reaches: ServeMux would route it elsewhere.
@@ -63,7 +64,28 @@ func staysWithin(u *url.URL, method, within string) bool {
 	if method != http.MethodConnect {
 		p = routepath.Clean(p)
 	}
-	return strings.HasPrefix(p+"/", within)
+	return strings.HasPrefix(unescapeSegments(p)+"/", within)
+}
+
+// unescapeSegments returns the escaped path p with each segment unescaped
+// as ServeMux unescapes it to match a pattern's literal segment ("/%61dmin/"
+// is "/admin/"), but for a segment that would then hold a slash or be a
+// dot segment ("%2F", "%2E%2E"), which stays as it is: ServeMux neither
+// splits nor resolves it.
+func unescapeSegments(p string) string {
+	if !strings.Contains(p, "%") {
+		return p
+	}
+	segs := strings.Split(p, "/")
+	for i, s := range segs {
+		if !strings.Contains(s, "%") {
+			continue
+		}
+		if u, err := url.PathUnescape(s); err == nil && u != "." && u != ".." && !strings.Contains(u, "/") {
+			segs[i] = u
+		}
+	}
+	return strings.Join(segs, "/")
 }
 
 // templateRequest returns a copy of r whose path is the route template
