@@ -415,6 +415,12 @@ func (rt *Routes) find(r *http.Request, method, template string) *route {
 		req = &c
 	}
 	within := servedPrefix(r.Pattern, template)
+	if !describes(req.URL, within) {
+		// The path was rewritten after the pattern was matched
+		// (http.StripPrefix under an outer mux's "/api/"): the pattern
+		// says nothing of where the handler that runs serves it.
+		within = ""
+	}
 	// r's path, as ServeMux matches it by r's method and by the others
 	// (which clean it; a CONNECT's is not), is a guide only while it stays
 	// where the handler r reaches serves (see servedPrefix): the route it

@@ -67,6 +67,32 @@ func staysWithin(u *url.URL, method, within string) bool {
 	return strings.HasPrefix(unescapeSegments(p)+"/", within)
 }
 
+// describes reports whether within (see servedPrefix) may be the literal
+// start of the pattern that matched u's path: the path, escaped (each
+// segment unescaped as ServeMux compares it) or decoded (as gin routes it),
+// as it comes or cleaned, starts with it in some case. A path that does not was rewritten
+// after the router matched it (http.StripPrefix behind an outer ServeMux's
+// "/api/", which leaves r.Pattern as it was): no route of the handler
+// that now serves it lies under within, and within must not keep its
+// routes out.
+func describes(u *url.URL, within string) bool {
+	if within == "" {
+		return true
+	}
+	esc := unescapeSegments(u.EscapedPath())
+	for _, p := range [...]string{esc, routepath.Clean(esc), u.Path, routepath.Clean(u.Path)} {
+		if hasPrefixFold(p+"/", within) {
+			return true
+		}
+	}
+	return false
+}
+
+// hasPrefixFold is strings.HasPrefix without regard to case.
+func hasPrefixFold(s, prefix string) bool {
+	return len(s) >= len(prefix) && strings.EqualFold(s[:len(prefix)], prefix)
+}
+
 // unescapeSegments returns the escaped path p with each segment unescaped
 // as ServeMux unescapes it to match a pattern's literal segment ("/%61dmin/"
 // is "/admin/"), but for a segment that would then hold a slash or be a
