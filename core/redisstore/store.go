@@ -276,7 +276,9 @@ const (
 	// limits, however often the store switches. Every take Redis admits
 	// is charged to it too, as far as the share holds it, so that an
 	// outage grants the share less what this process admitted in Redis
-	// meanwhile. What it admitted is not charged to Redis: once Redis
+	// meanwhile; a reset Redis makes forgets the key there too, but a
+	// refund is not given back locally (an outage may deny a key whose
+	// takes Redis refunded, at most for the window of its limits). What it admitted is not charged to Redis: once Redis
 	// answers again, a window that began during the outage may grant
 	// this process its share plus the limit. Its Results report the policy's own quotas (what the
 	// headers show) and the local limiter's Remaining and RetryAfter; they

@@ -255,10 +255,30 @@ func (t *table) Do(ctx context.Context, req store.Request) (store.Decision, erro
 	res, err := t.result(req, c.reply, wait, gen) // before c, and its buffer, go back to the pool
 	c.reply, c.err = nil, nil
 	callPool.Put(c)
-	if err == nil && res.Taken && req.Op == store.OpTake && t.local != nil {
-		t.charge(ctx, req)
+	if err == nil && t.local != nil {
+		switch {
+		case res.Taken && req.Op == store.OpTake:
+			t.charge(ctx, req)
+		case req.Op == store.OpReset:
+			t.forget(ctx, req)
+		}
 	}
 	return res, err
+}
+
+// forget applies the reset Redis made, req, to FailLocal's local limiter
+// too, when it holds anything: it forgets the charges of the takes Redis
+// admitted (see charge), which an outage would otherwise still deny
+// though Redis holds nothing for the key.
+func (t *table) forget(ctx context.Context, req store.Request) {
+	if t.local.cur.Load() == nil {
+		return // nothing charged yet
+	}
+	lt, err := t.local.table(t)
+	if err != nil {
+		return
+	}
+	_, _ = lt.Do(ctx, req)
 }
 
 // charge takes what Redis admitted, req, from FailLocal's local limiter
