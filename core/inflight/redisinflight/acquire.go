@@ -21,8 +21,13 @@ import (
 
 // Acquire takes a slot of key, or fails at once with inflight.ErrFull
 // when Limit leases of key are live. When Redis cannot decide, the
-// failure mode answers (see the package documentation).
+// failure mode answers (see the package documentation). A nil or zero
+// Limiter (not made by New) fails with an error wrapping
+// core.ErrInvalidConfig.
 func (l *Limiter) Acquire(ctx context.Context, key string) (*inflight.Slot, error) {
+	if l.zero() {
+		return nil, errZeroLimiter
+	}
 	s, _, err := l.try(ctx, key)
 	return s, err
 }

@@ -24,6 +24,9 @@ import (
 // by Stats. A lease set evicted forgets the slots held: the limit is
 // silently lifted for its key.
 func (l *Limiter) Check(ctx context.Context) error {
+	if l.zero() {
+		return errZeroLimiter
+	}
 	policy, err := redischeck.Check{
 		What: "redisinflight", Client: l.client, Timeout: l.opts.Timeout,
 		Unavailable: redisstore.ErrUnavailable, BelowRTT: redisstore.ErrTimeoutBelowRTT,
@@ -73,6 +76,9 @@ type Stats struct {
 
 // Stats returns the limiter's current figures.
 func (l *Limiter) Stats() Stats {
+	if l.zero() {
+		return Stats{Down: true}
+	}
 	st := Stats{Down: !l.br.Closed()}
 	if p := l.policy.Load(); p != nil {
 		st.EvictionPolicy, st.Evicts = *p, redischeck.Evicts(*p)

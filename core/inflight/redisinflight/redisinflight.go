@@ -363,6 +363,9 @@ func New(client redis.UniversalClient, limit int, opts Options) (*Limiter, error
 // limiter or store shares it; it never closes the application's client.
 // Calls after Close go to the failure mode. It returns nil.
 func (l *Limiter) Close() error {
+	if l.zero() {
+		return nil
+	}
 	l.bound.Release()
 	return nil
 }
@@ -384,5 +387,17 @@ func poolSize(client redis.UniversalClient) int {
 	return n
 }
 
-// Limit returns the slots each key may hold at once.
-func (l *Limiter) Limit() int { return l.limit }
+// Limit returns the slots each key may hold at once (0 for a nil or zero
+// Limiter, not made by New).
+func (l *Limiter) Limit() int {
+	if l.zero() {
+		return 0
+	}
+	return l.limit
+}
+
+// errZeroLimiter is returned by the calls of a nil or zero Limiter.
+var errZeroLimiter = fmt.Errorf("redisinflight: nil or zero Limiter (make it with New): %w", core.ErrInvalidConfig)
+
+// zero reports whether l is nil or zero, not made by New.
+func (l *Limiter) zero() bool { return l == nil || l.line == nil }

@@ -16,6 +16,9 @@ import (
 // wrapping inflight.ErrQueueFull. A waiter holds no goroutine; the head
 // of a line holds one timer.
 func (l *Limiter) Wait(ctx context.Context, key string) (*inflight.Slot, error) {
+	if l.zero() {
+		return nil, errZeroLimiter
+	}
 	turn, err := l.line.Await(ctx, key)
 	if err != nil {
 		return nil, err
@@ -46,7 +49,12 @@ func (l *Limiter) Wait(ctx context.Context, key string) (*inflight.Slot, error) 
 }
 
 // Waiting returns the callers of this process waiting in key's line.
-func (l *Limiter) Waiting(key string) int { return l.line.Len(key) }
+func (l *Limiter) Waiting(key string) int {
+	if l.zero() {
+		return 0
+	}
+	return l.line.Len(key)
+}
 
 // watch returns a channel closed when this process next releases a slot
 // of key. Only the head of key's line watches.
