@@ -65,11 +65,13 @@
 // weighted part), total the window's merged count, and d the nodes
 // registered (at least this node's guess: the nodes registered in the
 // previous window, or Options.Nodes without that evidence) that hold no
-// live claim, itself included. A claim lives 2·SyncPeriod + Timeout (every
-// node of a fleet must use the same SyncPeriod and Timeout, and clocks
-// synchronised), and is replaced when a round reads the key again. The
-// claims never add up beyond what remains, and while its claim lives a
-// node admits only while
+// live claim of a unit or more, itself included (a node whose claim came
+// out 0 shares what remains: TestAttackIdleClaimLocksOutOtherNodes); the
+// last units, fewer than d, go whole to the node claiming them. A claim
+// lives 2·SyncPeriod + Timeout (every node of a fleet must use the same
+// SyncPeriod and Timeout, and clocks synchronised), and is replaced when a
+// round reads the key again. The claims never add up beyond what remains,
+// and while its claim lives a node admits only while
 //
 //	unconfirmed + cost ≤ its claim
 //
@@ -215,8 +217,11 @@
 // window's refunds beyond what the node admitted since its last round) is
 // not given back again: a refund so lost stays counted. The claim it made
 // replaced the node's in Redis while the node spends the one it holds: a
-// round never claims for a node less than its live claim still holds
-// once the round's push is counted. Every round is bounded by Timeout;
+// round never reserves for a node in Redis less than its live claim still
+// holds once the round's push is counted, and the node spends the new
+// claim once the reply is in (a claim the node does not spend shrinks at
+// its next round: it is not kept whole while its node keeps reading the
+// key). Every round is bounded by Timeout;
 // there is no circuit breaker, as rounds are already one per period.
 //
 // At start-up, [Store.Check] says whether the store can sync: Redis

@@ -29,9 +29,9 @@ type item struct {
 	push, ttl  int64
 	// Window: x1 is the room (−1 for a window claimed nothing on), x2 the
 	// guess of the nodes sharing the key, x3 what the node's live claim
-	// still holds after the push (the new claim is never made below it). Bucket: what it gives back, the
-	// hold's end (ns since the span's start), the units to lease, the
-	// guess.
+	// still holds after the push (Redis never reserves less for it).
+	// Bucket: what it gives back, the hold's end (ns since the span's
+	// start), the units to lease, the guess.
 	x1, x2, x3, x4 int64
 }
 

@@ -20,8 +20,9 @@
 --     pushes, the room (the limit less what the previous window still
 --     weighs; −1 claims nothing), the node's guess of the nodes sharing
 --     the key, what the node's live claim still holds once the push is
---     counted (its claim is never made below that: a node whose reply is
---     lost spends the claim it holds);
+--     counted (Redis never reserves less for the node: a node whose
+--     reply is lost spends the claim it holds; the reply carries the new
+--     claim, which the node spends from then on);
 --   bucket: 'g' (a GCRA) or 't' (a token bucket), its hash, the previous
 --     span's hash, the field, what the node pushes, units of former leases
 --     to give back, the hold's end of the latest (ns since the span's
@@ -104,7 +105,8 @@ local function window(v, push, room, guess, keep)
     nodes = nodes + 1
     if a[j] == id then
       mine = j
-    elseif a[j + 1] >= 0 and nowms - a[j + 2] < life then
+    elseif a[j + 1] > 0 and nowms - a[j + 2] < life then
+      -- A live claim of 0 holds nothing: its node shares what remains.
       others = others + a[j + 1]
       holders = holders + 1
     end
@@ -121,8 +123,19 @@ local function window(v, push, room, guess, keep)
   local div, claim = 1, -1
   if room >= 0 then
     div = max(1, max(guess, nodes) - holders)
-    claim = max(0, floor((room - t - others) / div), keep)
-    a[mine + 1], a[mine + 2] = claim, nowms
+    local rest = room - t - others
+    claim = max(0, floor(rest / div))
+    if claim == 0 and rest >= 1 then
+      -- The last units, fewer than the nodes sharing them, go whole to
+      -- one node (with the divisor that lets it spend them): a request
+      -- of several units finds them together.
+      claim, div = rest, 1
+    end
+    -- Redis reserves what the node's live claim still holds (it spends
+    -- that until the reply, and on if the reply is lost), the node
+    -- spends the new claim: a claim the node does not use shrinks at its
+    -- next round, not never.
+    a[mine + 1], a[mine + 2] = max(claim, keep), nowms
     changed = true
   end
   return changed and pack(a) or nil, t, nodes, others, div, claim
