@@ -90,13 +90,17 @@
 // Without a live claim — a window no round has read yet (a new window, a
 // key new to the node, an evicted key), or a claim that expired — a node
 // holds its unconfirmed units of the window to ⌊(room − confirmed total) /
-// k⌋, with k the guess above when the last round read the key and at least
-// Options.Nodes otherwise (its view is then stale).
+// k⌋, with k the most of Options.Nodes and the nodes it saw registered in
+// the previous window or the current one. (Not the guess alone: nodes
+// registering in one round each read the nodes registered before them, 1,
+// 2, … N, and dividing by those counts the fleet's first units of the next
+// window came to H(N)·Limit, 208 of 100 with four nodes:
+// TestAttackLateJoinersFreshShares.) A node alone gets the whole remainder
+// by its claims, from its first round in the window.
 //
 // Over-admission comes only from units admitted without a live claim:
 // each node's first units of a window before the first round that reads it
-// (k = the nodes seen in the previous window: exact when they are the
-// nodes deciding now, which TestFreshSharesFollowTheActiveNodes checks),
+// (⌊Limit/k⌋, k ≥ Nodes: at most Limit in all while N ≤ Nodes),
 // keys new to a node (⌊Limit/Nodes⌋ each, claimed against a total the
 // node has not read), and a quiet key's units on a view as old as its last
 // read. Let N be the nodes deciding a key, P the SyncPeriod, δ the spread

@@ -43,10 +43,10 @@ const (
 type Options struct {
 	// Nodes is how many processes share the limits through this Redis:
 	// required, in [1, MaxNodes]. A node without a live claim on a window
-	// or a live lease of a bucket, and without evidence of how many nodes
-	// share the key (a key new to it, a Redis outage), holds at most
-	// 1/Nodes of what it knows remains (of a bucket, 1/Nodes of its burst
-	// and rate too); see the package documentation. Overstating it is safe
+	// (a window's first units, a key new to it, a Redis outage) or a live
+	// lease of a bucket holds at most 1/Nodes of what it knows remains (of
+	// a bucket, 1/Nodes of its burst and rate too; less when it saw more
+	// nodes share the key); see the package documentation. Overstating it is safe
 	// (such a node grants less); understating it over-admits.
 	Nodes int
 	// SyncPeriod is the time between two sync rounds of [Store.Run], in
@@ -103,9 +103,6 @@ type Store struct {
 	script *redis.Script
 	id     string // this node's id in the shared state: random per Store
 
-	// round is the number of the last completed sync round (from 1: a
-	// key no round read is stale).
-	round  atomic.Uint64
 	syncMu sync.Mutex // one round at a time
 
 	mu sync.Mutex
@@ -175,7 +172,6 @@ func New(client redis.UniversalClient, opts Options) (*Store, error) {
 	}
 	_, single := bound.Client.(*redis.Client)
 	s := &Store{client: bound.Client, bound: bound, single: single, opts: opts, script: redis.NewScript(syncLua), id: hex.EncodeToString(id[:])}
-	s.round.Store(1)
 	// A store dropped without Close releases its client all the same.
 	runtime.AddCleanup(s, func(b *redisbound.Bound) { b.Release() }, bound)
 	return s, nil

@@ -94,7 +94,6 @@ func (k *keyset) bucketHash(tag string, i int, span, j int64) string {
 func (s *Store) Sync(ctx context.Context) error {
 	s.syncMu.Lock()
 	defer s.syncMu.Unlock()
-	round := s.round.Load() + 1
 	now, err := s.now()
 	if err != nil {
 		return err
@@ -153,7 +152,7 @@ func (s *Store) Sync(ctx context.Context) error {
 	for _, e := range entries {
 		e.sh.mu.Lock()
 		if !e.failed {
-			e.okRound, e.okAt, e.ver = round, now, e.readVer
+			e.okAt, e.ver = now, e.readVer
 			e.forgot, e.own, e.floor = 0, 0, 0 // a forgotten key's count is read back
 		}
 		e.retry = e.failed
@@ -175,7 +174,6 @@ func (s *Store) Sync(ctx context.Context) error {
 			s.bound.FlushSoon()
 		}
 	}
-	s.round.Store(round)
 	return err
 }
 

@@ -82,10 +82,9 @@ type entry struct {
 	// take was counted in.
 	ws []slot
 	bs []bucket
-	// okRound is the round that last read the entry back, at okAt (the
+	// okAt is when the round that last read the entry back began (the
 	// store's clock); ver is the version of the limits (see limits) it
 	// claimed under.
-	okRound uint64
 	okAt    int64
 	ver     uint64
 	want    bool // a decision asks the next round to read the key (see table.decide)
@@ -232,12 +231,6 @@ func (t *table) Do(ctx context.Context, req store.Request) (d store.Decision, er
 	return d, nil
 }
 
-// stale reports whether e's view may be older than the last round: no
-// round read it back since, or the rounds stopped.
-func (t *table) stale(e *entry, now int64) bool {
-	return e.okRound != t.k.s.round.Load() || now-e.okAt >= t.k.s.life()
-}
-
 // decide decides req (a take or a peek) on e, under its shard's lock when
 // e is in a keyset (locked): every limit decides, and a take commits only
 // when all of them admit it. A take a window limit denies asks the next
@@ -257,7 +250,7 @@ func (t *table) decide(e *entry, req store.Request, locked bool, d *store.Decisi
 		} else {
 			var v view
 			l.look(&v, e.ws[l.at:l.at+2], req.Now, e.newest[i])
-			div, claims, cap := t.share(e, &v, req.Now, !locked || t.stale(e, req.Now))
+			div, claims, cap := t.share(e, &v, req.Now)
 			short[i] = l.decide(&d.Outcomes[i], &v, req.Now, req.Cost, div, claims, cap, period)
 			idx[i] = v.idx
 			if take && !d.Outcomes[i].Allowed {
@@ -306,11 +299,9 @@ func (t *table) decide(e *entry, req store.Request, locked bool, d *store.Decisi
 // nor the room a SlidingWindow's previous window frees as it decays:
 // each node dividing it by its own claim's divisor, the fleet took it
 // about H(nodes) times), but for a node alone (Nodes 1) under the limits
-// it claimed with; else, with no claim deducted, Nodes
-// when the view is stale or no node was seen registered in the previous
-// window, and otherwise the most nodes seen registered in it or the
-// current one.
-func (t *table) share(e *entry, v *view, now int64, stale bool) (div, claims, cap int64) {
+// it claimed with; else, with no claim deducted, the most of Nodes and the
+// nodes seen registered in the previous window or the current one.
+func (t *table) share(e *entry, v *view, now int64) (div, claims, cap int64) {
 	n := int64(t.k.s.opts.Nodes)
 	switch {
 	case e.forgot > now:
@@ -325,10 +316,14 @@ func (t *table) share(e *entry, v *view, now int64, stale bool) (div, claims, ca
 			cap = -1 // alone: all the room decay frees is its own
 		}
 		return v.div, v.claims, cap
-	case stale:
-		return max(n, v.others+1), 0, -1
 	}
-	return t.k.s.guess(v), 0, -1
+	// No live claim: a stale view, or the first units of a window no
+	// round has read yet. The nodes seen registered in the previous
+	// window are those registered before this node's last read of it:
+	// nodes registering after it (in the same round of registrations)
+	// would each divide by their own count, 1, 2, … N (the fleet's first
+	// units H(N)·Limit), so Nodes at least.
+	return max(n, v.others+1), 0, -1
 }
 
 // guess is how many nodes share the key, from the windows read: Nodes
