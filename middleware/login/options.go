@@ -61,7 +61,11 @@ type Options struct {
 	Clock core.Clock
 	// IP says how the client network is found: trusted proxies, prefix
 	// lengths (see keyfunc.IPOptions). The zero value keys by the direct
-	// peer, IPv4 /32 and IPv6 /64, and trusts no forwarding header. An
+	// peer, IPv4 /32 and IPv6 /64, and trusts no forwarding header: behind
+	// a load balancer or a proxy, name it (TrustedProxyCIDRs or
+	// TrustedHops), or every user is counted on the proxy's network, and
+	// one guesser's failures (Network's free ones, 100 an hour by default)
+	// lock everyone without a device cookie out of the login. An
 	// ISP delegates a /56 or a /48 to many homes and offices: a client with
 	// one has 256 to 65,536 /64s, each with a network budget of its own
 	// (the account counter still holds). Set IPv6Prefix to 56 or 48 to
