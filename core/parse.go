@@ -155,11 +155,15 @@ func (p *parsed) parseRate(tok string, col int, inPolicy bool) *ParseError {
 			return syntaxErr(col, tok, "%q at column %d comes before the rate: want the rate first (COUNT/PERIOD such as 100/min), then the words", tok, col+1)
 		}
 		hint := ""
-		if strings.HasSuffix(tok, ":") {
+		switch {
+		case strings.HasSuffix(tok, ":"):
 			hint = " (a limit's name and ':' are read by ParsePolicy)"
 			if inPolicy {
 				hint = " (a limit has one name)"
 			}
+		case inPolicy && validName(tok) && isLetter(tok[0]):
+			// "daily 10000/day": a name without its ':'.
+			hint = " (a limit's name? follow it with ':', as " + clip(tok) + ": 10000/day)"
 		}
 		return syntaxErr(col, tok, "rate %q at column %d has no '/': want COUNT/PERIOD such as 100/min, without spaces%s", clip(tok), col+1, hint)
 	}
@@ -299,8 +303,11 @@ func (p *parsed) unknownWord(w string, col int) *ParseError {
 		cands = append(cands, a)
 	}
 	hint := suggest(w, cands)
-	if strings.IndexByte(w, '/') >= 0 {
+	switch {
+	case strings.IndexByte(w, '/') >= 0:
 		hint = " (a second rate: separate limits with ';' in a policy)"
+	case w == shadowWord:
+		hint = " (shadow comes before the rate, in a policy: shadow 100/min)"
 	}
 	return syntaxErr(col, w, "unknown word %q at column %d%s: %s", clip(w), col+1, hint, want)
 }
@@ -312,3 +319,6 @@ func algList(as []algID) string {
 	}
 	return strings.Join(names, ", ")
 }
+
+// isLetter reports whether c is an ASCII letter.
+func isLetter(c byte) bool { return 'a' <= c|0x20 && c|0x20 <= 'z' }

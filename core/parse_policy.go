@@ -25,7 +25,6 @@ func ParsePolicy(name, s string) (*Policy, error) {
 	if !utf8.ValidString(name) {
 		return nil, fmt.Errorf("core: policy name %q is not valid UTF-8: %w", name, ErrInvalidConfig)
 	}
-	const shadowWord = "shadow"
 	type item struct {
 		name   string
 		named  bool
@@ -163,3 +162,6 @@ func defaultName(policy string, n int, a Algorithm) string {
 	}
 	return s
 }
+
+// shadowWord, before a limit's rate in a policy, makes it a shadow limit.
+const shadowWord = "shadow"
