@@ -130,11 +130,13 @@ func NewConcurrency(l ConcurrencyLimiter, opts ConcurrencyOptions) (*Concurrency
 
 // Handler wraps next: the middleware as a func(http.Handler) http.Handler.
 // It panics, when the handler chain is built, if c is nil or was not made
-// by [NewConcurrency].
+// by [NewConcurrency], or if next is nil or a typed nil (for the default
+// ServeMux, give http.DefaultServeMux).
 func (c *Concurrency) Handler(next http.Handler) http.Handler {
 	if c == nil || c.lim == nil {
 		panic(fmt.Errorf("middleware: nil or zero *Concurrency, not made by NewConcurrency: %w", core.ErrInvalidConfig))
 	}
+	checkNext("Concurrency", next)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		release, ok := c.Begin(w, r)
 		if !ok {

@@ -79,18 +79,20 @@ func (m *Middleware) setDefaults() error {
 }
 
 // Handler wraps next: the middleware as a func(http.Handler) http.Handler.
-// It panics, when the handler chain is built, if m is nil or was not made
-// by [New] or [NewSelect] (see [Middleware.Validate]). When next is the
-// application's *http.ServeMux, a request's r.Pattern is set before the
-// decision to the pattern next will serve it with (as next sets it when
-// it dispatches), whatever the Selector: [Routes] limits the request by
-// the handler it reaches, a key such as keyfunc.Route and the hooks of
-// Options read the pattern, and a CORS preflight that reaches a handler is
-// counted as that handler's request (see [Preflight]). (With a single
-// limiter, the default key and no hook, nothing reads it but the
-// preflight rule: only OPTIONS requests are looked up.)
+// It panics, when the handler chain is built, if m is nil or was not made by
+// [New] or [NewSelect] (see [Middleware.Validate]), or if next is nil or a
+// typed nil (for the default ServeMux, give http.DefaultServeMux). When next
+// is the application's *http.ServeMux, a request's r.Pattern is set before
+// the decision to the pattern next will serve it with (as next sets it when
+// it dispatches), whatever the Selector: [Routes] limits the request by the
+// handler it reaches, a key such as keyfunc.Route and the hooks of Options
+// read the pattern, and a CORS preflight that reaches a handler is counted
+// as that handler's request (see [Preflight]). (With a single limiter, the
+// default key and no hook, nothing reads it but the preflight rule: only
+// OPTIONS requests are looked up.)
 func (m *Middleware) Handler(next http.Handler) http.Handler {
 	m.mustValidate()
+	checkNext("Middleware", next)
 	h := &limited{m: m, next: next}
 	h.mux, _ = next.(*http.ServeMux)
 	h.preflightsOnly = m.readsNoPattern()

@@ -59,3 +59,19 @@ func (m *Middleware) mustValidate() {
 func refuseInvalid(w http.ResponseWriter) {
 	notReady.Write(w, nil, false)
 }
+
+// checkNext refuses a nil or typed-nil next handler when the handler chain
+// is built (every request would panic on it), with an error that says what
+// to give: http.ListenAndServe(addr, nil) makes nil look like the default
+// ServeMux. who names the middleware ("Middleware", "Concurrency").
+func checkNext(who string, next http.Handler) {
+	if !isnil.Value(next) {
+		return
+	}
+	what := "nil"
+	if next != nil {
+		what = fmt.Sprintf("a nil %T", next)
+	}
+	panic(fmt.Errorf("middleware: %s.Handler(%s): no handler to pass admitted requests to: give the one they go to (http.DefaultServeMux for handlers registered with http.Handle): %w",
+		who, what, core.ErrInvalidConfig))
+}

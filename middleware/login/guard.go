@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/floodgate-go/floodgate/core"
+	"github.com/floodgate-go/floodgate/internal/isnil"
 	"github.com/floodgate-go/floodgate/keyfunc"
 )
 
@@ -140,6 +141,22 @@ func (g *Guard) mustValidate() {
 	if err := g.Validate(); err != nil {
 		panic(err)
 	}
+}
+
+// mustNext panics, when a handler chain is built, on a nil or typed-nil
+// next handler (every login would panic on it), with an error that says
+// what to give: http.ListenAndServe(addr, nil) makes nil look like the
+// default ServeMux.
+func mustNext(next http.Handler) {
+	if !isnil.Value(next) {
+		return
+	}
+	what := "nil"
+	if next != nil {
+		what = fmt.Sprintf("a nil %T", next)
+	}
+	panic(fmt.Errorf("login: Guard.Handler(%s): no handler to pass the attempts to: give the one checking the credentials (http.DefaultServeMux for handlers registered with http.Handle): %w",
+		what, core.ErrInvalidConfig))
 }
 
 // name returns the form username is counted by: Options.Normalize applied

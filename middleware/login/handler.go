@@ -48,9 +48,10 @@ var ErrNoResponse = errors.New("login: the handler returned without writing a re
 // username it really checks.
 //
 // It panics, when the handler chain is built, if g is nil or not made by
-// [New] (see [Guard.Validate]).
+// [New] (see [Guard.Validate]), or if next is nil or a typed nil.
 func (g *Guard) Handler(next http.Handler) http.Handler {
 	g.mustValidate()
+	mustNext(next)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		a, ok := g.Start(w, r)
 		if !ok {
