@@ -109,7 +109,7 @@ var errorCases = func() map[string]struct{ src, want string } {
 		"merge key":            {"base: &b {policy: api}\n", `test.yaml:1:1: configuration: unknown field "base"`},
 		"merge key in a rule":  {"policies: {api: 1/s}\ndefault:\n  <<: {policy: api}\n", `test.yaml:3:3: default: merge keys (<<) are not supported`},
 		"custom tag":           {"policies: {api: !env API_RATE}\ndefault: {policy: api}\n", `test.yaml:1:17: policies.api: tag !env is not supported`},
-		"version 2":            {"version: 2\n" + ok, `test.yaml:1:10: version: 2: want 1 to 1`},
+		"version 2":            {"version: 2\n" + ok, `test.yaml:1:10: version: 2: want 1`},
 		"dry_run not bool":     {ok + "dry_run: yes please\n", `test.yaml:3:10: dry_run: "yes please": want true or false`},
 		"second document":      {ok + "---\n" + ok, `test.yaml:3:1: a second YAML document`},
 		"yaml syntax":          {"policies: {api: 1/s\ndefault: {policy: api}\n", `test.yaml:1: yaml: did not find expected ',' or '}'`},

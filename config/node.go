@@ -233,7 +233,11 @@ func (d *decoder) integer(n *yaml.Node, what string, lo, hi int64) (int64, bool)
 		d.errorf(s, "%s: %s: want a whole number", what, kind(s))
 		return 0, false
 	}
-	if v < lo || v > hi {
+	switch {
+	case (v < lo || v > hi) && lo == hi: // "want 1 to 1" read as a typo
+		d.errorf(s, "%s: %d: want %d", what, v, lo)
+		return 0, false
+	case v < lo || v > hi:
 		d.errorf(s, "%s: %d: want %d to %d", what, v, lo, hi)
 		return 0, false
 	}
