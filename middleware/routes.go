@@ -186,7 +186,9 @@ func NewRoutes(def Limiter) *Routes {
 	return rt
 }
 
-// Add limits the requests matching pattern with l.
+// Add limits the requests matching pattern with l. An error is sticky, as
+// [Routes.Share]'s: every later Add and Share, and [NewSelect], report the
+// first one, so checking NewSelect's error is enough.
 func (rt *Routes) Add(pattern string, l Limiter) error {
 	return rt.share(pattern, l, true, pattern)
 }
