@@ -62,12 +62,13 @@ import (
 // Limit returns chi inline middleware limiting requests with m by chi's
 // route pattern; see the package documentation for where to mount it. It
 // panics, when the router is built, if m is nil or not made by
-// middleware.New or NewSelect.
+// middleware.New or NewSelect, or if it is applied to a nil handler.
 func Limit(m *middleware.Middleware) func(http.Handler) http.Handler {
 	mustValidate(m)
 	var tables tables
 	pool := sync.Pool{New: func() any { return chi.NewRouteContext() }}
 	return func(next http.Handler) http.Handler {
+		mustNext("Limit", next)
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			rctx := chi.RouteContext(r.Context())
 			pattern := rctx.RoutePattern()
@@ -108,7 +109,8 @@ func Limit(m *middleware.Middleware) func(http.Handler) http.Handler {
 // by the route pattern router.Find resolves for them, before chi routes
 // them. router is the router it is mounted on (its routes may be added
 // after the Use call). It panics, when the router is built, if m is nil or
-// not made by middleware.New or NewSelect, or if router is nil.
+// not made by middleware.New or NewSelect, if router is nil, or if it is
+// applied to a nil handler.
 //
 // It resolves the route as chi will, and as the variants of a request that
 // reach the same handler: the routing path and method that middleware
@@ -128,6 +130,7 @@ func LimitMux(m *middleware.Middleware, router chi.Routes) func(http.Handler) ht
 	pool := sync.Pool{New: func() any { return chi.NewRouteContext() }}
 	t := routemethods.New(func() []routemethods.Route { return walk(router) })
 	return func(next http.Handler) http.Handler {
+		mustNext("LimitMux", next)
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			rctx := pool.Get().(*chi.Context)
 			pattern, method := find(router, rctx, r)
@@ -222,6 +225,14 @@ func findMethods(router chi.Routes, rctx *chi.Context, methods [2]string, path s
 func mustValidate(m *middleware.Middleware) {
 	if err := m.Validate(); err != nil {
 		panic(fmt.Errorf("chilimit: %w", err))
+	}
+}
+
+// mustNext panics, when the middleware is applied, on a nil or typed-nil
+// next handler: every request would panic on it.
+func mustNext(who string, next http.Handler) {
+	if isnil.Value(next) {
+		panic(fmt.Errorf("chilimit: %s(nil next): no handler to pass admitted requests to: give the router or handler they go to: %w", who, core.ErrInvalidConfig))
 	}
 }
 

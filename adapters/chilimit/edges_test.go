@@ -135,16 +135,22 @@ func TestPreflight(t *testing.T) {
 }
 
 // The constructors refuse a nil or zero middleware, and LimitMux a nil
-// router, when the router is built.
+// router, when the router is built; the middleware they return refuses a
+// nil next handler when it is applied (it panicked at every request).
 func TestConstructorsPanicAtSetup(t *testing.T) {
 	m := routes(t, 1, middleware.Options{})
 	var nilRouter *chi.Mux
 	for name, f := range map[string]func(){
-		"Limit(nil)":             func() { chilimit.Limit(nil) },
-		"Limit(zero)":            func() { chilimit.Limit(new(middleware.Middleware)) },
-		"LimitMux(nil, r)":       func() { chilimit.LimitMux(nil, chi.NewRouter()) },
-		"LimitMux(m, nil)":       func() { chilimit.LimitMux(m, nil) },
-		"LimitMux(m, typed nil)": func() { chilimit.LimitMux(m, nilRouter) },
+		"Limit(m)(nil)":                func() { chilimit.Limit(m)(nil) },
+		"LimitMux(m, r)(nil)":          func() { chilimit.LimitMux(m, chi.NewRouter())(nil) },
+		"PerIP(rate)(nil)":             func() { chilimit.MustPerIP("1/min")(nil) },
+		"Limit(m)(nil HandlerFunc)":    func() { chilimit.Limit(m)(http.HandlerFunc(nil)) },
+		"LimitMux(m, r)(nil *chi.Mux)": func() { chilimit.LimitMux(m, chi.NewRouter())(nilRouter) },
+		"Limit(nil)":                   func() { chilimit.Limit(nil) },
+		"Limit(zero)":                  func() { chilimit.Limit(new(middleware.Middleware)) },
+		"LimitMux(nil, r)":             func() { chilimit.LimitMux(nil, chi.NewRouter()) },
+		"LimitMux(m, nil)":             func() { chilimit.LimitMux(m, nil) },
+		"LimitMux(m, typed nil)":       func() { chilimit.LimitMux(m, nilRouter) },
 	} {
 		assert.Panics(t, f, name)
 		func() {
