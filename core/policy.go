@@ -77,13 +77,17 @@ func NewPolicy(name string, limits ...Limit) (*Policy, error) {
 		return nil, fmt.Errorf("core: policy name %q is not valid UTF-8: %w", name, ErrInvalidConfig)
 	}
 	p := &Policy{name: name}
-	seen := map[string]bool{}
+	seen := map[string]int{} // a limit's name to its position, from 1
 	var shadows []Limit
-	for _, l := range limits {
-		if seen[l.Name] {
+	for i, l := range limits {
+		switch at := seen[l.Name]; {
+		case at > 0 && l.Name == "":
+			return nil, fmt.Errorf("core: policy %q: limits %d and %d have no name: name each limit of a policy of several (Limit.Name, such as \"minute\" and \"day\"): %w",
+				name, at, i+1, ErrInvalidConfig)
+		case at > 0:
 			return nil, fmt.Errorf("core: policy %q: duplicate limit name %q: %w", name, l.Name, ErrInvalidConfig)
 		}
-		seen[l.Name] = true
+		seen[l.Name] = i + 1
 		if !utf8.ValidString(l.Name) {
 			return nil, fmt.Errorf("core: policy %q: limit name %q is not valid UTF-8: %w", name, l.Name, ErrInvalidConfig)
 		}
