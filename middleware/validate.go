@@ -68,10 +68,6 @@ func checkNext(who string, next http.Handler) {
 	if !isnil.Value(next) {
 		return
 	}
-	what := "nil"
-	if next != nil {
-		what = fmt.Sprintf("a nil %T", next)
-	}
 	panic(fmt.Errorf("middleware: %s.Handler(%s): no handler to pass admitted requests to: give the one they go to (http.DefaultServeMux for handlers registered with http.Handle): %w",
-		who, what, core.ErrInvalidConfig))
+		who, isnil.Describe(next), core.ErrInvalidConfig))
 }

@@ -3,7 +3,10 @@
 // interface is expected instead of panicking on its first use.
 package isnil
 
-import "reflect"
+import (
+	"fmt"
+	"reflect"
+)
 
 // Value reports whether v is nil or holds a nil pointer, map, slice,
 // channel, function or interface.
@@ -16,4 +19,13 @@ func Value(v any) bool {
 		return rv.IsNil()
 	}
 	return false
+}
+
+// Describe names v for an error saying it is nil: "nil" for a nil
+// interface, "a nil T" for a nil value of type T in one.
+func Describe(v any) string {
+	if v == nil {
+		return "nil"
+	}
+	return fmt.Sprintf("a nil %T", v)
 }

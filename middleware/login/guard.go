@@ -151,12 +151,8 @@ func mustNext(next http.Handler) {
 	if !isnil.Value(next) {
 		return
 	}
-	what := "nil"
-	if next != nil {
-		what = fmt.Sprintf("a nil %T", next)
-	}
 	panic(fmt.Errorf("login: Guard.Handler(%s): no handler to pass the attempts to: give the one checking the credentials (http.DefaultServeMux for handlers registered with http.Handle): %w",
-		what, core.ErrInvalidConfig))
+		isnil.Describe(next), core.ErrInvalidConfig))
 }
 
 // name returns the form username is counted by: Options.Normalize applied
