@@ -247,7 +247,7 @@ func (l *Limiter) Take(ctx context.Context, key string, cost int64, res *Result)
 	if l != nil {
 		b = l.cur.Load()
 	}
-	if b != nil && b.mem != nil && cost >= 1 && l.takeMem(ctx, b, key, b.mem.hash(key), cost, res) {
+	if b != nil && b.mem != nil && cost >= 1 && l.takeMem(ctx, b, key, nil, b.mem.hash(key), cost, res) {
 		return nil
 	}
 	if b != nil && (l.post || b.shadow != nil) {
@@ -261,7 +261,11 @@ func (l *Limiter) Take(ctx context.Context, key string, cost int64, res *Result)
 		*res = Result{}
 		return errZeroLimiter
 	}
-	return l.doOn(ctx, b, store.Request{Op: store.OpTake, Key: key, Cost: cost}, 0, res)
+	if err := l.doOn(ctx, b, store.Request{Op: store.OpTake, Key: key, Cost: cost}, 0, res); err != nil {
+		return err
+	}
+	l.capDelay(ctx, key, res)
+	return nil
 }
 
 // Peek reports what AllowN would decide for cost, consuming nothing: every

@@ -14,7 +14,7 @@ func (l *Limiter) TakeBytes(ctx context.Context, key []byte, cost int64, res *Re
 		b = l.cur.Load()
 	}
 	if b != nil && b.mem != nil && cost >= 1 && l.top == nil &&
-		l.takeMem(ctx, b, "", b.mem.hashBytes(key), cost, res) {
+		l.takeMem(ctx, b, "", key, b.mem.hashBytes(key), cost, res) {
 		return nil
 	}
 	return l.Take(ctx, string(key), cost, res)
@@ -23,9 +23,11 @@ func (l *Limiter) TakeBytes(ctx context.Context, key []byte, cost int64, res *Re
 // takeMem is Take's hot path on the in-memory store of binding b, for key,
 // of hash h (which the shadow limits' tables, of the same store, share): no
 // Request built. key is read only by the heavy-hitter sketch (TakeBytes
-// passes "" when there is none). It reports false, deciding nothing, when
-// the clock reads an instant out of range (Take's slow path reports it).
-func (l *Limiter) takeMem(ctx context.Context, b *binding, key string, h uint64, cost int64, res *Result) bool {
+// passes "" when there is none) and by a refund of a delay past ctx's
+// [WithMaxDelay]; TakeBytes passes its bytes as kb, made a string only
+// then. It reports false, deciding nothing, when the clock reads an
+// instant out of range (Take's slow path reports it).
+func (l *Limiter) takeMem(ctx context.Context, b *binding, key string, kb []byte, h uint64, cost int64, res *Result) bool {
 	var now int64
 	if l.clock == nil {
 		now = systemNow()
@@ -37,6 +39,12 @@ func (l *Limiter) takeMem(ctx context.Context, b *binding, key string, h uint64,
 	}
 	b.mem.take(h, now, cost, res)
 	res.owner, res.source = l, SourceStore
+	if res.Delay > 0 {
+		if kb != nil {
+			key = string(kb)
+		}
+		l.capDelay(ctx, key, res)
+	}
 	if l.post || b.shadow != nil {
 		l.after(ctx, b, key, h, cost, res, 0, nil, true)
 	}

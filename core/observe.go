@@ -13,9 +13,11 @@ import (
 //
 // A [Limiter] given one by [WithObserver] calls Decided after every take
 // ([Limiter.Allow], [Limiter.AllowN], [Limiter.Take]); peeks, refunds and
-// resets are not decisions and are not reported. A store that changes state
-// (the Redis store losing Redis, say) calls StoreChanged once per change,
-// when the observer is given to it too (see the store's options). Both are
+// resets are not decisions and are not reported; a take asked under
+// [WithMaxDelay] is reported as decided, a denial when its delay was too
+// long. A store that changes state (the Redis store losing Redis, say)
+// calls StoreChanged once per change, when the observer is given to it
+// too (see the store's options). Both are
 // called synchronously, Decided on the deciding goroutine, StoreChanged
 // possibly under the store's locks: keep them short, never block, and never
 // call back into the limiter or the store. Implementations must be safe for
@@ -216,6 +218,9 @@ func (l *Limiter) takeObserved(ctx context.Context, b *binding, key string, cost
 	}
 	if sh != nil {
 		sh.finish(err, res)
+	}
+	if err == nil {
+		l.capDelay(ctx, key, res)
 	}
 	l.after(ctx, b, key, 0, cost, res, lat, err, sh == nil)
 	return err

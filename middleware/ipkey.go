@@ -34,11 +34,11 @@ func (m *Middleware) decideIP(w http.ResponseWriter, r *http.Request, l *core.Li
 	if !ok {
 		return errAnswered
 	}
-	if err := l.TakeBytes(r.Context(), b, cost, &a.res); err != nil {
+	if err := l.TakeBytes(m.decisionContext(r), b, cost, &a.res); err != nil {
 		return err
 	}
 	a.m, a.r, a.lim = m, r, l
-	if m.opts.CountIf != nil || a.res.Delay > 0 || m.pk {
+	if m.opts.CountIf != nil || a.res.Delay > 0 || a.res.Taken() && !a.res.Allowed || m.pk {
 		a.key = string(b)
 	}
 	return nil

@@ -219,7 +219,7 @@ func (m *Middleware) decideKey(w http.ResponseWriter, r *http.Request, lim Limit
 	if !ok {
 		return errAnswered
 	}
-	if err := decide(r.Context(), lim, key, cost, &a.res); err != nil {
+	if err := decide(m.decisionContext(r), lim, key, cost, &a.res); err != nil {
 		return err
 	}
 	a.m, a.r, a.lim, a.key = m, r, lim, key
@@ -298,16 +298,32 @@ func (m *Middleware) failed(w http.ResponseWriter, r *http.Request, err error) b
 	return false
 }
 
+// decisionContext is the context r is decided with: r's, carrying
+// Options.MaxDelay (core.WithMaxDelay), so that a core limiter turns a
+// longer delay into the denial the request is answered with before its
+// observer counts the decision.
+func (m *Middleware) decisionContext(r *http.Request) context.Context {
+	if m.opts.MaxDelay > 0 {
+		return core.WithMaxDelay(r.Context(), m.opts.MaxDelay)
+	}
+	return r.Context()
+}
+
 // refused reports whether a's decision refuses the request: a denial, or an
 // admission whose shaping delay passes Options.MaxDelay, which is given
 // back and turned into a denial by each limit delaying it that long (see
 // core.Result.DenyDelay), so that the headers, the problem body and
-// OnDenied name those limits as denying.
+// OnDenied name those limits as denying. A core limiter does this itself
+// (see decisionContext); a denial of it still holding its cost (its give
+// back failed) is given back here, the failure reported.
 func (m *Middleware) refused(ctx context.Context, a *Admission) bool {
 	res := &a.res
-	if res.Allowed && m.opts.MaxDelay > 0 && res.Delay > m.opts.MaxDelay {
+	switch {
+	case res.Allowed && m.opts.MaxDelay > 0 && res.Delay > m.opts.MaxDelay:
 		m.giveBack(ctx, a)
 		res.DenyDelay(m.opts.MaxDelay)
+	case !res.Allowed && res.Taken():
+		m.giveBack(ctx, a)
 	}
 	return !res.Allowed
 }
