@@ -129,7 +129,7 @@ type StoreEvent struct {
 	Mode     string
 	Fallback bool
 	// Err is the fault behind a StoreUnreachable, StoreKeyConflict or
-	// StoreSlow, when there is one.
+	// StoreErrorReply, when there is one.
 	Err error
 	// At is when the change was seen.
 	At time.Time
@@ -155,10 +155,15 @@ const (
 	// StoreEvicting: the backend may evict the store's keys under memory
 	// pressure (a Redis maxmemory-policy other than noeviction).
 	StoreEvicting
+	// StoreErrorReply: decisions fail with an error reply that is no
+	// fault of the link (an ACL refusing the scripts, say), so the
+	// failure mode does not decide them: they fail, and FailOpen admits
+	// every one; reported once, with the error.
+	StoreErrorReply
 )
 
 // String returns the change's name: "unreachable", "reachable", "slow",
-// "slow-ended", "key-conflict" or "evicting".
+// "slow-ended", "key-conflict", "evicting" or "error-reply".
 func (c StoreChange) String() string {
 	switch c {
 	case StoreUnreachable:
@@ -173,6 +178,8 @@ func (c StoreChange) String() string {
 		return "key-conflict"
 	case StoreEvicting:
 		return "evicting"
+	case StoreErrorReply:
+		return "error-reply"
 	}
 	return "unknown"
 }

@@ -37,6 +37,7 @@ func (t *table) failed(ctx context.Context, req store.Request, err error) (store
 		// admits them all. Said once.)
 		t.s.log.Error("redisstore: decisions fail with an error reply; such decisions fail (FailOpen admits them)",
 			"policy", t.p.Name(), "mode", t.s.opts.FailureMode.String(), "err", err)
+		t.s.notify(core.StoreErrorReply, err)
 	}
 	if t.s.opts.FailureMode == FailOpen {
 		return t.open(req)

@@ -139,7 +139,7 @@ func New(reg prometheus.Registerer, opts Options) (*Observer, error) {
 		}, []string{"store"}),
 		changes: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Namespace: ns, Name: "store_changes_total", ConstLabels: cl,
-			Help: "Changes of store state (unreachable, reachable, slow, slow-ended, key-conflict, evicting).",
+			Help: "Changes of store state (unreachable, reachable, slow, slow-ended, key-conflict, evicting, error-reply).",
 		}, []string{"store", "change"}),
 		memory:   newMemoryCollector(ns, cl),
 		counters: map[decisionKey]prometheus.Counter{},

@@ -1,6 +1,7 @@
 // Package slogobserve logs the state changes of floodgate's stores with
 // log/slog: one line per change (Redis unreachable, back, a slow link, a
-// key conflict, an evicting Redis), never a line per request.
+// key conflict, an evicting Redis, decisions failing with an error reply),
+// never a line per request.
 //
 // Give its Observer to the stores (redisstore.Options.Observer) and, if
 // convenient, to the limiters too (core.WithObserver): it ignores
@@ -47,8 +48,8 @@ func (*Observer) Decided(context.Context, core.Decision) {}
 
 // StoreChanged logs e, unless it repeats the last change logged of the
 // same store and aspect: unreachable, a slow link, a key conflict and an
-// evicting backend at level Warn, the store reachable again and the slow
-// link's end at Info.
+// evicting backend at level Warn, decisions failing with an error reply at
+// Error, the store reachable again and the slow link's end at Info.
 func (o *Observer) StoreChanged(e core.StoreEvent) {
 	a, level, msg := aspect{store: e.Store}, slog.LevelWarn, ""
 	switch e.Change {
@@ -64,6 +65,8 @@ func (o *Observer) StoreChanged(e core.StoreEvent) {
 		a.kind, msg = 3, "floodgate: a key of the store holds another type: something else writes under its prefix"
 	case core.StoreEvicting:
 		a.kind, msg = 4, "floodgate: the store's backend may evict limiter keys under memory pressure"
+	case core.StoreErrorReply:
+		a.kind, level, msg = 5, slog.LevelError, "floodgate: decisions fail with an error reply from the store's backend (fail-open admits them all)"
 	default:
 		return
 	}
@@ -81,7 +84,7 @@ func (o *Observer) StoreChanged(e core.StoreEvent) {
 	o.state[a] = e.Change
 	o.mu.Unlock()
 	attrs := []slog.Attr{slog.String("store", e.Store), slog.String("change", e.Change.String())}
-	if e.Change == core.StoreUnreachable {
+	if e.Change == core.StoreUnreachable || e.Change == core.StoreErrorReply {
 		attrs = append(attrs, slog.String("mode", e.Mode), slog.Bool("fallback", e.Fallback))
 	}
 	if e.Err != nil {

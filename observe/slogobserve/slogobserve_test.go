@@ -34,6 +34,8 @@ func TestOneLinePerChange(t *testing.T) {
 	o := slogobserve.New(slog.New(slog.NewTextHandler(&buf, &slog.HandlerOptions{ReplaceAttr: noTime})))
 	down := event("redis", core.StoreUnreachable)
 	down.Err = errors.New("connection refused")
+	replyErr := event("redis", core.StoreErrorReply)
+	replyErr.Err = errors.New("NOPERM")
 	for _, e := range []core.StoreEvent{
 		event("redis", core.StoreReachable), // nothing was wrong: not logged
 		down, down,                          // logged once
@@ -43,6 +45,7 @@ func TestOneLinePerChange(t *testing.T) {
 		event("redis", core.StoreSlowEnded),
 		event("redis", core.StoreEvicting), event("redis", core.StoreEvicting),
 		event("redis", core.StoreKeyConflict), event("redis", core.StoreKeyConflict),
+		replyErr, replyErr,
 		event("other", core.StoreUnreachable), // another store's state is its own
 		{Store: "redis", Change: 0},           // unknown: ignored
 	} {
@@ -58,6 +61,7 @@ func TestOneLinePerChange(t *testing.T) {
 		`level=INFO msg="floodgate: store round trip below its deadline again" store=redis change=slow-ended`,
 		`level=WARN msg="floodgate: the store's backend may evict limiter keys under memory pressure" store=redis change=evicting`,
 		`level=WARN msg="floodgate: a key of the store holds another type: something else writes under its prefix" store=redis change=key-conflict`,
+		`level=ERROR msg="floodgate: decisions fail with an error reply from the store's backend (fail-open admits them all)" store=redis change=error-reply mode=local fallback=true err=NOPERM`,
 		`level=WARN msg="floodgate: store unreachable" store=other change=unreachable mode=local fallback=true`,
 	}
 	assert.Equal(t, want, strings.Split(strings.TrimSpace(buf.String()), "\n"))
