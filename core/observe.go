@@ -2,6 +2,7 @@ package core
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
@@ -13,11 +14,12 @@ import (
 //
 // A [Limiter] given one by [WithObserver] calls Decided after every take
 // ([Limiter.Allow], [Limiter.AllowN], [Limiter.Take]); peeks, refunds and
-// resets are not decisions and are not reported; a take asked under
-// [WithMaxDelay] is reported as decided, a denial when its delay was too
-// long. A store that changes state (the Redis store losing Redis, say)
-// calls StoreChanged once per change, when the observer is given to it
-// too (see the store's options). Both are
+// resets are not decisions and are not reported, nor is a take that fails
+// while its context was canceled (its caller gone; a deadline that ends it
+// is a failed decision); a take asked under [WithMaxDelay] is reported as
+// decided, a denial when its delay was too long. A store that changes state
+// (the Redis store losing Redis, say) calls StoreChanged once per change,
+// when the observer is given to it too (see the store's options). Both are
 // called synchronously, Decided on the deciding goroutine, StoreChanged
 // possibly under the store's locks: keep them short, never block, and never
 // call back into the limiter or the store. Implementations must be safe for
@@ -237,7 +239,10 @@ func (l *Limiter) takeObserved(ctx context.Context, b *binding, key string, cost
 // that the enforced limits decided into res (or failed with err): its
 // shadow limits decide (unless shadows is false: they have decided
 // already), the heavy-hitter sketch counts it, and the observer learns of
-// it.
+// it, unless it failed while ctx was canceled: its caller gone (a client
+// that hung up during the store's round trip) is no fault of the store,
+// and counting it a failed decision would let any client raise the error
+// figure operators alert on.
 func (l *Limiter) after(ctx context.Context, b *binding, key string, h uint64, cost int64, res *Result, lat time.Duration, err error, shadows bool) {
 	if err == nil {
 		if shadows && b.shadow != nil {
@@ -247,7 +252,7 @@ func (l *Limiter) after(ctx context.Context, b *binding, key string, h uint64, c
 			l.top.add(key, res.at, res.Allowed)
 		}
 	}
-	if l.obs != nil {
+	if l.obs != nil && !(err != nil && errors.Is(ctx.Err(), context.Canceled)) {
 		l.observe(ctx, b, res, cost, lat, err)
 	}
 }

@@ -1,0 +1,85 @@
+package core_test
+
+import (
+	"context"
+	"testing"
+
+	"github.com/floodgate-go/floodgate/core"
+	"github.com/floodgate-go/floodgate/core/coretest"
+	"github.com/floodgate-go/floodgate/core/store"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// hangUpStore is a Store whose takes wait until the caller's context ends,
+// and fail with its error (a Redis round trip its client hung up during);
+// entered is told of each take reaching it.
+type hangUpStore struct{ entered chan struct{} }
+
+func (s hangUpStore) Bind(*core.Policy) (store.Table, error) { return s, nil }
+
+func (s hangUpStore) Do(ctx context.Context, _ store.Request) (store.Decision, error) {
+	s.entered <- struct{}{}
+	<-ctx.Done()
+	return store.Decision{}, ctx.Err()
+}
+
+// TestAttackClientHangUpIsNoStoreError: a client that hangs up while its
+// take is in the store's round trip made the observer count a failed
+// decision: 100 requests reset by their clients were 100 decisions of
+// result "error" (promobserve's floodgate_decisions_total{result="error"},
+// otelobserve's "error"), the figure an operator alerts on as a store
+// fault, at an attacker's will. The middleware neither answers nor reports
+// such a request; the limiter now reports no decision either (0), while a
+// deadline that ends the take is still a failed decision (1).
+func TestAttackClientHangUpIsNoStoreError(t *testing.T) {
+	t.Parallel()
+	s := hangUpStore{entered: make(chan struct{})}
+	obs := &coretest.Observer{}
+	l, err := core.NewLimiter(core.MustPolicy("p", core.Limit{Name: "l", Algorithm: core.GCRA{Rate: core.PerSecond(1), Burst: 10}}),
+		core.WithStore(s), core.WithObserver(obs), core.WithClock(coretest.NewClock(t0)))
+	require.NoError(t, err)
+	for range 100 {
+		ctx, cancel := context.WithCancel(context.Background())
+		done := make(chan error, 1)
+		go func() {
+			_, err := l.Allow(ctx, "k")
+			done <- err
+		}()
+		<-s.entered
+		cancel()
+		require.ErrorIs(t, <-done, context.Canceled)
+	}
+	assert.Zero(t, len(obs.Decisions()), "a client gone is no decision")
+
+	ctx := &deadlineCtx{Context: context.Background(), done: make(chan struct{})}
+	done := make(chan error, 1)
+	go func() {
+		_, err := l.Allow(ctx, "k")
+		done <- err
+	}()
+	<-s.entered
+	close(ctx.done) // as a server's deadline would end it
+	require.ErrorIs(t, <-done, context.DeadlineExceeded)
+	n := len(obs.Decisions())
+	require.Equal(t, 1, n, "a deadline is a failed decision")
+	assert.Equal(t, core.VerdictFailed, obs.Decisions()[0].Verdict)
+}
+
+// deadlineCtx is a context that ends, with DeadlineExceeded, when done is
+// closed: a deadline on no clock.
+type deadlineCtx struct {
+	context.Context
+	done chan struct{}
+}
+
+func (c *deadlineCtx) Done() <-chan struct{} { return c.done }
+
+func (c *deadlineCtx) Err() error {
+	select {
+	case <-c.done:
+		return context.DeadlineExceeded
+	default:
+		return nil
+	}
+}
