@@ -404,11 +404,12 @@ const (
 // AddrKey returns the key ClientIP's default prefixes (/32 for IPv4, /64
 // for IPv6) give the address s: for extractors that learn the client
 // address elsewhere (a router's own client-IP logic, opted into). An
-// unparseable address or one with a zone is an error wrapping ErrNoKey.
+// unparseable address or one with a zone is an error wrapping ErrNoKey,
+// quoting at most 64 characters of s (a client may have written it).
 func AddrKey(s string) (string, error) {
 	a, err := netip.ParseAddr(s)
 	if err != nil || a.Zone() != "" {
-		return "", fmt.Errorf("keyfunc: client address %q: %w", s, ErrNoKey)
+		return "", fmt.Errorf("keyfunc: client address %.64q: %w", s, ErrNoKey)
 	}
 	a = unembed(a.Unmap(), defaultIP.nat64)
 	bits := defaultIPv4Prefix

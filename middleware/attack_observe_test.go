@@ -3,12 +3,15 @@ package middleware_test
 import (
 	"context"
 	"net/http"
+	"net/http/httptest"
+	"strings"
 	"testing"
 	"testing/synctest"
 	"time"
 
 	"github.com/floodgate-go/floodgate/core"
 	"github.com/floodgate-go/floodgate/core/coretest"
+	"github.com/floodgate-go/floodgate/keyfunc"
 	"github.com/floodgate-go/floodgate/middleware"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -69,5 +72,43 @@ func TestAttackMaxDelayDenialObservedAsDenied(t *testing.T) {
 				assert.Equal(t, 2*time.Second, res.Delay, "the 8 refused requests hold nothing")
 			})
 		})
+	}
+}
+
+// A value a client writes is never copied whole into the errors reported
+// to OnError, which applications log once per request: an address header
+// keyed by keyfunc.AddrKey (echolimit.RealIP without an IPExtractor reads
+// X-Real-IP as sent) and a tier named from a header. Before, a request
+// carrying 1 MiB in such a header made an error of 1 MiB + 40 bytes (a
+// line per request of the client's size: logs filled at a megabyte per
+// request); an error now quotes at most 64 bytes of it.
+func TestAttackClientValuesClippedInReportedErrors(t *testing.T) {
+	huge := strings.Repeat("A", 1<<20)
+	var errs []error
+	onError := func(_ *http.Request, err error) { errs = append(errs, err) }
+	byAddr, err := middleware.New(limiter(t, newClock(), core.FixedWindow{Quota: 10, Window: time.Hour}), middleware.Options{
+		Key:     func(r *http.Request) (string, error) { return keyfunc.AddrKey(r.Header.Get("X-Real-Ip")) },
+		OnError: onError,
+	})
+	require.NoError(t, err)
+	sel, err := middleware.Tiers(func(r *http.Request) (string, error) { return r.Header.Get("X-Plan"), nil },
+		map[string]middleware.Limiter{"free": limiter(t, newClock(), core.FixedWindow{Quota: 10, Window: time.Hour})})
+	require.NoError(t, err)
+	byTier, err := middleware.NewSelect(sel, middleware.Options{OnError: onError})
+	require.NoError(t, err)
+	for _, h := range []http.Handler{byAddr.Handler(okHandler), byTier.Handler(okHandler)} {
+		r := httptest.NewRequest(http.MethodGet, "/", nil)
+		r.RemoteAddr = "192.0.2.1:1"
+		r.Header.Set("X-Real-Ip", huge)
+		r.Header.Set("X-Plan", huge)
+		w := httptest.NewRecorder()
+		h.ServeHTTP(w, r)
+		assert.NotEqual(t, http.StatusOK, w.Code)
+	}
+	require.Len(t, errs, 2)
+	assert.ErrorIs(t, errs[0], keyfunc.ErrNoKey)
+	assert.ErrorIs(t, errs[1], middleware.ErrUnknownTier)
+	for _, err := range errs {
+		assert.LessOrEqual(t, len(err.Error()), 200, "%.100s…", err)
 	}
 }

@@ -64,7 +64,9 @@ func (t tierSelector) Select(r *http.Request, _ string) (Limiter, string, error)
 	}
 	tr, ok := t.tiers[name]
 	if !ok {
-		return nil, "", fmt.Errorf("%w %q", ErrUnknownTier, name)
+		// A name the client may have written (a header resolve reads):
+		// never copied whole into an error OnError logs per request.
+		return nil, "", fmt.Errorf("%w %.64q", ErrUnknownTier, name)
 	}
 	return tr.lim, tr.scope, nil
 }
