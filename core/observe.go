@@ -123,6 +123,12 @@ func (r *Result) Source() Source { return r.source }
 type StoreEvent struct {
 	// Store names the store's kind (see Decision.Store).
 	Store string
+	// Instance tells the store from the others of its kind in the
+	// process (two Redis stores, say), each reporting its own changes: a
+	// number the store chose, unique among them; 0 for a store that does
+	// not tell. An observer keeps each instance's state apart, so that
+	// one store coming back does not hide another still down.
+	Instance uint64
 	// Change is what changed.
 	Change StoreChange
 	// Mode names what decides while the store is unreachable

@@ -1,10 +1,14 @@
 package redisstore
 
 import (
+	"sync/atomic"
 	"time"
 
 	"github.com/floodgate-go/floodgate/core"
 )
+
+// instances numbers the stores made, for core.StoreEvent.Instance.
+var instances atomic.Uint64
 
 // Kind returns "redis": the store's kind as a [core.Observer] sees it.
 func (s *Store) Kind() string { return "redis" }
@@ -15,7 +19,7 @@ func (s *Store) notify(c core.StoreChange, err error) {
 		return
 	}
 	s.opts.Observer.StoreChanged(core.StoreEvent{
-		Store: s.Kind(), Change: c, Mode: s.opts.FailureMode.String(), Fallback: s.opts.FailureMode != FailClosed,
+		Store: s.Kind(), Instance: s.instance, Change: c, Mode: s.opts.FailureMode.String(), Fallback: s.opts.FailureMode != FailClosed,
 		Err: err, At: time.Now(),
 	})
 }

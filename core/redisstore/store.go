@@ -421,6 +421,7 @@ type Store struct {
 	opts      Options
 	log       *slog.Logger
 	ioTimeout time.Duration // a round trip's own bound, past the decision's
+	instance  uint64        // tells the store from the others of the process, for observers (see core.StoreEvent)
 
 	queue chan *call
 	quit  chan struct{}
@@ -504,6 +505,7 @@ func New(client redis.UniversalClient, opts Options) (*Store, error) {
 	bound := redisbound.New(client, io)
 	client = bound.Client
 	s := &Store{
+		instance:   instances.Add(1),
 		client:     client,
 		bounded:    bound,
 		opts:       opts,

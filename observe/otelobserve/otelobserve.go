@@ -127,6 +127,10 @@ type attrSet struct {
 type storeState struct {
 	attrs        metric.MeasurementOption
 	up, fallback int64
+	// down and fallbacks are the stores of the kind (by
+	// core.StoreEvent.Instance) unreachable, and of those deciding on
+	// their fallback: up and fallback report the worst of them.
+	down, fallbacks map[uint64]bool
 }
 
 // New returns an Observer recording with opts.MeterProvider's meter.
@@ -281,24 +285,34 @@ func recordOnSpan(ctx context.Context, d core.Decision, res string) {
 func (o *Observer) seeLocked(store string) *storeState {
 	s := o.stores[store]
 	if s == nil {
-		s = &storeState{attrs: metric.WithAttributeSet(attribute.NewSet(AttrStore.String(text(store)))), up: 1}
+		s = &storeState{attrs: metric.WithAttributeSet(attribute.NewSet(AttrStore.String(text(store)))), up: 1,
+			down: map[uint64]bool{}, fallbacks: map[uint64]bool{}}
 		o.stores[store] = s
 	}
 	return s
 }
 
-// StoreChanged counts e and updates the store's gauges.
+// StoreChanged counts e and updates the gauges of its store's kind: the
+// worst of that kind's stores (core.StoreEvent.Instance tells them apart),
+// so that one store coming back does not hide another still down.
 func (o *Observer) StoreChanged(e core.StoreEvent) {
 	o.mu.Lock()
 	s := o.seeLocked(e.Store)
 	switch e.Change {
 	case core.StoreUnreachable:
-		s.up, s.fallback = 0, 0
-		if e.Fallback {
+		s.down[e.Instance], s.fallbacks[e.Instance] = true, e.Fallback
+	case core.StoreReachable:
+		delete(s.down, e.Instance)
+		delete(s.fallbacks, e.Instance)
+	}
+	s.up, s.fallback = 1, 0
+	if len(s.down) > 0 {
+		s.up = 0
+	}
+	for _, fb := range s.fallbacks {
+		if fb {
 			s.fallback = 1
 		}
-	case core.StoreReachable:
-		s.up, s.fallback = 1, 0
 	}
 	o.mu.Unlock()
 	o.changes.Add(context.Background(), 1, metric.WithAttributes(AttrStore.String(text(e.Store)), AttrChange.String(e.Change.String())))

@@ -320,3 +320,24 @@ func TestNewRefusesTypedNilMeterProvider(t *testing.T) {
 	_, err = otelobserve.New(otelobserve.Options{})
 	require.NoError(t, err)
 }
+
+// TestStoresOfOneKindApart: two Redis stores (instances 1 and 2) report to
+// one observer; A goes down, then B, then A comes back. The gauges of the
+// kind report the worst store: still down, B's fallback deciding (before
+// the instances were told apart: up 1, fallback 0 while B was down).
+func TestStoresOfOneKindApart(t *testing.T) {
+	o, r := newObserver(t)
+	ev := func(instance uint64, c core.StoreChange) core.StoreEvent {
+		return core.StoreEvent{Store: "redis", Instance: instance, Change: c, Mode: "local", Fallback: true}
+	}
+	o.StoreChanged(ev(1, core.StoreUnreachable))
+	o.StoreChanged(ev(2, core.StoreUnreachable))
+	o.StoreChanged(ev(1, core.StoreReachable))
+	got := collect(t, r)
+	assert.Equal(t, map[string]int64{"store=redis": 0}, ints(t, got["floodgate.rate_limiting.store.up"]))
+	assert.Equal(t, map[string]int64{"store=redis": 1}, ints(t, got["floodgate.rate_limiting.store.fallback"]))
+	o.StoreChanged(ev(2, core.StoreReachable))
+	got = collect(t, r)
+	assert.Equal(t, map[string]int64{"store=redis": 1}, ints(t, got["floodgate.rate_limiting.store.up"]))
+	assert.Equal(t, map[string]int64{"store=redis": 0}, ints(t, got["floodgate.rate_limiting.store.fallback"]))
+}

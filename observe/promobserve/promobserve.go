@@ -33,7 +33,9 @@
 // with U+FFFD for each invalid byte sequence. The latency
 // histogram counts the decisions of stores that measure one (not the
 // in-memory store's, decided in-process in nanoseconds). The store gauges
-// appear with a store's first decision or change.
+// appear with a store's first decision or change; for several stores of
+// one kind (two Redis stores) they report the worst: up 0 while any is
+// unreachable, fallback and slow 1 while any is so.
 package promobserve
 
 import (
@@ -77,10 +79,22 @@ type Observer struct {
 	changes   *prometheus.CounterVec
 	memory    *memoryCollector
 
-	mu       sync.RWMutex
-	counters map[decisionKey]prometheus.Counter
-	hists    map[latencyKey]prometheus.Observer
-	stores   map[string]bool // stores whose gauges exist
+	mu        sync.RWMutex
+	counters  map[decisionKey]prometheus.Counter
+	hists     map[latencyKey]prometheus.Observer
+	stores    map[string]bool                // stores whose gauges exist
+	instances map[instanceKey]*instanceState // each store's state, by kind and instance
+}
+
+// instanceKey is one store: its kind and instance (core.StoreEvent).
+type instanceKey struct {
+	store    string
+	instance uint64
+}
+
+// instanceState is what one store's changes said last.
+type instanceState struct {
+	down, fallback, slow bool
 }
 
 type decisionKey struct {
@@ -145,6 +159,8 @@ func New(reg prometheus.Registerer, opts Options) (*Observer, error) {
 		counters: map[decisionKey]prometheus.Counter{},
 		hists:    map[latencyKey]prometheus.Observer{},
 		stores:   map[string]bool{},
+
+		instances: map[instanceKey]*instanceState{},
 	}
 	for _, c := range []prometheus.Collector{o.decisions, o.latency, o.up, o.fallback, o.slow, o.changes, o.memory} {
 		if err := reg.Register(c); err != nil {
@@ -243,24 +259,41 @@ func (o *Observer) seeLocked(store string) {
 	o.slow.WithLabelValues(label(store)).Set(0)
 }
 
-// StoreChanged counts e and sets the store's gauges.
+// StoreChanged counts e and sets the gauges of its store's kind: the
+// worst of that kind's stores (core.StoreEvent.Instance tells them apart),
+// so that one store coming back does not hide another still down.
 func (o *Observer) StoreChanged(e core.StoreEvent) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	o.seeLocked(e.Store)
 	o.changes.WithLabelValues(label(e.Store), e.Change.String()).Inc()
+	k := instanceKey{e.Store, e.Instance}
+	st := o.instances[k]
+	if st == nil {
+		st = &instanceState{}
+		o.instances[k] = st
+	}
 	switch e.Change {
 	case core.StoreUnreachable:
-		o.up.WithLabelValues(label(e.Store)).Set(0)
-		o.fallback.WithLabelValues(label(e.Store)).Set(b2f(e.Fallback))
+		st.down, st.fallback = true, e.Fallback
 	case core.StoreReachable:
-		o.up.WithLabelValues(label(e.Store)).Set(1)
-		o.fallback.WithLabelValues(label(e.Store)).Set(0)
+		st.down, st.fallback = false, false
 	case core.StoreSlow:
-		o.slow.WithLabelValues(label(e.Store)).Set(1)
+		st.slow = true
 	case core.StoreSlowEnded:
-		o.slow.WithLabelValues(label(e.Store)).Set(0)
+		st.slow = false
+	default:
+		return
 	}
+	var down, fallback, slow bool
+	for k, st := range o.instances {
+		if k.store == e.Store {
+			down, fallback, slow = down || st.down, fallback || st.down && st.fallback, slow || st.slow
+		}
+	}
+	o.up.WithLabelValues(label(e.Store)).Set(b2f(!down))
+	o.fallback.WithLabelValues(label(e.Store)).Set(b2f(fallback))
+	o.slow.WithLabelValues(label(e.Store)).Set(b2f(slow))
 }
 
 func b2f(b bool) float64 {

@@ -7,7 +7,9 @@
 // convenient, to the limiters too (core.WithObserver): it ignores
 // decisions. It repeats nothing a store reports twice: a change already
 // logged (Redis unreachable, reported again before it came back, say) is
-// not logged again. (The Redis store also logs its changes to its own
+// not logged again. Stores of one kind are told apart by their instance
+// (core.StoreEvent.Instance, logged as "instance"): each one's changes are
+// logged. (The Redis store also logs its changes to its own
 // Options.Logger; use one or the other.)
 package slogobserve
 
@@ -31,8 +33,9 @@ type Observer struct {
 // aspect is one side of a store's state: reachability, speed, or a
 // one-off warning (a key conflict, eviction).
 type aspect struct {
-	store string
-	kind  uint8
+	store    string
+	instance uint64 // core.StoreEvent.Instance: each store of a kind has its own state
+	kind     uint8
 }
 
 // New returns an Observer logging to l; nil means slog.Default().
@@ -51,7 +54,7 @@ func (*Observer) Decided(context.Context, core.Decision) {}
 // evicting backend at level Warn, decisions failing with an error reply at
 // Error, the store reachable again and the slow link's end at Info.
 func (o *Observer) StoreChanged(e core.StoreEvent) {
-	a, level, msg := aspect{store: e.Store}, slog.LevelWarn, ""
+	a, level, msg := aspect{store: e.Store, instance: e.Instance}, slog.LevelWarn, ""
 	switch e.Change {
 	case core.StoreUnreachable:
 		a.kind, msg = 1, "floodgate: store unreachable"
@@ -84,6 +87,9 @@ func (o *Observer) StoreChanged(e core.StoreEvent) {
 	o.state[a] = e.Change
 	o.mu.Unlock()
 	attrs := []slog.Attr{slog.String("store", e.Store), slog.String("change", e.Change.String())}
+	if e.Instance != 0 {
+		attrs = append(attrs, slog.Uint64("instance", e.Instance))
+	}
 	if e.Change == core.StoreUnreachable || e.Change == core.StoreErrorReply {
 		attrs = append(attrs, slog.String("mode", e.Mode), slog.Bool("fallback", e.Fallback))
 	}

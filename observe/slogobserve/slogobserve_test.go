@@ -126,3 +126,24 @@ func Example() {
 	// level=WARN msg="floodgate: store unreachable" store=redis change=unreachable mode=local fallback=true
 	// level=INFO msg="floodgate: store reachable again" store=redis change=reachable
 }
+
+// TestStoresOfOneKindApart: two stores of one kind (instances 1 and 2)
+// each have their changes logged. Before, B's outage during A's repeated
+// A's "unreachable" and was never logged, and A's return read as the
+// kind's.
+func TestStoresOfOneKindApart(t *testing.T) {
+	var buf bytes.Buffer
+	o := slogobserve.New(slog.New(slog.NewTextHandler(&buf, &slog.HandlerOptions{ReplaceAttr: noTime})))
+	for _, e := range []core.StoreEvent{
+		{Store: "redis", Instance: 1, Change: core.StoreUnreachable, Mode: "local", Fallback: true},
+		{Store: "redis", Instance: 2, Change: core.StoreUnreachable, Mode: "local", Fallback: true},
+		{Store: "redis", Instance: 1, Change: core.StoreReachable},
+	} {
+		o.StoreChanged(e)
+	}
+	assert.Equal(t, []string{
+		`level=WARN msg="floodgate: store unreachable" store=redis change=unreachable instance=1 mode=local fallback=true`,
+		`level=WARN msg="floodgate: store unreachable" store=redis change=unreachable instance=2 mode=local fallback=true`,
+		`level=INFO msg="floodgate: store reachable again" store=redis change=reachable instance=1`,
+	}, strings.Split(strings.TrimSpace(buf.String()), "\n"))
+}
