@@ -1,6 +1,7 @@
 package redisstore
 
 import (
+	"fmt"
 	"sync/atomic"
 	"time"
 
@@ -18,8 +19,19 @@ func (s *Store) notify(c core.StoreChange, err error) {
 	if s.opts.Observer == nil {
 		return
 	}
+	defer s.recoverHook("Options.Observer", c)
 	s.opts.Observer.StoreChanged(core.StoreEvent{
 		Store: s.Kind(), Instance: s.instance, Change: c, Mode: s.opts.FailureMode.String(), Fallback: s.opts.FailureMode != FailClosed,
 		Err: err, At: time.Now(),
 	})
+}
+
+// recoverHook recovers a panic of the application's hook (an Observer,
+// OnSwitch) told of change c, and logs it: the store reports its changes
+// from its pipeline workers, background goroutines, where a panic would
+// end the process.
+func (s *Store) recoverHook(hook string, c core.StoreChange) {
+	if v := recover(); v != nil {
+		s.log.Error("redisstore: "+hook+" panicked; the store goes on", "change", c.String(), "panic", fmt.Sprint(v))
+	}
 }

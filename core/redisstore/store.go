@@ -340,13 +340,16 @@ type Options struct {
 	// answers again.
 	ProbeMax time.Duration
 	// OnSwitch, when set, is called (synchronously, keep it short) on
-	// every switch away from Redis and back.
+	// every switch away from Redis and back. A panic of it is recovered
+	// and logged: it may be called on the store's own goroutines.
 	OnSwitch func(Switch)
 	// Observer, when set, is told (synchronously, keep it short) of every
 	// change of the store's state, once per change: Redis unreachable and
 	// back (core.StoreUnreachable, core.StoreReachable: the failure mode
-	// on and off), a slow link and its end, the first key conflict, and an
-	// evicting Redis seen by Check. Give it to the limiters too
+	// on and off), a slow link and its end, the first key conflict, the
+	// first decision failing with an error reply (core.StoreErrorReply),
+	// and an evicting Redis seen by Check. A panic of its StoreChanged is
+	// recovered and logged, as for OnSwitch. Give it to the limiters too
 	// (core.WithObserver) to see their decisions: those the deny cache
 	// answers are marked core.SourceCache, those the failure mode decides
 	// core.SourceFallback (see core.Result.Source).
@@ -568,9 +571,7 @@ func (s *Store) switchDown(err error) {
 	s.stats.switches.Add(1)
 	s.log.Warn("redisstore: redis unreachable, switching", "mode", s.opts.FailureMode.String(), "err", err)
 	s.notify(core.StoreUnreachable, err)
-	if s.opts.OnSwitch != nil {
-		s.opts.OnSwitch(Switch{Down: true, Mode: s.opts.FailureMode, Err: err, At: time.Now()})
-	}
+	s.onSwitch(Switch{Down: true, Mode: s.opts.FailureMode, Err: err, At: time.Now()})
 }
 
 // switchUp is the breaker closing (under its lock).
@@ -578,9 +579,20 @@ func (s *Store) switchUp() {
 	s.down.Store(false)
 	s.log.Info("redisstore: redis reachable again, back to redis")
 	s.notify(core.StoreReachable, nil)
-	if s.opts.OnSwitch != nil {
-		s.opts.OnSwitch(Switch{Down: false, Mode: s.opts.FailureMode, At: time.Now()})
+	s.onSwitch(Switch{Down: false, Mode: s.opts.FailureMode, At: time.Now()})
+}
+
+// onSwitch tells Options.OnSwitch of sw, a panic of it recovered.
+func (s *Store) onSwitch(sw Switch) {
+	if s.opts.OnSwitch == nil {
+		return
 	}
+	c := core.StoreReachable
+	if sw.Down {
+		c = core.StoreUnreachable
+	}
+	defer s.recoverHook("Options.OnSwitch", c)
+	s.opts.OnSwitch(sw)
 }
 
 var _ core.Store = (*Store)(nil)
