@@ -138,9 +138,7 @@ func (l *Limiter) cancel(rk, tomb, member string) {
 	// EVAL, not EVALSHA: a NOSCRIPT reply would need a second round trip.
 	err := cancelScript.Eval(ctx, l.client, []string{rk, tomb}, member, l.opts.Lease.Milliseconds()).Err()
 	if err != nil {
-		if l.opts.OnError != nil {
-			l.opts.OnError(fmt.Errorf("redisinflight: cancelling the lease of an abandoned Acquire (it ends within Lease): %w", unavailable(err)))
-		}
+		l.onError(fmt.Errorf("redisinflight: cancelling the lease of an abandoned Acquire (it ends within Lease): %w", unavailable(err)))
 		return
 	}
 	l.cancelled.Add(1)
@@ -160,8 +158,8 @@ func (l *Limiter) fallback(ctx context.Context, key string, err error) (*infligh
 	if ctx.Err() != nil {
 		return nil, ctx.Err()
 	}
-	if l.opts.OnError != nil && !errors.Is(err, errShed) {
-		l.opts.OnError(err)
+	if !errors.Is(err, errShed) {
+		l.onError(err)
 	}
 	fault := false
 	switch classify(err) {

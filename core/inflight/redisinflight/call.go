@@ -147,3 +147,18 @@ func classify(err error) redisfault.Class {
 	}
 	return redisfault.Classify(err)
 }
+
+// onError tells Options.OnError of err, a panic of it recovered and
+// logged: it is called on the limiter's own goroutines too (a renewal
+// timer's, a round trip's), where a panic would end the process.
+func (l *Limiter) onError(err error) {
+	if l.opts.OnError == nil {
+		return
+	}
+	defer func() {
+		if v := recover(); v != nil {
+			l.log.Error("redisinflight: Options.OnError panicked; the limiter goes on", "err", err, "panic", fmt.Sprint(v))
+		}
+	}()
+	l.opts.OnError(err)
+}

@@ -220,11 +220,13 @@ type Options struct {
 	// OnError, when set, is told of every Redis error met (synchronously,
 	// keep it short), including those the failure mode answers; not of
 	// the calls decided without Redis (breaker open, MaxCalls reached),
-	// so that a flood cannot flood it.
+	// so that a flood cannot flood it. It may be called on the limiter's
+	// own goroutines (a renewal's, a cancellation's): a panic of it is
+	// recovered and logged.
 	OnError func(error)
 	// Logger receives a line for the first call failing with an error
-	// reply that is not a fault, and Check's warnings; nil means
-	// slog.Default().
+	// reply that is not a fault, Check's warnings and a panic of OnError;
+	// nil means slog.Default().
 	Logger *slog.Logger
 }
 

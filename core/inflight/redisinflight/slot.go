@@ -89,8 +89,8 @@ func (ls *lease) renew(ctx context.Context) error {
 func (ls *lease) autoRenew() {
 	l := ls.l
 	err := ls.renew(context.Background())
-	if err != nil && !errors.Is(err, errShed) && l.opts.OnError != nil {
-		l.opts.OnError(err) // (not the renewals the breaker kept from Redis: see OnError)
+	if err != nil && !errors.Is(err, errShed) {
+		l.onError(err) // (not the renewals the breaker kept from Redis: see OnError)
 	}
 	ls.mu.Lock()
 	if ls.done || errors.Is(err, ErrLeaseLost) {
@@ -105,8 +105,8 @@ func (ls *lease) autoRenew() {
 		ls.timer.Reset(d)
 	}
 	ls.mu.Unlock()
-	if !ok && l.opts.OnError != nil {
-		l.opts.OnError(fmt.Errorf("redisinflight: renew: Redis unreachable until the lease's end: %w", ErrLeaseLost))
+	if !ok {
+		l.onError(fmt.Errorf("redisinflight: renew: Redis unreachable until the lease's end: %w", ErrLeaseLost))
 	}
 }
 
