@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/floodgate-go/floodgate/core"
+	"github.com/floodgate-go/floodgate/core/coretest"
 	"github.com/floodgate-go/floodgate/internal/redistest"
 	"github.com/floodgate-go/floodgate/internal/within"
 	"github.com/stretchr/testify/assert"
@@ -30,10 +31,15 @@ func TestAttackSlotFaultInABusyRoundTrip(t *testing.T) {
 	cl.Wait(t)
 	c := cl.Client(t) // ContextTimeoutEnabled: decisions combined on the callers' goroutines
 	ctx := context.Background()
-	const timeout = 500 * time.Millisecond
+	// A Timeout no loaded machine's round trip reaches, judged by the
+	// breaker on a clock of the test's (at 500 ms of real time, a decision
+	// on CI under -race missed it and failed).
+	const timeout = 30 * time.Second
 	s, err := New(c, Options{Prefix: "busy:", Timeout: timeout, ProbeInterval: time.Hour, ProbeMax: time.Hour})
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = s.Close() })
+	clk := coretest.NewClock(time.Now())
+	s.br = s.newBreaker(clk.Now) // before any decision
 	require.True(t, s.direct)
 	p := core.MustPolicy("two",
 		core.Limit{Name: "w", Algorithm: core.FixedWindow{Quota: 1000, Window: time.Hour}},
@@ -71,9 +77,8 @@ func TestAttackSlotFaultInABusyRoundTrip(t *testing.T) {
 	require.NoError(t, src.c.Migrate(ctx, host, port, tab.keys(u, nil)[0], 0, 5*time.Second).Err())
 	// No round trip answered cleanly for longer than Timeout: what a
 	// store whose every round trip carries one of the slot's decisions
-	// sees (an idle moment, here). At least that long is all it needs:
-	// a longer wait on a loaded machine sets the same stage.
-	time.Sleep(timeout + timeout/2)
+	// sees (an idle moment, here, on the breaker's clock).
+	clk.Advance(timeout + timeout/2)
 	s.rttNs.Store(int64(time.Microsecond)) // a fast link: combined, not handed to the workers
 	for round := range 6 {
 		// The two decisions in one round trip.

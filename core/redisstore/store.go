@@ -531,8 +531,7 @@ func New(client redis.UniversalClient, opts Options) (*Store, error) {
 	if s.log == nil {
 		s.log = slog.Default()
 	}
-	s.br = circuit.New(circuit.Config{Failures: opts.Failures, Base: opts.ProbeInterval, Max: opts.ProbeMax, Window: opts.Timeout,
-		Soft: soft, OnOpen: s.switchDown, OnClose: s.switchUp})
+	s.br = s.newBreaker(nil)
 	s.noFunctions.Store(opts.NoFunctions)
 	for range opts.Pipelines {
 		s.wg.Add(1)
@@ -596,3 +595,11 @@ func (s *Store) onSwitch(sw Switch) {
 }
 
 var _ core.Store = (*Store)(nil)
+
+// newBreaker returns the store's circuit breaker, reading the clock now
+// (nil: time.Now; a test's clock judges Options.Timeout's window without
+// waiting it out).
+func (s *Store) newBreaker(now func() time.Time) *circuit.Breaker {
+	return circuit.New(circuit.Config{Failures: s.opts.Failures, Base: s.opts.ProbeInterval, Max: s.opts.ProbeMax, Window: s.opts.Timeout,
+		Soft: soft, Now: now, OnOpen: s.switchDown, OnClose: s.switchUp})
+}
