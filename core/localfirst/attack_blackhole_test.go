@@ -22,6 +22,7 @@ import (
 // it must end by about Timeout, and the next round succeed on a new
 // connection.
 func TestAttackBlackholedRound(t *testing.T) {
+	t.Parallel() // it waits out a Timeout: with the tests that wait
 	srv := redistest.Start(t)
 	old := faultproxy.Start(t, srv.Addr())
 	healthy := faultproxy.Start(t, srv.Addr())
@@ -31,7 +32,13 @@ func TestAttackBlackholedRound(t *testing.T) {
 	t.Cleanup(func() { _ = c.Close() })
 	clk := coretest.NewClock(t0)
 	p := core.MustPolicy("b", core.Limit{Name: "b", Algorithm: core.FixedWindow{Quota: 100, Window: time.Minute}})
-	ns := newNodes(t, c, clk, p, 2, localfirst.Options{Timeout: 200 * time.Millisecond})
+	// A Timeout a loaded machine's rounds on a healthy link never reach
+	// (200 ms did not hold under -race at load 15: the first round after
+	// the switch, dialling anew, missed it 2 runs in 80), as
+	// TestAttackBlackholedClusterRound's. The client's reads never time
+	// out: a round the store does not bound by it still never ends.
+	const timeout = time.Second
+	ns := newNodes(t, c, clk, p, 2, localfirst.Options{Timeout: timeout})
 	n := ns[0]
 	assert.Equal(t, 10, takeAll(t, n, "k", 10))
 	assert.Equal(t, 1, takeAll(t, ns[1], "k", 1))
@@ -46,7 +53,7 @@ func TestAttackBlackholedRound(t *testing.T) {
 	case err := <-done:
 		assert.Error(t, err, "a round on a black-holed connection")
 	case <-time.After(30 * time.Second):
-		t.Fatal("a round on a black-holed connection has not ended in 30 s (Timeout 200 ms)")
+		t.Fatalf("a round on a black-holed connection has not ended in 30 s (Timeout %v)", timeout)
 	}
 	sw.Set(healthy.Addr())
 	require.NoError(t, n.s.Sync(context.Background()), "the next round, on a new connection")
