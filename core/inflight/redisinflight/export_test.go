@@ -1,9 +1,16 @@
 package redisinflight
 
 import (
+	"bytes"
 	"context"
 	"time"
 )
+
+// SendsAcquire reports whether b, bytes a client writes, hold an Acquire's
+// script: its EVALSHA (by hash) or its EVAL (by source).
+func SendsAcquire(b []byte) bool {
+	return bytes.Contains(b, []byte(acquireScript.Hash())) || bytes.Contains(b, []byte(acquireLua))
+}
 
 // Outstanding is the round trips of l to Redis not yet over (those past
 // their deadline included).
