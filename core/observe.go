@@ -168,10 +168,14 @@ const (
 	// failure mode does not decide them: they fail, and FailOpen admits
 	// every one; reported once, with the error.
 	StoreErrorReply
+	// StoreClosed: the store was closed (its Close called) and reports
+	// nothing more: an observer forgets its state (an outage it
+	// reported does not outlive it). Reported once, whatever the state.
+	StoreClosed
 )
 
 // String returns the change's name: "unreachable", "reachable", "slow",
-// "slow-ended", "key-conflict", "evicting" or "error-reply".
+// "slow-ended", "key-conflict", "evicting", "error-reply" or "closed".
 func (c StoreChange) String() string {
 	switch c {
 	case StoreUnreachable:
@@ -188,6 +192,8 @@ func (c StoreChange) String() string {
 		return "evicting"
 	case StoreErrorReply:
 		return "error-reply"
+	case StoreClosed:
+		return "closed"
 	}
 	return "unknown"
 }

@@ -284,7 +284,7 @@ func TestObserverNames(t *testing.T) {
 	}
 	for v, s := range map[core.StoreChange]string{core.StoreUnreachable: "unreachable", core.StoreReachable: "reachable",
 		core.StoreSlow: "slow", core.StoreSlowEnded: "slow-ended", core.StoreKeyConflict: "key-conflict",
-		core.StoreEvicting: "evicting", 0: "unknown"} {
+		core.StoreEvicting: "evicting", core.StoreErrorReply: "error-reply", core.StoreClosed: "closed", 0: "unknown"} {
 		assert.Equal(t, s, v.String())
 	}
 }

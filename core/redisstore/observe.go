@@ -14,9 +14,10 @@ var instances atomic.Uint64
 // Kind returns "redis": the store's kind as a [core.Observer] sees it.
 func (s *Store) Kind() string { return "redis" }
 
-// notify tells Options.Observer of a change of the store's state.
+// notify tells Options.Observer of a change of the store's state; once
+// the store is closed, of nothing more (see Store.Close).
 func (s *Store) notify(c core.StoreChange, err error) {
-	if s.opts.Observer == nil {
+	if s.opts.Observer == nil || s.gone.Load() && c != core.StoreClosed {
 		return
 	}
 	defer s.recoverHook("Options.Observer", c)

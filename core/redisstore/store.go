@@ -348,7 +348,8 @@ type Options struct {
 	// back (core.StoreUnreachable, core.StoreReachable: the failure mode
 	// on and off), a slow link and its end, the first key conflict, the
 	// first decision failing with an error reply (core.StoreErrorReply),
-	// and an evicting Redis seen by Check. A panic of its StoreChanged is
+	// an evicting Redis seen by Check, and Close (core.StoreClosed, the
+	// last change told). A panic of its StoreChanged is
 	// recovered and logged, as for OnSwitch. Give it to the limiters too
 	// (core.WithObserver) to see their decisions: those the deny cache
 	// answers are marked core.SourceCache, those the failure mode decides
@@ -451,6 +452,7 @@ type Store struct {
 
 	mu     sync.Mutex
 	closed bool
+	gone   atomic.Bool // set by Close: no change is reported after core.StoreClosed
 	bound  []*compiled // the scripts of the first policies bound, for Check
 
 	preloaded atomic.Bool // the library is loaded, or being loaded, in the background (see preload)
@@ -543,7 +545,9 @@ func New(client redis.UniversalClient, opts Options) (*Store, error) {
 // Close stops the store's goroutines; decisions after it fail. It does not
 // close the application's client; it closes the client the store made of
 // its own, if any (see Failures in the package doc) once no other store
-// shares it. Round trips in flight end by their own deadline.
+// shares it. Round trips in flight end by their own deadline. It tells
+// Options.Observer core.StoreClosed, and nothing after it, so that an
+// outage the store reported does not outlive it in the observer.
 func (s *Store) Close() error {
 	s.mu.Lock()
 	if s.closed {
@@ -556,6 +560,8 @@ func (s *Store) Close() error {
 	s.mu.Unlock()
 	s.wg.Wait()
 	s.bounded.Release()
+	s.gone.Store(true)
+	s.notify(core.StoreClosed, nil)
 	return nil
 }
 

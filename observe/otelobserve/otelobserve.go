@@ -301,7 +301,8 @@ func (o *Observer) StoreChanged(e core.StoreEvent) {
 	switch e.Change {
 	case core.StoreUnreachable:
 		s.down[e.Instance], s.fallbacks[e.Instance] = true, e.Fallback
-	case core.StoreReachable:
+	case core.StoreReachable, core.StoreClosed:
+		// (A closed store reports nothing more: its outage ends with it.)
 		delete(s.down, e.Instance)
 		delete(s.fallbacks, e.Instance)
 	}

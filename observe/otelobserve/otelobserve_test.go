@@ -341,3 +341,16 @@ func TestStoresOfOneKindApart(t *testing.T) {
 	assert.Equal(t, map[string]int64{"store=redis": 1}, ints(t, got["floodgate.rate_limiting.store.up"]))
 	assert.Equal(t, map[string]int64{"store=redis": 0}, ints(t, got["floodgate.rate_limiting.store.fallback"]))
 }
+
+// TestClosedStoreForgotten: a store closed while down (instance 1) no
+// longer holds the kind's gauges down once it says so.
+func TestClosedStoreForgotten(t *testing.T) {
+	o, r := newObserver(t)
+	o.StoreChanged(core.StoreEvent{Store: "redis", Instance: 1, Change: core.StoreUnreachable, Mode: "local", Fallback: true})
+	got := collect(t, r)
+	assert.Equal(t, map[string]int64{"store=redis": 0}, ints(t, got["floodgate.rate_limiting.store.up"]))
+	o.StoreChanged(core.StoreEvent{Store: "redis", Instance: 1, Change: core.StoreClosed})
+	got = collect(t, r)
+	assert.Equal(t, map[string]int64{"store=redis": 1}, ints(t, got["floodgate.rate_limiting.store.up"]))
+	assert.Equal(t, map[string]int64{"store=redis": 0}, ints(t, got["floodgate.rate_limiting.store.fallback"]))
+}

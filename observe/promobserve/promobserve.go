@@ -35,7 +35,8 @@
 // in-memory store's, decided in-process in nanoseconds). The store gauges
 // appear with a store's first decision or change; for several stores of
 // one kind (two Redis stores) they report the worst: up 0 while any is
-// unreachable, fallback and slow 1 while any is so.
+// unreachable, fallback and slow 1 while any is so; a store closed
+// (core.StoreClosed) is forgotten.
 package promobserve
 
 import (
@@ -153,7 +154,7 @@ func New(reg prometheus.Registerer, opts Options) (*Observer, error) {
 		}, []string{"store"}),
 		changes: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Namespace: ns, Name: "store_changes_total", ConstLabels: cl,
-			Help: "Changes of store state (unreachable, reachable, slow, slow-ended, key-conflict, evicting, error-reply).",
+			Help: "Changes of store state (unreachable, reachable, slow, slow-ended, key-conflict, evicting, error-reply, closed).",
 		}, []string{"store", "change"}),
 		memory:   newMemoryCollector(ns, cl),
 		counters: map[decisionKey]prometheus.Counter{},
@@ -274,6 +275,9 @@ func (o *Observer) StoreChanged(e core.StoreEvent) {
 		o.instances[k] = st
 	}
 	switch e.Change {
+	case core.StoreClosed:
+		// The store reports nothing more: its outage ends with it.
+		delete(o.instances, k)
 	case core.StoreUnreachable:
 		st.down, st.fallback = true, e.Fallback
 	case core.StoreReachable:

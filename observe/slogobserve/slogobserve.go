@@ -1,7 +1,7 @@
 // Package slogobserve logs the state changes of floodgate's stores with
 // log/slog: one line per change (Redis unreachable, back, a slow link, a
-// key conflict, an evicting Redis, decisions failing with an error reply),
-// never a line per request.
+// key conflict, an evicting Redis, decisions failing with an error reply,
+// a store closed while unreachable or slow), never a line per request.
 //
 // Give its Observer to the stores (redisstore.Options.Observer) and, if
 // convenient, to the limiters too (core.WithObserver): it ignores
@@ -52,7 +52,9 @@ func (*Observer) Decided(context.Context, core.Decision) {}
 // StoreChanged logs e, unless it repeats the last change logged of the
 // same store and aspect: unreachable, a slow link, a key conflict and an
 // evicting backend at level Warn, decisions failing with an error reply at
-// Error, the store reachable again and the slow link's end at Info.
+// Error, the store reachable again, the slow link's end and a store closed
+// while unreachable or slow at Info (a store closed forgets what was
+// logged of it).
 func (o *Observer) StoreChanged(e core.StoreEvent) {
 	a, level, msg := aspect{store: e.Store, instance: e.Instance}, slog.LevelWarn, ""
 	switch e.Change {
@@ -70,6 +72,12 @@ func (o *Observer) StoreChanged(e core.StoreEvent) {
 		a.kind, msg = 4, "floodgate: the store's backend may evict limiter keys under memory pressure"
 	case core.StoreErrorReply:
 		a.kind, level, msg = 5, slog.LevelError, "floodgate: decisions fail with an error reply from the store's backend (fail-open admits them all)"
+	case core.StoreClosed:
+		if o.forget(e.Store, e.Instance) {
+			o.log.LogAttrs(context.Background(), slog.LevelInfo,
+				"floodgate: store closed (the outage or slow link logged ends with it)", o.attrs(e)...)
+		}
+		return
 	default:
 		return
 	}
@@ -86,6 +94,11 @@ func (o *Observer) StoreChanged(e core.StoreEvent) {
 	}
 	o.state[a] = e.Change
 	o.mu.Unlock()
+	o.log.LogAttrs(context.Background(), level, msg, o.attrs(e)...)
+}
+
+// attrs returns the attributes e is logged with.
+func (o *Observer) attrs(e core.StoreEvent) []slog.Attr {
 	attrs := []slog.Attr{slog.String("store", e.Store), slog.String("change", e.Change.String())}
 	if e.Instance != 0 {
 		attrs = append(attrs, slog.Uint64("instance", e.Instance))
@@ -96,7 +109,21 @@ func (o *Observer) StoreChanged(e core.StoreEvent) {
 	if e.Err != nil {
 		attrs = append(attrs, slog.Any("err", e.Err))
 	}
-	o.log.LogAttrs(context.Background(), level, msg, attrs...)
+	return attrs
+}
+
+// forget drops what was logged of a closed store, and reports whether it
+// was left unreachable or slow (its end is then worth a line).
+func (o *Observer) forget(store string, instance uint64) (open bool) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	for a, c := range o.state {
+		if a.store == store && a.instance == instance {
+			open = open || c == core.StoreUnreachable || c == core.StoreSlow
+			delete(o.state, a)
+		}
+	}
+	return open
 }
 
 var _ core.Observer = (*Observer)(nil)

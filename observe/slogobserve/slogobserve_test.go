@@ -147,3 +147,23 @@ func TestStoresOfOneKindApart(t *testing.T) {
 		`level=INFO msg="floodgate: store reachable again" store=redis change=reachable instance=1`,
 	}, strings.Split(strings.TrimSpace(buf.String()), "\n"))
 }
+
+// TestClosedStoreForgotten: a store closed while unreachable ends its
+// outage in the log (one Info line) and is forgotten; a store closed in
+// good health is not logged.
+func TestClosedStoreForgotten(t *testing.T) {
+	var buf bytes.Buffer
+	o := slogobserve.New(slog.New(slog.NewTextHandler(&buf, &slog.HandlerOptions{ReplaceAttr: noTime})))
+	for _, e := range []core.StoreEvent{
+		{Store: "redis", Instance: 1, Change: core.StoreUnreachable, Mode: "local", Fallback: true},
+		{Store: "redis", Instance: 1, Change: core.StoreClosed},
+		{Store: "redis", Instance: 2, Change: core.StoreClosed},
+		{Store: "redis", Instance: 1, Change: core.StoreReachable}, // nothing left to end
+	} {
+		o.StoreChanged(e)
+	}
+	assert.Equal(t, []string{
+		`level=WARN msg="floodgate: store unreachable" store=redis change=unreachable instance=1 mode=local fallback=true`,
+		`level=INFO msg="floodgate: store closed (the outage or slow link logged ends with it)" store=redis change=closed instance=1`,
+	}, strings.Split(strings.TrimSpace(buf.String()), "\n"))
+}
