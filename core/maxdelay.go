@@ -17,8 +17,9 @@ type maxDelayKey struct{}
 // observer and heavy-hitter sketch see it, so that they count the denial
 // the caller answers, not an admission. Should the refund fail (a full
 // refund ledger, a store fault), the denial keeps its cost taken and
-// [Result.Taken] reports it: give it back then. A negative d counts as
-// 0.
+// [Result.Taken] reports it: give it back then. A store whose admissions
+// cannot be given back takes nothing for such an admission (see
+// [MaxDelayOf]). A negative d counts as 0.
 func WithMaxDelay(ctx context.Context, d time.Duration) context.Context {
 	return context.WithValue(ctx, maxDelayKey{}, max(d, 0))
 }
@@ -38,4 +39,14 @@ func (l *Limiter) capDelay(ctx context.Context, key string, res *Result) {
 		res.taken = false
 	}
 	res.DenyDelay(limit)
+}
+
+// MaxDelayOf returns the d of ctx's [WithMaxDelay], and whether ctx has
+// one. It is for a store whose admissions cannot be given back (the Redis
+// store's FailLocal limiter): such a store takes nothing for an admission
+// delayed longer than d, which the limiter then decides as a denial, as it
+// gives back and denies a refundable one.
+func MaxDelayOf(ctx context.Context) (d time.Duration, ok bool) {
+	d, ok = ctx.Value(maxDelayKey{}).(time.Duration)
+	return d, ok
 }

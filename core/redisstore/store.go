@@ -282,7 +282,9 @@ const (
 	// answers again, a window that began during the outage may grant
 	// this process its share plus the limit. Its Results report the policy's own quotas (what the
 	// headers show) and the local limiter's Remaining and RetryAfter; they
-	// are not refundable.
+	// are not refundable, so a take asked under core.WithMaxDelay that it
+	// would admit with a longer delay takes nothing (the limiter decides
+	// it as a denial).
 	FailLocal
 )
 

@@ -467,12 +467,17 @@ func (t *table) fallback(ctx context.Context, req store.Request, err error) (sto
 		if lerr != nil {
 			return store.Decision{}, lerr
 		}
-		if req.Op == store.OpRefund {
+		switch req.Op {
+		case store.OpRefund:
 			// Taken by Redis (a take in flight at the switch; the local
 			// limiter's own results, of its scaled policy, are not
 			// refundable): the local limiter never took it, it gives
 			// nothing back.
 			req.Op, req.Cost = store.OpPeek, 1
+		case store.OpTake:
+			if d, ok := t.overDelay(ctx, lt, req); ok {
+				return d, nil
+			}
 		}
 		d, err := lt.Do(ctx, req)
 		// What the local limiter took is not refundable: a refund would go
@@ -484,6 +489,38 @@ func (t *table) fallback(ctx context.Context, req store.Request, err error) (sto
 		return store.Decision{}, err
 	}
 	return store.Decision{}, fmt.Errorf("%w: %w", ErrUnavailable, err)
+}
+
+// overDelay returns, when req is asked under core.WithMaxDelay and the
+// local limiter lt would admit it with a longer delay, that admission
+// (ok), taking nothing: the limiter turns it into a denial (core's
+// capDelay), and a take the local limiter made could not be given back
+// (see fallback): every such denial would stay charged to the key, whose
+// delay then never came back under the bound while its clients asked
+// more than the rate (a shaping limit that served nothing during an
+// outage).
+func (t *table) overDelay(ctx context.Context, lt store.Table, req store.Request) (store.Decision, bool) {
+	limit, ok := core.MaxDelayOf(ctx)
+	if !ok {
+		return store.Decision{}, false
+	}
+	d, err := lt.Do(ctx, store.Request{Op: store.OpPeek, Key: req.Key, Cost: req.Cost, Now: req.Now})
+	if err != nil {
+		return store.Decision{}, false
+	}
+	over := false
+	for i := range t.quotas {
+		o := &d.Outcomes[i]
+		if !o.Allowed {
+			return store.Decision{}, false // a denial: the take decides it, taking nothing
+		}
+		over = over || o.Delay > limit
+	}
+	if !over {
+		return store.Decision{}, false
+	}
+	d.Taken, d.Source = false, store.SourceFallback
+	return d, true
 }
 
 // open is FailOpen's admission: every limit admits, with its whole quota
