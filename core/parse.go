@@ -163,7 +163,7 @@ func (p *parsed) parseRate(tok string, col int, inPolicy bool) *ParseError {
 			}
 		case inPolicy && validName(tok) && isLetter(tok[0]):
 			// "daily 10000/day": a name without its ':'.
-			hint = " (a limit's name? follow it with ':', as " + clip(tok) + ": 10000/day)"
+			hint = " (a limit's name? follow it with ':', as " + clip(tok) + ": COUNT/PERIOD)"
 		}
 		return syntaxErr(col, tok, "rate %q at column %d has no '/': want COUNT/PERIOD such as 100/min, without spaces%s", clip(tok), col+1, hint)
 	}

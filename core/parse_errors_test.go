@@ -143,7 +143,7 @@ func TestParsePolicyErrors(t *testing.T) {
 		{"a b: 10/s", 1, "a b", "limit name \"a b\" at column 1: want letters, digits, '-', '_' and '.', or a double-quoted string"},
 		{": 10/s", 1, "", "limit name \"\" at column 1: want letters, digits, '-', '_' and '.', or a double-quoted string"},
 		{"a:", 3, "", "empty limit at column 3: want a rate such as 100/min"},
-		{"burst: 10/s; daily 10000/day", 14, "daily", "rate \"daily\" at column 14 has no '/': want COUNT/PERIOD such as 100/min, without spaces (a limit's name? follow it with ':', as daily: 10000/day)"},
+		{"burst: 10/s; daily 10000/day", 14, "daily", "rate \"daily\" at column 14 has no '/': want COUNT/PERIOD such as 100/min, without spaces (a limit's name? follow it with ':', as daily: COUNT/PERIOD)"},
 		{"minute: 60/min; day: 1000/day fixed-window shadow", 44, "shadow", "unknown word \"shadow\" at column 44 (shadow comes before the rate, in a policy: shadow 100/min): want an algorithm (gcra, token-bucket, leaky-bucket, fixed-window, sliding-window, sliding-log, hybrid, rolling-window, warm-up, backoff) or a parameter of fixed-window (anchored)"},
 		{"a: b: 10/s", 4, "b:", "rate \"b:\" at column 4 has no '/': want COUNT/PERIOD such as 100/min, without spaces (a limit has one name)"},
 		{"10/s, 1000/day", 4, "s,", "unknown unit \"s,\" at column 4 (separate limits with ';' in a policy, and words with spaces): want ns, us, ms, s, sec, second, m, min, minute, h, hr, hour, d, day, w, week"},
