@@ -29,9 +29,10 @@ func (s hangUpStore) Do(ctx context.Context, _ store.Request) (store.Decision, e
 // decision: 100 requests reset by their clients were 100 decisions of
 // result "error" (promobserve's floodgate_decisions_total{result="error"},
 // otelobserve's "error"), the figure an operator alerts on as a store
-// fault, at an attacker's will. The middleware neither answers nor reports
-// such a request; the limiter now reports no decision either (0), while a
-// deadline that ends the take is still a failed decision (1).
+// fault, at an attacker's will. Such a take is now reported as abandoned
+// (100, none failed): the store may have applied it, so hang-ups that
+// spend a key's budget stay visible; a deadline that ends the take is
+// still a failed decision (1).
 func TestAttackClientHangUpIsNoStoreError(t *testing.T) {
 	t.Parallel()
 	s := hangUpStore{entered: make(chan struct{})}
@@ -50,7 +51,11 @@ func TestAttackClientHangUpIsNoStoreError(t *testing.T) {
 		cancel()
 		require.ErrorIs(t, <-done, context.Canceled)
 	}
-	assert.Zero(t, len(obs.Decisions()), "a client gone is no decision")
+	require.Len(t, obs.Decisions(), 100)
+	for _, d := range obs.Decisions() {
+		require.Equal(t, core.VerdictAbandoned, d.Verdict, "a client gone is no store fault")
+		require.Equal(t, "abandoned", d.Verdict.String())
+	}
 
 	ctx := &deadlineCtx{Context: context.Background(), done: make(chan struct{})}
 	done := make(chan error, 1)
@@ -61,9 +66,9 @@ func TestAttackClientHangUpIsNoStoreError(t *testing.T) {
 	<-s.entered
 	close(ctx.done) // as a server's deadline would end it
 	require.ErrorIs(t, <-done, context.DeadlineExceeded)
-	n := len(obs.Decisions())
-	require.Equal(t, 1, n, "a deadline is a failed decision")
-	assert.Equal(t, core.VerdictFailed, obs.Decisions()[0].Verdict)
+	ds := obs.Decisions()
+	require.Len(t, ds, 101)
+	assert.Equal(t, core.VerdictFailed, ds[100].Verdict, "a deadline is a failed decision")
 }
 
 // deadlineCtx is a context that ends, with DeadlineExceeded, when done is

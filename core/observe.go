@@ -14,9 +14,9 @@ import (
 //
 // A [Limiter] given one by [WithObserver] calls Decided after every take
 // ([Limiter.Allow], [Limiter.AllowN], [Limiter.Take]); peeks, refunds and
-// resets are not decisions and are not reported, nor is a take that fails
-// while its context was canceled (its caller gone; a deadline that ends it
-// is a failed decision); a take asked under [WithMaxDelay] is reported as
+// resets are not decisions and are not reported; a take that fails while
+// its context was canceled (its caller gone) is [VerdictAbandoned], not
+// failed (a deadline that ends it is); a take asked under [WithMaxDelay] is reported as
 // decided, a denial when its delay was too long. A store that changes state
 // (the Redis store losing Redis, say) calls StoreChanged once per change,
 // when the observer is given to it too (see the store's options). Both are
@@ -64,7 +64,8 @@ type Decision struct {
 	// the in-memory one (which decides in-process in tens of nanoseconds:
 	// measuring it would cost more than the decision; its Latency is 0).
 	Latency time.Duration
-	// Err is the decision's error, when Verdict is [VerdictFailed].
+	// Err is the decision's error, when Verdict is [VerdictFailed] or
+	// [VerdictAbandoned].
 	Err error
 	// ShadowDenied names the policy's shadow limits that would have
 	// denied the take (see [Limit.Shadow]), whatever the Verdict; nil when
@@ -88,9 +89,15 @@ const (
 	// VerdictFailed is a decision that returned an error (a store that
 	// failed closed, an invalid cost, a clock out of range).
 	VerdictFailed
+	// VerdictAbandoned is a take whose caller went away (its context
+	// canceled: a client that hung up) while the store decided it. No
+	// fault of the store's, so not VerdictFailed, which any client could
+	// then raise at will; but the store may have applied the take, so it
+	// is reported: hang-ups that spend a key's budget stay visible.
+	VerdictAbandoned
 )
 
-// String returns "allowed", "shaped", "denied" or "error".
+// String returns "allowed", "shaped", "denied", "error" or "abandoned".
 func (v Verdict) String() string {
 	switch v {
 	case VerdictAllowed:
@@ -101,6 +108,8 @@ func (v Verdict) String() string {
 		return "denied"
 	case VerdictFailed:
 		return "error"
+	case VerdictAbandoned:
+		return "abandoned"
 	}
 	return "unknown"
 }
@@ -251,10 +260,10 @@ func (l *Limiter) takeObserved(ctx context.Context, b *binding, key string, cost
 // that the enforced limits decided into res (or failed with err): its
 // shadow limits decide (unless shadows is false: they have decided
 // already), the heavy-hitter sketch counts it, and the observer learns of
-// it, unless it failed while ctx was canceled: its caller gone (a client
-// that hung up during the store's round trip) is no fault of the store,
-// and counting it a failed decision would let any client raise the error
-// figure operators alert on.
+// it: one that failed while ctx was canceled as abandoned (a client that
+// hung up during the store's round trip is no fault of the store, and
+// counting it a failed decision would let any client raise the error
+// figure operators alert on; yet the store may have applied it).
 func (l *Limiter) after(ctx context.Context, b *binding, key string, h uint64, cost int64, res *Result, lat time.Duration, err error, shadows bool) {
 	if err == nil {
 		if shadows && b.shadow != nil {
@@ -264,7 +273,7 @@ func (l *Limiter) after(ctx context.Context, b *binding, key string, h uint64, c
 			l.top.add(key, res.at, res.Allowed)
 		}
 	}
-	if l.obs != nil && !(err != nil && errors.Is(ctx.Err(), context.Canceled)) {
+	if l.obs != nil {
 		l.observe(ctx, b, res, cost, lat, err)
 	}
 }
@@ -280,6 +289,9 @@ func (l *Limiter) observe(ctx context.Context, b *binding, res *Result, cost int
 	switch {
 	case err != nil:
 		d.Verdict, d.Limit, d.LimitName, d.Remaining, d.ShadowDenied = VerdictFailed, -1, "", 0, nil
+		if errors.Is(ctx.Err(), context.Canceled) {
+			d.Verdict = VerdictAbandoned
+		}
 	case !res.Allowed:
 		d.Verdict = VerdictDenied
 	case res.Delay > 0:

@@ -71,6 +71,9 @@ const (
 	ResultAcquired = "acquired"
 	ResultRejected = "rejected"
 	ResultError    = "error"
+	// ResultAbandoned counts a take whose caller went away while the
+	// store decided it (core.VerdictAbandoned).
+	ResultAbandoned = "abandoned"
 	// ResultShadowRejected counts a shadow limit's would-be rejection
 	// (core.Decision.ShadowDenied), the limit attribute its name: once more
 	// for a decision, whatever its result, as the shadow limit is never
@@ -199,6 +202,8 @@ func result(v core.Verdict) string {
 		return ResultRejected
 	case core.VerdictFailed:
 		return ResultError
+	case core.VerdictAbandoned:
+		return ResultAbandoned
 	}
 	return ResultAcquired
 }

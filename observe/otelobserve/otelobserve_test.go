@@ -354,3 +354,13 @@ func TestClosedStoreForgotten(t *testing.T) {
 	assert.Equal(t, map[string]int64{"store=redis": 1}, ints(t, got["floodgate.rate_limiting.store.up"]))
 	assert.Equal(t, map[string]int64{"store=redis": 0}, ints(t, got["floodgate.rate_limiting.store.fallback"]))
 }
+
+// TestAbandonedCounted: a take whose caller went away while the store
+// decided it is counted with result "abandoned", apart from the errors.
+func TestAbandonedCounted(t *testing.T) {
+	o, reader := newObserver(t)
+	o.Decided(context.Background(), core.Decision{Policy: "api", Limit: -1, Verdict: core.VerdictAbandoned, Store: "redis",
+		Err: context.Canceled})
+	assert.Equal(t, map[string]int64{"limit=,policy=api,result=abandoned,source=store,store=redis": 1},
+		ints(t, collect(t, reader)["floodgate.rate_limiting.requests"]))
+}

@@ -21,7 +21,8 @@
 //	floodgate_memory_keys{policy}                                gauge
 //	floodgate_memory_max_keys{policy}                            gauge
 //
-// result is "allowed", "shaped", "denied" or "error" (core.Verdict), and
+// result is "allowed", "shaped", "denied", "error" or "abandoned"
+// (core.Verdict), and
 // limit the binding limit's name ("" for an error); a shadow limit that
 // would have denied (core.Decision.ShadowDenied) is counted once more, as
 // result "shadow_denied" with limit its own name, whatever the decision:
