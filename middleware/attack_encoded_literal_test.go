@@ -1,8 +1,6 @@
 package middleware_test
 
 import (
-	"net/http"
-	"net/http/httptest"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -23,21 +21,7 @@ func TestAttackEncodedLettersDoNotLeaveTheAppsSubtree(t *testing.T) {
 		{"GET /files/{p...}", "GET", "/fil%65s/%2E%2E/healthz"},
 		{"api.example.com/v1/", "GET", "/%761/%2E%2E/healthz"},
 	} {
-		m := quotaRoutes(t, false, quota{c.app, 1}, quota{"/healthz", 1000})
-		hits := 0
-		app := http.NewServeMux()
-		app.HandleFunc(c.app, func(http.ResponseWriter, *http.Request) { hits++ })
-		app.HandleFunc("/healthz", func(http.ResponseWriter, *http.Request) {})
-		h := m.Handler(app)
-		codes := make([]int, 0, 3)
-		for range 3 {
-			r := httptest.NewRequest(c.method, c.path, nil)
-			r.Host = "api.example.com"
-			r.RemoteAddr = "192.0.2.1:1"
-			w := httptest.NewRecorder()
-			h.ServeHTTP(w, r)
-			codes = append(codes, w.Code)
-		}
+		codes, hits := subtreeRequests(t, c.app, c.app, c.method, c.path)
 		assert.Equal(t, []int{200, 429, 429}, codes, "%s %s to %q", c.method, c.path, c.app)
 		assert.Equal(t, 1, hits, "%s %s to %q", c.method, c.path, c.app)
 	}

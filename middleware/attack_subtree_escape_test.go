@@ -28,21 +28,7 @@ func TestAttackEncodedDotsDoNotLeaveTheAppsSubtree(t *testing.T) {
 		{"/admin/", "/admin/", "CONNECT", "/admin/../healthz"},
 		{"/admin/", "/admin/", "CONNECT", "/admin/.."},
 	} {
-		m := quotaRoutes(t, false, quota{c.route, 1}, quota{"/healthz", 1000})
-		hits := 0
-		app := http.NewServeMux()
-		app.HandleFunc(c.app, func(http.ResponseWriter, *http.Request) { hits++ })
-		app.HandleFunc("/healthz", func(http.ResponseWriter, *http.Request) {})
-		h := m.Handler(app)
-		codes := make([]int, 0, 3)
-		for range 3 {
-			r := httptest.NewRequest(c.method, c.path, nil)
-			r.Host = "api.example.com"
-			r.RemoteAddr = "192.0.2.1:1"
-			w := httptest.NewRecorder()
-			h.ServeHTTP(w, r)
-			codes = append(codes, w.Code)
-		}
+		codes, hits := subtreeRequests(t, c.app, c.route, c.method, c.path)
 		assert.Equal(t, []int{200, 429, 429}, codes, "%s %s to %q", c.method, c.path, c.app)
 		assert.Equal(t, 1, hits, "%s %s to %q", c.method, c.path, c.app)
 	}
@@ -65,4 +51,26 @@ func TestTrailingSlashVariantKeptUnderTheTemplate(t *testing.T) {
 	assert.Equal(t, []int{200, 429}, []int{
 		serve(h, "POST", "/login/", "192.0.2.1:1", nil), serve(h, "POST", "/login/", "192.0.2.1:1", nil),
 	})
+}
+
+// subtreeRequests sends method path three times to an application
+// ServeMux serving app (counting its runs) and "/healthz", behind routes
+// of route at 1 and "/healthz" at 1000: the status codes, and how often
+// app's handler ran.
+func subtreeRequests(t *testing.T, app, route, method, path string) (codes []int, hits int) {
+	t.Helper()
+	m := quotaRoutes(t, false, quota{route, 1}, quota{"/healthz", 1000})
+	mux := http.NewServeMux()
+	mux.HandleFunc(app, func(http.ResponseWriter, *http.Request) { hits++ })
+	mux.HandleFunc("/healthz", func(http.ResponseWriter, *http.Request) {})
+	h := m.Handler(mux)
+	for range 3 {
+		r := httptest.NewRequest(method, path, nil)
+		r.Host = "api.example.com"
+		r.RemoteAddr = "192.0.2.1:1"
+		w := httptest.NewRecorder()
+		h.ServeHTTP(w, r)
+		codes = append(codes, w.Code)
+	}
+	return codes, hits
 }
