@@ -40,13 +40,7 @@ func TestAttackPanickingObserverKeepsTheProcess(t *testing.T) {
 	_, err := l.Allow(ctx, "k")
 	require.NoError(t, err)
 
-	p.Refuse(true)
-	p.Drop()
-	for i := 0; i < 100 && !s.Down(); i++ {
-		_, err := l.Allow(ctx, fmt.Sprint("down", i))
-		require.NoError(t, err)
-	}
-	require.True(t, s.Down())
+	cutOff(t, p, s, l)
 	p.Refuse(false)
 	i := 0
 	within.Until(t, "the store back on Redis", func() bool {

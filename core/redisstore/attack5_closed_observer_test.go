@@ -32,13 +32,7 @@ func TestCloseTellsTheObserver(t *testing.T) {
 	ctx := context.Background()
 	_, err := l.Allow(ctx, "k")
 	require.NoError(t, err)
-	p.Refuse(true)
-	p.Drop()
-	for i := 0; i < 100 && !s.Down(); i++ {
-		_, err := l.Allow(ctx, fmt.Sprint("down", i))
-		require.NoError(t, err)
-	}
-	require.True(t, s.Down())
+	cutOff(t, p, s, l)
 
 	require.NoError(t, s.Close())
 	require.NoError(t, s.Close())

@@ -504,3 +504,17 @@ func TestEvictionPolicy(t *testing.T) {
 		})
 	}
 }
+
+// cutOff refuses and drops every connection through p, and has l decide
+// (a fail-local store: without error) until s has gone off Redis, within
+// 100 decisions.
+func cutOff(t *testing.T, p *faultproxy.Proxy, s *redisstore.Store, l *core.Limiter) {
+	t.Helper()
+	p.Refuse(true)
+	p.Drop()
+	for i := 0; i < 100 && !s.Down(); i++ {
+		_, err := l.Allow(context.Background(), fmt.Sprint("down", i))
+		require.NoError(t, err)
+	}
+	require.True(t, s.Down())
+}
