@@ -120,9 +120,13 @@ func TestTakesBatchFunction(t *testing.T) {
 			require.Equal(t, want, got, "policy %s trial %d: %v costs %v", p.Name(), trial, seq, costs)
 			for _, name := range names {
 				// The reference wrote later: its TTLs end as much later
-				// as time passed since the batch began.
+				// as time passed since the batch began, measured here on
+				// the Go side; Redis's own reading of its clock for each
+				// command may lag ours by a few milliseconds (a run of
+				// go test -count=3 work saw 3.1 ms beyond elapsed, where
+				// 2 ms were allowed for PEXPIRETIME's truncation).
 				requireSameKey(t, fmt.Sprintf("policy %s trial %d: %s", p.Name(), trial, name),
-					states[key(ref, name)], states[key(gen, name)], -elapsed-2*time.Millisecond, time.Millisecond)
+					states[key(ref, name)], states[key(gen, name)], -elapsed-10*time.Millisecond, time.Millisecond)
 			}
 		}
 	}
