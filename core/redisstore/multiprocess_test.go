@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"runtime/debug"
 	"strconv"
 	"strings"
 	"testing"
@@ -93,6 +94,14 @@ func TestMain(m *testing.M) {
 	}
 	flag.Parse()
 	redistest.Parallel() // the fault tests wait out stalls and bounds
+	// The differential and conformance tests allocate ~4 GB of
+	// short-lived garbage (limiters, commands and replies); at GOGC 400
+	// the package took 9.4 CPU-s instead of 11.1 (redis-server's
+	// included) and 77 collections fell to 17, for a peak heap of ~300 MB
+	// instead of ~110 MB. No test here depends on the collector's pace.
+	if os.Getenv("GOGC") == "" {
+		debug.SetGCPercent(400)
+	}
 	os.Exit(m.Run())
 }
 
