@@ -2,6 +2,7 @@ package core_test
 
 import (
 	"context"
+	"sync/atomic"
 	"testing"
 
 	"github.com/floodgate-go/floodgate/core"
@@ -87,4 +88,70 @@ func (c *deadlineCtx) Err() error {
 	default:
 		return nil
 	}
+}
+
+// TestAttackHangUpsShowInTopKeys: a client that hangs up during every
+// take's round trip (the store may have applied each) was missing from
+// Limiter.TopKeys, whose takes counted only decisions that completed: 50
+// such takes of "hider" left it out of the top keys, and out of the
+// interval's Takes, while 5 completed takes of "plain" led them. They are
+// now counted apart, as Abandoned: "hider" leads with 50.
+func TestAttackHangUpsShowInTopKeys(t *testing.T) {
+	t.Parallel()
+	s := &switchStore{hang: hangUpStore{entered: make(chan struct{})}}
+	ms, err := core.NewMemoryStore(core.MemoryOptions{})
+	require.NoError(t, err)
+	s.mem = ms
+	l, err := core.NewLimiter(core.MustPolicy("p", core.Limit{Name: "l", Algorithm: core.GCRA{Rate: core.PerSecond(1), Burst: 10}}),
+		core.WithStore(s), core.WithTopKeys(core.TopKeysOptions{}), core.WithClock(coretest.NewClock(t0)))
+	require.NoError(t, err)
+	for range 5 {
+		_, err := l.Allow(context.Background(), "plain")
+		require.NoError(t, err)
+	}
+	s.hanging.Store(true)
+	for range 50 {
+		ctx, cancel := context.WithCancel(context.Background())
+		done := make(chan error, 1)
+		go func() {
+			_, err := l.Allow(ctx, "hider")
+			done <- err
+		}()
+		<-s.hang.entered
+		cancel()
+		require.ErrorIs(t, <-done, context.Canceled)
+	}
+	top, ok := l.TopKeys(2)
+	require.True(t, ok)
+	require.Len(t, top.Keys, 2)
+	assert.Equal(t, int64(55), top.Takes)
+	assert.Equal(t, core.KeyCount{Key: "hider", Count: 50, Abandoned: 50}, top.Keys[0])
+	assert.Equal(t, core.KeyCount{Key: "plain", Count: 5, Admitted: 5}, top.Keys[1])
+}
+
+// switchStore decides on mem until hanging is set, then hangs up as hang.
+type switchStore struct {
+	hang    hangUpStore
+	mem     core.Store
+	hanging atomic.Bool
+}
+
+func (s *switchStore) Bind(p *core.Policy) (store.Table, error) {
+	mt, err := s.mem.Bind(p)
+	if err != nil {
+		return nil, err
+	}
+	return switchTable{s, mt}, nil
+}
+
+type switchTable struct {
+	s   *switchStore
+	mem store.Table
+}
+
+func (t switchTable) Do(ctx context.Context, req store.Request) (store.Decision, error) {
+	if t.s.hanging.Load() {
+		return t.s.hang.Do(ctx, req)
+	}
+	return t.mem.Do(ctx, req)
 }

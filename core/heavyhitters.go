@@ -57,7 +57,9 @@ const (
 // without WithTopKeys pays nothing. [Limiter.TopKeys] holds that mutex only
 // to copy one interval's keys at a time (at most Capacity entries), and
 // merges and sorts them outside it. Peeks, refunds and failed takes are
-// not counted; a take counts 1 whatever its cost.
+// not counted, but for a take whose caller went away during the store's
+// call (counted as Abandoned: the store may have applied it); a take
+// counts 1 whatever its cost.
 func WithTopKeys(o TopKeysOptions) Option {
 	return func(c *limiterConfig) { c.top = &o }
 }
@@ -79,12 +81,14 @@ type KeyCount struct {
 	Key       string
 	Truncated bool
 	// Count is an upper bound of the key's takes in the time counted:
-	// Admitted + Denied + Error.
+	// Admitted + Denied + Abandoned + Error.
 	Count int64
-	// Admitted and Denied are the takes counted for the key since it
-	// (last) entered the sketch: they are exact, but miss what it made
-	// before.
-	Admitted, Denied int64
+	// Admitted, Denied and Abandoned are the takes counted for the key
+	// since it (last) entered the sketch: they are exact, but miss what
+	// it made before. Abandoned are the takes whose caller went away
+	// (its context canceled) before the store answered, which the store
+	// may have applied (see [VerdictAbandoned]).
+	Admitted, Denied, Abandoned int64
 	// Error bounds what Count may overstate: it is what the key inherited
 	// from the keys it displaced.
 	Error int64
@@ -112,11 +116,20 @@ type ssWindow struct {
 }
 
 type ssEntry struct {
-	key              string
-	truncated        bool
-	count, err       int64
-	admitted, denied int64
+	key                         string
+	truncated                   bool
+	count, err                  int64
+	admitted, denied, abandoned int64
 }
+
+// takeKind is how a take the sketch counts ended.
+type takeKind uint8
+
+const (
+	takeDenied takeKind = iota
+	takeAdmitted
+	takeAbandoned
+)
 
 func newHeavyHitters(o TopKeysOptions) (*heavyHitters, error) {
 	if o.Capacity == 0 {
@@ -143,8 +156,18 @@ func newHeavyHitters(o TopKeysOptions) (*heavyHitters, error) {
 	return h, nil
 }
 
-// add counts one take of key at the instant at (Unix nanoseconds).
+// add counts one decided take of key at the instant at (Unix
+// nanoseconds).
 func (h *heavyHitters) add(key string, at int64, admitted bool) {
+	kind := takeDenied
+	if admitted {
+		kind = takeAdmitted
+	}
+	h.count(key, at, kind)
+}
+
+// count counts one take of key, ended as kind, at the instant at.
+func (h *heavyHitters) count(key string, at int64, kind takeKind) {
 	n := at / h.width
 	h.mu.Lock()
 	defer h.mu.Unlock()
@@ -177,7 +200,7 @@ func (h *heavyHitters) add(key string, at int64, admitted bool) {
 	if ok {
 		e := &w.heap[i]
 		e.count++
-		countTake(e, admitted)
+		countTake(e, kind)
 		w.down(int(i))
 		return
 	}
@@ -191,7 +214,7 @@ func (h *heavyHitters) add(key string, at int64, admitted bool) {
 	if len(w.heap) < h.opts.Capacity {
 		w.heap = append(w.heap, ssEntry{key: key, truncated: truncated, count: 1})
 		i := len(w.heap) - 1
-		countTake(&w.heap[i], admitted)
+		countTake(&w.heap[i], kind)
 		w.index[key] = int32(i)
 		w.up(i)
 		return
@@ -201,16 +224,19 @@ func (h *heavyHitters) add(key string, at int64, admitted bool) {
 	e := &w.heap[0]
 	delete(w.index, e.key)
 	*e = ssEntry{key: key, truncated: truncated, err: e.count, count: e.count + 1}
-	countTake(e, admitted)
+	countTake(e, kind)
 	w.index[key] = 0
 	w.down(0)
 }
 
-func countTake(e *ssEntry, admitted bool) {
-	if admitted {
+func countTake(e *ssEntry, kind takeKind) {
+	switch kind {
+	case takeAdmitted:
 		e.admitted++
-	} else {
+	case takeDenied:
 		e.denied++
+	default:
+		e.abandoned++
 	}
 }
 
@@ -286,6 +312,7 @@ func (h *heavyHitters) top(k int, now int64) Top {
 			m.Error += e.err
 			m.Admitted += e.admitted
 			m.Denied += e.denied
+			m.Abandoned += e.abandoned
 		}
 	}
 	t.Keys = make([]KeyCount, 0, len(merged))

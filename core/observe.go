@@ -265,6 +265,7 @@ func (l *Limiter) takeObserved(ctx context.Context, b *binding, key string, cost
 // counting it a failed decision would let any client raise the error
 // figure operators alert on; yet the store may have applied it).
 func (l *Limiter) after(ctx context.Context, b *binding, key string, h uint64, cost int64, res *Result, lat time.Duration, err error, shadows bool) {
+	abandoned := err != nil && errors.Is(ctx.Err(), context.Canceled)
 	if err == nil {
 		if shadows && b.shadow != nil {
 			l.decideShadows(ctx, b, store.OpTake, key, h, cost, res)
@@ -272,6 +273,10 @@ func (l *Limiter) after(ctx context.Context, b *binding, key string, h uint64, c
 		if l.top != nil {
 			l.top.add(key, res.at, res.Allowed)
 		}
+	} else if abandoned && l.top != nil {
+		// Counted, as the observer reports it: a client hanging up on
+		// every take must not hide from the top keys.
+		l.top.count(key, l.now(), takeAbandoned)
 	}
 	if l.obs != nil {
 		l.observe(ctx, b, res, cost, lat, err)

@@ -297,6 +297,7 @@ type KeyReport struct {
 	Count     int64  `json:"count"`
 	Admitted  int64  `json:"admitted"`
 	Denied    int64  `json:"denied"`
+	Abandoned int64  `json:"abandoned,omitempty"`
 	Error     int64  `json:"error"`
 }
 
@@ -324,7 +325,7 @@ func (h *Handler) top(q url.Values) (any, error) {
 		}
 		pt := PolicyTop{Policy: l.Policy().Name(), From: t.From.UTC(), To: t.To.UTC(), Takes: t.Takes, Keys: make([]KeyReport, len(t.Keys))}
 		for i, kc := range t.Keys {
-			pt.Keys[i] = KeyReport{Key: kc.Key, Truncated: kc.Truncated, Count: kc.Count, Admitted: kc.Admitted, Denied: kc.Denied, Error: kc.Error}
+			pt.Keys[i] = KeyReport{Key: kc.Key, Truncated: kc.Truncated, Count: kc.Count, Admitted: kc.Admitted, Denied: kc.Denied, Abandoned: kc.Abandoned, Error: kc.Error}
 		}
 		out.Policies = append(out.Policies, pt)
 	}
