@@ -59,10 +59,25 @@ func TestTrailingSlashVariantKeptUnderTheTemplate(t *testing.T) {
 // app's handler ran.
 func subtreeRequests(t *testing.T, app, route, method, path string) (codes []int, hits int) {
 	t.Helper()
-	m := quotaRoutes(t, false, quota{route, 1}, quota{"/healthz", 1000})
+	return muxRequests(t, app, route, "/healthz", method, path)
+}
+
+// pairRequests is subtreeRequests with other in place of "/healthz", its
+// route written as its pattern.
+func pairRequests(t *testing.T, app, other, method, path string) (codes []int, hits int) {
+	t.Helper()
+	return muxRequests(t, app, app, other, method, path)
+}
+
+// muxRequests sends method path three times to an application ServeMux
+// serving app (counting its runs) and other, behind routes of route at 1
+// and other at 1000: the status codes, and how often app's handler ran.
+func muxRequests(t *testing.T, app, route, other, method, path string) (codes []int, hits int) {
+	t.Helper()
+	m := quotaRoutes(t, false, quota{route, 1}, quota{other, 1000})
 	mux := http.NewServeMux()
 	mux.HandleFunc(app, func(http.ResponseWriter, *http.Request) { hits++ })
-	mux.HandleFunc("/healthz", func(http.ResponseWriter, *http.Request) {})
+	mux.HandleFunc(other, func(http.ResponseWriter, *http.Request) {})
 	h := m.Handler(mux)
 	for range 3 {
 		r := httptest.NewRequest(method, path, nil)

@@ -506,7 +506,7 @@ func (rt *Routes) find(r *http.Request, method, template string) *route {
 // (see servedPrefix).
 func (rt *Routes) variants(req *http.Request, best match, within string) match {
 	for _, p := range routepath.Variants(req.URL.Path) {
-		if p == "" || !strings.HasPrefix(p+"/", within) {
+		if p == "" || !under(p, within, false) {
 			continue
 		}
 		c := *req

@@ -8,11 +8,13 @@ import (
 	"github.com/floodgate-go/floodgate/internal/routepath"
 )
 
-// servedPrefix returns the literal start ("/admin/") of every path the
-// pattern that serves a request matches: its template when an adapter
-// gives one, else the application's ServeMux pattern (r.Pattern, the
-// argument pattern), without its method and host; "" when that says
-// nothing narrower than "/", or there is none.
+// servedPrefix returns the start ("/admin/", "/users/{}/files/") of every
+// path the pattern that serves a request matches: its template when an
+// adapter gives one, else the application's ServeMux pattern (r.Pattern,
+// the argument pattern), without its method and host, up to its last
+// slash or catch-all; each segment holding a wildcard or a parameter is
+// "{}", which any one segment matches (see under), even an empty one. ""
+// when that says nothing narrower than "/", or there is none.
 //
 // A path variant (see routepath.Variants) that does not start with it
 // names a route whose handler the request does not reach: the router has
@@ -21,7 +23,9 @@ import (
 // cleaned away, which ServeMux, chi and echo, routing the escaped path,
 // never do: such a request is served by the subtree's handler ("/admin/")
 // and must be counted there, not on a route of the client's choosing
-// ("/healthz").
+// ("/healthz"). The segments after a wildcard bind as tightly: a request
+// served by "GET /users/{id}/files/{p...}" ("/users/x/files/%2E%2E/%2E%2E/y")
+// is not counted on "GET /users/{id}" ("/users/y").
 func servedPrefix(pattern, template string) string {
 	p := template
 	if p == "" {
@@ -35,18 +39,66 @@ func servedPrefix(pattern, template string) string {
 			return ""
 		}
 		p = p[i:] // drop the host
+	} else if strings.HasPrefix(p, "/") {
+		p = routepath.MuxPath(p) // gin's ":id", echo's "*", chi's "{id:[0-9]+}"
 	}
 	if !strings.HasPrefix(p, "/") {
 		return ""
 	}
-	if i := strings.IndexAny(p, "{:*"); i >= 0 {
-		p = p[:i] // the literal part, before the first wildcard
+	if i := strings.Index(p, "...}"); i >= 0 {
+		p = p[:i] // a catch-all ends what the pattern fixes
 	}
 	p = p[:strings.LastIndexByte(p, '/')+1]
 	if len(p) <= 1 {
 		return ""
 	}
-	return unescapeSegments(p)
+	segs := strings.Split(unescapeSegments(p), "/")
+	for i, s := range segs {
+		if strings.ContainsAny(s, "{:*") {
+			// a wildcard, or a parameter MuxPath leaves as text (echo's
+			// "file.:ext"): any segment, as before its first such sign
+			segs[i] = anySegment
+		}
+	}
+	return strings.Join(segs, "/")
+}
+
+// anySegment stands for a wildcard's segment in servedPrefix's result.
+const anySegment = "{}"
+
+// under reports whether the path p, with a slash added, starts with
+// within (see servedPrefix), a segment "{}" of within matching any
+// segment; without regard to case when fold.
+func under(p, within string, fold bool) bool {
+	if within == "" {
+		return true
+	}
+	s := p + "/"
+	if !strings.Contains(within, anySegment) {
+		if fold {
+			return hasPrefixFold(s, within)
+		}
+		return strings.HasPrefix(s, within)
+	}
+	if s[0] != '/' {
+		return false
+	}
+	s, w := s[1:], within[1:]
+	for w != "" {
+		want, wrest, _ := strings.Cut(w, "/")
+		seg, rest, ok := strings.Cut(s, "/")
+		switch {
+		case !ok:
+			return false
+		case want == anySegment:
+			// any segment, even empty: ServeMux matches a wildcard to the
+			// empty segment of a CONNECT's path, which it does not clean
+		case fold && !strings.EqualFold(seg, want), !fold && seg != want:
+			return false
+		}
+		s, w = rest, wrest
+	}
+	return true
 }
 
 // staysWithin reports whether the path of u, as ServeMux matches it for a
@@ -64,7 +116,7 @@ func staysWithin(u *url.URL, method, within string) bool {
 	if method != http.MethodConnect {
 		p = routepath.Clean(p)
 	}
-	return strings.HasPrefix(unescapeSegments(p)+"/", within)
+	return under(unescapeSegments(p), within, false)
 }
 
 // describes reports whether within (see servedPrefix) may be the literal
@@ -81,7 +133,7 @@ func describes(u *url.URL, within string) bool {
 	}
 	esc := unescapeSegments(u.EscapedPath())
 	for _, p := range [...]string{esc, routepath.Clean(esc), u.Path, routepath.Clean(u.Path)} {
-		if hasPrefixFold(p+"/", within) {
+		if under(p, within, true) {
 			return true
 		}
 	}
