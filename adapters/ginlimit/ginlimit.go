@@ -30,10 +30,7 @@
 package ginlimit
 
 import (
-	"bufio"
 	"fmt"
-	"net"
-	"net/http"
 
 	"github.com/floodgate-go/floodgate/core"
 	"github.com/floodgate-go/floodgate/internal/keyrequest"
@@ -60,10 +57,12 @@ import (
 // own to keep its handler apart.
 //
 // When m counts only some statuses (Options.CountIf), the status counted
-// is the one written or set by the handlers after Limit; a response left
-// unwritten at gin's default 200 counts as a failure (500) when c.Error
-// recorded errors, and otherwise, like a hijacked connection, stays
-// counted without asking CountIf (see middleware.Admission.End).
+// is the one written or set by the handlers after Limit. A response left
+// unwritten at gin's default 200 with errors recorded by c.Error is judged
+// by the status a middleware outside Limit writes for them (the usual
+// error-handling middleware), and stays counted if none is written through
+// c.Writer; left so without errors, or with the connection taken over, it
+// stays counted without asking CountIf (see middleware.Admission.End).
 //
 // HEAD requests to a route registered for GET and HEAD (engine.Match) are
 // limited in the GET route's buckets by [middleware.Routes]; see there for
@@ -132,28 +131,6 @@ func limit(m *middleware.Middleware, values bool, t *routemethods.Table) gin.Han
 			c.Next()
 			return
 		}
-		hw := &hijackWatch{ResponseWriter: c.Writer}
-		c.Writer = hw
-		defer func() { c.Writer = hw.ResponseWriter }()
-		c.Next()
-		a.End(c.Request.Context(), outcome(c, hw))
+		count(c, &a)
 	}
 }
-
-// hijackWatch notes whether a handler took the connection over.
-type hijackWatch struct {
-	gin.ResponseWriter
-	hijacked bool
-}
-
-// Hijack takes the connection, noting it: no status tells the outcome.
-func (w *hijackWatch) Hijack() (net.Conn, *bufio.ReadWriter, error) {
-	c, rw, err := w.ResponseWriter.Hijack()
-	if err == nil {
-		w.hijacked = true
-	}
-	return c, rw, err
-}
-
-// Unwrap returns the underlying writer, for http.ResponseController.
-func (w *hijackWatch) Unwrap() http.ResponseWriter { return w.ResponseWriter }

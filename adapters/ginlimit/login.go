@@ -63,24 +63,6 @@ func Login(g *login.Guard) gin.HandlerFunc {
 	}
 }
 
-// outcome returns the status [Limit] gives middleware.Admission.End once
-// c's handlers have run: 101 for a connection taken over; the status
-// written or set; 500 for a response left unwritten at gin's default 200
-// with errors recorded by c.Error (for an error-handling middleware
-// outside to answer), a failure; and 0, no response, for one left so
-// without errors, which End never takes for a success.
-func outcome(c *gin.Context, hw *hijackWatch) int {
-	switch {
-	case hw.hijacked:
-		return http.StatusSwitchingProtocols
-	case c.Writer.Written() || c.Writer.Status() != http.StatusOK:
-		return c.Writer.Status()
-	case len(c.Errors) > 0:
-		return http.StatusInternalServerError
-	}
-	return 0
-}
-
 // outcomeWriter reports the attempt's outcome before the headers are
 // sent, when the status is known and a cookie can still be added.
 type outcomeWriter struct {
