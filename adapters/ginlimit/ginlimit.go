@@ -31,9 +31,11 @@ package ginlimit
 
 import (
 	"fmt"
+	"net/http"
 
 	"github.com/floodgate-go/floodgate/core"
 	"github.com/floodgate-go/floodgate/internal/keyrequest"
+	"github.com/floodgate-go/floodgate/internal/problem"
 	"github.com/floodgate-go/floodgate/internal/routemethods"
 	"github.com/floodgate-go/floodgate/internal/routepath"
 	"github.com/floodgate-go/floodgate/middleware"
@@ -48,7 +50,8 @@ import (
 // engine is the engine Limit is mounted on, or on a group or route of:
 // its routes (engine.Routes(), read at the first request and again for a
 // route added since) tell which methods reach the handler a request
-// reaches, so that [middleware.Routes] limits every method reaching a
+// reaches (a request routed to a route engine does not list, by another
+// engine, is refused 500, its error recorded with c.Error), so that [middleware.Routes] limits every method reaching a
 // handler registered for several (Any, Match) by the route guarding it:
 // the handler of e.Any("/login", h) limited as "POST /login" is limited so
 // for a PUT, a DELETE, a GET with credentials in its query. gin knows a
@@ -82,6 +85,18 @@ func Limit(m *middleware.Middleware, engine *gin.Engine) gin.HandlerFunc {
 	return limit(m, true, table(engine))
 }
 
+// otherEngine refuses c's request, routed to route by an engine whose
+// routes Limit was not given (see [Limit]): which methods reach its
+// handler is not known, and limiting them by route alone would let every
+// method but the route's own reach a handler of several on the default
+// limit. The error is recorded with c.Error, for gin's logger.
+func otherEngine(c *gin.Context, route string) {
+	_ = c.Error(fmt.Errorf("ginlimit: Limit: route %q is not one of the engine Limit was given: give Limit the engine it is mounted on: %w", route, core.ErrInvalidConfig))
+	problem.Write(c.Writer, &problem.Details{Title: http.StatusText(http.StatusInternalServerError),
+		Status: http.StatusInternalServerError, Detail: "the rate limiter is not configured"}, false)
+	c.Abort()
+}
+
 // table returns the table of engine's routes, each handler known by its
 // name.
 func table(engine *gin.Engine) *routemethods.Table {
@@ -108,7 +123,11 @@ func limit(m *middleware.Middleware, values bool, t *routemethods.Table) gin.Han
 		}
 		route, methods := c.FullPath(), ""
 		if t != nil && route != "" {
-			methods = t.Pattern(route, c.Request.Method)
+			var listed bool
+			if methods, listed = t.Lookup(route, c.Request.Method); !listed {
+				otherEngine(c, route)
+				return
+			}
 		}
 		if methods == "" && route != "" {
 			// gin routed r to a handler of its method alone (PerIP's
