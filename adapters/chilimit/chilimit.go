@@ -108,7 +108,10 @@ func Limit(m *middleware.Middleware) func(http.Handler) http.Handler {
 // LimitMux returns middleware for router.Use that limits requests with m
 // by the route pattern router.Find resolves for them, before chi routes
 // them. router is the router it is mounted on (its routes may be added
-// after the Use call). It panics, when the router is built, if m is nil or
+// after the Use call); a request chi is routing is resolved on the root
+// router routing it, whichever router was given (another, or a sub-router
+// the middleware is mounted on), and router serves only requests reaching
+// the middleware before any chi router (LimitMux(m, r)(r)). It panics, when the router is built, if m is nil or
 // not made by middleware.New or NewSelect, if router is nil, or if it is
 // applied to a nil handler.
 //
@@ -128,12 +131,21 @@ func LimitMux(m *middleware.Middleware, router chi.Routes) func(http.Handler) ht
 		panic(fmt.Errorf("chilimit: LimitMux: nil router: %w", core.ErrInvalidConfig))
 	}
 	pool := sync.Pool{New: func() any { return chi.NewRouteContext() }}
-	t := routemethods.New(func() []routemethods.Route { return walk(router) })
+	own := routemethods.New(func() []routemethods.Route { return walk(router) })
+	var serving tables
 	return func(next http.Handler) http.Handler {
 		mustNext("LimitMux", next)
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			// The root router serving r, when chi routes it: router may
+			// be another (a program's second router, a sub-router).
+			root, t := router, own
+			if rc := chi.RouteContext(r.Context()); rc != nil {
+				if st := serving.of(rc); st != nil {
+					root, t = rc.Routes, st
+				}
+			}
 			rctx := pool.Get().(*chi.Context)
-			pattern, method := find(router, rctx, r)
+			pattern, method := find(root, rctx, r)
 			pool.Put(rctx)
 			methods := ""
 			if method != "" {
