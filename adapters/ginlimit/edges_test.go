@@ -145,3 +145,41 @@ func fixed(t testing.TB, n int64) *core.Limiter {
 	require.NoError(t, err)
 	return l
 }
+
+// A CORS handler answering preflights for routes without an OPTIONS route
+// (gin routes them nowhere: the template is "") limits them when it is
+// mounted after Limit, as their route would be, in a bucket of their own;
+// mounted before Limit it answers them before Limit sees them: they are
+// not limited at all (and reach no handler).
+func TestPreflightAnsweredByACORSHandler(t *testing.T) {
+	cors := func(c *gin.Context) {
+		if c.Request.Method == http.MethodOptions && c.GetHeader("Origin") != "" {
+			c.AbortWithStatus(http.StatusNoContent)
+		}
+	}
+	pre := []string{"Origin", "https://example.com", "Access-Control-Request-Method", "GET"}
+	for name, c := range map[string]struct {
+		before bool
+		want   []int
+	}{
+		"after Limit":  {want: []int{204, 204, 429, 429}},
+		"before Limit": {before: true, want: []int{204, 204, 204, 204}},
+	} {
+		rt := middleware.NewRoutes(nil)
+		require.NoError(t, rt.Add("GET /items/:id", fixed(t, 2)))
+		m, err := middleware.NewSelect(rt, middleware.Options{})
+		require.NoError(t, err)
+		e := gin.New()
+		if c.before {
+			e.Use(cors, ginlimit.Limit(m, e))
+		} else {
+			e.Use(ginlimit.Limit(m, e), cors)
+		}
+		e.GET("/items/:id", ok)
+		var got []int
+		for range 4 {
+			got = append(got, from(e, "OPTIONS", "/items/1", "192.0.2.1:1", pre...))
+		}
+		assert.Equal(t, c.want, got, name)
+	}
+}

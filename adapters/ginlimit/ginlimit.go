@@ -72,8 +72,11 @@ import (
 // methods and CORS preflights. gin gives a request that matches no route
 // the template "": a preflight for a route without an OPTIONS handler is
 // then matched as by plain net/http (ServeMux patterns, else the default
-// limiter). Mount a CORS handler before Limit, or add OPTIONS routes, to
-// have preflights limited like their route.
+// limiter; a "GET /items/:id" route limits the preflights announcing a GET
+// there, in a bucket of their own by default). A CORS handler that answers
+// preflights must then be mounted after Limit: mounted before it, it
+// answers them before Limit sees them, and they are not limited at all.
+// OPTIONS routes have them limited like their route too.
 //
 // m's key function and callbacks see c.Set values (see the package
 // documentation) through a copy of the request, which Limit makes only for
