@@ -18,16 +18,33 @@ func Route(r *http.Request) (string, error) {
 	return r.Pattern, nil
 }
 
-// Method is a Func that keys a request by its method, r.Method. The client
-// chooses the method, any token it likes: combine Method with other keys
-// (see [Join]) rather than limit by it alone. An empty method gives an error
-// wrapping [ErrNoKey].
+// Method is a Func that keys a request by its method, r.Method: each of
+// the methods of RFC 9110 and PATCH as it is written (methods are
+// case-sensitive), HEAD as GET (ServeMux serves HEAD with GET's handler),
+// and every other token (PROPFIND, "get", "X1") as one key, "(other)",
+// which no method can be. The client writes the method, any token it
+// likes, and a handler registered without a method serves them all: keyed
+// by each token, one client had a bucket of its own for every token it
+// made up. Even so, such a handler is reached with up to nine keys of
+// Method: combine Method with other keys (see [Join]) rather than limit by
+// it alone, and leave it out of the keys of routes that serve every
+// method. An empty method gives an error wrapping [ErrNoKey].
 func Method(r *http.Request) (string, error) {
-	if r.Method == "" {
+	switch m := r.Method; m {
+	case "":
 		return "", fmt.Errorf("keyfunc: request has no method: %w", ErrNoKey)
+	case http.MethodHead:
+		return http.MethodGet, nil
+	case http.MethodGet, http.MethodPost, http.MethodPut, http.MethodPatch, http.MethodDelete,
+		http.MethodOptions, http.MethodTrace, http.MethodConnect:
+		return m, nil
 	}
-	return r.Method, nil
+	return otherMethod, nil
 }
+
+// otherMethod is Method's key of every method it does not name: it holds
+// parentheses, which no method token does.
+const otherMethod = "(other)"
 
 // Const returns a Func that keys every request by s, for a limit shared by all
 // requests.

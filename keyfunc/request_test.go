@@ -38,13 +38,14 @@ func TestRoute(t *testing.T) {
 
 func TestMethod(t *testing.T) {
 	tests := []struct {
-		method string
-		ok     bool
+		method, want string
+		ok           bool
 	}{
-		{http.MethodGet, true},
-		{http.MethodPost, true},
-		{"PROPFIND", true},
-		{"", false},
+		{http.MethodGet, http.MethodGet, true},
+		{http.MethodPost, http.MethodPost, true},
+		{http.MethodHead, http.MethodGet, true},
+		{"PROPFIND", otherMethod, true},
+		{"", "", false},
 	}
 	for _, tt := range tests {
 		r := httptest.NewRequest(http.MethodGet, "/", nil)
@@ -55,7 +56,7 @@ func TestMethod(t *testing.T) {
 			continue
 		}
 		require.NoError(t, err)
-		assert.Equal(t, tt.method, got)
+		assert.Equal(t, tt.want, got)
 	}
 }
 
