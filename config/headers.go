@@ -19,6 +19,9 @@ var headerFields = map[string]headers.Field{
 	"ietf":                  headers.IETF,
 	"ratelimit-policy":      headers.RateLimitPolicy,
 	"ratelimit":             headers.RateLimit,
+	"ratelimit-limit":       headers.RateLimitLimit,
+	"ratelimit-remaining":   headers.RateLimitRemaining,
+	"ratelimit-reset":       headers.RateLimitReset,
 }
 
 // headerDrafts are the IETF drafts the headers section can choose.
@@ -35,16 +38,27 @@ func (b *builder) headers(n *yaml.Node) *headers.Writer {
 		return nil
 	}
 	var o headers.Options
+	draft := "11"
 	if f, ok := fs["draft"]; ok {
-		d, _ := b.word(f.val, "headers.draft", "11", "7", "6")
-		o.Draft = headerDrafts[d]
+		draft, _ = b.word(f.val, "headers.draft", "11", "7", "6")
+		o.Draft = headerDrafts[draft]
 	}
 	if f, ok := fs["omit"]; ok {
+		// The fields the draft writes: a field of another draft, omitted,
+		// would omit nothing.
+		written := headers.AllFields
+		if w, err := headers.New(headers.Options{Draft: o.Draft}); err == nil {
+			written = w.Fields()
+		}
 		omit, nodes, _ := b.strs(f.val, "headers.omit")
 		for i, s := range omit {
 			field, known := headerFields[strings.ToLower(s)]
-			if !known {
-				b.errorf(nodes[i], "headers.omit: unknown field %q: want retry-after, x-ratelimit (or -limit, -remaining, -reset), ietf, ratelimit-policy, ratelimit", clip(s))
+			switch {
+			case !known:
+				b.errorf(nodes[i], "headers.omit: unknown field %q: want retry-after, x-ratelimit (or -limit, -remaining, -reset), ietf, ratelimit-policy, ratelimit (drafts 11 and 7), ratelimit-limit, -remaining, -reset (draft 6)", clip(s))
+				continue
+			case field&written == 0:
+				b.errorf(nodes[i], "headers.omit: %s: draft %s writes no such field", clip(s), draft)
 				continue
 			}
 			o.Omit |= field
