@@ -64,10 +64,11 @@ type IPOptions struct {
 	TrustedProxyCIDRs []string
 	// TrustedHops is the number of proxies in front of the application when
 	// their addresses are not known. The direct peer is then always taken as
-	// a trusted proxy, and the client is the entry TrustedHops from the
-	// right of X-Forwarded-For or Forwarded (1: the right-most one). A chain
-	// shorter than TrustedHops is not used. TrustedHops and trusted networks
-	// are exclusive: set one or the other.
+	// a trusted proxy (one reaching the application over a Unix socket,
+	// whose RemoteAddr holds no address, too), and the client is the entry
+	// TrustedHops from the right of X-Forwarded-For or Forwarded (1: the
+	// right-most one). A chain shorter than TrustedHops is not used.
+	// TrustedHops and trusted networks are exclusive: set one or the other.
 	TrustedHops int
 	// Source is the list header walked: X-Forwarded-For (the default) or
 	// Forwarded, or none. Setting Forwarded needs trusted proxies or hops.
@@ -130,7 +131,9 @@ type IPOptions struct {
 // Every address is unmapped (::ffff:192.0.2.1 is 192.0.2.1) before it is
 // checked against trusted networks or keyed, ports are dropped, and addresses
 // with a zone ID are refused. A RemoteAddr that can't be used gives an error
-// wrapping [ErrNoKey].
+// wrapping [ErrNoKey], unless TrustedHops is set and a forwarding header
+// names the client: every peer is then a proxy, one without an IP address
+// too (a Unix socket's RemoteAddr, "@" or "").
 func ClientIP(opts IPOptions) (Func, error) {
 	c, err := newIPExtractor(opts)
 	if err != nil {
@@ -308,14 +311,18 @@ func (c *ipExtractor) appendKey(dst []byte, r *http.Request) ([]byte, error) {
 		return append(dst, "/32"...), nil
 	}
 	peer, ok := parseNode(r.RemoteAddr, false)
+	client := peer
+	switch {
+	case ok && c.peerTrusted(peer), !ok && c.hops > 0:
+		// With TrustedHops every peer is a proxy, one without an IP
+		// address too (a Unix socket's "@" or ""): its headers name the
+		// client.
+		if a, found := c.fromHeaders(r.Header); found {
+			client, ok = a, true
+		}
+	}
 	if !ok {
 		return dst, fmt.Errorf("keyfunc: client IP: unusable RemoteAddr %.64q: %w", r.RemoteAddr, ErrNoKey)
-	}
-	client := peer
-	if c.peerTrusted(peer) {
-		if a, ok := c.fromHeaders(r.Header); ok {
-			client = a
-		}
 	}
 	client = unembed(client, c.nat64)
 	bits := c.v6Bits
