@@ -206,15 +206,24 @@ func ExampleFirst() {
 	if err != nil {
 		panic(err)
 	}
-	// Limit by API key when there is one, by client address otherwise.
-	key := keyfunc.First(keyfunc.Header("X-API-Key"), ip)
-	k, _ := key(request("198.51.100.7:1"))
-	fmt.Println(k)
-	k, _ = key(request("198.51.100.7:1", "X-API-Key", "secret-key-1"))
-	fmt.Println(k)
+	// Limit by account when the request carries an API key the service
+	// issued, by client address otherwise (middleware.APIKeyOrIP does this
+	// with a limiter for each). The key is looked up: keyed by the header
+	// itself (keyfunc.Header), every made-up key would be a new budget.
+	issued := map[string]string{"secret-key-1": "acme"}
+	account := keyfunc.User(func(r *http.Request) (string, bool) {
+		a, ok := issued[r.Header.Get("X-API-Key")]
+		return a, ok
+	})
+	key := keyfunc.First(account, ip)
+	for _, apiKey := range []string{"", "secret-key-1", "made-up"} {
+		k, _ := key(request("198.51.100.7:1", "X-API-Key", apiKey))
+		fmt.Println(k)
+	}
 	// Output:
 	// 198.51.100.7/32
-	// header:022c88f3e0f75d6f31caa5a609a69017
+	// user:ae153dd0a98ad246531afd7a4f976239
+	// 198.51.100.7/32
 }
 
 func ExampleSource_String() {
