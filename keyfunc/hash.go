@@ -34,6 +34,13 @@ func hashKey(label, scope, value string) string {
 	return label + ":" + hex.EncodeToString(sum[:hashLen])
 }
 
+// hostHeader is the header net/http takes out of every request it reads,
+// into Request.Host; hostMoved says so in errors.
+const (
+	hostHeader = "Host"
+	hostMoved  = "net/http moves it out of Request.Header into Request.Host, so that no request has it"
+)
+
 // Header returns a Func that keys a request by the value of the header name,
 // such as an API key, hashed: the key is "header:" and 32 hex digits of a
 // SHA-256 over a fixed domain-separation prefix, the canonical header name
@@ -47,12 +54,17 @@ func hashKey(label, scope, value string) string {
 // join it with a key the client cannot choose ([Join] with a [ClientIP]
 // Func); to limit callers who present no valid key, key those by client IP.
 //
-// Header panics if name is not a valid header name.
+// Header panics if name is not a valid header name, or is Host, which
+// net/http moves out of the header into Request.Host: no request would
+// have a key.
 func Header(name string) Func {
 	if !httpsyntax.IsToken(name) {
 		panic(fmt.Errorf("keyfunc: Header: invalid header name %q: %w", name, ErrInvalidOptions))
 	}
 	name = http.CanonicalHeaderKey(name)
+	if name == hostHeader {
+		panic(fmt.Errorf("keyfunc: Header: %s: %s: %w", name, hostMoved, ErrInvalidOptions))
+	}
 	return func(r *http.Request) (string, error) {
 		vals := r.Header.Values(name)
 		switch {

@@ -216,6 +216,8 @@ func newIPExtractor(opts IPOptions) (*ipExtractor, error) {
 		switch {
 		case h == "X-Forwarded-For" || h == "Forwarded":
 			return nil, invalid("%s is a list header: select it with Source", h)
+		case h == hostHeader:
+			return nil, invalid("header %s: %s", h, hostMoved)
 		case slices.Contains(c.headers, h):
 			return nil, invalid("header %s is named twice", h)
 		}
