@@ -29,7 +29,8 @@ func (l *Limiter) Reload(path string) error {
 // The new file is checked as [Parse] checks it, then against the running
 // one: it must have the same policies (by name) and the same other
 // sections (store, keys, default, routes, headers, dry_run, version; their
-// comments and layout may change), and each policy's change must be one
+// comments, layout and the order of their mappings' fields may change, as
+// when a tool prints the file again), and each policy's change must be one
 // SetPolicy makes (the same limits, by name and algorithm, keeping the
 // same state). Adding or removing a policy, or changing a route, a key or
 // the store, is refused: it changes which requests count where, which a
@@ -135,9 +136,13 @@ func sections(root *yaml.Node) map[string]*yaml.Node {
 	return out
 }
 
-// sameNode reports whether a and b hold the same YAML data: the same
-// kinds, tags, values and contents, aliases followed; positions, comments
-// and styles aside.
+// sameNode reports whether a and b hold the same YAML data as the builder
+// reads it, for two files that both parsed: the same kinds, tags, values
+// and contents, aliases followed; positions, comments and styles aside,
+// and so are the order of a mapping's fields (a YAML mapping has none, and
+// tools that print a file sort them), a null beside an empty mapping (both
+// read as no fields) and a value beside a list of that one value (read as
+// a list of one: where a value or a mapping is read, a list is refused).
 func sameNode(a, b *yaml.Node) bool {
 	return sameDepth(a, b, 0)
 }
@@ -146,19 +151,22 @@ func sameNode(a, b *yaml.Node) bool {
 const maxDepth = 64
 
 func sameDepth(a, b *yaml.Node, depth int) bool {
-	for a != nil && a.Kind == yaml.AliasNode {
-		a = a.Alias
-	}
-	for b != nil && b.Kind == yaml.AliasNode {
-		b = b.Alias
-	}
+	a, b = follow(a), follow(b)
 	switch {
 	case a == nil || b == nil:
 		return a == b
 	case depth > maxDepth:
 		return false
+	case isNull(a) && isEmptyMapping(b), isEmptyMapping(a) && isNull(b):
+		return true
+	case isOne(a) && isValue(b):
+		return sameDepth(a.Content[0], b, depth+1)
+	case isValue(a) && isOne(b):
+		return sameDepth(a, b.Content[0], depth+1)
 	case a.Kind != b.Kind || a.ShortTag() != b.ShortTag() || a.Value != b.Value || len(a.Content) != len(b.Content):
 		return false
+	case a.Kind == yaml.MappingNode:
+		return sameFields(a, b, depth)
 	}
 	for i := range a.Content {
 		if !sameDepth(a.Content[i], b.Content[i], depth+1) {
@@ -167,6 +175,50 @@ func sameDepth(a, b *yaml.Node, depth int) bool {
 	}
 	return true
 }
+
+// sameFields reports whether mappings a and b, of as many fields, give
+// each field name the same value, in whatever order. Names are scalars,
+// distinct within a mapping, in files that parsed.
+func sameFields(a, b *yaml.Node, depth int) bool {
+	vals := make(map[string]*yaml.Node, len(b.Content)/2)
+	for i := 0; i+1 < len(b.Content); i += 2 {
+		k := follow(b.Content[i])
+		if k == nil || k.Kind != yaml.ScalarNode {
+			return false
+		}
+		vals[k.Value] = b.Content[i+1]
+	}
+	if len(vals) != len(b.Content)/2 {
+		return false
+	}
+	for i := 0; i+1 < len(a.Content); i += 2 {
+		k := follow(a.Content[i])
+		if k == nil || k.Kind != yaml.ScalarNode {
+			return false
+		}
+		v, ok := vals[k.Value]
+		if !ok || !sameDepth(a.Content[i+1], v, depth+1) {
+			return false
+		}
+	}
+	return true
+}
+
+// follow follows aliases to the node they name.
+func follow(n *yaml.Node) *yaml.Node {
+	for d := 0; n != nil && n.Kind == yaml.AliasNode && d <= maxDepth; d++ {
+		n = n.Alias
+	}
+	return n
+}
+
+func isEmptyMapping(n *yaml.Node) bool { return n.Kind == yaml.MappingNode && len(n.Content) == 0 }
+
+// isValue reports whether n is a scalar that is not null.
+func isValue(n *yaml.Node) bool { return n.Kind == yaml.ScalarNode && !isNull(n) }
+
+// isOne reports whether n is a list of one item.
+func isOne(n *yaml.Node) bool { return n.Kind == yaml.SequenceNode && len(n.Content) == 1 }
 
 func sortedKeys[V any](m map[string]V) []string {
 	out := make([]string, 0, len(m))
