@@ -28,6 +28,9 @@ type builder struct {
 	// limiters are kept (see reload.go).
 	running *Limiter
 	rules   map[string]*yaml.Node // rule names, by where they were given
+	// catchAll is the first pattern of an unlimited route that matches
+	// every request ("/"), nil if none.
+	catchAll *yaml.Node
 }
 
 // topFields are the fields of the top level.
@@ -70,6 +73,10 @@ func (b *builder) build(root *yaml.Node) (middleware.KeySelector, middleware.Opt
 	}
 	if f, ok := top["routes"]; ok {
 		sel.routes = b.routes(f.val)
+	}
+	if _, ok := top["default"]; ok && b.catchAll != nil {
+		// "/" is every path in a ServeMux pattern, not the home page.
+		b.errorf(b.catchAll, "routes: %q with unlimited: true matches every request no other route does: the default would limit no request (the home page alone is \"/{$}\")", b.catchAll.Value)
 	}
 	if _, ok := top["default"]; !ok && sel.routes == nil && len(b.errs) == 0 {
 		b.errorf(root, "configuration: no limit: want a default limit, routes, or both")

@@ -2,6 +2,7 @@ package config
 
 import (
 	"fmt"
+	"regexp"
 	"strings"
 
 	"github.com/floodgate-go/floodgate/keyfunc"
@@ -50,6 +51,14 @@ func (b *builder) routes(n *yaml.Node) *middleware.Routes {
 			b.errorf(at, "%s.name: contains a NUL byte", what)
 			continue
 		}
+		if ru.unlimited && b.catchAll == nil {
+			for k, p := range pats {
+				if catchAll(p) {
+					b.catchAll = nodes[k]
+					break
+				}
+			}
+		}
 		m := &marker{ru}
 		for k, p := range pats {
 			if err := rt.Share(name, m, p); err != nil {
@@ -59,6 +68,13 @@ func (b *builder) routes(n *yaml.Node) *middleware.Routes {
 	}
 	return rt
 }
+
+// catchAllPath matches the patterns that hold every request: no method,
+// no host, and a path of "/" or of one "{name...}" wildcard.
+var catchAllPath = regexp.MustCompile(`^/(\{[A-Za-z_][A-Za-z0-9_]*\.\.\.\})?$`)
+
+// catchAll reports whether ServeMux pattern p matches every request.
+func catchAll(p string) bool { return catchAllPath.MatchString(strings.TrimSpace(p)) }
 
 // patterns returns the patterns of a route: pattern or patterns.
 func (b *builder) patterns(n *yaml.Node, fs map[string]field, what string) ([]string, []*yaml.Node) {
