@@ -36,13 +36,13 @@ import (
 // though it moved nothing, which only gives back less.
 //
 // A shard's refunds are made one at a time, each recorded before the next
-// reads the log, so that none made before is missed. What a log cannot
-// know, it never gives: a take positioned before a refund the log has
-// forgotten (a full shard forgets all it holds) gives nothing back from
-// its span limits, and a refund whose store call failed is counted by
-// every later refund while it is remembered. It knows the refunds of its own Limiter: another
-// process's refunds of the same Redis key are not counted (see "Refunds"
-// in the package documentation).
+// reads the log, so that none made before is missed. What a log cannot know,
+// it never gives: a take positioned before a refund the log has forgotten (a
+// full shard forgets all it holds) gives nothing back from its span limits,
+// and a refund whose store call failed is counted by every later refund while
+// it is remembered. It knows the refunds of its own Limiter: another
+// process's refunds of the same Redis key are not counted (see "Refunds" in
+// the package documentation).
 type lowerLog struct {
 	perShard int
 	// shards: on the in-memory store, one per shard of its table (the

@@ -39,20 +39,20 @@ import (
 //     released: under the lock, a live slot of the current array is never
 //     frozen.
 //
-// A lock-free take loads the shard's array, finds the key's slot (probes
-// pass over tombstones, and no slot on a probe run is ever emptied, so a
-// key present is found), loads the state v, and, unless v is frozen,
-// decides on v: a denial changes nothing and takes effect at the load; an
-// admission compare-and-swaps v to the new state, and loops on failure.
-// By 1 the word is the key's own, so the swap can never update another
-// key; by 3 it fails if anything else wrote the word since v was loaded:
-// no update is lost, not even to a rebuild (the swap then meets frozen and
-// fails, where a plain store would have landed in the discarded array). Should the same value come back (a refund
-// restoring it), deciding on it is deciding on the state as it then is.
-// Each decision is so linearised at its load or its swap, on the state as
-// it is at that point: exactly as the locked store would have decided in
-// that order. A take that meets frozen decides under the lock instead,
-// after the change holding it has finished, on the current array.
+// A lock-free take loads the shard's array, finds the key's slot (probes pass
+// over tombstones, and no slot on a probe run is ever emptied, so a key
+// present is found), loads the state v, and, unless v is frozen, decides on
+// v: a denial changes nothing and takes effect at the load; an admission
+// compare-and-swaps v to the new state, and loops on failure. By 1 the word
+// is the key's own, so the swap can never update another key; by 3 it fails
+// if anything else wrote the word since v was loaded: no update is lost, not
+// even to a rebuild (the swap then meets frozen and fails, where a plain
+// store would have landed in the discarded array). Should the same value come
+// back (a refund restoring it), deciding on it is deciding on the state as it
+// then is. Each decision is so linearised at its load or its swap, on the
+// state as it is at that point: exactly as the locked store would have
+// decided in that order. A take that meets frozen decides under the lock
+// instead, after the change holding it has finished, on the current array.
 //
 // Sweeps and evictions drop an entry only by the compare-and-swap of 2: a
 // recovered state is dropped only as it was seen recovered (a take that

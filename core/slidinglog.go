@@ -16,8 +16,9 @@ const MaxSlidingLogQuota = 1 << 16
 //
 // It keeps a log of the instants of the last Quota units per key, one entry
 // per unit of cost: Quota+3 words (a ring of Quota timestamps, the index of
-// the oldest, the number of entries and the latest instant logged), so
-// Quota is at most [MaxSlidingLogQuota]. An entry of instant t counts while now − t < Window.
+// the oldest, the number of entries and the latest instant logged), so Quota
+// is at most [MaxSlidingLogQuota]. An entry of instant t counts while
+// now − t < Window.
 //
 // A denied request can pass when enough entries have expired: RetryAfter is
 // the exact time until the (n+c−Quota)-th oldest of the n counted entries

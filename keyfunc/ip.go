@@ -102,11 +102,11 @@ type IPOptions struct {
 // masked to a prefix and written in canonical form: "198.51.100.7/32",
 // "2001:db8:1:2::/64". It fails, wrapping [ErrInvalidOptions], on options it
 // can't use: unparseable trusted networks or networks that together hold
-// every address of a family (0.0.0.0/0), prefix lengths out of range, hops below zero, hops together with
-// trusted networks, unknown sources, invalid header names, headers to read
-// with nothing trusted, trust with nothing to read (SourceNone and no
-// Headers), or NAT64 prefixes that are not IPv6 prefixes of an RFC 6052
-// length.
+// every address of a family (0.0.0.0/0), prefix lengths out of range, hops
+// below zero, hops together with trusted networks, unknown sources, invalid
+// header names, headers to read with nothing trusted, trust with nothing to
+// read (SourceNone and no Headers), or NAT64 prefixes that are not IPv6
+// prefixes of an RFC 6052 length.
 //
 // The client is the direct peer, r.RemoteAddr ("host:port" or a bare
 // address), unless the peer is a trusted proxy (see [IPOptions]); then it is

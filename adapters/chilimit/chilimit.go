@@ -105,15 +105,15 @@ func Limit(m *middleware.Middleware) func(http.Handler) http.Handler {
 	}
 }
 
-// LimitMux returns middleware for router.Use that limits requests with m
-// by the route pattern router.Find resolves for them, before chi routes
-// them. router is the router it is mounted on (its routes may be added
-// after the Use call); a request chi is routing is resolved on the root
-// router routing it, whichever router was given (another, or a sub-router
-// the middleware is mounted on), and router serves only requests reaching
-// the middleware before any chi router (LimitMux(m, r)(r)). It panics, when the router is built, if m is nil or
-// not made by middleware.New or NewSelect, if router is nil, or if it is
-// applied to a nil handler.
+// LimitMux returns middleware for router.Use that limits requests with m by
+// the route pattern router.Find resolves for them, before chi routes them.
+// router is the router it is mounted on (its routes may be added after the
+// Use call); a request chi is routing is resolved on the root router routing
+// it, whichever router was given (another, or a sub-router the middleware is
+// mounted on), and router serves only requests reaching the middleware before
+// any chi router (LimitMux(m, r)(r)). It panics, when the router is built, if
+// m is nil or not made by middleware.New or NewSelect, if router is nil, or
+// if it is applied to a nil handler.
 //
 // It resolves the route as chi will, and as the variants of a request that
 // reach the same handler: the routing path and method that middleware

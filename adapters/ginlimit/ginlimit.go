@@ -21,12 +21,12 @@
 //
 // Key functions see the values that handlers run before Limit stored with
 // c.Set, as values of the request's context: an authentication middleware
-// that calls c.Set("user", name) before
-// engine.Use(ginlimit.Limit(m, engine)) (or on the group that Limit is
-// mounted on after it) lets Options.Key be keyfunc.UserFromContext("user"),
-// and a custom key function read any value with r.Context().Value(key). Values set after Limit runs are not
-// seen; a request without the value is refused (403) unless the key
-// function falls back (keyfunc.First).
+// that calls c.Set("user", name) before engine.Use(ginlimit.Limit(m, engine))
+// (or on the group that Limit is mounted on after it) lets Options.Key be
+// keyfunc.UserFromContext("user"), and a custom key function read any value
+// with r.Context().Value(key). Values set after Limit runs are not seen; a
+// request without the value is refused (403) unless the key function falls
+// back (keyfunc.First).
 package ginlimit
 
 import (
@@ -47,17 +47,17 @@ import (
 // panics, when the engine is built, if m is nil or not made by
 // middleware.New or NewSelect, or if engine is nil.
 //
-// engine is the engine Limit is mounted on, or on a group or route of:
-// its routes (engine.Routes(), read at the first request and again for a
-// route added since) tell which methods reach the handler a request
-// reaches (a request routed to a route engine does not list, by another
-// engine, is refused 500, its error recorded with c.Error), so that [middleware.Routes] limits every method reaching a
-// handler registered for several (Any, Match) by the route guarding it:
-// the handler of e.Any("/login", h) limited as "POST /login" is limited so
-// for a PUT, a DELETE, a GET with credentials in its query. gin knows a
-// handler by its function's name: two handlers of one name (closures of
-// one function, gin.WrapF's) count as one; give a method a route of its
-// own to keep its handler apart.
+// engine is the engine Limit is mounted on, or on a group or route of: its
+// routes (engine.Routes(), read at the first request and again for a route
+// added since) tell which methods reach the handler a request reaches (a
+// request routed to a route engine does not list, by another engine, is
+// refused 500, its error recorded with c.Error), so that [middleware.Routes]
+// limits every method reaching a handler registered for several (Any, Match)
+// by the route guarding it: the handler of e.Any("/login", h) limited as
+// "POST /login" is limited so for a PUT, a DELETE, a GET with credentials in
+// its query. gin knows a handler by its function's name: two handlers of one
+// name (closures of one function, gin.WrapF's) count as one; give a method a
+// route of its own to keep its handler apart.
 //
 // When m counts only some statuses (Options.CountIf), the status counted
 // is the one written or set by the handlers after Limit. A response left

@@ -13,15 +13,15 @@ import (
 	"github.com/floodgate-go/floodgate/internal/within"
 )
 
-// RunOverrides runs the checks of core.Overrides against the stores
-// newStore returns (deciding by the caller's clock): keys with and without
-// an override decided by their own limits on separate state; the
-// provider's answers cached (overrides, their absence and its errors, each
-// for its TTL) and asked once for concurrent decisions of a key; provider
-// errors and panics, and unusable override policies, decided by the
-// default policy (by the key's last known policy once it has one), never
-// unlimited, and a caller gone during the provider call caching nothing; an override's changed limits applied on
-// its kept state; refunds going to the limiter that decided.
+// RunOverrides runs the checks of core.Overrides against the stores newStore
+// returns (deciding by the caller's clock): keys with and without an override
+// decided by their own limits on separate state; the provider's answers
+// cached (overrides, their absence and its errors, each for its TTL) and
+// asked once for concurrent decisions of a key; provider errors and panics,
+// and unusable override policies, decided by the default policy (by the key's
+// last known policy once it has one), never unlimited, and a caller gone
+// during the provider call caching nothing; an override's changed limits
+// applied on its kept state; refunds going to the limiter that decided.
 func RunOverrides(t *testing.T, newStore NewStore) {
 	runGroups(t, newStore, []group{
 		{"Limits", runOverrideLimits},

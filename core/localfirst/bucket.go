@@ -306,12 +306,13 @@ func (l *lim) recovered(b *bucket, now int64) bool {
 	return l.avail(b, now) >= l.burst
 }
 
-// reread sets b's view and share from a round's read: the shared state
-// the round left before its lease (GCRA: the TAT tat; token bucket: tok
-// tokens at preAt), and sharers, the nodes sharing the key. The view is that state with the units of former leases
-// given back (they will be) and those admitted since the round began
-// (they will be pushed); the share, 1/k of the burst and the rate (k:
-// Nodes, or more sharers), starts holding 1/k of what the view holds.
+// reread sets b's view and share from a round's read: the shared state the
+// round left before its lease (GCRA: the TAT tat; token bucket: tok tokens at
+// preAt), and sharers, the nodes sharing the key. The view is that state with
+// the units of former leases given back (they will be) and those admitted
+// since the round began (they will be pushed); the share, 1/k of the burst
+// and the rate (k: Nodes, or more sharers), starts holding 1/k of what the
+// view holds.
 func (s *Store) reread(l *lim, b *bucket, now, tat int64, tok float64, preAt, sharers int64) {
 	if l.kind == kindGCRA {
 		if f := b.frozen; f > 0 {

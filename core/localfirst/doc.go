@@ -75,17 +75,17 @@
 //
 //	unconfirmed + cost ≤ its claim
 //
-// (unconfirmed: what it admitted since the read, less refunds; the claim
-// as made: the room a SlidingWindow's decaying previous window frees
-// meanwhile goes to the next round's claims, as every node recomputing
-// its own claim with all of it took it several times over; with Nodes 1
-// the claim is recomputed at decision time). A denial by the claim alone
-// has RetryAfter = SyncPeriod: the next round confirms what the node took
-// and hands it a new claim. Nodes sharing a hot key whose sharers are known admit the limit
-// and no more, whatever the order of their rounds (TestClaimsHoldTheLimit);
-// a node alone in the previous window gets the whole remainder (a client
-// pinned to one node gets the whole limit), one without history a share of
-// it each round (TestLoneNodeGetsTheWholeLimit).
+// (unconfirmed: what it admitted since the read, less refunds; the claim as
+// made: the room a SlidingWindow's decaying previous window frees meanwhile
+// goes to the next round's claims, as every node recomputing its own claim
+// with all of it took it several times over; with Nodes 1 the claim is
+// recomputed at decision time). A denial by the claim alone has RetryAfter =
+// SyncPeriod: the next round confirms what the node took and hands it a new
+// claim. Nodes sharing a hot key whose sharers are known admit the limit and
+// no more, whatever the order of their rounds (TestClaimsHoldTheLimit); a
+// node alone in the previous window gets the whole remainder (a client pinned
+// to one node gets the whole limit), one without history a share of it each
+// round (TestLoneNodeGetsTheWholeLimit).
 //
 // Without a live claim — a window no round has read yet (a new window, a
 // key new to the node, an evicted key), or a claim that expired — a node

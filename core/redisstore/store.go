@@ -4,50 +4,47 @@
 //
 // # Decisions
 //
-// Each algorithm has its own Lua code (embedded from lua/*.lua), and a
-// driver decides a request on every limit of a policy, named (algorithms
-// and parameters) in the call's last argument, so a policy of several
-// limits is decided in one script call, atomically, all or nothing, as the
-// in-memory store decides it. On Redis 7 and later the
-// script is a function library, loaded once (FUNCTION LOAD, on every
-// master of a Cluster) and called with FCALL; on older Redis, on one that
-// refuses FUNCTION LOAD, or with Options.NoFunctions, it is called with
-// EVALSHA. A function or script missing from Redis (after a restart,
-// FUNCTION FLUSH or SCRIPT FLUSH) is loaded again — FUNCTION LOAD, or EVAL
-// — and the call retried once, invisibly. Every policy shares the one
-// library (about 55 KB of source, loaded once per version of floodgate;
-// EVAL and EVALSHA run a script of each policy's own, its limits
-// constants, cached by Redis until SCRIPT FLUSH): a policy bound, reloaded
-// with new limits, or made for one key's override costs Redis no load and
-// no memory of its own but the library's few KB for the policy's
-// functions, built at its first call and kept (for at least the last 512
-// policies called; one forgotten is built again at its next call, in some
-// 30 µs). The library decides with the limits each call names, checked
+// Each algorithm has its own Lua code (embedded from lua/*.lua), and a driver
+// decides a request on every limit of a policy, named (algorithms and
+// parameters) in the call's last argument, so a policy of several limits is
+// decided in one script call, atomically, all or nothing, as the in-memory
+// store decides it. On Redis 7 and later the script is a function library,
+// loaded once (FUNCTION LOAD, on every master of a Cluster) and called with
+// FCALL; on older Redis, on one that refuses FUNCTION LOAD, or with
+// Options.NoFunctions, it is called with EVALSHA. A function or script
+// missing from Redis (after a restart, FUNCTION FLUSH or SCRIPT FLUSH) is
+// loaded again — FUNCTION LOAD, or EVAL — and the call retried once,
+// invisibly. Every policy shares the one library (about 55 KB of source,
+// loaded once per version of floodgate; EVAL and EVALSHA run a script of each
+// policy's own, its limits constants, cached by Redis until SCRIPT FLUSH): a
+// policy bound, reloaded with new limits, or made for one key's override
+// costs Redis no load and no memory of its own but the library's few KB for
+// the policy's functions, built at its first call and kept (for at least the
+// last 512 policies called; one forgotten is built again at its next call, in
+// some 30 µs). The library decides with the limits each call names, checked
 // only against the store's bounds (state of bounded size): a Redis client
-// allowed to call it can decide a key with limits of its own (lock it
-// out, say), as one allowed to write the keys can; grant FCALL on it, with
-// an ACL, to floodgate's clients only. A take alone is a call of the
-// library's take function, which reads only the
-// arguments it needs. Concurrent decisions are coalesced. When the client bounds its round
-// trips by the context's deadline (ContextTimeoutEnabled, on a
-// redis.Client or ClusterClient) and the link is fast, they are combined
-// on the callers' goroutines: a decision made while fewer than
-// Options.Pipelines combined round trips are in flight goes at once,
-// alone; one made while that many are joins the batch waiting for the next
-// turn, which its first caller sends as soon as a round trip in flight
+// allowed to call it can decide a key with limits of its own (lock it out,
+// say), as one allowed to write the keys can; grant FCALL on it, with an ACL,
+// to floodgate's clients only. A take alone is a call of the library's take
+// function, which reads only the arguments it needs. Concurrent decisions are
+// coalesced. When the client bounds its round trips by the context's deadline
+// (ContextTimeoutEnabled, on a redis.Client or ClusterClient) and the link is
+// fast, they are combined on the callers' goroutines: a decision made while
+// fewer than Options.Pipelines combined round trips are in flight goes at
+// once, alone; one made while that many are joins the batch waiting for the
+// next turn, which its first caller sends as soon as a round trip in flight
 // ends (so that the decisions arriving meanwhile go together), with no
-// hand-off to a worker and back. Otherwise
-// (another client, a slow link, the breaker's trial, a batch waiting that
-// is full) one pipeline worker at a time collects them, and while other
-// round trips are out it waits a little (half the measured round trip, at
-// most a millisecond) for more. With FCALL the decisions of one policy in
-// a round trip (of one hash slot, on a Cluster) are one call of the
-// library's batch function, which decides them one after another, in
-// order, exactly as one FCALL each would, reading each key at most twice
-// and writing it at most twice (takes on Redis TIME of a policy of one
-// GCRA or LeakyBucket limit read all their keys with one MGET and write
-// each once); at most one FCALL (or EVALSHA) per decision, whatever the
-// policy. A decision alone is one plain command, not a pipeline.
+// hand-off to a worker and back. Otherwise (another client, a slow link, the
+// breaker's trial, a batch waiting that is full) one pipeline worker at a
+// time collects them, and while other round trips are out it waits a little
+// (half the measured round trip, at most a millisecond) for more. With FCALL
+// the decisions of one policy in a round trip (of one hash slot, on a
+// Cluster) are one call of the library's batch function, which decides them
+// one after another, in order, exactly as one FCALL each would, reading each
+// key at most twice and writing it at most twice (takes on Redis TIME of a
+// policy of one GCRA or LeakyBucket limit read all their keys with one MGET
+// and write each once); at most one FCALL (or EVALSHA) per decision, whatever
+// the policy. A decision alone is one plain command, not a pipeline.
 //
 // Each limit of a (policy, key) is one Redis string key,
 //
@@ -99,36 +96,34 @@
 //
 // Every decision is answered within Options.Timeout (100 ms by default),
 // queueing included, whatever the client's own timeouts: the store stops
-// waiting at the deadline, while the round trip goes on in a bounded pool
-// of pipeline workers (Options.Pipelines), each giving up after
-// max(1 s, 4 × Timeout) or sooner by the client's own timeouts. So that
-// it does, whatever the client's timeouts (go-redis reads for 5 s by
-// default, for ever with ReadTimeout −1, and bounds them by the context
-// only with ContextTimeoutEnabled), the store sends with a clone of a
-// redis.Client (a Sentinel failover client too) sharing its pool, with
-// timeouts of that bound (Client.WithTimeout). A ClusterClient or Ring has
-// no such clone: the store sends with a client of its own made from its
-// options with timeouts of that bound (a Ring whose timeouts are within
-// the bound, or that bounds its round trips by the context, is used as it
-// is; a ClusterClient never is, so that the store can reach its nodes'
-// idle connections without reloading the Cluster's state over them): its own connections (a pool per node, of the client's PoolSize),
-// shared by the stores and limiters made on that client (redisinflight,
-// localfirst) and closed by the last one's Close; everything is carried
-// over (addresses, credentials, TLS, Dialer, OnConnect, routing) but the
-// hooks added to the application's client (AddHook), which do not see the
-// store's commands. Connections
-// black-holed by a failover are thus given up, and the store is back on
-// the Redis that answers on new ones, within about a second, not the
-// client's ReadTimeout: a round trip that times out also makes the store
-// PING every idle connection of the client's pools at once (of every
-// node's, on a Cluster or Ring), so that those black-holed with it are
-// given up together rather than one by one by the breaker's trials, each
-// waiting the bound. A late
-// round trip is not a lost one: its connection stays in the client's pool
-// (a slow link warms up instead of redialling at every deadline), and its
-// outcome still tells the circuit breaker whether Redis answers. A
-// decision that missed its deadline may still have been applied in Redis
-// (counted, never admitted by it).
+// waiting at the deadline, while the round trip goes on in a bounded pool of
+// pipeline workers (Options.Pipelines), each giving up after max(1 s, 4 ×
+// Timeout) or sooner by the client's own timeouts. So that it does, whatever
+// the client's timeouts (go-redis reads for 5 s by default, for ever with
+// ReadTimeout −1, and bounds them by the context only with
+// ContextTimeoutEnabled), the store sends with a clone of a redis.Client (a
+// Sentinel failover client too) sharing its pool, with timeouts of that bound
+// (Client.WithTimeout). A ClusterClient or Ring has no such clone: the store
+// sends with a client of its own made from its options with timeouts of that
+// bound (a Ring whose timeouts are within the bound, or that bounds its round
+// trips by the context, is used as it is; a ClusterClient never is, so that
+// the store can reach its nodes' idle connections without reloading the
+// Cluster's state over them): its own connections (a pool per node, of the
+// client's PoolSize), shared by the stores and limiters made on that client
+// (redisinflight, localfirst) and closed by the last one's Close; everything
+// is carried over (addresses, credentials, TLS, Dialer, OnConnect, routing)
+// but the hooks added to the application's client (AddHook), which do not see
+// the store's commands. Connections black-holed by a failover are thus given
+// up, and the store is back on the Redis that answers on new ones, within
+// about a second, not the client's ReadTimeout: a round trip that times out
+// also makes the store PING every idle connection of the client's pools at
+// once (of every node's, on a Cluster or Ring), so that those black-holed
+// with it are given up together rather than one by one by the breaker's
+// trials, each waiting the bound. A late round trip is not a lost one: its
+// connection stays in the client's pool (a slow link warms up instead of
+// redialling at every deadline), and its outcome still tells the circuit
+// breaker whether Redis answers. A decision that missed its deadline may
+// still have been applied in Redis (counted, never admitted by it).
 //
 // Faults are: Redis unreachable (connection refused or reset, a timeout, a
 // missed deadline) and the error replies of a Redis that cannot write now
@@ -187,8 +182,8 @@
 //     and the decision's number; a refund without one gets a random name
 //     per call), and its script records the name in a marker key of the
 //     same hash tag as the limit keys (same Cluster slot),
-//     Prefix + "{…}:f" + 32 hex digits, with SET NX PX: a copy that finds the marker gives
-//     nothing back. The marker lives as long as the refund could give
+//     Prefix + "{…}:f" + 32 hex digits, with SET NX PX: a copy that
+//     finds the marker gives nothing back. The marker lives as long as the refund could give
 //     anything back (its remaining hold, rounded up to a millisecond), and
 //     at least max(1 s, 4 × Timeout) plus Options.ExpirySlack. With
 //     CallerClock a copy computes with the first one's instant, so a copy
@@ -271,20 +266,20 @@ const (
 	FailOpen
 	// FailLocal decides on an in-memory limiter of the policy scaled to
 	// Options.LocalShare of each limit (see [ScalePolicy]), kept across
-	// outages (what it admitted counts until it recovers by itself), so
-	// that this process grants at most its share over any window of the
-	// limits, however often the store switches. Every take Redis admits
-	// is charged to it too, as far as the share holds it, so that an
-	// outage grants the share less what this process admitted in Redis
-	// meanwhile; a reset Redis makes forgets the key there too, but a
-	// refund is not given back locally (an outage may deny a key whose
-	// takes Redis refunded, at most for the window of its limits). What it admitted is not charged to Redis: once Redis
-	// answers again, a window that began during the outage may grant
-	// this process its share plus the limit. Its Results report the policy's own quotas (what the
-	// headers show) and the local limiter's Remaining and RetryAfter; they
-	// are not refundable, so a take asked under core.WithMaxDelay that it
-	// would admit with a longer delay takes nothing (the limiter decides
-	// it as a denial).
+	// outages (what it admitted counts until it recovers by itself), so that
+	// this process grants at most its share over any window of the limits,
+	// however often the store switches. Every take Redis admits is charged to
+	// it too, as far as the share holds it, so that an outage grants the
+	// share less what this process admitted in Redis meanwhile; a reset Redis
+	// makes forgets the key there too, but a refund is not given back locally
+	// (an outage may deny a key whose takes Redis refunded, at most for the
+	// window of its limits). What it admitted is not charged to Redis: once
+	// Redis answers again, a window that began during the outage may grant
+	// this process its share plus the limit. Its Results report the policy's
+	// own quotas (what the headers show) and the local limiter's Remaining
+	// and RetryAfter; they are not refundable, so a take asked under
+	// core.WithMaxDelay that it would admit with a longer delay takes nothing
+	// (the limiter decides it as a denial).
 	FailLocal
 )
 

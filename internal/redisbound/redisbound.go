@@ -58,7 +58,8 @@ type Bound struct {
 //     without first reloading the Cluster's state over the connections to
 //     flush, which cost the reload's whole bound and left them unflushed:
 //     a Cluster client bounded by the context came back to Redis in two
-//     bounds, not one, in 4 runs of 10, and in three under load. Everything else is carried over (addresses, credentials and
+//     bounds, not one, in 4 runs of 10, and in three under load.
+//     Everything else is carried over (addresses, credentials and
 //     credential providers, TLS, Dialer, OnConnect, NewClient, pool sizes,
 //     routing, a Sentinel-fed ClusterSlots), except the hooks added to the
 //     application's client (AddHook: tracing, metrics), which do not see

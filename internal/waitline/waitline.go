@@ -39,7 +39,8 @@ type Turn struct {
 }
 
 // Join puts a waiter at the tail of key's line, or fails at once with an
-// error wrapping the Lines' full error. The Turn must be left (Leave) exactly when the waiter is done.
+// error wrapping the Lines' full error. The Turn must be left (Leave) exactly
+// when the waiter is done.
 func (l *Lines) Join(key string) (*Turn, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()

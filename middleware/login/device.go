@@ -46,9 +46,9 @@ const MinDeviceSecret = 32
 // account's and the networks' counters, never the device's, so the user
 // still gets in from a device they logged in from before.
 //
-// A cookie that is forged, expired, signed with another secret, or issued
-// for another username or another spelling of it counts as no cookie: the attempt joins the
-// anonymous stream (account and network counters).
+// A cookie that is forged, expired, signed with another secret, or issued for
+// another username or another spelling of it counts as no cookie: the attempt
+// joins the anonymous stream (account and network counters).
 //
 // The trade-off: a stolen cookie gives its thief that device's budget of
 // guesses (Limit, per cookie, on top of the anonymous stream's), until it

@@ -16,13 +16,13 @@ import (
 // adapters/ginlimit.Login), or write the status in the handler.
 var ErrNoResponse = errors.New("login: the handler returned without writing a response; the attempt counts as failed")
 
-// Handler wraps next, the login handler: for every request but GET, HEAD
-// and OPTIONS (which pass through uncounted unless their URL names a
-// username) it reads the username from the body (see [Options]; the body is given back to next unread), counts a
-// failed attempt with [Guard.Begin], runs next, and learns the outcome
-// from the status next writes: when it is a success (Options.Succeeded)
-// the attempt is refunded and, with Options.Devices, a device cookie is
-// added to the response before its headers are sent.
+// Handler wraps next, the login handler: for every request but GET, HEAD and
+// OPTIONS (which pass through uncounted unless their URL names a username) it
+// reads the username from the body (see [Options]; the body is given back to
+// next unread), counts a failed attempt with [Guard.Begin], runs next, and
+// learns the outcome from the status next writes: when it is a success
+// (Options.Succeeded) the attempt is refunded and, with Options.Devices, a
+// device cookie is added to the response before its headers are sent.
 //
 // A handler that returns without writing anything (not even a body, which
 // would mean 200) leaves the attempt counted as failed, and
