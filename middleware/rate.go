@@ -25,7 +25,10 @@ import (
 // name appears in the rate-limit headers (as the limit's name when rate
 // names none) and keeps apart the state of limiters that share a store:
 // two limiters of the same name and rate in one Redis store count
-// together, as every process of a fleet should.
+// together, as every process of a fleet should, and so do two whose rates
+// differ only in what core.Limiter.SetPolicy may change (a quota, a rate,
+// a burst: a fleet part way through a reload): give limits meant to count
+// apart names of their own.
 func Rate(name, rate string, opts ...core.Option) Limiter {
 	p, err := core.ParsePolicy(name, rate)
 	if err != nil {

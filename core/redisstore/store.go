@@ -48,11 +48,16 @@
 //
 // Each limit of a (policy, key) is one Redis string key,
 //
-//	Prefix + "{" + hex(SHA-256(state format, policy fingerprint, key))[:32] + "}:" + limit index
+//	Prefix + "{" + hex(SHA-256(state format, policy shape, key))[:32] + "}:" + limit index
 //
 // so raw keys (IP addresses, API keys) never reach Redis, a policy whose
-// configuration changes gets fresh state instead of misreading the old one
-// (and so does a store whose state format changes), and all keys of one
+// state's shape changes (its name, its limits' names, algorithms, and the
+// parameters core.Limiter.SetPolicy may not change) gets fresh state
+// instead of misreading the old one (and so does a store whose state
+// format changes), while one whose quotas, rates or bursts change keeps
+// it: a process started after a reload counts on the keys of those that
+// reloaded, one limit for the fleet. Limiters of one name and shape on one
+// Redis count together, whatever their quotas. All keys of one
 // (policy, key) share a hash tag: one Cluster slot, no CROSSSLOT. Its value
 // is the limit's state words, the instant the state was created, and the
 // instant up to which its TTL runs, as little-endian doubles (exact: every

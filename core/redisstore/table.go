@@ -28,7 +28,7 @@ type table struct {
 	s      *Store
 	p      *core.Policy
 	sc     *compiled
-	fp     string // policy fingerprint: a changed policy gets fresh keys
+	fp     string // the policy's shape (see shape): its keys
 	fpSum  [sha256.Size]byte
 	slack  any // Options.ExpirySlack in ms, boxed once
 	quotas []int64
@@ -115,7 +115,7 @@ func (s *Store) Bind(p *core.Policy) (store.Table, error) {
 	if err != nil {
 		return nil, err
 	}
-	t := &table{s: s, p: p, sc: sc, fp: fmt.Sprintf("%q|%#v", p.Name(), p.Limits())}
+	t := &table{s: s, p: p, sc: sc, fp: shape(p)}
 	t.fpSum = sha256.Sum256([]byte(stateFormat + t.fp))
 	t.slack = s.opts.ExpirySlack.Milliseconds()
 	// The quotas, for FailOpen results, from a peek on a key never seen.
