@@ -157,7 +157,11 @@ func (b *binding) changedHolds(taken *Policy, holds *[MaxLimits]int64) {
 // from its recovery under the limits of then: a change that makes
 // recovery slower lets an idle key expire at the old recovery instant (it
 // then decides as a key never seen, which the new limit's burst bounds).
-// Its deny cache and FailLocal fallback state start afresh.
+// Its deny cache starts afresh; its FailLocal limiter is kept, read under
+// the new limits' share with its counts kept (a fresh one would grant a
+// new share at every change during an outage). A process that binds the
+// new policy afresh (started after the change) decides on the same keys:
+// the Redis store names them by the policy's shape, not its quotas.
 func (l *Limiter) SetPolicy(p *Policy) error {
 	if err := l.check(); err != nil {
 		return err
