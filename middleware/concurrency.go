@@ -76,6 +76,13 @@ type ConcurrencyOptions struct {
 // goes on), or once the handler notices its client has gone (the slot is
 // held while the handler still runs, since its work goes on). It is safe
 // for concurrent use.
+//
+// It knows only when the handler it wraps returns: mount it inside
+// anything that answers and returns while the work goes on, such as
+// http.TimeoutHandler (http.TimeoutHandler(c.Handler(h), d, msg)), never
+// around it. Around it, the slot of a request that timed out comes back
+// at its 503 while h still runs, and slow requests pass the limit
+// (TestConcurrencyAndTimeoutHandler: 2 in flight at a limit of 1).
 type Concurrency struct {
 	lim        ConcurrencyLimiter
 	wait       ConcurrencyWaiter // nil unless opts.Wait > 0
