@@ -27,7 +27,6 @@ func TestAttackFleetPartWayThroughReloadSharesCounts(t *testing.T) {
 	c := srv.Client(t)
 	opts := redisstore.Options{CallerClock: true, ExpirySlack: time.Hour, Prefix: "fg:fleet:"}
 	a, b := newStore(t, c, opts), newStore(t, c, opts)
-	ctx := context.Background()
 	for _, lim := range coretest.Algorithms() {
 		t.Run(lim.Name, func(t *testing.T) {
 			old := core.MustPolicy("fleet-"+lim.Name, lim)
@@ -38,25 +37,9 @@ func TestAttackFleetPartWayThroughReloadSharesCounts(t *testing.T) {
 			require.NoError(t, la.SetPolicy(raised), "process A reloads")
 			lb, err := core.NewLimiter(raised, core.WithStore(b), core.WithClock(clk))
 			require.NoError(t, err, "process B starts with the new limit")
-			fromA := 0
-			for range 1000 {
-				r, err := la.Allow(ctx, "k")
-				require.NoError(t, err)
-				if !r.Allowed {
-					break
-				}
-				fromA++
-			}
+			fromA := admitAll(t, la, "k")
 			require.Positive(t, fromA)
-			fromB := 0
-			for range 1000 {
-				r, err := lb.Allow(ctx, "k")
-				require.NoError(t, err)
-				if !r.Allowed {
-					break
-				}
-				fromB++
-			}
+			fromB := admitAll(t, lb, "k")
 			_, backoff := lim.Algorithm.(core.Backoff)
 			if backoff {
 				// A Backoff's denial is a failure counted: A's last take
@@ -110,4 +93,20 @@ func TestAttackFleetReloadOtherShapeOtherKeys(t *testing.T) {
 			}
 		})
 	}
+}
+
+// admitAll takes units of key through l, at its clock's instant, until
+// one is denied (at most 1,000), and returns how many were admitted.
+func admitAll(t *testing.T, l *core.Limiter, key string) int {
+	t.Helper()
+	n := 0
+	for range 1000 {
+		r, err := l.Allow(context.Background(), key)
+		require.NoError(t, err)
+		if !r.Allowed {
+			break
+		}
+		n++
+	}
+	return n
 }
