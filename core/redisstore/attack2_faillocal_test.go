@@ -33,7 +33,7 @@ func TestAttackFailLocalAcrossSetPolicy(t *testing.T) {
 	down := func(t *testing.T) *redisstore.Store {
 		srv := redistest.Start(t)
 		px := faultproxy.Start(t, srv.Addr())
-		s, _ := faultStore(t, defaultClient(t, px.Addr()), redisstore.Options{Timeout: noDeadline,
+		s, _ := faultStore(t, patientClient(t, px.Addr()), redisstore.Options{Timeout: noDeadline,
 			FailureMode: redisstore.FailLocal, LocalShare: 0.5})
 		require.NoError(t, s.Check(context.Background()))
 		px.Refuse(true)

@@ -40,7 +40,7 @@ func TestAttackRetryAtRetryAfter(t *testing.T) {
 			srv := redistest.Start(t)
 			px := faultproxy.Start(t, srv.Addr())
 			px.SetLatency(rtt / 2)
-			s, _ := faultStore(t, defaultClient(t, px.Addr()), redisstore.Options{Timeout: noDeadline})
+			s, _ := faultStore(t, patientClient(t, px.Addr()), redisstore.Options{Timeout: noDeadline})
 			l := faultLimiter(t, s, p)
 			ctx := context.Background()
 			require.NoError(t, s.Check(ctx))

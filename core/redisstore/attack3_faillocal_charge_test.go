@@ -29,7 +29,7 @@ func TestAttackFailLocalCountsRedisAdmissions(t *testing.T) {
 	}{{1, 10}, {0.5, 9}} {
 		srv := redistest.Start(t)
 		px := faultproxy.Start(t, srv.Addr())
-		s, _ := faultStore(t, defaultClient(t, px.Addr()), redisstore.Options{Timeout: noDeadline,
+		s, _ := faultStore(t, patientClient(t, px.Addr()), redisstore.Options{Timeout: noDeadline,
 			FailureMode: redisstore.FailLocal, LocalShare: tc.share, CallerClock: true})
 		ctx := context.Background()
 		require.NoError(t, s.Check(ctx))

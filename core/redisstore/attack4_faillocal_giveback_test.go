@@ -25,7 +25,7 @@ func TestFailLocalResetReachesTheLocalLimiter(t *testing.T) {
 	t.Parallel()
 	srv := redistest.Start(t)
 	px := faultproxy.Start(t, srv.Addr())
-	s, _ := faultStore(t, defaultClient(t, px.Addr()), redisstore.Options{Timeout: noDeadline,
+	s, _ := faultStore(t, patientClient(t, px.Addr()), redisstore.Options{Timeout: noDeadline,
 		FailureMode: redisstore.FailLocal, LocalShare: 1, CallerClock: true})
 	ctx := context.Background()
 	require.NoError(t, s.Check(ctx))

@@ -31,7 +31,7 @@ func TestAttackPanickingObserverKeepsTheProcess(t *testing.T) {
 	t.Parallel()
 	srv := redistest.Start(t)
 	p := faultproxy.Start(t, srv.Addr())
-	s, logs := faultStore(t, defaultClient(t, p.Addr()), redisstore.Options{
+	s, logs := faultStore(t, patientClient(t, p.Addr()), redisstore.Options{
 		FailureMode: redisstore.FailLocal, Timeout: noDeadline, Observer: panicky{},
 		OnSwitch: func(redisstore.Switch) { panic("hook bug") },
 	})

@@ -25,7 +25,7 @@ func TestCloseTellsTheObserver(t *testing.T) {
 	srv := redistest.Start(t)
 	p := faultproxy.Start(t, srv.Addr())
 	obs := &coretest.Observer{}
-	s, _ := faultStore(t, defaultClient(t, p.Addr()), redisstore.Options{
+	s, _ := faultStore(t, patientClient(t, p.Addr()), redisstore.Options{
 		FailureMode: redisstore.FailLocal, Timeout: noDeadline, Observer: obs,
 	})
 	l := faultLimiter(t, s, wide)

@@ -79,6 +79,18 @@ func defaultClient(t testing.TB, addr string) *redis.Client {
 	return c
 }
 
+// patientClient is a go-redis client of addr whose dials, reads and writes
+// time out after noDeadline: the client of a store of noDeadline in a test
+// that is not about time. A store's Timeout does not lift its client's own
+// timeouts: with go-redis's defaults (defaultClient) a read gave up after
+// 5 s, which a loaded machine reaches (a start-up check at -cpu 1 failed
+// with an i/o timeout once in three runs of the package).
+func patientClient(t testing.TB, addr string) *redis.Client {
+	c := redis.NewClient(&redis.Options{Addr: addr, DialTimeout: noDeadline, ReadTimeout: noDeadline, WriteTimeout: noDeadline})
+	t.Cleanup(func() { _ = c.Close() })
+	return c
+}
+
 // faultStore is a store of c with opts (a prefix of the test's own), its
 // log counted.
 func faultStore(t testing.TB, c redis.UniversalClient, opts redisstore.Options) (*redisstore.Store, *logCount) {
