@@ -8,6 +8,7 @@ import (
 	"encoding/binary"
 	"encoding/hex"
 	"fmt"
+	"hash"
 	"net/http"
 	"time"
 
@@ -134,15 +135,22 @@ func validCookieName(s string) bool {
 	return c.Valid() == nil
 }
 
-// mac returns the MAC of payload for the normalized username name.
+// mac returns the MAC of payload for the username name.
 func (d *devices) mac(name string, payload []byte) []byte {
-	m := hmac.New(sha256.New, d.secret)
+	return macWith(hmac.New(sha256.New, d.secret), name, payload, nil)
+}
+
+// macWith appends to dst the MAC of payload for name computed with m, an
+// HMAC keyed by the secret, which it resets first: one HMAC serves every
+// cookie of a request.
+func macWith(m hash.Hash, name string, payload, dst []byte) []byte {
+	m.Reset()
 	m.Write([]byte(deviceDomain))
 	m.Write([]byte{0})
 	m.Write([]byte(name))
 	m.Write([]byte{0})
 	m.Write(payload)
-	return m.Sum(nil)
+	return m.Sum(dst)
 }
 
 // issue returns a new cookie for name, valid until now + TTL.
@@ -164,19 +172,24 @@ func (d *devices) issue(name string, now time.Time) *http.Cookie {
 	}
 }
 
-// maxDeviceCookies bounds the cookies of the device name one request may
-// make the guard check.
-const maxDeviceCookies = 4
+// maxDeviceCookies bounds the MACs one request may make the guard check:
+// the cookies of the device name that are well formed and unexpired (the
+// others are skipped at no cost). It is above what a browser keeps for one
+// domain (180 cookies in Chrome and Firefox), so that an attacker who can
+// plant cookies in the user's browser (a sibling subdomain's Domain
+// cookies, sent first for a longer Path) cannot hide the genuine one
+// behind forged ones; checking them costs at most a few hundred
+// microseconds.
+const maxDeviceCookies = 256
 
 // key returns the device counter's key of the first valid cookie of r for
 // name, or "" when r carries none: a cookie that is malformed, forged,
 // expired or bound to another username is no cookie.
 func (d *devices) key(r *http.Request, name string, now time.Time) string {
+	var m hash.Hash
+	var sum [macLen]byte
 	n := 0
 	for _, c := range r.CookiesNamed(d.name) {
-		if n++; n > maxDeviceCookies {
-			break
-		}
 		if len(c.Value) != cookieLen {
 			continue
 		}
@@ -185,11 +198,17 @@ func (d *devices) key(r *http.Request, name string, now time.Time) string {
 			continue
 		}
 		payload := b[:payloadLen]
-		if !hmac.Equal(b[payloadLen:], d.mac(name, payload)) {
-			continue
-		}
 		exp := binary.BigEndian.Uint64(payload)
 		if exp > uint64(1<<62) || !now.Before(time.Unix(int64(exp), 0)) {
+			continue
+		}
+		if n++; n > maxDeviceCookies {
+			break
+		}
+		if m == nil {
+			m = hmac.New(sha256.New, d.secret)
+		}
+		if !hmac.Equal(b[payloadLen:], macWith(m, name, payload, sum[:0])) {
 			continue
 		}
 		// The counter is keyed by the nonce and the username, hashed: the
