@@ -10,9 +10,11 @@ import (
 	"fmt"
 	"hash"
 	"net/http"
+	"net/url"
 	"time"
 
 	"github.com/floodgate-go/floodgate/core"
+	"github.com/floodgate-go/floodgate/internal/routepath"
 )
 
 // KindDevice is the key kind of a device cookie's own counter, as passed
@@ -47,9 +49,19 @@ const MinDeviceSecret = 32
 // account's and the networks' counters, never the device's, so the user
 // still gets in from a device they logged in from before.
 //
+// A cookie is also bound to the login page it was issued at (the URL path
+// the client sent, cleaned, without a trailing slash): one guard, or guards
+// sharing a Secret, may serve login pages whose users are apart (the
+// tenants of a service at "/t/{tenant}/login", a staff page beside a
+// customers' one), and a cookie an attacker earns by logging in to an
+// account of their own at one page must not open the device path of the
+// same username at another. A login page served at several paths has a
+// cookie for each; tenants told apart by host name need a Secret each.
+//
 // A cookie that is forged, expired, signed with another secret, or issued for
-// another username or another spelling of it counts as no cookie: the attempt
-// joins the anonymous stream (account and network counters).
+// another username or another spelling of it, or at another login page,
+// counts as no cookie: the attempt joins the anonymous stream (account and
+// network counters).
 //
 // The trade-off: a stolen cookie gives its thief that device's budget of
 // guesses (Limit, per cookie, on top of the anonymous stream's), until it
@@ -82,7 +94,7 @@ type DeviceOptions struct {
 
 // deviceDomain separates the device cookie's MAC from any other use of
 // the secret.
-const deviceDomain = "floodgate/login/device/v1"
+const deviceDomain = "floodgate/login/device/v2"
 
 const (
 	nonceLen   = 16
@@ -135,31 +147,37 @@ func validCookieName(s string) bool {
 	return c.Valid() == nil
 }
 
-// mac returns the MAC of payload for the username name.
-func (d *devices) mac(name string, payload []byte) []byte {
-	return macWith(hmac.New(sha256.New, d.secret), name, payload, nil)
+// mac returns the MAC of payload for the username name at the login page
+// page (see [loginPage]).
+func (d *devices) mac(page, name string, payload []byte) []byte {
+	return macWith(hmac.New(sha256.New, d.secret), page, name, payload, nil)
 }
 
-// macWith appends to dst the MAC of payload for name computed with m, an
-// HMAC keyed by the secret, which it resets first: one HMAC serves every
-// cookie of a request.
-func macWith(m hash.Hash, name string, payload, dst []byte) []byte {
+// macWith appends to dst the MAC of payload for name at page computed
+// with m, an HMAC keyed by the secret, which it resets first: one HMAC
+// serves every cookie of a request. page is written after its length, and
+// name is followed by the fixed-length payload, so that distinct (page,
+// name, payload) triples are distinct inputs.
+func macWith(m hash.Hash, page, name string, payload, dst []byte) []byte {
 	m.Reset()
 	m.Write([]byte(deviceDomain))
 	m.Write([]byte{0})
+	m.Write(binary.BigEndian.AppendUint64(nil, uint64(len(page))))
+	m.Write([]byte(page))
 	m.Write([]byte(name))
 	m.Write([]byte{0})
 	m.Write(payload)
 	return m.Sum(dst)
 }
 
-// issue returns a new cookie for name, valid until now + TTL.
-func (d *devices) issue(name string, now time.Time) *http.Cookie {
+// issue returns a new cookie for name at the login page page, valid until
+// now + TTL.
+func (d *devices) issue(page, name string, now time.Time) *http.Cookie {
 	b := make([]byte, payloadLen, payloadLen+macLen)
 	exp := now.Add(d.ttl)
 	binary.BigEndian.PutUint64(b, uint64(exp.Unix()))
 	_, _ = rand.Read(b[8:payloadLen]) // crypto/rand.Read never fails
-	b = append(b, d.mac(name, b)...)
+	b = append(b, d.mac(page, name, b)...)
 	return &http.Cookie{
 		Name:     d.name,
 		Value:    base64.RawURLEncoding.EncodeToString(b),
@@ -183,9 +201,10 @@ func (d *devices) issue(name string, now time.Time) *http.Cookie {
 const maxDeviceCookies = 256
 
 // key returns the device counter's key of the first valid cookie of r for
-// name, or "" when r carries none: a cookie that is malformed, forged,
-// expired or bound to another username is no cookie.
-func (d *devices) key(r *http.Request, name string, now time.Time) string {
+// name at the login page page, or "" when r carries none: a cookie that is
+// malformed, forged, expired or bound to another username or another login
+// page is no cookie.
+func (d *devices) key(r *http.Request, page, name string, now time.Time) string {
 	var m hash.Hash
 	var sum [macLen]byte
 	n := 0
@@ -208,7 +227,7 @@ func (d *devices) key(r *http.Request, name string, now time.Time) string {
 		if m == nil {
 			m = hmac.New(sha256.New, d.secret)
 		}
-		if !hmac.Equal(b[payloadLen:], macWith(m, name, payload, sum[:0])) {
+		if !hmac.Equal(b[payloadLen:], macWith(m, page, name, payload, sum[:0])) {
 			continue
 		}
 		// The counter is keyed by the nonce and the username, hashed: the
@@ -222,4 +241,20 @@ func (d *devices) key(r *http.Request, name string, now time.Time) string {
 		return KindDevice + ":" + hex.EncodeToString(h.Sum(nil)[:16])
 	}
 	return ""
+}
+
+// loginPage returns the login page a device cookie is bound to: the path
+// of r as the client sent it (before a middleware such as
+// http.StripPrefix rewrote r.URL.Path), cleaned, without a trailing slash.
+func loginPage(r *http.Request) string {
+	p := ""
+	if u, err := url.ParseRequestURI(r.RequestURI); err == nil {
+		p = u.Path
+	} else if r.URL != nil {
+		p = r.URL.Path
+	}
+	if p == "" {
+		return ""
+	}
+	return trimSlash(routepath.Clean(p))
 }

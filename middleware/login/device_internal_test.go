@@ -26,11 +26,11 @@ func FuzzDeviceCookie(f *testing.F) {
 	// agrees on it.
 	b := make([]byte, payloadLen, payloadLen+macLen)
 	binary.BigEndian.PutUint64(b, uint64(fuzzT0.Add(time.Hour).Unix()))
-	b = append(b, d.mac("alice", b)...)
+	b = append(b, d.mac("/login", "alice", b)...)
 	issued := base64.RawURLEncoding.EncodeToString(b)
 	r := httptest.NewRequest(http.MethodPost, "/login", nil)
 	r.AddCookie(&http.Cookie{Name: DefaultDeviceCookie, Value: issued})
-	require.NotEmpty(f, d.key(r, "alice", fuzzT0))
+	require.NotEmpty(f, d.key(r, "/login", "alice", fuzzT0))
 	f.Add(issued, "alice")
 	f.Add(issued, "bob")
 	f.Add(issued[:len(issued)-1]+"A", "alice")
@@ -39,7 +39,7 @@ func FuzzDeviceCookie(f *testing.F) {
 	f.Fuzz(func(t *testing.T, value, name string) {
 		r := httptest.NewRequest(http.MethodPost, "/login", nil)
 		r.Header.Set("Cookie", DefaultDeviceCookie+"="+value)
-		key := d.key(r, name, fuzzT0)
+		key := d.key(r, "/login", name, fuzzT0)
 		if key != "" {
 			require.Equal(t, issued, value)
 			require.Equal(t, "alice", name)

@@ -12,7 +12,7 @@
 //
 // With Options.Devices, an attempt carrying a device cookie the guard
 // issued at an earlier successful login of the same username (spelled the
-// same, byte for byte) is judged on
+// same, byte for byte) at the same login page (URL path) is judged on
 // that device's own counter instead, so that an attacker flooding an
 // account with wrong passwords cannot lock its user out of their own
 // devices (see [DeviceOptions] for the trade-off).

@@ -195,6 +195,7 @@ type Attempt struct {
 	ctx     context.Context
 	name    string    // the normalized username
 	user    string    // the username as submitted, which device cookies are bound to
+	page    string    // the login page, which device cookies are bound to (loginPage)
 	charges [2]charge // the account's and the network's, or the device's alone
 	n       int
 	once    sync.Once
@@ -237,8 +238,10 @@ func (g *Guard) Begin(ctx context.Context, username string, r *http.Request) (*A
 		// A device cookie is bound to the username exactly as submitted,
 		// not to its normalized name: usernames the application keeps
 		// apart may normalize alike, and a cookie one of them earned must
-		// not open the others' device path.
-		if key := g.devices.key(r, username, g.clock.Now()); key != "" {
+		// not open the others' device path. It is bound to the login page
+		// too: two pages may serve users apart under one username.
+		a.page = loginPage(r)
+		if key := g.devices.key(r, a.page, username, g.clock.Now()); key != "" {
 			if err := a.take(ctx, KindDevice, g.devices.limit, key); err != nil {
 				return nil, err
 			}
@@ -392,7 +395,7 @@ func (a *Attempt) DeviceCookie() *http.Cookie {
 	if a == nil || a.g == nil || a.g.devices == nil || !a.won.Load() {
 		return nil
 	}
-	return a.g.devices.issue(a.user, a.g.clock.Now())
+	return a.g.devices.issue(a.page, a.user, a.g.clock.Now())
 }
 
 // Unlock forgets the failures counted on username's account counter (not
