@@ -161,7 +161,16 @@ func (g *Guard) name(username string) (string, error) {
 	if len(username) > MaxUsername {
 		return "", ErrUsernameTooLong
 	}
-	name := g.norm(username)
+	var name string
+	if g.opts.Normalize == nil {
+		n, ok := normalize(username, MaxUsername)
+		if !ok {
+			return "", ErrUsernameTooLong
+		}
+		name = n
+	} else {
+		name = g.norm(username)
+	}
 	switch {
 	case name == "":
 		return "", ErrNoUsername

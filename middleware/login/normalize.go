@@ -6,6 +6,7 @@ import (
 	"unicode"
 
 	"golang.org/x/text/cases"
+	"golang.org/x/text/transform"
 	"golang.org/x/text/unicode/norm"
 )
 
@@ -15,8 +16,10 @@ import (
 const MaxUsername = 1024
 
 // ErrUsernameTooLong is returned by [Guard.Begin] (and answered 400 by
-// [Guard.Handler]) for a username longer than [MaxUsername] bytes, as
-// submitted or as normalized.
+// [Guard.Handler]) for a username longer than [MaxUsername] bytes as
+// submitted, or as normalized by the default normalization (which gives up
+// as soon as a step's output passes that length); a custom
+// Options.Normalize may return up to 4*MaxUsername bytes.
 var ErrUsernameTooLong = errors.New("login: username too long")
 
 // foldRounds bounds the NFKC and case-folding rounds of NormalizeUsername.
@@ -63,15 +66,53 @@ const foldRounds = 4
 // profile would refuse can neither escape counting nor be refused a login
 // it should be allowed.
 func NormalizeUsername(s string) string {
+	name, _ := normalize(s, -1)
+	return name
+}
+
+// normalize is NormalizeUsername, giving up (false) as soon as the output
+// of one of its steps is longer than limit bytes (limit < 0: never), so
+// that no input costs more than a few passes over limit bytes: NFKC
+// expands some code points 18-fold (U+FDFA), and 341 of them (1,023 bytes)
+// made 11,253 bytes that every later step went through twice. Its result,
+// when it gives one, is NormalizeUsername's.
+func normalize(s string, limit int) (string, bool) {
 	s = strings.ToValidUTF8(s, "\uFFFD")
+	if !within(s, limit) {
+		return "", false
+	}
 	for range foldRounds {
-		t := clean(norm.NFKC.String(fold(norm.NFKC.String(strings.Map(foldSupplementary, s)))))
+		t, ok := round(s, limit)
+		if !ok {
+			return "", false
+		}
 		if t == s {
 			break
 		}
 		s = t
 	}
-	return s
+	return s, true
+}
+
+// round is one round of normalization: supplementary letters folded,
+// NFKC, folding (see fold), NFKC, clean; false when a step's output is
+// longer than limit bytes.
+func round(s string, limit int) (string, bool) {
+	s = strings.Map(foldSupplementary, s)
+	if !within(s, limit) {
+		return "", false
+	}
+	s, ok := nfkc(s, limit)
+	if ok {
+		s, ok = fold(s, limit)
+	}
+	if ok {
+		s, ok = nfkc(s, limit)
+	}
+	if !ok {
+		return "", false
+	}
+	return clean(s), true
 }
 
 // fold maps s to one case: every code point to the lower case of its
@@ -81,9 +122,65 @@ func NormalizeUsername(s string) string {
 // mapping again. The last step also makes folding stable where
 // golang.org/x/text/cases.Fold alone is not: it maps Cherokee letters
 // between their two cases in both directions (U+13B5 to U+AB85 and back).
-func fold(s string) string {
-	return strings.Map(oneCase, cases.Fold().String(strings.Map(oneCase, s)))
+// It returns false when a step's output is longer than limit bytes.
+func fold(s string, limit int) (string, bool) {
+	s = strings.Map(oneCase, s)
+	if !within(s, limit) {
+		return "", false
+	}
+	var ok bool
+	if limit < 0 {
+		s = cases.Fold().String(s)
+	} else if s, ok = bounded(cases.Fold(), s, limit); !ok {
+		return "", false
+	}
+	s = strings.Map(oneCase, s)
+	return s, within(s, limit)
 }
+
+// nfkc returns the NFKC form of s, or false when it is longer than limit
+// bytes.
+func nfkc(s string, limit int) (string, bool) {
+	switch {
+	case limit < 0:
+		return norm.NFKC.String(s), true
+	case norm.NFKC.IsNormalString(s): // most names, all of ASCII
+		return s, within(s, limit)
+	}
+	return bounded(norm.NFKC, s, limit)
+}
+
+// boundSlack is the room bounded leaves past its limit: more than any
+// segment a transformer needs to write at once (norm writes up to
+// MaxTransformChunkSize, and asks for 4 bytes per code point of a segment),
+// so that running out of room means the output passes the limit.
+const boundSlack = 4 * norm.MaxTransformChunkSize
+
+// bounded applies t to s, writing at most limit+boundSlack bytes: false
+// when the output is longer than limit bytes, without producing the rest.
+// It first tries room for three times s, enough for nearly every name.
+func bounded(t transform.Transformer, s string, limit int) (string, bool) {
+	src := []byte(s)
+	size := min(limit, 3*len(s)) + boundSlack
+	for {
+		t.Reset()
+		dst := make([]byte, size)
+		n, _, err := t.Transform(dst, src, true)
+		switch {
+		case err == nil:
+			if n > limit {
+				return "", false
+			}
+			return string(dst[:n]), true
+		case err != transform.ErrShortDst || size >= limit+boundSlack:
+			return "", false
+		}
+		size = limit + boundSlack
+	}
+}
+
+// within reports whether s is at most limit bytes long (limit < 0: any).
+func within(s string, limit int) bool { return limit < 0 || len(s) <= limit }
 
 // foldSupplementary is oneCase for a code point outside the Basic
 // Multilingual Plane, the identity for one inside it. golang.org/x/text's
