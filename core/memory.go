@@ -16,10 +16,13 @@ const DefaultMaxKeys = 1 << 20
 // keys times their slot, 8 bytes of hash and 8 per state word) when
 // MaxKeys is left 0: such a table holds DefaultMaxKeys keys, or fewer when
 // the policy's slots are larger than 128 bytes (a SlidingLog of quota
-// 1,000 keeps 8 kB per key: 16,704 keys; a RollingWindow of 1,024
-// periods 8.2 kB: 16,320), so that a flood of distinct keys cannot grow a table
-// past about this much state (the table's free slots add up to a
-// quarter). Set MaxKeys to choose the bound yourself.
+// 1,000 keeps 8 kB per key: 16,576 keys; a RollingWindow of 1,024
+// periods 8.2 kB: 16,256; four SlidingLogs of quota 65,536, 2 MiB: 60),
+// so that a flood of distinct keys cannot grow a table past this much
+// state and a quarter more of free slots. A table of fewer keys than the
+// store's shards times 16 gets fewer shards (at least 16 keys each where
+// it can), so that eviction always has candidates to choose from. Set
+// MaxKeys to choose the bound yourself.
 const DefaultMaxStateBytes = 128 << 20
 
 // WhenFull is what a [MemoryStore] table does with a new key when it holds
@@ -63,7 +66,9 @@ type MemoryOptions struct {
 	// policy whose state is large (see [DefaultMaxStateBytes]).
 	MaxKeys int
 	// Shards is the number of independently locked shards, a power of two.
-	// 0 picks up to 64, keeping at least 16 keys per shard.
+	// 0 picks up to 64, keeping at least 16 keys per shard. With MaxKeys
+	// left 0, a policy whose state is large gets fewer (see
+	// [DefaultMaxStateBytes]).
 	Shards int
 	// WhenFull chooses what happens to new keys when a shard is full; the
 	// zero value is [EvictCheapest].
@@ -123,15 +128,30 @@ func NewMemoryStore(opts MemoryOptions) (*MemoryStore, error) {
 	return &MemoryStore{opts: opts, dflt: dflt, seed: maphash.MakeSeed()}, nil
 }
 
-// perShard is how many keys each shard of p's table holds: MaxKeys's
-// share, or, with MaxKeys left 0, at most DefaultMaxStateBytes of p's
-// state in all (at least one key per shard).
-func (m *MemoryStore) perShard(p *Policy) int {
-	n := m.opts.MaxKeys / m.opts.Shards
-	if m.dflt {
-		n = max(1, min(n, DefaultMaxStateBytes/(8*(1+p.words))/m.opts.Shards))
+// layout returns how many shards p's table has and how many keys each
+// holds: MaxKeys's share of the store's shards or, with MaxKeys left 0, at
+// most DefaultMaxStateBytes of p's state in all. Such a table that keeps
+// fewer keys than the store's shards times 16 gets fewer shards, as
+// NewMemoryStore chooses them for MaxKeys (at least 16 keys each where it
+// can), so that a new key's candidates for eviction are never its shard's
+// one or two entries; and its slots, free ones included, take at most a
+// quarter more than DefaultMaxStateBytes.
+func (m *MemoryStore) layout(p *Policy) (shards, perShard int) {
+	shards = m.opts.Shards
+	if !m.dflt {
+		return shards, m.opts.MaxKeys / shards
 	}
-	return n
+	slot := 8 * (1 + p.words)
+	keys := max(1, min(m.opts.MaxKeys, DefaultMaxStateBytes/slot))
+	for shards > 1 && keys/shards < 16 {
+		shards /= 2
+	}
+	perShard = keys / shards
+	w, _ := wordStepOf(p)
+	for perShard > 1 && shards*capLimit(perShard, w != nil)*slot > DefaultMaxStateBytes*5/4 {
+		perShard--
+	}
+	return shards, perShard
 }
 
 // Bind returns a new, empty table for p.
@@ -142,16 +162,17 @@ func (m *MemoryStore) Bind(p *Policy) (store.Table, error) {
 	if m == nil || m.opts.Shards < 1 {
 		return nil, fmt.Errorf("core: nil or zero MemoryStore (make it with NewMemoryStore): %w", ErrInvalidConfig)
 	}
-	shardBits := uint(bits.TrailingZeros(uint(m.opts.Shards)))
+	shards, perShard := m.layout(p)
+	shardBits := uint(bits.TrailingZeros(uint(shards)))
 	t := &memTable{
 		policy:     p,
 		base:       p,
 		seed:       m.seed,
-		shards:     make([]memShard, m.opts.Shards),
+		shards:     make([]memShard, shards),
 		shardBits:  shardBits,
 		shardShift: (64 - shardBits) & 63,
-		shardMask:  uint64(m.opts.Shards - 1),
-		perShard:   m.perShard(p),
+		shardMask:  uint64(shards - 1),
+		perShard:   perShard,
 		evict:      m.opts.WhenFull == EvictCheapest,
 		stride:     1 + p.words,
 		lineMask:   lineMaskOf(1 + p.words),

@@ -481,15 +481,18 @@ func (t *memTable) insert(s *memShard, h uint64, now int64) (*memSlots, int, boo
 	return a, off, true
 }
 
-// capLimit is the most slots a shard needs: enough for perShard entries
-// under the maximum load and, in the word mode, for tombstones of a
+// capLimit is the most slots a shard needs: see capLimit.
+func (t *memTable) capLimit() int { return capLimit(t.perShard, t.word != nil) }
+
+// capLimit is the most slots a shard of perShard keys needs: enough for
+// them under the maximum load and, in the word mode, for tombstones of a
 // quarter as many, so that a full shard evicting for every insert is
 // compacted (rebuilt) once per perShard/4 inserts.
-func (t *memTable) capLimit() int {
-	if t.word != nil {
-		return (t.perShard+t.perShard/4+1)*5/4 + 2
+func capLimit(perShard int, word bool) int {
+	if word {
+		return (perShard+perShard/4+1)*5/4 + 2
 	}
-	return t.perShard*5/4 + 2
+	return perShard*5/4 + 2
 }
 
 // newSlots returns an empty array of c slots: every state frozen in the
