@@ -9,11 +9,18 @@ import (
 )
 
 // overrideCache holds, per key, the limiter Overrides decides it by until
-// an instant: shards of maps, each bounded.
+// an instant: shards of maps, each bounded. It keeps a 128-bit keyed hash
+// of each key, never the key (whose length the request may choose: a
+// tenant header's value), so that its memory is bounded by its MaxKeys.
+// Two keys sharing a hash (about 2^-128 a pair, with seeds an attacker
+// cannot aim at) would share an entry.
 type overrideCache struct {
-	seed   maphash.Seed
+	seed   [2]maphash.Seed
 	shards [overrideShards]overrideShard
 }
+
+// overrideKey is a key's 128-bit hash.
+type overrideKey [2]uint64
 
 // (A shard holds its cache's default limiter, def, to tell the entries of
 // keys with an override from those decided by the default: see room.)
@@ -26,7 +33,7 @@ const overrideScan = 16
 
 type overrideShard struct {
 	mu  sync.Mutex
-	m   map[string]*overrideEntry
+	m   map[overrideKey]*overrideEntry
 	max int      // entries at most
 	def *Limiter // the default's limiter
 }
@@ -51,9 +58,9 @@ type overrideEntry struct {
 type resolveFunc func(ctx context.Context, key string, prev *Limiter) (*Limiter, time.Duration, error)
 
 func (c *overrideCache) init(maxKeys int, def *Limiter) {
-	c.seed = maphash.MakeSeed()
+	c.seed = [2]maphash.Seed{maphash.MakeSeed(), maphash.MakeSeed()}
 	for i := range c.shards {
-		c.shards[i].m = map[string]*overrideEntry{}
+		c.shards[i].m = map[overrideKey]*overrideEntry{}
 		c.shards[i].max = max(1, maxKeys/overrideShards)
 		c.shards[i].def = def
 	}
@@ -65,10 +72,11 @@ func (c *overrideCache) init(maxKeys int, def *Limiter) {
 // resolve's error; an answer not given (resolve failed or panicked) is
 // cached for no one, and the callers that waited for it ask again.
 func (c *overrideCache) get(ctx context.Context, key string, now int64, resolve resolveFunc) (*Limiter, error) {
-	s := &c.shards[maphash.String(c.seed, key)%overrideShards]
+	k := overrideKey{maphash.String(c.seed[0], key), maphash.String(c.seed[1], key)}
+	s := &c.shards[k[0]%overrideShards]
 	for {
 		s.mu.Lock()
-		e := s.m[key]
+		e := s.m[k]
 		switch {
 		case e != nil && e.done && now < e.exp:
 			l := e.lim
@@ -86,13 +94,14 @@ func (c *overrideCache) get(ctx context.Context, key string, now int64, resolve 
 				return nil, ctx.Err()
 			}
 		}
-		return s.resolve(ctx, e, key, now, resolve)
+		return s.resolve(ctx, e, k, key, now, resolve)
 	}
 }
 
-// resolve resolves key, whose expired entry is old (nil if none), and
-// caches the answer if there is room (s.mu held on entry, released).
-func (s *overrideShard) resolve(ctx context.Context, old *overrideEntry, key string, now int64,
+// resolve resolves key, of hash k, whose expired entry is old (nil if
+// none), and caches the answer if there is room (s.mu held on entry,
+// released).
+func (s *overrideShard) resolve(ctx context.Context, old *overrideEntry, k overrideKey, key string, now int64,
 	resolve resolveFunc) (l *Limiter, err error) {
 	var prev *Limiter
 	if old != nil {
@@ -101,7 +110,7 @@ func (s *overrideShard) resolve(ctx context.Context, old *overrideEntry, key str
 	var e *overrideEntry
 	if old != nil || s.room(now) {
 		e = &overrideEntry{ready: make(chan struct{})}
-		s.m[key] = e
+		s.m[k] = e
 	}
 	s.mu.Unlock()
 	if e == nil {
@@ -115,10 +124,10 @@ func (s *overrideShard) resolve(ctx context.Context, old *overrideEntry, key str
 			e.done = true
 		} else {
 			e.gone = true
-			if old != nil && s.m[key] == e {
-				s.m[key] = old // kept for the next caller's prev
-			} else if s.m[key] == e {
-				delete(s.m, key)
+			if old != nil && s.m[k] == e {
+				s.m[k] = old // kept for the next caller's prev
+			} else if s.m[k] == e {
+				delete(s.m, k)
 			}
 		}
 		s.mu.Unlock()
@@ -147,7 +156,7 @@ func (s *overrideShard) room(now int64) bool {
 	if len(s.m) < s.max {
 		return true
 	}
-	var def, old string
+	var def, old overrideKey
 	foundDef, foundOld, scanned := false, false, 0
 	for k, e := range s.m {
 		if !e.done {

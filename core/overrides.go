@@ -43,7 +43,9 @@ type OverrideOptions struct {
 	// (default DefaultOverrideErrorTTL), so that a failing provider is not
 	// called on every request.
 	ErrorTTL time.Duration
-	// MaxKeys bounds the keys cached (default DefaultOverrideMaxKeys).
+	// MaxKeys bounds the keys cached (default DefaultOverrideMaxKeys),
+	// each as a 128-bit keyed hash, never the key itself: the cache's
+	// memory does not grow with the keys' length.
 	// A full cache forgets the entry of a key decided by the default
 	// policy (an expired one first), else an expired entry of a key with
 	// an override; never the live entry of a key with an override, so
