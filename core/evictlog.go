@@ -1,5 +1,7 @@
 package core
 
+import "slices"
+
 // minEvictLog is the least bound on the evicted keys a memory shard
 // remembers; the bound is a quarter of the shard's keys when that is more.
 const minEvictLog = 256
@@ -13,10 +15,12 @@ const minEvictLog = 256
 // key past its limit beyond what the eviction itself forgot. A mark is
 // kept until the evicted entry would have recovered: by then every take it
 // held has drained, and a refund of one gives nothing back anyway. When
-// more than its bound (limit) of keys are remembered, the log forgets them all and
-// keeps only the latest seq (floor): every take of an epoch up to it then
-// gives nothing back, which only denies more. It is guarded by its
-// shard's lock.
+// more than its bound (limit) of keys are remembered, the log forgets the
+// older half of them and keeps the latest seq among those (floor): every
+// take of an epoch up to it then gives nothing back, which only denies
+// more, and only for takes older than about half the bound of evictions
+// (forgetting them all refused the refunds of every take decided before
+// the overflow, evicted or not). It is guarded by its shard's lock.
 type evictLog struct {
 	marks map[uint64]evictMark
 	floor uint64
@@ -41,14 +45,32 @@ func (l *evictLog) add(kh, seq uint64, until, now int64, limit int) {
 			}
 		}
 		if len(l.marks) >= limit {
-			for _, m := range l.marks {
-				l.floor = max(l.floor, m.seq)
-			}
-			clear(l.marks)
+			l.forgetOlder()
 		}
 	}
 	m := l.marks[kh]
 	l.marks[kh] = evictMark{seq: max(m.seq, seq), until: max(m.until, until)}
+}
+
+// forgetOlder forgets the older half of the marks (by seq), raising the
+// floor to the latest of them: a take of an epoch up to it that one of
+// them held is still refused, by the floor.
+func (l *evictLog) forgetOlder() {
+	if len(l.marks) == 0 {
+		return
+	}
+	seqs := make([]uint64, 0, len(l.marks))
+	for _, m := range l.marks {
+		seqs = append(seqs, m.seq)
+	}
+	slices.Sort(seqs)
+	cut := seqs[(len(seqs)-1)/2]
+	for k, m := range l.marks {
+		if m.seq <= cut {
+			delete(l.marks, k)
+		}
+	}
+	l.floor = max(l.floor, cut)
 }
 
 // before reports whether a take of the key of hash kh that recorded epoch seq was
