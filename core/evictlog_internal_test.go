@@ -28,3 +28,22 @@ func TestEvictLogOverflowKeepsMarksExact(t *testing.T) {
 		assert.False(t, l.before(0, seq), "a take at epoch %d of a key never evicted", seq)
 	}
 }
+
+// The same for a Limiter's resetLog: after 10,000 resets of distinct keys
+// within a window, a decision of each key taken at its reset's instant is
+// still refused, and no decision of a key never reset taken within the
+// latest maxResets/2 resets is.
+func TestResetLogOverflowKeepsResetsExact(t *testing.T) {
+	const resets, window = 10_000, 1 << 62
+	var r resetLog
+	for at := int64(1); at <= resets; at++ {
+		r.reset(uint64(at), at, window)
+		require.LessOrEqual(t, len(r.at), maxResets)
+	}
+	for at := int64(1); at <= resets; at++ {
+		require.True(t, r.forgot(uint64(at), at), "a decision of reset key %d at its reset", at)
+	}
+	for at := int64(resets - maxResets/2 + 1); at <= resets; at++ {
+		assert.False(t, r.forgot(0, at), "a decision at %d of a key never reset", at)
+	}
+}

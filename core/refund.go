@@ -2,6 +2,7 @@ package core
 
 import (
 	"fmt"
+	"slices"
 	"sync"
 	"time"
 )
@@ -88,9 +89,11 @@ const maxResets = 4096
 // at, while a decision taken before it could still be refunded (a refund
 // window): such a refund finds nothing of its take in the state and must
 // give nothing back. When more than maxResets keys were reset within a
-// window, the log forgets them all and remembers only the latest instant
-// (floor): every decision taken up to it then gives nothing back, which
-// only denies more.
+// window, the log forgets the older half of them and remembers the latest
+// instant among those (floor): every decision taken up to it then gives
+// nothing back, which only denies more, and only for decisions older than
+// about maxResets/2 resets (forgetting them all refused the refund of
+// every decision taken before the latest reset, whatever its key).
 type resetLog struct {
 	mu    sync.Mutex
 	at    map[uint64]int64
@@ -112,13 +115,31 @@ func (r *resetLog) reset(kh uint64, now, window int64) {
 			}
 		}
 		if len(r.at) >= maxResets {
-			for _, at := range r.at {
-				r.floor = max(r.floor, at)
-			}
-			clear(r.at)
+			r.forgetOlder()
 		}
 	}
 	r.at[kh] = max(r.at[kh], now)
+}
+
+// forgetOlder forgets the older half of the keys (by instant), raising
+// the floor to the latest of their instants: a decision one of them
+// forgot is still refused, by the floor. r.mu is held.
+func (r *resetLog) forgetOlder() {
+	if len(r.at) == 0 {
+		return
+	}
+	ats := make([]int64, 0, len(r.at))
+	for _, at := range r.at {
+		ats = append(ats, at)
+	}
+	slices.Sort(ats)
+	cut := ats[(len(ats)-1)/2]
+	for k, at := range r.at {
+		if at <= cut {
+			delete(r.at, k)
+		}
+	}
+	r.floor = max(r.floor, cut)
 }
 
 // forgot reports whether a decision taken at for the key of hash kh was
