@@ -31,7 +31,9 @@ var ErrNoResponse = errors.New("login: the handler returned without writing a re
 //
 // It answers itself, without running next: 429 ([WriteThrottled]) when the
 // attempt is throttled; 413 for a body over Options.MaxBody; 415 for a body
-// that is neither a form nor JSON; 400 for an unparseable body, a form
+// that is neither a form nor JSON, or has a Content-Encoding (gzip, ...:
+// a layer after the guard that decodes it would give the handler another
+// username than the guard counted); 400 for an unparseable body, a form
 // body that is a JSON document (a handler decoding JSON whatever the
 // Content-Type would read another username), a
 // missing, repeated or too long username, or a username in the URL's query
@@ -114,6 +116,9 @@ func (g *Guard) Start(w http.ResponseWriter, r *http.Request) (*Attempt, bool) {
 		return nil, false
 	case errors.Is(err, errUnsupportedMedia):
 		writeError(w, http.StatusUnsupportedMediaType, "send a form or a JSON object")
+		return nil, false
+	case errors.Is(err, errEncodedBody):
+		writeError(w, http.StatusUnsupportedMediaType, "send the body without a Content-Encoding")
 		return nil, false
 	case err != nil:
 		writeError(w, http.StatusBadRequest, "the request body cannot be parsed")

@@ -16,6 +16,7 @@ import (
 var (
 	errBodyTooLarge     = errors.New("login: request body too large")
 	errUnsupportedMedia = errors.New("login: body is neither a form nor JSON")
+	errEncodedBody      = errors.New("login: body has a Content-Encoding")
 	errBadBody          = errors.New("login: unparseable body")
 )
 
@@ -24,8 +25,14 @@ var (
 // limit bytes and putting the bytes back in r.Body for the handler. A field
 // sent more than once (in JSON, under any keys equal up to case, which
 // encoding/json would match) is refused: the guard and the handler must
-// agree on the username; so is a form body that is a JSON document.
+// agree on the username; so is a form body that is a JSON document, and a
+// body with a Content-Encoding other than identity (a decompressing layer
+// after the guard would give the handler other bytes than those read
+// here: a gzip header's comment can spell a decoy's form).
 func readUsername(r *http.Request, field string, limit int64) (string, error) {
+	if encoded(r.Header) {
+		return "", errEncodedBody
+	}
 	mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type"))
 	if err != nil || (mt != "application/x-www-form-urlencoded" && mt != "application/json") {
 		return "", errUnsupportedMedia
@@ -93,4 +100,17 @@ func jsonField(b []byte, field string) (string, error) {
 		return "", errBadBody
 	}
 	return name, nil
+}
+
+// encoded reports whether h gives the body a Content-Encoding other than
+// identity, in any of its values.
+func encoded(h http.Header) bool {
+	for _, v := range h.Values("Content-Encoding") {
+		for _, c := range strings.Split(v, ",") {
+			if c = strings.TrimSpace(c); c != "" && !strings.EqualFold(c, "identity") {
+				return true
+			}
+		}
+	}
+	return false
 }
