@@ -23,12 +23,13 @@ var (
 // readUsername returns the value of field in r's body, a form
 // (application/x-www-form-urlencoded) or a JSON object, reading at most
 // limit bytes and putting the bytes back in r.Body for the handler. A field
-// sent more than once (in JSON, under any keys equal up to case, which
-// encoding/json would match) is refused: the guard and the handler must
-// agree on the username; so is a form body that is a JSON document, and a
-// body with a Content-Encoding other than identity (a decompressing layer
-// after the guard would give the handler other bytes than those read
-// here: a gzip header's comment can spell a decoy's form).
+// sent more than once, or under another key equal up to case (which
+// encoding/json, and echo's form binding, would match), is refused: the
+// guard and the handler must agree on the username; so is a form body that
+// is a JSON document, and a body with a Content-Encoding other than
+// identity (a decompressing layer after the guard would give the handler
+// other bytes than those read here: a gzip header's comment can spell a
+// decoy's form).
 func readUsername(r *http.Request, field string, limit int64) (string, error) {
 	if encoded(r.Header) {
 		return "", errEncodedBody
@@ -63,6 +64,14 @@ func readUsername(r *http.Request, field string, limit int64) (string, error) {
 	vals, err := url.ParseQuery(string(b))
 	if err != nil || len(vals[field]) > 1 {
 		return "", errBadBody
+	}
+	for k := range vals {
+		// Another spelling of the field's name: a binder matching names
+		// up to case where the exact one is missing (echo's Bind) reads
+		// it, where the guard reads none.
+		if k != field && strings.EqualFold(k, field) {
+			return "", errBadBody
+		}
 	}
 	return vals.Get(field), nil
 }
