@@ -72,7 +72,7 @@ func (b *builder) build(root *yaml.Node) (middleware.KeySelector, middleware.Opt
 		}
 	}
 	if f, ok := top["routes"]; ok {
-		sel.routes = b.routes(f.val)
+		sel.routes = b.routes(f.val, sel.def)
 	}
 	if _, ok := top["default"]; ok && b.catchAll != nil {
 		// "/" is every path in a ServeMux pattern, not the home page.

@@ -17,13 +17,20 @@ var ruleFields = []string{"policy", "key", "identified", "tiers"}
 var routeFields = append([]string{"pattern", "patterns", "name", "unlimited"}, ruleFields...)
 
 // routes builds the routes section n: a list of routes, each limited by
-// its own rule, matched as middleware.Routes matches them.
-func (b *builder) routes(n *yaml.Node) *middleware.Routes {
+// its own rule, matched as middleware.Routes matches them. def, the
+// default's rule (nil: none), is the Routes' default, so that a request
+// whose route a variant of its path names is charged on the default too
+// when no route holds the pattern serving it (see selector.both).
+func (b *builder) routes(n *yaml.Node, def *rule) *middleware.Routes {
 	items, ok := b.list(n, "routes")
 	if !ok {
 		return nil
 	}
-	rt := middleware.NewRoutes(nil)
+	var d middleware.Limiter
+	if def != nil {
+		d = &marker{def}
+	}
+	rt := middleware.NewRoutes(d)
 	for i, it := range items {
 		what := fmt.Sprintf("routes[%d]", i)
 		fs, ok := b.mapping(it, what, routeFields...)

@@ -8,6 +8,7 @@ import (
 	"strconv"
 
 	"github.com/floodgate-go/floodgate/core"
+	"github.com/floodgate-go/floodgate/internal/both"
 	"github.com/floodgate-go/floodgate/keyfunc"
 	"github.com/floodgate-go/floodgate/middleware"
 )
@@ -56,6 +57,9 @@ func (s *selector) SelectKey(r *http.Request, route string) (middleware.Limiter,
 		if err != nil {
 			return nil, "", err
 		}
+		if p, ok := l.(*both.Pair); ok {
+			return s.both(r, p)
+		}
 		if l != nil {
 			m, ok := l.(*marker)
 			if !ok {
@@ -68,6 +72,35 @@ func (s *selector) SelectKey(r *http.Request, route string) (middleware.Limiter,
 		return nil, "", nil
 	}
 	return ru.pick(r)
+}
+
+// both returns the limiter and key of r charged on the rules of both
+// routes of p, the route of the pattern serving r and the route a variant
+// of its path names (see middleware.Routes.Select), all or nothing: a
+// Pair of their limiters, each under its key (the middleware's KeySelector
+// puts it in the Pair's scope). A rule leaving r unlimited leaves the
+// other's limit alone, the stricter.
+func (s *selector) both(r *http.Request, p *both.Pair) (middleware.Limiter, string, error) {
+	var lims [2]middleware.Limiter
+	var keys [2]string
+	for i, l := range p.Lims {
+		m, ok := l.(*marker)
+		if !ok {
+			return nil, "", errMarker
+		}
+		lim, key, err := m.rule.pick(r)
+		if err != nil {
+			return nil, "", err
+		}
+		lims[i], keys[i] = lim, key
+	}
+	switch {
+	case lims[0] == nil:
+		return lims[1], keys[1], nil
+	case lims[1] == nil:
+		return lims[0], keys[0], nil
+	}
+	return both.New(lims[0], keys[0], lims[1], keys[1]), "", nil
 }
 
 // pick returns the limiter and key of r under ru. The key is the rule's

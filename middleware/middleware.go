@@ -10,6 +10,7 @@ import (
 
 	"github.com/floodgate-go/floodgate/core"
 	"github.com/floodgate-go/floodgate/headers"
+	"github.com/floodgate-go/floodgate/internal/both"
 	"github.com/floodgate-go/floodgate/internal/routepath"
 	"github.com/floodgate-go/floodgate/internal/seconds"
 	"github.com/floodgate-go/floodgate/keyfunc"
@@ -335,7 +336,7 @@ func (m *Middleware) denied(w http.ResponseWriter, r *http.Request, a *Admission
 		m.opts.OnDenied(r, a.res)
 	}
 	if serve = m.opts.DryRun; !serve {
-		m.deny(w, r, &a.res, a.key)
+		m.deny(w, r, &a.res, m.headerKey(a))
 	}
 	*a = Admission{}
 	return serve
@@ -347,7 +348,7 @@ func (m *Middleware) admit(w http.ResponseWriter, r *http.Request, a *Admission)
 	if m.opts.DryRun {
 		return true
 	}
-	m.hdr.WriteKey(w.Header(), &a.res, a.key)
+	m.hdr.WriteKey(w.Header(), &a.res, m.headerKey(a))
 	if a.res.Delay > 0 {
 		return m.wait(r.Context(), a)
 	}
@@ -384,7 +385,17 @@ func (m *Middleware) report(r *http.Request, err error) {
 	}
 }
 
+// headerKey returns the key a's Result was decided for, for a partition
+// key header: a's, or, for the two routes of a Pair (see Routes.Select),
+// the key of the one whose Result it is.
+func (m *Middleware) headerKey(a *Admission) string {
+	if p, ok := a.lim.(*both.Pair); ok && m.pk {
+		return p.Key()
+	}
+	return a.key
+}
+
 // scoped joins a scope and a key injectively (see appendScope).
 func scoped(scope, key string) string {
-	return strconv.Itoa(len(scope)) + ":" + scope + key
+	return both.Scoped(scope, key)
 }

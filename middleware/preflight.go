@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"strings"
 
+	"github.com/floodgate-go/floodgate/internal/both"
 	"github.com/floodgate-go/floodgate/internal/routepath"
 )
 
@@ -99,6 +100,11 @@ func (m *Middleware) selectLimiter(r *http.Request, route string) (Limiter, stri
 	l, scope, err := m.sel.Select(&ann, route)
 	if err != nil || l == nil || m.opts.Preflight == PreflightLikeRoute {
 		return l, scope, err
+	}
+	if p, ok := l.(*both.Pair); ok {
+		// Routes' two routes: each its preflight buckets.
+		p.Prefix(preflightScope)
+		return p, scope, nil
 	}
 	return l, preflightScope + scope, nil
 }

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/floodgate-go/floodgate/core"
+	"github.com/floodgate-go/floodgate/internal/both"
 	"github.com/floodgate-go/floodgate/internal/routepath"
 )
 
@@ -87,11 +88,19 @@ import (
 //     the literal start of the pattern or template that serves it ("/admin/"
 //     for "/admin/" and "/admin/*path"), so that an encoded dot segment
 //     ("/admin/%2E%2E/healthz", served by the "/admin/" handler) does not
-//     move the request to another route's bucket. The trade-off: a
-//     plain ServeMux serves "/login/" with a "/" handler, yet it is counted
-//     against "POST /login", so that no normalising router lets it escape
-//     the login limit. For a general limit prefer NewRoutes' default to a
-//     "/" pattern.
+//     move the request to another route's bucket. Under that start, the
+//     handler may serve the variant's route (a router within it that
+//     cleans paths or strips slashes) or read the path as it came (a file
+//     server, an "/admin/" handler of its own, which "/admin/PUBLIC",
+//     "/admin/public/" or "/admin/x/%2E%2E/public" reaches): a request
+//     whose route a variant finds is charged on that route and on the
+//     route of the pattern serving it (the subtree's that holds its path,
+//     else the default), all or nothing, each by its own limits in its
+//     own buckets, so that no spelling limits it more loosely than the
+//     handler it reaches. The trade-off: a plain ServeMux serves "/login/"
+//     with a "/" handler, yet it is counted against "POST /login" as well,
+//     so that no normalising router lets it escape the login limit. For a
+//     general limit prefer NewRoutes' default to a "/" pattern.
 //   - A pattern naming a host ("api.example.com/login") is matched as
 //     ServeMux matches it, then, when that fails, with the request's host in
 //     lower case and without a trailing dot: the same host to DNS, and to
@@ -327,11 +336,43 @@ func register(mux *http.ServeMux, p, pattern string) (err error) {
 // names as reaching the same handler; without one, or when the template
 // names no route, it matches r against the patterns as a ServeMux would
 // (with r's method, then with those r.Pattern names).
+//
+// A request whose route is found by a variant of its path or host (see
+// [Routes]) rather than by the pattern that serves it is charged on two
+// routes, all or nothing: the variant's and that of the pattern, else
+// the default, each by its own limits, in its own buckets. The Limiter
+// returned then decides both, under their scopes, for the key it is
+// given (the scope returned is ""), and its Refund gives both back.
 func (rt *Routes) Select(r *http.Request, template string) (Limiter, string, error) {
 	if err := rt.validate(); err != nil {
 		return nil, "", err
 	}
-	return rt.pick(rt.find(r, routepath.Method(r.Method), template))
+	return rt.limiter(rt.find(r, routepath.Method(r.Method), template))
+}
+
+// limiter returns the limiter and scope that decide c: the route's, or,
+// for a route found by a variant, a Pair charging it and the served
+// route (the default for none) when they differ.
+func (rt *Routes) limiter(c choice) (Limiter, string, error) {
+	l, s, err := rt.pick(c.rte)
+	if !c.variant {
+		return l, s, err
+	}
+	l2, s2, _ := rt.pick(c.served)
+	if l2 == nil || l == l2 && s == s2 {
+		// The pattern's handler is unlimited (or the same bucket): the
+		// variant's route alone is the stricter.
+		return l, s, err
+	}
+	return both.New(l2, s2, l, s), "", nil
+}
+
+// choice is the route a request reaches (nil: the default's), and, when
+// it was found by a variant of the request's path or host, the route of
+// the pattern that serves it (nil: the default's).
+type choice struct {
+	rte, served *route
+	variant     bool
 }
 
 // ownRoute returns the limiter of the route r reaches by its own method, if
@@ -346,11 +387,11 @@ func (rt *Routes) ownRoute(r *http.Request, template string) (Limiter, string, b
 		return nil, "", false
 	}
 	method := routepath.Method(r.Method)
-	rte := rt.find(r, method, template)
-	if rte == nil && (rt.def == nil || !servesMethod(r.Pattern, method)) {
+	c := rt.find(r, method, template)
+	if c.rte == nil && (rt.def == nil || !servesMethod(r.Pattern, method)) {
 		return nil, "", false
 	}
-	l, s, _ := rt.pick(rte)
+	l, s, _ := rt.limiter(c)
 	return l, s, true
 }
 
@@ -380,35 +421,35 @@ func (rt *Routes) pick(rte *route) (Limiter, string, error) {
 	return rte.lim, rte.scope, nil
 }
 
-// find returns the route a request with method (canonical) reaches, nil
-// for none.
-func (rt *Routes) find(r *http.Request, method, template string) *route {
+// find returns the route a request with method (canonical) reaches (nil
+// for none), and whether a variant of its path or host found it.
+func (rt *Routes) find(r *http.Request, method, template string) choice {
 	if template == "" && r.Pattern != "" {
 		if rte := rt.appRoute(r.Pattern, method); rte != nil {
-			return rte
+			return choice{rte: rte}
 		}
 	}
 	if template != "" {
 		if rte := rt.byKey[routeKey{method, template}]; rte != nil {
-			return rte
+			return choice{rte: rte}
 		}
 		if method == http.MethodHead {
 			if rte := rt.byKey[routeKey{http.MethodGet, template}]; rte != nil {
-				return rte
+				return choice{rte: rte}
 			}
 		}
 		if rte := rt.byKey[routeKey{path: template}]; rte != nil {
-			return rte
+			return choice{rte: rte}
 		}
 		if rte := rt.sharedRoute(r, method, template); rte != nil {
-			return rte
+			return choice{rte: rte}
 		}
 		// The template names no route (a pattern written in ServeMux's
 		// syntax for a gin route, a sub-router's mount point): match the
 		// request itself, so that no route is unlimited for its spelling.
 	}
 	if r.URL == nil {
-		return nil
+		return choice{}
 	}
 	req := r
 	if method != r.Method {
@@ -432,7 +473,7 @@ func (rt *Routes) find(r *http.Request, method, template string) *route {
 	if staysWithin(req.URL, req.Method, within) {
 		best = rt.muxMatch(req)
 		if best.e != nil && !best.weak {
-			return best.route()
+			return choice{rte: best.route()}
 		}
 	}
 	t, byTemplate := templateRequest(req, template)
@@ -448,7 +489,7 @@ func (rt *Routes) find(r *http.Request, method, template string) *route {
 			best = m
 		}
 		if best.e != nil && !best.weak {
-			return best.route()
+			return choice{rte: best.route()}
 		}
 	}
 	if staysWithin(req.URL, "", within) {
@@ -457,7 +498,7 @@ func (rt *Routes) find(r *http.Request, method, template string) *route {
 			// /users/{id}/login" for gin's "/users/:id/login") guards the
 			// handler the methods r.Pattern names reach as surely.
 			if rte := rt.sharedMuxRoute(req, method, template); rte != nil {
-				return rte
+				return choice{rte: rte}
 			}
 		} else if path, ok := oneHandlerPath(r.Pattern); ok {
 			// The application's handler serves every method at one path (a
@@ -466,19 +507,25 @@ func (rt *Routes) find(r *http.Request, method, template string) *route {
 			// route with or without the pattern's host): a route of another
 			// method at the same path guards it as surely.
 			if rte := rt.otherMethodRoute(req, method, path); rte != nil {
-				return rte
+				return choice{rte: rte}
 			}
 		}
 	}
 	if byTemplate {
 		if rte := rt.sharedMuxRoute(t, method, template); rte != nil {
-			return rte
+			return choice{rte: rte}
 		}
 	}
 	// No pattern matches the path itself as ServeMux routes it (at most a
 	// subtree holds it): try the variants other routers serve with the
 	// handler of a route, and keep the best fit, among those the handler
-	// r reaches can serve.
+	// r reaches can serve. That handler may serve the variant's route (a
+	// router within it that cleans paths or strips slashes) or read the
+	// path as it came (a file server, an "/admin/" handler of its own):
+	// a route found so is charged with the subtree's (served), so that no
+	// spelling of the client's choice limits r more loosely than the
+	// route of the pattern serving it.
+	served := best
 	best = rt.variants(req, best, within)
 	if rt.hosts && (best.e == nil || best.weak) {
 		// A host-specific pattern: the host in another case or with a
@@ -498,7 +545,7 @@ func (rt *Routes) find(r *http.Request, method, template string) *route {
 			best = rt.variants(&c, best, within)
 		}
 	}
-	return best.route()
+	return choice{rte: best.route(), served: served.route(), variant: best.e != served.e}
 }
 
 // variants returns the best fit of best and the routes ServeMux matches

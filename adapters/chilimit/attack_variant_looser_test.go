@@ -1,0 +1,38 @@
+package chilimit_test
+
+import (
+	"net/http"
+	"testing"
+
+	"github.com/floodgate-go/floodgate/adapters/chilimit"
+	"github.com/floodgate-go/floodgate/middleware"
+	"github.com/go-chi/chi/v5"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// chi serves "/admin/x/%2E%2E/public", "/admin/PUBLIC" and "/admin/public/"
+// with the catch-all "/admin/*" (it routes the escaped path, case and
+// trailing slash as they come), limited by "/admin/" to 1 an hour; their
+// variants name "/admin/public" (1000). Before, 3 of 3 reached the admin
+// handler; now the variant's route is charged with the template's: 1.
+func TestAttackVariantLooserThanTheCatchAll(t *testing.T) {
+	for _, path := range []string{"/admin/x/%2E%2E/public", "/admin/PUBLIC", "/admin/public/"} {
+		rt := middleware.NewRoutes(nil)
+		require.NoError(t, rt.Add("/admin/", fixed(t, 1)))
+		require.NoError(t, rt.Add("/admin/public", fixed(t, 1000)))
+		m, err := middleware.NewSelect(rt, middleware.Options{})
+		require.NoError(t, err)
+		hits := 0
+		r := chi.NewRouter()
+		r.Use(chilimit.Limit(m))
+		r.Get("/admin/*", func(http.ResponseWriter, *http.Request) { hits++ })
+		r.Get("/admin/public", ok)
+		var codes []int
+		for range 3 {
+			codes = append(codes, from(r, http.MethodGet, path, "192.0.2.1:1"))
+		}
+		assert.Equal(t, []int{200, 429, 429}, codes, path)
+		assert.Equal(t, 1, hits, path)
+	}
+}
