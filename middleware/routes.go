@@ -24,7 +24,11 @@ import (
 // variant of method and path it reaches it with:
 //
 //   - Methods are matched without regard to case ("get" is GET), in
-//     patterns and requests alike.
+//     patterns and requests alike. ServeMux matches a pattern's method as
+//     written, so that "get /users/1" is served by "/", not by "GET
+//     /users/{id}": a request whose method is not written canonically is
+//     charged on the route of its canonical method and, all or nothing, on
+//     the route (else the default) of what its method as written reaches.
 //   - The application's own ServeMux pattern decides first when it is
 //     known and matches one path, not a subtree (whose handler may route
 //     further): r.Pattern, set by the ServeMux when the middleware is
@@ -347,7 +351,32 @@ func (rt *Routes) Select(r *http.Request, template string) (Limiter, string, err
 	if err := rt.validate(); err != nil {
 		return nil, "", err
 	}
-	return rt.limiter(rt.find(r, routepath.Method(r.Method), template))
+	return rt.limiter(rt.choose(r, template))
+}
+
+// choose returns the route r reaches: found by its method in canonical
+// form. ServeMux matches a pattern's method as written: "get /users/1" is
+// not served by "GET /users/{id}" but by a pattern without a method ("/",
+// a proxy or a catch-all), so that a method not written canonically is
+// also matched as written, and what that reaches is charged too (as the
+// served route of a variant; see [Routes.Select]) when it differs.
+func (rt *Routes) choose(r *http.Request, template string) choice {
+	method := routepath.Method(r.Method)
+	c := rt.find(r, method, template)
+	if method == r.Method || template != "" {
+		// A template names the handler the router serves r with: the
+		// routers' own method matching has decided.
+		return c
+	}
+	raw := rt.find(r, r.Method, template)
+	served := raw.rte
+	if raw.variant {
+		served = raw.served
+	}
+	if served != c.rte && (!c.variant || served != c.served) {
+		c.served, c.variant = served, true
+	}
+	return c
 }
 
 // limiter returns the limiter and scope that decide c: the route's, or,
@@ -358,11 +387,14 @@ func (rt *Routes) limiter(c choice) (Limiter, string, error) {
 	if !c.variant {
 		return l, s, err
 	}
-	l2, s2, _ := rt.pick(c.served)
-	if l2 == nil || l == l2 && s == s2 {
+	l2, s2, err2 := rt.pick(c.served)
+	switch {
+	case l2 == nil || l == l2 && s == s2:
 		// The pattern's handler is unlimited (or the same bucket): the
 		// variant's route alone is the stricter.
 		return l, s, err
+	case l == nil:
+		return l2, s2, err2
 	}
 	return both.New(l2, s2, l, s), "", nil
 }
@@ -387,7 +419,7 @@ func (rt *Routes) ownRoute(r *http.Request, template string) (Limiter, string, b
 		return nil, "", false
 	}
 	method := routepath.Method(r.Method)
-	c := rt.find(r, method, template)
+	c := rt.choose(r, template)
 	if c.rte == nil && (rt.def == nil || !servesMethod(r.Pattern, method)) {
 		return nil, "", false
 	}

@@ -34,7 +34,9 @@ func (c *charges) Refund(context.Context, string, core.Result) (core.Result, err
 // the same patterns: every request a handler serves is charged on the
 // route of that handler's pattern (and may be on the route a variant of
 // its path names too). Before, 1,739 of 13,374 requests served were charged
-// on another route only.
+// on another route only, and 363 more of a method in lower case ("get":
+// ServeMux matches a pattern's method as written, Routes up to case; still
+// 28 once variants were charged with the served pattern).
 func TestRoutesChargeTheServedPattern(t *testing.T) {
 	patterns := []string{
 		"/", "/admin/", "/admin/public", "GET /admin/public/{x}", "/api/", "POST /api/login",
@@ -87,18 +89,17 @@ func TestRoutesChargeTheServedPattern(t *testing.T) {
 			continue // redirected, 404 or 405: no handler ran
 		}
 		total++
-		if lims[served].n == 0 && r.Method != strings.ToUpper(r.Method) {
-			// Routes matches methods without regard to case; ServeMux
-			// does not: see the report.
-			byCase++
-		} else if lims[served].n == 0 {
+		if lims[served].n == 0 {
 			escaped++
+			if r.Method != strings.ToUpper(r.Method) {
+				byCase++
+			}
 			if escaped <= 5 {
 				t.Logf("%s %q served by %q, not charged there", r.Method, r.URL.EscapedPath(), served)
 			}
 		}
 	}
-	t.Logf("%d of %d requests served were not charged on the served pattern's route (and %d of a method in lower case)", escaped, total, byCase)
+	t.Logf("%d of %d requests served were not charged on the served pattern's route (%d of a method in lower case)", escaped, total, byCase)
 	assert.Zero(t, escaped)
 	assert.Greater(t, total, 1000)
 }

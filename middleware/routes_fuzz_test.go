@@ -14,8 +14,11 @@ import (
 
 // FuzzRoutesMethodVariants checks, for any path and method, that Routes
 // never panics, that HEAD selects exactly what GET selects (no HEAD route is
-// configured) and that a method's case changes nothing — by ServeMux
-// matching and by template alike.
+// configured), and that a method's case never limits more loosely: a
+// method not written canonically is charged on every route its canonical
+// form is (and, matched by ServeMux as written, perhaps on the pattern
+// that reaches: see TestAttackMethodCaseLooserThanServedRoute), by
+// ServeMux matching and by template alike; by template, on the same ones.
 func FuzzRoutesMethodVariants(f *testing.F) {
 	for _, s := range [][2]string{
 		{"/login", "POST"}, {"/login/", "post"}, {"//LOGIN", "Post"}, {"/users/7", "GET"}, {"/users/7/", "get"},
@@ -44,33 +47,46 @@ func FuzzRoutesMethodVariants(f *testing.F) {
 	if err := rt.Add("DELETE /api/y", lim(1)); err != nil {
 		f.Fatal(err)
 	}
-	sel := func(method, path, tpl string) (any, string) {
+	// sel returns the limiters and scopes Select charges, one for a
+	// route, two for a Pair (a Pair of its own per request, equal by its
+	// parts).
+	type part struct {
+		l any
+		s string
+	}
+	sel := func(method, path, tpl string) map[part]bool {
 		r := &http.Request{Method: method, URL: &url.URL{Path: path}, Host: "example.com", Header: http.Header{}}
 		l, s, err := rt.Select(r, tpl)
 		if err != nil {
 			panic(err)
 		}
 		if p, ok := l.(*both.Pair); ok {
-			// Two routes charged (a variant's and the served one's):
-			// a Pair of its own per request, equal by its parts.
-			return [2]any{p.Lims, p.Scopes}, s
+			return map[part]bool{{p.Lims[0], p.Scopes[0]}: true, {p.Lims[1], p.Scopes[1]}: true}
 		}
-		return l, s
+		return map[part]bool{{l, s}: true}
+	}
+	covers := func(a, b map[part]bool) bool {
+		for p := range b {
+			if !a[p] {
+				return false
+			}
+		}
+		return true
 	}
 	f.Fuzz(func(t *testing.T, path, method, tpl string) {
 		if method == "" || strings.ContainsAny(method, " \t") {
 			return
 		}
-		l1, s1 := sel(method, path, tpl)
-		l2, s2 := sel(strings.ToUpper(method), path, tpl)
-		l3, s3 := sel(strings.ToLower(method), path, tpl)
-		if l1 != l2 || s1 != s2 || l1 != l3 || s1 != s3 {
-			t.Fatalf("%q %q (template %q): method case changes the route: %q / %q / %q", method, path, tpl, s1, s2, s3)
+		canon := sel(strings.ToUpper(method), path, tpl)
+		for _, m := range []string{method, strings.ToLower(method)} {
+			got := sel(m, path, tpl)
+			if !covers(got, canon) || tpl != "" && len(got) != len(canon) {
+				t.Fatalf("%q %q (template %q): method case %q charges %v, its canonical form %v", method, path, tpl, m, got, canon)
+			}
 		}
-		if strings.EqualFold(method, "HEAD") {
-			lg, sg := sel("GET", path, tpl)
-			if lg != l1 || sg != s1 {
-				t.Fatalf("HEAD %q (template %q) selects scope %q, GET selects %q", path, tpl, s1, sg)
+		if method == "HEAD" {
+			if g := sel("GET", path, tpl); len(g) != len(canon) || !covers(g, canon) {
+				t.Fatalf("HEAD %q (template %q) charges %v, GET %v", path, tpl, canon, g)
 			}
 		}
 	})
