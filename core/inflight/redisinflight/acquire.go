@@ -40,9 +40,16 @@ func (l *Limiter) try(ctx context.Context, key string) (*inflight.Slot, time.Dur
 	}
 	limit := l.limit
 	if l.local != nil {
-		// The local slots of key this process still holds, granted
-		// while Redis could not decide, count against the limit.
+		// This Acquire counts as held in Redis from now until it is
+		// known to have taken no lease, so that an Acquire decided
+		// locally meanwhile (MaxCalls outstanding, the breaker opened
+		// by others) leaves room for it; and the local slots of key this
+		// process still holds, granted while Redis could not decide,
+		// count against the limit. (Counted in this order, one of two
+		// such Acquires always sees the other.)
+		l.hold(key, 1)
 		if limit -= l.local.InFlight(key); limit <= 0 {
+			l.hold(key, -1)
 			return nil, 0, inflight.ErrFull
 		}
 	}
@@ -57,16 +64,17 @@ func (l *Limiter) try(ctx context.Context, key string) (*inflight.Slot, time.Dur
 		}
 	})
 	if err != nil {
+		l.hold(key, -1) // (a lease it may yet take is cancelled, or ends by its TTL: held by nobody)
 		s, err := l.fallback(ctx, key, err)
 		return s, 0, err
 	}
 	r, ok := v.([]any)
+	if ok && len(r) >= 2 && r[0] == int64(1) {
+		return l.slot(key, rk, member, sent), 0, nil // (counted held since it was sent)
+	}
+	l.hold(key, -1)
 	if !ok || len(r) < 2 {
 		return nil, 0, fmt.Errorf("redisinflight: unexpected reply %v", v)
-	}
-	if r[0] == int64(1) {
-		l.hold(key, 1)
-		return l.slot(key, rk, member, sent), 0, nil
 	}
 	var wait time.Duration
 	if len(r) == 3 {
@@ -193,8 +201,9 @@ func (l *Limiter) fallback(ctx context.Context, key string, err error) (*infligh
 	return nil, err
 }
 
-// hold adds n to the slots of key this process holds in Redis, counted
-// under FailLocal only (see Limiter.held).
+// hold adds n to the slots of key this process holds in Redis, or may
+// be taking there (an Acquire on its way), counted under FailLocal only
+// (see Limiter.held).
 func (l *Limiter) hold(key string, n int) {
 	if l.held == nil {
 		return
@@ -208,8 +217,8 @@ func (l *Limiter) hold(key string, n int) {
 	}
 }
 
-// holding returns the slots of key this process holds in Redis, under
-// FailLocal (0 otherwise).
+// holding returns the slots of key this process holds in Redis, or may
+// be taking there, under FailLocal (0 otherwise).
 func (l *Limiter) holding(key string) int {
 	if l.held == nil {
 		return 0

@@ -44,7 +44,9 @@
 // redisstore.ErrUnavailable (the middleware answers 503), FailOpen grants
 // a slot that holds nothing, FailLocal takes the slot from an in-memory
 // limiter of this process granting ⌈limit × LocalShare⌉ slots per key,
-// less the slots of the key this process holds in Redis; back on Redis,
+// less the slots of the key this process holds in Redis or may be taking
+// there (its Acquires of the key on their way, such as those that filled
+// MaxCalls); back on Redis,
 // an Acquire gets a lease only within the limit less the local slots of
 // the key this process still holds. So across a switch, either way, this
 // process holds no more slots of a key than it would on either side
@@ -259,8 +261,9 @@ type Limiter struct {
 	mu    sync.Mutex
 	freed map[string]chan struct{} // keys whose line's head waits for a local release
 	// held counts, under FailLocal, the slots of each key this process
-	// holds in Redis (taken and not yet released), which the local
-	// limiter's share must leave room for (see fallback).
+	// holds in Redis (taken and not yet released) or may be taking (its
+	// Acquires on their way), which the local limiter's share must leave
+	// room for (see fallback).
 	held map[string]int
 }
 
