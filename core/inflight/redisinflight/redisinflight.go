@@ -101,7 +101,9 @@
 // a Redis unreachable or too slow for Options.Timeout and warns about a
 // maxmemory-policy that may evict the leases.
 //
-// A release that cannot reach Redis (the breaker open, MaxCalls releases
+// A release is sent whether its context has ended or not (the request's
+// context of a client that hung up), within Options.Timeout. A release
+// that cannot reach Redis (the breaker open, MaxCalls releases
 // and renewals outstanding, a fault) returns its error and the lease ends by itself, at
 // most Options.Lease after it was taken or last renewed; the slot is
 // released once whatever happens (a second Release returns

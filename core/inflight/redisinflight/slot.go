@@ -43,8 +43,12 @@ func (l *Limiter) slot(key, rk, member string, sent time.Time) *inflight.Slot {
 	return inflight.NewSlot(ls.release, ls.renew)
 }
 
-// release removes the lease, once (inflight.Slot sees to that).
+// release removes the lease, once (inflight.Slot sees to that), whether
+// ctx has ended or not: a request's context ends when its client hangs
+// up, and a release never sent would keep the slot taken for the rest of
+// its lease. The round trip is bounded by Options.Timeout all the same.
 func (ls *lease) release(ctx context.Context) error {
+	ctx = context.WithoutCancel(ctx)
 	ls.mu.Lock()
 	ls.done = true
 	if ls.timer != nil {
