@@ -74,8 +74,13 @@ type ConcurrencyOptions struct {
 // request takes a slot before the handler runs and gives it back when the
 // handler returns — normally, by a panic (the slot is released, the panic
 // goes on), or once the handler notices its client has gone (the slot is
-// held while the handler still runs, since its work goes on). It is safe
-// for concurrent use.
+// held while the handler still runs, since its work goes on). A request
+// whose handler took the connection over (http.Hijacker, through
+// http.ResponseController too: a WebSocket upgrade) and returned normally
+// gives its slot back when that connection is closed, since its
+// goroutines serve it on: the handler's writer wraps the connection it
+// hijacks (the one under it is its NetConn method's). It is safe for
+// concurrent use.
 //
 // It knows only when the handler it wraps returns: mount it inside
 // anything that answers and returns while the work goes on, such as
@@ -149,8 +154,17 @@ func (c *Concurrency) Handler(next http.Handler) http.Handler {
 		if !ok {
 			return
 		}
-		defer release()
-		next.ServeHTTP(w, r)
+		hw := &heldWriter{ResponseWriter: w, release: release}
+		returned := false
+		defer func() {
+			// A connection taken over holds the slot until it is
+			// closed (see heldWriter); a panic releases it all the same.
+			if !returned || !hw.hijacked.Load() {
+				release()
+			}
+		}()
+		next.ServeHTTP(hw, r)
+		returned = true
 	})
 }
 
@@ -159,7 +173,9 @@ func (c *Concurrency) Handler(next http.Handler) http.Handler {
 // the handler must not run. When it returns true the handler may run, and
 // release must be called when it has returned (in a defer, so that a panic
 // releases too); calling release again does nothing. Users of gin or
-// echo call it in their own handler and defer the release themselves.
+// echo call it in their own handler and defer the release themselves (a
+// handler that takes the connection over and returns must release when
+// that connection is closed instead, as [Concurrency.Handler] does).
 func (c *Concurrency) Begin(w http.ResponseWriter, r *http.Request) (release func(), ok bool) {
 	if c == nil || c.lim == nil {
 		refuseInvalid(w)

@@ -1,0 +1,85 @@
+package middleware
+
+import (
+	"bufio"
+	"io"
+	"net"
+	"net/http"
+	"sync/atomic"
+)
+
+// heldWriter is the writer [Concurrency] gives its handler: a connection
+// the handler takes over (http.Hijacker, through http.ResponseController
+// too: a WebSocket upgrade) is a request still in flight after the
+// handler returns, served by goroutines of the application's, so it holds
+// the request's slot until it is closed. It unwraps for
+// http.ResponseController and forwards Flush, ReadFrom and Push, so that
+// the handler keeps what the server's writer offers.
+type heldWriter struct {
+	http.ResponseWriter
+	release  func() // the slot's release: idempotent
+	hijacked atomic.Bool
+}
+
+// Hijack takes the connection over (through http.ResponseController, so
+// it fails with http.ErrNotSupported where the writer under it cannot);
+// closing the connection it returns releases the request's slot.
+func (h *heldWriter) Hijack() (net.Conn, *bufio.ReadWriter, error) {
+	c, rw, err := http.NewResponseController(h.ResponseWriter).Hijack()
+	if err != nil {
+		return c, rw, err
+	}
+	h.hijacked.Store(true)
+	return &heldConn{Conn: c, release: h.release}, rw, nil
+}
+
+// Flush implements http.Flusher: see FlushError.
+func (h *heldWriter) Flush() { _ = h.FlushError() }
+
+// FlushError flushes the writer under it through http.ResponseController
+// (http.ErrNotSupported when nothing under it can flush).
+func (h *heldWriter) FlushError() error {
+	return http.NewResponseController(h.ResponseWriter).Flush()
+}
+
+// ReadFrom implements io.ReaderFrom with the writer under it when it can
+// (net/http's sends a file with sendfile), with io.Copy otherwise.
+func (h *heldWriter) ReadFrom(src io.Reader) (int64, error) {
+	if rf, ok := h.ResponseWriter.(io.ReaderFrom); ok {
+		return rf.ReadFrom(src)
+	}
+	return io.Copy(writerOnly{h.ResponseWriter}, src)
+}
+
+// Push implements http.Pusher with the writer under it, or fails with
+// http.ErrNotSupported.
+func (h *heldWriter) Push(target string, opts *http.PushOptions) error {
+	if p, ok := h.ResponseWriter.(http.Pusher); ok {
+		return p.Push(target, opts)
+	}
+	return http.ErrNotSupported
+}
+
+// Unwrap returns the writer under it, for http.ResponseController.
+func (h *heldWriter) Unwrap() http.ResponseWriter { return h.ResponseWriter }
+
+// writerOnly hides a writer's ReadFrom from io.Copy.
+type writerOnly struct{ io.Writer }
+
+// heldConn is a connection taken over: its Close releases the slot of
+// the request that took it.
+type heldConn struct {
+	net.Conn
+	release func()
+}
+
+// Close closes the connection and releases the slot (once, whatever
+// Close returns).
+func (c *heldConn) Close() error {
+	err := c.Conn.Close()
+	c.release()
+	return err
+}
+
+// NetConn returns the connection under it, as tls.Conn's does.
+func (c *heldConn) NetConn() net.Conn { return c.Conn }
