@@ -55,10 +55,14 @@ func (l *Limiter) try(ctx context.Context, key string) (*inflight.Slot, time.Dur
 	}
 	member := newMember()
 	rk, tomb := l.redisKeys(key, member)
+	args := append([]any{limit, l.leaseUS, member, l.now()}, l.unreleased(rk)...)
 	sent := l.clock() // the lease ends a Lease after the script runs: after this
 	v, err := l.call(ctx, l.calls, func(ctx context.Context) (any, error) {
-		return acquireScript.Run(ctx, l.client, []string{rk, tomb}, limit, l.leaseUS, member, l.now()).Result()
+		return acquireScript.Run(ctx, l.client, []string{rk, tomb}, args...).Result()
 	}, func(v any, err error, abandoned bool) {
+		if err == nil {
+			l.forget(rk, args[4:]) // (the script ran: their leases are gone)
+		}
 		if orphaned(v, err, abandoned) {
 			l.cancel(rk, tomb, member)
 		}

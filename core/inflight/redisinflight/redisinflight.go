@@ -104,11 +104,15 @@
 // A release is sent whether its context has ended or not (the request's
 // context of a client that hung up), within Options.Timeout. A release
 // that cannot reach Redis (the breaker open, MaxCalls releases
-// and renewals outstanding, a fault) returns its error and the lease ends by itself, at
-// most Options.Lease after it was taken or last renewed; the slot is
+// and renewals outstanding, a fault) returns its error; the lease is
+// remembered (up to 1,024 leases per limiter), and this process's next
+// Acquire of the key that reaches Redis removes it in its script, before
+// counting, so that a key whose requests ended during an outage is free
+// again once Redis answers; otherwise the lease ends by itself, at most
+// Options.Lease after it was taken or last renewed. The slot is
 // released once whatever happens (a second Release returns
-// inflight.ErrReleased), so it is never counted twice. A release is sent
-// once: a ZREM that arrives late removes the lease, never another.
+// inflight.ErrReleased), so it is never counted twice. A ZREM that
+// arrives late removes the lease, never another.
 //
 // # Waiting
 //
@@ -267,6 +271,10 @@ type Limiter struct {
 	// Acquires on their way), which the local limiter's share must leave
 	// room for (see fallback).
 	held map[string]int
+	// lost holds, per lease set, the leases whose release did not reach
+	// Redis, lostN their number (see unreleasedLease).
+	lost  map[string][]lost
+	lostN int
 }
 
 var (
@@ -341,7 +349,7 @@ func New(client redis.UniversalClient, limit int, opts Options) (*Limiter, error
 	bound := redisbound.New(client, redisbound.RoundTrip(opts.Timeout))
 	l := &Limiter{client: bound.Client, bound: bound, limit: limit, keyEnd: ":" + strconv.Itoa(limit), log: opts.Logger, opts: opts, leaseUS: int64(opts.Lease / time.Microsecond),
 		line:  waitline.New(cmp.Or(opts.MaxWaiters, inflight.DefaultMaxWaiters), cmp.Or(opts.MaxWaiting, inflight.DefaultMaxWaiting), inflight.ErrQueueFull),
-		freed: make(map[string]chan struct{}), calls: make(chan struct{}, opts.MaxCalls), upkeep: make(chan struct{}, opts.MaxCalls), renewAfter: afterFunc,
+		freed: make(map[string]chan struct{}), lost: make(map[string][]lost), calls: make(chan struct{}, opts.MaxCalls), upkeep: make(chan struct{}, opts.MaxCalls), renewAfter: afterFunc,
 		errBusy: fmt.Errorf("redisinflight: %d calls to Redis outstanding: %w", opts.MaxCalls, errShed)}
 	l.clock = time.Now
 	if opts.Clock != nil {

@@ -61,7 +61,11 @@ func (ls *lease) release(ctx context.Context) error {
 		return ls.l.client.ZRem(ctx, ls.rk, ls.id).Result()
 	}, nil)
 	if err != nil {
-		return fmt.Errorf("redisinflight: release (the lease ends by itself): %w", unavailable(err))
+		ls.mu.Lock()
+		ends := ls.ends
+		ls.mu.Unlock()
+		ls.l.unreleasedLease(ls.rk, ls.id, ends)
+		return fmt.Errorf("redisinflight: release (removed by this process's next Acquire of the key, or the lease ends by itself): %w", unavailable(err))
 	}
 	return nil
 }

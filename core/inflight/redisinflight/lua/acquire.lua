@@ -1,9 +1,13 @@
 -- Takes a lease of KEYS[1], a sorted set of leases scored by the instant
 -- (µs) each ends, if fewer than ARGV[1] leases are live, unless KEYS[2],
 -- the lease's tombstone, says its caller gave up before (see cancel.lua).
--- ARGV: limit, lease µs, member, [now µs: the caller's clock].
+-- ARGV: limit, lease µs, member, [now µs: the caller's clock], then the
+-- leases of KEYS[1] whose release did not reach Redis, removed first.
 -- Returns {1, live leases} when taken, or {0, live leases, µs until the
 -- first lease ends} when every slot is held ({0, 0} when cancelled).
+if #ARGV > 4 then
+  redis.call('ZREM', KEYS[1], unpack(ARGV, 5))
+end
 if redis.call('EXISTS', KEYS[2]) == 1 then
   return {0, 0}
 end

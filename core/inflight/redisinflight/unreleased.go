@@ -1,0 +1,106 @@
+package redisinflight
+
+import "time"
+
+// maxUnreleased bounds the leases a limiter remembers whose release did
+// not reach Redis (see Limiter.unreleased); maxUnreleasedSent bounds
+// those one Acquire's script removes.
+const (
+	maxUnreleased     = 1024
+	maxUnreleasedSent = 64
+)
+
+// lost is a lease whose release did not reach Redis: member of its set,
+// which has surely ended after ends (this process's clock).
+type lost struct {
+	member string
+	ends   time.Time
+}
+
+// lostUntil is when a lease that ends after ends (its sending plus a
+// Lease, by this process's clock: see lease.ends) has surely ended: a
+// Lease later still, for the script's delay and Redis's clock.
+func (l *Limiter) lostUntil(ends time.Time) time.Time { return ends.Add(l.opts.Lease) }
+
+// unreleasedLease remembers the lease member of rk, ending after ends
+// (see lostUntil), whose release did not reach Redis (the breaker open, a fault, a
+// timeout), so that this process's next Acquire of its key removes it
+// before counting rather than the lease being held by nobody until it
+// ends. A ZREM of a member gone already removes nothing: a lease is never
+// another's. At most maxUnreleased leases are remembered; beyond, the
+// lease ends by itself.
+func (l *Limiter) unreleasedLease(rk, member string, ends time.Time) {
+	now := l.clock()
+	if ends = l.lostUntil(ends); !ends.After(now) {
+		return
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.lostN >= maxUnreleased {
+		for k := range l.lost {
+			l.prune(k, now)
+		}
+		if l.lostN >= maxUnreleased {
+			return
+		}
+	}
+	l.lost[rk] = append(l.lost[rk], lost{member, ends})
+	l.lostN++
+}
+
+// unreleased returns, as script arguments, the leases of rk whose release
+// did not reach Redis and that may still be live (at most
+// maxUnreleasedSent).
+func (l *Limiter) unreleased(rk string) []any {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if len(l.lost[rk]) == 0 {
+		return nil
+	}
+	l.prune(rk, l.clock())
+	ls := l.lost[rk]
+	args := make([]any, 0, min(len(ls), maxUnreleasedSent))
+	for _, x := range ls[:cap(args)] {
+		args = append(args, x.member)
+	}
+	return args
+}
+
+// forget drops members, leases of rk a script removed, from those
+// remembered.
+func (l *Limiter) forget(rk string, members []any) {
+	if len(members) == 0 {
+		return
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	gone := make(map[string]bool, len(members))
+	for _, m := range members {
+		gone[m.(string)] = true
+	}
+	l.keep(rk, func(x lost) bool { return !gone[x.member] })
+}
+
+// prune drops the remembered leases of rk that have ended by now (l.mu
+// held).
+func (l *Limiter) prune(rk string, now time.Time) {
+	l.keep(rk, func(x lost) bool { return x.ends.After(now) })
+}
+
+// keep keeps the remembered leases of rk that ok accepts (l.mu held).
+func (l *Limiter) keep(rk string, ok func(lost) bool) {
+	ls := l.lost[rk]
+	kept := ls[:0]
+	for _, x := range ls {
+		if ok(x) {
+			kept = append(kept, x)
+		}
+	}
+	clear(ls[len(kept):])
+	l.lostN -= len(ls) - len(kept)
+	if len(kept) == 0 {
+		delete(l.lost, rk)
+	} else {
+		l.lost[rk] = kept
+	}
+}
