@@ -198,7 +198,7 @@ func (m *Middleware) begin(w http.ResponseWriter, r *http.Request, route string,
 	case errAnswered:
 		return false
 	}
-	return m.failed(w, r, err)
+	return m.failed(w, r, err, a)
 }
 
 // errAnswered is returned by decideKey and decideIP when r was refused
@@ -220,11 +220,14 @@ func (m *Middleware) decideKey(w http.ResponseWriter, r *http.Request, lim Limit
 	if !ok {
 		return errAnswered
 	}
-	if err := decide(m.decisionContext(r), lim, key, cost, &a.res); err != nil {
-		return err
+	err = decide(m.decisionContext(r), lim, key, cost, &a.res)
+	if err == nil || a.res.Taken() {
+		// With an error, a limiter of two routes (see Routes.Select) may
+		// hold the admission of the route that did not fail: failed
+		// keeps it for a request served all the same, else gives it back.
+		a.m, a.r, a.lim, a.key = m, r, lim, key
 	}
-	a.m, a.r, a.lim, a.key = m, r, lim, key
-	return nil
+	return err
 }
 
 // requestKey returns the key of r by key, refusing an empty key returned
@@ -279,8 +282,15 @@ func decide(ctx context.Context, lim Limiter, key string, cost int64, res *core.
 // neither served, which would serve it unchecked, nor answered. A
 // deadline that ended r's context is not its client's doing: the store
 // outlasted it, a fault like any other.
-func (m *Middleware) failed(w http.ResponseWriter, r *http.Request, err error) bool {
+//
+// a holds what the limiter took despite its error: the admission of the
+// route that did not fail, when a request is charged on two (see
+// [Routes.Select]). A request served all the same is admitted by it, as
+// that route's own requests are (its headers, its shaping delay,
+// MaxDelay); one not served gives it back.
+func (m *Middleware) failed(w http.ResponseWriter, r *http.Request, err error, a *Admission) bool {
 	if errors.Is(r.Context().Err(), context.Canceled) {
+		m.drop(r.Context(), a)
 		return false
 	}
 	m.report(r, err)
@@ -288,15 +298,29 @@ func (m *Middleware) failed(w http.ResponseWriter, r *http.Request, err error) b
 		// A limiter that cannot decide at all (a limiter of another
 		// package given a zero value): no outage FailOpen was meant
 		// for, and serving would serve every request of it unlimited.
+		m.drop(r.Context(), a)
 		notReady.Write(w, nil, false)
 		return false
 	}
 	if m.opts.FailOpen || m.opts.DryRun {
+		if a.lim != nil {
+			return m.decided(w, r, a)
+		}
 		return true
 	}
+	m.drop(r.Context(), a)
 	w.Header()["Retry-After"] = []string{m.failRetry}
 	unavailable.Write(w, nil, false)
 	return false
+}
+
+// drop gives back what a holds, if anything, and leaves it zero: its
+// request is not served.
+func (m *Middleware) drop(ctx context.Context, a *Admission) {
+	if a.lim != nil && a.res.Taken() {
+		m.giveBack(ctx, a)
+	}
+	*a = Admission{}
 }
 
 // decisionContext is the context r is decided with: r's, carrying

@@ -60,29 +60,49 @@ func (p *Pair) Key() string {
 }
 
 // AllowN charges cost for key on both limiters, in order, and returns the
-// first denial (after giving back what the first limiter took, if the
-// second denied), or, when both admit, the Result that delays longest, else
-// the one with the least Remaining: the binding one. A limiter's error is
-// returned as it is, after giving back what the first took.
+// first denial (after giving back what the other limiter took), or, when
+// both admit, the Result that delays longest, else the one with the least
+// Remaining: the binding one.
+//
+// A limiter's error does not spare the request the other's limit: the
+// other still decides it, and its denial is returned as any denial (a
+// decision, stricter than an outage). When the other admits, AllowN
+// returns the error with that admission, whose cost the Pair still holds
+// (Result.Taken): the caller gives it back with Refund unless it serves
+// the request all the same (failing open), so that a request served
+// while one route's store is down is still counted on the other, as that
+// route's own requests are. With both failing, it returns their errors
+// joined, holding nothing.
 func (p *Pair) AllowN(ctx context.Context, key string, cost int64) (core.Result, error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	var errs [2]error
 	for i, l := range p.Lims {
 		k := key
 		if p.Scopes[i] != "" {
 			k = Scoped(p.Scopes[i], key)
 		}
 		res, err := l.AllowN(ctx, k, cost)
-		p.keys[i], p.res[i] = k, res
-		if err != nil || !res.Allowed {
-			if i == 1 {
-				// All or nothing. A failed refund leaves the cost
-				// taken: the stricter error.
-				_, _ = p.giveBack(context.WithoutCancel(ctx), 0)
-			}
+		p.keys[i], p.res[i], errs[i] = k, res, err
+		if err == nil && !res.Allowed {
+			// All or nothing. A failed refund leaves the cost taken: the
+			// stricter error.
+			_, _ = p.giveBack(context.WithoutCancel(ctx), 1-i)
 			p.shown = i
-			return res, err
+			return res, nil
 		}
+	}
+	switch {
+	case errs[0] != nil && errs[1] != nil:
+		p.res = [2]core.Result{}
+		p.shown = 0
+		return core.Result{}, errors.Join(errs[0], errs[1])
+	case errs[0] != nil:
+		p.res[0], p.shown = core.Result{}, 1
+		return p.res[1], errs[0]
+	case errs[1] != nil:
+		p.res[1], p.shown = core.Result{}, 0
+		return p.res[0], errs[1]
 	}
 	a, b := &p.res[0], &p.res[1]
 	if b.Delay > a.Delay || b.Delay == a.Delay && b.Remaining < a.Remaining {

@@ -75,11 +75,37 @@ func (broken) Refund(context.Context, string, core.Result) (core.Result, error) 
 	return core.Result{}, errDown
 }
 
-// An error of the second limiter is returned after the first's cost is
-// given back.
-func TestPairErrorGivesBack(t *testing.T) {
-	a := fixed(t, 1)
-	_, err := both.New(a, "", broken{}, "").AllowN(context.Background(), "k", 1)
+// An error of either limiter does not spare the request the other's
+// limit: the other's denial is returned as a denial; its admission is
+// returned with the error, still held, and Refund gives it back.
+func TestPairErrorKeepsTheOtherLimit(t *testing.T) {
+	ctx := context.Background()
+	for _, first := range []bool{true, false} {
+		a := fixed(t, 1)
+		p := both.New(a, "", broken{}, "")
+		if !first {
+			p = both.New(broken{}, "", a, "")
+		}
+		res, err := p.AllowN(ctx, "k", 1)
+		require.ErrorIs(t, err, errDown)
+		assert.True(t, res.Allowed && res.Taken(), "the healthy limiter's admission, held")
+		assert.Equal(t, "k", p.Key())
+		assert.Equal(t, int64(0), remaining(t, a, "k"))
+		_, err = p.Refund(ctx, "k", res)
+		require.NoError(t, err)
+		assert.Equal(t, int64(1), remaining(t, a, "k"), "given back")
+
+		_, err = a.AllowN(ctx, "k", 1)
+		require.NoError(t, err)
+		q := both.New(a, "", broken{}, "")
+		if !first {
+			q = both.New(broken{}, "", a, "")
+		}
+		res, err = q.AllowN(ctx, "k", 1)
+		require.NoError(t, err, "a denial decides")
+		assert.False(t, res.Allowed)
+	}
+	res, err := both.New(broken{}, "", broken{}, "").AllowN(ctx, "k", 1)
 	require.ErrorIs(t, err, errDown)
-	assert.Equal(t, int64(1), remaining(t, a, "k"))
+	assert.False(t, res.Taken())
 }
