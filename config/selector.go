@@ -74,17 +74,16 @@ func (s *selector) SelectKey(r *http.Request, route string) (middleware.Limiter,
 	return ru.pick(r)
 }
 
-// both returns the limiter and key of r charged on the rules of both
-// routes of p, the route of the pattern serving r and the route a variant
-// of its path names (see middleware.Routes.Select), all or nothing: a
+// both returns the limiter and key of r charged on the rules of every
+// route of p, the routes r reaches by its method and path and those a
+// variant of them names (see middleware.Routes.Select), all or nothing: a
 // Pair of their limiters, each under its key (the middleware's KeySelector
 // puts it in the Pair's scope). A rule leaving r unlimited leaves the
-// other's limit alone, the stricter.
+// others' limits alone, the stricter.
 func (s *selector) both(r *http.Request, p *both.Pair) (middleware.Limiter, string, error) {
-	var lims [2]middleware.Limiter
-	var keys [2]string
-	for i, l := range p.Lims {
-		m, ok := l.(*marker)
+	var parts [both.MaxParts]both.Part
+	for i, pt := range p.Parts() {
+		m, ok := pt.Lim.(*marker)
 		if !ok {
 			return nil, "", errMarker
 		}
@@ -92,15 +91,12 @@ func (s *selector) both(r *http.Request, p *both.Pair) (middleware.Limiter, stri
 		if err != nil {
 			return nil, "", err
 		}
-		lims[i], keys[i] = lim, key
+		if lim != nil {
+			parts[i] = both.Part{Lim: lim, Scope: key}
+		}
 	}
-	switch {
-	case lims[0] == nil:
-		return lims[1], keys[1], nil
-	case lims[1] == nil:
-		return lims[0], keys[0], nil
-	}
-	return both.New(lims[0], keys[0], lims[1], keys[1]), "", nil
+	l, key := both.Of(parts[:len(p.Parts())]...)
+	return l, key, nil
 }
 
 // pick returns the limiter and key of r under ru. The key is the rule's

@@ -50,10 +50,12 @@ type keyed struct{ ks KeySelector }
 func (k keyed) Select(r *http.Request, route string) (Limiter, string, error) {
 	l, key, err := k.ks.SelectKey(r, route)
 	if p, ok := l.(*both.Pair); ok && err == nil {
-		// Two limiters, each under its key (the config package's two
+		// Two limiters or more, each under its key (the config package's two
 		// routes of a request: see Routes.Select), as each alone.
-		if p.Scopes[0] == "" || p.Scopes[1] == "" {
-			return nil, "", fmt.Errorf("middleware: the KeySelector gave an empty key: %w", keyfunc.ErrNoKey)
+		for _, pt := range p.Parts() {
+			if pt.Scope == "" {
+				return nil, "", fmt.Errorf("middleware: the KeySelector gave an empty key: %w", keyfunc.ErrNoKey)
+			}
 		}
 		p.Prefix("k")
 		return p, "", nil

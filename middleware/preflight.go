@@ -102,7 +102,7 @@ func (m *Middleware) selectLimiter(r *http.Request, route string) (Limiter, stri
 		return l, scope, err
 	}
 	if p, ok := l.(*both.Pair); ok {
-		// Routes' two routes: each its preflight buckets.
+		// Routes' several routes: each its preflight buckets.
 		p.Prefix(preflightScope)
 		return p, scope, nil
 	}

@@ -27,8 +27,9 @@ import (
 //     patterns and requests alike. ServeMux matches a pattern's method as
 //     written, so that "get /users/1" is served by "/", not by "GET
 //     /users/{id}": a request whose method is not written canonically is
-//     charged on the route of its canonical method and, all or nothing, on
-//     the route (else the default) of what its method as written reaches.
+//     charged, all or nothing, on the routes (else the default) its method
+//     reaches in canonical form and as written, each with the route a
+//     variant of its path names there (see below).
 //   - The application's own ServeMux pattern decides first when it is
 //     known and matches one path, not a subtree (whose handler may route
 //     further): r.Pattern, set by the ServeMux when the middleware is
@@ -342,11 +343,15 @@ func register(mux *http.ServeMux, p, pattern string) (err error) {
 // (with r's method, then with those r.Pattern names).
 //
 // A request whose route is found by a variant of its path or host (see
-// [Routes]) rather than by the pattern that serves it is charged on two
-// routes, all or nothing: the variant's and that of the pattern, else
-// the default, each by its own limits, in its own buckets. The Limiter
-// returned then decides both, under their scopes, for the key it is
-// given (the scope returned is ""), and its Refund gives both back.
+// [Routes]) rather than by the pattern that serves it is charged on
+// several routes, all or nothing: the variant's and that of the pattern,
+// else the default, for its method in canonical form and, when it is not
+// written so, as written; each by its own limits, in its own buckets,
+// each bucket once. The Limiter returned then decides them all, under
+// their scopes, for the key it is given (the scope returned is ""), and
+// its Refund gives them all back; one of them failing (a store down), it
+// returns the error with the others' admission, which the caller gives
+// back unless it serves the request all the same.
 func (rt *Routes) Select(r *http.Request, template string) (Limiter, string, error) {
 	if err := rt.validate(); err != nil {
 		return nil, "", err
@@ -354,49 +359,67 @@ func (rt *Routes) Select(r *http.Request, template string) (Limiter, string, err
 	return rt.limiter(rt.choose(r, template))
 }
 
-// choose returns the route r reaches: found by its method in canonical
-// form. ServeMux matches a pattern's method as written: "get /users/1" is
-// not served by "GET /users/{id}" but by a pattern without a method ("/",
-// a proxy or a catch-all), so that a method not written canonically is
-// also matched as written, and what that reaches is charged too (as the
-// served route of a variant; see [Routes.Select]) when it differs.
-func (rt *Routes) choose(r *http.Request, template string) choice {
+// choose returns the routes r is charged on: what it reaches by its
+// method in canonical form, and, for a method not written canonically,
+// by its method as written. ServeMux matches a pattern's method as
+// written: "get /users/1" is not served by "GET /users/{id}" but by a
+// pattern without a method ("/", a proxy or a catch-all), while a router
+// matching methods without case serves it as GET; both are charged, each
+// with the route a variant of its path names (see [Routes.Select]).
+func (rt *Routes) choose(r *http.Request, template string) charge {
 	method := routepath.Method(r.Method)
 	c := rt.find(r, method, template)
+	ch := charge{rte: c.rte}
+	if c.variant {
+		ch.add(c.served)
+	}
 	if method == r.Method || template != "" {
 		// A template names the handler the router serves r with: the
 		// routers' own method matching has decided.
-		return c
+		return ch
 	}
 	raw := rt.find(r, r.Method, template)
-	served := raw.rte
+	ch.add(raw.rte)
 	if raw.variant {
-		served = raw.served
+		ch.add(raw.served)
 	}
-	if served != c.rte && (!c.variant || served != c.served) {
-		c.served, c.variant = served, true
-	}
-	return c
+	return ch
 }
 
-// limiter returns the limiter and scope that decide c: the route's, or,
-// for a route found by a variant, a Pair charging it and the served
-// route (the default for none) when they differ.
-func (rt *Routes) limiter(c choice) (Limiter, string, error) {
-	l, s, err := rt.pick(c.rte)
-	if !c.variant {
+// charge is the routes a request is charged on, all or nothing (nil: the
+// default): rte, the route it reaches by its method in canonical form,
+// and the others its method and path reach too (see [Routes.Select]),
+// each once.
+type charge struct {
+	rte    *route
+	n      int
+	others [both.MaxParts - 1]*route
+}
+
+// add charges rte too, unless it is charged already.
+func (ch *charge) add(rte *route) {
+	if rte != ch.rte && !slices.Contains(ch.others[:ch.n], rte) {
+		ch.others[ch.n] = rte
+		ch.n++
+	}
+}
+
+// limiter returns the limiter and scope that decide ch: the route's, or,
+// when ch charges other routes too, a both.Pair charging each (the
+// default for nil) by its own limits in its own buckets, but an unlimited
+// one, and a bucket once.
+func (rt *Routes) limiter(ch charge) (Limiter, string, error) {
+	l, s, err := rt.pick(ch.rte)
+	if ch.n == 0 || err != nil {
 		return l, s, err
 	}
-	l2, s2, err2 := rt.pick(c.served)
-	switch {
-	case l2 == nil || l == l2 && s == s2:
-		// The pattern's handler is unlimited (or the same bucket): the
-		// variant's route alone is the stricter.
-		return l, s, err
-	case l == nil:
-		return l2, s2, err2
+	var parts [both.MaxParts]both.Part
+	for i, o := range ch.others[:ch.n] {
+		parts[i].Lim, parts[i].Scope, _ = rt.pick(o)
 	}
-	return both.New(l2, s2, l, s), "", nil
+	parts[ch.n] = both.Part{Lim: l, Scope: s}
+	l, s = both.Of(parts[:ch.n+1]...)
+	return l, s, nil
 }
 
 // choice is the route a request reaches (nil: the default's), and, when

@@ -23,7 +23,7 @@ func FuzzRoutesMethodVariants(f *testing.F) {
 	for _, s := range [][2]string{
 		{"/login", "POST"}, {"/login/", "post"}, {"//LOGIN", "Post"}, {"/users/7", "GET"}, {"/users/7/", "get"},
 		{"/api", "GET"}, {"/api/x/../y", "DELETE"}, {"*", "OPTIONS"}, {"", "GET"}, {"/static", "HEAD"},
-		{"/%6Cogin", "POST"}, {"/a/./b//c/", "PUT"},
+		{"/%6Cogin", "POST"}, {"/a/./b//c/", "PUT"}, {"/admin/PUBLIC", "get"}, {"/x/", "get"},
 	} {
 		f.Add(s[0], s[1], "")
 		f.Add(s[0], s[1], "/users/{id}")
@@ -44,8 +44,10 @@ func FuzzRoutesMethodVariants(f *testing.F) {
 			f.Fatal(err)
 		}
 	}
-	if err := rt.Add("DELETE /api/y", lim(1)); err != nil {
-		f.Fatal(err)
+	for _, p := range []string{"DELETE /api/y", "GET /admin/", "GET /admin/public", "GET /x/", "/x"} {
+		if err := rt.Add(p, lim(1)); err != nil {
+			f.Fatal(err)
+		}
 	}
 	// sel returns the limiters and scopes Select charges, one for a
 	// route, two for a Pair (a Pair of its own per request, equal by its
@@ -61,7 +63,11 @@ func FuzzRoutesMethodVariants(f *testing.F) {
 			panic(err)
 		}
 		if p, ok := l.(*both.Pair); ok {
-			return map[part]bool{{p.Lims[0], p.Scopes[0]}: true, {p.Lims[1], p.Scopes[1]}: true}
+			parts := map[part]bool{}
+			for _, pt := range p.Parts() {
+				parts[part{pt.Lim, pt.Scope}] = true
+			}
+			return parts
 		}
 		return map[part]bool{{l, s}: true}
 	}

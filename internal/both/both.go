@@ -1,13 +1,16 @@
-// Package both charges one request on two limiters, all or nothing: the
-// route a path variant names and the route of the pattern that serves the
-// request (see middleware.Routes), so that a variant never limits a request
-// more loosely than the handler it reaches is limited. The middleware and
-// the config package share it.
+// Package both charges one request on several limiters, all or nothing:
+// the route a path variant names and the route of the pattern that serves
+// the request, for its method as written and in canonical form (see
+// middleware.Routes), so that no spelling limits a request more loosely
+// than the handler it reaches is limited. The middleware and the config
+// package share it.
 package both
 
 import (
 	"context"
 	"errors"
+	"reflect"
+	"slices"
 	"strconv"
 	"sync"
 
@@ -26,29 +29,74 @@ func Scoped(scope, key string) string {
 	return strconv.Itoa(len(scope)) + ":" + scope + key
 }
 
-// Pair is a Limiter that charges the key it is given on each of Lims, under
-// the scope of the same index (the key as is for ""), each by its own
-// limits: a request passes when both admit it. A denial by the second gives
-// the first's cost back. A Pair decides one request: make one for each.
+// MaxParts is the most limiters a Pair charges: a variant's route and the
+// served pattern's, for a request's method in canonical form and as
+// written.
+const MaxParts = 4
+
+// Part is a limiter a Pair charges, and the scope it charges the key under
+// (the key as is for "").
+type Part struct {
+	Lim   Limiter
+	Scope string
+}
+
+// Pair is a Limiter that charges the key it is given on each of its parts
+// (two or more, at most MaxParts), under the part's scope, each by its own
+// limits: a request passes when every part admits it, and a denial gives
+// back what the others took. A Pair decides one request: make one for
+// each.
 type Pair struct {
-	Lims   [2]Limiter
-	Scopes [2]string
+	n     int
+	parts [MaxParts]Part
 
 	mu    sync.Mutex
-	keys  [2]string
-	res   [2]core.Result
+	keys  [MaxParts]string
+	res   [MaxParts]core.Result
 	shown int // the index of the Result AllowN returned
 }
 
-// New returns the Pair charging a under scope sa and b under sb.
-func New(a Limiter, sa string, b Limiter, sb string) *Pair {
-	return &Pair{Lims: [2]Limiter{a, b}, Scopes: [2]string{sa, sb}}
+// Of returns the limiter and scope that charge parts, in order: nil
+// limiters left out (they leave a request unlimited: the others are the
+// stricter), and a limiter given twice under one scope charged once. That
+// is a Pair (scope "") for two parts or more, the part itself for one,
+// and nil for none. It panics for more than MaxParts.
+func Of(parts ...Part) (Limiter, string) {
+	var p Pair
+	for _, pt := range parts {
+		if pt.Lim != nil && !slices.ContainsFunc(p.parts[:p.n], pt.same) {
+			p.parts[p.n] = pt
+			p.n++
+		}
+	}
+	switch p.n {
+	case 0:
+		return nil, ""
+	case 1:
+		return p.parts[0].Lim, p.parts[0].Scope
+	}
+	return &p, ""
 }
 
-// Prefix puts prefix before both scopes: the middleware keeps a CORS
-// preflight's buckets apart so.
+// same reports whether a and o are one limiter under one scope: one
+// bucket. Limiters of a type that cannot be compared are never the same.
+func (a Part) same(o Part) bool {
+	if a.Scope != o.Scope {
+		return false
+	}
+	t := reflect.TypeOf(a.Lim)
+	return t == reflect.TypeOf(o.Lim) && t.Comparable() && a.Lim == o.Lim
+}
+
+// Parts returns the parts p charges, in order.
+func (p *Pair) Parts() []Part { return p.parts[:p.n] }
+
+// Prefix puts prefix before every part's scope: the middleware keeps a
+// CORS preflight's buckets apart so.
 func (p *Pair) Prefix(prefix string) {
-	p.Scopes[0], p.Scopes[1] = prefix+p.Scopes[0], prefix+p.Scopes[1]
+	for i := range p.parts[:p.n] {
+		p.parts[i].Scope = prefix + p.parts[i].Scope
+	}
 }
 
 // Key returns the key the Result AllowN returned was decided for, in its
@@ -59,80 +107,91 @@ func (p *Pair) Key() string {
 	return p.keys[p.shown]
 }
 
-// AllowN charges cost for key on both limiters, in order, and returns the
-// first denial (after giving back what the other limiter took), or, when
-// both admit, the Result that delays longest, else the one with the least
+// AllowN charges cost for key on every part, in order, and returns the
+// first denial (after giving back what the others took), or, when all
+// admit, the Result that delays longest, else the one with the least
 // Remaining: the binding one.
 //
-// A limiter's error does not spare the request the other's limit: the
-// other still decides it, and its denial is returned as any denial (a
-// decision, stricter than an outage). When the other admits, AllowN
-// returns the error with that admission, whose cost the Pair still holds
-// (Result.Taken): the caller gives it back with Refund unless it serves
-// the request all the same (failing open), so that a request served
-// while one route's store is down is still counted on the other, as that
-// route's own requests are. With both failing, it returns their errors
-// joined, holding nothing.
+// A limiter's error does not spare the request the others' limits: they
+// still decide it, and a denial is returned as any denial (a decision,
+// stricter than an outage). When the others admit, AllowN returns the
+// errors, joined, with the binding one of their admissions, whose costs
+// the Pair still holds (Result.Taken): the caller gives them back with
+// Refund unless it serves the request all the same (failing open), so
+// that a request served while one route's store is down is still counted
+// on the others, as their own requests are. With every part failing, it
+// holds nothing.
 func (p *Pair) AllowN(ctx context.Context, key string, cost int64) (core.Result, error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	var errs [2]error
-	for i, l := range p.Lims {
+	var errs [MaxParts]error
+	for i, pt := range p.parts[:p.n] {
 		k := key
-		if p.Scopes[i] != "" {
-			k = Scoped(p.Scopes[i], key)
+		if pt.Scope != "" {
+			k = Scoped(pt.Scope, key)
 		}
-		res, err := l.AllowN(ctx, k, cost)
+		res, err := pt.Lim.AllowN(ctx, k, cost)
 		p.keys[i], p.res[i], errs[i] = k, res, err
 		if err == nil && !res.Allowed {
 			// All or nothing. A failed refund leaves the cost taken: the
 			// stricter error.
-			_, _ = p.giveBack(context.WithoutCancel(ctx), 1-i)
+			for j := range i {
+				_, _ = p.giveBack(context.WithoutCancel(ctx), j)
+			}
 			p.shown = i
 			return res, nil
 		}
 	}
-	switch {
-	case errs[0] != nil && errs[1] != nil:
-		p.res = [2]core.Result{}
+	p.shown = -1
+	for i := range p.parts[:p.n] {
+		if errs[i] != nil {
+			p.res[i] = core.Result{}
+			continue
+		}
+		if p.shown < 0 || binds(&p.res[i], &p.res[p.shown]) {
+			p.shown = i
+		}
+	}
+	err := errors.Join(errs[:p.n]...)
+	if p.shown < 0 {
 		p.shown = 0
-		return core.Result{}, errors.Join(errs[0], errs[1])
-	case errs[0] != nil:
-		p.res[0], p.shown = core.Result{}, 1
-		return p.res[1], errs[0]
-	case errs[1] != nil:
-		p.res[1], p.shown = core.Result{}, 0
-		return p.res[0], errs[1]
+		return core.Result{}, err
 	}
-	a, b := &p.res[0], &p.res[1]
-	if b.Delay > a.Delay || b.Delay == a.Delay && b.Remaining < a.Remaining {
-		p.shown = 1
-	}
-	return p.res[p.shown], nil
+	return p.res[p.shown], err
+}
+
+// binds reports whether admission a binds rather than b: it delays longer,
+// or as long with less remaining.
+func binds(a, b *core.Result) bool {
+	return a.Delay > b.Delay || a.Delay == b.Delay && a.Remaining < b.Remaining
 }
 
 // Refund gives back what each limiter took for the request (key is the one
 // AllowN was given; taken, what it returned, says no more). It returns the
 // refund's Result of the limiter whose Result AllowN returned, and the
-// errors of both, joined. A part refunded, or never taken, is skipped; with
-// neither taken, the shown limiter is asked, so that its error (such as
+// errors of all, joined. A part refunded, or never taken, is skipped; with
+// none taken, the shown limiter is asked, so that its error (such as
 // core.ErrRefunded) is the Pair's.
 func (p *Pair) Refund(ctx context.Context, _ string, taken core.Result) (core.Result, error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if !p.res[0].Taken() && !p.res[1].Taken() {
-		return p.Lims[p.shown].Refund(ctx, p.keys[p.shown], taken)
+	held := false
+	for i := range p.parts[:p.n] {
+		held = held || p.res[i].Taken()
+	}
+	if !held {
+		return p.parts[p.shown].Lim.Refund(ctx, p.keys[p.shown], taken)
 	}
 	var out core.Result
-	var errs [2]error
-	for i := range p.res {
+	var errs [MaxParts]error
+	for i := range p.parts[:p.n] {
 		res, err := p.giveBack(ctx, i)
 		errs[i] = err
 		if i == p.shown {
 			out = res
 		}
 	}
-	return out, errors.Join(errs[0], errs[1])
+	return out, errors.Join(errs[:p.n]...)
 }
 
 // giveBack refunds part i if it holds its cost, and then forgets it.
@@ -140,7 +199,7 @@ func (p *Pair) giveBack(ctx context.Context, i int) (core.Result, error) {
 	if !p.res[i].Taken() {
 		return core.Result{}, nil
 	}
-	res, err := p.Lims[i].Refund(ctx, p.keys[i], p.res[i])
+	res, err := p.parts[i].Lim.Refund(ctx, p.keys[i], p.res[i])
 	if err == nil || errors.Is(err, core.ErrRefunded) {
 		p.res[i] = core.Result{}
 	}

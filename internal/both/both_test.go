@@ -22,6 +22,15 @@ func fixed(t *testing.T, n int64) *core.Limiter {
 	return l
 }
 
+// pair returns the Pair charging a under scope sa and b under sb.
+func pair(t *testing.T, a both.Limiter, sa string, b both.Limiter, sb string) *both.Pair {
+	t.Helper()
+	l, scope := both.Of(both.Part{Lim: a, Scope: sa}, both.Part{Lim: b, Scope: sb})
+	require.Empty(t, scope)
+	require.IsType(t, &both.Pair{}, l)
+	return l.(*both.Pair)
+}
+
 // remaining is what l still grants key: Peek reports what would remain
 // after a cost of 1 (0 when it would deny).
 func remaining(t *testing.T, l *core.Limiter, key string) int64 {
@@ -39,7 +48,7 @@ func remaining(t *testing.T, l *core.Limiter, key string) int64 {
 func TestPairAllOrNothing(t *testing.T) {
 	ctx := context.Background()
 	a, b := fixed(t, 3), fixed(t, 1)
-	p := both.New(a, "sa", b, "")
+	p := pair(t, a, "sa", b, "")
 	res, err := p.AllowN(ctx, "k", 1)
 	require.NoError(t, err)
 	assert.True(t, res.Allowed)
@@ -48,7 +57,7 @@ func TestPairAllOrNothing(t *testing.T) {
 	assert.Equal(t, int64(2), remaining(t, a, both.Scoped("sa", "k")))
 	assert.Equal(t, int64(0), remaining(t, b, "k"))
 
-	p2 := both.New(a, "sa", b, "")
+	p2 := pair(t, a, "sa", b, "")
 	res, err = p2.AllowN(ctx, "k", 1)
 	require.NoError(t, err)
 	assert.False(t, res.Allowed)
@@ -82,9 +91,9 @@ func TestPairErrorKeepsTheOtherLimit(t *testing.T) {
 	ctx := context.Background()
 	for _, first := range []bool{true, false} {
 		a := fixed(t, 1)
-		p := both.New(a, "", broken{}, "")
+		p := pair(t, a, "", broken{}, "")
 		if !first {
-			p = both.New(broken{}, "", a, "")
+			p = pair(t, broken{}, "", a, "")
 		}
 		res, err := p.AllowN(ctx, "k", 1)
 		require.ErrorIs(t, err, errDown)
@@ -97,15 +106,48 @@ func TestPairErrorKeepsTheOtherLimit(t *testing.T) {
 
 		_, err = a.AllowN(ctx, "k", 1)
 		require.NoError(t, err)
-		q := both.New(a, "", broken{}, "")
+		q := pair(t, a, "", broken{}, "")
 		if !first {
-			q = both.New(broken{}, "", a, "")
+			q = pair(t, broken{}, "", a, "")
 		}
 		res, err = q.AllowN(ctx, "k", 1)
 		require.NoError(t, err, "a denial decides")
 		assert.False(t, res.Allowed)
 	}
-	res, err := both.New(broken{}, "", broken{}, "").AllowN(ctx, "k", 1)
+	res, err := pair(t, broken{}, "x", broken{}, "y").AllowN(ctx, "k", 1)
 	require.ErrorIs(t, err, errDown)
 	assert.False(t, res.Taken())
+}
+
+// Of leaves out unlimited parts and charges a bucket once: a Pair only
+// for two buckets or more.
+func TestOfChargesEachBucketOnce(t *testing.T) {
+	a, b := fixed(t, 1), fixed(t, 1)
+	l, s := both.Of(both.Part{Lim: a, Scope: "x"}, both.Part{}, both.Part{Lim: a, Scope: "x"})
+	assert.Equal(t, both.Limiter(a), l)
+	assert.Equal(t, "x", s)
+	l, _ = both.Of(both.Part{}, both.Part{})
+	assert.Nil(t, l)
+	l, _ = both.Of(both.Part{Lim: a}, both.Part{Lim: a, Scope: "x"}, both.Part{Lim: b}, both.Part{Lim: b})
+	require.IsType(t, &both.Pair{}, l)
+	assert.Len(t, l.(*both.Pair).Parts(), 3)
+}
+
+// Three parts and more are all or nothing too: a denial by the last gives
+// back what each before it took.
+func TestPairOfThreeAllOrNothing(t *testing.T) {
+	ctx := context.Background()
+	a, b, c := fixed(t, 2), fixed(t, 2), fixed(t, 1)
+	parts := []both.Part{{Lim: a}, {Lim: b}, {Lim: c}}
+	l, _ := both.Of(parts...)
+	res, err := l.AllowN(ctx, "k", 1)
+	require.NoError(t, err)
+	assert.True(t, res.Allowed)
+	assert.Equal(t, int64(0), res.Remaining, "c binds")
+	l, _ = both.Of(parts...)
+	res, err = l.AllowN(ctx, "k", 1)
+	require.NoError(t, err)
+	assert.False(t, res.Allowed)
+	assert.Equal(t, int64(1), remaining(t, a, "k"), "given back")
+	assert.Equal(t, int64(1), remaining(t, b, "k"), "given back")
 }
