@@ -50,7 +50,19 @@ type keyed struct{ ks KeySelector }
 func (k keyed) Select(r *http.Request, route string) (Limiter, string, error) {
 	l, key, err := k.ks.SelectKey(r, route)
 	if p, ok := l.(*both.Pair); ok && err == nil {
-		// Two limiters or more, each under its key (the config package's two
+		if key != "" {
+			// A KeySelector wrapping Routes, with its own key: each
+			// route's limiter counts the request by that key, as it
+			// counts the KeySelector's other requests (each limiter
+			// once).
+			var parts [both.MaxParts]both.Part
+			for i, pt := range p.Parts() {
+				parts[i].Lim = pt.Lim
+			}
+			l, _ = both.Of(parts[:len(p.Parts())]...)
+			return l, "k" + key, nil
+		}
+		// Limiters each under its key in its scope (the config package's
 		// routes of a request: see Routes.Select), as each alone.
 		for _, pt := range p.Parts() {
 			if pt.Scope == "" {

@@ -80,11 +80,11 @@ func (m *Middleware) selectLimiter(r *http.Request, route string) (Limiter, stri
 		return o.l, "", nil // o.Select's answer, without the dynamic call
 	}
 	if m.opts.Preflight == PreflightAsOptions {
-		return m.sel.Select(r, route)
+		return m.selectScoped(r, route)
 	}
 	method, ok := routepath.Preflight(r)
 	if !ok {
-		return m.sel.Select(r, route)
+		return m.selectScoped(r, route)
 	}
 	if own, ok := m.sel.(ownRouter); ok {
 		if l, scope, ok := own.ownRoute(r, route); ok {
@@ -93,11 +93,11 @@ func (m *Middleware) selectLimiter(r *http.Request, route string) (Limiter, stri
 	} else if servesMethod(r.Pattern, http.MethodOptions) {
 		// It reaches a handler: the request it is, in that handler's
 		// buckets, not a preflight's of its own.
-		return m.sel.Select(r, route)
+		return m.selectScoped(r, route)
 	}
 	ann := *r
 	ann.Method = method
-	l, scope, err := m.sel.Select(&ann, route)
+	l, scope, err := m.selectScoped(&ann, route)
 	if err != nil || l == nil || m.opts.Preflight == PreflightLikeRoute {
 		return l, scope, err
 	}
@@ -107,6 +107,19 @@ func (m *Middleware) selectLimiter(r *http.Request, route string) (Limiter, stri
 		return p, scope, nil
 	}
 	return l, preflightScope + scope, nil
+}
+
+// selectScoped is sel.Select, the scope given with a Limiter of several
+// routes (see Routes.Select) put before each route's scope, as a Selector
+// wrapping Routes puts it before the route's: the Pair then charges each
+// route in the buckets that route's own requests are counted in.
+func (m *Middleware) selectScoped(r *http.Request, route string) (Limiter, string, error) {
+	l, scope, err := m.sel.Select(r, route)
+	if p, ok := l.(*both.Pair); ok && scope != "" && err == nil {
+		p.Prefix(scope)
+		return p, "", nil
+	}
+	return l, scope, err
 }
 
 // servesMethod reports whether the pattern p that serves a request
