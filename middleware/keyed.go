@@ -51,15 +51,10 @@ func (k keyed) Select(r *http.Request, route string) (Limiter, string, error) {
 	l, key, err := k.ks.SelectKey(r, route)
 	if p, ok := l.(*both.Pair); ok && err == nil {
 		if key != "" {
-			// A KeySelector wrapping Routes, with its own key: each
-			// route's limiter counts the request by that key, as it
-			// counts the KeySelector's other requests (each limiter
-			// once).
-			var parts [both.MaxParts]both.Part
-			for i, pt := range p.Parts() {
-				parts[i].Lim = pt.Lim
-			}
-			l, _ = both.Of(parts[:len(p.Parts())]...)
+			// A KeySelector wrapping Routes, with its own key, built (or
+			// not) from the scope Routes gave: each route's limiter
+			// counts the request by the key the KeySelector gives that
+			// route's own requests (see rescope).
 			return l, "k" + key, nil
 		}
 		// Limiters each under its key in its scope (the config package's
@@ -70,7 +65,7 @@ func (k keyed) Select(r *http.Request, route string) (Limiter, string, error) {
 			}
 		}
 		p.Prefix("k")
-		return p, "", nil
+		return p, partsScope, nil
 	}
 	switch {
 	case err != nil:

@@ -348,8 +348,12 @@ func register(mux *http.ServeMux, p, pattern string) (err error) {
 // else the default, for its method in canonical form and, when it is not
 // written so, as written; each by its own limits, in its own buckets,
 // each bucket once. The Limiter returned then decides them all, under
-// their scopes, for the key it is given (the scope returned is ""), and
-// its Refund gives them all back; one of them failing (a store down), it
+// their scopes, for the key it is given, and its Refund gives them all
+// back. The scope returned with it stands for each route's scope: a
+// Selector wrapping Routes that builds its scope from it ("tenant/" +
+// scope, scope + "/tenant") has the middleware charge each route under
+// the scope it builds from that route's, as the route's own requests are
+// charged; one of them failing (a store down), it
 // returns the error with the others' admission, which the caller gives
 // back unless it serves the request all the same.
 func (rt *Routes) Select(r *http.Request, template string) (Limiter, string, error) {
@@ -419,6 +423,9 @@ func (rt *Routes) limiter(ch charge) (Limiter, string, error) {
 	}
 	parts[ch.n] = both.Part{Lim: l, Scope: s}
 	l, s = both.Of(parts[:ch.n+1]...)
+	if _, ok := l.(*both.Pair); ok {
+		s = partsScope
+	}
 	return l, s, nil
 }
 
@@ -447,6 +454,9 @@ func (rt *Routes) ownRoute(r *http.Request, template string) (Limiter, string, b
 		return nil, "", false
 	}
 	l, s, _ := rt.limiter(c)
+	if s == partsScope {
+		s = "" // the parts' scopes as they are: Routes is the Selector
+	}
 	return l, s, true
 }
 
