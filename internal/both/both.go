@@ -109,8 +109,11 @@ func (p *Pair) Key() string {
 
 // AllowN charges cost for key on every part, in order, and returns the
 // first denial (after giving back what the others took), or, when all
-// admit, the Result that delays longest, else the one with the least
-// Remaining: the binding one.
+// admit, the binding Result, as one limiter of several limits gives it:
+// the one with the least Remaining, its Delay the longest of all (the
+// wait every part's shaping asks). Under core.WithMaxDelay, a part
+// delaying longer than allowed is shown instead, its Delay its own: the
+// caller gives every part back and denies the request by it.
 //
 // A limiter's error does not spare the request the others' limits: they
 // still decide it, and a denial is returned as any denial (a decision,
@@ -143,13 +146,17 @@ func (p *Pair) AllowN(ctx context.Context, key string, cost int64) (core.Result,
 		}
 	}
 	p.shown = -1
+	longest := -1
 	for i := range p.parts[:p.n] {
 		if errs[i] != nil {
 			p.res[i] = core.Result{}
 			continue
 		}
-		if p.shown < 0 || binds(&p.res[i], &p.res[p.shown]) {
+		if p.shown < 0 || p.res[i].Remaining < p.res[p.shown].Remaining {
 			p.shown = i
+		}
+		if longest < 0 || p.res[i].Delay > p.res[longest].Delay {
+			longest = i
 		}
 	}
 	err := errors.Join(errs[:p.n]...)
@@ -157,13 +164,17 @@ func (p *Pair) AllowN(ctx context.Context, key string, cost int64) (core.Result,
 		p.shown = 0
 		return core.Result{}, err
 	}
-	return p.res[p.shown], err
-}
-
-// binds reports whether admission a binds rather than b: it delays longer,
-// or as long with less remaining.
-func binds(a, b *core.Result) bool {
-	return a.Delay > b.Delay || a.Delay == b.Delay && a.Remaining < b.Remaining
+	if d, ok := core.MaxDelayOf(ctx); ok && p.res[longest].Delay > d {
+		// A part delays longer than its caller waits (a limiter that does
+		// not apply core.WithMaxDelay itself): its Result, which the
+		// caller turns into its denial (Result.DenyDelay) after giving
+		// every part back.
+		p.shown = longest
+		return p.res[longest], err
+	}
+	res := p.res[p.shown]
+	res.Delay = p.res[longest].Delay
+	return res, err
 }
 
 // Refund gives back what each limiter took for the request (key is the one
