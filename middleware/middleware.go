@@ -221,7 +221,7 @@ func (m *Middleware) decideKey(w http.ResponseWriter, r *http.Request, lim Limit
 		return errAnswered
 	}
 	err = decide(m.decisionContext(r), lim, key, cost, &a.res)
-	if err == nil || a.res.Taken() {
+	if err == nil || holds(lim, &a.res) {
 		// With an error, a limiter of two routes (see Routes.Select) may
 		// hold the admission of the route that did not fail: failed
 		// keeps it for a request served all the same, else gives it back.
@@ -314,10 +314,20 @@ func (m *Middleware) failed(w http.ResponseWriter, r *http.Request, err error, a
 	return false
 }
 
+// holds reports whether lim, which decided res with an error, still holds
+// a cost: res says so (a core limiter), or lim is a Pair of several
+// routes holding the admission of one (whatever limiter admitted it).
+func holds(lim Limiter, res *core.Result) bool {
+	if p, ok := lim.(*both.Pair); ok {
+		return p.Holds()
+	}
+	return res.Taken()
+}
+
 // drop gives back what a holds, if anything, and leaves it zero: its
 // request is not served.
 func (m *Middleware) drop(ctx context.Context, a *Admission) {
-	if a.lim != nil && a.res.Taken() {
+	if a.lim != nil && holds(a.lim, &a.res) {
 		m.giveBack(ctx, a)
 	}
 	*a = Admission{}

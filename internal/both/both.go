@@ -53,7 +53,11 @@ type Pair struct {
 	mu    sync.Mutex
 	keys  [MaxParts]string
 	res   [MaxParts]core.Result
-	shown int // the index of the Result AllowN returned
+	held  [MaxParts]bool // the parts whose cost the Pair holds
+	shown int            // the index of the Result AllowN returned
+	// refunded says that a part was given back: a Refund finding none
+	// held then answers core.ErrRefunded itself.
+	refunded bool
 }
 
 // Of returns the limiter and scope that charge parts, in order: nil
@@ -135,6 +139,10 @@ func (p *Pair) AllowN(ctx context.Context, key string, cost int64) (core.Result,
 		}
 		res, err := pt.Lim.AllowN(ctx, k, cost)
 		p.keys[i], p.res[i], errs[i] = k, res, err
+		// An admission holds its cost, whether or not its Result can say
+		// so (core.Result.Taken is core's: another package's limiter
+		// never sets it); a denial holds it when it says so.
+		p.held[i] = err == nil && (res.Allowed || res.Taken())
 		if err == nil && !res.Allowed {
 			// All or nothing. A failed refund leaves the cost taken: the
 			// stricter error.
@@ -149,7 +157,7 @@ func (p *Pair) AllowN(ctx context.Context, key string, cost int64) (core.Result,
 	longest := -1
 	for i := range p.parts[:p.n] {
 		if errs[i] != nil {
-			p.res[i] = core.Result{}
+			p.res[i], p.held[i] = core.Result{}, false
 			continue
 		}
 		if p.shown < 0 || p.res[i].Remaining < p.res[p.shown].Remaining {
@@ -177,20 +185,31 @@ func (p *Pair) AllowN(ctx context.Context, key string, cost int64) (core.Result,
 	return res, err
 }
 
+// Holds reports whether p holds the cost of a part, which Refund gives
+// back: after an AllowN that failed for another part (see AllowN), the
+// Result returned cannot say it for a limiter of another package than
+// core.
+func (p *Pair) Holds() bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return slices.Contains(p.held[:p.n], true)
+}
+
 // Refund gives back what each limiter took for the request (key is the one
 // AllowN was given; taken, what it returned, says no more). It returns the
 // refund's Result of the limiter whose Result AllowN returned, and the
-// errors of all, joined. A part refunded, or never taken, is skipped; with
-// none taken, the shown limiter is asked, so that its error (such as
-// core.ErrRefunded) is the Pair's.
+// errors of all, joined. A part given back, or never taken, is skipped;
+// with none held, it returns core.ErrRefunded when a part was given back,
+// else the shown limiter's answer (core.ErrNotTaken for a denial): no part
+// is asked to give back twice, which a limiter of another package could
+// not refuse.
 func (p *Pair) Refund(ctx context.Context, _ string, taken core.Result) (core.Result, error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	held := false
-	for i := range p.parts[:p.n] {
-		held = held || p.res[i].Taken()
-	}
-	if !held {
+	if !slices.Contains(p.held[:p.n], true) {
+		if p.refunded {
+			return core.Result{}, core.ErrRefunded
+		}
 		return p.parts[p.shown].Lim.Refund(ctx, p.keys[p.shown], taken)
 	}
 	var out core.Result
@@ -205,14 +224,16 @@ func (p *Pair) Refund(ctx context.Context, _ string, taken core.Result) (core.Re
 	return out, errors.Join(errs[:p.n]...)
 }
 
-// giveBack refunds part i if it holds its cost, and then forgets it.
+// giveBack refunds part i if it holds its cost, and then forgets it (a
+// refund failing otherwise than core.ErrRefunded leaves it held, to try
+// again).
 func (p *Pair) giveBack(ctx context.Context, i int) (core.Result, error) {
-	if !p.res[i].Taken() {
+	if !p.held[i] {
 		return core.Result{}, nil
 	}
 	res, err := p.parts[i].Lim.Refund(ctx, p.keys[i], p.res[i])
 	if err == nil || errors.Is(err, core.ErrRefunded) {
-		p.res[i] = core.Result{}
+		p.held[i], p.refunded = false, true
 	}
 	return res, err
 }
