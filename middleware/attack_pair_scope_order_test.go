@@ -60,3 +60,25 @@ func TestAttackPairUnderASuffixingKeySelectorGetsAFreshBucket(t *testing.T) {
 	assert.Equal(t, 429, serve(h, "POST", "/api/login/", "192.0.2.1:1", a), "user a's login bucket")
 	assert.Equal(t, 200, serve(h, "POST", "/api/login/", "192.0.2.2:1", map[string]string{"X-User": "b"}), "user b's own")
 }
+
+// tenantOnlyRoutes is a Selector wrapping Routes that drops the route's
+// scope: every route of a limiter counted in one bucket per tenant.
+type tenantOnlyRoutes struct{ rt *middleware.Routes }
+
+func (s tenantOnlyRoutes) Select(r *http.Request, route string) (middleware.Limiter, string, error) {
+	l, _, err := s.rt.Select(r, route)
+	return l, "tenant:" + r.Header.Get("X-Tenant"), err
+}
+
+// A Selector that drops the route's scope had a variant spelling charged
+// under each route's scope: buckets none of its requests is counted in.
+func TestAttackPairUnderAScopeDroppingSelectorGetsAFreshBucket(t *testing.T) {
+	m, err := middleware.NewSelect(tenantOnlyRoutes{sharedAPIRoutes(t)}, middleware.Options{})
+	require.NoError(t, err)
+	app := http.NewServeMux()
+	app.HandleFunc("/api/", func(http.ResponseWriter, *http.Request) {})
+	h := m.Handler(app)
+	a := map[string]string{"X-Tenant": "a"}
+	assert.Equal(t, 200, serve(h, "POST", "/api/login", "192.0.2.1:1", a))
+	assert.Equal(t, 429, serve(h, "POST", "/api/login/", "192.0.2.1:1", a), "the tenant's one bucket")
+}
