@@ -22,7 +22,11 @@ type Limiter interface {
 // it, "" for plain net/http. A nil Limiter with a nil error leaves the
 // request unlimited; an error refuses it (see Options.NoKey). A scope must
 // not begin with a NUL byte: the middleware keeps CORS preflight buckets
-// apart under such scopes (see [Preflight]).
+// apart under such scopes (see [Preflight]). A Selector wrapping [Routes]
+// builds its scope from the one [Routes.Select] gives, whatever the
+// limiter: for a request charged on several routes, that scope stands for
+// each route's, and the middleware charges each route under the scope
+// built from its own.
 type Selector interface {
 	Select(r *http.Request, route string) (lim Limiter, scope string, err error)
 }
