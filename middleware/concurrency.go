@@ -150,17 +150,23 @@ func (c *Concurrency) Handler(next http.Handler) http.Handler {
 	}
 	checkNext("Concurrency", next)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		release, ok := c.Begin(w, r)
+		slot, ok := c.begin(w, r)
 		if !ok {
 			return
 		}
-		hw := &heldWriter{ResponseWriter: w, release: release}
+		if slot == nil { // (skipped, or FailOpen: nothing to hold)
+			next.ServeHTTP(w, r)
+			return
+		}
+		// The writer carries the slot (one allocation: no release
+		// closure as well).
+		hw := &heldWriter{ResponseWriter: w, c: c, r: r, slot: slot}
 		returned := false
 		defer func() {
 			// A connection taken over holds the slot until it is
 			// closed (see heldWriter); a panic releases it all the same.
 			if !returned || !hw.hijacked.Load() {
-				release()
+				hw.release()
 			}
 		}()
 		next.ServeHTTP(hw, r)
@@ -177,12 +183,25 @@ func (c *Concurrency) Handler(next http.Handler) http.Handler {
 // handler that takes the connection over and returns must release when
 // that connection is closed instead, as [Concurrency.Handler] does).
 func (c *Concurrency) Begin(w http.ResponseWriter, r *http.Request) (release func(), ok bool) {
+	slot, ok := c.begin(w, r)
+	switch {
+	case !ok:
+		return nil, false
+	case slot == nil:
+		return nothing, true
+	}
+	return func() { c.release(r, slot) }, true
+}
+
+// begin is Begin, returning the slot taken: nil when ok but nothing is
+// held (skipped, or FailOpen on a failure).
+func (c *Concurrency) begin(w http.ResponseWriter, r *http.Request) (slot *inflight.Slot, ok bool) {
 	if c == nil || c.lim == nil {
 		refuseInvalid(w)
 		return nil, false
 	}
 	if c.opts.Skip != nil && c.opts.Skip(r) {
-		return nothing, true
+		return nil, true
 	}
 	key, err := requestKey(c.key, r)
 	if err != nil {
@@ -197,7 +216,7 @@ func (c *Concurrency) Begin(w http.ResponseWriter, r *http.Request) (release fun
 	slot, waitedOut, err := c.acquire(r.Context(), key)
 	switch {
 	case err == nil:
-		return func() { c.release(r, slot) }, true
+		return slot, true
 	case errors.Is(err, inflight.ErrFull), errors.Is(err, inflight.ErrQueueFull), waitedOut:
 		c.refuse(w, r)
 		return nil, false
@@ -206,7 +225,7 @@ func (c *Concurrency) Begin(w http.ResponseWriter, r *http.Request) (release fun
 	}
 	c.report(r, err)
 	if c.opts.FailOpen {
-		return nothing, true
+		return nil, true
 	}
 	w.Header()["Retry-After"] = []string{c.failRetry}
 	unavailable.Write(w, nil, false)

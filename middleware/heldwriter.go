@@ -6,6 +6,8 @@ import (
 	"net"
 	"net/http"
 	"sync/atomic"
+
+	"github.com/floodgate-go/floodgate/core/inflight"
 )
 
 // heldWriter is the writer [Concurrency] gives its handler: a connection
@@ -17,9 +19,15 @@ import (
 // the handler keeps what the server's writer offers.
 type heldWriter struct {
 	http.ResponseWriter
-	release  func() // the slot's release: idempotent
+	c        *Concurrency
+	r        *http.Request
+	slot     *inflight.Slot // the request's: released once (see release)
 	hijacked atomic.Bool
 }
+
+// release gives the request's slot back; calling it again does nothing
+// (inflight.Slot releases once).
+func (h *heldWriter) release() { h.c.release(h.r, h.slot) }
 
 // Hijack takes the connection over (through http.ResponseController, so
 // it fails with http.ErrNotSupported where the writer under it cannot);
