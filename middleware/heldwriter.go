@@ -15,7 +15,7 @@ import (
 // too: a WebSocket upgrade) is a request still in flight after the
 // handler returns, served by goroutines of the application's, so it holds
 // the request's slot until it is closed. It unwraps for
-// http.ResponseController and forwards Flush, ReadFrom and Push, so that
+// http.ResponseController and forwards Flush, ReadFrom, Push and CloseNotify, so that
 // the handler keeps what the server's writer offers.
 type heldWriter struct {
 	http.ResponseWriter
@@ -66,6 +66,18 @@ func (h *heldWriter) Push(target string, opts *http.PushOptions) error {
 		return p.Push(target, opts)
 	}
 	return http.ErrNotSupported
+}
+
+// CloseNotify implements http.CloseNotifier with the writer under it
+// (net/http's are, HTTP/1 and HTTP/2 alike), so that a handler noticing
+// its client hang up this (deprecated) way still does; under a writer that
+// cannot, the channel never fires.
+func (h *heldWriter) CloseNotify() <-chan bool {
+	//lint:ignore SA1019 forwarded for the handlers that still use it
+	if cn, ok := h.ResponseWriter.(http.CloseNotifier); ok {
+		return cn.CloseNotify()
+	}
+	return make(chan bool)
 }
 
 // Unwrap returns the writer under it, for http.ResponseController.
