@@ -275,6 +275,11 @@ type Limiter struct {
 	// Redis, lostN their number (see unreleasedLease).
 	lost  map[string][]lost
 	lostN int
+	// lostNext is no later than the first instant a remembered lease is
+	// surely ended: a full table is scanned for room only from then on
+	// (lostScans counts the scans).
+	lostNext  time.Time
+	lostScans int
 }
 
 var (

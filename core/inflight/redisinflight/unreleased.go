@@ -37,12 +37,28 @@ func (l *Limiter) unreleasedLease(rk, member string, ends time.Time) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if l.lostN >= maxUnreleased {
+		// Full: scan for leases ended only once one may have (a scan
+		// of every lease under l.mu on each release would stall every
+		// Acquire and release of the limiter for the rest of an outage).
+		if now.Before(l.lostNext) {
+			return
+		}
+		l.lostScans++
+		l.lostNext = time.Time{}
 		for k := range l.lost {
 			l.prune(k, now)
+			for _, x := range l.lost[k] {
+				if l.lostNext.IsZero() || x.ends.Before(l.lostNext) {
+					l.lostNext = x.ends
+				}
+			}
 		}
 		if l.lostN >= maxUnreleased {
 			return
 		}
+	}
+	if l.lostN == 0 || ends.Before(l.lostNext) {
+		l.lostNext = ends
 	}
 	l.lost[rk] = append(l.lost[rk], lost{member, ends})
 	l.lostN++
