@@ -5,6 +5,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"runtime"
 	"sync/atomic"
 
 	"github.com/floodgate-go/floodgate/core/inflight"
@@ -14,7 +15,7 @@ import (
 // the handler takes over (http.Hijacker, through http.ResponseController
 // too: a WebSocket upgrade) is a request still in flight after the
 // handler returns, served by goroutines of the application's, so it holds
-// the request's slot until it is closed. It unwraps for
+// the request's slot until it is closed (or collected unclosed). It unwraps for
 // http.ResponseController and forwards Flush, ReadFrom, Push and CloseNotify, so that
 // the handler keeps what the server's writer offers.
 type heldWriter struct {
@@ -38,7 +39,13 @@ func (h *heldWriter) Hijack() (net.Conn, *bufio.ReadWriter, error) {
 		return c, rw, err
 	}
 	h.hijacked.Store(true)
-	return &heldConn{Conn: c, release: h.release}, rw, nil
+	hc := &heldConn{Conn: c, release: h.release}
+	// A connection dropped unclosed (the runtime closes its descriptor
+	// when it is collected) gives the slot back then, not never. (In a
+	// goroutine: a release may wait on the limiter's store, and the
+	// runtime's cleanups run one at a time.)
+	hc.cleanup = runtime.AddCleanup(hc, func(release func()) { go release() }, hc.release)
+	return hc, rw, nil
 }
 
 // Flush implements http.Flusher: see FlushError.
@@ -91,12 +98,14 @@ type writerOnly struct{ io.Writer }
 type heldConn struct {
 	net.Conn
 	release func()
+	cleanup runtime.Cleanup // releases the slot if it is collected unclosed
 }
 
 // Close closes the connection and releases the slot (once, whatever
 // Close returns).
 func (c *heldConn) Close() error {
 	err := c.Conn.Close()
+	c.cleanup.Stop()
 	c.release()
 	return err
 }
