@@ -2,6 +2,8 @@ package middleware
 
 import (
 	"bufio"
+	"errors"
+	"fmt"
 	"io"
 	"net"
 	"net/http"
@@ -108,6 +110,17 @@ func (c *heldConn) Close() error {
 	c.cleanup.Stop()
 	c.release()
 	return err
+}
+
+// CloseWrite half-closes the connection under it (TCP and TLS ones can:
+// httputil.ReverseProxy half-closes an upgraded connection whose backend
+// has ended and copies on the other way); the slot is held until Close.
+// Under a connection that cannot, it fails with errors.ErrUnsupported.
+func (c *heldConn) CloseWrite() error {
+	if cw, ok := c.Conn.(interface{ CloseWrite() error }); ok {
+		return cw.CloseWrite()
+	}
+	return fmt.Errorf("middleware: %T cannot half-close: %w", c.Conn, errors.ErrUnsupported)
 }
 
 // NetConn returns the connection under it, as tls.Conn's does.
