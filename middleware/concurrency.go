@@ -77,10 +77,10 @@ type ConcurrencyOptions struct {
 // held while the handler still runs, since its work goes on). A request
 // whose handler took the connection over (http.Hijacker, through
 // http.ResponseController too: a WebSocket upgrade) and returned normally
-// gives its slot back when that connection is closed, since its
-// goroutines serve it on: the handler's writer wraps the connection it
-// hijacks (the one under it is its NetConn method's). It is safe for
-// concurrent use.
+// gives its slot back when that connection is closed (or collected
+// unclosed), since its goroutines serve it on: the handler's writer wraps
+// the connection it hijacks (the one under it is its NetConn method's;
+// CloseWrite is forwarded). It is safe for concurrent use.
 //
 // It knows only when the handler it wraps returns: mount it inside
 // anything that answers and returns while the work goes on, such as
