@@ -17,9 +17,10 @@ import (
 // the handler takes over (http.Hijacker, through http.ResponseController
 // too: a WebSocket upgrade) is a request still in flight after the
 // handler returns, served by goroutines of the application's, so it holds
-// the request's slot until it is closed (or collected unclosed). It unwraps for
-// http.ResponseController and forwards Flush, ReadFrom, Push and CloseNotify, so that
-// the handler keeps what the server's writer offers.
+// the request's slot until it is closed (or collected unclosed). It
+// unwraps for http.ResponseController and forwards Flush, ReadFrom, Push
+// and CloseNotify, so that the handler keeps what the server's writer
+// offers.
 type heldWriter struct {
 	http.ResponseWriter
 	c        *Concurrency
