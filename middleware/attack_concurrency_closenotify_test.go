@@ -20,6 +20,7 @@ func TestConcurrencyWriterKeepsCloseNotifier(t *testing.T) {
 	m := memSlots(t, 1)
 	got := make(chan bool, 1)
 	h := concurrency(t, m, middleware.ConcurrencyOptions{Key: constKey}, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		//lint:ignore SA1019 the deprecated interface is what such handlers assert
 		cn, ok := w.(http.CloseNotifier)
 		got <- ok && cn.CloseNotify() != nil
 	}))
