@@ -22,10 +22,14 @@ func TestConcurrencyHijackedConnectionKeepsCloseWrite(t *testing.T) {
 	m := memSlots(t, 1)
 	got := make(chan string, 1)
 	canHalfClose := make(chan bool, 1)
+	closed := make(chan struct{})
 	h := concurrency(t, m, middleware.ConcurrencyOptions{Key: constKey}, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		c, rw, err := http.NewResponseController(w).Hijack()
 		require.NoError(t, err)
-		defer c.Close()
+		defer func() {
+			_ = c.Close() // (gives the slot back before it returns)
+			close(closed)
+		}()
 		cw, ok := c.(interface{ CloseWrite() error })
 		canHalfClose <- ok
 		if !ok {
@@ -50,5 +54,6 @@ func TestConcurrencyHijackedConnectionKeepsCloseWrite(t *testing.T) {
 	require.NoError(t, err)
 	require.NoError(t, c.(*net.TCPConn).CloseWrite())
 	require.Equal(t, "still sending", <-got)
+	<-closed // the handler's deferred Close runs after it sent
 	require.Equal(t, 0, m.InFlight("k"))
 }
