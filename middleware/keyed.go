@@ -49,14 +49,7 @@ type keyed struct{ ks KeySelector }
 
 func (k keyed) Select(r *http.Request, route string) (Limiter, string, error) {
 	l, key, err := k.ks.SelectKey(r, route)
-	if p, ok := l.(*both.Pair); ok && err == nil {
-		if key != "" {
-			// A KeySelector wrapping Routes, with its own key, built (or
-			// not) from the scope Routes gave: each route's limiter
-			// counts the request by the key the KeySelector gives that
-			// route's own requests (see rescope).
-			return l, "k" + key, nil
-		}
+	if p, ok := l.(*both.Pair); ok && err == nil && p.Origin() == nil {
 		// Limiters each under its key in its scope (the config package's
 		// routes of a request: see Routes.Select), as each alone.
 		for _, pt := range p.Parts() {
@@ -67,6 +60,9 @@ func (k keyed) Select(r *http.Request, route string) (Limiter, string, error) {
 		p.Prefix("k")
 		return p, partsScope, nil
 	}
+	// A KeySelector wrapping Routes gives Routes' Pair of several routes
+	// with a key of its own, built (or not) from the scope Routes gave:
+	// the middleware asks it again for each route (see selectScoped).
 	switch {
 	case err != nil:
 		return nil, "", err

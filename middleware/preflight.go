@@ -1,7 +1,6 @@
 package middleware
 
 import (
-	"crypto/rand"
 	"fmt"
 	"net/http"
 	"strings"
@@ -108,44 +107,6 @@ func (m *Middleware) selectLimiter(r *http.Request, route string) (Limiter, stri
 		return p, scope, nil
 	}
 	return l, preflightScope + scope, nil
-}
-
-// selectScoped is sel.Select, a Limiter of several routes (see
-// Routes.Select) given each route's scope as the Selector built its own
-// scope: see rescope.
-func (m *Middleware) selectScoped(r *http.Request, route string) (Limiter, string, error) {
-	l, scope, err := m.sel.Select(r, route)
-	if p, ok := l.(*both.Pair); ok && err == nil {
-		l, scope = rescope(p, scope)
-	}
-	return l, scope, err
-}
-
-// partsScope is the scope Routes.Select gives with a Limiter of several
-// routes: it stands for each route's scope, the one that route's own
-// requests are given. A Selector wrapping Routes builds its scope from it
-// as from a route's (before, after, around its own); rescope then puts
-// each route's scope where it stands. Random, so that no scope a request
-// shapes (a path decoded into a key) can hold it: route scopes hold no
-// NUL, and a key never moves into another's bucket by naming it.
-var partsScope = "\x00routes\x00" + rand.Text()
-
-// rescope returns the limiter charging p's parts each under scope, the
-// scope a Selector gave with p, partsScope in it replaced by the part's
-// own scope: the buckets the Selector's requests of that route alone are
-// counted in. A scope without partsScope (a Selector that drops the
-// route's scope, counting every route of a limiter in one bucket) is
-// each part's, each bucket then charged once.
-func rescope(p *both.Pair, scope string) (Limiter, string) {
-	if scope == partsScope {
-		return p, "" // Routes itself: the parts' scopes as they are
-	}
-	var parts [both.MaxParts]both.Part
-	ps := p.Parts()
-	for i, pt := range ps {
-		parts[i] = both.Part{Lim: pt.Lim, Scope: strings.ReplaceAll(scope, partsScope, pt.Scope)}
-	}
-	return both.Of(parts[:len(ps)]...)
 }
 
 // servesMethod reports whether the pattern p that serves a request

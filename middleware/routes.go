@@ -349,16 +349,21 @@ func register(mux *http.ServeMux, p, pattern string) (err error) {
 // written so, as written; each by its own limits, in its own buckets,
 // each bucket once. The Limiter returned then decides them all, under
 // their scopes, for the key it is given, and its Refund gives them all
-// back. The scope returned with it stands for each route's scope: a
-// Selector wrapping Routes that builds its scope from it ("tenant/" +
-// scope, scope + "/tenant") has the middleware charge each route under
-// the scope it builds from that route's, as the route's own requests are
-// charged; one of them failing (a store down), it
-// returns the error with the others' admission, which the caller gives
-// back unless it serves the request all the same.
+// back. A Selector wrapping Routes that builds its scope (or, a
+// KeySelector, its key) from the one Routes gives, in whatever way
+// ("tenant/" + scope, a length-prefixed join, a hash), is then asked
+// again by the middleware for each of those routes, Routes answering that
+// route's limiter and scope alone: each route is charged under the scope
+// the Selector builds from that route's, as the route's own requests are.
+// One of them failing (a store down), the Limiter returns the error with
+// the others' admission, which the caller gives back unless it serves the
+// request all the same.
 func (rt *Routes) Select(r *http.Request, template string) (Limiter, string, error) {
 	if err := rt.validate(); err != nil {
 		return nil, "", err
+	}
+	if pt, ok := partAsked(r, rt); ok {
+		return pt.Lim, pt.Scope, nil
 	}
 	return rt.limiter(rt.choose(r, template))
 }
@@ -423,7 +428,8 @@ func (rt *Routes) limiter(ch charge) (Limiter, string, error) {
 	}
 	parts[ch.n] = both.Part{Lim: l, Scope: s}
 	l, s = both.Of(parts[:ch.n+1]...)
-	if _, ok := l.(*both.Pair); ok {
+	if p, ok := l.(*both.Pair); ok {
+		p.SetOrigin(rt)
 		s = partsScope
 	}
 	return l, s, nil

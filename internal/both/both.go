@@ -49,6 +49,8 @@ type Part struct {
 type Pair struct {
 	n     int
 	parts [MaxParts]Part
+	// origin is what made the Pair, if it says (see SetOrigin).
+	origin any
 
 	mu    sync.Mutex
 	keys  [MaxParts]string
@@ -91,6 +93,13 @@ func (a Part) same(o Part) bool {
 	t := reflect.TypeOf(a.Lim)
 	return t == reflect.TypeOf(o.Lim) && t.Comparable() && a.Lim == o.Lim
 }
+
+// SetOrigin records what made p (the middleware's Routes), before p is
+// shared: a caller asking its maker again for one of p's parts names p.
+func (p *Pair) SetOrigin(o any) { p.origin = o }
+
+// Origin returns what made p, as SetOrigin recorded it (nil: not said).
+func (p *Pair) Origin() any { return p.origin }
 
 // Parts returns the parts p charges, in order.
 func (p *Pair) Parts() []Part { return p.parts[:p.n] }
