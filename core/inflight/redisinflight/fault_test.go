@@ -3,8 +3,10 @@ package redisinflight_test
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"net"
 	"runtime"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -327,10 +329,14 @@ func TestAttackAbandonedAcquireLeavesNoLease(t *testing.T) {
 // script if it arrives later still): the key admits its limit again.
 //
 // On a loaded machine the 20 ms may also pass before the script is
-// written: that Acquire sent nothing, and rightly cancels nothing (it
-// failed 2 package runs in 6 under -race at load ~20, cancelled 0). Its
-// connections count their writes: such an attempt is made again, on a
-// limiter of its own, a bounded number of times.
+// written: that Acquire sent nothing, and may cancel nothing (it failed
+// 2 package runs in 6 under -race at load ~20, cancelled 0). And the
+// cancellation itself, bounded by a round trip (1 s), may miss that
+// bound: the lease then ends by its TTL, as documented (it failed 1
+// package run in 20 under -race -cpu 1,2 with two CPU burners,
+// cancelled 0, OnError told "i/o timeout"). Neither attempt says
+// anything of the claim: it is made again, on a limiter and a key of
+// its own, a bounded number of times.
 func TestAttackTimedOutAcquireLeavesNoLease(t *testing.T) {
 	t.Parallel()
 	for _, mode := range []redisstore.FailureMode{redisstore.FailClosed, redisstore.FailOpen, redisstore.FailLocal} {
@@ -338,32 +344,36 @@ func TestAttackTimedOutAcquireLeavesNoLease(t *testing.T) {
 			t.Parallel()
 			srv := redistest.Start(t)
 			bg := context.Background()
+			var key string
 			for attempt := 1; ; attempt++ {
-				require.LessOrEqual(t, attempt, 10, "an Acquire's script written before its deadline")
-				if timedOutAcquire(t, srv, mode) {
+				require.LessOrEqual(t, attempt, 10, "an Acquire's script written, and its cancellation answered, within their bounds")
+				key = fmt.Sprint("k", attempt) // (a lease an attempt left is not the next one's)
+				done, why := timedOutAcquire(t, srv, mode, key)
+				if done {
 					break
 				}
-				t.Logf("attempt %d: the deadline passed before the script was written", attempt)
+				t.Logf("attempt %d: %s", attempt, why)
 			}
 
 			clk := coretest.NewClock(t0)
 			direct := newLimiter(t, srv.Client(t), 2, redisinflight.Options{Clock: clk, Lease: 30 * time.Second})
 			for range 2 {
-				_, err := direct.Acquire(bg, "k")
+				_, err := direct.Acquire(bg, key)
 				require.NoError(t, err, "Redis is fast again and nothing is in flight in Redis")
 			}
-			_, err := direct.Acquire(bg, "k")
+			_, err := direct.Acquire(bg, key)
 			require.ErrorIs(t, err, inflight.ErrFull)
 		})
 	}
 }
 
-// timedOutAcquire runs one Acquire of key k that misses its deadline of
+// timedOutAcquire runs one Acquire of key that misses its deadline of
 // 20 ms on a link of 30 ms round trips to srv, under mode. It returns
-// false when the Acquire wrote nothing (the deadline passed first: there
-// is nothing to cancel, and nothing was); else it requires the lease
-// cancelled.
-func timedOutAcquire(t *testing.T, srv *redistest.Server, mode redisstore.FailureMode) bool {
+// false, and why, when the Acquire wrote nothing (the deadline passed
+// first: no lease can have been taken) or when its cancellation failed
+// (missed its own bound on a loaded machine, told to OnError); else it
+// requires the lease cancelled.
+func timedOutAcquire(t *testing.T, srv *redistest.Server, mode redisstore.FailureMode, key string) (bool, string) {
 	t.Helper()
 	proxy := faultproxy.Start(t, srv.Addr())
 	var wc writeCounter
@@ -371,10 +381,17 @@ func timedOutAcquire(t *testing.T, srv *redistest.Server, mode redisstore.Failur
 	t.Cleanup(func() { pc.Close() })
 	clk := coretest.NewClock(t0)
 	var errs atomic.Int64
+	var cancelErr atomic.Value // the cancellation's error, told to OnError
 	// A short Timeout, so that the cancellation's bound, a round
 	// trip's (1 s), dwarfs the few round trips it needs.
 	l := newLimiter(t, pc, 2, redisinflight.Options{Clock: clk, Lease: 30 * time.Second, Timeout: 20 * time.Millisecond,
-		FailureMode: mode, OnError: func(error) { errs.Add(1) }})
+		FailureMode: mode, OnError: func(err error) {
+			if strings.Contains(err.Error(), "cancelling the lease") {
+				cancelErr.Store(err)
+				return
+			}
+			errs.Add(1)
+		}})
 	bg := context.Background()
 	// The script loaded, a connection open: on a generous deadline,
 	// as a loaded machine may take more than the default 100 ms.
@@ -385,7 +402,7 @@ func timedOutAcquire(t *testing.T, srv *redistest.Server, mode redisstore.Failur
 
 	proxy.SetLatency(15 * time.Millisecond) // a round trip of 30 ms or more: every reply late
 	sent := wc.acquires.Load()
-	s, err = l.Acquire(bg, "k")
+	s, err = l.Acquire(bg, key)
 	if mode == redisstore.FailClosed {
 		require.ErrorIs(t, err, redisstore.ErrUnavailable, "the caller got no slot (503)")
 	} else {
@@ -397,12 +414,18 @@ func timedOutAcquire(t *testing.T, srv *redistest.Server, mode redisstore.Failur
 	// (a write of other bytes, such as the pool's PING, is no Acquire).
 	within.Until(t, "the round trip and its cancellation over", func() bool { return redisinflight.Outstanding(l) == 0 })
 	if wc.acquires.Load() == sent {
-		require.Zero(t, redisinflight.Cancelled(l), "nothing sent, nothing to cancel")
-		return false
+		// (A write the deadline cut before its first byte is cancelled
+		// all the same: its outcome is taken as unknown.)
+		require.LessOrEqual(t, redisinflight.Cancelled(l), int64(1))
+		return false, "the deadline passed before the script was written"
+	}
+	if err, _ := cancelErr.Load().(error); err != nil {
+		require.Zero(t, redisinflight.Cancelled(l))
+		return false, "the cancellation missed its bound: " + err.Error()
 	}
 	require.EqualValues(t, 1, redisinflight.Cancelled(l), "the lease was cancelled")
 	proxy.SetLatency(0)
-	return true
+	return true, ""
 }
 
 // TestCancelledLeaseNeverTaken: the cancellation of an abandoned Acquire
