@@ -3,12 +3,8 @@ package middleware_test
 import (
 	"net/http"
 	"testing"
-	"time"
 
-	"github.com/floodgate-go/floodgate/core"
-	"github.com/floodgate-go/floodgate/middleware"
 	"github.com/stretchr/testify/assert"
-	"github.com/stretchr/testify/require"
 )
 
 // ServeMux matches a pattern's method as written: "get /users/1" is not
@@ -37,20 +33,7 @@ func TestAttackMethodCaseLooserThanServedRoute(t *testing.T) {
 // Without a route holding the pattern a lower-case method reaches, the
 // default limits it, with the canonical method's route.
 func TestAttackMethodCaseLooserThanTheDefault(t *testing.T) {
-	clk := newClock()
-	rt := middleware.NewRoutes(limiter(t, clk, core.FixedWindow{Quota: 1, Window: time.Hour}))
-	require.NoError(t, rt.Add("GET /users/{id}", limiter(t, clk, core.FixedWindow{Quota: 1000, Window: time.Hour})))
-	m, err := middleware.NewSelect(rt, middleware.Options{})
-	require.NoError(t, err)
-	hits := 0
-	app := http.NewServeMux()
-	app.HandleFunc("/", func(http.ResponseWriter, *http.Request) { hits++ })
-	app.HandleFunc("GET /users/{id}", func(http.ResponseWriter, *http.Request) {})
-	h := m.Handler(app)
-	codes := []int{}
-	for range 3 {
-		codes = append(codes, serve(h, "get", "/users/1", "192.0.2.1:1", nil))
-	}
+	h, codes, hits := underStrictDefault(t, "GET /users/{id}", "/", []string{"GET /users/{id}"}, "get", "/users/1")
 	assert.Equal(t, []int{200, 429, 429}, codes)
 	assert.Equal(t, 1, hits)
 	// The canonical method alone: its route, not the default.

@@ -46,28 +46,14 @@ func (s hashedRoutes) SelectKey(r *http.Request, route string) (middleware.Limit
 func TestAttackPairUnderAJoiningSelectorGetsAFreshBucket(t *testing.T) {
 	m, err := middleware.NewSelect(joinedRoutes{sharedAPIRoutes(t)}, middleware.Options{})
 	require.NoError(t, err)
-	app := http.NewServeMux()
-	app.HandleFunc("/api/", func(http.ResponseWriter, *http.Request) {})
-	h := m.Handler(app)
-	a := map[string]string{"X-Tenant": "a"}
-	assert.Equal(t, 200, serve(h, "POST", "/api/login", "192.0.2.1:1", a))
-	assert.Equal(t, 429, serve(h, "POST", "/api/login/", "192.0.2.1:1", a), "the tenant's login bucket")
-	assert.Equal(t, 429, serve(h, "post", "/api/login", "192.0.2.1:1", a), "the tenant's login bucket")
-	assert.Equal(t, 200, serve(h, "POST", "/api/login/", "192.0.2.1:1", map[string]string{"X-Tenant": "b"}), "another tenant's")
+	spellingsShareTheBucket(t, apiApp(m), "X-Tenant")
 }
 
 // The same for a KeySelector hashing the route's scope into its key.
 func TestAttackPairUnderAHashingKeySelectorGetsAFreshBucket(t *testing.T) {
 	m, err := middleware.NewKeyed(hashedRoutes{sharedAPIRoutes(t)}, middleware.Options{})
 	require.NoError(t, err)
-	app := http.NewServeMux()
-	app.HandleFunc("/api/", func(http.ResponseWriter, *http.Request) {})
-	h := m.Handler(app)
-	a := map[string]string{"X-User": "a"}
-	assert.Equal(t, 200, serve(h, "POST", "/api/login", "192.0.2.1:1", a))
-	assert.Equal(t, 429, serve(h, "POST", "/api/login/", "192.0.2.1:1", a), "user a's login bucket")
-	assert.Equal(t, 429, serve(h, "post", "/api/login", "192.0.2.1:1", a), "user a's login bucket")
-	assert.Equal(t, 200, serve(h, "POST", "/api/login/", "192.0.2.1:1", map[string]string{"X-User": "b"}), "user b's")
+	spellingsShareTheBucket(t, apiApp(m), "X-User")
 }
 
 // A CORS preflight announcing a variant spelling is charged in the
@@ -77,9 +63,7 @@ func TestAttackPairUnderAHashingKeySelectorGetsAFreshBucket(t *testing.T) {
 func TestPairPreflightUnderAJoiningSelectorSharesTheRoutesBuckets(t *testing.T) {
 	m, err := middleware.NewSelect(joinedRoutes{sharedAPIRoutes(t)}, middleware.Options{})
 	require.NoError(t, err)
-	app := http.NewServeMux()
-	app.HandleFunc("/api/", func(http.ResponseWriter, *http.Request) {})
-	h := m.Handler(app)
+	h := apiApp(m)
 	pre := map[string]string{"X-Tenant": "a", "Origin": "https://a.example", "Access-Control-Request-Method": "POST"}
 	b := map[string]string{"X-Tenant": "b", "Origin": "https://a.example", "Access-Control-Request-Method": "POST"}
 	assert.Equal(t, 200, serve(h, "OPTIONS", "/api/login/", "192.0.2.1:1", b), "a fresh tenant's variant preflight")

@@ -37,14 +37,7 @@ func (s userAfterRoutes) SelectKey(r *http.Request, route string) (middleware.Li
 func TestAttackPairUnderASuffixingSelectorGetsAFreshBucket(t *testing.T) {
 	m, err := middleware.NewSelect(tenantAfterRoutes{sharedAPIRoutes(t)}, middleware.Options{})
 	require.NoError(t, err)
-	app := http.NewServeMux()
-	app.HandleFunc("/api/", func(http.ResponseWriter, *http.Request) {})
-	h := m.Handler(app)
-	a := map[string]string{"X-Tenant": "a"}
-	assert.Equal(t, 200, serve(h, "POST", "/api/login", "192.0.2.1:1", a))
-	assert.Equal(t, 429, serve(h, "POST", "/api/login/", "192.0.2.1:1", a), "the tenant's login bucket")
-	assert.Equal(t, 429, serve(h, "post", "/api/login", "192.0.2.1:1", a), "the tenant's login bucket")
-	assert.Equal(t, 200, serve(h, "POST", "/api/login/", "192.0.2.1:1", map[string]string{"X-Tenant": "b"}), "another tenant's")
+	spellingsShareTheBucket(t, apiApp(m), "X-Tenant")
 }
 
 // The same for a KeySelector whose key holds the route's scope: the
@@ -52,9 +45,7 @@ func TestAttackPairUnderASuffixingSelectorGetsAFreshBucket(t *testing.T) {
 func TestAttackPairUnderASuffixingKeySelectorGetsAFreshBucket(t *testing.T) {
 	m, err := middleware.NewKeyed(userAfterRoutes{sharedAPIRoutes(t)}, middleware.Options{})
 	require.NoError(t, err)
-	app := http.NewServeMux()
-	app.HandleFunc("/api/", func(http.ResponseWriter, *http.Request) {})
-	h := m.Handler(app)
+	h := apiApp(m)
 	a := map[string]string{"X-User": "a"}
 	assert.Equal(t, 200, serve(h, "POST", "/api/login", "192.0.2.1:1", a))
 	assert.Equal(t, 429, serve(h, "POST", "/api/login/", "192.0.2.1:1", a), "user a's login bucket")
@@ -75,10 +66,28 @@ func (s tenantOnlyRoutes) Select(r *http.Request, route string) (middleware.Limi
 func TestAttackPairUnderAScopeDroppingSelectorGetsAFreshBucket(t *testing.T) {
 	m, err := middleware.NewSelect(tenantOnlyRoutes{sharedAPIRoutes(t)}, middleware.Options{})
 	require.NoError(t, err)
-	app := http.NewServeMux()
-	app.HandleFunc("/api/", func(http.ResponseWriter, *http.Request) {})
-	h := m.Handler(app)
+	h := apiApp(m)
 	a := map[string]string{"X-Tenant": "a"}
 	assert.Equal(t, 200, serve(h, "POST", "/api/login", "192.0.2.1:1", a))
 	assert.Equal(t, 429, serve(h, "POST", "/api/login/", "192.0.2.1:1", a), "the tenant's one bucket")
+}
+
+// apiApp is m in front of an application whose "/api/" handler routes
+// further (sharedAPIRoutes' subtree).
+func apiApp(m *middleware.Middleware) http.Handler {
+	app := http.NewServeMux()
+	app.HandleFunc("/api/", func(http.ResponseWriter, *http.Request) {})
+	return m.Handler(app)
+}
+
+// spellingsShareTheBucket checks that once client "a" (header hdr) has
+// spent "POST /api/login"'s 1 an hour, its variant spellings are refused
+// in that bucket, and client "b" still has its own.
+func spellingsShareTheBucket(t *testing.T, h http.Handler, hdr string) {
+	t.Helper()
+	a := map[string]string{hdr: "a"}
+	assert.Equal(t, 200, serve(h, "POST", "/api/login", "192.0.2.1:1", a))
+	assert.Equal(t, 429, serve(h, "POST", "/api/login/", "192.0.2.1:1", a), "a's login bucket")
+	assert.Equal(t, 429, serve(h, "post", "/api/login", "192.0.2.1:1", a), "a's login bucket")
+	assert.Equal(t, 200, serve(h, "POST", "/api/login/", "192.0.2.1:1", map[string]string{hdr: "b"}), "b's own")
 }

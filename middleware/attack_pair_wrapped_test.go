@@ -53,9 +53,7 @@ func sharedAPIRoutes(t *testing.T) *middleware.Routes {
 func TestAttackPairUnderAWrappingSelectorGetsAFreshBucket(t *testing.T) {
 	m, err := middleware.NewSelect(tenantRoutes{sharedAPIRoutes(t)}, middleware.Options{})
 	require.NoError(t, err)
-	app := http.NewServeMux()
-	app.HandleFunc("/api/", func(http.ResponseWriter, *http.Request) {})
-	h := m.Handler(app)
+	h := apiApp(m)
 	tenant := map[string]string{"X-Tenant": "a"}
 	assert.Equal(t, 200, serve(h, "POST", "/api/login", "192.0.2.1:1", tenant))
 	assert.Equal(t, 429, serve(h, "POST", "/api/login/", "192.0.2.1:1", tenant), "the tenant's login bucket")
@@ -73,9 +71,7 @@ func TestAttackPairUnderAWrappingSelectorGetsAFreshBucket(t *testing.T) {
 func TestAttackPairUnderAWrappingKeySelectorDropsTheKey(t *testing.T) {
 	m, err := middleware.NewKeyed(userRoutes{sharedAPIRoutes(t)}, middleware.Options{})
 	require.NoError(t, err)
-	app := http.NewServeMux()
-	app.HandleFunc("/api/", func(http.ResponseWriter, *http.Request) {})
-	h := m.Handler(app)
+	h := apiApp(m)
 	a, b := map[string]string{"X-User": "a"}, map[string]string{"X-User": "b"}
 	assert.Equal(t, 200, serve(h, "POST", "/api/login", "192.0.2.1:1", a))
 	assert.Equal(t, 429, serve(h, "POST", "/api/login/", "192.0.2.1:1", a), "user a's bucket")

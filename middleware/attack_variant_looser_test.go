@@ -43,21 +43,33 @@ func TestAttackVariantLooserThanServedRoute(t *testing.T) {
 // Without a route holding the served pattern, the default limits the
 // subtree's handler: a variant's looser route is charged with it.
 func TestAttackVariantLooserThanTheDefault(t *testing.T) {
-	clk := newClock()
-	rt := middleware.NewRoutes(limiter(t, clk, core.FixedWindow{Quota: 1, Window: time.Hour}))
-	require.NoError(t, rt.Add("/admin/public", limiter(t, clk, core.FixedWindow{Quota: 1000, Window: time.Hour})))
-	m, err := middleware.NewSelect(rt, middleware.Options{})
-	require.NoError(t, err)
-	hits := 0
-	app := http.NewServeMux()
-	app.HandleFunc("/admin/", func(http.ResponseWriter, *http.Request) { hits++ })
-	h := m.Handler(app)
-	codes := []int{}
-	for range 3 {
-		codes = append(codes, serve(h, "GET", "/admin/x/%2E%2E/public", "192.0.2.1:1", nil))
-	}
+	_, codes, hits := underStrictDefault(t, "/admin/public", "/admin/", nil, "GET", "/admin/x/%2E%2E/public")
 	assert.Equal(t, []int{200, 429, 429}, codes)
 	assert.Equal(t, 1, hits)
+}
+
+// underStrictDefault sends method path 3 times through Routes limiting
+// looser to 1000 an hour and anything else by a default of 1 an hour, in
+// front of an application whose pattern served counts the requests its
+// handler runs (hits) and whose patterns others answer too. It returns
+// the handler chain for more requests.
+func underStrictDefault(t *testing.T, looser, served string, others []string, method, path string) (h http.Handler, codes []int, hits int) {
+	t.Helper()
+	clk := newClock()
+	rt := middleware.NewRoutes(limiter(t, clk, core.FixedWindow{Quota: 1, Window: time.Hour}))
+	require.NoError(t, rt.Add(looser, limiter(t, clk, core.FixedWindow{Quota: 1000, Window: time.Hour})))
+	m, err := middleware.NewSelect(rt, middleware.Options{})
+	require.NoError(t, err)
+	app := http.NewServeMux()
+	app.HandleFunc(served, func(http.ResponseWriter, *http.Request) { hits++ })
+	for _, p := range others {
+		app.HandleFunc(p, func(http.ResponseWriter, *http.Request) {})
+	}
+	h = m.Handler(app)
+	for range 3 {
+		codes = append(codes, serve(h, method, path, "192.0.2.1:1", nil))
+	}
+	return h, codes, hits
 }
 
 // The variant's route still guards the handler a router within the
@@ -68,9 +80,7 @@ func TestAttackVariantLooserThanTheDefault(t *testing.T) {
 // from the login's.
 func TestVariantChargedWithTheServedRouteAllOrNothing(t *testing.T) {
 	m := quotaRoutes(t, false, quota{"/api/", 3}, quota{"POST /api/login", 1})
-	app := http.NewServeMux()
-	app.HandleFunc("/api/", func(http.ResponseWriter, *http.Request) {})
-	h := m.Handler(app)
+	h := apiApp(m)
 	ip := "192.0.2.1:1"
 	assert.Equal(t, 200, serve(h, "POST", "/api/login/", ip, nil), "login 1/1, api 1/3")
 	assert.Equal(t, 429, serve(h, "POST", "/api/login/", ip, nil), "login denies; api given back")
@@ -80,7 +90,7 @@ func TestVariantChargedWithTheServedRouteAllOrNothing(t *testing.T) {
 	assert.Equal(t, 429, serve(h, "GET", "/api/z", ip, nil))
 
 	m = quotaRoutes(t, false, quota{"/api/", 1}, quota{"POST /api/login", 2})
-	h = m.Handler(app)
+	h = apiApp(m)
 	assert.Equal(t, 200, serve(h, "GET", "/api/x", ip, nil), "api 1/1")
 	assert.Equal(t, 429, serve(h, "POST", "/api/login/", ip, nil), "api denies: login not charged")
 	assert.Equal(t, 200, serve(h, "POST", "/api/login", ip, nil), "login 1/2")
