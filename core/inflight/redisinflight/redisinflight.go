@@ -275,6 +275,10 @@ type Limiter struct {
 	// Redis, lostN their number (see unreleasedLease).
 	lost  map[string][]lost
 	lostN int
+	// lostAny is lostN > 0, read without l.mu: an Acquire finding no
+	// lease remembered takes no lock for them (a lease remembered while it
+	// reads is removed by the key's next Acquire).
+	lostAny atomic.Bool
 	// lostNext is no later than the first instant a remembered lease is
 	// surely ended: a full table is scanned for room only from then on
 	// (lostScans counts the scans).

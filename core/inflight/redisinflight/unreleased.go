@@ -62,12 +62,16 @@ func (l *Limiter) unreleasedLease(rk, member string, ends time.Time) {
 	}
 	l.lost[rk] = append(l.lost[rk], lost{member, ends})
 	l.lostN++
+	l.lostAny.Store(true)
 }
 
 // unreleased returns, as script arguments, the leases of rk whose release
 // did not reach Redis and that may still be live (at most
 // maxUnreleasedSent).
 func (l *Limiter) unreleased(rk string) []any {
+	if !l.lostAny.Load() {
+		return nil
+	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if len(l.lost[rk]) == 0 {
@@ -114,6 +118,7 @@ func (l *Limiter) keep(rk string, ok func(lost) bool) {
 	}
 	clear(ls[len(kept):])
 	l.lostN -= len(ls) - len(kept)
+	l.lostAny.Store(l.lostN > 0)
 	if len(kept) == 0 {
 		delete(l.lost, rk)
 	} else {
