@@ -38,10 +38,11 @@ type denyShard struct {
 // cost of a denial stays constant however full the cache is.
 const evictSample = 8
 
-// denyEntry is a denial: out holds from anchor on the caller's clock
-// (Unix ns) until anchor + out.RetryAfter; a request whose clock reads
-// before at, the instant the denial's request was made, is not answered
-// from it (a caller lagging behind that request).
+// denyEntry is a denial: out holds from anchor until anchor +
+// out.RetryAfter on the cache's clock (see table.cacheNow); a request whose
+// own instant (the caller's clock, Unix ns) is before at, the instant of
+// the denial's request, is not answered from it (a caller lagging behind
+// that request).
 type denyEntry struct {
 	at, anchor, until int64
 	out               store.Outcome
@@ -61,14 +62,15 @@ func (c *denyCache) shard(key string) (denyKey, *denyShard) {
 	return k, &c.shards[k[0]%uint64(len(c.shards))]
 }
 
-// get returns key's denial as of now, if it still holds; otherwise the
+// get returns key's denial as of now on the cache's clock, for a request
+// of instant at on the caller's, if it still holds; otherwise the
 // generation of the key's bucket, which a denial of the request about to
 // be sent is put with (see put).
-func (c *denyCache) get(key string, now int64) (o store.Outcome, ok bool, gen uint64) {
+func (c *denyCache) get(key string, at, now int64) (o store.Outcome, ok bool, gen uint64) {
 	k, s := c.shard(key)
 	s.mu.Lock()
 	e, ok := s.m[k]
-	if ok && (now >= e.until || now < e.at) {
+	if ok && (now >= e.until || at < e.at) {
 		delete(s.m, k)
 		ok = false
 	}
@@ -88,8 +90,9 @@ func (c *denyCache) get(key string, now int64) (o store.Outcome, ok bool, gen ui
 	return o, true, 0
 }
 
-// put remembers a denial of a request made at the local instant at whose
-// RetryAfter and ResetAfter run from anchor (≥ at), unless a refund or a
+// put remembers a denial of a request of instant at (the caller's clock)
+// whose RetryAfter and ResetAfter run from anchor, now on the cache's
+// clock, unless a refund or a
 // reset forgot a key of its bucket since get gave gen: Redis may have
 // decided the request before the refund, whose units the denial would
 // then hide until it ends. (A refund of another key of the bucket has the
@@ -113,7 +116,7 @@ func (c *denyCache) put(key string, at, anchor int64, o store.Outcome, gen uint6
 		n, found := 0, false
 		for vk, e := range s.m {
 			s.visited++
-			if at >= e.until {
+			if anchor >= e.until {
 				delete(s.m, vk)
 			} else if !found || e.until < first {
 				victim, first, found = vk, e.until, true

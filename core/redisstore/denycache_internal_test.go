@@ -34,7 +34,7 @@ func TestDenyCacheFullConstantWork(t *testing.T) {
 	const puts = 1000
 	for i := range puts {
 		c.put(fmt.Sprint("new", i), int64(i), int64(i), o, 0)
-		_, ok, _ := c.get(fmt.Sprint("new", i), int64(i))
+		_, ok, _ := c.get(fmt.Sprint("new", i), int64(i), int64(i))
 		require.True(t, ok, "the newest denial is remembered")
 	}
 	n, after := total()
@@ -46,7 +46,7 @@ func TestDenyCacheFullConstantWork(t *testing.T) {
 	_, s := c2.shard("old")
 	c2.put("old2", int64(time.Second), int64(time.Second), o, 0) // may land in another shard
 	if _, s2 := c2.shard("old2"); s2 == s {
-		_, ok, _ := c2.get("old", int64(time.Second))
+		_, ok, _ := c2.get("old", int64(time.Second), int64(time.Second))
 		require.False(t, ok)
 	}
 }
@@ -76,27 +76,27 @@ func BenchmarkDenyCachePutFull(b *testing.B) {
 func TestDenyCacheForgetsDenialsDecidedBeforeARefund(t *testing.T) {
 	c := newDenyCache(1 << 10)
 	o := store.Outcome{RetryAfter: time.Hour}
-	_, ok, gen := c.get("k", 0)
+	_, ok, gen := c.get("k", 0, 0)
 	require.False(t, ok)
 	c.del("k", true) // a refund sent while the take was out
 	c.put("k", 0, 0, o, gen)
-	_, ok, _ = c.get("k", 1)
+	_, ok, _ = c.get("k", 1, 1)
 	assert.False(t, ok, "a denial decided before the refund is not remembered")
 
-	_, _, gen = c.get("k", 1) // a take sent after the refund was sent...
-	c.del("k", true)          // ...and before it ended
+	_, _, gen = c.get("k", 1, 1) // a take sent after the refund was sent...
+	c.del("k", true)             // ...and before it ended
 	c.put("k", 1, 1, o, gen)
-	_, ok, _ = c.get("k", 2)
+	_, ok, _ = c.get("k", 2, 2)
 	assert.False(t, ok, "nor one decided while the refund was out")
 
-	_, _, gen = c.get("k", 2) // sent after the refund ended
+	_, _, gen = c.get("k", 2, 2) // sent after the refund ended
 	c.put("k", 2, 2, o, gen)
-	_, ok, _ = c.get("k", 3)
+	_, ok, _ = c.get("k", 3, 3)
 	assert.True(t, ok, "a denial after the refund is remembered")
 
-	_, _, gen = c.get("other", 3)
+	_, _, gen = c.get("other", 3, 3)
 	c.del("k", false) // a take of k that consumed: no refund
 	c.put("other", 3, 3, o, gen)
-	_, ok, _ = c.get("other", 4)
+	_, ok, _ = c.get("other", 4, 4)
 	assert.True(t, ok, "a take forgets its key's denial only")
 }

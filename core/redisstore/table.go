@@ -199,7 +199,7 @@ func (t *table) Do(ctx context.Context, req store.Request) (store.Decision, erro
 			defer t.deny.del(req.Key, true)
 		default:
 			if req.Cost == 1 {
-				o, ok, g := t.deny.get(req.Key, req.Now)
+				o, ok, g := t.deny.get(req.Key, req.Now, t.cacheNow(req))
 				if ok {
 					return store.Decision{At: req.Now, Outcomes: [store.MaxLimits]store.Outcome{o}, Source: store.SourceCache}, nil
 				}
@@ -233,13 +233,6 @@ func (t *table) Do(ctx context.Context, req store.Request) (store.Decision, erro
 	c := callPool.Get().(*call)
 	c.sc, c.keys, c.trial = t.sc, t.appendKeys(c.keys[:0], req.Key, rid), trial
 	c.args = append(c.args[:0], opArgs[req.Op], req.Cost, now, taken, t.slack)
-	// A denial this decision may cache holds until Redis's RetryAfter
-	// from the reply's receipt (see result): measured from here.
-	timed := t.deny != nil && req.Cost == 1 && !t.s.opts.CallerClock
-	var sent int64
-	if timed {
-		sent = nanotime()
-	}
 	completed, err := t.s.exec(ctx, c)
 	if err != nil {
 		if completed {
@@ -248,11 +241,7 @@ func (t *table) Do(ctx context.Context, req store.Request) (store.Decision, erro
 		}
 		return t.failed(ctx, req, err)
 	}
-	var wait int64
-	if timed {
-		wait = nanotime() - sent
-	}
-	res, err := t.result(req, c.reply, wait, gen) // before c, and its buffer, go back to the pool
+	res, err := t.result(req, c.reply, gen) // before c, and its buffer, go back to the pool
 	c.reply, c.err = nil, nil
 	callPool.Put(c)
 	if err == nil && t.local != nil {
@@ -338,9 +327,8 @@ func floorDiv(a, b int64) int64 {
 }
 
 // result decodes a script's reply: a record, or a take's short record
-// (see step.lua). wait is how long the round trip took, from before it
-// was sent to its reply's receipt, on the local monotonic clock.
-func (t *table) result(req store.Request, reply []byte, wait int64, gen uint64) (store.Decision, error) {
+// (see step.lua).
+func (t *table) result(req store.Request, reply []byte, gen uint64) (store.Decision, error) {
 	if req.Op == store.OpReset {
 		return store.Decision{}, nil
 	}
@@ -364,15 +352,25 @@ func (t *table) result(req store.Request, reply []byte, wait int64, gen uint64) 
 		// (The deny cache serves single-limit policies only: outs[0] is
 		// the decision.) Redis decided at some instant between the
 		// request's sending and its reply's receipt, and its RetryAfter
-		// runs from then: the cached denial runs from the receipt,
-		// req.Now + wait on the caller's clock, so that a request the
-		// cache answers, retried at the RetryAfter it is given, reaches
-		// Redis after the instant Redis gave (from req.Now, it could
-		// arrive up to the one-way latency before, and be denied again).
-		// With CallerClock, Redis decided at req.Now itself.
-		t.deny.put(req.Key, req.Now, req.Now+wait, outs[0], gen)
+		// runs from then: the cached denial runs from now, the receipt,
+		// so that a request the cache answers, retried at the RetryAfter
+		// it is given, reaches Redis after the instant Redis gave.
+		t.deny.put(req.Key, req.Now, t.cacheNow(req), outs[0], gen)
 	}
 	return d, nil
+}
+
+// cacheNow is the deny cache's clock: with CallerClock, the caller's, by
+// which Redis decides (req.Now); otherwise the local monotonic clock, which
+// keeps Redis's pace. Not req.Now: the caller read it before the request
+// was sent, perhaps long before (a stalled goroutine), and a denial
+// anchored there would end before Redis's, by the stall (a retry at the
+// RetryAfter the cache gave was denied again by Redis under load).
+func (t *table) cacheNow(req store.Request) int64 {
+	if t.s.opts.CallerClock {
+		return req.Now
+	}
+	return nanotime()
 }
 
 // at returns the decision's instant: Redis's, at µs, unless the caller's
