@@ -349,7 +349,9 @@ func TestStalledRedis(t *testing.T) {
 	// deadline must be the limiter's own.
 	pc := redis.NewClient(&redis.Options{Addr: proxy.Addr(), MaxRetries: -1, ReadTimeout: time.Minute})
 	t.Cleanup(func() { pc.Close() })
-	holder := newLimiter(t, pc, 2, redisinflight.Options{})
+	// (A release is sent whether its context has ended or not, bounded by
+	// the holder's Timeout: 10 s by default.)
+	holder := newLimiter(t, pc, 2, redisinflight.Options{Timeout: 100 * time.Millisecond})
 	ctx := context.Background()
 	s, err := holder.Acquire(ctx, "k")
 	require.NoError(t, err)
