@@ -33,7 +33,9 @@
 // request may then take: keep Options.Lease above the longest request, or
 // renew the slot ([inflight.Slot.Renew], or Options.AutoRenew, which
 // renews each held slot every third of its lease). A renewal of a lease
-// that has ended fails with [ErrLeaseLost] and does not revive it.
+// that has ended fails with [ErrLeaseLost] and does not revive it; a
+// renewal never moves a lease's end back (with Options.Clock, one that
+// read the clock before another but reaches Redis after it).
 //
 // # Failures
 //
