@@ -55,8 +55,12 @@ func (l *Limiter) try(ctx context.Context, key string) (*inflight.Slot, time.Dur
 	}
 	member := newMember()
 	rk, tomb := l.redisKeys(key, member)
-	args := append([]any{limit, l.leaseUS, member, l.now()}, l.unreleased(rk)...)
-	sent := l.clock() // the lease ends a Lease after the script runs: after this
+	// The lease ends a Lease after the script runs, after sent: with
+	// Options.Clock, a Lease after sent itself, the script's instant. One
+	// reading: a goroutine stalled between two would count the lease to
+	// end later than Redis ends it, by the stall.
+	sent := l.clock()
+	args := append([]any{limit, l.leaseUS, member, l.nowAt(sent)}, l.unreleased(rk)...)
 	v, err := l.call(ctx, l.calls, func(ctx context.Context) (any, error) {
 		return acquireScript.Run(ctx, l.client, []string{rk, tomb}, args...).Result()
 	}, func(v any, err error, abandoned bool) {
@@ -95,6 +99,15 @@ func (l *Limiter) now() string {
 		return ""
 	}
 	return strconv.FormatInt(l.opts.Clock.Now().UnixMicro(), 10)
+}
+
+// nowAt is the script's clock argument for t, a reading of l.clock: ""
+// for Redis TIME.
+func (l *Limiter) nowAt(t time.Time) string {
+	if l.opts.Clock == nil {
+		return ""
+	}
+	return strconv.FormatInt(t.UnixMicro(), 10)
 }
 
 // redisKeys returns rk, the sorted set of key's leases under this

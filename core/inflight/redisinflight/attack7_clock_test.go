@@ -2,6 +2,8 @@ package redisinflight_test
 
 import (
 	"context"
+	"errors"
+	"sync"
 	"testing"
 	"time"
 
@@ -41,4 +43,50 @@ func TestAttackStaleRenewalShortensLease(t *testing.T) {
 	o, err := l.Acquire(ctx, "k")
 	require.NoError(t, err, "and ends at 1:50")
 	require.NoError(t, o.Release(ctx))
+}
+
+// stallClock is a clock that moves on by stall once read for the first
+// time: a goroutine stalled right after that reading.
+type stallClock struct {
+	*coretest.Clock
+	stall time.Duration
+	once  sync.Once
+}
+
+func (c *stallClock) Now() time.Time {
+	t := c.Clock.Now()
+	c.once.Do(func() { c.Clock.Advance(c.stall) })
+	return t
+}
+
+// TestAttackAcquireStallLengthensLocalLease: with Options.Clock, an
+// Acquire read the clock for its script (the lease ends a Lease after that
+// reading) and then again for the lease's end as this process counts it:
+// a goroutine stalled between the two readings counted the lease to end
+// later than Redis ends it, by the stall. Here (Lease 1 h, Timeout 1 s, a
+// stall of 59:59), the lease had 1 s left in Redis when its renewal
+// failed, too little for a renewal to reach Redis before the end: AutoRenew
+// must report the lease as lost. It counted an hour left and scheduled its
+// next try half an hour on, the holder going on with a slot Redis gave
+// back a second later. Now the Acquire reads the clock once.
+func TestAttackAcquireStallLengthensLocalLease(t *testing.T) {
+	t.Parallel()
+	srv := redistest.Start(t)
+	c := srv.Client(t)
+	clk := &stallClock{Clock: coretest.NewClock(t0), stall: time.Hour - time.Second}
+	errs := make(chan error, 16)
+	l := newLimiter(t, c, 1, redisinflight.Options{Lease: time.Hour, Timeout: time.Second, Clock: clk, AutoRenew: true,
+		OnError: func(err error) { errs <- err }})
+	timers := redisinflight.FakeRenewals(l)
+	_, err := l.Acquire(context.Background(), "k")
+	require.NoError(t, err)
+	r := <-timers
+	require.NoError(t, c.Close()) // Redis unreachable: the renewal fails
+	r.Renew()
+	require.Equal(t, 1, r.Scheduled, "no renewal scheduled: the lease ends in 1 s, before a renewal could reach Redis")
+	lost := false
+	for len(errs) > 0 {
+		lost = lost || errors.Is(<-errs, redisinflight.ErrLeaseLost)
+	}
+	require.True(t, lost, "the lease is reported lost")
 }
