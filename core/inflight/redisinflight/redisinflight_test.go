@@ -349,11 +349,19 @@ func TestStalledRedis(t *testing.T) {
 	// deadline must be the limiter's own.
 	pc := redis.NewClient(&redis.Options{Addr: proxy.Addr(), MaxRetries: -1, ReadTimeout: time.Minute})
 	t.Cleanup(func() { pc.Close() })
-	// (A release is sent whether its context has ended or not, bounded by
-	// the holder's Timeout: 10 s by default.)
-	holder := newLimiter(t, pc, 2, redisinflight.Options{Timeout: 100 * time.Millisecond})
+	// A release is sent whether its context has ended or not, bounded by
+	// the holder's Timeout (10 s by default): a short one, and an Acquire
+	// asked again if a loaded machine let it pass (a bounded number of
+	// times; a breaker that does not open on them).
+	holder := newLimiter(t, pc, 2, redisinflight.Options{Timeout: 250 * time.Millisecond, Failures: 100})
 	ctx := context.Background()
-	s, err := holder.Acquire(ctx, "k")
+	var s *inflight.Slot
+	var err error
+	for range 40 {
+		if s, err = holder.Acquire(ctx, "k"); !errors.Is(err, redisstore.ErrUnavailable) {
+			break
+		}
+	}
 	require.NoError(t, err)
 	proxy.Stall()
 	l := newLimiter(t, pc, 2, redisinflight.Options{Timeout: 50 * time.Millisecond})
