@@ -160,13 +160,14 @@ func (c *Concurrency) Handler(next http.Handler) http.Handler {
 		}
 		// The writer carries the slot (one allocation: no release
 		// closure as well).
-		hw := &heldWriter{ResponseWriter: w, c: c, r: r, slot: slot}
+		hw, held := newHeldWriter(w)
+		held.c, held.r, held.slot = c, r, slot
 		returned := false
 		defer func() {
 			// A connection taken over holds the slot until it is
 			// closed (see heldWriter); a panic releases it all the same.
-			if !returned || !hw.hijacked.Load() {
-				hw.release()
+			if !returned || !held.hijacked.Load() {
+				held.release()
 			}
 		}()
 		next.ServeHTTP(hw, r)

@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"errors"
 	"fmt"
-	"io"
 	"net"
 	"net/http"
 	"runtime"
@@ -17,10 +16,18 @@ import (
 // the handler takes over (http.Hijacker, through http.ResponseController
 // too: a WebSocket upgrade) is a request still in flight after the
 // handler returns, served by goroutines of the application's, so it holds
-// the request's slot until it is closed (or collected unclosed). It
-// unwraps for http.ResponseController and forwards Flush, ReadFrom, Push
-// and CloseNotify, so that the handler keeps what the server's writer
-// offers.
+// the request's slot until it is closed (or collected unclosed).
+//
+// It offers exactly the optional interfaces of the writer under it
+// (http.Flusher, http.Pusher, http.CloseNotifier, io.ReaderFrom: see
+// newHeldWriter), so that a handler checking for one falls back where the
+// server's writer would make it (r.Context() for a client gone, not a
+// CloseNotify channel that never fires; no stream into a writer that
+// cannot flush), and net/http's ReadFrom (sendfile) is called directly.
+// It is an http.Hijacker wherever a connection can be taken over under it
+// (by type assertion or, through writers that unwrap, by
+// http.ResponseController), so that no such connection escapes its slot.
+// It unwraps for http.ResponseController.
 type heldWriter struct {
 	http.ResponseWriter
 	c        *Concurrency
@@ -33,10 +40,54 @@ type heldWriter struct {
 // (inflight.Slot releases once).
 func (h *heldWriter) release() { h.c.release(h.r, h.slot) }
 
-// Hijack takes the connection over (through http.ResponseController, so
-// it fails with http.ErrNotSupported where the writer under it cannot);
+// held returns h, whichever of the types of newHeldWriter embeds it.
+func (h *heldWriter) held() *heldWriter { return h }
+
+// Unwrap returns the writer under it, for http.ResponseController.
+func (h *heldWriter) Unwrap() http.ResponseWriter { return h.ResponseWriter }
+
+// canHijack reports whether http.ResponseController can take w's
+// connection over: w, or a writer it unwraps to, is an http.Hijacker.
+func canHijack(w http.ResponseWriter) bool {
+	for {
+		switch t := w.(type) {
+		case http.Hijacker:
+			return true
+		case interface{ Unwrap() http.ResponseWriter }:
+			w = t.Unwrap()
+		default:
+			return false
+		}
+	}
+}
+
+// flushErrorer is http.Flusher with http.ResponseController's FlushError.
+type flushErrorer interface {
+	http.Flusher
+	FlushError() error
+}
+
+// heldFlusher is a heldWriter's Flush and FlushError, offered where the
+// writer under it is an http.Flusher.
+type heldFlusher heldWriter
+
+// Flush implements http.Flusher: see FlushError.
+func (h *heldFlusher) Flush() { _ = h.FlushError() }
+
+// FlushError flushes the writer under it through http.ResponseController
+// (its FlushError when it has one).
+func (h *heldFlusher) FlushError() error {
+	return http.NewResponseController(h.ResponseWriter).Flush()
+}
+
+// heldHijacker is a heldWriter's Hijack, offered where a connection can be
+// taken over under it (see canHijack).
+type heldHijacker heldWriter
+
+// Hijack takes the connection over (through http.ResponseController);
 // closing the connection it returns releases the request's slot.
-func (h *heldWriter) Hijack() (net.Conn, *bufio.ReadWriter, error) {
+func (hh *heldHijacker) Hijack() (net.Conn, *bufio.ReadWriter, error) {
+	h := (*heldWriter)(hh)
 	c, rw, err := http.NewResponseController(h.ResponseWriter).Hijack()
 	if err != nil {
 		return c, rw, err
@@ -50,51 +101,6 @@ func (h *heldWriter) Hijack() (net.Conn, *bufio.ReadWriter, error) {
 	hc.cleanup = runtime.AddCleanup(hc, func(release func()) { go release() }, hc.release)
 	return hc, rw, nil
 }
-
-// Flush implements http.Flusher: see FlushError.
-func (h *heldWriter) Flush() { _ = h.FlushError() }
-
-// FlushError flushes the writer under it through http.ResponseController
-// (http.ErrNotSupported when nothing under it can flush).
-func (h *heldWriter) FlushError() error {
-	return http.NewResponseController(h.ResponseWriter).Flush()
-}
-
-// ReadFrom implements io.ReaderFrom with the writer under it when it can
-// (net/http's sends a file with sendfile), with io.Copy otherwise.
-func (h *heldWriter) ReadFrom(src io.Reader) (int64, error) {
-	if rf, ok := h.ResponseWriter.(io.ReaderFrom); ok {
-		return rf.ReadFrom(src)
-	}
-	return io.Copy(writerOnly{h.ResponseWriter}, src)
-}
-
-// Push implements http.Pusher with the writer under it, or fails with
-// http.ErrNotSupported.
-func (h *heldWriter) Push(target string, opts *http.PushOptions) error {
-	if p, ok := h.ResponseWriter.(http.Pusher); ok {
-		return p.Push(target, opts)
-	}
-	return http.ErrNotSupported
-}
-
-// CloseNotify implements http.CloseNotifier with the writer under it
-// (net/http's are, HTTP/1 and HTTP/2 alike), so that a handler noticing
-// its client hang up this (deprecated) way still does; under a writer that
-// cannot, the channel never fires.
-func (h *heldWriter) CloseNotify() <-chan bool {
-	//lint:ignore SA1019 forwarded for the handlers that still use it
-	if cn, ok := h.ResponseWriter.(http.CloseNotifier); ok {
-		return cn.CloseNotify()
-	}
-	return make(chan bool)
-}
-
-// Unwrap returns the writer under it, for http.ResponseController.
-func (h *heldWriter) Unwrap() http.ResponseWriter { return h.ResponseWriter }
-
-// writerOnly hides a writer's ReadFrom from io.Copy.
-type writerOnly struct{ io.Writer }
 
 // heldConn is a connection taken over: its Close releases the slot of
 // the request that took it.
