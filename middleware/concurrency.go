@@ -80,7 +80,12 @@ type ConcurrencyOptions struct {
 // gives its slot back when that connection is closed (or collected
 // unclosed), since its goroutines serve it on: the handler's writer wraps
 // the connection it hijacks (the one under it is its NetConn method's;
-// CloseWrite is forwarded). It is safe for concurrent use.
+// CloseWrite is forwarded). A limiter mounted twice on a request's path (a
+// global Concurrency and a route's of the same limiter) takes one slot of
+// a key per request: the inner mount finds the outer's writer (under
+// writers that unwrap, as http.ResponseController expects) holding a slot
+// of the key in the same limiter and takes none; under a writer that
+// hides it, the request takes two. It is safe for concurrent use.
 //
 // It knows only when the handler it wraps returns: mount it inside
 // anything that answers and returns while the work goes on, such as
@@ -150,7 +155,7 @@ func (c *Concurrency) Handler(next http.Handler) http.Handler {
 	}
 	checkNext("Concurrency", next)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		slot, ok := c.begin(w, r)
+		slot, key, ok := c.begin(w, r)
 		if !ok {
 			return
 		}
@@ -161,7 +166,7 @@ func (c *Concurrency) Handler(next http.Handler) http.Handler {
 		// The writer carries the slot (one allocation: no release
 		// closure as well).
 		hw, held := newHeldWriter(w)
-		held.c, held.r, held.slot = c, r, slot
+		held.c, held.r, held.slot, held.key = c, r, slot, key
 		returned := false
 		defer func() {
 			// A connection taken over holds the slot until it is
@@ -184,7 +189,7 @@ func (c *Concurrency) Handler(next http.Handler) http.Handler {
 // handler that takes the connection over and returns must release when
 // that connection is closed instead, as [Concurrency.Handler] does).
 func (c *Concurrency) Begin(w http.ResponseWriter, r *http.Request) (release func(), ok bool) {
-	slot, ok := c.begin(w, r)
+	slot, _, ok := c.begin(w, r)
 	switch {
 	case !ok:
 		return nil, false
@@ -194,15 +199,16 @@ func (c *Concurrency) Begin(w http.ResponseWriter, r *http.Request) (release fun
 	return func() { c.release(r, slot) }, true
 }
 
-// begin is Begin, returning the slot taken: nil when ok but nothing is
-// held (skipped, or FailOpen on a failure).
-func (c *Concurrency) begin(w http.ResponseWriter, r *http.Request) (slot *inflight.Slot, ok bool) {
+// begin is Begin, returning the slot taken and its key: nil when ok but
+// nothing is held (skipped, FailOpen on a failure, or a slot of the key
+// held already by a mount of the same limiter outside this one).
+func (c *Concurrency) begin(w http.ResponseWriter, r *http.Request) (slot *inflight.Slot, key string, ok bool) {
 	if c == nil || c.lim == nil {
 		refuseInvalid(w)
-		return nil, false
+		return nil, "", false
 	}
 	if c.opts.Skip != nil && c.opts.Skip(r) {
-		return nil, true
+		return nil, "", true
 	}
 	key, err := requestKey(c.key, r)
 	if err != nil {
@@ -212,25 +218,28 @@ func (c *Concurrency) begin(w http.ResponseWriter, r *http.Request) (slot *infli
 		} else {
 			noClient.Write(w, nil, false)
 		}
-		return nil, false
+		return nil, "", false
+	}
+	if holdsSlot(w, c.lim, key) {
+		return nil, "", true // (the request holds a slot of key in c.lim already: see Handler)
 	}
 	slot, waitedOut, err := c.acquire(r.Context(), key)
 	switch {
 	case err == nil:
-		return slot, true
+		return slot, key, true
 	case errors.Is(err, inflight.ErrFull), errors.Is(err, inflight.ErrQueueFull), waitedOut:
 		c.refuse(w, r)
-		return nil, false
+		return nil, "", false
 	case r.Context().Err() != nil:
-		return nil, false // the client went away while waiting: nobody to answer
+		return nil, "", false // the client went away while waiting: nobody to answer
 	}
 	c.report(r, err)
 	if c.opts.FailOpen {
-		return nil, true
+		return nil, "", true
 	}
 	w.Header()["Retry-After"] = []string{c.failRetry}
 	unavailable.Write(w, nil, false)
-	return nil, false
+	return nil, "", false
 }
 
 func nothing() {}

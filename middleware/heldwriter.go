@@ -33,7 +33,38 @@ type heldWriter struct {
 	c        *Concurrency
 	r        *http.Request
 	slot     *inflight.Slot // the request's: released once (see release)
+	key      string         // slot's key in c's limiter
 	hijacked atomic.Bool
+}
+
+// holdsSlot reports whether w, or a writer it unwraps to, is the heldWriter
+// of a request holding a slot of key in l: a second mount of l on the
+// request's path (a global Concurrency and a route's) then takes none.
+func holdsSlot(w http.ResponseWriter, l ConcurrencyLimiter, key string) bool {
+	for {
+		switch t := w.(type) {
+		case interface{ held() *heldWriter }:
+			if h := t.held(); h.key == key && sameLimiter(h.c.lim, l) {
+				return true
+			}
+			w = t.held().ResponseWriter
+		case interface{ Unwrap() http.ResponseWriter }:
+			w = t.Unwrap()
+		default:
+			return false
+		}
+	}
+}
+
+// sameLimiter reports a == b; limiters of a type that cannot be compared
+// (a struct holding a map, used by value) are never the same.
+func sameLimiter(a, b ConcurrencyLimiter) (same bool) {
+	defer func() {
+		if recover() != nil {
+			same = false
+		}
+	}()
+	return a == b
 }
 
 // release gives the request's slot back; calling it again does nothing
