@@ -68,7 +68,7 @@ func (l *Limiter) try(ctx context.Context, key string) (*inflight.Slot, time.Dur
 			l.forget(rk, args[4:]) // (the script ran: their leases are gone)
 		}
 		if orphaned(v, err, abandoned) {
-			l.cancel(rk, tomb, member)
+			l.cancel(rk, tomb, member, sent.Add(l.opts.Lease))
 		}
 	})
 	if err != nil {
@@ -152,10 +152,15 @@ func unsent(err error) bool {
 // lua/cancel.lua). It runs in the round trip's goroutine, holding its
 // token of l.calls (so that at most MaxCalls round trips and
 // cancellations are outstanding), within the bound of a round trip. It
-// sends nothing while the breaker says Redis is unreachable: the lease,
-// if taken, then ends by its TTL, at most a Lease after the script ran.
-func (l *Limiter) cancel(rk, tomb, member string) {
+// sends nothing while the breaker says Redis is unreachable. A
+// cancellation not sent, or that failed, is remembered as a release that
+// did not reach Redis (see unreleasedLease; the lease, if taken, ends
+// after ends): this process's next Acquire of the key removes it, once
+// Redis answers, rather than the lease being held by nobody for the rest
+// of its Lease.
+func (l *Limiter) cancel(rk, tomb, member string, ends time.Time) {
 	if !l.br.Closed() {
+		l.unreleasedLease(rk, member, ends)
 		return
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), redisbound.RoundTrip(l.opts.Timeout))
@@ -163,7 +168,8 @@ func (l *Limiter) cancel(rk, tomb, member string) {
 	// EVAL, not EVALSHA: a NOSCRIPT reply would need a second round trip.
 	err := cancelScript.Eval(ctx, l.client, []string{rk, tomb}, member, l.opts.Lease.Milliseconds()).Err()
 	if err != nil {
-		l.onError(fmt.Errorf("redisinflight: cancelling the lease of an abandoned Acquire (it ends within Lease): %w", unavailable(err)))
+		l.unreleasedLease(rk, member, ends)
+		l.onError(fmt.Errorf("redisinflight: cancelling the lease of an abandoned Acquire (removed by this process's next Acquire of the key, or it ends within Lease): %w", unavailable(err)))
 		return
 	}
 	l.cancelled.Add(1)

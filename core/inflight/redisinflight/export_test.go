@@ -56,6 +56,6 @@ func Cancelled(l *Limiter) int64 { return l.cancelled.Load() }
 func CancelFirst(ctx context.Context, l *Limiter, key string) (any, error) {
 	member := newMember()
 	rk, tomb := l.redisKeys(key, member)
-	l.cancel(rk, tomb, member)
+	l.cancel(rk, tomb, member, l.clock().Add(l.opts.Lease))
 	return acquireScript.Run(ctx, l.client, []string{rk, tomb}, l.limit, l.leaseUS, member, l.now()).Result()
 }
