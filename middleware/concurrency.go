@@ -87,6 +87,14 @@ type ConcurrencyOptions struct {
 // of the key in the same limiter and takes none; under a writer that
 // hides it, the request takes two. It is safe for concurrent use.
 //
+// A slot covers the handler's work, not the connection: a handler's
+// Write blocks while a slow client reads, so its slot is held until all
+// but the last bytes are sent; the few KiB net/http still buffers when it
+// returns (and what the kernel's socket buffer holds) are sent after the
+// slot is back, as a refused request's 429 is. A client reading slowly
+// holds connections and goroutines, as it can without any slot: bound
+// those with http.Server's WriteTimeout.
+//
 // It knows only when the handler it wraps returns: mount it inside
 // anything that answers and returns while the work goes on, such as
 // http.TimeoutHandler (http.TimeoutHandler(c.Handler(h), d, msg)), never
