@@ -41,7 +41,7 @@ type heldWriter struct {
 // of a request holding a slot of key in l: a second mount of l on the
 // request's path (a global Concurrency and a route's) then takes none.
 func holdsSlot(w http.ResponseWriter, l ConcurrencyLimiter, key string) bool {
-	for {
+	for range maxUnwrap {
 		switch t := w.(type) {
 		case interface{ held() *heldWriter }:
 			if h := t.held(); h.key == key && sameLimiter(h.c.lim, l) {
@@ -54,7 +54,13 @@ func holdsSlot(w http.ResponseWriter, l ConcurrencyLimiter, key string) bool {
 			return false
 		}
 	}
+	return false
 }
+
+// maxUnwrap bounds the writers walked through Unwrap: one whose Unwrap
+// leads back to itself would hang every request, not only (as under
+// http.ResponseController) the ones that hijack or flush.
+const maxUnwrap = 64
 
 // sameLimiter reports a == b; limiters of a type that cannot be compared
 // (a struct holding a map, used by value) are never the same.
@@ -77,10 +83,12 @@ func (h *heldWriter) held() *heldWriter { return h }
 // Unwrap returns the writer under it, for http.ResponseController.
 func (h *heldWriter) Unwrap() http.ResponseWriter { return h.ResponseWriter }
 
-// canHijack reports whether http.ResponseController can take w's
-// connection over: w, or a writer it unwraps to, is an http.Hijacker.
+// canHijack reports whether http.ResponseController may take w's
+// connection over: w, or a writer it unwraps to, is an http.Hijacker (or
+// the writers unwrap beyond maxUnwrap: the Hijack is then the heldWriter's
+// own, so that no connection escapes its slot).
 func canHijack(w http.ResponseWriter) bool {
-	for {
+	for range maxUnwrap {
 		switch t := w.(type) {
 		case http.Hijacker:
 			return true
@@ -90,6 +98,7 @@ func canHijack(w http.ResponseWriter) bool {
 			return false
 		}
 	}
+	return true
 }
 
 // flushErrorer is http.Flusher with http.ResponseController's FlushError.

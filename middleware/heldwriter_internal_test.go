@@ -41,3 +41,20 @@ func TestHeldWriterOfEverySet(t *testing.T) {
 			[...]bool{fl, fe, hj, pu, cn, rf}, "set %d", set)
 	}
 }
+
+// selfUnwrapper is a buggy middleware's writer whose Unwrap returns itself.
+type selfUnwrapper struct{ *httptest.ResponseRecorder }
+
+func (s selfUnwrapper) Unwrap() http.ResponseWriter { return s }
+
+// TestHeldWriterOverAWriterUnwrappingToItself: the walks through Unwrap
+// end: a writer unwrapping to itself costs a request no hang (its writer
+// keeps Hijack, so that no connection could escape its slot).
+func TestHeldWriterOverAWriterUnwrappingToItself(t *testing.T) {
+	w := selfUnwrapper{httptest.NewRecorder()}
+	require.True(t, canHijack(w))
+	require.False(t, holdsSlot(w, nil, "k"))
+	got, _ := newHeldWriter(w)
+	_, hj := got.(http.Hijacker)
+	require.True(t, hj)
+}
