@@ -7,6 +7,8 @@ import (
 	"reflect"
 	"slices"
 	"strings"
+	"sync"
+	"sync/atomic"
 
 	"github.com/floodgate-go/floodgate/core"
 	"github.com/floodgate-go/floodgate/internal/both"
@@ -19,6 +21,8 @@ import (
 // adapter passes one. The route is part of the key, so two routes never
 // share buckets, even with the same limiter, unless [Routes.Share] groups
 // them. Configure Routes before serving; it is then safe for concurrent use.
+// Once it has served a request, or [NewSelect] has taken it, Add and Share
+// refuse: a table changed under the requests reading it would race them.
 //
 // A request is limited by the route of the handler it reaches, whatever
 // variant of method and path it reaches it with:
@@ -127,6 +131,10 @@ type Routes struct {
 	groups    map[string]namedGroup // the scopes named so far, by Add and Share
 	hosts     bool                  // whether a pattern names a host
 	err       error                 // a bad argument of NewRoutes, reported by Add, Share and NewSelect
+	// mu orders Add and Share with the first request, which sets serving:
+	// after it, the table is read without a lock, and no longer changed.
+	mu      sync.Mutex
+	serving atomic.Bool
 }
 
 type routeKey struct{ method, path string }
@@ -202,7 +210,8 @@ func NewRoutes(def Limiter) *Routes {
 
 // Add limits the requests matching pattern with l. An error is sticky, as
 // [Routes.Share]'s: every later Add and Share, and [NewSelect], report the
-// first one, so checking NewSelect's error is enough.
+// first one, so checking NewSelect's error is enough. Once Routes serves
+// (see [Routes]), Add and Share refuse, and that error is not sticky.
 func (rt *Routes) Add(pattern string, l Limiter) error {
 	return rt.share(pattern, l, true, pattern)
 }
@@ -226,11 +235,17 @@ func (rt *Routes) share(name string, l Limiter, added bool, patterns ...string) 
 	if rt == nil {
 		return fmt.Errorf("middleware: Share on nil *Routes: %w", core.ErrInvalidConfig)
 	}
+	rt.mu.Lock()
+	defer rt.mu.Unlock()
 	if rt.err != nil {
 		return rt.err
 	}
 	if rt.mux == nil {
 		return errZeroRoutes
+	}
+	if rt.serving.Load() {
+		// Not sticky: the table serves on as it is.
+		return fmt.Errorf("middleware: route group %q: Routes serves already (add every route before serving): %w", group, core.ErrInvalidConfig)
 	}
 	defer func() {
 		if err != nil {
@@ -467,6 +482,12 @@ func (rt *Routes) ownRoute(r *http.Request, template string) (Limiter, string, b
 }
 
 func (rt *Routes) validate() error {
+	if !rt.serving.Load() {
+		// The first request, or NewSelect: Add and Share refuse from now.
+		rt.mu.Lock()
+		rt.serving.Store(true)
+		rt.mu.Unlock()
+	}
 	if rt.err == nil && rt.mux == nil {
 		return errZeroRoutes
 	}
@@ -820,5 +841,7 @@ func (rt *Routes) muxMatch(r *http.Request) match {
 // Patterns returns the patterns added, in canonical form (the method upper
 // case), for documentation and tests.
 func (rt *Routes) Patterns() []string {
+	rt.mu.Lock()
+	defer rt.mu.Unlock()
 	return slices.Clone(rt.patterns)
 }
