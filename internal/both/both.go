@@ -9,10 +9,12 @@ package both
 import (
 	"context"
 	"errors"
+	"hash/maphash"
 	"reflect"
 	"slices"
 	"strconv"
 	"sync"
+	"sync/atomic"
 
 	"github.com/floodgate-go/floodgate/core"
 )
@@ -120,8 +122,9 @@ func (p *Pair) Key() string {
 	return p.keys[p.shown]
 }
 
-// AllowN charges cost for key on every part, in order, and returns the
-// first denial (after giving back what the others took), or, when all
+// AllowN charges cost for key on every part, in order (but first those
+// that denied their key when a Pair last charged it: see denialHints), and
+// returns the first denial (after giving back what the others took), or, when all
 // admit, the binding Result, as one limiter of several limits gives it:
 // the one with the least Remaining, its Delay the longest of all (the
 // wait every part's shaping asks). Under core.WithMaxDelay, a part
@@ -141,25 +144,28 @@ func (p *Pair) AllowN(ctx context.Context, key string, cost int64) (core.Result,
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	var errs [MaxParts]error
-	for i, pt := range p.parts[:p.n] {
-		k := key
-		if pt.Scope != "" {
-			k = Scoped(pt.Scope, key)
-		}
+	order, hs := p.order(key)
+	for n, i := range order[:p.n] {
+		pt := p.parts[i]
+		k := p.keys[i]
 		res, err := pt.Lim.AllowN(ctx, k, cost)
-		p.keys[i], p.res[i], errs[i] = k, res, err
+		p.res[i], errs[i] = res, err
 		// An admission holds its cost, whether or not its Result can say
 		// so (core.Result.Taken is core's: another package's limiter
 		// never sets it); a denial holds it when it says so.
 		p.held[i] = err == nil && (res.Allowed || res.Taken())
 		if err == nil && !res.Allowed {
+			denials.remember(hs[i])
 			// All or nothing. A failed refund leaves the cost taken: the
 			// stricter error.
-			for j := range i {
+			for _, j := range order[:n] {
 				_, _ = p.giveBack(context.WithoutCancel(ctx), j)
 			}
 			p.shown = i
 			return res, nil
+		}
+		if err == nil {
+			denials.forget(hs[i])
 		}
 	}
 	p.shown = -1
@@ -192,6 +198,76 @@ func (p *Pair) AllowN(ctx context.Context, key string, cost int64) (core.Result,
 	res := p.res[p.shown]
 	res.Delay = p.res[longest].Delay
 	return res, err
+}
+
+// order sets each part's key for key and returns the order its parts
+// are charged in: first those that denied their key last (see denials),
+// then the others, each as given; with each part's hash in denials.
+func (p *Pair) order(key string) (order [MaxParts]int, hs [MaxParts]uint64) {
+	n := 0
+	for i, pt := range p.parts[:p.n] {
+		p.keys[i] = key
+		if pt.Scope != "" {
+			p.keys[i] = Scoped(pt.Scope, key)
+		}
+		hs[i] = denials.hash(pt.Lim, p.keys[i])
+		if denials.denied(hs[i]) {
+			order[n] = i
+			n++
+		}
+	}
+	for i := range p.parts[:p.n] {
+		if !denials.denied(hs[i]) {
+			order[n] = i
+			n++
+		}
+	}
+	return order, hs
+}
+
+// denialHints remembers, for a hash of a limiter and a key, that the
+// limiter denied the key the last time a Pair charged it: a later Pair
+// charges that part first, and, denied again, asks no other part. A
+// client whose route is spent, sending it in variant spellings charged on
+// several routes, costs one limiter call a request (none, when a Redis
+// deny cache answers it), not an admission and a refund of every other
+// route's. A hint only orders the parts: one lost, stale or shared by two
+// keys (a slot of several, a hash of two) changes what a request costs,
+// never what it is decided.
+type denialHints struct {
+	seed  maphash.Seed
+	slots [4096]atomic.Uint64
+}
+
+var denials = &denialHints{seed: maphash.MakeSeed()}
+
+// hash returns the hint of l's key: l (its type alone when it cannot be
+// compared) and the key; never 0, an empty slot.
+func (d *denialHints) hash(l Limiter, key string) uint64 {
+	var id uint64
+	if t := reflect.TypeOf(l); t.Comparable() {
+		id = maphash.Comparable(d.seed, l)
+	} else {
+		id = uint64(reflect.ValueOf(t).Pointer())
+	}
+	return (maphash.String(d.seed, key) ^ id*0x9e3779b97f4a7c15) | 1
+}
+
+func (d *denialHints) slot(h uint64) *atomic.Uint64 { return &d.slots[(h>>1)%uint64(len(d.slots))] }
+
+func (d *denialHints) denied(h uint64) bool { return d.slot(h).Load() == h }
+
+func (d *denialHints) remember(h uint64) {
+	if s := d.slot(h); s.Load() != h {
+		s.Store(h)
+	}
+}
+
+// forget clears h's hint, if it holds the slot: its part admits again.
+func (d *denialHints) forget(h uint64) {
+	if s := d.slot(h); s.Load() == h {
+		s.CompareAndSwap(h, 0)
+	}
 }
 
 // Holds reports whether p holds the cost of a part, which Refund gives
