@@ -26,7 +26,13 @@ type Limiter interface {
 // builds its scope from the one [Routes.Select] gives, whatever the
 // limiter: for a request charged on several routes, that scope stands for
 // each route's, and the middleware charges each route under the scope
-// built from its own.
+// built from its own, asking the Selector again for each (at most once
+// per route: a Selector doing I/O may cache its answer in the request's
+// context). The request it gives Routes.Select must be under the context
+// of the one it was given, or one derived from it (r.WithContext of a
+// context made from r.Context()): under a context of its own making
+// (context.Background()), Routes cannot tell which route it is asked for,
+// and such a request is refused (see Options.NoKey), never unlimited.
 type Selector interface {
 	Select(r *http.Request, route string) (lim Limiter, scope string, err error)
 }

@@ -43,7 +43,7 @@ func partAsked(r *http.Request, rt *Routes) (both.Part, bool) {
 // errPartPair refuses a Selector that answers a Pair when asked for one
 // of its routes: the Routes it wraps did not see the request it was given
 // (a context of the Selector's own).
-var errPartPair = fmt.Errorf("middleware: the Selector gave several routes when asked for one (a request without its context given to Routes.Select?): %w", core.ErrInvalidConfig)
+var errPartPair = fmt.Errorf("middleware: the Selector gave several routes when asked for one: give Routes.Select the request under its context, or one derived from it (not a context of the Selector's own): %w", core.ErrInvalidConfig)
 
 // selectScoped is sel.Select. A Limiter of several routes (see
 // Routes.Select) that the Selector gives with a scope of its own making
