@@ -19,7 +19,11 @@ var ErrUnknownTier = errors.New("middleware: unknown tier")
 // windows (free 60/min + 1,000/day, pro 600/min + 100,000/day). A resolve
 // error or an unknown tier refuses the request: it is never served
 // unlimited. Each tier keeps its own state, so a tenant that changes tier
-// starts the new plan's limits afresh.
+// starts the new plan's limits afresh, and finds the old plan's as it left
+// it when it moves back: within a window, a tenant moving between tiers is
+// admitted at most the sum of their limits. Resolve from what
+// authenticates the tenant, never from what the client writes (a plan
+// header): a client that chooses its tier chooses its limits.
 func Tiers(resolve func(*http.Request) (string, error), tiers map[string]Limiter) (Selector, error) {
 	if resolve == nil || len(tiers) == 0 {
 		return nil, fmt.Errorf("middleware: Tiers needs a resolver and at least one tier: %w", core.ErrInvalidConfig)
