@@ -1,6 +1,7 @@
 package routepath_test
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/floodgate-go/floodgate/internal/routepath"
@@ -27,4 +28,56 @@ func TestVariants(t *testing.T) {
 	assert.Equal(t, [4]string{"", "/Login/", "/login", "/login/"}, routepath.Variants("/Login"))
 	assert.Equal(t, [4]string{"/x", "/x/", "", ""}, routepath.Variants("//x"))
 	assert.Equal(t, [4]string{"", "", "", ""}, routepath.Variants("/"))
+}
+
+// cleanBySegments is Clean as it was written first, segment by segment:
+// the model Clean is checked against.
+func cleanBySegments(p string) string {
+	if p == "" {
+		return "/"
+	}
+	if p[0] != '/' {
+		p = "/" + p
+	}
+	segs := strings.Split(p[1:], "/")
+	out := make([]string, 0, len(segs))
+	for _, s := range segs {
+		switch s {
+		case "", ".":
+		case "..":
+			if len(out) > 0 {
+				out = out[:len(out)-1]
+			}
+		default:
+			out = append(out, s)
+		}
+	}
+	c := "/" + strings.Join(out, "/")
+	if last := segs[len(segs)-1]; (last == "" || last == "." || last == "..") && c != "/" {
+		c += "/"
+	}
+	return c
+}
+
+func FuzzClean(f *testing.F) {
+	for _, s := range []string{"", "/", "//", "x", "/a/../x", "/a/./x/.", "/..", "/a/..", "a/b/", "/.../", "/./", "/a//b", ".", "..", "/a/b/../../.."} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, p string) {
+		if got, want := routepath.Clean(p), cleanBySegments(p); got != want {
+			t.Fatalf("Clean(%q) = %q, want %q", p, got, want)
+		}
+	})
+}
+
+// A request's path of many segments was cleaned into a slice of them: 16
+// bytes a segment and a join, for each of the several times a request is
+// matched (see middleware.TestAttackLongPathSelectCost). Clean now makes
+// a buffer and a string of the path's length, nothing for a clean path.
+func TestAttackCleanAllocatesPerSegment(t *testing.T) {
+	p := "/admin" + strings.Repeat("/a", 1000) + "/.."
+	n := testing.AllocsPerRun(10, func() { _ = routepath.Clean(p) })
+	assert.LessOrEqual(t, n, 2.0, "a buffer and its string")
+	clean := "/admin" + strings.Repeat("/a", 1000)
+	assert.Zero(t, testing.AllocsPerRun(10, func() { _ = routepath.Clean(clean) }))
 }
