@@ -21,8 +21,8 @@ import (
 // adapter passes one. The route is part of the key, so two routes never
 // share buckets, even with the same limiter, unless [Routes.Share] groups
 // them. Configure Routes before serving; it is then safe for concurrent use.
-// Once it has served a request, or [NewSelect] has taken it, Add and Share
-// refuse: a table changed under the requests reading it would race them.
+// Once it has served a request, Add and Share refuse: a table changed
+// under the requests reading it would race them.
 //
 // A request is limited by the route of the handler it reaches, whatever
 // variant of method and path it reaches it with:
@@ -374,6 +374,7 @@ func register(mux *http.ServeMux, p, pattern string) (err error) {
 // the others' admission, which the caller gives back unless it serves the
 // request all the same.
 func (rt *Routes) Select(r *http.Request, template string) (Limiter, string, error) {
+	rt.serves()
 	if err := rt.validate(); err != nil {
 		return nil, "", err
 	}
@@ -466,6 +467,7 @@ type choice struct {
 // reaches no route (the Preflight mode then limits it like the request it
 // announces, at least).
 func (rt *Routes) ownRoute(r *http.Request, template string) (Limiter, string, bool) {
+	rt.serves()
 	if rt.validate() != nil {
 		return nil, "", false
 	}
@@ -481,13 +483,17 @@ func (rt *Routes) ownRoute(r *http.Request, template string) (Limiter, string, b
 	return l, s, true
 }
 
-func (rt *Routes) validate() error {
+// serves marks rt as serving, at its first request: Add and Share refuse
+// from then on, and the table is read without a lock.
+func (rt *Routes) serves() {
 	if !rt.serving.Load() {
-		// The first request, or NewSelect: Add and Share refuse from now.
 		rt.mu.Lock()
 		rt.serving.Store(true)
 		rt.mu.Unlock()
 	}
+}
+
+func (rt *Routes) validate() error {
 	if rt.err == nil && rt.mux == nil {
 		return errZeroRoutes
 	}
