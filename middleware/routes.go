@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"iter"
 	"net/http"
+	"net/url"
 	"reflect"
 	"slices"
 	"strings"
@@ -73,7 +74,13 @@ import (
 //     under the template's literal start: routers serve paths as they
 //     come ("/items/." reaches "/items/:id", "/admin/../healthz" reaches
 //     "/admin/*p") that ServeMux would clean into another route's path,
-//     or none.
+//     or none. A path ServeMux would clean ("/admin/./public"), or whose
+//     variant (see below) names a route of its own, under a router's
+//     catch-all template ("/admin/*", even one written as a route: "GET
+//     /files/*") is charged on the variant's route and the template's,
+//     all or nothing: the catch-all's handler serves it as it comes, and
+//     a rewriting middleware after the limiter (chi's CleanPath,
+//     StripSlashes) routes it to the variant's.
 //   - HEAD is limited like GET, in the GET route's buckets, unless a HEAD
 //     route of its own was added: ServeMux, chi's middleware.GetHead and
 //     routes registered for both methods all serve HEAD with the GET
@@ -528,18 +535,10 @@ func (rt *Routes) find(r *http.Request, method, template string) choice {
 		}
 	}
 	if template != "" {
-		if rte := rt.byKey[routeKey{method, template}]; rte != nil {
-			return choice{rte: rte}
-		}
-		if method == http.MethodHead {
-			if rte := rt.byKey[routeKey{http.MethodGet, template}]; rte != nil {
-				return choice{rte: rte}
+		if rte := rt.templateRoute(r, method, template); rte != nil {
+			if v := rt.pastCatchAll(r, method, template, rte); v != nil {
+				return choice{rte: v, served: rte, variant: true}
 			}
-		}
-		if rte := rt.byKey[routeKey{path: template}]; rte != nil {
-			return choice{rte: rte}
-		}
-		if rte := rt.sharedRoute(r, method, template); rte != nil {
 			return choice{rte: rte}
 		}
 		// The template names no route (a pattern written in ServeMux's
@@ -567,8 +566,13 @@ func (rt *Routes) find(r *http.Request, method, template string) choice {
 	// where the handler r reaches serves (see servedPrefix): the route it
 	// matches there may be the one a handler routing further (a
 	// subtree's) serves it with, or one more specific than the template.
+	// A router serves r's path as it comes ("/admin/./public",
+	// "/admin//public" reach chi's "/admin/*"), where ServeMux would clean
+	// it, and redirect: the route the cleaned path names is then a
+	// variant's (see variants), charged with the template's, not instead.
+	cleaned := template != "" && req.Method != http.MethodConnect && uncleanPath(req.URL)
 	var best match
-	if staysWithin(req.URL, req.Method, within) {
+	if !cleaned && staysWithin(req.URL, req.Method, within) {
 		best = rt.muxMatch(req)
 		if best.e != nil && !best.weak {
 			return choice{rte: best.route()}
@@ -590,7 +594,7 @@ func (rt *Routes) find(r *http.Request, method, template string) choice {
 			return choice{rte: best.route()}
 		}
 	}
-	if staysWithin(req.URL, "", within) {
+	if !cleaned && staysWithin(req.URL, "", within) {
 		if template != "" {
 			// A route written in another syntax than the template ("POST
 			// /users/{id}/login" for gin's "/users/:id/login") guards the
@@ -644,6 +648,63 @@ func (rt *Routes) find(r *http.Request, method, template string) choice {
 		}
 	}
 	return choice{rte: best.route(), served: served.route(), variant: best.e != served.e}
+}
+
+// uncleanPath reports whether ServeMux would clean u's path (its escaped
+// form) before matching it: it holds an empty, "." or ".." segment.
+func uncleanPath(u *url.URL) bool {
+	p := u.EscapedPath()
+	return p != "" && routepath.Clean(p) != p
+}
+
+// templateRoute returns the route written as template for r (see
+// [Routes.Select]): "METHOD template", "GET template" for HEAD,
+// "template", then the first route at template for a method r.Pattern
+// names; nil for none.
+func (rt *Routes) templateRoute(r *http.Request, method, template string) *route {
+	if rte := rt.byKey[routeKey{method, template}]; rte != nil {
+		return rte
+	}
+	if method == http.MethodHead {
+		if rte := rt.byKey[routeKey{http.MethodGet, template}]; rte != nil {
+			return rte
+		}
+	}
+	if rte := rt.byKey[routeKey{path: template}]; rte != nil {
+		return rte
+	}
+	return rt.sharedRoute(r, method, template)
+}
+
+// pastCatchAll returns the route that a variant of r's path (see
+// routepath.Variants: cleaned, its slash toggled, in lower case) names
+// under the catch-all template ("/admin/*", "/files/*filepath") whose
+// route, served, limits r, when it is another: the router serves the
+// path as it comes to the catch-all's handler, which may read it as the
+// variant (a file server on a case-insensitive disk), or a rewriting
+// middleware after the limiter (chi's CleanPath, StripSlashes) may route
+// it to the variant's handler; r is charged on both. nil for none, and
+// for a template that is no catch-all, whose router has matched the path
+// whole.
+func (rt *Routes) pastCatchAll(r *http.Request, method, template string, served *route) *route {
+	if r.URL == nil || !strings.HasSuffix(routepath.MuxPath(template), "...}") {
+		return nil
+	}
+	req := r
+	if method != r.Method {
+		c := *r
+		c.Method = method
+		req = &c
+	}
+	within := servedPrefix(r.Pattern, template)
+	if !describes(req.URL, within) {
+		within = ""
+	}
+	best := rt.variants(req, match{}, within)
+	if best.e == nil || best.weak || best.e.rte == served {
+		return nil
+	}
+	return best.e.rte
 }
 
 // variants returns the best fit of best and the routes ServeMux matches

@@ -36,3 +36,33 @@ func TestAttackVariantLooserThanTheCatchAll(t *testing.T) {
 		assert.Equal(t, 1, hits, path)
 	}
 }
+
+// The same with LimitMux, which resolves the route before chi routes: the
+// path reaching only the catch-all "/admin/*", the variant finding
+// "/admin/public" replaced it, so that "/admin/PUBLIC", "/admin/public/"
+// and "/admin/./public" reached the catch-all's handler limited by
+// "/admin/public" alone: 3 of 3 (1,000 an hour, not 1). A variant past a
+// catch-all now leaves the request to Routes, which charges both the
+// variant's route and the catch-all's: 1 of 3. With a rewriting middleware
+// after LimitMux (StripSlashes), which routes the variant to the route's
+// own handler, that route still limits it (TestLimitMuxVariantPastCatchAll).
+func TestAttackLimitMuxVariantLooserThanTheCatchAll(t *testing.T) {
+	for _, path := range []string{"/admin/x/%2E%2E/public", "/admin/PUBLIC", "/admin/public/", "/admin/./public"} {
+		rt := middleware.NewRoutes(nil)
+		require.NoError(t, rt.Add("/admin/", fixed(t, 1)))
+		require.NoError(t, rt.Add("/admin/public", fixed(t, 1000)))
+		m, err := middleware.NewSelect(rt, middleware.Options{})
+		require.NoError(t, err)
+		hits := 0
+		r := chi.NewRouter()
+		r.Use(chilimit.LimitMux(m, r))
+		r.Get("/admin/*", func(http.ResponseWriter, *http.Request) { hits++ })
+		r.Get("/admin/public", ok)
+		var codes []int
+		for range 3 {
+			codes = append(codes, from(r, http.MethodGet, path, "192.0.2.1:1"))
+		}
+		assert.Equal(t, []int{200, 429, 429}, codes, path)
+		assert.Equal(t, 1, hits, path)
+	}
+}

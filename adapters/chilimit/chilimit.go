@@ -87,8 +87,17 @@ func Limit(m *middleware.Middleware) func(http.Handler) http.Handler {
 					// preflight reaching a handler of OPTIONS alone as
 					// the OPTIONS request it is (see middleware.Preflight).
 					sc := pool.Get().(*chi.Context)
-					p, reached := find(rctx.Routes, sc, r)
+					p, reached, past := find(rctx.Routes, sc, r)
 					pool.Put(sc)
+					if past || reached != "" && pattern == "" {
+						// The route chi will serve the path with, as it
+						// comes ("/opt/.." reaches "/opt/{k}", which
+						// ServeMux would clean to "/"), where chi names
+						// none yet (a sub-router's Use keeps its mount
+						// point's); a catch-all Routes charges with the
+						// route its variant names.
+						pattern = p
+					}
 					if reached != "" {
 						ms := t.Pattern(p, reached)
 						if ms == "" {
@@ -123,7 +132,8 @@ func Limit(m *middleware.Middleware) func(http.Handler) http.Handler {
 // finds no route or only a catch-all ("/*"), the path cleaned, with its
 // trailing slash toggled and in lower case (as path-rewriting middleware
 // mounted after it may route it; a variant finding a route of its own is
-// counted as that route).
+// counted as that route, and, when a catch-all holds the path, as the
+// catch-all's too, all or nothing: chi serves the path as it comes there).
 // A request none of them finds is limited with the route template "".
 func LimitMux(m *middleware.Middleware, router chi.Routes) func(http.Handler) http.Handler {
 	mustValidate(m)
@@ -145,7 +155,7 @@ func LimitMux(m *middleware.Middleware, router chi.Routes) func(http.Handler) ht
 				}
 			}
 			rctx := pool.Get().(*chi.Context)
-			pattern, method := find(root, rctx, r)
+			pattern, method, _ := find(root, rctx, r)
 			pool.Put(rctx)
 			methods := ""
 			if method != "" {
@@ -168,7 +178,11 @@ func LimitMux(m *middleware.Middleware, router chi.Routes) func(http.Handler) ht
 // whose handler r reaches there: r's routing method, or GET for a HEAD;
 // "" for none, and for a preflight limited like the method it announces,
 // whose handler it does not reach.
-func find(router chi.Routes, rctx *chi.Context, r *http.Request) (pattern, reached string) {
+//
+// past reports a path that reaches a catch-all while a variant of it
+// reaches a route of its own: pattern is then the catch-all's, which
+// Routes charges with the variant's route.
+func find(router chi.Routes, rctx *chi.Context, r *http.Request) (pattern, reached string, past bool) {
 	method, path := r.Method, ""
 	if rc := chi.RouteContext(r.Context()); rc != nil {
 		if rc.RouteMethod != "" {
@@ -195,11 +209,20 @@ func find(router chi.Routes, rctx *chi.Context, r *http.Request) (pattern, reach
 		}
 	}
 	best, i := findMethods(router, rctx, methods, path)
-	if best == "" || strings.HasSuffix(best, "*") {
+	catch, ci := best, i
+	catchAll := strings.HasSuffix(best, "*")
+	if best == "" || catchAll {
 		// No route, or only a catch-all ("/*"), holds the path: a variant
 		// that a path-rewriting middleware would route to a route of its
 		// own is counted as that route.
-		for _, v := range routepath.Variants(path) {
+		// StripSlashes routes the path as it comes, its slash dropped
+		// ("/users/./" to "/users/{id}"), before the cleaned variants.
+		raw := ""
+		if strings.HasSuffix(path, "/") {
+			raw = routepath.ToggleSlash(path)
+		}
+		vs := routepath.Variants(path)
+		for _, v := range append([]string{raw}, vs[:]...) {
 			if v == "" {
 				continue
 			}
@@ -210,11 +233,19 @@ func find(router chi.Routes, rctx *chi.Context, r *http.Request) (pattern, reach
 				}
 			}
 		}
+		if catchAll && !strings.HasSuffix(best, "*") {
+			// chi serves the path as it comes with the catch-all (a
+			// file server, a handler reading the path), a rewriting
+			// middleware after the limiter routes it to the variant's
+			// route: Routes, given the catch-all, charges both, all or
+			// nothing (see middleware.Routes).
+			return catch, methods[ci], true
+		}
 	}
 	if best == "" || i == 1 && method == http.MethodOptions {
-		return best, ""
+		return best, "", false
 	}
-	return best, methods[i]
+	return best, methods[i], false
 }
 
 // findMethods returns the pattern router finds for path with the first of
