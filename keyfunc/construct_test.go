@@ -21,11 +21,14 @@ func TestConstructorsRefuseNilAndEmpty(t *testing.T) {
 		"User(nil)":             func() { keyfunc.User(nilUser) },
 		"UserFromContext(nil)":  func() { keyfunc.UserFromContext(nil) },
 		"UserFromContext(func)": func() { keyfunc.UserFromContext([]int{1}) },
-		"Join()":                func() { keyfunc.Join() },
-		"Join(nil)":             func() { keyfunc.Join(keyfunc.Const("a"), nil) },
-		"First()":               func() { keyfunc.First() },
-		"First(nil)":            func() { keyfunc.First(nil) },
-		"Const(\"\")":           func() { keyfunc.Const("") },
+		// A comparable type holding a value that is not: the request's
+		// context.Value would panic comparing it.
+		"UserFromContext(struct holding a slice)": func() { keyfunc.UserFromContext(struct{ v any }{[]int{1}}) },
+		"Join()":      func() { keyfunc.Join() },
+		"Join(nil)":   func() { keyfunc.Join(keyfunc.Const("a"), nil) },
+		"First()":     func() { keyfunc.First() },
+		"First(nil)":  func() { keyfunc.First(nil) },
+		"Const(\"\")": func() { keyfunc.Const("") },
 	} {
 		assert.ErrorIs(t, panicOf(build), keyfunc.ErrInvalidOptions, name)
 	}

@@ -5,9 +5,9 @@ import (
 	"encoding/hex"
 	"fmt"
 	"net/http"
-	"reflect"
 
 	"github.com/floodgate-go/floodgate/internal/httpsyntax"
+	"github.com/floodgate-go/floodgate/internal/same"
 )
 
 // hashDomain separates the hashes of this package from any other use of
@@ -109,7 +109,7 @@ func UserFromContext(key any) Func {
 	if key == nil {
 		panic(fmt.Errorf("keyfunc: UserFromContext: nil key: %w", ErrInvalidOptions))
 	}
-	if !reflect.TypeOf(key).Comparable() {
+	if !same.Comparable(key) {
 		panic(fmt.Errorf("keyfunc: UserFromContext: key %T is not comparable: %w", key, ErrInvalidOptions))
 	}
 	return User(func(r *http.Request) (string, bool) {

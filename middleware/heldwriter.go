@@ -10,6 +10,7 @@ import (
 	"sync/atomic"
 
 	"github.com/floodgate-go/floodgate/core/inflight"
+	"github.com/floodgate-go/floodgate/internal/same"
 )
 
 // heldWriter is the writer [Concurrency] gives its handler: a connection
@@ -44,7 +45,7 @@ func holdsSlot(w http.ResponseWriter, l ConcurrencyLimiter, key string) bool {
 	for range maxUnwrap {
 		switch t := w.(type) {
 		case interface{ held() *heldWriter }:
-			if h := t.held(); h.key == key && sameLimiter(h.c.lim, l) {
+			if h := t.held(); h.key == key && same.Is(h.c.lim, l) {
 				return true
 			}
 			w = t.held().ResponseWriter
@@ -61,17 +62,6 @@ func holdsSlot(w http.ResponseWriter, l ConcurrencyLimiter, key string) bool {
 // leads back to itself would hang every request, not only (as under
 // http.ResponseController) the ones that hijack or flush.
 const maxUnwrap = 64
-
-// sameLimiter reports a == b; limiters of a type that cannot be compared
-// (a struct holding a map, used by value) are never the same.
-func sameLimiter(a, b ConcurrencyLimiter) (same bool) {
-	defer func() {
-		if recover() != nil {
-			same = false
-		}
-	}()
-	return a == b
-}
 
 // release gives the request's slot back; calling it again does nothing
 // (inflight.Slot releases once).

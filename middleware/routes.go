@@ -5,7 +5,7 @@ import (
 	"iter"
 	"net/http"
 	"net/url"
-	"reflect"
+
 	"slices"
 	"strings"
 	"sync"
@@ -14,6 +14,7 @@ import (
 	"github.com/floodgate-go/floodgate/core"
 	"github.com/floodgate-go/floodgate/internal/both"
 	"github.com/floodgate-go/floodgate/internal/routepath"
+	"github.com/floodgate-go/floodgate/internal/same"
 )
 
 // Routes is a [Selector] that picks a limiter by route: Go 1.22 ServeMux
@@ -272,11 +273,11 @@ func (rt *Routes) share(name string, l Limiter, added bool, patterns ...string) 
 		// The default's scope: the group would share its buckets.
 		return fmt.Errorf("middleware: empty route group name: %w", core.ErrInvalidConfig)
 	}
+	if !same.Comparable(l) {
+		return fmt.Errorf("middleware: route group %q: limiter %T is not comparable: %w", group, l, core.ErrInvalidConfig)
+	}
 	if g, ok := rt.groups[group]; ok && (added || g.added || g.lim != l) {
 		return fmt.Errorf("middleware: route group %q named twice (by Add, or for another limiter): its routes would share buckets: %w", group, core.ErrInvalidConfig)
-	}
-	if !reflect.TypeOf(l).Comparable() {
-		return fmt.Errorf("middleware: route group %q: limiter type %T is not comparable: %w", group, l, core.ErrInvalidConfig)
 	}
 	if rt.groups == nil {
 		rt.groups = map[string]namedGroup{}
@@ -519,7 +520,7 @@ func (rt *Routes) pick(rte *route) (Limiter, string, error) {
 		}
 		return rt.def, "", nil
 	}
-	if rt.limiters[rte.lim] == 1 && rte.lim != rt.def {
+	if rt.limiters[rte.lim] == 1 && !same.Is(rte.lim, rt.def) {
 		// The limiter serves this route alone: its keys need no scope.
 		return rte.lim, "", nil
 	}

@@ -4,9 +4,9 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"reflect"
 
 	"github.com/floodgate-go/floodgate/core"
+	"github.com/floodgate-go/floodgate/internal/same"
 )
 
 // ErrUnknownTier is returned (and the request refused) when a request's
@@ -34,13 +34,13 @@ func Tiers(resolve func(*http.Request) (string, error), tiers map[string]Limiter
 		if err := checkLimiter(fmt.Sprintf("tier %q", name), l); err != nil {
 			return nil, err
 		}
-		if reflect.TypeOf(l).Comparable() {
+		if same.Comparable(l) {
 			uses[l]++
 		}
 	}
 	for name, l := range tiers {
 		tr := tier{lim: l}
-		if !reflect.TypeOf(l).Comparable() || uses[l] > 1 {
+		if !same.Comparable(l) || uses[l] > 1 {
 			// A limiter of several tiers keeps each tier's buckets apart.
 			tr.scope = "t" + name
 		}

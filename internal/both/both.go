@@ -17,6 +17,7 @@ import (
 	"sync/atomic"
 
 	"github.com/floodgate-go/floodgate/core"
+	"github.com/floodgate-go/floodgate/internal/same"
 )
 
 // Limiter is middleware.Limiter.
@@ -87,13 +88,11 @@ func Of(parts ...Part) (Limiter, string) {
 }
 
 // same reports whether a and o are one limiter under one scope: one
-// bucket. Limiters of a type that cannot be compared are never the same.
+// bucket. Limiters that cannot be compared (of a type that cannot, or a
+// value of a comparable type holding one that cannot, on which == panics)
+// are never the same.
 func (a Part) same(o Part) bool {
-	if a.Scope != o.Scope {
-		return false
-	}
-	t := reflect.TypeOf(a.Lim)
-	return t == reflect.TypeOf(o.Lim) && t.Comparable() && a.Lim == o.Lim
+	return a.Scope == o.Scope && same.Is(a.Lim, o.Lim)
 }
 
 // SetOrigin records what made p (the middleware's Routes), before p is
@@ -242,15 +241,20 @@ type denialHints struct {
 var denials = &denialHints{seed: maphash.MakeSeed()}
 
 // hash returns the hint of l's key: l (its type alone when it cannot be
-// compared) and the key; never 0, an empty slot.
+// hashed) and the key; never 0, an empty slot.
 func (d *denialHints) hash(l Limiter, key string) uint64 {
-	var id uint64
-	if t := reflect.TypeOf(l); t.Comparable() {
-		id = maphash.Comparable(d.seed, l)
-	} else {
-		id = uint64(reflect.ValueOf(t).Pointer())
+	return (maphash.String(d.seed, key) ^ d.limiterID(l)*0x9e3779b97f4a7c15) | 1
+}
+
+// limiterID is a hash of l, or of its type alone when l cannot be hashed:
+// of a type that cannot be compared, or a value of a comparable type
+// holding one that cannot (an interface field holding a slice), which
+// maphash.Comparable panics on.
+func (d *denialHints) limiterID(l Limiter) uint64 {
+	if !same.Comparable(l) {
+		return uint64(reflect.ValueOf(reflect.TypeOf(l)).Pointer())
 	}
-	return (maphash.String(d.seed, key) ^ id*0x9e3779b97f4a7c15) | 1
+	return maphash.Comparable(d.seed, l)
 }
 
 func (d *denialHints) slot(h uint64) *atomic.Uint64 { return &d.slots[(h>>1)%uint64(len(d.slots))] }
