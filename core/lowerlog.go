@@ -3,6 +3,7 @@ package core
 import (
 	"context"
 	"math/bits"
+	"slices"
 	"sync/atomic"
 )
 
@@ -38,7 +39,7 @@ import (
 // A shard's refunds are made one at a time, each recorded before the next
 // reads the log, so that none made before is missed. What a log cannot know,
 // it never gives: a take positioned before a refund the log has forgotten (a
-// full shard forgets all it holds) gives nothing back from its span limits,
+// full shard forgets the older half it holds) gives nothing back from its span limits,
 // and a refund whose store call failed is counted by every later refund while
 // it is remembered. It knows the refunds of its own Limiter: another
 // process's refunds of the same Redis key are not counted (see "Refunds" in
@@ -215,8 +216,8 @@ func (sh *lowerShard) moved(kh, pos, hi uint64, taken int64, until *[MaxLimits]i
 
 // record remembers refund e of the key of hash kh, dropping the key's
 // entries older than window, and, when the shard is full, every entry
-// older than window, or all of them when that is not enough. The caller
-// holds sh's lock.
+// older than window, or the older half of them (see forgetOlder) when that
+// is not enough. The caller holds sh's lock.
 func (sh *lowerShard) record(kh uint64, e lowering, window int64, perShard int) {
 	if sh.keys == nil {
 		sh.keys = make(map[uint64][]lowering)
@@ -226,18 +227,52 @@ func (sh *lowerShard) record(kh uint64, e lowering, window int64, perShard int) 
 			sh.pruneKey(kh, e.at, window)
 		}
 		if sh.n >= perShard {
-			for _, list := range sh.keys {
-				for _, e := range list {
-					sh.forget(e)
-				}
-			}
-			clear(sh.keys)
-			sh.n = 0
+			sh.forgetOlder()
 		}
 	}
 	sh.pruneKey(kh, e.at, window)
 	sh.keys[kh] = append(sh.keys[kh], e)
 	sh.n++
+}
+
+// forgetOlder forgets the older half of the shard's refunds (by position,
+// whatever their keys), raising the floor to the latest of them: the takes
+// positioned at or below it give nothing back from their spans, as the
+// refunds they would have to count may be among those forgotten. Forgetting
+// the lowest positions refuses the fewest takes: only those made before
+// about half the shard's bound of refunds (forgetting every refund refused
+// the refunds of every take made before the latest, whatever its key, at
+// each overflow). A failed refund's position is unknown, and sorts last.
+// The caller holds sh's lock.
+func (sh *lowerShard) forgetOlder() {
+	pos := make([]uint64, 0, sh.n)
+	for _, list := range sh.keys {
+		for _, e := range list {
+			pos = append(pos, e.pos)
+		}
+	}
+	if len(pos) == 0 {
+		return
+	}
+	slices.Sort(pos)
+	cut := pos[(len(pos)-1)/2]
+	for kh, list := range sh.keys {
+		kept := list[:0]
+		for _, e := range list {
+			if e.pos <= cut {
+				sh.forget(e)
+			} else {
+				kept = append(kept, e)
+			}
+		}
+		sh.n -= len(list) - len(kept)
+		if len(kept) == 0 {
+			delete(sh.keys, kh)
+			continue
+		}
+		clear(list[len(kept):])
+		sh.keys[kh] = kept
+	}
 }
 
 // pruneKey drops the entries of the key of hash kh made at now−window or
