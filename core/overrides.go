@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sync"
 	"time"
 )
@@ -94,7 +95,10 @@ type OverrideOptions struct {
 // and limits), which is the default. The latest limits the provider gives
 // for a name apply to every key under it: a change of them is made with
 // [Limiter.SetPolicy], keeping the keys' state; one SetPolicy refuses
-// starts that name's limiter afresh. A key that moves from the default to
+// starts that name's limiter afresh, unless the name had that shape before
+// (among the last MaxPolicies replaced): its limiter then decides again, on
+// the state it kept, so that shapes taking turns under one name reset no
+// key. A key that moves from the default to
 // an override, or between overrides, starts the new limit afresh, as a
 // tenant changing tiers does (and a refund of a decision taken before
 // the move gives nothing back).
@@ -268,11 +272,16 @@ func (o *Overrides) resolve(ctx context.Context, key string, prev *Limiter) (*Li
 	return o.current(prev), o.opts.ErrorTTL, nil
 }
 
-// current returns the limiter now deciding prev's policy: prev's name's
-// (a newer one when a change started the name afresh), or the default.
+// current returns the limiter to decide a key by while the provider
+// fails, prev having decided it before: prev itself while o keeps it (the
+// key's count is there; the name's latest limiter may be of another shape,
+// where the key has none), else prev's name's, else the default.
 func (o *Overrides) current(prev *Limiter) *Limiter {
 	if prev == nil || prev == o.def {
 		return o.def
+	}
+	if o.owns(prev) {
+		return prev
 	}
 	o.mu.Lock()
 	defer o.mu.Unlock()
@@ -315,6 +324,11 @@ func (o *Overrides) limiterOf(p *Policy) (*Limiter, error) {
 		if sameLimits(p, l.Policy()) || l.SetPolicy(p) == nil {
 			return l, nil
 		}
+		if r := o.unretire(p); r != nil {
+			o.retired = append(o.retired, l)
+			o.byName[p.name] = r
+			return r, nil
+		}
 	} else if len(o.byName) >= o.opts.MaxPolicies {
 		return nil, fmt.Errorf("override policy %q: already %d override policies (MaxPolicies)", p.name, len(o.byName))
 	}
@@ -330,6 +344,24 @@ func (o *Overrides) limiterOf(p *Policy) (*Limiter, error) {
 	}
 	o.byName[p.name] = n
 	return n, nil
+}
+
+// unretire returns the latest limiter retired from p's name that can
+// decide p on the state it kept (with p's limits set), removing it from
+// o.retired, or nil. A name whose shapes take turns (a provider giving it
+// per-key windows, or flipping between two contracts) thus finds each
+// shape's keys' state again, rather than starting them afresh at every
+// turn. o.mu is held.
+func (o *Overrides) unretire(p *Policy) *Limiter {
+	for i := len(o.retired) - 1; i >= 0; i-- {
+		r := o.retired[i]
+		if r.Policy().name != p.name || (!sameLimits(p, r.Policy()) && r.SetPolicy(p) != nil) {
+			continue
+		}
+		o.retired = slices.Delete(o.retired, i, i+1)
+		return r
+	}
+	return nil
 }
 
 // sameLimits reports whether a and b have the same limits, in order,
