@@ -60,9 +60,10 @@ func (l *Limiter) try(ctx context.Context, key string) (*inflight.Slot, time.Dur
 	// reading: a goroutine stalled between two would count the lease to
 	// end later than Redis ends it, by the stall.
 	sent := l.clock()
-	args := append([]any{limit, l.leaseUS, member, l.nowAt(sent)}, l.unreleased(rk)...)
+	gone, keys := l.unreleased(rk, []string{rk, tomb})
+	args := append([]any{limit, l.leaseUS, member, l.nowAt(sent)}, gone...)
 	v, err := l.call(ctx, l.calls, func(ctx context.Context) (any, error) {
-		return acquireScript.Run(ctx, l.client, []string{rk, tomb}, args...).Result()
+		return acquireScript.Run(ctx, l.client, keys, args...).Result()
 	}, func(v any, err error, abandoned bool) {
 		if err == nil {
 			l.forget(rk, args[4:]) // (the script ran: their leases are gone)
@@ -154,13 +155,15 @@ func unsent(err error) bool {
 // cancellations are outstanding), within the bound of a round trip. It
 // sends nothing while the breaker says Redis is unreachable. A
 // cancellation not sent, or that failed, is remembered as a release that
-// did not reach Redis (see unreleasedLease; the lease, if taken, ends
-// after ends): this process's next Acquire of the key removes it, once
-// Redis answers, rather than the lease being held by nobody for the rest
-// of its Lease.
+// did not reach Redis, with its tombstone (see unreleasedLease; the
+// lease, if taken, ends after ends): this process's next Acquire of the
+// key removes it and leaves the tombstone, once Redis answers, rather
+// than the lease being held by nobody for the rest of its Lease (the
+// script may reach Redis after that Acquire: a partition's
+// retransmission).
 func (l *Limiter) cancel(rk, tomb, member string, ends time.Time) {
 	if !l.br.Closed() {
-		l.unreleasedLease(rk, member, ends)
+		l.unreleasedLease(rk, member, tomb, ends)
 		return
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), redisbound.RoundTrip(l.opts.Timeout))
@@ -168,7 +171,7 @@ func (l *Limiter) cancel(rk, tomb, member string, ends time.Time) {
 	// EVAL, not EVALSHA: a NOSCRIPT reply would need a second round trip.
 	err := cancelScript.Eval(ctx, l.client, []string{rk, tomb}, member, l.opts.Lease.Milliseconds()).Err()
 	if err != nil {
-		l.unreleasedLease(rk, member, ends)
+		l.unreleasedLease(rk, member, tomb, ends)
 		l.onError(fmt.Errorf("redisinflight: cancelling the lease of an abandoned Acquire (removed by this process's next Acquire of the key, or it ends within Lease): %w", unavailable(err)))
 		return
 	}

@@ -44,14 +44,17 @@ func (l *Limiter) Check(ctx context.Context) error {
 
 // probe runs each of the limiter's scripts once, as its calls do, on a
 // set no limited key maps to (their sets are named by a hex digest): an
-// Acquire of a lease of a millisecond, its renewal, its release.
+// Acquire of a lease of a millisecond, removing an unreleased lease and
+// leaving its tombstone (every command a cancellation sends too), its
+// renewal, its release.
 func (l *Limiter) probe(ctx context.Context) error {
 	rk := l.opts.Prefix + "c{floodgate-check}"
-	member := newMember()
+	member, gone := newMember(), newMember()
 	const leaseUS = 1000
 	keys := []string{rk}
 	tomb := l.opts.Prefix + "x{floodgate-check}:" + member
-	if err := acquireScript.Run(ctx, l.client, []string{rk, tomb}, 1, leaseUS, member, l.now()).Err(); err != nil {
+	goneTomb := l.opts.Prefix + "x{floodgate-check}:" + gone
+	if err := acquireScript.Run(ctx, l.client, []string{rk, tomb, goneTomb}, 1, leaseUS, member, l.now(), gone).Err(); err != nil {
 		return err
 	}
 	if err := renewScript.Run(ctx, l.client, keys, member, leaseUS, l.now()).Err(); err != nil {

@@ -84,9 +84,9 @@
 // Redis as well. While the breaker is open, or when that cancellation
 // cannot reach Redis within a round trip's bound, such a lease is
 // remembered as a release that did not reach Redis (see below): this
-// process's next Acquire of the key that reaches Redis removes it;
-// otherwise it ends by its TTL, at most Options.Lease after the script
-// ran.
+// process's next Acquire of the key that reaches Redis removes it and
+// leaves its tombstone; otherwise it ends by its TTL, at most
+// Options.Lease after the script ran.
 //
 // A circuit breaker, the one of package redisstore, keeps a Redis that
 // is down from costing every call: Options.Failures missed deadlines in

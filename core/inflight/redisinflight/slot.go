@@ -64,7 +64,7 @@ func (ls *lease) release(ctx context.Context) error {
 		ls.mu.Lock()
 		ends := ls.ends
 		ls.mu.Unlock()
-		ls.l.unreleasedLease(ls.rk, ls.id, ends)
+		ls.l.unreleasedLease(ls.rk, ls.id, "", ends)
 		return fmt.Errorf("redisinflight: release (removed by this process's next Acquire of the key, or the lease ends by itself): %w", unavailable(err))
 	}
 	return nil

@@ -11,10 +11,14 @@ const (
 )
 
 // lost is a lease whose release did not reach Redis: member of its set,
-// which has surely ended after ends (this process's clock).
+// which has surely ended after ends (this process's clock). tomb, for the
+// lease of an abandoned Acquire whose cancellation was not sent, is its
+// tombstone (see Limiter.cancel), which the key's next Acquire leaves as
+// the cancellation would have: the Acquire's script may be on its way
+// still. "" for a lease released (its script ran).
 type lost struct {
-	member string
-	ends   time.Time
+	member, tomb string
+	ends         time.Time
 }
 
 // lostUntil is when a lease that ends after ends (its sending plus a
@@ -26,10 +30,10 @@ func (l *Limiter) lostUntil(ends time.Time) time.Time { return ends.Add(l.opts.L
 // (see lostUntil), whose release did not reach Redis (the breaker open, a fault, a
 // timeout), so that this process's next Acquire of its key removes it
 // before counting rather than the lease being held by nobody until it
-// ends. A ZREM of a member gone already removes nothing: a lease is never
+// ends; and leaves tomb, the lease's tombstone unless "" (see lost). A ZREM of a member gone already removes nothing: a lease is never
 // another's. At most maxUnreleased leases are remembered; beyond, the
 // lease ends by itself.
-func (l *Limiter) unreleasedLease(rk, member string, ends time.Time) {
+func (l *Limiter) unreleasedLease(rk, member, tomb string, ends time.Time) {
 	now := l.clock()
 	if ends = l.lostUntil(ends); !ends.After(now) {
 		return
@@ -60,30 +64,34 @@ func (l *Limiter) unreleasedLease(rk, member string, ends time.Time) {
 	if l.lostN == 0 || ends.Before(l.lostNext) {
 		l.lostNext = ends
 	}
-	l.lost[rk] = append(l.lost[rk], lost{member, ends})
+	l.lost[rk] = append(l.lost[rk], lost{member, tomb, ends})
 	l.lostN++
 	l.lostAny.Store(true)
 }
 
 // unreleased returns, as script arguments, the leases of rk whose release
 // did not reach Redis and that may still be live (at most
-// maxUnreleasedSent).
-func (l *Limiter) unreleased(rk string) []any {
+// maxUnreleasedSent), and appends to keys the tombstones to leave (see
+// lost).
+func (l *Limiter) unreleased(rk string, keys []string) ([]any, []string) {
 	if !l.lostAny.Load() {
-		return nil
+		return nil, keys
 	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if len(l.lost[rk]) == 0 {
-		return nil
+		return nil, keys
 	}
 	l.prune(rk, l.clock())
 	ls := l.lost[rk]
 	args := make([]any, 0, min(len(ls), maxUnreleasedSent))
 	for _, x := range ls[:cap(args)] {
 		args = append(args, x.member)
+		if x.tomb != "" {
+			keys = append(keys, x.tomb)
+		}
 	}
-	return args
+	return args, keys
 }
 
 // forget drops members, leases of rk a script removed, from those

@@ -20,24 +20,24 @@ func TestUnreleasedBounded(t *testing.T) {
 	l, err := New(c, 1, Options{Clock: clk, Lease: time.Minute})
 	require.NoError(t, err)
 	for i := range 3 * maxUnreleased {
-		l.unreleasedLease(fmt.Sprint("rk", i%3), fmt.Sprint("m", i), clk.Now().Add(time.Minute))
+		l.unreleasedLease(fmt.Sprint("rk", i%3), fmt.Sprint("m", i), "", clk.Now().Add(time.Minute))
 	}
 	require.Equal(t, maxUnreleased, l.lostN)
-	args := l.unreleased("rk0")
+	args := unreleasedArgs(l, "rk0")
 	require.Len(t, args, maxUnreleasedSent)
 	l.forget("rk0", args)
 	require.Equal(t, maxUnreleased-maxUnreleasedSent, l.lostN)
 	for i := range maxUnreleasedSent {
-		l.unreleasedLease("rk0", fmt.Sprint("again", i), clk.Now().Add(time.Minute))
+		l.unreleasedLease("rk0", fmt.Sprint("again", i), "", clk.Now().Add(time.Minute))
 	}
 	require.Equal(t, maxUnreleased, l.lostN)
 
 	clk.Advance(2*time.Minute + time.Millisecond) // a Lease past their end
-	l.unreleasedLease("rk9", "late", clk.Now().Add(time.Minute))
+	l.unreleasedLease("rk9", "late", "", clk.Now().Add(time.Minute))
 	require.Equal(t, 1, l.lostN, "full: the ended ones pruned to make room")
-	require.Empty(t, l.unreleased("rk1"))
-	l.unreleasedLease("rk9", "ended", clk.Now().Add(-2*time.Minute))
-	require.Equal(t, []any{"late"}, l.unreleased("rk9"), "a lease surely ended is not remembered")
+	require.Empty(t, unreleasedArgs(l, "rk1"))
+	l.unreleasedLease("rk9", "ended", "", clk.Now().Add(-2*time.Minute))
+	require.Equal(t, []any{"late"}, unreleasedArgs(l, "rk9"), "a lease surely ended is not remembered")
 }
 
 // TestAttackUnreleasedFullScansOnlyWhenOneEnded: once maxUnreleased
@@ -54,20 +54,26 @@ func TestAttackUnreleasedFullScansOnlyWhenOneEnded(t *testing.T) {
 	l, err := New(c, 1, Options{Clock: clk, Lease: time.Minute})
 	require.NoError(t, err)
 	for i := range maxUnreleased {
-		l.unreleasedLease(fmt.Sprint("rk", i), fmt.Sprint("m", i), clk.Now().Add(time.Minute+time.Duration(i)*time.Millisecond))
+		l.unreleasedLease(fmt.Sprint("rk", i), fmt.Sprint("m", i), "", clk.Now().Add(time.Minute+time.Duration(i)*time.Millisecond))
 	}
 	require.Zero(t, l.lostScans)
 	for i := range 100 {
-		l.unreleasedLease("full", fmt.Sprint("f", i), clk.Now().Add(time.Minute))
+		l.unreleasedLease("full", fmt.Sprint("f", i), "", clk.Now().Add(time.Minute))
 	}
 	require.Equal(t, maxUnreleased, l.lostN)
 	require.Zero(t, l.lostScans, "none has ended: nothing to look for")
 
 	clk.Advance(2 * time.Minute) // the first one surely ended
-	l.unreleasedLease("rk", "new", clk.Now().Add(time.Minute))
+	l.unreleasedLease("rk", "new", "", clk.Now().Add(time.Minute))
 	require.Equal(t, 1, l.lostScans)
 	require.Equal(t, maxUnreleased, l.lostN, "the ended one made room")
-	l.unreleasedLease("rk", "newer", clk.Now().Add(time.Minute))
+	l.unreleasedLease("rk", "newer", "", clk.Now().Add(time.Minute))
 	require.Equal(t, 1, l.lostScans, "the next to end has not")
 	require.Equal(t, maxUnreleased, l.lostN)
+}
+
+// unreleasedArgs is the script arguments l.unreleased gives for rk.
+func unreleasedArgs(l *Limiter, rk string) []any {
+	args, _ := l.unreleased(rk, nil)
+	return args
 }

@@ -2,11 +2,16 @@
 -- (µs) each ends, if fewer than ARGV[1] leases are live, unless KEYS[2],
 -- the lease's tombstone, says its caller gave up before (see cancel.lua).
 -- ARGV: limit, lease µs, member, [now µs: the caller's clock], then the
--- leases of KEYS[1] whose release did not reach Redis, removed first.
+-- leases of KEYS[1] whose release did not reach Redis, removed first;
+-- KEYS[3] on are the tombstones of those that were abandoned Acquires'
+-- (their cancellations not sent), left for a lease as cancel.lua does.
 -- Returns {1, live leases} when taken, or {0, live leases, µs until the
 -- first lease ends} when every slot is held ({0, 0} when cancelled).
 if #ARGV > 4 then
   redis.call('ZREM', KEYS[1], unpack(ARGV, 5))
+end
+for i = 3, #KEYS do
+  redis.call('SET', KEYS[i], '1', 'PX', math.floor(tonumber(ARGV[2]) / 1000))
 end
 if redis.call('EXISTS', KEYS[2]) == 1 then
   return {0, 0}
