@@ -60,13 +60,19 @@ func (l *Limiter) try(ctx context.Context, key string) (*inflight.Slot, time.Dur
 	// reading: a goroutine stalled between two would count the lease to
 	// end later than Redis ends it, by the stall.
 	sent := l.clock()
-	gone, keys := l.unreleased(rk, []string{rk, tomb})
-	args := append([]any{limit, l.leaseUS, member, l.nowAt(sent)}, gone...)
+	var gone []any // the leases of rk remembered as unreleased it removes
 	v, err := l.call(ctx, l.calls, func(ctx context.Context) (any, error) {
+		// Read only for a round trip that goes to Redis (not while the
+		// breaker is open): an Acquire decided without Redis pays
+		// nothing for them.
+		var keys []string
+		gone, keys = l.unreleased(rk, []string{rk, tomb})
+		args := append([]any{limit, l.leaseUS, member, l.nowAt(sent)}, gone...)
 		return acquireScript.Run(ctx, l.client, keys, args...).Result()
 	}, func(v any, err error, abandoned bool) {
+		// (On f's goroutine, after it: gone is f's.)
 		if err == nil {
-			l.forget(rk, args[4:]) // (the script ran: their leases are gone)
+			l.forget(rk, gone) // (the script ran: their leases are gone)
 		}
 		if orphaned(v, err, abandoned) {
 			l.cancel(rk, tomb, member, sent.Add(l.opts.Lease))
