@@ -110,7 +110,9 @@
 // context of a client that hung up), within Options.Timeout. A release
 // that cannot reach Redis (the breaker open, MaxCalls releases
 // and renewals outstanding, a fault) returns its error; the lease is
-// remembered (up to 1,024 leases per limiter), and this process's next
+// remembered (up to 1,024 leases per limiter, at most 512 of them the
+// abandoned Acquires' above, so that a flood as an outage starts leaves
+// room for the releases), and this process's next
 // Acquire of the key that reaches Redis removes it in its script, before
 // counting, so that a key whose requests ended during an outage is free
 // again once Redis answers; otherwise the lease ends by itself, at most
@@ -280,6 +282,8 @@ type Limiter struct {
 	// Redis, lostN their number (see unreleasedLease).
 	lost  map[string][]lost
 	lostN int
+	// lostTombs is those of them with a tombstone (see lost).
+	lostTombs int
 	// lostAny is lostN > 0, read without l.mu: an Acquire finding no
 	// lease remembered takes no lock for them (a lease remembered while it
 	// reads is removed by the key's next Acquire).

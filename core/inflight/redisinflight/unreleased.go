@@ -3,11 +3,15 @@ package redisinflight
 import "time"
 
 // maxUnreleased bounds the leases a limiter remembers whose release did
-// not reach Redis (see Limiter.unreleased); maxUnreleasedSent bounds
-// those one Acquire's script removes.
+// not reach Redis (see Limiter.unreleased), maxUnreleasedCancels those
+// of them that are abandoned Acquires' (see Limiter.cancel: every Acquire
+// in flight as an outage starts, whatever its key, may be one, so that a
+// flood then would otherwise leave no room for the releases of the slots
+// held); maxUnreleasedSent bounds those one Acquire's script removes.
 const (
-	maxUnreleased     = 1024
-	maxUnreleasedSent = 64
+	maxUnreleased        = 1024
+	maxUnreleasedCancels = maxUnreleased / 2
+	maxUnreleasedSent    = 64
 )
 
 // lost is a lease whose release did not reach Redis: member of its set,
@@ -30,9 +34,11 @@ func (l *Limiter) lostUntil(ends time.Time) time.Time { return ends.Add(l.opts.L
 // (see lostUntil), whose release did not reach Redis (the breaker open, a fault, a
 // timeout), so that this process's next Acquire of its key removes it
 // before counting rather than the lease being held by nobody until it
-// ends; and leaves tomb, the lease's tombstone unless "" (see lost). A ZREM of a member gone already removes nothing: a lease is never
-// another's. At most maxUnreleased leases are remembered; beyond, the
-// lease ends by itself.
+// ends; and leaves tomb, the lease's tombstone unless "" (see lost). A
+// ZREM of a member gone already removes nothing: a lease is never
+// another's. At most maxUnreleased leases are remembered, at most
+// maxUnreleasedCancels of them with a tombstone; beyond, the lease ends by
+// itself.
 func (l *Limiter) unreleasedLease(rk, member, tomb string, ends time.Time) {
 	now := l.clock()
 	if ends = l.lostUntil(ends); !ends.After(now) {
@@ -40,7 +46,10 @@ func (l *Limiter) unreleasedLease(rk, member, tomb string, ends time.Time) {
 	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	if l.lostN >= maxUnreleased {
+	full := func() bool {
+		return l.lostN >= maxUnreleased || tomb != "" && l.lostTombs >= maxUnreleasedCancels
+	}
+	if full() {
 		// Full: scan for leases ended only once one may have (a scan
 		// of every lease under l.mu on each release would stall every
 		// Acquire and release of the limiter for the rest of an outage).
@@ -57,7 +66,7 @@ func (l *Limiter) unreleasedLease(rk, member, tomb string, ends time.Time) {
 				}
 			}
 		}
-		if l.lostN >= maxUnreleased {
+		if full() {
 			return
 		}
 	}
@@ -66,6 +75,9 @@ func (l *Limiter) unreleasedLease(rk, member, tomb string, ends time.Time) {
 	}
 	l.lost[rk] = append(l.lost[rk], lost{member, tomb, ends})
 	l.lostN++
+	if tomb != "" {
+		l.lostTombs++
+	}
 	l.lostAny.Store(true)
 }
 
@@ -122,6 +134,8 @@ func (l *Limiter) keep(rk string, ok func(lost) bool) {
 	for _, x := range ls {
 		if ok(x) {
 			kept = append(kept, x)
+		} else if x.tomb != "" {
+			l.lostTombs--
 		}
 	}
 	clear(ls[len(kept):])

@@ -77,3 +77,40 @@ func unreleasedArgs(l *Limiter, rk string) []any {
 	args, _ := l.unreleased(rk, nil)
 	return args
 }
+
+// TestAttackCancelsLeaveRoomForReleases: the abandoned Acquires whose
+// cancellations were not sent (every Acquire in flight as an outage
+// starts, of any key: a client's flood then) take at most half of the
+// leases remembered, so that the releases of the slots held, which end
+// during the outage, are still remembered and removed once Redis
+// answers. Before, 1,024 such Acquires left no room: of 100 releases
+// that followed, none was remembered, and their keys stayed full for the
+// rest of their Lease once Redis was back.
+func TestAttackCancelsLeaveRoomForReleases(t *testing.T) {
+	c := redis.NewClient(&redis.Options{Addr: "127.0.0.1:1"})
+	t.Cleanup(func() { c.Close() })
+	clk := coretest.NewClock(time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC))
+	l, err := New(c, 1, Options{Clock: clk, Lease: time.Minute})
+	require.NoError(t, err)
+	for i := range maxUnreleased {
+		l.unreleasedLease(fmt.Sprint("flood", i), fmt.Sprint("m", i), fmt.Sprint("x", i), clk.Now().Add(time.Minute))
+	}
+	for i := range 100 {
+		l.unreleasedLease(fmt.Sprint("held", i), fmt.Sprint("r", i), "", clk.Now().Add(time.Minute))
+	}
+	released := 0
+	for i := range 100 {
+		released += len(unreleasedArgs(l, fmt.Sprint("held", i)))
+	}
+	require.Equal(t, 100, released, "every release is remembered")
+	require.Equal(t, maxUnreleasedCancels, l.lostTombs)
+
+	l.forget("flood0", []any{"m0"}) // one removed: room for another
+	l.unreleasedLease("flood", "again", "x", clk.Now().Add(time.Minute))
+	require.Equal(t, maxUnreleasedCancels, l.lostTombs)
+	require.Len(t, l.lost["flood"], 1)
+	clk.Advance(3 * time.Minute) // all surely ended: the scan frees their room
+	l.unreleasedLease("flood", "late", "x", clk.Now().Add(time.Minute))
+	require.Equal(t, 1, l.lostTombs)
+	require.Equal(t, 1, l.lostN)
+}
