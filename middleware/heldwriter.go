@@ -19,16 +19,15 @@ import (
 // handler returns, served by goroutines of the application's, so it holds
 // the request's slot until it is closed (or collected unclosed).
 //
-// It offers exactly the optional interfaces of the writer under it
-// (http.Flusher, http.Pusher, http.CloseNotifier, io.ReaderFrom: see
-// newHeldWriter), so that a handler checking for one falls back where the
-// server's writer would make it (r.Context() for a client gone, not a
-// CloseNotify channel that never fires; no stream into a writer that
-// cannot flush), and net/http's ReadFrom (sendfile) is called directly.
-// It is an http.Hijacker wherever a connection can be taken over under it
-// (by type assertion or, through writers that unwrap, by
-// http.ResponseController), so that no such connection escapes its slot.
-// It unwraps for http.ResponseController.
+// It is an http.Flusher where the writer under it is one, so that a
+// handler checking for one does not stream into a writer that cannot
+// flush, and an http.Hijacker wherever a connection can be taken over
+// under it (by type assertion or, through writers that unwrap, by
+// http.ResponseController), so that no such connection escapes its slot
+// (see newHeldWriter). It is an http.Pusher, an http.CloseNotifier and an
+// io.ReaderFrom over any writer, forwarding to the writer under it where
+// it can (net/http's ReadFrom sends a file with sendfile). It unwraps for
+// http.ResponseController.
 type heldWriter struct {
 	http.ResponseWriter
 	c        *Concurrency

@@ -2,11 +2,15 @@ package middleware
 
 import (
 	"bufio"
+	"context"
 	"io"
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"testing"
+
+	"github.com/floodgate-go/floodgate/internal/within"
 
 	"github.com/stretchr/testify/require"
 )
@@ -21,25 +25,59 @@ func (everything) Push(string, *http.PushOptions) error { return nil }
 func (everything) CloseNotify() <-chan bool             { return nil }
 func (everything) ReadFrom(r io.Reader) (int64, error)  { return io.Copy(io.Discard, r) }
 
-// TestHeldWriterOfEverySet: each of the 32 types of heldWriter offers the
-// optional interfaces of its set's bits, and no other, and is a
-// heldWriter over the writer it was given.
-func TestHeldWriterOfEverySet(t *testing.T) {
-	w := everything{httptest.NewRecorder()}
-	for set := range 32 {
-		got, h := heldWriterOf(set, w, w, w, w)
-		require.Same(t, h, got.(interface{ held() *heldWriter }).held(), "set %d", set)
-		require.Equal(t, http.ResponseWriter(w), h.Unwrap())
+// flusherOnly and hijackerOnly offer one optional interface each.
+type flusherOnly struct{ *httptest.ResponseRecorder }
+
+func (flusherOnly) Flush() {}
+
+type hijackerOnly struct{ http.ResponseWriter }
+
+func (hijackerOnly) Hijack() (net.Conn, *bufio.ReadWriter, error) {
+	return nil, nil, http.ErrNotSupported
+}
+
+// TestHeldWriterTypes: the heldWriter over a writer is a Flusher where the
+// writer is one, a Hijacker where it is one, and a Pusher, a
+// CloseNotifier and a ReaderFrom always, which work over a writer that is
+// none of them; it is the heldWriter over the writer it was given.
+func TestHeldWriterTypes(t *testing.T) {
+	for _, c := range []struct {
+		w       http.ResponseWriter
+		fl, hij bool
+	}{
+		{w: httptest.NewRecorder(), fl: true}, // a recorder flushes
+		{w: struct{ http.ResponseWriter }{httptest.NewRecorder()}},
+		{w: hijackerOnly{struct{ http.ResponseWriter }{httptest.NewRecorder()}}, hij: true},
+		{w: hijackerOnly{flusherOnly{httptest.NewRecorder()}}, hij: true},
+		{w: everything{httptest.NewRecorder()}, fl: true, hij: true},
+	} {
+		got, h := newHeldWriter(c.w)
+		require.Same(t, h, got.(interface{ held() *heldWriter }).held(), "%T", c.w)
+		require.Equal(t, c.w, h.Unwrap())
 		_, fl := got.(http.Flusher)
 		_, fe := got.(interface{ FlushError() error })
 		_, hj := got.(http.Hijacker)
-		_, pu := got.(http.Pusher)
+		require.Equal(t, [...]bool{c.fl, c.fl, c.hij}, [...]bool{fl, fe, hj}, "%T", c.w)
+		require.Implements(t, (*http.Pusher)(nil), got)
 		//lint:ignore SA1019 the deprecated interface is what such handlers assert
-		_, cn := got.(http.CloseNotifier)
-		_, rf := got.(io.ReaderFrom)
-		require.Equal(t, [...]bool{set&1 != 0, set&1 != 0, set&2 != 0, set&4 != 0, set&8 != 0, set&16 != 0},
-			[...]bool{fl, fe, hj, pu, cn, rf}, "set %d", set)
+		require.Implements(t, (*http.CloseNotifier)(nil), got)
+		require.Implements(t, (*io.ReaderFrom)(nil), got)
 	}
+	// Over a writer that is none of them.
+	ctx, cancel := context.WithCancel(context.Background())
+	rec := httptest.NewRecorder()
+	got, h := newHeldWriter(struct{ http.ResponseWriter }{rec})
+	h.r = httptest.NewRequestWithContext(ctx, http.MethodGet, "/", nil)
+	require.ErrorIs(t, got.(http.Pusher).Push("/x", nil), http.ErrNotSupported)
+	n, err := got.(io.ReaderFrom).ReadFrom(strings.NewReader("body"))
+	require.NoError(t, err)
+	require.EqualValues(t, 4, n)
+	require.Equal(t, "body", rec.Body.String())
+	//lint:ignore SA1019 the deprecated interface is what such handlers assert
+	gone := got.(http.CloseNotifier).CloseNotify()
+	require.Empty(t, gone)
+	cancel() // the client goes away
+	within.Recv(t, gone, "the close notification")
 }
 
 // selfUnwrapper is a buggy middleware's writer whose Unwrap returns itself.
