@@ -2,8 +2,9 @@
 // network.
 //
 // A [Guard] keys every attempt twice: by the submitted username (normalized
-// by [NormalizeUsername], NFKC and full case folding, so that "Alice",
-// " alice " and fullwidth "ａｌｉｃｅ" share one counter; then hashed by
+// by [NormalizeUsername], NFKC, full case folding and accents dropped, so
+// that "Alice", " alice ", fullwidth "ａｌｉｃｅ" and "álice" share one
+// counter; then hashed by
 // package keyfunc, so raw usernames are never kept and an unknown username
 // is counted exactly like a known one: the guard never knows which accounts
 // exist) and by the client's network (keyfunc.ClientIP, an IPv4 address or

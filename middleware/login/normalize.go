@@ -4,8 +4,10 @@ import (
 	"errors"
 	"strings"
 	"unicode"
+	"unicode/utf8"
 
 	"golang.org/x/text/cases"
+	"golang.org/x/text/runes"
 	"golang.org/x/text/transform"
 	"golang.org/x/text/unicode/norm"
 )
@@ -46,6 +48,13 @@ const foldRounds = 4
 //     such a letter and a following mark as the BMP letter with the same
 //     low 16 bits, so that upper-case Deseret U+10413 with U+0301 became
 //     Cyrillic "ѓ" while lower-case U+1043B with U+0301 stayed apart;
+//   - drops nonspacing and enclosing marks, those of precomposed letters
+//     included ("álice", "alicé" and "alice" followed by any run of
+//     combining accents are "alice"), as an accent-insensitive
+//     comparison does (MySQL's default collation, utf8mb4_0900_ai_ci;
+//     MariaDB's utf8mb4_general_ci; PostgreSQL's unaccent): an
+//     application matching usernames so would otherwise see one account
+//     where the guard counted unboundedly many;
 //   - drops default-ignorable code points (zero-width spaces and joiners,
 //     soft hyphens, variation selectors, tags, other format characters),
 //     control characters, and a combining dot above (U+0307) that does
@@ -109,10 +118,60 @@ func round(s string, limit int) (string, bool) {
 	if ok {
 		s, ok = nfkc(s, limit)
 	}
+	if ok {
+		s, ok = unmark(s, limit)
+	}
 	if !ok {
 		return "", false
 	}
 	return clean(s), true
+}
+
+// unmarker decomposes a string, drops its nonspacing and enclosing marks
+// and composes what is left.
+var unmarker = transform.Chain(norm.NFD, runes.Remove(runes.Predicate(mark)), norm.NFC)
+
+// mark reports whether r is a nonspacing or an enclosing mark: the
+// accents, diacritics and other marks an accent-insensitive comparison
+// ignores. Spacing marks (the vowel signs of Indic scripts) are letters'
+// parts that such comparisons keep.
+func mark(r rune) bool { return unicode.In(r, unicode.Mn, unicode.Me) }
+
+// unmark returns s without its nonspacing and enclosing marks, those of
+// its precomposed letters included ("é" is "e"), or false when a step's
+// output is longer than limit bytes. An application matching usernames
+// accent-insensitively (MySQL's default collation, utf8mb4_0900_ai_ci,
+// and MariaDB's, PostgreSQL's unaccent) takes "álice" and "alice" followed
+// by any run of marks for alice: without this step each was a counter of
+// its own, and guesses at one account spread over unboundedly many.
+func unmark(s string, limit int) (string, bool) {
+	switch {
+	case !marked(s): // most names, all of ASCII
+		return s, within(s, limit)
+	case limit < 0:
+		out, _, _ := transform.String(unmarker, s) // cannot fail on valid UTF-8
+		return out, true
+	}
+	return bounded(unmarker, s, limit)
+}
+
+// marked reports whether s may have a mark to drop: a mark, or a code
+// point with a canonical decomposition (which may hold one). A string of
+// NFKC form without either is its own unmarked form (Hangul syllables,
+// which decompose into letters, have none here).
+func marked(s string) bool {
+	for i := 0; i < len(s); {
+		if s[i] < utf8.RuneSelf {
+			i++
+			continue
+		}
+		r, n := utf8.DecodeRuneInString(s[i:])
+		if mark(r) || norm.NFD.PropertiesString(s[i:]).Decomposition() != nil {
+			return true
+		}
+		i += n
+	}
+	return false
 }
 
 // fold maps s to one case: every code point to the lower case of its

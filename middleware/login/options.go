@@ -75,8 +75,8 @@ type Options struct {
 	// Normalize maps a username to the form accounts are counted by, on
 	// every path that derives a key from a username ([Guard.Begin],
 	// [Guard.Handler], [Guard.Unlock], device cookies); nil means
-	// [NormalizeUsername] (NFKC, full case folding, white space trimmed,
-	// ignorable code points dropped). Normalizing more coarsely than the
+	// [NormalizeUsername] (NFKC, full case folding, accents and other
+	// marks dropped, white space trimmed, ignorable code points dropped). Normalizing more coarsely than the
 	// application matches usernames only shares counters between accounts
 	// (stricter); more finely would let an attacker spread guesses at one
 	// account over spellings of its name. To count usernames byte for byte
@@ -98,7 +98,11 @@ type Options struct {
 	// owning an account "ａｌｉｃｅ" that the application keeps apart from
 	// "alice" cannot clear alice's counter by logging in to their own. An
 	// application whose own usernames may be unnormalized ("Alice" an
-	// account apart from "alice") should leave this off.
+	// account apart from "alice") should leave this off, and so should one
+	// that tells usernames apart by their accents ("josé" an account apart
+	// from "jose", as a byte-for-byte or an accent-sensitive comparison
+	// does): the owner of "jose" would clear the counter josé's failures
+	// are on.
 	ResetAccountOnSuccess bool
 	// Field is the name of the username field of a form or JSON body;
 	// "" means "username".
