@@ -194,7 +194,10 @@
 // back: the key is new to the node (or was evicted), nothing happened to
 // it since a round read it, the round's call failed (Redis down, a
 // timeout), or no round ran for 2·P + Timeout (a stopped loop). A live
-// claim or lease is spent even through failed rounds (Redis reserved it);
+// claim or lease is spent even through failed rounds (Redis reserved it),
+// and no longer than the first round that begins after its end, whatever
+// the instant a decision read (a caller stalled between reading the clock
+// and deciding: TestAttackStalledCallerSpendsExpiredClaim);
 // beyond it, on a stale view a node holds a window's unconfirmed units to
 // ⌊(room − confirmed total) / max(Nodes, sharers seen)⌋, and a bucket's to
 // its share (1/k of the burst and the rate of what it last read). So during

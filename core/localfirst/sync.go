@@ -250,8 +250,19 @@ func (k *keyset) due(e *entry, ls []lim, now int64) bool {
 // entry is evicted and kept only until its units are pushed.
 func (k *keyset) collect(sh *shard, lims *limits, now int64, unused bool, keep []*entry, items *[]item, entries *[]*entry) []*entry {
 	ls := lims.ls
+	life := k.s.life()
 	for _, e := range sh.list {
 		e.sh = sh
+		if now-e.okAt >= life {
+			// The claims this node made at its last read have lapsed in
+			// Redis, where the other nodes may claim what they held: a
+			// caller that read the clock before their end and reaches the
+			// shard after this round began (a stalled goroutine) decides
+			// without them, as on a stale view.
+			for j := range e.ws {
+				e.ws[j].div = 0
+			}
+		}
 		if unused && !e.gone {
 			sh.drop(e)
 			e.gone = true
