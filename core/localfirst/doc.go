@@ -6,8 +6,8 @@
 // plus what the node admitted since. Every SyncPeriod ([Store.Run]; tests
 // call [Store.Sync]) a round pushes what the node admitted, reads the
 // merged state back and takes the node's part of what remains, all in
-// script calls pipelined in one round trip. Two kinds of limits are
-// synced:
+// script calls pipelined in one round trip (two when keys new to the node
+// are synced: see "Memory"). Two kinds of limits are synced:
 //
 //   - window counters, [core.FixedWindow] (aligned to the epoch) and
 //     [core.SlidingWindow]: a count per window, which adds up across
@@ -286,8 +286,17 @@
 // unreachable, and a round carries at most those entries' items; a round
 // visits every entry held, a few ns each, and sends those with something
 // to sync (TestAttackOutageKeyFloodBoundsMemory: 10,000 keys through an
-// outage on MaxKeys 64 hold 80 entries, and rounds of 80 items). What
-// eviction may admit beyond the bounds above ("Windows", "Buckets"):
+// outage on MaxKeys 64 hold 80 entries, and rounds of 80 items). A flood
+// of new keys makes a round as long as its keys (50,000 take seconds of
+// Redis's time): a round sends the calls of keys it has read back before
+// first, in pipelines of their own, then those of keys new to the node,
+// each pipeline of about 4,096 items at most, and sends no more once its
+// Timeout has passed (what it did not send waits for the next round,
+// whole). A pipeline cut part way fails every call of it (go-redis stamps
+// its error on all), so a flood fails its own calls, not the known keys'
+// (TestAttackKeyFloodFailsTheRoundOfKnownKeys), and a round holds Redis
+// for about Timeout at most. What eviction may admit beyond the bounds
+// above ("Windows", "Buckets"):
 //
 //   - the unpushed units of entries a limbo drops (at most each one's
 //     count): only when more than max(1, ⌊per/4⌋) entries evicted from one

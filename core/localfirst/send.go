@@ -27,38 +27,64 @@ type call struct {
 	cmd  *redis.Cmd
 }
 
+// pipeItems is about the most items one pipeline of a round carries (a
+// call more, at most): a round sends its calls in pipelines one after the
+// other, so that one cut part way (its deadline, a broken connection)
+// fails its own calls only.
+const pipeItems = 4096
+
 // send pipelines items in one script call per hash tag and MaxBatch
-// items, within Timeout, and returns each item's reply and whether its
-// call failed.
-func (s *Store) send(ctx context.Context, now int64, items []item) (reps []reply, bad []bool, err error) {
-	reps, bad = make([]reply, len(items)), make([]bool, len(items))
+// items, within Timeout, and returns each item's reply, whether its call
+// failed, and whether it was not sent at all (bad too; its call surely
+// did not run). The calls of keys a round has read back before go first,
+// in pipelines of their own, then those of keys new to the node (a flood
+// of new keys makes a round as long as its keys): go-redis stamps a
+// pipeline's transport error on every command of it, those whose replies
+// came back too, and a round stops sending once its deadline has passed,
+// so that a flood fails its own calls, not the fleet's keys', and holds
+// Redis for about Timeout a round at most.
+func (s *Store) send(ctx context.Context, now int64, items []item) (reps []reply, bad, unsent []bool, err error) {
+	reps, bad, unsent = make([]reply, len(items)), make([]bool, len(items)), make([]bool, len(items))
 	if len(items) == 0 {
-		return reps, bad, nil
+		return reps, bad, unsent, nil
 	}
 	head := []any{s.id, now / 1e6, s.life() / 1e6, s.horizon() / 1e6}
-	// A call's hashes must share a hash slot where the client spreads keys
-	// over servers (a Cluster, a Ring): one call per hash tag (a policy's
-	// bucket) there, and one for every tag on a single Redis.
-	groups := map[string][]int{}
-	var tags []string
-	for i := range items {
-		tag := ""
-		if !s.single {
-			h := items[i].hash
-			tag = h[:strings.IndexByte(h, '}')]
+	var pipes [][]*call
+	for _, known := range [...]bool{true, false} {
+		// A call's hashes must share a hash slot where the client spreads
+		// keys over servers (a Cluster, a Ring): one call per hash tag (a
+		// policy's bucket) there, and one for every tag on a single Redis.
+		groups := map[string][]int{}
+		var tags []string
+		for i := range items {
+			if (items[i].e.okAt != 0) != known {
+				continue
+			}
+			tag := ""
+			if !s.single {
+				h := items[i].hash
+				tag = h[:strings.IndexByte(h, '}')]
+			}
+			if groups[tag] == nil {
+				tags = append(tags, tag)
+			}
+			groups[tag] = append(groups[tag], i)
 		}
-		if groups[tag] == nil {
-			tags = append(tags, tag)
+		var pipe []*call
+		n := 0
+		for _, tag := range tags {
+			g := groups[tag]
+			for len(g) > 0 {
+				m := min(len(g), s.opts.MaxBatch)
+				pipe = append(pipe, s.callOf(items, g[:m], now, head))
+				g, n = g[m:], n+m
+				if n >= pipeItems {
+					pipes, pipe, n = append(pipes, pipe), nil, 0
+				}
+			}
 		}
-		groups[tag] = append(groups[tag], i)
-	}
-	var calls []*call
-	for _, tag := range tags {
-		g := groups[tag]
-		for len(g) > 0 {
-			n := min(len(g), s.opts.MaxBatch)
-			calls = append(calls, s.callOf(items, g[:n], now, head))
-			g = g[n:]
+		if len(pipe) > 0 {
+			pipes = append(pipes, pipe)
 		}
 	}
 	ctx, cancel := context.WithTimeout(ctx, s.opts.Timeout)
@@ -75,30 +101,48 @@ func (s *Store) send(ctx context.Context, now int64, items []item) (reps []reply
 		s.stats.calls.Add(uint64(len(cs)))
 		_, _ = pipe.Exec(ctx) // each command's error is read below
 	}
-	run(calls, false)
-	var missing []*call
-	for _, c := range calls {
-		if e := c.cmd.Err(); e != nil && redis.HasErrorPrefix(e, "NOSCRIPT") {
-			missing = append(missing, c)
-		}
-	}
-	if len(missing) > 0 {
-		run(missing, true) // NOSCRIPT: the script did not run, sending it again is safe
-	}
 	var errs []error
-	for _, c := range calls {
-		e := parse(c, reps)
-		for _, j := range c.idx {
-			bad[j] = e != nil
+	calls, skipped := 0, 0
+	for _, cs := range pipes {
+		calls += len(cs)
+		if ctx.Err() != nil {
+			// The round's deadline has passed: the rest waits for the
+			// next round, whole.
+			for _, c := range cs {
+				for _, j := range c.idx {
+					bad[j], unsent[j] = true, true
+				}
+			}
+			skipped += len(cs)
+			continue
 		}
-		if e != nil {
-			errs = append(errs, e)
+		run(cs, false)
+		var missing []*call
+		for _, c := range cs {
+			if e := c.cmd.Err(); e != nil && redis.HasErrorPrefix(e, "NOSCRIPT") {
+				missing = append(missing, c)
+			}
 		}
+		if len(missing) > 0 {
+			run(missing, true) // NOSCRIPT: the script did not run, sending it again is safe
+		}
+		for _, c := range cs {
+			e := parse(c, reps)
+			for _, j := range c.idx {
+				bad[j] = e != nil
+			}
+			if e != nil {
+				errs = append(errs, e)
+			}
+		}
+	}
+	if skipped > 0 {
+		errs = append(errs, fmt.Errorf("%d calls not sent within Timeout %v: %w", skipped, s.opts.Timeout, context.DeadlineExceeded))
 	}
 	if len(errs) > 0 {
-		err = fmt.Errorf("localfirst: %d of %d sync calls failed: %w", len(errs), len(calls), errors.Join(errs...))
+		err = fmt.Errorf("localfirst: %d of %d sync calls failed: %w", len(errs)+skipped-min(skipped, 1), calls, errors.Join(errs...))
 	}
-	return reps, bad, err
+	return reps, bad, unsent, err
 }
 
 // callOf returns the call of items idx in the round that began at now:

@@ -81,7 +81,9 @@ func (k *keyset) bucketHash(tag string, i int, span, j int64) string {
 // a lease — it pushes, reads the merged state back and claims (windows)
 // or leases (buckets) the node's part of what remains, in one script call
 // per MaxBatch keys and limits (on a Cluster or Ring, per bucket and
-// MaxBatch), all pipelined in one round trip bounded by Timeout. A key
+// MaxBatch), pipelined in one round trip (keys the node has read back
+// before first, then keys new to it, about 4,096 items a pipeline, sent
+// while within Timeout: see send). A key
 // with nothing to sync costs nothing: it decides on its last read (see
 // the package documentation).
 //
@@ -114,12 +116,14 @@ func (s *Store) Sync(ctx context.Context) error {
 		}
 	}
 	name(items)
-	reps, bad, err := s.send(ctx, now, items)
+	reps, bad, unsent, err := s.send(ctx, now, items)
 	for i := range items {
 		it := &items[i]
 		sh := it.e.sh
 		sh.mu.Lock()
-		if it.kind == 'w' {
+		if unsent[i] {
+			s.unsent(it)
+		} else if it.kind == 'w' {
 			if it.s != nil && it.s.idx == it.idx {
 				it.s.inflight -= it.push
 				if bad[i] {
@@ -175,6 +179,22 @@ func (s *Store) Sync(ctx context.Context) error {
 		}
 	}
 	return err
+}
+
+// unsent puts back what item it (of a call the round did not send) was
+// to push and give back, for the next round: all of it, refunds too, as
+// Redis never saw it.
+func (s *Store) unsent(it *item) {
+	if it.kind == 'w' {
+		if it.s != nil && it.s.idx == it.idx {
+			it.s.inflight -= it.push
+			it.s.delta += it.push
+		}
+		return
+	}
+	b := &it.e.bs[it.ls[it.li].at]
+	b.inflight -= it.push
+	b.unconf += it.push
 }
 
 // leased applies a bucket item's reply (bad: its call failed) at the end

@@ -25,6 +25,7 @@ type Proxy struct {
 	accepted atomic.Int64
 	lose     atomic.Bool // lose the next reply (see LoseNextReply)
 	lost     atomic.Int64
+	cut      atomic.Int64 // reply bytes left before a cut, +1 (0: none armed; see CutRepliesAfter)
 
 	mu     sync.Mutex
 	stall  chan struct{} // non-nil while stalled: closed on resume
@@ -110,6 +111,13 @@ func (p *Proxy) Drop() {
 // sides, as a reply lost on its way back after the server acted on the
 // request.
 func (p *Proxy) LoseNextReply() { p.lose.Store(true) }
+
+// CutRepliesAfter makes the proxy forward n more bytes the target sends,
+// on any connection, and then close the connection those bytes would
+// exceed n on, both sides: a reply broken part way, as a deadline or a
+// broken connection breaks a pipeline whose first replies came back. A
+// cut counts as a lost reply.
+func (p *Proxy) CutRepliesAfter(n int64) { p.cut.Store(n + 1) }
 
 // Lost is the number of replies LoseNextReply has lost.
 func (p *Proxy) Lost() int64 { return p.lost.Load() }
@@ -220,6 +228,19 @@ func (p *Proxy) pipe(dst, src net.Conn, replies bool) {
 		if n > 0 && replies && p.lose.CompareAndSwap(true, false) {
 			p.lost.Add(1)
 			break
+		}
+		if n > 0 && replies {
+			if left := p.cut.Load() - 1; left >= 0 {
+				if int64(n) > left {
+					if p.cut.CompareAndSwap(left+1, 0) {
+						q <- chunk{b: append([]byte(nil), buf[:left]...), due: time.Now().Add(time.Duration(p.latency.Load()))}
+						p.lost.Add(1)
+						break
+					}
+				} else {
+					p.cut.Add(-int64(n))
+				}
+			}
 		}
 		if n > 0 {
 			q <- chunk{b: append([]byte(nil), buf[:n]...), due: time.Now().Add(time.Duration(p.latency.Load()))}

@@ -132,3 +132,27 @@ func TestLoseNextReply(t *testing.T) {
 	roundTrip(t, c2, bufio.NewReader(c2))
 	require.EqualValues(t, 1, p.Lost())
 }
+
+// TestCutRepliesAfter: the first bytes of the replies come back, then the
+// connection is closed where they would exceed the budget.
+func TestCutRepliesAfter(t *testing.T) {
+	t.Parallel()
+	p := faultproxy.Start(t, echo(t))
+	c, err := net.Dial("tcp", p.Addr())
+	require.NoError(t, err)
+	defer c.Close()
+	bounded(t, c)
+	r := bufio.NewReader(c)
+	p.CutRepliesAfter(5)
+	_, err = c.Write([]byte("abc\n"))
+	require.NoError(t, err)
+	got, err := r.ReadString('\n')
+	require.NoError(t, err)
+	require.Equal(t, "abc\n", got, "within the budget")
+	_, err = c.Write([]byte("defgh\n"))
+	require.NoError(t, err)
+	got, err = r.ReadString('\n')
+	require.Error(t, err, "cut past the budget")
+	require.Equal(t, "d", got, "the budget's last byte came back")
+	require.EqualValues(t, 1, p.Lost())
+}
