@@ -228,8 +228,14 @@
 // holds once the round's push is counted, and the node spends the new
 // claim once the reply is in (a claim the node does not spend shrinks at
 // its next round: it is not kept whole while its node keeps reading the
-// key). Every round is bounded by Timeout;
-// there is no circuit breaker, as rounds are already one per period.
+// key). A Redis that restarts without persistence (or a failover to a
+// replica that missed the latest writes) forgets every count, as it does
+// for the Redis store: each key's window admits up to its limit again, a
+// bucket its burst (two nodes: 100 more of a window of 100, and of a GCRA
+// of burst 100, in the window they had used up), leases already granted
+// are still spent, and the claims are made anew. Every round is bounded
+// by Timeout; there is no circuit breaker, as rounds are already one per
+// period.
 //
 // At start-up, [Store.Check] says whether the store can sync: Redis
 // answers within Timeout, the sync script runs (an ACL may forbid it while
