@@ -49,7 +49,9 @@ func (s *Store) send(ctx context.Context, now int64, items []item) (reps []reply
 		return reps, bad, unsent, nil
 	}
 	head := []any{s.id, now / 1e6, s.life() / 1e6, s.horizon() / 1e6}
-	var pipes [][]*call
+	// pipes holds each pipeline's calls as their items (built when sent:
+	// a round past its deadline builds none of the rest).
+	var pipes [][][]int
 	for _, known := range [...]bool{true, false} {
 		// A call's hashes must share a hash slot where the client spreads
 		// keys over servers (a Cluster, a Ring): one call per hash tag (a
@@ -70,13 +72,13 @@ func (s *Store) send(ctx context.Context, now int64, items []item) (reps []reply
 			}
 			groups[tag] = append(groups[tag], i)
 		}
-		var pipe []*call
+		var pipe [][]int
 		n := 0
 		for _, tag := range tags {
 			g := groups[tag]
 			for len(g) > 0 {
 				m := min(len(g), s.opts.MaxBatch)
-				pipe = append(pipe, s.callOf(items, g[:m], now, head))
+				pipe = append(pipe, g[:m])
 				g, n = g[m:], n+m
 				if n >= pipeItems {
 					pipes, pipe, n = append(pipes, pipe), nil, 0
@@ -103,18 +105,22 @@ func (s *Store) send(ctx context.Context, now int64, items []item) (reps []reply
 	}
 	var errs []error
 	calls, skipped := 0, 0
-	for _, cs := range pipes {
-		calls += len(cs)
+	for _, p := range pipes {
+		calls += len(p)
 		if ctx.Err() != nil {
 			// The round's deadline has passed: the rest waits for the
 			// next round, whole.
-			for _, c := range cs {
-				for _, j := range c.idx {
+			for _, idx := range p {
+				for _, j := range idx {
 					bad[j], unsent[j] = true, true
 				}
 			}
-			skipped += len(cs)
+			skipped += len(p)
 			continue
+		}
+		cs := make([]*call, len(p))
+		for i, idx := range p {
+			cs[i] = s.callOf(items, idx, now, head)
 		}
 		run(cs, false)
 		var missing []*call
