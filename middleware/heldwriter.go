@@ -7,6 +7,7 @@ import (
 	"net"
 	"net/http"
 	"runtime"
+	"sync"
 	"sync/atomic"
 
 	"github.com/floodgate-go/floodgate/core/inflight"
@@ -35,6 +36,9 @@ type heldWriter struct {
 	slot     *inflight.Slot // the request's: released once (see release)
 	key      string         // slot's key in c's limiter
 	hijacked atomic.Bool
+
+	notifyOnce sync.Once // makes notify, under a writer that cannot notify
+	notify     chan bool // CloseNotify's channel there
 }
 
 // holdsSlot reports whether w, or a writer it unwraps to, is the heldWriter

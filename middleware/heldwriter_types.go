@@ -68,17 +68,23 @@ func (h *heldWriter) Push(target string, opts *http.PushOptions) error {
 // (net/http's are, HTTP/1 and HTTP/2 alike); under a writer that cannot
 // notify, the channel receives once the request's context ends (its
 // client gone, or the request served), so that a handler waiting on it
-// never works on for a client gone, holding its slot.
+// never works on for a client gone, holding its slot. As net/http's, it
+// returns one channel however often it is called, made and registered on
+// the context at the first call: a streaming handler calling it in every
+// turn of its loop costs nothing more.
 func (h *heldWriter) CloseNotify() <-chan bool {
 	//lint:ignore SA1019 forwarded for the handlers that still use it
 	if cn, ok := h.ResponseWriter.(http.CloseNotifier); ok {
 		return cn.CloseNotify()
 	}
-	ch := make(chan bool, 1)
-	ctx := context.Background()
-	if h.r != nil {
-		ctx = h.r.Context()
-	}
-	context.AfterFunc(ctx, func() { ch <- true })
-	return ch
+	h.notifyOnce.Do(func() {
+		ch := make(chan bool, 1)
+		ctx := context.Background()
+		if h.r != nil {
+			ctx = h.r.Context()
+		}
+		context.AfterFunc(ctx, func() { ch <- true })
+		h.notify = ch
+	})
+	return h.notify
 }
