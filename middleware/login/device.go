@@ -26,13 +26,6 @@ const KindDevice = "device"
 // like an account's.
 var DefaultDevice = DefaultAccount
 
-// DefaultDevices is the limit shared by all the devices of one account
-// when DeviceOptions.Shared is nil: 20 free failures per hour, then
-// lockouts of 1 s doubling up to 1 hour, forgiven after 24 hours without a
-// failure. Past it, an attempt with a device cookie is judged as one
-// without.
-var DefaultDevices = core.Backoff{Free: 20, Window: time.Hour, Base: time.Second, Max: time.Hour, Forgive: 24 * time.Hour}
-
 // DefaultDeviceCookie and DefaultDeviceTTL are the cookie name and lifetime
 // when DeviceOptions.Name and DeviceOptions.TTL are zero.
 const (
@@ -79,22 +72,6 @@ const MinDeviceSecret = 32
 // (it never falls back to the anonymous stream); clearing the cookie puts
 // it back there.
 //
-// Every success earns a new cookie, and successes cost nothing: whoever
-// knows a password (an attacker before its owner changes it) can earn
-// cookies at will, under every spelling of its name. So the failures of
-// all the devices of one account (of the normalized name, at one login
-// page) are counted together too (Shared): past that limit, an
-// attempt with a cookie is judged as one without (account and network
-// counters). Farmed cookies then give at most Shared's budget on top of
-// the anonymous stream's, not Limit's for each; an attacker who spends it
-// puts the user's devices back in the anonymous stream, where anyone can
-// lock them out, no further. Accounts whose names normalize alike share it,
-// as they share the account counter: in an application that keeps "josé"
-// and "jose" apart, the owner of "jose" can spend it with their own
-// cookies and put josé's devices back in the anonymous stream. The bound
-// on guesses comes first: keyed by the spelling, cookies farmed under
-// every spelling an application takes for one account would multiply it.
-//
 // Trust is given to a cookie, never to an address that logged in before:
 // addresses are shared (NAT, carriers, proxies), so an attacker behind the
 // user's address would inherit it.
@@ -110,12 +87,6 @@ type DeviceOptions struct {
 	// Limit limits the failures of one device (one cookie) on its
 	// account; nil means DefaultDevice.
 	Limit core.Algorithm
-	// Shared limits the failures of all the devices of one account (of
-	// the username as normalized, whatever spelling each cookie is bound
-	// to) together, a cookie's as its own counter's; nil means
-	// DefaultDevices.
-	// Past it, an attempt with a cookie is judged as one without.
-	Shared core.Algorithm
 	// Insecure issues the cookie without the Secure attribute, for
 	// development over plain HTTP only.
 	Insecure bool
@@ -140,8 +111,7 @@ type devices struct {
 	name     string
 	ttl      time.Duration
 	insecure bool
-	limit    *core.Limiter // per device
-	shared   *core.Limiter // per username, over all its devices
+	limit    *core.Limiter
 }
 
 func newDevices(o *DeviceOptions, store core.Store, clk core.Clock) (*devices, error) {
@@ -167,13 +137,6 @@ func newDevices(o *DeviceOptions, store core.Store, clk core.Clock) (*devices, e
 	}
 	var err error
 	if d.limit, err = limiter(KindDevice, lim, store, clk); err != nil {
-		return nil, err
-	}
-	shared := o.Shared
-	if shared == nil {
-		shared = DefaultDevices
-	}
-	if d.shared, err = limiter(kindDevices, shared, store, clk); err != nil {
 		return nil, err
 	}
 	return d, nil
@@ -278,22 +241,6 @@ func (d *devices) key(r *http.Request, page, name string, now time.Time) string 
 		return KindDevice + ":" + hex.EncodeToString(h.Sum(nil)[:16])
 	}
 	return ""
-}
-
-// kindDevices names the limiter shared by the devices of a username.
-const kindDevices = "devices"
-
-// sharedKey returns the key of the counter shared by the devices of the
-// account name (normalized: cookies can be farmed under every spelling of
-// it) at the login page page, hashed: the key never holds the username.
-func sharedKey(page, name string) string {
-	h := sha256.New()
-	h.Write([]byte(deviceDomain + "/shared"))
-	h.Write([]byte{0})
-	h.Write(binary.BigEndian.AppendUint64(nil, uint64(len(page))))
-	h.Write([]byte(page))
-	h.Write([]byte(name))
-	return kindDevices + ":" + hex.EncodeToString(h.Sum(nil)[:16])
 }
 
 // loginPage returns the login page a device cookie is bound to: the path

@@ -14,11 +14,9 @@
 // With Options.Devices, an attempt carrying a device cookie the guard
 // issued at an earlier successful login of the same username (spelled the
 // same, byte for byte) at the same login page (URL path) is judged on
-// that device's own counter instead (and on one all the username's
-// devices share, past which it is judged as an attempt without a cookie),
-// so that an attacker flooding an account with wrong passwords cannot lock
-// its user out of their own devices (see [DeviceOptions] for the
-// trade-off).
+// that device's own counter instead, so that an attacker flooding an
+// account with wrong passwords cannot lock its user out of their own
+// devices (see [DeviceOptions] for the trade-off).
 //
 // Only failed attempts count: the guard takes one failure from both keys
 // before the credentials are checked and refunds it when they were right.

@@ -205,7 +205,7 @@ type Attempt struct {
 	name    string    // the normalized username
 	user    string    // the username as submitted, which device cookies are bound to
 	page    string    // the login page, which device cookies are bound to (loginPage)
-	charges [2]charge // the account's and the network's, or the device's and the devices' shared one
+	charges [2]charge // the account's and the network's, or the device's alone
 	n       int
 	once    sync.Once
 	won     atomic.Bool   // Succeeded was the first report
@@ -215,10 +215,9 @@ type Attempt struct {
 }
 
 // Begin counts a failed attempt of username before the credentials are
-// checked: on the counter of the device r's device cookie names and on
-// the one all the devices of username's account share, when
-// Options.Devices is set, r carries a valid cookie for username and the
-// shared counter admits the attempt; otherwise on both the account's and r's client network's counters. It
+// checked: on the counter of the device r's device cookie names, when
+// Options.Devices is set and r carries a valid cookie for username;
+// otherwise on both the account's and r's client network's counters. It
 // returns an error wrapping [ErrThrottled] (a [*ThrottledError]) when a
 // counter refuses the attempt, which then counts nowhere;
 // [ErrNoUsername] for an empty username (after normalization);
@@ -255,19 +254,7 @@ func (g *Guard) Begin(ctx context.Context, username string, r *http.Request) (*A
 			if err := a.take(ctx, KindDevice, g.devices.limit, key); err != nil {
 				return nil, err
 			}
-			// The devices of the account share a budget too, whatever
-			// spelling of its name each cookie is bound to: past it,
-			// the attempt is judged as one without a cookie.
-			err := a.take(ctx, KindDevice, g.devices.shared, sharedKey(a.page, name))
-			var te *ThrottledError
-			switch {
-			case err == nil:
-				return a, nil
-			case !errors.As(err, &te):
-				a.giveBack()
-				return nil, err
-			}
-			a.refundAll()
+			return a, nil
 		}
 	}
 	netKey, err := g.netKey(r)
@@ -313,14 +300,12 @@ func (a *Attempt) take(ctx context.Context, kind string, l *core.Limiter, key st
 
 // giveBack refunds every charge of an attempt that never reached the
 // credential check.
-func (a *Attempt) giveBack() { a.once.Do(a.refundAll) }
-
-// refundAll refunds every charge of the attempt and forgets them.
-func (a *Attempt) refundAll() {
-	for _, c := range a.charges[:a.n] {
-		a.g.refund(a.r, c.l, c.key, c.res)
-	}
-	a.n = 0
+func (a *Attempt) giveBack() {
+	a.once.Do(func() {
+		for _, c := range a.charges[:a.n] {
+			a.g.refund(a.r, c.l, c.key, c.res)
+		}
+	})
 }
 
 // Succeeded reports that the credentials were right: the attempt is
@@ -339,9 +324,7 @@ func (a *Attempt) Succeeded() {
 			// normalizes to the name: only the name itself may clear it,
 			// not another spelling the application may take for another
 			// account (see Options.ResetAccountOnSuccess).
-			// The devices' shared counter is only refunded: a success
-			// on one device must not give farmed cookies a fresh budget.
-			if g.opts.ResetAccountOnSuccess && ((c.kind == KindDevice && c.l != g.devices.shared) || (c.kind == KindAccount && a.user == a.name)) {
+			if g.opts.ResetAccountOnSuccess && (c.kind == KindDevice || (c.kind == KindAccount && a.user == a.name)) {
 				if err := c.l.Reset(a.ctx, c.key); err != nil {
 					g.report(a.r, err)
 				}
