@@ -26,8 +26,9 @@ import (
 // round, and again at every round the flood cuts, until its clients are
 // denied what they never took. Now a round sends the keys a round has
 // read before in a pipeline of their own, ahead of the keys new to the
-// node, and stops at the first pipeline that fails (what it did not send
-// is pushed again exactly, refunds included).
+// node, in pipelines of about 4,096 items, and sends none once its
+// Timeout has passed (what it did not send is pushed again exactly,
+// refunds included).
 func TestAttackKeyFloodFailsTheRoundOfKnownKeys(t *testing.T) {
 	t.Parallel()
 	const quota = 1000
