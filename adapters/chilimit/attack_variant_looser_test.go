@@ -18,23 +18,37 @@ import (
 // handler; now the variant's route is charged with the template's: 1.
 func TestAttackVariantLooserThanTheCatchAll(t *testing.T) {
 	for _, path := range []string{"/admin/x/%2E%2E/public", "/admin/PUBLIC", "/admin/public/"} {
-		rt := middleware.NewRoutes(nil)
-		require.NoError(t, rt.Add("/admin/", fixed(t, 1)))
-		require.NoError(t, rt.Add("/admin/public", fixed(t, 1000)))
-		m, err := middleware.NewSelect(rt, middleware.Options{})
-		require.NoError(t, err)
-		hits := 0
-		r := chi.NewRouter()
-		r.Use(chilimit.Limit(m))
-		r.Get("/admin/*", func(http.ResponseWriter, *http.Request) { hits++ })
-		r.Get("/admin/public", ok)
-		var codes []int
-		for range 3 {
-			codes = append(codes, from(r, http.MethodGet, path, "192.0.2.1:1"))
-		}
+		codes, hits := underAdminCatchAll(t, path, true)
 		assert.Equal(t, []int{200, 429, 429}, codes, path)
 		assert.Equal(t, 1, hits, path)
 	}
+}
+
+// underAdminCatchAll sends path 3 times to a router whose catch-all
+// "/admin/*" is limited by the route "/admin/" (1 an hour), beside a route
+// "/admin/public" (1,000), with Limit in the root router's Use (inUse) or
+// on the catch-all's route, and returns the codes and how many reached the
+// catch-all's handler.
+func underAdminCatchAll(t *testing.T, path string, inUse bool) (codes []int, hits int) {
+	t.Helper()
+	rt := middleware.NewRoutes(nil)
+	require.NoError(t, rt.Add("/admin/", fixed(t, 1)))
+	require.NoError(t, rt.Add("/admin/public", fixed(t, 1000)))
+	m, err := middleware.NewSelect(rt, middleware.Options{})
+	require.NoError(t, err)
+	r := chi.NewRouter()
+	h := func(http.ResponseWriter, *http.Request) { hits++ }
+	if inUse {
+		r.Use(chilimit.Limit(m))
+		r.Get("/admin/*", h)
+	} else {
+		r.With(chilimit.Limit(m)).Get("/admin/*", h)
+	}
+	r.Get("/admin/public", ok)
+	for range 3 {
+		codes = append(codes, from(r, http.MethodGet, path, "192.0.2.1:1"))
+	}
+	return codes, hits
 }
 
 // The same with LimitMux, which resolves the route before chi routes: the
