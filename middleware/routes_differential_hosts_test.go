@@ -4,7 +4,6 @@ import (
 	"math/rand/v2"
 	"net/http"
 	"net/http/httptest"
-	"strings"
 	"testing"
 
 	"github.com/floodgate-go/floodgate/middleware"
@@ -48,27 +47,11 @@ func TestRoutesChargeTheServedPatternHostsMethodsPreflights(t *testing.T) {
 			rnd := rand.New(rand.NewPCG(3, 4))
 			total, escaped := 0, 0
 			for range 6000 {
-				var b strings.Builder
-				for range 1 + rnd.IntN(5) {
-					b.WriteString("/" + segs[rnd.IntN(len(segs))])
+				r, ok := randomRequest(rnd, segs, methods)
+				if !ok {
+					continue
 				}
-				if rnd.IntN(3) == 0 {
-					b.WriteString("/")
-				}
-				r := httptest.NewRequest("GET", "/", nil)
-				r.Method = methods[rnd.IntN(len(methods))]
 				r.Host = hosts[rnd.IntN(len(hosts))]
-				r.URL.RawPath = ""
-				r.URL.Path = b.String()
-				if strings.Contains(b.String(), "%") {
-					p, err := decodePath(b.String())
-					if err != nil {
-						continue
-					}
-					r.URL.Path, r.URL.RawPath = p, b.String()
-				}
-				r.RequestURI = b.String()
-				r.RemoteAddr = "192.0.2.1:1"
 				if rnd.IntN(3) == 0 {
 					r.Header.Set("Origin", "https://o.example")
 					r.Header.Set("Access-Control-Request-Method", methods[rnd.IntN(len(methods))])

@@ -60,26 +60,10 @@ func TestRoutesChargeTheServedPattern(t *testing.T) {
 	rnd := rand.New(rand.NewPCG(1, 2))
 	total, escaped, byCase := 0, 0, 0
 	for range 20000 {
-		var b strings.Builder
-		for range 1 + rnd.IntN(5) {
-			b.WriteString("/" + segs[rnd.IntN(len(segs))])
+		r, ok := randomRequest(rnd, segs, methods)
+		if !ok {
+			continue
 		}
-		if rnd.IntN(3) == 0 {
-			b.WriteString("/")
-		}
-		r := httptest.NewRequest("GET", "/", nil)
-		r.Method = methods[rnd.IntN(len(methods))]
-		r.URL.RawPath = ""
-		r.URL.Path = b.String()
-		if strings.Contains(b.String(), "%") {
-			p, err := decodePath(b.String())
-			if err != nil {
-				continue
-			}
-			r.URL.Path, r.URL.RawPath = p, b.String()
-		}
-		r.RequestURI = b.String()
-		r.RemoteAddr = "192.0.2.1:1"
 		for _, c := range lims {
 			c.n = 0
 		}
@@ -111,4 +95,32 @@ func decodePath(p string) (string, error) {
 		return "", err
 	}
 	return u.URL.Path, nil
+}
+
+// randomRequest returns a request of a random method of methods to a path
+// of 1 to 5 random segments of segs (escaped ones decoded into its Path,
+// kept in its RawPath), with a trailing slash one time in 3, from
+// 192.0.2.1; false for a path that does not decode.
+func randomRequest(rnd *rand.Rand, segs, methods []string) (*http.Request, bool) {
+	var b strings.Builder
+	for range 1 + rnd.IntN(5) {
+		b.WriteString("/" + segs[rnd.IntN(len(segs))])
+	}
+	if rnd.IntN(3) == 0 {
+		b.WriteString("/")
+	}
+	r := httptest.NewRequest("GET", "/", nil)
+	r.Method = methods[rnd.IntN(len(methods))]
+	r.URL.RawPath = ""
+	r.URL.Path = b.String()
+	if strings.Contains(b.String(), "%") {
+		p, err := decodePath(b.String())
+		if err != nil {
+			return nil, false
+		}
+		r.URL.Path, r.URL.RawPath = p, b.String()
+	}
+	r.RequestURI = b.String()
+	r.RemoteAddr = "192.0.2.1:1"
+	return r, true
 }
