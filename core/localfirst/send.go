@@ -58,10 +58,23 @@ func (s *Store) send(ctx context.Context, now int64, items []item) (reps []reply
 		// policy's bucket) there, and one for every tag on a single Redis.
 		groups := map[string][]int{}
 		var tags []string
+		var class []int
 		for i := range items {
-			if (items[i].e.okAt != 0) != known {
-				continue
+			if (items[i].e.okAt != 0) == known {
+				class = append(class, i)
 			}
+		}
+		// Each round starts its class pipeItems further (its items keep
+		// the shards' order from round to round): a flood filling a
+		// round's Timeout leaves other items unsent each round, not the
+		// same ones round after round, so that every key is sent within
+		// about len(class) / pipeItems rounds.
+		start := 0
+		if len(class) > 0 {
+			start = int(s.stats.rounds.Load() * pipeItems % uint64(len(class)))
+		}
+		for k := range class {
+			i := class[(start+k)%len(class)]
 			tag := ""
 			if !s.single {
 				h := items[i].hash
