@@ -14,11 +14,7 @@ import (
 // maxUnreleased, those sent with one Acquire at most maxUnreleasedSent,
 // and a lease surely ended is forgotten.
 func TestUnreleasedBounded(t *testing.T) {
-	c := redis.NewClient(&redis.Options{Addr: "127.0.0.1:1"})
-	t.Cleanup(func() { c.Close() })
-	clk := coretest.NewClock(time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC))
-	l, err := New(c, 1, Options{Clock: clk, Lease: time.Minute})
-	require.NoError(t, err)
+	l, clk := offlineLimiter(t)
 	for i := range 3 * maxUnreleased {
 		l.unreleasedLease(fmt.Sprint("rk", i%3), fmt.Sprint("m", i), "", clk.Now().Add(time.Minute))
 	}
@@ -48,11 +44,7 @@ func TestUnreleasedBounded(t *testing.T) {
 // release on this machine: at ten thousand releases a second the mutex
 // is never free, during the very outage FailLocal serves).
 func TestAttackUnreleasedFullScansOnlyWhenOneEnded(t *testing.T) {
-	c := redis.NewClient(&redis.Options{Addr: "127.0.0.1:1"})
-	t.Cleanup(func() { c.Close() })
-	clk := coretest.NewClock(time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC))
-	l, err := New(c, 1, Options{Clock: clk, Lease: time.Minute})
-	require.NoError(t, err)
+	l, clk := offlineLimiter(t)
 	for i := range maxUnreleased {
 		l.unreleasedLease(fmt.Sprint("rk", i), fmt.Sprint("m", i), "", clk.Now().Add(time.Minute+time.Duration(i)*time.Millisecond))
 	}
@@ -87,11 +79,7 @@ func unreleasedArgs(l *Limiter, rk string) []any {
 // that followed, none was remembered, and their keys stayed full for the
 // rest of their Lease once Redis was back.
 func TestAttackCancelsLeaveRoomForReleases(t *testing.T) {
-	c := redis.NewClient(&redis.Options{Addr: "127.0.0.1:1"})
-	t.Cleanup(func() { c.Close() })
-	clk := coretest.NewClock(time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC))
-	l, err := New(c, 1, Options{Clock: clk, Lease: time.Minute})
-	require.NoError(t, err)
+	l, clk := offlineLimiter(t)
 	for i := range maxUnreleased {
 		l.unreleasedLease(fmt.Sprint("flood", i), fmt.Sprint("m", i), fmt.Sprint("x", i), clk.Now().Add(time.Minute))
 	}
@@ -113,4 +101,17 @@ func TestAttackCancelsLeaveRoomForReleases(t *testing.T) {
 	l.unreleasedLease("flood", "late", "x", clk.Now().Add(time.Minute))
 	require.Equal(t, 1, l.lostTombs)
 	require.Equal(t, 1, l.lostN)
+}
+
+// offlineLimiter returns a limiter of limit 1 and a Lease of a minute on
+// its own clock, whose client reaches no Redis: for the unreleased-lease
+// table alone.
+func offlineLimiter(t *testing.T) (*Limiter, *coretest.Clock) {
+	t.Helper()
+	c := redis.NewClient(&redis.Options{Addr: "127.0.0.1:1"})
+	t.Cleanup(func() { c.Close() })
+	clk := coretest.NewClock(time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC))
+	l, err := New(c, 1, Options{Clock: clk, Lease: time.Minute})
+	require.NoError(t, err)
+	return l, clk
 }
