@@ -193,6 +193,9 @@ type route struct {
 	lim   Limiter
 	scope string
 	order int // the routes added before it (by earlier calls of Add and Share)
+	// alone, set once Routes serves (see serves), says that lim serves
+	// this route alone: its keys need no scope.
+	alone bool
 }
 
 // NewRoutes returns routes that give requests matching no route to def, or
@@ -494,11 +497,20 @@ func (rt *Routes) ownRoute(r *http.Request, template string) (Limiter, string, b
 // serves marks rt as serving, at its first request: Add and Share refuse
 // from then on, and the table is read without a lock.
 func (rt *Routes) serves() {
-	if !rt.serving.Load() {
-		rt.mu.Lock()
-		rt.serving.Store(true)
-		rt.mu.Unlock()
+	if rt.serving.Load() {
+		return
 	}
+	rt.mu.Lock()
+	defer rt.mu.Unlock()
+	if rt.serving.Load() {
+		return
+	}
+	// The table is final: what each request would ask of it is set once
+	// (before serving is, which publishes it).
+	for _, rte := range rt.byKey {
+		rte.alone = rt.limiters[rte.lim] == 1 && !same.Is(rte.lim, rt.def)
+	}
+	rt.serving.Store(true)
 }
 
 func (rt *Routes) validate() error {
@@ -520,8 +532,7 @@ func (rt *Routes) pick(rte *route) (Limiter, string, error) {
 		}
 		return rt.def, "", nil
 	}
-	if rt.limiters[rte.lim] == 1 && !same.Is(rte.lim, rt.def) {
-		// The limiter serves this route alone: its keys need no scope.
+	if rte.alone {
 		return rte.lim, "", nil
 	}
 	return rte.lim, rte.scope, nil
