@@ -39,3 +39,27 @@ func BenchmarkOverhead(b *testing.B) {
 		httpbench.Serve(b, h, req, http.StatusTooManyRequests)
 	})
 }
+
+// BenchmarkRoutes is the middleware's cost on the allow path when Routes
+// picks the limiter: a ServeMux of three routes, each of its own limiter,
+// and a request to one of them.
+func BenchmarkRoutes(b *testing.B) {
+	handler := http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { _, _ = w.Write([]byte("ok")) })
+	rt := middleware.NewRoutes(nil)
+	mux := http.NewServeMux()
+	for _, p := range []string{"GET /users/{id}", "POST /login", "/static/"} {
+		l, err := core.NewLimiter(core.MustPolicy("r", core.Limit{Name: "r", Algorithm: core.GCRA{Rate: core.PerSecond(1_000_000_000)}}))
+		if err != nil {
+			b.Fatal(err)
+		}
+		if err := rt.Add(p, l); err != nil {
+			b.Fatal(err)
+		}
+		mux.Handle(p, handler)
+	}
+	m, err := middleware.NewSelect(rt, middleware.Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	httpbench.Serve(b, m.Handler(mux), httptest.NewRequest(http.MethodGet, "/users/7", nil), http.StatusOK)
+}
