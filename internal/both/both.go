@@ -203,6 +203,7 @@ func (p *Pair) AllowN(ctx context.Context, key string, cost int64) (core.Result,
 // are charged in: first those that denied their key last (see denials),
 // then the others, each as given; with each part's hash in denials.
 func (p *Pair) order(key string) (order [MaxParts]int, hs [MaxParts]uint64) {
+	var denied [MaxParts]bool
 	n := 0
 	for i, pt := range p.parts[:p.n] {
 		p.keys[i] = key
@@ -210,13 +211,13 @@ func (p *Pair) order(key string) (order [MaxParts]int, hs [MaxParts]uint64) {
 			p.keys[i] = Scoped(pt.Scope, key)
 		}
 		hs[i] = denials.hash(pt.Lim, p.keys[i])
-		if denials.denied(hs[i]) {
+		if denied[i] = denials.denied(hs[i]); denied[i] {
 			order[n] = i
 			n++
 		}
 	}
 	for i := range p.parts[:p.n] {
-		if !denials.denied(hs[i]) {
+		if !denied[i] {
 			order[n] = i
 			n++
 		}
