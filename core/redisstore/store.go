@@ -449,6 +449,10 @@ type Store struct {
 	rtt         rttMeter
 	stats       counters
 
+	// mono is the local monotonic clock the tables read (nanotime; a
+	// test's own): see table.cacheNow and table.charge.
+	mono func() int64
+
 	ctx    context.Context // the store's life: canceled by Close
 	cancel context.CancelFunc
 
@@ -521,6 +525,7 @@ func New(client redis.UniversalClient, opts Options) (*Store, error) {
 		queue:      make(chan *call, opts.MaxBatch*opts.Pipelines),
 		quit:       make(chan struct{}),
 		roundEnded: make(chan struct{}, 1),
+		mono:       nanotime,
 	}
 	s.comb.turn = make(chan struct{}, 1)
 	s.ctx, s.cancel = context.WithCancel(context.Background())

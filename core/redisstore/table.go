@@ -188,6 +188,10 @@ func (t *table) Do(ctx context.Context, req store.Request) (store.Decision, erro
 	if err := checkRequest(&req); err != nil {
 		return store.Decision{}, err
 	}
+	var entered int64 // when the store got req, on its monotonic clock (see charge)
+	if t.local != nil && !t.s.opts.CallerClock {
+		entered = t.s.mono()
+	}
 	var gen uint64 // the deny cache's generation of the key's bucket (see denyCache.put)
 	if t.deny != nil {
 		switch req.Op {
@@ -247,7 +251,7 @@ func (t *table) Do(ctx context.Context, req store.Request) (store.Decision, erro
 	if err == nil && t.local != nil {
 		switch {
 		case res.Taken && req.Op == store.OpTake:
-			t.charge(ctx, req)
+			t.charge(ctx, req, entered)
 		case req.Op == store.OpReset:
 			t.forget(ctx, req)
 		}
@@ -274,10 +278,25 @@ func (t *table) forget(ctx context.Context, req store.Request) {
 // too, as far as its share holds it (a take it would deny charges
 // nothing), so that an outage that follows grants this process its share
 // less what it admitted in Redis, not its share again.
-func (t *table) charge(ctx context.Context, req store.Request) {
+//
+// The local limiter runs on the caller's clock (an outage decides at
+// req.Now). With CallerClock, Redis decided at req.Now too: the charge is
+// made there. Otherwise Redis decided at its own instant, some time after
+// the caller read req.Now: the charge is made at req.Now plus the time
+// the store held the request (entered, then now, on its monotonic clock),
+// no earlier than Redis's decision on the caller's clock. At req.Now, a
+// request stalled before it was sent (queued for a connection, a
+// goroutine descheduled) had its charge end before Redis's admission by
+// the stall, and an outage that followed admitted the key that much early.
+func (t *table) charge(ctx context.Context, req store.Request, entered int64) {
 	lt, err := t.local.table(t)
 	if err != nil {
 		return // (Bind made the scaled policy: the local store binds it)
+	}
+	if !t.s.opts.CallerClock {
+		if d := t.s.mono() - entered; d > 0 && req.Now <= math.MaxInt64-d {
+			req.Now += d
+		}
 	}
 	_, _ = lt.Do(ctx, req)
 }
@@ -370,7 +389,7 @@ func (t *table) cacheNow(req store.Request) int64 {
 	if t.s.opts.CallerClock {
 		return req.Now
 	}
-	return nanotime()
+	return t.s.mono()
 }
 
 // at returns the decision's instant: Redis's, at µs, unless the caller's
