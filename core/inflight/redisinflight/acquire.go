@@ -215,15 +215,11 @@ func (l *Limiter) fallback(ctx context.Context, key string, err error) (*infligh
 		return inflight.NewSlot(func(context.Context) error { return nil }, nil), nil
 	case redisstore.FailLocal:
 		if fault {
-			s, lerr := l.local.Acquire(ctx, key)
+			s, lerr := l.takeLocal(ctx, key)
 			if lerr != nil {
 				return nil, lerr
 			}
-			if l.holding(key)+l.local.InFlight(key) > l.local.Limit() {
-				// The share less the slots this process holds in Redis.
-				_ = s.Release(ctx)
-				return nil, inflight.ErrFull
-			}
+			l.step(ctx, "taken")
 			return inflight.NewSlot(func(ctx context.Context) error {
 				defer l.wake(key)
 				return s.Release(ctx)
@@ -231,6 +227,27 @@ func (l *Limiter) fallback(ctx context.Context, key string, err error) (*infligh
 		}
 	}
 	return nil, err
+}
+
+// takeLocal takes a slot of key from the local limiter if its share less
+// the slots of key this process holds in Redis, or may be taking there,
+// leaves room for it. It counts and takes under l.mu, as every local
+// Acquire does: two Acquires racing for the last slot never both take it
+// and then both give it back, each having counted the other's.
+func (l *Limiter) takeLocal(ctx context.Context, key string) (*inflight.Slot, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.held[key]+l.local.InFlight(key) >= l.local.Limit() {
+		return nil, inflight.ErrFull
+	}
+	return l.local.Acquire(ctx, key)
+}
+
+// step runs the test's hook, if any, at step of a local slot.
+func (l *Limiter) step(ctx context.Context, step string) {
+	if l.localStep != nil {
+		l.localStep(ctx, step)
+	}
 }
 
 // hold adds n to the slots of key this process holds in Redis, or may
@@ -247,15 +264,4 @@ func (l *Limiter) hold(key string, n int) {
 	} else {
 		delete(l.held, key)
 	}
-}
-
-// holding returns the slots of key this process holds in Redis, or may
-// be taking there, under FailLocal (0 otherwise).
-func (l *Limiter) holding(key string) int {
-	if l.held == nil {
-		return 0
-	}
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.held[key]
 }

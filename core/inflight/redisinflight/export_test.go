@@ -59,3 +59,9 @@ func CancelFirst(ctx context.Context, l *Limiter, key string) (any, error) {
 	l.cancel(rk, tomb, member, l.clock().Add(l.opts.Lease))
 	return acquireScript.Run(ctx, l.client, []string{rk, tomb}, l.limit, l.leaseUS, member, l.now()).Result()
 }
+
+// OnLocalStep makes f run, under FailLocal, at each step of an Acquire
+// of l that Redis could not decide ("taken": it holds a local slot; there
+// was also "refused", a local slot taken and given back, before
+// TestAttackFailLocalRacingAcquiresBothRefused). ctx is the Acquire's.
+func OnLocalStep(l *Limiter, f func(ctx context.Context, step string)) { l.localStep = f }

@@ -134,6 +134,7 @@ package redisinflight
 
 import (
 	"cmp"
+	"context"
 	_ "embed"
 	"errors"
 	"fmt"
@@ -265,6 +266,9 @@ type Limiter struct {
 	// hook that runs them when the test says.
 	renewAfter func(time.Duration, func()) renewTimer
 	clock      func() time.Time // Options.Clock's Now, or time.Now
+	// localStep, a test's hook when not nil, runs in fallback at each
+	// step of an Acquire's local slot (see step).
+	localStep func(ctx context.Context, step string)
 
 	log         *slog.Logger
 	cancelled   atomic.Int64           // abandoned Acquires' leases cancelled (see Limiter.cancel)
@@ -276,7 +280,7 @@ type Limiter struct {
 	// held counts, under FailLocal, the slots of each key this process
 	// holds in Redis (taken and not yet released) or may be taking (its
 	// Acquires on their way), which the local limiter's share must leave
-	// room for (see fallback).
+	// room for (see takeLocal).
 	held map[string]int
 	// lost holds, per lease set, the leases whose release did not reach
 	// Redis, lostN their number (see unreleasedLease).
