@@ -55,6 +55,7 @@ func (l *Limiter) try(ctx context.Context, key string) (*inflight.Slot, time.Dur
 	}
 	member := newMember()
 	rk, tomb := l.redisKeys(key, member)
+	l.touchLost(rk) // (its key in use: the leases a full table forgets last)
 	// The lease ends a Lease after the script runs, after sent: with
 	// Options.Clock, a Lease after sent itself, the script's instant. One
 	// reading: a goroutine stalled between two would count the lease to

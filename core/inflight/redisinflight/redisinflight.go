@@ -112,7 +112,10 @@
 // and renewals outstanding, a fault) returns its error; the lease is
 // remembered (up to 1,024 leases per limiter, at most 512 of them the
 // abandoned Acquires' above, so that a flood as an outage starts leaves
-// room for the releases), and this process's next
+// room for the releases; beyond, the oldest lease of the key least
+// recently released or Acquired is forgotten, so that a client leaving
+// the many slots it held as an outage starts gives up its own keys'
+// leases, not those of the keys others come back to), and this process's next
 // Acquire of the key that reaches Redis removes it in its script, before
 // counting, so that a key whose requests ended during an outage is free
 // again once Redis answers; otherwise the lease ends by itself, at most
@@ -134,6 +137,7 @@ package redisinflight
 
 import (
 	"cmp"
+	"container/list"
 	"context"
 	_ "embed"
 	"errors"
@@ -283,9 +287,12 @@ type Limiter struct {
 	// room for (see takeLocal).
 	held map[string]int
 	// lost holds, per lease set, the leases whose release did not reach
-	// Redis, lostN their number (see unreleasedLease).
-	lost  map[string][]lost
-	lostN int
+	// Redis, lostN their number (see unreleasedLease); lostUse orders
+	// their sets by use, lostTombUse those with a tombstone (see
+	// lostSet).
+	lost                 map[string]*lostSet
+	lostN                int
+	lostUse, lostTombUse list.List
 	// lostTombs is those of them with a tombstone (see lost).
 	lostTombs int
 	// lostAny is lostN > 0, read without l.mu: an Acquire finding no
@@ -371,7 +378,7 @@ func New(client redis.UniversalClient, limit int, opts Options) (*Limiter, error
 	bound := redisbound.New(client, redisbound.RoundTrip(opts.Timeout))
 	l := &Limiter{client: bound.Client, bound: bound, limit: limit, keyEnd: ":" + strconv.Itoa(limit), log: opts.Logger, opts: opts, leaseUS: int64(opts.Lease / time.Microsecond),
 		line:  waitline.New(cmp.Or(opts.MaxWaiters, inflight.DefaultMaxWaiters), cmp.Or(opts.MaxWaiting, inflight.DefaultMaxWaiting), inflight.ErrQueueFull),
-		freed: make(map[string]chan struct{}), lost: make(map[string][]lost), calls: make(chan struct{}, opts.MaxCalls), upkeep: make(chan struct{}, opts.MaxCalls), renewAfter: afterFunc,
+		freed: make(map[string]chan struct{}), lost: make(map[string]*lostSet), calls: make(chan struct{}, opts.MaxCalls), upkeep: make(chan struct{}, opts.MaxCalls), renewAfter: afterFunc,
 		errBusy: fmt.Errorf("redisinflight: %d calls to Redis outstanding: %w", opts.MaxCalls, errShed)}
 	l.clock = time.Now
 	if opts.Clock != nil {

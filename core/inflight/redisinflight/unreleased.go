@@ -1,6 +1,9 @@
 package redisinflight
 
-import "time"
+import (
+	"container/list"
+	"time"
+)
 
 // maxUnreleased bounds the leases a limiter remembers whose release did
 // not reach Redis (see Limiter.unreleased), maxUnreleasedCancels those
@@ -25,20 +28,38 @@ type lost struct {
 	ends         time.Time
 }
 
+// lostSet is the leases of one lease set, rk, remembered as lost, in the
+// order they were remembered; tombs is those of them with a tombstone.
+// use is rk's place in Limiter.lostUse, tombUse in Limiter.lostTombUse
+// (nil while tombs is 0): a full table forgets first the leases of the
+// set least recently used (see Limiter.unreleasedLease).
+type lostSet struct {
+	rk           string
+	leases       []lost
+	tombs        int
+	use, tombUse *list.Element
+}
+
 // lostUntil is when a lease that ends after ends (its sending plus a
 // Lease, by this process's clock: see lease.ends) has surely ended: a
 // Lease later still, for the script's delay and Redis's clock.
 func (l *Limiter) lostUntil(ends time.Time) time.Time { return ends.Add(l.opts.Lease) }
 
 // unreleasedLease remembers the lease member of rk, ending after ends
-// (see lostUntil), whose release did not reach Redis (the breaker open, a fault, a
-// timeout), so that this process's next Acquire of its key removes it
-// before counting rather than the lease being held by nobody until it
-// ends; and leaves tomb, the lease's tombstone unless "" (see lost). A
-// ZREM of a member gone already removes nothing: a lease is never
-// another's. At most maxUnreleased leases are remembered, at most
-// maxUnreleasedCancels of them with a tombstone; beyond, the lease ends by
-// itself.
+// (see lostUntil), whose release did not reach Redis (the breaker open, a
+// fault, a timeout), so that this process's next Acquire of its key
+// removes it before counting rather than the lease being held by nobody
+// until it ends; and leaves tomb, the lease's tombstone unless "" (see
+// lost). A ZREM of a member gone already removes nothing: a lease is
+// never another's.
+//
+// At most maxUnreleased leases are remembered, at most
+// maxUnreleasedCancels of them with a tombstone. A full table drops the
+// leases surely ended, and then makes room by forgetting the oldest lease
+// of the set least recently used (a release or an Acquire of its key: see
+// touchLost), which then ends by itself: a client that fills the table
+// with the slots it held, leaving them as an outage starts, loses its own
+// keys' leases, not those of the keys others come back to.
 func (l *Limiter) unreleasedLease(rk, member, tomb string, ends time.Time) {
 	now := l.clock()
 	if ends = l.lostUntil(ends); !ends.After(now) {
@@ -49,36 +70,95 @@ func (l *Limiter) unreleasedLease(rk, member, tomb string, ends time.Time) {
 	full := func() bool {
 		return l.lostN >= maxUnreleased || tomb != "" && l.lostTombs >= maxUnreleasedCancels
 	}
-	if full() {
-		// Full: scan for leases ended only once one may have (a scan
-		// of every lease under l.mu on each release would stall every
+	if full() && !now.Before(l.lostNext) {
+		// Scan for leases ended only once one may have (a scan of
+		// every lease under l.mu on each release would stall every
 		// Acquire and release of the limiter for the rest of an outage).
-		if now.Before(l.lostNext) {
-			return
-		}
 		l.lostScans++
 		l.lostNext = time.Time{}
 		for k := range l.lost {
 			l.prune(k, now)
-			for _, x := range l.lost[k] {
+			for _, x := range l.lost[k].leasesOrNil() {
 				if l.lostNext.IsZero() || x.ends.Before(l.lostNext) {
 					l.lostNext = x.ends
 				}
 			}
 		}
-		if full() {
-			return
-		}
+	}
+	for full() {
+		l.evictLost(tomb != "" && l.lostTombs >= maxUnreleasedCancels)
 	}
 	if l.lostN == 0 || ends.Before(l.lostNext) {
 		l.lostNext = ends
 	}
-	l.lost[rk] = append(l.lost[rk], lost{member, tomb, ends})
+	set := l.lost[rk]
+	if set == nil {
+		set = &lostSet{rk: rk}
+		set.use = l.lostUse.PushFront(set)
+		l.lost[rk] = set
+	}
+	set.leases = append(set.leases, lost{member, tomb, ends})
 	l.lostN++
 	if tomb != "" {
+		set.tombs++
 		l.lostTombs++
 	}
+	l.used(set)
 	l.lostAny.Store(true)
+}
+
+// evictLost forgets the oldest lease (with a tombstone, if tomb) of the
+// set least recently used (l.mu held; at least one such lease).
+func (l *Limiter) evictLost(tomb bool) {
+	var set *lostSet
+	if tomb {
+		set = l.lostTombUse.Back().Value.(*lostSet)
+	} else {
+		set = l.lostUse.Back().Value.(*lostSet)
+	}
+	first := true
+	l.keep(set.rk, func(x lost) bool {
+		if first && (!tomb || x.tomb != "") {
+			first = false
+			return false
+		}
+		return true
+	})
+}
+
+// used puts set first in the order of use (l.mu held).
+func (l *Limiter) used(set *lostSet) {
+	l.lostUse.MoveToFront(set.use)
+	switch {
+	case set.tombs > 0 && set.tombUse == nil:
+		set.tombUse = l.lostTombUse.PushFront(set)
+	case set.tombs > 0:
+		l.lostTombUse.MoveToFront(set.tombUse)
+	case set.tombUse != nil:
+		l.lostTombUse.Remove(set.tombUse)
+		set.tombUse = nil
+	}
+}
+
+// touchLost tells the table that rk is in use (an Acquire of its key,
+// sent to Redis or not): its leases are the last a full table forgets.
+func (l *Limiter) touchLost(rk string) {
+	if !l.lostAny.Load() {
+		return
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if set := l.lost[rk]; set != nil {
+		l.used(set)
+	}
+}
+
+// leasesOrNil is s's leases, nil for a nil s.
+func (s *lostSet) leasesOrNil() []lost {
+	if s == nil {
+		return nil
+	}
+	return s.leases
 }
 
 // unreleased returns, as script arguments, the leases of rk whose release
@@ -91,11 +171,11 @@ func (l *Limiter) unreleased(rk string, keys []string) ([]any, []string) {
 	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	if len(l.lost[rk]) == 0 {
+	if l.lost[rk] == nil {
 		return nil, keys
 	}
 	l.prune(rk, l.clock())
-	ls := l.lost[rk]
+	ls := l.lost[rk].leasesOrNil()
 	args := make([]any, 0, min(len(ls), maxUnreleasedSent))
 	for _, x := range ls[:cap(args)] {
 		args = append(args, x.member)
@@ -129,21 +209,34 @@ func (l *Limiter) prune(rk string, now time.Time) {
 
 // keep keeps the remembered leases of rk that ok accepts (l.mu held).
 func (l *Limiter) keep(rk string, ok func(lost) bool) {
-	ls := l.lost[rk]
+	set := l.lost[rk]
+	if set == nil {
+		return
+	}
+	ls := set.leases
 	kept := ls[:0]
 	for _, x := range ls {
 		if ok(x) {
 			kept = append(kept, x)
 		} else if x.tomb != "" {
+			set.tombs--
 			l.lostTombs--
 		}
 	}
 	clear(ls[len(kept):])
 	l.lostN -= len(ls) - len(kept)
 	l.lostAny.Store(l.lostN > 0)
-	if len(kept) == 0 {
-		delete(l.lost, rk)
-	} else {
-		l.lost[rk] = kept
+	set.leases = kept
+	if len(kept) > 0 {
+		if set.tombs == 0 && set.tombUse != nil {
+			l.lostTombUse.Remove(set.tombUse)
+			set.tombUse = nil
+		}
+		return
 	}
+	l.lostUse.Remove(set.use)
+	if set.tombUse != nil {
+		l.lostTombUse.Remove(set.tombUse)
+	}
+	delete(l.lost, rk)
 }

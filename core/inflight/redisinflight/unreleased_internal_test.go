@@ -38,11 +38,11 @@ func TestUnreleasedBounded(t *testing.T) {
 
 // TestAttackUnreleasedFullScansOnlyWhenOneEnded: once maxUnreleased
 // leases are remembered (an outage on a service of many keys reaches it
-// in seconds), a release that finds none ended is dropped without
-// looking at them all. Before, each such release scanned the 1,024
-// leases under the mutex every Acquire and release takes (about 100 µs a
-// release on this machine: at ten thousand releases a second the mutex
-// is never free, during the very outage FailLocal serves).
+// in seconds), a release that finds none ended makes room without looking
+// at them all. Before, each such release scanned the 1,024 leases under
+// the mutex every Acquire and release takes (about 100 µs a release on
+// this machine: at ten thousand releases a second the mutex is never
+// free, during the very outage FailLocal serves).
 func TestAttackUnreleasedFullScansOnlyWhenOneEnded(t *testing.T) {
 	l, clk := offlineLimiter(t)
 	for i := range maxUnreleased {
@@ -50,18 +50,61 @@ func TestAttackUnreleasedFullScansOnlyWhenOneEnded(t *testing.T) {
 	}
 	require.Zero(t, l.lostScans)
 	for i := range 100 {
-		l.unreleasedLease("full", fmt.Sprint("f", i), "", clk.Now().Add(time.Minute))
+		l.unreleasedLease("full", fmt.Sprint("f", i), "", clk.Now().Add(time.Minute+time.Second))
 	}
 	require.Equal(t, maxUnreleased, l.lostN)
 	require.Zero(t, l.lostScans, "none has ended: nothing to look for")
+	require.Nil(t, l.lost["rk99"], "the least recently used forgotten")
+	require.NotNil(t, l.lost["rk100"])
 
-	clk.Advance(2 * time.Minute) // the first one surely ended
+	clk.Advance(2*time.Minute + 100*time.Millisecond) // rk100's lease surely ended
 	l.unreleasedLease("rk", "new", "", clk.Now().Add(time.Minute))
 	require.Equal(t, 1, l.lostScans)
 	require.Equal(t, maxUnreleased, l.lostN, "the ended one made room")
+	require.Nil(t, l.lost["rk100"])
 	l.unreleasedLease("rk", "newer", "", clk.Now().Add(time.Minute))
 	require.Equal(t, 1, l.lostScans, "the next to end has not")
 	require.Equal(t, maxUnreleased, l.lostN)
+}
+
+// TestUnreleasedForgetsLeastRecentlyUsed: a full table forgets the
+// oldest lease of the set least recently released or Acquired, and the
+// tombstones the abandoned Acquires' of the set least recently used of
+// those that have one.
+func TestUnreleasedForgetsLeastRecentlyUsed(t *testing.T) {
+	l, clk := offlineLimiter(t)
+	ends := clk.Now().Add(time.Minute)
+	for i := range maxUnreleased - 2 {
+		l.unreleasedLease(fmt.Sprint("abuser", i), "m", "", ends)
+	}
+	l.unreleasedLease("victim", "v1", "", ends)
+	l.unreleasedLease("victim", "v2", "", ends)
+	l.touchLost("abuser0") // its key Acquired again: kept
+	l.unreleasedLease("late", "l", "", ends)
+	require.Equal(t, maxUnreleased, l.lostN)
+	require.NotNil(t, l.lost["abuser0"])
+	require.Nil(t, l.lost["abuser1"], "the least recently used")
+	for range maxUnreleased - 3 { // the other 1,020 abusers', then v1
+		l.unreleasedLease("flood", "f", "", ends)
+	}
+	require.Equal(t, []any{"v2"}, unreleasedArgs(l, "victim"), "its oldest lease forgotten first")
+
+	l, _ = offlineLimiter(t)
+	for i := range maxUnreleasedCancels {
+		l.unreleasedLease(fmt.Sprint("cancel", i), "m", "x", ends)
+	}
+	l.unreleasedLease("cancel0", "r", "", ends) // (its set used: but the oldest with a tombstone)
+	l.unreleasedLease("new", "n", "x", ends)
+	require.Equal(t, maxUnreleasedCancels, l.lostTombs)
+	require.Equal(t, []any{"m", "r"}, unreleasedArgs(l, "cancel0"), "its set used last: kept")
+	require.Nil(t, l.lost["cancel1"], "the least recently used with a tombstone")
+	l.forget("cancel0", []any{"m", "r"})
+	require.Nil(t, l.lost["cancel0"])
+	n := maxUnreleasedCancels - 1 // cancel2 to cancel511, and new
+	require.Equal(t, n, l.lostTombs)
+	require.Equal(t, n, l.lostN)
+	require.Equal(t, n, l.lostUse.Len())
+	require.Equal(t, n, l.lostTombUse.Len())
 }
 
 // unreleasedArgs is the script arguments l.unreleased gives for rk.
@@ -96,7 +139,7 @@ func TestAttackCancelsLeaveRoomForReleases(t *testing.T) {
 	l.forget("flood0", []any{"m0"}) // one removed: room for another
 	l.unreleasedLease("flood", "again", "x", clk.Now().Add(time.Minute))
 	require.Equal(t, maxUnreleasedCancels, l.lostTombs)
-	require.Len(t, l.lost["flood"], 1)
+	require.Len(t, l.lost["flood"].leases, 1)
 	clk.Advance(3 * time.Minute) // all surely ended: the scan frees their room
 	l.unreleasedLease("flood", "late", "x", clk.Now().Add(time.Minute))
 	require.Equal(t, 1, l.lostTombs)
