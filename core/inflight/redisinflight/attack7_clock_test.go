@@ -90,3 +90,32 @@ func TestAttackAcquireStallLengthensLocalLease(t *testing.T) {
 	}
 	require.True(t, lost, "the lease is reported lost")
 }
+
+// TestStaleRenewalRevivesNoSlotGivenAway: with Options.Clock, a renewal
+// read before its lease's end that reaches Redis after it extends the
+// lease when no Acquire of the key ran in between (Redis has seen no
+// instant past the end: the slot was nobody else's), and fails with
+// ErrLeaseLost once one did, since every Acquire drops the ended leases
+// before counting: a stale renewal never revives a lease whose slot was
+// given to another. Here (limit 1, Lease 1 h) an Acquire at 1:10 takes
+// the slot, and then the renewal read at 0:50 reaches Redis.
+func TestStaleRenewalRevivesNoSlotGivenAway(t *testing.T) {
+	t.Parallel()
+	srv := redistest.Start(t)
+	c := srv.Client(t)
+	clk := coretest.NewClock(t0)
+	l := newLimiter(t, c, 1, redisinflight.Options{Lease: time.Hour, Clock: clk})
+	ctx := context.Background()
+
+	s, err := l.Acquire(ctx, "a")
+	require.NoError(t, err)
+	clk.Set(t0.Add(time.Hour + 10*time.Minute))
+	o, err := l.Acquire(ctx, "a")
+	require.NoError(t, err, "the lease ended at 1:00")
+	clk.Set(t0.Add(50 * time.Minute)) // the stale renewal's reading
+	require.ErrorIs(t, s.Renew(ctx), redisinflight.ErrLeaseLost)
+	clk.Set(t0.Add(time.Hour + 10*time.Minute))
+	_, err = l.Acquire(ctx, "a")
+	require.ErrorIs(t, err, inflight.ErrFull, "one slot, the other's")
+	require.NoError(t, o.Release(ctx))
+}

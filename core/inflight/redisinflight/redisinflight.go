@@ -35,7 +35,11 @@
 // renews each held slot every third of its lease). A renewal of a lease
 // that has ended fails with [ErrLeaseLost] and does not revive it; a
 // renewal never moves a lease's end back (with Options.Clock, one that
-// read the clock before another but reaches Redis after it).
+// read the clock before another but reaches Redis after it). With
+// Options.Clock a lease has ended as of the renewal's reading: one read
+// before the end that reaches Redis after it extends the lease unless an
+// Acquire of the key ran meanwhile, which drops the ended leases before
+// counting: no slot given to another is ever revived.
 //
 // # Failures
 //
