@@ -75,7 +75,14 @@ func (l *Limiter) try(ctx context.Context, key string) (*inflight.Slot, time.Dur
 		if err == nil {
 			l.forget(rk, gone) // (the script ran: their leases are gone)
 		}
-		if orphaned(v, err, abandoned) {
+		switch {
+		case !l.orphaned(v, err, abandoned):
+		case err != nil && unsent(err):
+			// Only an earlier attempt may have run the script (see
+			// orphaned): no round trip more to a Redis that this one
+			// could not reach, or a pool that had no connection for it.
+			l.unreleasedLease(rk, member, tomb, sent.Add(l.opts.Lease))
+		default:
 			l.cancel(rk, tomb, member, sent.Add(l.opts.Lease))
 		}
 	})
@@ -132,13 +139,34 @@ func (l *Limiter) redisKeys(key, member string) (rk, tomb string) {
 // (abandoned), or it failed with its outcome unknown (the script may have
 // run, or may run yet: its bytes may be on their way to Redis). An error
 // reply, or an error of a round trip that surely never reached Redis,
-// took no lease.
-func orphaned(v any, err error, abandoned bool) bool {
+// took no lease; but a client that sends a command again (see
+// Limiter.resends) reports only its last attempt's error, and an earlier
+// attempt may have run the script: then every fault may have left one.
+func (l *Limiter) orphaned(v any, err error, abandoned bool) bool {
 	if err != nil {
+		if l.resends {
+			return classify(err) == redisfault.Fault
+		}
 		return redisfault.Unreachable(err) && !unsent(err)
 	}
 	r, ok := v.([]any)
 	return abandoned && ok && len(r) > 0 && r[0] == int64(1)
+}
+
+// mayResend reports whether client may send a command again after an
+// attempt that may have reached Redis (its retries, a Cluster's
+// redirections after a broken connection), reporting only the last
+// attempt's error: true for clients it cannot tell.
+func mayResend(client redis.UniversalClient) bool {
+	switch c := client.(type) {
+	case *redis.Client:
+		return c.Options().MaxRetries > 0
+	case *redis.ClusterClient:
+		return c.Options().MaxRetries > 0 || c.Options().MaxRedirects > 0
+	case *redis.Ring:
+		return c.Options().MaxRetries > 0
+	}
+	return true
 }
 
 // unsent reports an error of a round trip that never reached Redis: a

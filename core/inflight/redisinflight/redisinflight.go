@@ -78,7 +78,9 @@
 //
 // An Acquire that returns without a slot while its script may yet take a
 // lease (its caller's context ended, its deadline passed, its connection
-// failed after the script was sent) leaves no lease held by nobody: once
+// failed after the script was sent, or after an earlier attempt of a
+// client that retries was: with go-redis's MaxRetries, any fault) leaves
+// no lease held by nobody: once
 // its round trip ends, the round trip's goroutine (within its MaxCalls
 // token: no goroutine more) removes the lease if the late reply says it
 // was taken, or if the outcome is unknown, and leaves the lease's
@@ -274,6 +276,9 @@ type Limiter struct {
 	// hook that runs them when the test says.
 	renewAfter func(time.Duration, func()) renewTimer
 	clock      func() time.Time // Options.Clock's Now, or time.Now
+	// resends is whether the client may send a command again after an
+	// attempt that may have reached Redis (see orphaned).
+	resends bool
 	// localStep, a test's hook when not nil, runs in fallback at each
 	// step of an Acquire's local slot (see step).
 	localStep func(ctx context.Context, step string)
@@ -384,7 +389,7 @@ func New(client redis.UniversalClient, limit int, opts Options) (*Limiter, error
 		line:  waitline.New(cmp.Or(opts.MaxWaiters, inflight.DefaultMaxWaiters), cmp.Or(opts.MaxWaiting, inflight.DefaultMaxWaiting), inflight.ErrQueueFull),
 		freed: make(map[string]chan struct{}), lost: make(map[string]*lostSet), calls: make(chan struct{}, opts.MaxCalls), upkeep: make(chan struct{}, opts.MaxCalls), renewAfter: afterFunc,
 		errBusy: fmt.Errorf("redisinflight: %d calls to Redis outstanding: %w", opts.MaxCalls, errShed)}
-	l.clock = time.Now
+	l.clock, l.resends = time.Now, mayResend(l.client)
 	if opts.Clock != nil {
 		l.clock = opts.Clock.Now
 	}
