@@ -26,6 +26,8 @@ func TestLoginGuardOnChi(t *testing.T) {
 		Account: core.Backoff{Free: 2, Base: time.Hour},
 		Clock:   coretest.NewClock(time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)),
 		Devices: &login.DeviceOptions{Secret: bytes.Repeat([]byte{1}, 32)},
+		// A success is redirected to /home.
+		SuccessRedirect: func(u *url.URL) bool { return u.Path == "/home" },
 	})
 	require.NoError(t, err)
 	r := chi.NewRouter()

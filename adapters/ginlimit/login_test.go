@@ -32,6 +32,8 @@ func guard(t *testing.T, devices bool) (*login.Guard, *[]error) {
 		Account: core.Backoff{Free: 2, Base: time.Hour},
 		Clock:   coretest.NewClock(t0),
 		OnError: func(_ *http.Request, err error) { *errs = append(*errs, err) },
+		// The tests' logins redirect a success to /home.
+		SuccessRedirect: func(u *url.URL) bool { return u.Path == "/home" },
 	}
 	if devices {
 		opts.Devices = &login.DeviceOptions{Secret: bytes.Repeat([]byte{1}, 32)}

@@ -3,6 +3,7 @@ package login_test
 import (
 	"bytes"
 	"net/http"
+	"net/url"
 	"sync/atomic"
 	"testing"
 
@@ -53,9 +54,13 @@ func TestAttackRedirectBackIsFailure(t *testing.T) {
 }
 
 // TestAttackRedirectElsewhereIsSuccess: the right password, redirected
-// into the application, is still a success (refunded, device cookie).
+// into the application that Options.SuccessRedirect names, is still a
+// success (refunded, device cookie).
 func TestAttackRedirectElsewhereIsSuccess(t *testing.T) {
-	g := newGuard(t, coretest.NewClock(t0), login.Options{Devices: &login.DeviceOptions{Secret: bytes.Repeat([]byte{7}, 32)}})
+	g := newGuard(t, coretest.NewClock(t0), login.Options{
+		Devices:         &login.DeviceOptions{Secret: bytes.Repeat([]byte{7}, 32)},
+		SuccessRedirect: func(u *url.URL) bool { return u.Path == "/home" },
+	})
 	app := &prgApp{failure: "/login?error=1"}
 	h := g.Handler(app)
 	for range 20 {

@@ -370,11 +370,13 @@ func (a *Attempt) fail() {
 // it when the status is known and the headers are not yet sent.
 //
 // With the default Options.Succeeded, a redirect (3xx) counts as a success
-// only when h's Location leads away from the login request's own path (as
-// the handler sees it, or as the client sent it when a middleware such as
-// http.StripPrefix rewrote it): a redirect back to the login page
-// ("/login?error=1", the post/redirect/get way of showing a wrong
-// password) or one without a Location is a failure.
+// only when Options.SuccessRedirect says so of h's Location, and never when
+// it leads back to the login request's own path (as the handler sees it,
+// or as the client sent it when a middleware such as http.StripPrefix
+// rewrote it: "/login?error=1", the post/redirect/get way of showing a
+// wrong password) or has no Location; without SuccessRedirect every
+// redirect is a failure, reported to Options.OnError with
+// [ErrRedirectNotJudged] (see Options.SuccessRedirect).
 // A handler that answers a wrong password with 200 (the form shown again)
 // cannot be told from a success by its status: give it an
 // Options.Succeeded that can, or report outcomes with [Attempt.Failed].
@@ -382,11 +384,7 @@ func (a *Attempt) Respond(h http.Header, status int) {
 	if a == nil || a.g == nil {
 		return
 	}
-	// A redirect back is one to the path the handler saw or to the one
-	// the client sent: a public login page under http.StripPrefix("/app")
-	// redirects to "/app/login", which the handler sees as "/login".
-	back := redirectsBack(h, status, a.path) || a.sent != "" && redirectsBack(h, status, a.sent)
-	if !a.g.ok(status) || (a.g.opts.Succeeded == nil && back) {
+	if !a.g.ok(status) || !a.redirectSucceeded(h, status) {
 		a.Failed()
 		return
 	}

@@ -2,6 +2,7 @@ package login
 
 import (
 	"net/http"
+	"net/url"
 	"time"
 
 	"github.com/floodgate-go/floodgate/core"
@@ -41,7 +42,8 @@ const DefaultMaxBody = 64 << 10
 
 // Options configures a [Guard]. The zero Options use [DefaultAccount] and
 // [DefaultNetwork], in-memory state, the client's direct peer address, and
-// count every response outside 2xx and 3xx as a failure.
+// count every response outside 2xx as a failure (redirects too, unless
+// SuccessRedirect says otherwise).
 type Options struct {
 	// Account limits failures per account; nil means DefaultAccount. Any
 	// algorithm works; core.Backoff is the one meant for this.
@@ -111,12 +113,28 @@ type Options struct {
 	// DefaultMaxBody. A longer body is answered 413.
 	MaxBody int64
 	// Succeeded tells [Guard.Handler] whether a response status is a
-	// successful login; nil means 2xx and 3xx, except a redirect back to
-	// the login page or without a Location (see [Attempt.Respond]): a
-	// handler that answers a wrong password with 200 needs its own
-	// Succeeded. Every other status (401,
-	// 403, but also 400 or 500) counts as a failure.
+	// successful login; nil means 2xx, and 3xx only as SuccessRedirect
+	// judges it (see [Attempt.Respond]): a handler that answers a wrong
+	// password with 200 needs its own Succeeded. Every other status (401,
+	// 403, but also 400 or 500) counts as a failure. A Succeeded of one's
+	// own judges redirects by their status alone, unless SuccessRedirect
+	// is given too.
 	Succeeded func(status int) bool
+	// SuccessRedirect tells whether a redirect (a 3xx response) is a
+	// successful login, from its Location resolved against the login
+	// request's URL ("home" is "/home"). nil, with the default Succeeded,
+	// means no redirect is: each counts as a failure and is reported to
+	// OnError with [ErrRedirectNotJudged], for a redirect's status says
+	// nothing of the outcome (a wrong password is as often redirected to
+	// "/login/failed", "/login-error" or "/?error=bad" as a right one to
+	// "/home"), and taking a failure for a success refunds every guess. A
+	// post/redirect/get login gives the successes' target, query
+	// included: func(u *url.URL) bool { return u.Path == "/home" &&
+	// u.RawQuery == "" }; one redirecting to a return URL after a success
+	// tells it from its failures' targets. A redirect without a Location or
+	// back to the login page ("/login?error=1") is a failure whatever it
+	// says.
+	SuccessRedirect func(location *url.URL) bool
 	// OnLockout is called when a failed attempt leaves a key locked, with
 	// the key's kind, "account", "network" or "device", and the time until it admits
 	// again: log every lockout there.

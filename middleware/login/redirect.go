@@ -1,6 +1,7 @@
 package login
 
 import (
+	"errors"
 	"net/http"
 	"net/url"
 	"strings"
@@ -8,29 +9,62 @@ import (
 	"github.com/floodgate-go/floodgate/internal/routepath"
 )
 
-// redirectsBack reports whether a response of status with headers h is a
-// redirect that cannot be told from a failed login: one without a usable
-// Location, or one back to path, the login request's own path (in any
-// case, cleaned, with or without a trailing slash, whatever its query).
-// path "" (unknown) counts only the redirects without a Location.
-func redirectsBack(h http.Header, status int, path string) bool {
-	if status < 300 || status > 399 {
+// ErrRedirectNotJudged is reported to Options.OnError when a login handler
+// answered with a redirect (3xx) that the default Options.Succeeded cannot
+// judge because Options.SuccessRedirect is nil: the attempt counts as
+// failed. A redirect's status says nothing of the outcome (a wrong password
+// is as often redirected to "/login/failed" or "/?error=bad" as a right one
+// to "/home"), and the guard never guesses a success: give
+// Options.SuccessRedirect, which tells the successes by their Location.
+var ErrRedirectNotJudged = errors.New("login: the handler answered with a redirect and Options.SuccessRedirect is nil; the attempt counts as failed")
+
+// redirectSucceeded reports whether a response of status with headers h,
+// which Options.Succeeded (or the default) took for a success, is one: any
+// response but a redirect is. With the default Options.Succeeded, a
+// redirect is a success only when Options.SuccessRedirect says so of its
+// Location, and never one without a usable Location or one back to the
+// login page (a's path as the handler saw it, or as the client sent it);
+// without SuccessRedirect it is a failure, reported with
+// [ErrRedirectNotJudged]. A custom Options.Succeeded judges redirects by
+// their status alone, unless SuccessRedirect is given too.
+func (a *Attempt) redirectSucceeded(h http.Header, status int) bool {
+	o := &a.g.opts
+	if status < 300 || status > 399 || (o.SuccessRedirect == nil && o.Succeeded != nil) {
+		return true
+	}
+	if o.SuccessRedirect == nil {
+		a.g.report(a.r, ErrRedirectNotJudged)
 		return false
 	}
+	to, ok := location(h, a.path)
+	if !ok || back(to, a.path) || a.sent != "" && back(to, a.sent) {
+		return false
+	}
+	return o.SuccessRedirect(to)
+}
+
+// location returns h's Location resolved against path, the login
+// request's own; false when there is none or it does not parse.
+func location(h http.Header, path string) (*url.URL, bool) {
 	loc := h.Get("Location")
 	if loc == "" {
-		return true
+		return nil, false
 	}
 	u, err := url.Parse(loc)
 	if err != nil {
-		return true
+		return nil, false
 	}
+	return (&url.URL{Path: path}).ResolveReference(u), true
+}
+
+// back reports whether to leads back to path, the login request's own (in
+// any case, cleaned, with or without a trailing slash, whatever its query);
+// path "" (unknown) matches nothing.
+func back(to *url.URL, path string) bool {
 	if path == "" {
 		return false
 	}
-	base := &url.URL{Path: path}
-	to := base.ResolveReference(u).Path
-	return strings.EqualFold(trimSlash(routepath.Clean(to)), trimSlash(routepath.Clean(path)))
+	return strings.EqualFold(trimSlash(routepath.Clean(to.Path)), trimSlash(routepath.Clean(path)))
 }
 
 func trimSlash(p string) string {
