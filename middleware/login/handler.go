@@ -4,7 +4,6 @@ import (
 	"errors"
 	"net/http"
 	"net/url"
-	"strings"
 )
 
 // ErrNoResponse is reported to Options.OnError when the login handler
@@ -201,16 +200,18 @@ func (w *outcomeWriter) FlushError() error {
 func (w *outcomeWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 
 // inQuery reports whether r's URL query has a parameter named field, in
-// any case: a handler reading r.FormValue or a router's binding would take
-// a username from there, so the guard accepts none there. Parameters
-// after a malformed one count too, as url.ParseQuery keeps them.
+// any case and spelling a binder takes for it (see foldName): a handler
+// reading r.FormValue or a router's binding would take a username from
+// there, so the guard accepts none there. Parameters after a malformed one
+// count too, as url.ParseQuery keeps them.
 func inQuery(r *http.Request, field string) bool {
 	if r.URL == nil || r.URL.RawQuery == "" {
 		return false
 	}
 	vals, _ := url.ParseQuery(r.URL.RawQuery)
+	folded := foldName(field)
 	for k := range vals {
-		if strings.EqualFold(k, field) {
+		if foldName(k) == folded {
 			return true
 		}
 	}

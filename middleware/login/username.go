@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+	"unicode"
 )
 
 // Errors of reading the username from a request body, answered 413, 415
@@ -23,9 +24,9 @@ var (
 // readUsername returns the value of field in r's body, a form
 // (application/x-www-form-urlencoded) or a JSON object, reading at most
 // limit bytes and putting the bytes back in r.Body for the handler. A field
-// sent more than once, or under another key equal up to case (which
-// encoding/json, and echo's form binding, would match), is refused: the
-// guard and the handler must agree on the username; so is a form body that
+// sent more than once, or under another key equal up to case, dashes and
+// underscores (see sameName), is refused: the guard and the handler must
+// agree on the username; so is a form body that
 // is a JSON document, and a body with a Content-Encoding other than
 // identity (a decompressing layer after the guard would give the handler
 // other bytes than those read here: a gzip header's comment can spell a
@@ -65,15 +66,45 @@ func readUsername(r *http.Request, field string, limit int64) (string, error) {
 	if err != nil || len(vals[field]) > 1 {
 		return "", errBadBody
 	}
+	folded := foldName(field)
 	for k := range vals {
 		// Another spelling of the field's name: a binder matching names
-		// up to case where the exact one is missing (echo's Bind) reads
-		// it, where the guard reads none.
-		if k != field && strings.EqualFold(k, field) {
+		// up to case where the exact one is missing (echo's Bind), or
+		// as encoding/json/v2 does, reads it, where the guard reads none.
+		if k != field && foldName(k) == folded {
 			return "", errBadBody
 		}
 	}
 	return vals.Get(field), nil
+}
+
+// foldName maps a member or field name to the form under which the binders
+// a handler may use take two names for one: strings.EqualFold's
+// (encoding/json's, echo's form binding's), each code point mapped to the
+// least of its simple case-folding orbit ("K", "k" and the Kelvin sign
+// alike), and encoding/json/v2's under `case:ignore` or
+// MatchCaseInsensitiveNames, which also ignores '-' and '_' ("user_name",
+// "USER-NAME" and "username" are one name; with
+// jsontext.AllowDuplicateNames the last of them wins).
+func foldName(s string) string {
+	var b strings.Builder
+	b.Grow(len(s))
+	for _, r := range s {
+		if r == '-' || r == '_' {
+			continue
+		}
+		b.WriteRune(leastFold(r))
+	}
+	return b.String()
+}
+
+// leastFold returns the least code point of r's simple case-folding orbit.
+func leastFold(r rune) rune {
+	least := r
+	for f := unicode.SimpleFold(r); f != r; f = unicode.SimpleFold(f) {
+		least = min(least, f)
+	}
+	return least
 }
 
 // jsonField returns the string value of field in the JSON object b.
@@ -84,6 +115,7 @@ func jsonField(b []byte, field string) (string, error) {
 	}
 	var name string
 	found := false
+	folded := foldName(field)
 	for d.More() {
 		t, err := d.Token()
 		if err != nil {
@@ -94,7 +126,7 @@ func jsonField(b []byte, field string) (string, error) {
 		if err := d.Decode(&v); err != nil {
 			return "", errBadBody
 		}
-		if !strings.EqualFold(key, field) {
+		if foldName(key) != folded {
 			continue
 		}
 		if found || json.Unmarshal(v, &name) != nil {

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"strings"
 	"testing"
 
@@ -16,7 +17,10 @@ import (
 // same username or none: net/http's ParseForm, a JSON decoder that ignores
 // Content-Type (gin's ShouldBindJSON, a plain json.Decoder), and a form
 // binder that matches names up to case where the exact one is missing
-// (echo's Bind); and that the body is given back to the handler whole.
+// (echo's Bind), and binders matching names as encoding/json/v2's
+// `case:ignore` does (up to case, '-' and '_'), the last of them winning
+// (jsontext.AllowDuplicateNames); and that the body is given back to the
+// handler whole.
 func FuzzGuardReadsTheHandlersUsername(f *testing.F) {
 	form, js := "application/x-www-form-urlencoded", "application/json"
 	for _, seed := range [][3]string{
@@ -30,6 +34,9 @@ func FuzzGuardReadsTheHandlersUsername(f *testing.F) {
 		{form, "identity", "username=alice"},
 		{js, "", `{"username":"alice","password":"x"}`},
 		{js, "", `{"username":"decoy","USERNAME":"alice"}`},
+		{js, "", `{"username":"decoy","user_name":"alice"}`},
+		{js, "", `{"USER-NAME":"alice"}`},
+		{form, "", "username=decoy&user_name=alice"},
 		{js, "", `{"u\u017fername":"alice"}`},
 		{js, "", `{"username":"alice"} {"username":"decoy"}`},
 		{js, "", `{"username":"\ud800alice"}`},
@@ -70,6 +77,20 @@ func FuzzGuardReadsTheHandlersUsername(f *testing.F) {
 				}
 			}
 		}
+		// Binders matching names as encoding/json/v2 does, the last wins.
+		if h.PostForm != nil {
+			for _, kv := range strings.Split(body, "&") {
+				k, v, _ := strings.Cut(kv, "=")
+				k, err1 := url.QueryUnescape(k)
+				v, err2 := url.QueryUnescape(v)
+				if err1 == nil && err2 == nil && v2Name(k) == field && v != "" {
+					require.Equal(t, name, v, "a v2-style form binder of %q", body)
+				}
+			}
+		}
+		if v, ok := lastV2Member(body, field); ok && v != "" {
+			require.Equal(t, name, v, "a v2-style JSON binder of %q", body)
+		}
 		// A JSON decoder reading the body whatever its Content-Type.
 		var req struct {
 			Username string `json:"username"`
@@ -78,4 +99,37 @@ func FuzzGuardReadsTheHandlersUsername(f *testing.F) {
 			require.Equal(t, name, req.Username, "a JSON handler of %q", body)
 		}
 	})
+}
+
+// v2Name is encoding/json/v2's folding of a member name under `case:ignore`:
+// case, '-' and '_' ignored.
+func v2Name(s string) string {
+	return strings.ToLower(strings.NewReplacer("_", "", "-", "").Replace(s))
+}
+
+// lastV2Member returns the string value of the last member of the JSON
+// object body whose name matches field as encoding/json/v2's `case:ignore`
+// does; false when body is no such object.
+func lastV2Member(body, field string) (string, bool) {
+	d := json.NewDecoder(strings.NewReader(body))
+	if t, err := d.Token(); err != nil || t != json.Delim('{') {
+		return "", false
+	}
+	var last string
+	found := false
+	for d.More() {
+		t, err := d.Token()
+		if err != nil {
+			return "", false
+		}
+		var v json.RawMessage
+		if d.Decode(&v) != nil {
+			return "", false
+		}
+		var str string
+		if k, _ := t.(string); v2Name(k) == field && json.Unmarshal(v, &str) == nil {
+			last, found = str, true
+		}
+	}
+	return last, found
 }
