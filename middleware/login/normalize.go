@@ -55,6 +55,17 @@ const foldRounds = 4
 //     MariaDB's utf8mb4_general_ci; PostgreSQL's unaccent): an
 //     application matching usernames so would otherwise see one account
 //     where the guard counted unboundedly many;
+//   - maps every letter, digit or symbol that the Unicode Collation
+//     Algorithm takes for another at primary strength (the comparison
+//     MySQL's utf8mb4_0900_ai_ci, SQL Server's *_CI_AI and ICU at strength
+//     1 make) to one of them: letters without a canonical decomposition
+//     ("ł", "ø", "đ", "ð" and "ħ" are "l", "o", "d", "d" and "h"; "æ" and
+//     "œ" are "ae" and "oe"), other scripts' digits ("١", "१", "❶" are
+//     "1"), hiragana and katakana, enclosed and other variant letters;
+//     and drops the few code points that are ignorable at that strength
+//     (the Arabic tatweel, some Indic signs). The table is CLDR's root
+//     collation's, as golang.org/x/text/collate gives it, code point by
+//     code point (contractions such as "l·" are not followed);
 //   - drops default-ignorable code points (zero-width spaces and joiners,
 //     soft hyphens, variation selectors, tags, other format characters),
 //     control characters, and a combining dot above (U+0307) that does
@@ -86,12 +97,18 @@ func NormalizeUsername(s string) string {
 // made 11,253 bytes that every later step went through twice. Its result,
 // when it gives one, is NormalizeUsername's.
 func normalize(s string, limit int) (string, bool) {
+	return normalizeBy(s, limit, primaryFold)
+}
+
+// normalizeBy is normalize with table as the primary-strength folding
+// (see primary); nil leaves that step out, to build the table.
+func normalizeBy(s string, limit int, table map[rune]string) (string, bool) {
 	s = strings.ToValidUTF8(s, "\uFFFD")
 	if !within(s, limit) {
 		return "", false
 	}
 	for range foldRounds {
-		t, ok := round(s, limit)
+		t, ok := round(s, limit, table)
 		if !ok {
 			return "", false
 		}
@@ -104,9 +121,10 @@ func normalize(s string, limit int) (string, bool) {
 }
 
 // round is one round of normalization: supplementary letters folded,
-// NFKC, folding (see fold), NFKC, clean; false when a step's output is
-// longer than limit bytes.
-func round(s string, limit int) (string, bool) {
+// NFKC, folding (see fold), NFKC, marks dropped (see unmark), the
+// primary-strength folding of table (see primary), clean; false when a
+// step's output is longer than limit bytes.
+func round(s string, limit int, table map[rune]string) (string, bool) {
 	s = strings.Map(foldSupplementary, s)
 	if !within(s, limit) {
 		return "", false
@@ -120,6 +138,9 @@ func round(s string, limit int) (string, bool) {
 	}
 	if ok {
 		s, ok = unmark(s, limit)
+	}
+	if ok {
+		s, ok = primary(s, limit, table)
 	}
 	if !ok {
 		return "", false

@@ -158,7 +158,8 @@ func TestUsernameBounds(t *testing.T) {
 // equate, surrounding white space and ignorable code points) to one name.
 func FuzzNormalizeUsername(f *testing.F) {
 	for _, s := range []string{"alice", "ＡＬＩＣＥ", "Straße", "\u212Aelvin", "ﬁ", "e\u0301", "ΣΑΣ", "ǅ", "İ", "ı",
-		"\u200b", " a  b ", "\xff\xfe", "\ufdfa", "ᾈ", "ﬃ", "ǰ", "\u0345", "ŉ", "ẞ", "Å", "\u1e9b\u0323", "´", "\u13b5", "\uab85", "\U00010413\u0301", "\U00010438\u0308"} {
+		"\u200b", " a  b ", "\xff\xfe", "\ufdfa", "ᾈ", "ﬃ", "ǰ", "\u0345", "ŉ", "ẞ", "Å", "\u1e9b\u0323", "´", "\u13b5", "\uab85", "\U00010413\u0301", "\U00010438\u0308",
+		"Łukasz١", "\u03d7\u0301", "Æ", "a\u0640b", "\u02a4\u0307"} {
 		f.Add(s)
 	}
 	fold := cases.Fold()

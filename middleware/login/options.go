@@ -78,7 +78,8 @@ type Options struct {
 	// every path that derives a key from a username ([Guard.Begin],
 	// [Guard.Handler], [Guard.Unlock], device cookies); nil means
 	// [NormalizeUsername] (NFKC, full case folding, accents and other
-	// marks dropped, white space trimmed, ignorable code points dropped). Normalizing more coarsely than the
+	// marks dropped, what a primary-strength collation equates mapped to
+	// one, white space trimmed, ignorable code points dropped). Normalizing more coarsely than the
 	// application matches usernames only shares counters between accounts
 	// (stricter); more finely would let an attacker spread guesses at one
 	// account over spellings of its name. To count usernames byte for byte
