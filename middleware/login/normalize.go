@@ -64,8 +64,10 @@ const foldRounds = 4
 //     "1"), hiragana and katakana, enclosed and other variant letters;
 //     and drops the few code points that are ignorable at that strength
 //     (the Arabic tatweel, some Indic signs). The table is CLDR's root
-//     collation's, as golang.org/x/text/collate gives it, code point by
-//     code point (contractions such as "l·" are not followed);
+//     collation's, as golang.org/x/text/collate gives it; so are the
+//     pairs it reads as one ("l·" is "l"; a Thai, Lao or Tai Viet vowel
+//     written before its consonant, "เก", is the same written after it,
+//     "กเ"), each written one way;
 //   - drops default-ignorable code points (zero-width spaces and joiners,
 //     soft hyphens, variation selectors, tags, other format characters),
 //     control characters, and a combining dot above (U+0307) that does

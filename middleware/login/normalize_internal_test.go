@@ -13,7 +13,7 @@ import (
 // reaches it).
 func FuzzNormalizeBounded(f *testing.F) {
 	for _, s := range []string{"alice", "ＡＬＩＣＥ", "Straße", "\ufdfa", "\u3300\u3300", "ﬃ", "\xff\xfe", " a \u200b b ",
-		"\U00010413\u0301", "a" + strings.Repeat("\u0301\u0316", 20), "İı", strings.Repeat("\ufdfa", 3), strings.Repeat("\u03d7", 30)} {
+		"\U00010413\u0301", "a" + strings.Repeat("\u0301\u0316", 20), "İı", strings.Repeat("\ufdfa", 3), strings.Repeat("\u03d7", 30), strings.Repeat("l·", 30)} {
 		f.Add(s, 64)
 	}
 	f.Fuzz(func(t *testing.T, s string, limit int) {

@@ -159,7 +159,8 @@ func TestUsernameBounds(t *testing.T) {
 func FuzzNormalizeUsername(f *testing.F) {
 	for _, s := range []string{"alice", "ＡＬＩＣＥ", "Straße", "\u212Aelvin", "ﬁ", "e\u0301", "ΣΑΣ", "ǅ", "İ", "ı",
 		"\u200b", " a  b ", "\xff\xfe", "\ufdfa", "ᾈ", "ﬃ", "ǰ", "\u0345", "ŉ", "ẞ", "Å", "\u1e9b\u0323", "´", "\u13b5", "\uab85", "\U00010413\u0301", "\U00010438\u0308",
-		"Łukasz١", "\u03d7\u0301", "Æ", "a\u0640b", "\u02a4\u0307"} {
+		"Łukasz١", "\u03d7\u0301", "Æ", "a\u0640b", "\u02a4\u0307",
+		"L·l··", "ก\u200bเ", "เเก", "ເ\u0640ກ"} {
 		f.Add(s)
 	}
 	fold := cases.Fold()
