@@ -72,11 +72,16 @@ func TestRedirectSuccessOnlyWhenJudged(t *testing.T) {
 	}
 	assert.LessOrEqual(t, app.checks.Load(), int64(6))
 	// Without a judge, the right password redirected home is a failure:
-	// the guard never guesses a success.
-	g = newGuard(t, coretest.NewClock(t0), login.Options{})
+	// the guard never guesses a success, and says so; a redirect back to
+	// the login page is a failure it need not report.
+	reported := 0
+	g = newGuard(t, coretest.NewClock(t0), login.Options{OnError: func(*http.Request, error) { reported++ }})
 	codes := map[int]int{}
 	for range 10 {
 		codes[serve(g.Handler(&prgApp{failure: "/x"}), formRequest("alice", "secret", addr(1))).Code]++
 	}
 	assert.Equal(t, map[int]int{http.StatusSeeOther: 6, http.StatusTooManyRequests: 4}, codes)
+	assert.Equal(t, 6, reported)
+	serve(g.Handler(&prgApp{failure: "/login?error=1"}), formRequest("bob", "guess", addr(2)))
+	assert.Equal(t, 6, reported)
 }

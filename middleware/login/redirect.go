@@ -24,7 +24,8 @@ var ErrRedirectNotJudged = errors.New("login: the handler answered with a redire
 // redirect is a success only when Options.SuccessRedirect says so of its
 // Location, and never one without a usable Location or one back to the
 // login page (a's path as the handler saw it, or as the client sent it);
-// without SuccessRedirect it is a failure, reported with
+// without SuccessRedirect it is a failure, and one that may have been a
+// success (not back to the login page) is reported with
 // [ErrRedirectNotJudged]. A custom Options.Succeeded judges redirects by
 // their status alone, unless SuccessRedirect is given too.
 func (a *Attempt) redirectSucceeded(h http.Header, status int) bool {
@@ -32,12 +33,12 @@ func (a *Attempt) redirectSucceeded(h http.Header, status int) bool {
 	if status < 300 || status > 399 || (o.SuccessRedirect == nil && o.Succeeded != nil) {
 		return true
 	}
-	if o.SuccessRedirect == nil {
-		a.g.report(a.r, ErrRedirectNotJudged)
-		return false
-	}
 	to, ok := location(h, a.path)
-	if !ok || back(to, a.path) || a.sent != "" && back(to, a.sent) {
+	switch {
+	case !ok || back(to, a.path) || a.sent != "" && back(to, a.sent):
+		return false // a failure for sure, judged or not
+	case o.SuccessRedirect == nil:
+		a.g.report(a.r, ErrRedirectNotJudged)
 		return false
 	}
 	return o.SuccessRedirect(to)
