@@ -25,7 +25,7 @@ var (
 // (application/x-www-form-urlencoded) or a JSON object, reading at most
 // limit bytes and putting the bytes back in r.Body for the handler. A field
 // sent more than once, or under another key equal up to case, dashes and
-// underscores (see sameName), is refused: the guard and the handler must
+// underscores (see foldName), is refused: the guard and the handler must
 // agree on the username; so is a form body that
 // is a JSON document, and a body with a Content-Encoding other than
 // identity (a decompressing layer after the guard would give the handler
