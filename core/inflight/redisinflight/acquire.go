@@ -28,13 +28,17 @@ func (l *Limiter) Acquire(ctx context.Context, key string) (*inflight.Slot, erro
 	if l.zero() {
 		return nil, errZeroLimiter
 	}
-	s, _, err := l.try(ctx, key)
+	s, _, err := l.try(ctx, key, l.calls, false)
 	return s, err
 }
 
-// try takes a slot of key. When every slot is held it returns
-// inflight.ErrFull and the time until the first lease ends.
-func (l *Limiter) try(ctx context.Context, key string) (*inflight.Slot, time.Duration, error) {
+// try takes a slot of key, its round trip on a token of tokens (l.calls,
+// or l.polls for a waiting head's poll). When every slot is held it
+// returns inflight.ErrFull and the time until the first lease ends. A
+// retry, a waiting head's try after its first, that finds tokens spent
+// returns l.errBusy, not the failure mode's answer: Redis was not asked
+// for want of a token, not because it failed, and the head waits on.
+func (l *Limiter) try(ctx context.Context, key string, tokens chan struct{}, retry bool) (*inflight.Slot, time.Duration, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, 0, err
 	}
@@ -62,7 +66,7 @@ func (l *Limiter) try(ctx context.Context, key string) (*inflight.Slot, time.Dur
 	// end later than Redis ends it, by the stall.
 	sent := l.clock()
 	var gone []any // the leases of rk remembered as unreleased it removes
-	v, err := l.call(ctx, l.calls, func(ctx context.Context) (any, error) {
+	v, err := l.call(ctx, tokens, func(ctx context.Context) (any, error) {
 		// Read only for a round trip that goes to Redis (not while the
 		// breaker is open): an Acquire decided without Redis pays
 		// nothing for them.
@@ -88,6 +92,9 @@ func (l *Limiter) try(ctx context.Context, key string) (*inflight.Slot, time.Dur
 	})
 	if err != nil {
 		l.hold(key, -1) // (a lease it may yet take is cancelled, or ends by its TTL: held by nobody)
+		if retry && errors.Is(err, l.errBusy) {
+			return nil, 0, err
+		}
 		s, err := l.fallback(ctx, key, err)
 		return s, 0, err
 	}

@@ -26,7 +26,8 @@ var errOpen = fmt.Errorf("redisinflight: circuit open: %w", errShed)
 // kind outstanding: then it fails at once with an error wrapping
 // errShed). tokens is l.calls for an Acquire, l.upkeep for the release
 // or renewal of a slot held, so that a flood of Acquires never keeps a
-// held slot's release from Redis. It returns by Options.Timeout whatever
+// held slot's release from Redis, l.polls for a waiting head's poll, so
+// that waiters never take the tokens Acquires need. It returns by Options.Timeout whatever
 // the client's own timeouts: f goes on in its goroutine until the client
 // gives up, holding its token till then, so that at most MaxCalls such
 // goroutines of each kind live. An error is f's, or one wrapping

@@ -14,7 +14,7 @@ func SendsAcquire(b []byte) bool {
 
 // Outstanding is the round trips of l to Redis not yet over (those past
 // their deadline included).
-func Outstanding(l *Limiter) int { return len(l.calls) + len(l.upkeep) }
+func Outstanding(l *Limiter) int { return len(l.calls) + len(l.upkeep) + len(l.polls) }
 
 // RenewTimer is a fake AutoRenew timer: the test runs its renewal.
 type RenewTimer struct {
@@ -65,3 +65,16 @@ func CancelFirst(ctx context.Context, l *Limiter, key string) (any, error) {
 // was also "refused", a local slot taken and given back, before
 // TestAttackFailLocalRacingAcquiresBothRefused). ctx is the Acquire's.
 func OnLocalStep(l *Limiter, f func(ctx context.Context, step string)) { l.localStep = f }
+
+// LeaseSet is the sorted set in Redis of key's leases under l.
+func LeaseSet(l *Limiter, key string) string {
+	rk, _ := l.redisKeys(key, "")
+	return rk
+}
+
+// OnPollShed makes f run each time a waiting head's poll of l finds its
+// budget spent (and waits rather than being decided by the failure mode).
+func OnPollShed(l *Limiter, f func()) { l.pollShed = f }
+
+// AwaitingTurn is the heads of l's lines waiting for a turn to poll.
+func AwaitingTurn(l *Limiter) int { return l.turns.waiting() }

@@ -74,7 +74,8 @@
 // that a flood during a stall costs neither memory nor latency. The
 // releases and renewals of slots held have MaxCalls round trips of their
 // own, so that Acquires in flight (a client's flood on a Redis that
-// answers) never keep a slot's release from Redis.
+// answers) never keep a slot's release from Redis; the waiting heads'
+// polls have Options.MaxPolls (see Waiting).
 //
 // An Acquire that returns without a slot while its script may yet take a
 // lease (its caller's context ended, its deadline passed, its connection
@@ -134,11 +135,18 @@
 //
 // [Limiter.Wait] queues the callers of one process per key, first come,
 // first served, as [inflight.Memory.Wait] does; only the line's head asks
-// Redis, again when this process releases a slot of the key and otherwise
-// every Options.PollInterval (or sooner, when the first lease of the key
-// ends before). Across processes there is no order: each process's head
-// competes with the others' and with every Acquire for the slots that
-// free.
+// Redis: first as an Acquire does, again when this process releases a
+// slot of the key (on a token of MaxCalls), and otherwise every
+// Options.PollInterval (or sooner, when the first lease of the key ends
+// before), taking turns with the heads of the other lines, first come,
+// first served: at most Options.MaxPolls polls per PollInterval, on
+// round trips of their own. So waiters, an attacker's one on each of the
+// many keys it fills, never take the tokens that Acquires need, and load
+// Redis no more however many keys they wait on: with more heads than
+// MaxPolls, each polls less often. A poll that finds its round trips
+// spent is not decided by the failure mode: the head waits on. Across
+// processes there is no order: each process's head competes with the
+// others' and with every Acquire for the slots that free.
 package redisinflight
 
 import (
@@ -220,12 +228,18 @@ type Options struct {
 	// PollInterval is how often the head of a key's wait line asks Redis
 	// for a slot freed by another process; 0 means 50 ms.
 	PollInterval time.Duration
+	// MaxPolls bounds the heads of the wait lines polling Redis: at most
+	// MaxPolls polls in each PollInterval, taken in turn by the heads of
+	// every line, and as many round trips outstanding, apart from
+	// MaxCalls' (see Limiter.Wait); 0 means max(1, MaxCalls / 16). More
+	// heads than that each poll less often, not more.
+	MaxPolls int
 	// MaxCalls bounds the Acquires' round trips to Redis outstanding at
 	// once (a round trip that missed its deadline counts until the client
 	// gives up, and then, for an Acquire whose caller got no slot, until
 	// its lease is cancelled: see the package documentation), and apart
-	// the releases' and renewals'; beyond it calls are decided by the
-	// failure mode at once. 0
+	// the releases' and renewals' (the polls of Wait have MaxPolls);
+	// beyond it calls are decided by the failure mode at once. 0
 	// means 4 × the client's pool size (its Options().PoolSize, or
 	// go-redis's default of 10 per GOMAXPROCS for other clients): the
 	// pool's connections busy and a short queue for each, so that a burst
@@ -269,6 +283,10 @@ type Limiter struct {
 	local   *inflight.Memory // FailLocal's limiter
 	line    *waitline.Lines
 	calls   chan struct{} // a token per outstanding Acquire's round trip
+	polls   chan struct{} // a token per outstanding waiting head's poll
+	// turns are the waiting heads' turns to poll, each held from before
+	// its poll until the pause after it ends (see Limiter.Wait).
+	turns   *turns
 	upkeep  chan struct{} // a token per outstanding release or renewal (see call)
 	br      *circuit.Breaker
 	errBusy error
@@ -282,6 +300,9 @@ type Limiter struct {
 	// localStep, a test's hook when not nil, runs in fallback at each
 	// step of an Acquire's local slot (see step).
 	localStep func(ctx context.Context, step string)
+	// pollShed, a test's hook when not nil, runs when a waiting head's
+	// try finds its tokens spent.
+	pollShed func()
 
 	log         *slog.Logger
 	cancelled   atomic.Int64           // abandoned Acquires' leases cancelled (see Limiter.cancel)
@@ -361,6 +382,9 @@ func New(client redis.UniversalClient, limit int, opts Options) (*Limiter, error
 	if opts.MaxCalls == 0 {
 		opts.MaxCalls = 4 * min(poolSize(client), math.MaxInt/4)
 	}
+	if opts.MaxPolls == 0 {
+		opts.MaxPolls = max(1, opts.MaxCalls/16)
+	}
 	if err := circuit.Defaults(&opts.Failures, &opts.ProbeInterval, &opts.ProbeMax); err != nil {
 		return nil, fmt.Errorf("redisinflight: %w: %w", err, core.ErrInvalidConfig)
 	}
@@ -370,7 +394,7 @@ func New(client redis.UniversalClient, limit int, opts Options) (*Limiter, error
 	case opts.Timeout > circuit.MaxProbe:
 		// (ProbeMax and Failures are bounded by circuit.Defaults.)
 		return nil, fmt.Errorf("redisinflight: Timeout %v above %v: %w", opts.Timeout, circuit.MaxProbe, core.ErrInvalidConfig)
-	case opts.Timeout < 0, opts.PollInterval < 0, opts.MaxWaiters < 0, opts.MaxWaiting < 0, opts.MaxCalls < 0:
+	case opts.Timeout < 0, opts.PollInterval < 0, opts.MaxWaiters < 0, opts.MaxWaiting < 0, opts.MaxCalls < 0, opts.MaxPolls < 0:
 		return nil, fmt.Errorf("redisinflight: negative option: %w", core.ErrInvalidConfig)
 	case !(opts.LocalShare > 0 && opts.LocalShare <= 1):
 		return nil, fmt.Errorf("redisinflight: LocalShare %v must be in (0, 1]: %w", opts.LocalShare, core.ErrInvalidConfig)
@@ -387,7 +411,7 @@ func New(client redis.UniversalClient, limit int, opts Options) (*Limiter, error
 	bound := redisbound.New(client, redisbound.RoundTrip(opts.Timeout))
 	l := &Limiter{client: bound.Client, bound: bound, limit: limit, keyEnd: ":" + strconv.Itoa(limit), log: opts.Logger, opts: opts, leaseUS: int64(opts.Lease / time.Microsecond),
 		line:  waitline.New(cmp.Or(opts.MaxWaiters, inflight.DefaultMaxWaiters), cmp.Or(opts.MaxWaiting, inflight.DefaultMaxWaiting), inflight.ErrQueueFull),
-		freed: make(map[string]chan struct{}), lost: make(map[string]*lostSet), calls: make(chan struct{}, opts.MaxCalls), upkeep: make(chan struct{}, opts.MaxCalls), renewAfter: afterFunc,
+		freed: make(map[string]chan struct{}), lost: make(map[string]*lostSet), calls: make(chan struct{}, opts.MaxCalls), polls: make(chan struct{}, opts.MaxPolls), turns: &turns{free: opts.MaxPolls}, upkeep: make(chan struct{}, opts.MaxCalls), renewAfter: afterFunc,
 		errBusy: fmt.Errorf("redisinflight: %d calls to Redis outstanding: %w", opts.MaxCalls, errShed)}
 	l.clock, l.resends = time.Now, mayResend(l.client)
 	if opts.Clock != nil {

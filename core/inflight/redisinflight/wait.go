@@ -15,6 +15,14 @@ import (
 // Options.MaxWaiters (or MaxWaiting) it fails at once with an error
 // wrapping inflight.ErrQueueFull. A waiter holds no goroutine; the head
 // of a line holds one timer.
+//
+// Its first try is an Acquire's. The head then asks Redis again when
+// this process releases a slot of key, on a token of MaxCalls like an
+// Acquire, and otherwise polls, taking its turn among the heads of every
+// line (at most Options.MaxPolls polls every PollInterval, on a budget
+// of round trips of their own): a try after the first that finds its
+// budget spent waits, as a full key does, and is never decided by the
+// failure mode.
 func (l *Limiter) Wait(ctx context.Context, key string) (*inflight.Slot, error) {
 	if l.zero() {
 		return nil, errZeroLimiter
@@ -24,27 +32,65 @@ func (l *Limiter) Wait(ctx context.Context, key string) (*inflight.Slot, error) 
 		return nil, err
 	}
 	defer turn.Leave()
+	var freed <-chan struct{}
+	defer func() { l.unwatch(key, freed) }()
+	tokens, retry := l.calls, false // (the first try is an Acquire's)
 	for {
-		freed := l.watch(key)
-		s, wait, err := l.try(ctx, key)
-		if err == nil || !errors.Is(err, inflight.ErrFull) {
-			l.unwatch(key, freed)
+		freed = l.watch(key)
+		s, wait, err := l.try(ctx, key, tokens, retry)
+		busy := retry && errors.Is(err, l.errBusy)
+		if err == nil || !busy && !errors.Is(err, inflight.ErrFull) {
+			if tokens == l.polls {
+				l.turns.give()
+			}
 			return s, err
 		}
+		if busy && l.pollShed != nil {
+			l.pollShed()
+		}
+		retry = true
 		d := l.opts.PollInterval
 		if wait > 0 && wait < d {
 			d = wait
 		}
-		t := time.NewTimer(d)
-		select {
-		case <-freed:
-		case <-t.C:
-		case <-ctx.Done():
-			t.Stop()
-			l.unwatch(key, freed)
-			return nil, ctx.Err()
+		woken, err := l.pause(ctx, freed, d)
+		// A poll's turn lasts until the pause after it ends; a poll not
+		// sent (busy) keeps it for the next.
+		keep := busy && tokens == l.polls && err == nil && !woken
+		if tokens == l.polls && !keep {
+			l.turns.give()
 		}
-		t.Stop()
+		if err != nil {
+			return nil, err
+		}
+		if keep {
+			continue
+		}
+		tokens = l.calls // (woken: a try on an Acquire's token)
+		if woken {
+			continue
+		}
+		polls, err := l.turns.take(ctx, freed)
+		if err != nil {
+			return nil, err
+		}
+		if polls {
+			tokens = l.polls
+		}
+	}
+}
+
+// pause waits d, or until freed is closed (woken), or until ctx ends.
+func (l *Limiter) pause(ctx context.Context, freed <-chan struct{}, d time.Duration) (woken bool, err error) {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-freed:
+		return true, nil
+	case <-t.C:
+		return false, nil
+	case <-ctx.Done():
+		return false, ctx.Err()
 	}
 }
 
