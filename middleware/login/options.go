@@ -134,7 +134,10 @@ type Options struct {
 	// u.RawQuery == "" }; one redirecting to a return URL after a success
 	// tells it from its failures' targets. A redirect without a Location or
 	// back to the login page ("/login?error=1") is a failure whatever it
-	// says.
+	// says, and so is one answering a request whose decoded path does not
+	// read back as itself from a Location ("/home#/login", from a
+	// "/{tenant}/login" route's "home%23"): a handler writing r.URL.Path
+	// back into its Location sends that one to "/home".
 	SuccessRedirect func(location *url.URL) bool
 	// OnLockout is called when a failed attempt leaves a key locked, with
 	// the key's kind, "account", "network" or "device", and the time until it admits

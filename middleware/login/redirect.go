@@ -22,11 +22,12 @@ var ErrRedirectNotJudged = errors.New("login: the handler answered with a redire
 // which Options.Succeeded (or the default) took for a success, is one: any
 // response but a redirect is. With the default Options.Succeeded, a
 // redirect is a success only when Options.SuccessRedirect says so of its
-// Location, and never one without a usable Location or one back to the
-// login page (a's path as the handler saw it, or as the client sent it);
-// without SuccessRedirect it is a failure, and one that may have been a
-// success (not back to the login page) is reported with
-// [ErrRedirectNotJudged]. A custom Options.Succeeded judges redirects by
+// Location, and never one without a usable Location, one back to the
+// login page (a's path as the handler saw it, or as the client sent it),
+// or one answering a request whose path does not read back as itself from
+// a Location (see readsBack); without SuccessRedirect it is a failure, and
+// one that may have been a success (not back to the login page) is
+// reported with [ErrRedirectNotJudged]. A custom Options.Succeeded judges redirects by
 // their status alone, unless SuccessRedirect is given too.
 func (a *Attempt) redirectSucceeded(h http.Header, status int) bool {
 	o := &a.g.opts
@@ -35,6 +36,8 @@ func (a *Attempt) redirectSucceeded(h http.Header, status int) bool {
 	}
 	to, ok := location(h, a.path)
 	switch {
+	case !readsBack(a.path):
+		return false // a Location naming it cannot be read
 	case !ok || back(to, a.path) || a.sent != "" && back(to, a.sent):
 		return false // a failure for sure, judged or not
 	case o.SuccessRedirect == nil:
@@ -56,6 +59,20 @@ func location(h http.Header, path string) (*url.URL, bool) {
 		return nil, false
 	}
 	return (&url.URL{Path: path}).ResolveReference(u), true
+}
+
+// readsBack reports whether path, a request's decoded path, reads back as
+// itself from a Location it is written into as it is, as handlers write
+// r.URL.Path back (http.Redirect(w, r, r.URL.Path+"?error=1", 303)):
+// whether url.Parse gives it as a path alone, the same. A '#' or a '?' in
+// it ("/home#/login", from a "home%23" in a "/{tenant}/login" route)
+// starts a fragment or a query there, a leading "//" a host, a '%' an
+// escape: the redirect back to such a login page reads as one to "/home",
+// which SuccessRedirect may take for a success. "" (unknown) reads back.
+func readsBack(path string) bool {
+	u, err := url.Parse(path)
+	return err == nil && u.Scheme == "" && u.Opaque == "" && u.User == nil && u.Host == "" &&
+		!u.ForceQuery && u.RawQuery == "" && u.Fragment == "" && u.Path == path
 }
 
 // back reports whether to leads back to path, the login request's own (in
