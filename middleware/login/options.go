@@ -134,7 +134,9 @@ type Options struct {
 	// u.RawQuery == "" }; one redirecting to a return URL after a success
 	// tells it from its failures' targets. A redirect without a Location or
 	// back to the login page ("/login?error=1") is a failure whatever it
-	// says, and so is one answering a request whose decoded path does not
+	// says (reported with [ErrRedirectBackToLogin] when it says success: a
+	// login whose successes land on its own page cannot be judged by its
+	// Location), and so is one answering a request whose decoded path does not
 	// read back as itself from a Location ("/home#/login", from a
 	// "/{tenant}/login" route's "home%23"): a handler writing r.URL.Path
 	// back into its Location sends that one to "/home".

@@ -18,6 +18,17 @@ import (
 // Options.SuccessRedirect, which tells the successes by their Location.
 var ErrRedirectNotJudged = errors.New("login: the handler answered with a redirect and Options.SuccessRedirect is nil; the attempt counts as failed")
 
+// ErrRedirectBackToLogin is reported to Options.OnError when
+// Options.SuccessRedirect accepted a redirect back to the login page: the
+// attempt counts as failed all the same, for such a redirect is how a
+// wrong password is answered ("/login?error=1", or "/login" with a
+// message in the session). A login whose successes land on its own page
+// ("/" posted to "/", or a page that shows the account once logged in)
+// has every success counted as a failure (lockouts after 5 logins an hour
+// by default): redirect the successes elsewhere, or report the outcomes
+// with [Attempt.Succeeded] and [Attempt.Failed].
+var ErrRedirectBackToLogin = errors.New("login: Options.SuccessRedirect accepted a redirect back to the login page, which is never a success; the attempt counts as failed")
+
 // redirectSucceeded reports whether a response of status with headers h,
 // which Options.Succeeded (or the default) took for a success, is one: any
 // response but a redirect is. With the default Options.Succeeded, a
@@ -25,9 +36,11 @@ var ErrRedirectNotJudged = errors.New("login: the handler answered with a redire
 // Location, and never one without a usable Location, one back to the
 // login page (a's path as the handler saw it, or as the client sent it),
 // or one answering a request whose path does not read back as itself from
-// a Location (see readsBack); without SuccessRedirect it is a failure, and
-// one that may have been a success (not back to the login page) is
-// reported with [ErrRedirectNotJudged]. A custom Options.Succeeded judges redirects by
+// a Location (see readsBack): one back to the login page that
+// SuccessRedirect accepts is reported with [ErrRedirectBackToLogin].
+// Without SuccessRedirect it is a failure, and one that may have been a
+// success (not back to the login page) is reported with
+// [ErrRedirectNotJudged]. A custom Options.Succeeded judges redirects by
 // their status alone, unless SuccessRedirect is given too.
 func (a *Attempt) redirectSucceeded(h http.Header, status int) bool {
 	o := &a.g.opts
@@ -38,8 +51,15 @@ func (a *Attempt) redirectSucceeded(h http.Header, status int) bool {
 	switch {
 	case !readsBack(a.path):
 		return false // a Location naming it cannot be read
-	case !ok || back(to, a.path) || a.sent != "" && back(to, a.sent):
+	case !ok:
 		return false // a failure for sure, judged or not
+	case back(to, a.path) || a.sent != "" && back(to, a.sent):
+		// A failure for sure, judged or not; a judge taking it for a
+		// success would otherwise never learn why its successes fail.
+		if o.SuccessRedirect != nil && o.SuccessRedirect(to) {
+			a.g.report(a.r, ErrRedirectBackToLogin)
+		}
+		return false
 	case o.SuccessRedirect == nil:
 		a.g.report(a.r, ErrRedirectNotJudged)
 		return false
