@@ -81,10 +81,12 @@ func (l *Limiter) try(ctx context.Context, key string, tokens chan struct{}, ret
 		}
 		switch {
 		case !l.orphaned(v, err, abandoned):
-		case err != nil && unsent(err):
+		case err != nil && unreached(err):
 			// Only an earlier attempt may have run the script (see
 			// orphaned): no round trip more to a Redis that this one
 			// could not reach, or a pool that had no connection for it.
+			// (Not when the context ended the attempts, the deadline
+			// cutting a retry's back-off: Redis may well answer.)
 			l.unreleasedLease(rk, member, tomb, sent.Add(l.opts.Lease))
 		default:
 			l.cancel(rk, tomb, member, sent.Add(l.opts.Lease))
@@ -187,6 +189,19 @@ func unsent(err error) bool {
 	ctxErr := errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded)
 	return errors.Is(err, syscall.ECONNREFUSED) || errors.Is(err, redis.ErrPoolTimeout) ||
 		errors.Is(err, redis.ErrClosed) || isOp && op.Op == "dial" || ctxErr && !isOp
+}
+
+// unreached reports an error of a round trip that never reached Redis
+// because Redis, or a connection to it, could not be had (see unsent): a
+// dial that failed, the pool's wait, a closed client; not the context's
+// own error, which says only that the round trip's deadline (or its
+// caller) ended the attempts, on a Redis that may answer.
+func unreached(err error) bool {
+	var op *net.OpError
+	if errors.As(err, &op) {
+		return unsent(err)
+	}
+	return unsent(err) && !errors.Is(err, context.Canceled) && !errors.Is(err, context.DeadlineExceeded)
 }
 
 // cancel removes the lease member of rk that an Acquire whose caller gave
