@@ -28,7 +28,19 @@ const (
 // ErrOverride is wrapped by the errors [OverrideOptions].OnError is told
 // of: a provider's error or panic, or an override policy that cannot be
 // used (nil, named as the default policy with other limits, one too many).
+// A key whose override the provider gave but cannot be used, and that has
+// no override of its own known, is not decided by the default: its
+// decisions fail with an error wrapping ErrOverride and ErrInvalidConfig.
 var ErrOverride = errors.New("core: override not applied: the key's last known policy (or the default) decides")
+
+// errOverrideRefused fails the decisions of a key whose override policy the
+// provider gave but Overrides cannot decide (one name more than
+// MaxPolicies, a policy named as the default with other limits, one the
+// store refuses), while no override of the key's is known: the default
+// may allow it more than its override does. It wraps ErrInvalidConfig, so
+// that the middleware answers 500 even when failing open.
+var errOverrideRefused = fmt.Errorf("core: a key's override policy cannot be decided (OnError says why; MaxPolicies?), and the default may allow more: refused: %w: %w",
+	ErrOverride, ErrInvalidConfig)
 
 // OverrideOptions configures [Overrides]. Zero values keep the defaults.
 type OverrideOptions struct {
@@ -57,8 +69,10 @@ type OverrideOptions struct {
 	MaxKeys int
 	// MaxPolicies bounds the distinct override policies (by name), each
 	// deciding on a table of its own (default
-	// DefaultOverrideMaxPolicies); a key whose override would be one more
-	// is decided by the default policy, and OnError told.
+	// DefaultOverrideMaxPolicies). A key whose override would be one more
+	// is refused (an error wrapping ErrInvalidConfig) for ErrorTTL, OnError
+	// told, never decided by the default, which may allow it more: keep
+	// MaxPolicies above the names the provider gives (one per tenant?).
 	MaxPolicies int
 	// OnError, if set, is told of every override not applied, with an
 	// error wrapping ErrOverride (never the key: it may be a secret).
@@ -86,7 +100,11 @@ type OverrideOptions struct {
 // cached (a key asked for the first time, or forgotten by a full cache).
 // A failure while the asking caller's context has ended (a client gone,
 // a deadline passed) is that caller's alone: its decision fails with the
-// context's error and the key's next caller asks again.
+// context's error and the key's next caller asks again. An override the
+// provider gives that cannot be decided (a name beyond MaxPolicies, one
+// named as the default with other limits, one the store refuses) keeps
+// the key on its override known before, else refuses it for ErrorTTL
+// (an error wrapping ErrInvalidConfig): the default may allow it more.
 //
 // Override policies are told apart by name: every key whose override is
 // the policy named "enterprise" is decided by one limiter on a table of
@@ -108,6 +126,10 @@ type Overrides struct {
 	opts     OverrideOptions
 	limOpts  []Option
 	cache    overrideCache
+
+	// refused is what the cache holds for a key refused by
+	// errOverrideRefused: a Limiter that decides nothing, never returned.
+	refused *Limiter
 
 	mu      sync.Mutex
 	byName  map[string]*Limiter
@@ -144,7 +166,7 @@ func NewOverrides(p *Policy, provider OverrideFunc, opts OverrideOptions, limOpt
 	if err != nil {
 		return nil, err
 	}
-	o := &Overrides{def: def, provider: provider, opts: opts, limOpts: limOpts, byName: map[string]*Limiter{}}
+	o := &Overrides{def: def, provider: provider, opts: opts, limOpts: limOpts, refused: &Limiter{}, byName: map[string]*Limiter{}}
 	o.cache.init(opts.MaxKeys, def)
 	return o, nil
 }
@@ -205,9 +227,13 @@ func (o *Overrides) Refund(ctx context.Context, key string, taken Result) (Resul
 	return taken.owner.Refund(ctx, key, taken)
 }
 
-// Reset forgets key under the default policy and under its override.
+// Reset forgets key under the default policy and under its override (the
+// default alone for a key refused for want of its override's limiter).
 func (o *Overrides) Reset(ctx context.Context, key string) error {
 	l, err := o.limiter(ctx, key)
+	if errors.Is(err, errOverrideRefused) {
+		l, err = o.def, nil
+	}
 	if err != nil {
 		return err
 	}
@@ -236,12 +262,16 @@ func (o *Overrides) owns(l *Limiter) bool {
 }
 
 // limiter returns the limiter deciding key: cached, or asked of the
-// provider.
+// provider; errOverrideRefused for a key refused.
 func (o *Overrides) limiter(ctx context.Context, key string) (*Limiter, error) {
 	if o.zero() {
 		return nil, errZeroOverrides
 	}
-	return o.cache.get(ctx, key, o.def.now(), o.resolve)
+	l, err := o.cache.get(ctx, key, o.def.now(), o.resolve)
+	if err == nil && l == o.refused {
+		return nil, errOverrideRefused
+	}
+	return l, err
 }
 
 // resolve asks the provider for key's limiter and how long to cache it;
@@ -250,14 +280,18 @@ func (o *Overrides) limiter(ctx context.Context, key string) (*Limiter, error) {
 // provider's: ctx's error, cached for no one. Any other failure keeps
 // prev's policy (a key is never moved off its override, to a default
 // that may allow more, by a fault it can cause or wait for), or the
-// default when the key has no known policy, for ErrorTTL.
+// default when the key has no known policy, for ErrorTTL. An override
+// the provider gave but o cannot decide (see errOverrideRefused) keeps
+// prev's override too, and refuses the key rather than let the default
+// decide it.
 func (o *Overrides) resolve(ctx context.Context, key string, prev *Limiter) (*Limiter, time.Duration, error) {
 	p, ok, err := o.call(ctx, key)
 	if err == nil && !ok {
 		return o.def, o.opts.NegativeTTL, nil
 	}
 	var l *Limiter
-	if err == nil {
+	given := err == nil // an override the provider gave
+	if given {
 		l, err = o.limiterOf(p)
 	}
 	if err == nil {
@@ -269,16 +303,23 @@ func (o *Overrides) resolve(ctx context.Context, key string, prev *Limiter) (*Li
 	if o.opts.OnError != nil {
 		o.opts.OnError(ctx, fmt.Errorf("%w: %w", ErrOverride, err))
 	}
-	return o.current(prev), o.opts.ErrorTTL, nil
+	if l = o.current(prev); given && l == o.def {
+		l = o.refused
+	}
+	return l, o.opts.ErrorTTL, nil
 }
 
 // current returns the limiter to decide a key by while the provider
 // fails, prev having decided it before: prev itself while o keeps it (the
 // key's count is there; the name's latest limiter may be of another shape,
-// where the key has none), else prev's name's, else the default.
+// where the key has none), else prev's name's, else the default; o.refused
+// for a key refused, whose override may allow less than the default.
 func (o *Overrides) current(prev *Limiter) *Limiter {
 	if prev == nil || prev == o.def {
 		return o.def
+	}
+	if prev == o.refused {
+		return o.refused
 	}
 	if o.owns(prev) {
 		return prev
