@@ -113,12 +113,22 @@ func (l *limiter) serve(c echo.Context, next echo.HandlerFunc) error {
 		r = withValues(c)
 		ts = l.tables
 	}
-	if methods == "" && route != "" {
-		if p := routepath.PreflightPattern(r, route); p != "" && ts.servesOptions(c) {
-			// echo routed the preflight to a handler of its own method
-			// (alone: PerIP's every handler), decided as the OPTIONS
-			// request it is (see middleware.Preflight).
-			methods = p
+	if methods == "" {
+		template := route
+		if template == "" && l.tables == nil {
+			// PerIP mounted with e.Pre, before echo routes: the route
+			// it will serve a preflight with, as tables.route finds it
+			// for Limit (else the preflight, not known to reach a
+			// handler, would get a bucket of its own: a second budget).
+			template = preflightTemplate(c)
+		}
+		if template != "" {
+			if p := routepath.PreflightPattern(r, template); p != "" && ts.servesOptionsAt(c, template) {
+				// echo routes the preflight to a handler of its own method
+				// (alone: PerIP's every handler), decided as the OPTIONS
+				// request it is (see middleware.Preflight).
+				methods = p
+			}
 		}
 	}
 	saved := r.Pattern

@@ -4,6 +4,7 @@ import (
 	"net/http"
 
 	"github.com/floodgate-go/floodgate/internal/routemethods"
+	"github.com/floodgate-go/floodgate/internal/routepath"
 	"github.com/labstack/echo/v4"
 )
 
@@ -45,13 +46,34 @@ func (t *tables) route(c echo.Context) (template, methods string) {
 // OPTIONS answer) or to a not-found handler: what the router lists at
 // c.Path().
 func (t *tables) servesOptions(c echo.Context) bool {
-	e, template := c.Echo(), c.Path()
+	return t.servesOptionsAt(c, c.Path())
+}
+
+// servesOptionsAt is servesOptions for the template echo routes c's
+// request with, c.Path() once it has routed it.
+func (t *tables) servesOptionsAt(c echo.Context, template string) bool {
+	e := c.Echo()
 	if e == nil || template == "" {
 		return false
 	}
 	r := c.Request()
 	router := routerOf(e, r)
 	return t.Of(router, routes).Serves(template, r.Method)
+}
+
+// preflightTemplate returns the template echo will route c's request
+// with when it is a CORS preflight that echo has not routed yet (a
+// middleware mounted with e.Pre), "" otherwise.
+func preflightTemplate(c echo.Context) string {
+	r := c.Request()
+	e := c.Echo()
+	if e == nil || c.Path() != "" {
+		return ""
+	}
+	if _, ok := routepath.Preflight(r); !ok {
+		return ""
+	}
+	return find(e, routerOf(e, r), r.Method, echo.GetPath(r))
 }
 
 // routerOf returns the router e routes r with.

@@ -23,7 +23,8 @@ import (
 // counted in the client's bucket too; one that echo answers itself (404,
 // 405, its automatic OPTIONS answer) or gives a RouteNotFound handler is
 // limited as strictly in a bucket of its own (see middleware.Preflight).
-// Mounted with e.Pre, before echo routes, it limits every preflight so.
+// Mounted with e.Pre, before echo routes, it finds the route echo will
+// serve a preflight with, and decides the preflight so.
 // Behind a proxy, give middleware.New a key from keyfunc.ClientIP (or
 // [RealIP]) and mount it with [Limit].
 //
