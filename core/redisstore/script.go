@@ -357,7 +357,8 @@ const libName = "fg_LIBRARY"
 
 // library returns the function library deciding with defs (the prelude,
 // the algorithms and spec.lua), its name libName: function libName runs
-// main.lua, one request, libName_t runs take.lua, one take, and libName_b
+// main.lua, one request, libName_t runs take.lua (or, for a policy of one
+// GCRA or LeakyBucket limit, step.lua's TAKE), one take, and libName_b
 // runs batch.lua, several. Each call's last argument names its policy's
 // limits (spec.lua): the library builds that policy's functions (step.lua
 // and the three entry points) at its first call and keeps them in two
@@ -381,13 +382,15 @@ func library(defs string, keep int) string {
 	b.WriteString(luaFile("step"))
 	for i, f := range []string{"main", "take", "batch"} {
 		if i == 0 {
-			b.WriteString("\nreturn {function(KEYS, ARGV)\n")
+			b.WriteString("\nlocal E = {function(KEYS, ARGV)\n")
 		} else {
 			b.WriteString("\nend, function(KEYS, ARGV)\n")
 		}
 		b.WriteString(luaFile(f))
 	}
-	b.WriteString("\nend}\nend, limitsOf\nend\n")
+	// A policy with a take function of its own (TAKE, see step.lua) runs
+	// it instead of take.lua.
+	b.WriteString("\nend}\nif TAKE then E[2] = TAKE end\nreturn E\nend, limitsOf\nend\n")
 	// found returns the functions of the policy spec names, not in the
 	// current generation: moved from the previous one, or built.
 	b.WriteString("local limitsOf\n")

@@ -155,7 +155,7 @@ end
 -- time, and not in the cache, is read and written at once (C.thru marks
 -- it), as alone: a batch of distinct keys builds no cache; one met again
 -- is read again into the cache and written at the batch's end.
-local gtake, gbatch
+local gtake, gbatch, TAKE
 if NL == 1 and L1.gcra then
   local IV, TOL, BURST = L1.iv, L1.tol, L1.burst
   gtake = function(C, key, cost, now, slack, f, pre)
@@ -230,6 +230,51 @@ if NL == 1 and L1.gcra then
     return spack(f, pre, diff, now)
   end
   take1 = function(key, cost, now, slack) return gtake(nil, key, cost, now, slack, CFMT, '') end
+  -- TAKE is take.lua for this policy (the library calls it instead):
+  -- gtake alone, inlined, with take.lua's arguments and Redis TIME, so
+  -- that the common decision costs Redis as few Lua calls as it can.
+  local SFMT = '<dd' -- a short record, as CFMT with no leading value
+  TAKE = function(K, A)
+    local cost, now, slack = 1, -1, 0
+    local n = #A
+    if n > 0 then
+      cost = A[1] + 0
+      if n > 1 then now = A[2] + 0 end
+      if n > 2 then slack = A[3] + 0 end
+    end
+    if now < 0 then
+      local t = rcall('TIME')
+      if t[1] ~= TSEC then TSEC, TSECUS = t[1], t[1] * 1000000 end
+      now = TSECUS + t[2]
+    end
+    local key = K[1]
+    local v = rcall('GET', key)
+    local tat, born, exp = 0, now, nil
+    if v then
+      if #v ~= 24 then
+        return redis.error_reply('ERR floodgate: malformed limiter state at ' .. key)
+      end
+      tat, born, exp = sunpack(F1, v)
+    end
+    local debt = tat - now
+    if debt < 0 then debt = 0 end
+    local diff = debt + cost * IV
+    if cost > BURST or diff > TOL then return spack(SFMT, -debt - 1, now) end
+    if not exp or now < born then born = now end
+    local px = diff / 1000 -- ceil(diff / 1000), without a call
+    local q = px - px % 1
+    if q < px then q = q + 1 end
+    px = q + slack
+    if px <= 0 then
+      if exp then rcall('DEL', key) end
+    elseif exp and exp >= now + px * 1000 then
+      rcall('SET', key, spack(F1, now + diff, born, exp), 'KEEPTTL')
+    else
+      px = px + floor(diff / 8000)
+      rcall('SET', key, spack(F1, now + diff, born, now + (px - 1) * 1000), 'PX', px)
+    end
+    return spack(SFMT, diff, now)
+  end
   -- gbatch is batch.lua for a batch of takes on Redis TIME only (ARGV =
   -- slack, then each take's cost: one argument per key), the common
   -- batch: the same decisions, replies and writes as gtake's, one take
