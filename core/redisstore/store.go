@@ -69,11 +69,13 @@
 // while that covers the new state's recovery, and sets one otherwise
 // (SET PX); for the limits whose recovery moves with every take (GCRA,
 // LeakyBucket, TokenBucket, WarmUp, SlidingLog, Hybrid, Backoff), the new
-// TTL runs an eighth of the span past the recovery, so that a busy key
-// gets a new TTL once per eighth of its span: a key may outlive its
-// recovery by that much, harmlessly (a recovered key decides as a key
-// never seen). A refund also writes a marker key, with a TTL too (see
-// Retries and refunds).
+// TTL runs past the recovery by an eighth of the span for a new key, and
+// by the whole span for a key taken again while it lives, so that a busy
+// key gets a new TTL now and then rather than at every take: a key may
+// outlive its recovery by that much, harmlessly (a recovered key decides
+// as a key never seen), and a key taken once by an eighth of its span at
+// most. A refund also writes a marker key, with a TTL too (see Retries and
+// refunds).
 //
 // # Time and units
 //

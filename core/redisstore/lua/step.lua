@@ -63,6 +63,18 @@ local function written(C, key)
     C.order[C.n] = key
   end
 end
+-- extra is the headroom, in ms, of a new TTL of a limit whose recovery
+-- moves with every take, span µs from now: an eighth of the span for a
+-- key new to Redis, the whole span for one already there (exp, its expiry
+-- as read, not nil). A key taken again and again gets a new TTL once its
+-- recovery has moved past the last one's end (SET PX costs Redis more
+-- than SET KEEPTTL), not at every take, while a flood of new keys, each
+-- taken once, outlives its recovery by an eighth of its span at most,
+-- and no key by more than its span.
+local function extra(span, exp)
+  if exp then return floor(span / 1000) end
+  return floor(span / 8000)
+end
 -- put writes limit L's state s, born at born, with a TTL until it has
 -- recovered plus the slack, or deletes it when it is a key never seen or
 -- nothing of the TTL is left. (A recovered key kept for the slack decides
@@ -71,8 +83,8 @@ end
 -- exp is the key's as read (nil for a missing key): when it covers the TTL
 -- needed, the key keeps its TTL (SET KEEPTTL costs Redis half a SET PX);
 -- otherwise it gets a new one, which for the limits whose recovery moves
--- with every take (L.drift) runs an eighth of the span longer, so that a
--- busy key gets a new TTL once per eighth of its span, not at every take.
+-- with every take (L.drift) runs longer by the headroom (see extra), so
+-- that a busy key gets a new TTL now and then, not at every take.
 -- ttl returns the TTL to set in ms (nil: keep the key's, 0 or less: delete
 -- the key) and the key's exp after the write.
 local function ttl(L, s, now, slack, exp)
@@ -81,7 +93,7 @@ local function ttl(L, s, now, slack, exp)
   local px = ceil(span / 1000) + slack
   if px > 0 then
     if exp and exp >= now + px * 1000 then return nil, exp end
-    if L.drift then px = px + floor(span / 8000) end
+    if L.drift then px = px + extra(span, exp) end
     exp = now + (px - 1) * 1000
   end
   return px, exp
@@ -211,7 +223,7 @@ if NL == 1 and L1.gcra then
     elseif exp and exp >= now + px * 1000 then
       px = nil
     else
-      px = px + floor(diff / 8000)
+      px = px + extra(diff, exp)
       exp = now + (px - 1) * 1000
     end
     if cache then
@@ -270,7 +282,7 @@ if NL == 1 and L1.gcra then
     elseif exp and exp >= now + px * 1000 then
       rcall('SET', key, spack(F1, now + diff, born, exp), 'KEEPTTL')
     else
-      px = px + floor(diff / 8000)
+      px = px + extra(diff, exp)
       rcall('SET', key, spack(F1, now + diff, born, now + (px - 1) * 1000), 'PX', px)
     end
     return spack(SFMT, diff, now)
@@ -339,7 +351,7 @@ if NL == 1 and L1.gcra then
             T[f], GB[f], GE[f], GP[f] = 0, now, false, 0
           else
             if not (exp and exp >= now + px * 1000) then
-              px = px + floor(diff / 8000)
+              px = px + extra(diff, exp)
               exp = now + (px - 1) * 1000
               GP[f] = px
             elseif not GP[f] then
