@@ -40,17 +40,11 @@ func (t *tables) route(c echo.Context) (template, methods string) {
 	return template, methods
 }
 
-// servesOptions reports whether echo routed c's request, an OPTIONS
-// request, to a handler of an OPTIONS route (one of Any's included), not
-// to the answer echo gives a path without one (405, or its automatic
-// OPTIONS answer) or to a not-found handler: what the router lists at
-// c.Path().
-func (t *tables) servesOptions(c echo.Context) bool {
-	return t.servesOptionsAt(c, c.Path())
-}
-
-// servesOptionsAt is servesOptions for the template echo routes c's
-// request with, c.Path() once it has routed it.
+// servesOptionsAt reports whether echo routes c's request, an OPTIONS
+// request, with template (c.Path() once it has routed it) to a handler of
+// an OPTIONS route (one of Any's included), not to the answer echo gives a
+// path without one (405, or its automatic OPTIONS answer) or to a
+// not-found handler: what the router lists at template.
 func (t *tables) servesOptionsAt(c echo.Context, template string) bool {
 	e := c.Echo()
 	if e == nil || template == "" {
