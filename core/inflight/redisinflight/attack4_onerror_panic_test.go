@@ -11,10 +11,8 @@ import (
 
 	"github.com/floodgate-go/floodgate/core/coretest"
 	"github.com/floodgate-go/floodgate/core/inflight/redisinflight"
-	"github.com/floodgate-go/floodgate/internal/faultproxy"
 	"github.com/floodgate-go/floodgate/internal/redistest"
 	"github.com/floodgate-go/floodgate/internal/within"
-	"github.com/redis/go-redis/v9"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -45,9 +43,7 @@ func (s *syncBuffer) String() string {
 // now recovered and logged, and the renewal is scheduled again.
 func TestAttackPanickingOnErrorKeepsTheProcess(t *testing.T) {
 	srv := redistest.Start(t)
-	proxy := faultproxy.Start(t, srv.Addr())
-	pc := redis.NewClient(&redis.Options{Addr: proxy.Addr(), ContextTimeoutEnabled: true, MaxRetries: -1})
-	t.Cleanup(func() { _ = pc.Close() })
+	proxy, pc := proxied(t, srv)
 	var logs syncBuffer
 	l := newLimiter(t, pc, 1, redisinflight.Options{Lease: 2 * time.Minute, AutoRenew: true, Clock: coretest.NewClock(t0),
 		OnError: func(error) { panic("hook bug") }, Logger: slog.New(slog.NewTextHandler(&logs, nil))})

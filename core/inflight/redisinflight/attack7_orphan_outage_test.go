@@ -8,7 +8,6 @@ import (
 	"github.com/floodgate-go/floodgate/core/coretest"
 	"github.com/floodgate-go/floodgate/core/inflight/redisinflight"
 	"github.com/floodgate-go/floodgate/core/redisstore"
-	"github.com/floodgate-go/floodgate/internal/faultproxy"
 	"github.com/floodgate-go/floodgate/internal/redistest"
 	"github.com/floodgate-go/floodgate/internal/within"
 	"github.com/redis/go-redis/v9"
@@ -54,9 +53,7 @@ func TestAttackOrphanedLeaseDuringOutageFreesOnReturn(t *testing.T) {
 			t.Parallel()
 			srv := redistest.Start(t)
 			c := srv.Client(t)
-			proxy := faultproxy.Start(t, srv.Addr())
-			pc := redis.NewClient(&redis.Options{Addr: proxy.Addr(), ContextTimeoutEnabled: true, MaxRetries: -1})
-			t.Cleanup(func() { pc.Close() })
+			proxy, pc := proxied(t, srv)
 			h := replyHook{answered: make(chan struct{}, 1), release: make(chan struct{})}
 			pc.AddHook(h)
 			clk := coretest.NewClock(t0)

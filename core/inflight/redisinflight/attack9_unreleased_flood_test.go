@@ -10,9 +10,7 @@ import (
 	"github.com/floodgate-go/floodgate/core/inflight"
 	"github.com/floodgate-go/floodgate/core/inflight/redisinflight"
 	"github.com/floodgate-go/floodgate/core/redisstore"
-	"github.com/floodgate-go/floodgate/internal/faultproxy"
 	"github.com/floodgate-go/floodgate/internal/redistest"
-	"github.com/redis/go-redis/v9"
 	"github.com/stretchr/testify/require"
 )
 
@@ -28,9 +26,7 @@ import (
 func TestAttackUnreleasedFloodLocksOthersKeys(t *testing.T) {
 	t.Parallel()
 	srv := redistest.Start(t)
-	proxy := faultproxy.Start(t, srv.Addr())
-	pc := redis.NewClient(&redis.Options{Addr: proxy.Addr(), ContextTimeoutEnabled: true, MaxRetries: -1})
-	t.Cleanup(func() { pc.Close() })
+	proxy, pc := proxied(t, srv)
 	clk := coretest.NewClock(t0)
 	l := newLimiter(t, pc, 1, redisinflight.Options{Clock: clk, Lease: time.Hour, FailureMode: redisstore.FailClosed})
 	ctx := context.Background()

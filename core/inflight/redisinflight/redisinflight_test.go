@@ -34,6 +34,16 @@ func newLimiter(t *testing.T, c redis.UniversalClient, limit int, opts redisinfl
 	return l
 }
 
+// proxied returns a fault proxy in front of srv and a client through it
+// that never retries (each fault is the test's own), closed when t ends.
+func proxied(t *testing.T, srv *redistest.Server) (*faultproxy.Proxy, *redis.Client) {
+	t.Helper()
+	proxy := faultproxy.Start(t, srv.Addr())
+	pc := redis.NewClient(&redis.Options{Addr: proxy.Addr(), ContextTimeoutEnabled: true, MaxRetries: -1})
+	t.Cleanup(func() { _ = pc.Close() })
+	return proxy, pc
+}
+
 // leases returns the members of the only lease set in Redis, or 0.
 func leases(t *testing.T, c *redis.Client) int64 {
 	t.Helper()
@@ -218,9 +228,7 @@ func TestKilledHolder(t *testing.T) {
 func TestCutHolder(t *testing.T) {
 	t.Parallel()
 	srv := redistest.Start(t)
-	proxy := faultproxy.Start(t, srv.Addr())
-	pc := redis.NewClient(&redis.Options{Addr: proxy.Addr(), ContextTimeoutEnabled: true, MaxRetries: -1})
-	t.Cleanup(func() { pc.Close() })
+	proxy, pc := proxied(t, srv)
 	clk := coretest.NewClock(t0)
 	opts := redisinflight.Options{Lease: time.Hour, Clock: clk}
 	holder := newLimiter(t, pc, 2, opts)
@@ -294,9 +302,7 @@ func TestRenew(t *testing.T) {
 func TestFailureModes(t *testing.T) {
 	t.Parallel()
 	srv := redistest.Start(t)
-	proxy := faultproxy.Start(t, srv.Addr())
-	pc := redis.NewClient(&redis.Options{Addr: proxy.Addr(), ContextTimeoutEnabled: true, MaxRetries: -1})
-	t.Cleanup(func() { pc.Close() })
+	proxy, pc := proxied(t, srv)
 	proxy.Refuse(true)
 	ctx := context.Background()
 	var seen atomic.Int64
@@ -612,9 +618,7 @@ func TestAutoRenewReportsLostLease(t *testing.T) {
 func autoRenewing(t *testing.T) (*redistest.Server, *faultproxy.Proxy, *coretest.Clock, redisinflight.Options, *redisinflight.Limiter, <-chan *redisinflight.RenewTimer, *atomic.Int64) {
 	t.Helper()
 	srv := redistest.Start(t)
-	proxy := faultproxy.Start(t, srv.Addr())
-	pc := redis.NewClient(&redis.Options{Addr: proxy.Addr(), ContextTimeoutEnabled: true, MaxRetries: -1})
-	t.Cleanup(func() { pc.Close() })
+	proxy, pc := proxied(t, srv)
 	clk := coretest.NewClock(t0)
 	lost := new(atomic.Int64)
 	opts := redisinflight.Options{Lease: 2 * time.Minute, Timeout: 10 * time.Second, AutoRenew: true, Clock: clk,
