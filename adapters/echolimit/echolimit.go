@@ -120,9 +120,9 @@ func (l *limiter) serve(c echo.Context, next echo.HandlerFunc) error {
 			// it will serve a preflight with, as tables.route finds it
 			// for Limit (else the preflight, not known to reach a
 			// handler, would get a bucket of its own: a second budget).
-			template = preflightTemplate(c)
+			template, methods = l.options.prePreflight(c)
 		}
-		if template != "" {
+		if template != "" && methods == "" {
 			if p := routepath.PreflightPattern(r, template); p != "" && ts.servesOptionsAt(c, template) {
 				// echo routes the preflight to a handler of its own method
 				// (alone: PerIP's every handler), decided as the OPTIONS

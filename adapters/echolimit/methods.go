@@ -55,19 +55,33 @@ func (t *tables) servesOptionsAt(c echo.Context, template string) bool {
 	return t.Of(router, routes).Serves(template, r.Method)
 }
 
-// preflightTemplate returns the template echo will route c's request
-// with when it is a CORS preflight that echo has not routed yet (a
-// middleware mounted with e.Pre), "" otherwise.
-func preflightTemplate(c echo.Context) string {
+// prePreflight returns, for a CORS preflight that echo has not routed
+// yet (a middleware mounted with e.Pre), the template echo's router finds
+// for it now, and the pattern that counts it in the client's bucket when
+// the router lists no route there: nothing matched, or a RouteNotFound
+// handler. A Pre middleware mounted after (RemoveTrailingSlash, Rewrite)
+// may yet rewrite such a path to a handler's ("/login/" to "/login"),
+// which a bucket of the preflights' own would let run a second budget; a
+// path the router lists is decided by whether its handler serves OPTIONS.
+// It returns "", "" for any other request.
+func (t *tables) prePreflight(c echo.Context) (template, pattern string) {
 	r := c.Request()
 	e := c.Echo()
 	if e == nil || c.Path() != "" {
-		return ""
+		return "", ""
 	}
 	if _, ok := routepath.Preflight(r); !ok {
-		return ""
+		return "", ""
 	}
-	return find(e, routerOf(e, r), r.Method, echo.GetPath(r))
+	path := echo.GetPath(r)
+	router := routerOf(e, r)
+	template = find(e, router, r.Method, path)
+	if template != "" {
+		if _, listed := t.Of(router, routes).Lookup(template, r.Method); listed {
+			return template, ""
+		}
+	}
+	return template, routepath.PreflightPattern(r, path)
 }
 
 // routerOf returns the router e routes r with.

@@ -24,7 +24,11 @@ import (
 // 405, its automatic OPTIONS answer) or gives a RouteNotFound handler is
 // limited as strictly in a bucket of its own (see middleware.Preflight).
 // Mounted with e.Pre, before echo routes, it finds the route echo will
-// serve a preflight with, and decides the preflight so.
+// serve a preflight with, and decides the preflight so; a preflight the
+// router routes to no route (nothing, or RouteNotFound) is counted in the
+// client's bucket, since a Pre middleware after it (RemoveTrailingSlash)
+// may yet route it to a handler: mount PerIP after Pre middleware that
+// rewrite paths.
 // Behind a proxy, give middleware.New a key from keyfunc.ClientIP (or
 // [RealIP]) and mount it with [Limit].
 //
