@@ -103,8 +103,10 @@ type OverrideOptions struct {
 // context's error and the key's next caller asks again. An override the
 // provider gives that cannot be decided (a name beyond MaxPolicies, one
 // named as the default with other limits, one the store refuses) keeps
-// the key on its override known before, else refuses it for ErrorTTL
-// (an error wrapping ErrInvalidConfig): the default may allow it more.
+// the key on its override known before when that is the policy given (a
+// change of its limits that cannot be applied), else refuses it for
+// ErrorTTL (an error wrapping ErrInvalidConfig): the default, or the
+// override the key leaves, may allow it more.
 //
 // Override policies are told apart by name: every key whose override is
 // the policy named "enterprise" is decided by one limiter on a table of
@@ -282,8 +284,9 @@ func (o *Overrides) limiter(ctx context.Context, key string) (*Limiter, error) {
 // that may allow more, by a fault it can cause or wait for), or the
 // default when the key has no known policy, for ErrorTTL. An override
 // the provider gave but o cannot decide (see errOverrideRefused) keeps
-// prev's override too, and refuses the key rather than let the default
-// decide it.
+// prev's override when it is that policy (by name: a change of its limits
+// that cannot be applied), and otherwise refuses the key rather than let
+// the default, or the override it leaves, decide it.
 func (o *Overrides) resolve(ctx context.Context, key string, prev *Limiter) (*Limiter, time.Duration, error) {
 	p, ok, err := o.call(ctx, key)
 	if err == nil && !ok {
@@ -303,7 +306,11 @@ func (o *Overrides) resolve(ctx context.Context, key string, prev *Limiter) (*Li
 	if o.opts.OnError != nil {
 		o.opts.OnError(ctx, fmt.Errorf("%w: %w", ErrOverride, err))
 	}
-	if l = o.current(prev); given && l == o.def {
+	if l = o.current(prev); given && (l == o.def || l == o.refused || l.Policy().name != p.name) {
+		// Only a change of the key's own policy's limits that cannot be
+		// applied keeps the override it had: another policy, the
+		// default or the one the key leaves, may allow it more than the
+		// override given.
 		l = o.refused
 	}
 	return l, o.opts.ErrorTTL, nil

@@ -1,0 +1,76 @@
+package core_test
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/floodgate-go/floodgate/core"
+	"github.com/floodgate-go/floodgate/core/coretest"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// TestAttackOverrideMovedToUndecidableNotKeptOnOld: a tenant whose
+// provider moves it from its override ("enterprise", 1000 an hour) to
+// another it cannot be decided by (a name beyond MaxPolicies: "suspended",
+// 1 an hour) kept the override it had, which allows it more than its new
+// one as the default might: a suspended tenant was admitted 10 of 10, and
+// so on every ErrorTTL after, for as long as the provider suspended it.
+// The override it had is kept only for a change of that policy's own
+// limits that cannot be applied (its name's); a move to another policy
+// that cannot be decided is refused (ErrInvalidConfig), never decided by
+// the policy it left.
+func TestAttackOverrideMovedToUndecidableNotKeptOnOld(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	clk := coretest.NewClock(t0)
+	hourly := func(name string, n int64) *core.Policy {
+		return core.MustPolicy(name, core.Limit{Name: "hour", Algorithm: core.FixedWindow{Quota: n, Window: time.Hour}})
+	}
+	def := hourly("default", 100)
+	var mu sync.Mutex
+	table := map[string]*core.Policy{"acme": hourly("enterprise", 1000)}
+	for i := range 3 {
+		table[fmt.Sprint("tenant-", i)] = hourly(fmt.Sprint("tenant-", i), 50)
+	}
+	provider := func(_ context.Context, key string) (*core.Policy, bool, error) {
+		mu.Lock()
+		defer mu.Unlock()
+		p, ok := table[key]
+		return p, ok, nil
+	}
+	o, err := core.NewOverrides(def, provider, core.OverrideOptions{MaxPolicies: 4}, core.WithClock(clk))
+	require.NoError(t, err)
+	for _, k := range []string{"acme", "tenant-0", "tenant-1", "tenant-2"} {
+		r, err := o.Allow(ctx, k)
+		require.NoError(t, err)
+		require.True(t, r.Allowed)
+	}
+	for _, moved := range []*core.Policy{hourly("suspended", 1), hourly("default", 1)} {
+		mu.Lock()
+		table["acme"] = moved
+		mu.Unlock()
+		clk.Advance(2 * core.DefaultOverrideTTL)
+		admitted := 0
+		for range 10 {
+			r, err := o.Allow(ctx, "acme")
+			if err == nil && r.Allowed {
+				admitted++
+			}
+			if err != nil {
+				assert.ErrorIs(t, err, core.ErrInvalidConfig)
+			}
+		}
+		assert.Zero(t, admitted, "%s: a tenant moved to 1 an hour, decided by its old 1000", moved.Name())
+		mu.Lock()
+		table["acme"] = hourly("enterprise", 1000)
+		mu.Unlock()
+		clk.Advance(2 * core.DefaultOverrideTTL)
+		r, err := o.Allow(ctx, "acme")
+		require.NoError(t, err)
+		require.Equal(t, int64(1000), r.Quota)
+	}
+}
