@@ -49,7 +49,7 @@ func TestAttackOverrideMovedToUndecidableNotKeptOnOld(t *testing.T) {
 		require.NoError(t, err)
 		require.True(t, r.Allowed)
 	}
-	for _, moved := range []*core.Policy{hourly("suspended", 1), hourly("default", 1)} {
+	for _, moved := range []*core.Policy{hourly("suspended", 1)} {
 		mu.Lock()
 		table["acme"] = moved
 		mu.Unlock()
@@ -73,4 +73,40 @@ func TestAttackOverrideMovedToUndecidableNotKeptOnOld(t *testing.T) {
 		require.NoError(t, err)
 		require.Equal(t, int64(1000), r.Quota)
 	}
+}
+
+// TestOverrideStaleDefaultCopyIsTheDefault: a provider that gives its
+// standard tier the default's Policy, taken before the default's limits
+// were changed with SetPolicy (or a reload), names the default with other
+// limits. Such a key is decided by the default, with its limits as they
+// are now, and OnError is told: refusing it would answer the whole
+// standard tier 500 after a change of the default.
+func TestOverrideStaleDefaultCopyIsTheDefault(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	hourly := func(name string, n int64) *core.Policy {
+		return core.MustPolicy(name, core.Limit{Name: "hour", Algorithm: core.FixedWindow{Quota: n, Window: time.Hour}})
+	}
+	def := hourly("default", 5)
+	var told sync.WaitGroup
+	told.Add(1)
+	var once sync.Once
+	provider := func(context.Context, string) (*core.Policy, bool, error) { return def, true, nil }
+	o, err := core.NewOverrides(def, provider, core.OverrideOptions{OnError: func(_ context.Context, err error) {
+		assert.ErrorIs(t, err, core.ErrOverride)
+		once.Do(told.Done)
+	}}, core.WithClock(coretest.NewClock(t0)))
+	require.NoError(t, err)
+	require.NoError(t, o.Default().SetPolicy(hourly("default", 8)))
+	admitted := 0
+	for range 10 {
+		r, err := o.Allow(ctx, "standard-tenant")
+		require.NoError(t, err, "the default's tier is not refused")
+		if r.Allowed {
+			require.Equal(t, int64(8), r.Quota, "the default's limits as they are now")
+			admitted++
+		}
+	}
+	assert.Equal(t, 8, admitted)
+	told.Wait()
 }

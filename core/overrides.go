@@ -33,10 +33,15 @@ const (
 // decisions fail with an error wrapping ErrOverride and ErrInvalidConfig.
 var ErrOverride = errors.New("core: override not applied: the key's last known policy (or the default) decides")
 
+// errDefaultNamed is limiterOf's error for an override policy named as the
+// default policy with other limits: the key is decided by the default, its
+// limits as they are now (the provider's copy may be one from before a
+// SetPolicy of the default, or a reload), and OnError told.
+var errDefaultNamed = errors.New("is named as the default policy, with other limits: the default decides it, with its own")
+
 // errOverrideRefused fails the decisions of a key whose override policy the
 // provider gave but Overrides cannot decide (one name more than
-// MaxPolicies, a policy named as the default with other limits, one the
-// store refuses), while no override of the key's is known: the default
+// MaxPolicies, one the store refuses), while no override of the key's is known: the default
 // may allow it more than its override does. It wraps ErrInvalidConfig, so
 // that the middleware answers 500 even when failing open.
 var errOverrideRefused = fmt.Errorf("core: a key's override policy cannot be decided (OnError says why; MaxPolicies?), and the default may allow more: refused: %w: %w",
@@ -102,11 +107,13 @@ type OverrideOptions struct {
 // a deadline passed) is that caller's alone: its decision fails with the
 // context's error and the key's next caller asks again. An override the
 // provider gives that cannot be decided (a name beyond MaxPolicies, one
-// named as the default with other limits, one the store refuses) keeps
-// the key on its override known before when that is the policy given (a
-// change of its limits that cannot be applied), else refuses it for
-// ErrorTTL (an error wrapping ErrInvalidConfig): the default, or the
-// override the key leaves, may allow it more.
+// the store refuses) keeps the key on its override known before when that
+// is the policy given (a change of its limits that cannot be applied),
+// else refuses it for ErrorTTL (an error wrapping ErrInvalidConfig): the
+// default, or the override the key leaves, may allow it more. A policy
+// named as the default is the default, with the default's limits as they
+// are (after a SetPolicy of the default, the provider's copy may be an
+// older one): OnError is told when its limits differ.
 //
 // Override policies are told apart by name: every key whose override is
 // the policy named "enterprise" is decided by one limiter on a table of
@@ -283,7 +290,8 @@ func (o *Overrides) limiter(ctx context.Context, key string) (*Limiter, error) {
 // prev's policy (a key is never moved off its override, to a default
 // that may allow more, by a fault it can cause or wait for), or the
 // default when the key has no known policy, for ErrorTTL. An override
-// the provider gave but o cannot decide (see errOverrideRefused) keeps
+// the provider gave but o cannot decide (see errOverrideRefused; not one
+// named as the default, which the default decides: see errDefaultNamed) keeps
 // prev's override when it is that policy (by name: a change of its limits
 // that cannot be applied), and otherwise refuses the key rather than let
 // the default, or the override it leaves, decide it.
@@ -305,6 +313,13 @@ func (o *Overrides) resolve(ctx context.Context, key string, prev *Limiter) (*Li
 	}
 	if o.opts.OnError != nil {
 		o.opts.OnError(ctx, fmt.Errorf("%w: %w", ErrOverride, err))
+	}
+	if errors.Is(err, errDefaultNamed) {
+		// A policy is known by its name: the default's is the default,
+		// whose limits SetPolicy (or a reload) may have changed since
+		// the provider took its copy. Refusing it would answer every key
+		// of the default's tier 500 after such a change.
+		return o.def, o.opts.ErrorTTL, nil
 	}
 	if l = o.current(prev); given && (l == o.def || l == o.refused || l.Policy().name != p.name) {
 		// Only a change of the key's own policy's limits that cannot be
@@ -363,7 +378,7 @@ func (o *Overrides) limiterOf(p *Policy) (*Limiter, error) {
 		if sameLimits(p, dp) {
 			return o.def, nil
 		}
-		return nil, fmt.Errorf("override policy %q is named as the default policy, with other limits", p.name)
+		return nil, fmt.Errorf("override policy %q %w", p.name, errDefaultNamed)
 	}
 	o.mu.Lock()
 	defer o.mu.Unlock()
