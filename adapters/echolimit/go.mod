@@ -19,6 +19,7 @@ require (
 	golang.org/x/net v0.56.0 // indirect
 	golang.org/x/sys v0.48.0 // indirect
 	golang.org/x/text v0.40.0 // indirect
+	golang.org/x/time v0.16.0 // indirect
 )
 
 replace github.com/floodgate-go/floodgate => ../..
