@@ -29,8 +29,8 @@ type callerID struct{}
 func TestAttackOverrideHangups(t *testing.T) {
 	t.Parallel()
 	clk := coretest.NewClock(t0)
-	def := core.MustPolicy("default", core.Limit{Name: "hour", Algorithm: core.FixedWindow{Quota: 100, Window: time.Hour}})
-	strict := core.MustPolicy("strict", core.Limit{Name: "hour", Algorithm: core.FixedWindow{Quota: 1, Window: time.Hour}})
+	def := hourlyPolicy("default", 100)
+	strict := hourlyPolicy("strict", 1)
 	var (
 		calls, inside, most atomic.Int64
 		blocking, failing   atomic.Bool

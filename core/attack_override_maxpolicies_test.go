@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"sync/atomic"
 	"testing"
-	"time"
 
 	"github.com/floodgate-go/floodgate/core"
 	"github.com/floodgate-go/floodgate/core/coretest"
@@ -28,14 +27,14 @@ func TestAttackOverridePolicyBeyondMaxPoliciesNotTheDefault(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	clk := coretest.NewClock(t0)
-	def := core.MustPolicy("default", core.Limit{Name: "hour", Algorithm: core.FixedWindow{Quota: 100, Window: time.Hour}})
-	suspended := core.MustPolicy("suspended", core.Limit{Name: "hour", Algorithm: core.FixedWindow{Quota: 1, Window: time.Hour}})
+	def := hourlyPolicy("default", 100)
+	suspended := hourlyPolicy("suspended", 1)
 	var calls atomic.Int64
 	provider := func(_ context.Context, key string) (*core.Policy, bool, error) {
 		calls.Add(1)
 		var n int
 		if _, err := fmt.Sscanf(key, "tenant-%d", &n); err == nil {
-			return core.MustPolicy(key, core.Limit{Name: "hour", Algorithm: core.FixedWindow{Quota: 50, Window: time.Hour}}), true, nil
+			return hourlyPolicy(key, 50), true, nil
 		}
 		if key == "abuser" {
 			return suspended, true, nil

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"sync"
 	"testing"
-	"time"
 
 	"github.com/floodgate-go/floodgate/core"
 	"github.com/floodgate-go/floodgate/core/coretest"
@@ -27,14 +26,11 @@ func TestAttackOverrideMovedToUndecidableNotKeptOnOld(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	clk := coretest.NewClock(t0)
-	hourly := func(name string, n int64) *core.Policy {
-		return core.MustPolicy(name, core.Limit{Name: "hour", Algorithm: core.FixedWindow{Quota: n, Window: time.Hour}})
-	}
-	def := hourly("default", 100)
+	def := hourlyPolicy("default", 100)
 	var mu sync.Mutex
-	table := map[string]*core.Policy{"acme": hourly("enterprise", 1000)}
+	table := map[string]*core.Policy{"acme": hourlyPolicy("enterprise", 1000)}
 	for i := range 3 {
-		table[fmt.Sprint("tenant-", i)] = hourly(fmt.Sprint("tenant-", i), 50)
+		table[fmt.Sprint("tenant-", i)] = hourlyPolicy(fmt.Sprint("tenant-", i), 50)
 	}
 	provider := func(_ context.Context, key string) (*core.Policy, bool, error) {
 		mu.Lock()
@@ -49,7 +45,7 @@ func TestAttackOverrideMovedToUndecidableNotKeptOnOld(t *testing.T) {
 		require.NoError(t, err)
 		require.True(t, r.Allowed)
 	}
-	for _, moved := range []*core.Policy{hourly("suspended", 1)} {
+	for _, moved := range []*core.Policy{hourlyPolicy("suspended", 1)} {
 		mu.Lock()
 		table["acme"] = moved
 		mu.Unlock()
@@ -66,7 +62,7 @@ func TestAttackOverrideMovedToUndecidableNotKeptOnOld(t *testing.T) {
 		}
 		assert.Zero(t, admitted, "%s: a tenant moved to 1 an hour, decided by its old 1000", moved.Name())
 		mu.Lock()
-		table["acme"] = hourly("enterprise", 1000)
+		table["acme"] = hourlyPolicy("enterprise", 1000)
 		mu.Unlock()
 		clk.Advance(2 * core.DefaultOverrideTTL)
 		r, err := o.Allow(ctx, "acme")
@@ -84,10 +80,7 @@ func TestAttackOverrideMovedToUndecidableNotKeptOnOld(t *testing.T) {
 func TestOverrideStaleDefaultCopyIsTheDefault(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	hourly := func(name string, n int64) *core.Policy {
-		return core.MustPolicy(name, core.Limit{Name: "hour", Algorithm: core.FixedWindow{Quota: n, Window: time.Hour}})
-	}
-	def := hourly("default", 5)
+	def := hourlyPolicy("default", 5)
 	var told sync.WaitGroup
 	told.Add(1)
 	var once sync.Once
@@ -97,7 +90,7 @@ func TestOverrideStaleDefaultCopyIsTheDefault(t *testing.T) {
 		once.Do(told.Done)
 	}}, core.WithClock(coretest.NewClock(t0)))
 	require.NoError(t, err)
-	require.NoError(t, o.Default().SetPolicy(hourly("default", 8)))
+	require.NoError(t, o.Default().SetPolicy(hourlyPolicy("default", 8)))
 	admitted := 0
 	for range 10 {
 		r, err := o.Allow(ctx, "standard-tenant")

@@ -29,8 +29,8 @@ func TestAttackOverrideCacheFloodKeepsRestrictions(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	clk := coretest.NewClock(t0)
-	def := core.MustPolicy("default", core.Limit{Name: "hour", Algorithm: core.FixedWindow{Quota: 100, Window: time.Hour}})
-	strict := core.MustPolicy("strict", core.Limit{Name: "hour", Algorithm: core.FixedWindow{Quota: 1, Window: time.Hour}})
+	def := hourlyPolicy("default", 100)
+	strict := hourlyPolicy("strict", 1)
 	var failing atomic.Bool
 	provider := func(_ context.Context, key string) (*core.Policy, bool, error) {
 		if failing.Load() {
