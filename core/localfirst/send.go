@@ -155,11 +155,12 @@ func (s *Store) send(ctx context.Context, now int64, items []item) (reps []reply
 			}
 		}
 	}
+	failed := len(errs) + skipped
 	if skipped > 0 {
 		errs = append(errs, fmt.Errorf("%d calls not sent within Timeout %v: %w", skipped, s.opts.Timeout, context.DeadlineExceeded))
 	}
-	if len(errs) > 0 {
-		err = fmt.Errorf("localfirst: %d of %d sync calls failed: %w", len(errs)+skipped-min(skipped, 1), calls, errors.Join(errs...))
+	if failed > 0 {
+		err = fmt.Errorf("localfirst: %d of %d sync calls failed: %w", failed, calls, errors.Join(errs...))
 	}
 	return reps, bad, unsent, err
 }
