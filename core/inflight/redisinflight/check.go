@@ -46,7 +46,7 @@ func (l *Limiter) Check(ctx context.Context) error {
 // set no limited key maps to (their sets are named by a hex digest): an
 // Acquire of a lease of a millisecond, removing an unreleased lease and
 // leaving its tombstone (every command a cancellation sends too), its
-// renewal, its release.
+// renewal, its release; then it removes the tombstone.
 func (l *Limiter) probe(ctx context.Context) error {
 	rk := l.opts.Prefix + "c{floodgate-check}"
 	member, gone := newMember(), newMember()
@@ -60,7 +60,14 @@ func (l *Limiter) probe(ctx context.Context) error {
 	if err := renewScript.Run(ctx, l.client, keys, member, leaseUS, l.now()).Err(); err != nil {
 		return err
 	}
-	return l.client.ZRem(ctx, rk, member).Err()
+	if err := l.client.ZRem(ctx, rk, member).Err(); err != nil {
+		return err
+	}
+	// The tombstone left lives a millisecond; removed at once, so that
+	// Check leaves no key behind however soon Redis is read after it
+	// (best effort: an ACL without DEL leaves it to its TTL).
+	_ = l.client.Del(ctx, goneTomb).Err()
+	return nil
 }
 
 // Stats is a snapshot of a limiter's health.
