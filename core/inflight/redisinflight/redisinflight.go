@@ -179,6 +179,9 @@ import (
 // a score in Lua's doubles, stays below 2^53 (exact) for centuries.
 const maxLease = 365 * 24 * time.Hour
 
+// minPollInterval is the shortest Options.PollInterval.
+const minPollInterval = time.Millisecond
+
 // ErrLeaseLost is returned by [inflight.Slot.Renew] when the slot's lease
 // had already ended: the slot may be another request's by now.
 var ErrLeaseLost = errors.New("redisinflight: lease already ended")
@@ -226,7 +229,9 @@ type Options struct {
 	// inflight.DefaultMaxWaiting.
 	MaxWaiters, MaxWaiting int
 	// PollInterval is how often the head of a key's wait line asks Redis
-	// for a slot freed by another process; 0 means 50 ms.
+	// for a slot freed by another process; 0 means 50 ms. It is at least
+	// 1 ms (minPollInterval): a shorter one would have every waiting head
+	// poll, or retry a spent poll budget, in a busy loop.
 	PollInterval time.Duration
 	// MaxPolls bounds the heads of the wait lines polling Redis: at most
 	// MaxPolls polls in each PollInterval, taken in turn by the heads of
@@ -394,7 +399,9 @@ func New(client redis.UniversalClient, limit int, opts Options) (*Limiter, error
 	case opts.Timeout > circuit.MaxProbe:
 		// (ProbeMax and Failures are bounded by circuit.Defaults.)
 		return nil, fmt.Errorf("redisinflight: Timeout %v above %v: %w", opts.Timeout, circuit.MaxProbe, core.ErrInvalidConfig)
-	case opts.Timeout < 0, opts.PollInterval < 0, opts.MaxWaiters < 0, opts.MaxWaiting < 0, opts.MaxCalls < 0, opts.MaxPolls < 0:
+	case opts.PollInterval < minPollInterval:
+		return nil, fmt.Errorf("redisinflight: PollInterval %v below %v would have waiting callers poll Redis in a busy loop: %w", opts.PollInterval, minPollInterval, core.ErrInvalidConfig)
+	case opts.Timeout < 0, opts.MaxWaiters < 0, opts.MaxWaiting < 0, opts.MaxCalls < 0, opts.MaxPolls < 0:
 		return nil, fmt.Errorf("redisinflight: negative option: %w", core.ErrInvalidConfig)
 	case !(opts.LocalShare > 0 && opts.LocalShare <= 1):
 		return nil, fmt.Errorf("redisinflight: LocalShare %v must be in (0, 1]: %w", opts.LocalShare, core.ErrInvalidConfig)

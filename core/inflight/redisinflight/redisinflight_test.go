@@ -88,6 +88,7 @@ func TestNewRefusesBadConfig(t *testing.T) {
 		"probe interval max":       {1, redisinflight.Options{ProbeInterval: math.MaxInt64}},
 		"failures above int32":     {1, redisinflight.Options{Failures: math.MaxInt32 + 1}},
 		"negative poll interval":   {1, redisinflight.Options{PollInterval: -1}},
+		"sub-millisecond polls":    {1, redisinflight.Options{PollInterval: time.Millisecond - 1}},
 		"prefix with a brace":      {1, redisinflight.Options{Prefix: "fg{"}},
 		"prefix with empty tag":    {1, redisinflight.Options{Prefix: "fg:{}:"}},
 		"negative waiting":         {1, redisinflight.Options{MaxWaiting: -1}},
