@@ -24,6 +24,7 @@ var fuzzConfigs = []IPOptions{
 func FuzzClientIP(f *testing.F) {
 	f.Add("10.0.0.1:443", "203.0.113.9, 10.0.0.2", `for="[2001:db8::1]:80"`, "198.51.100.1", uint8(1))
 	f.Add("[64:ff9b::cb00:7109]:443", "64:ff9b::1.2.3.4", `for="[64:ff9b::5.6.7.8]"`, "64:ff9b::9.9.9.9", uint8(0))
+	f.Add("[2002:c000:22d:1::1]:443", "2001:0:4136:e378:8000:63bf:3fff:fdd2", `for="[2002:102:304::1]"`, "2001::1", uint8(3))
 	f.Fuzz(func(t *testing.T, remote, xff, fwd, realIP string, mode uint8) {
 		opts := fuzzConfigs[int(mode)%len(fuzzConfigs)]
 		fn, err := ClientIP(opts)
@@ -151,10 +152,19 @@ func FuzzJoin(f *testing.F) {
 }
 
 // fromNAT64 is the IPv4 address a NAT64 well-known-prefix address
-// (64:ff9b::/96, RFC 6052) holds in its last 32 bits, or a itself.
+// (64:ff9b::/96, RFC 6052) holds in its last 32 bits, a 6to4 address
+// (2002::/16, RFC 3056) in its bits 16 to 47, or a Teredo address
+// (2001::/32, RFC 4380) inverted in its last 32 bits, or a itself.
 func fromNAT64(a netip.Addr) netip.Addr {
-	if b := a.As16(); a.Is6() && b[0] == 0 && b[1] == 0x64 && b[2] == 0xff && b[3] == 0x9b && [8]byte(b[4:12]) == [8]byte{} {
+	b := a.As16()
+	switch {
+	case !a.Is6():
+	case b[0] == 0 && b[1] == 0x64 && b[2] == 0xff && b[3] == 0x9b && [8]byte(b[4:12]) == [8]byte{}:
 		return netip.AddrFrom4([4]byte(b[12:]))
+	case b[0] == 0x20 && b[1] == 0x02:
+		return netip.AddrFrom4([4]byte(b[2:6]))
+	case b[0] == 0x20 && b[1] == 0x01 && b[2] == 0 && b[3] == 0:
+		return netip.AddrFrom4([4]byte{^b[12], ^b[13], ^b[14], ^b[15]})
 	}
 	return a
 }

@@ -130,7 +130,11 @@ type IPOptions struct {
 //
 // Every address is unmapped (::ffff:192.0.2.1 is 192.0.2.1) before it is
 // checked against trusted networks or keyed, ports are dropped, and addresses
-// with a zone ID are refused. A RemoteAddr that can't be used gives an error
+// with a zone ID are refused. A client address that embeds the IPv4 address
+// of the host behind it is keyed as that IPv4 address, by IPv4Prefix: one of
+// a NAT64 translator (64:ff9b::/96 and [IPOptions.NAT64Prefixes]), of 6to4
+// (2002::/16, RFC 3056: one IPv4 host holds 65,536 /64s) or of Teredo
+// (2001::/32, RFC 4380: the clients of one Teredo server share a /64). A RemoteAddr that can't be used gives an error
 // wrapping [ErrNoKey], unless TrustedHops is set and a forwarding header
 // names the client: every peer is then a proxy, one without an IP address
 // too (a Unix socket's RemoteAddr, "@" or "").
@@ -411,7 +415,8 @@ const (
 )
 
 // AddrKey returns the key ClientIP's default prefixes (/32 for IPv4, /64
-// for IPv6) give the address s: for extractors that learn the client
+// for IPv6) give the address s, an IPv4 address embedded in it (NAT64's
+// well-known prefix, 6to4, Teredo) as ClientIP keys it: for extractors that learn the client
 // address elsewhere (a router's own client-IP logic, opted into). An
 // unparseable address or one with a zone is an error wrapping ErrNoKey,
 // quoting at most 64 characters of s (a client may have written it).
@@ -434,18 +439,28 @@ func AddrKey(s string) (string, error) {
 // IPv4 host a.b.c.d seen through a translator (SIIT-DC, reverse NAT64).
 var nat64 = netip.MustParsePrefix("64:ff9b::/96")
 
+// The prefixes of the tunnels whose addresses embed the IPv4 address of
+// the host using them: 6to4 (RFC 3056), 2002:a.b.c.d::/48, and Teredo (RFC
+// 4380), 2001:0:server:flags:port:client, the client's port and address
+// stored inverted.
+var (
+	sixToFour = netip.MustParsePrefix("2002::/16")
+	teredo    = netip.MustParsePrefix("2001::/32")
+)
+
 // unembed returns the IPv4 address a translator's address (one in a prefix
-// of prefixes) embeds, and any other address unchanged: grouped by the IPv6
-// prefix, every IPv4 client behind the translator would share one key (one
-// abuser would throttle them all), and a client's key would differ with
-// the path it came by.
+// of prefixes) or a tunnel's (6to4, Teredo) embeds, and any other address
+// unchanged: grouped by the IPv6 prefix, every IPv4 client behind the
+// translator or of one Teredo server would share one key (one abuser would
+// throttle them all), one 6to4 host would hold 65,536 /64 keys for its one
+// IPv4 address, and a client's key would differ with the path it came by.
 func unembed(a netip.Addr, prefixes []netip.Prefix) netip.Addr {
 	if !a.Is6() {
 		return a
 	}
+	b := a.As16()
 	for _, p := range prefixes {
 		if p.Contains(a) {
-			b := a.As16()
 			var v4 [4]byte
 			n := 0
 			for i := p.Bits() / 8; n < 4; i++ {
@@ -456,6 +471,12 @@ func unembed(a netip.Addr, prefixes []netip.Prefix) netip.Addr {
 			}
 			return netip.AddrFrom4(v4)
 		}
+	}
+	switch {
+	case sixToFour.Contains(a):
+		return netip.AddrFrom4([4]byte(b[2:6]))
+	case teredo.Contains(a):
+		return netip.AddrFrom4([4]byte{^b[12], ^b[13], ^b[14], ^b[15]})
 	}
 	return a
 }
