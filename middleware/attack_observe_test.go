@@ -77,8 +77,8 @@ func TestAttackMaxDelayDenialObservedAsDenied(t *testing.T) {
 
 // A value a client writes is never copied whole into the errors reported
 // to OnError, which applications log once per request: an address header
-// keyed by keyfunc.AddrKey (echolimit.RealIP without an IPExtractor reads
-// X-Real-IP as sent) and a tier named from a header. Before, a request
+// keyed by keyfunc.AddrKey (behind echolimit.RealIP, an IPExtractor may
+// read X-Real-IP as sent) and a tier named from a header. Before, a request
 // carrying 1 MiB in such a header made an error of 1 MiB + 40 bytes (a
 // line per request of the client's size: logs filled at a megabyte per
 // request); an error now quotes at most 64 bytes of it.

@@ -13,9 +13,10 @@
 // route Limit then finds as echo will).
 //
 // The decision, the headers and the 429 answer are the middleware's. Keys
-// come from Options.Key, by default the client IP from RemoteAddr: echo's
-// RealIP, which without an IPExtractor believes any X-Forwarded-For, is
-// used only if you opt in with [RealIP].
+// come from Options.Key, by default the client IP from RemoteAddr: the
+// client of the server's IPExtractor is used only if you opt in with
+// [RealIP], and never echo's legacy RealIP, which without an IPExtractor
+// believes any X-Forwarded-For.
 //
 // Key functions see the values that middleware run before Limit stored
 // with c.Set, under string keys, as values of the request's context: an
