@@ -3,6 +3,7 @@ package ginlimit
 import (
 	"fmt"
 	"net/http"
+	"strings"
 
 	"github.com/floodgate-go/floodgate/core"
 	"github.com/floodgate-go/floodgate/keyfunc"
@@ -12,9 +13,21 @@ import (
 // ClientIP returns a keyfunc.Func, for Options.Key, that keys a request by
 // engine's idea of the client, gin's Context.ClientIP, masked like
 // keyfunc.ClientIP's default (/32 for IPv4, /64 for IPv6). It is an
-// opt-in: gin trusts forwarding headers from every peer until
-// engine.SetTrustedProxies (or TrustedPlatform) restricts them, so call
-// that first. Each call builds a gin context, which allocates; prefer
+// opt-in, for an engine whose SetTrustedProxies (or TrustedPlatform)
+// already names the client for the rest of the application.
+//
+// While engine trusts every peer (gin's default until SetTrustedProxies),
+// the forwarding headers of RemoteIPHeaders are not believed and the
+// client is RemoteAddr, as in [PerIP]: gin would take the left-most
+// X-Forwarded-For entry, which any client writes, so that a client writing
+// a new address each time would have a fresh budget per request, and one
+// writing a victim's address would spend the victim's. Trusting every
+// peer is told by asking gin about a peer that no proxy has (0.0.0.1, or
+// 100::1 for an IPv6 peer): a configuration trusting it trusts networks
+// wider than any proxy's. The header of TrustedPlatform, which gin takes
+// from every peer by design, is believed whatever the trust.
+//
+// Each call builds a gin context, which allocates; prefer
 // keyfunc.ClientIP with IPOptions.TrustedProxies when you can. It panics
 // on a nil engine.
 func ClientIP(engine *gin.Engine) keyfunc.Func {
@@ -24,6 +37,39 @@ func ClientIP(engine *gin.Engine) keyfunc.Func {
 	return func(r *http.Request) (string, error) {
 		c := gin.CreateTestContextOnly(nil, engine)
 		c.Request = r
-		return keyfunc.AddrKey(c.ClientIP())
+		ip := c.ClientIP()
+		if peer := c.RemoteIP(); ip != peer && peer != "" && !fromPlatform(engine, r) && trustsAnyPeer(c, engine, peer) {
+			return direct(r)
+		}
+		return keyfunc.AddrKey(ip)
 	}
+}
+
+// direct is ClientIP's key when engine trusts every peer: the client IP
+// from RemoteAddr, PerIP's key.
+var direct, _ = keyfunc.ClientIP(keyfunc.IPOptions{}) // zero options are valid
+
+// fromPlatform reports whether gin's ClientIP answers r with the header of
+// engine's platform (TrustedPlatform, or App Engine's legacy flag), which
+// it takes before any other and from every peer.
+func fromPlatform(engine *gin.Engine, r *http.Request) bool {
+	return engine.TrustedPlatform != "" && r.Header.Get(engine.TrustedPlatform) != "" ||
+		engine.AppEngine && r.Header.Get("X-Appengine-Remote-Addr") != ""
+}
+
+// trustsAnyPeer reports whether engine takes its RemoteIPHeaders from a
+// peer of peer's family that no proxy has: a request from 0.0.0.1 (100::1,
+// of the discard-only prefix, for IPv6) naming another such address in
+// each of them is asked of c.
+func trustsAnyPeer(c *gin.Context, engine *gin.Engine, peer string) bool {
+	probe := &http.Request{RemoteAddr: "0.0.0.1:1", Header: http.Header{}}
+	client := "0.0.0.2"
+	if strings.IndexByte(peer, ':') >= 0 {
+		probe.RemoteAddr, client = "[100::1]:1", "100::2"
+	}
+	for _, h := range engine.RemoteIPHeaders {
+		probe.Header.Set(h, client)
+	}
+	c.Request = probe
+	return c.ClientIP() == client
 }

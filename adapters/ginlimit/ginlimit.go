@@ -17,7 +17,8 @@
 // come from Options.Key, by default the client IP from RemoteAddr: gin's
 // ClientIP, which trusts X-Forwarded-For from every peer unless
 // engine.SetTrustedProxies says otherwise, is used only if you opt in with
-// [ClientIP].
+// [ClientIP], and its forwarding headers only once the engine no longer
+// trusts every peer.
 //
 // Key functions see the values that handlers run before Limit stored with
 // c.Set, as values of the request's context: an authentication middleware
