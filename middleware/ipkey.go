@@ -27,8 +27,7 @@ func (m *Middleware) decideIP(w http.ResponseWriter, r *http.Request, l *core.Li
 	}
 	b, err := keyfunc.AppendClientIP(b, r)
 	if err != nil {
-		m.refuse(w, r, err)
-		return errAnswered
+		return m.refuse(w, r, err)
 	}
 	cost, ok := m.cost(w, r)
 	if !ok {

@@ -181,8 +181,7 @@ func (m *Middleware) begin(w http.ResponseWriter, r *http.Request, route string,
 	}
 	lim, scope, err := m.selectLimiter(r, route)
 	if err != nil {
-		m.refuse(w, r, err)
-		return false
+		return m.refuse(w, r, err) == errUndecided
 	}
 	if lim == nil {
 		return true
@@ -197,6 +196,8 @@ func (m *Middleware) begin(w http.ResponseWriter, r *http.Request, route string,
 		return m.decided(w, r, a)
 	case errAnswered:
 		return false
+	case errUndecided:
+		return true
 	}
 	return m.failed(w, r, err, a)
 }
@@ -205,13 +206,17 @@ func (m *Middleware) begin(w http.ResponseWriter, r *http.Request, route string,
 // before the decision: its answer is written.
 var errAnswered = errors.New("middleware: answered")
 
+// errUndecided is returned by refuse, and by decideKey and decideIP after
+// it, when r is served undecided: under DryRun, its key could not be
+// determined.
+var errUndecided = errors.New("middleware: served undecided")
+
 // decideKey decides r with lim, by the key of Options.Key joined to scope,
 // into a. A limiter error is returned as it is.
 func (m *Middleware) decideKey(w http.ResponseWriter, r *http.Request, lim Limiter, scope string, a *Admission) error {
 	key, err := requestKey(m.key, r)
 	if err != nil {
-		m.refuse(w, r, err)
-		return errAnswered
+		return m.refuse(w, r, err)
 	}
 	if scope != "" {
 		key = scoped(scope, key)
@@ -404,13 +409,21 @@ func (m *Middleware) wait(ctx context.Context, a *Admission) bool {
 	}
 }
 
-func (m *Middleware) refuse(w http.ResponseWriter, r *http.Request, err error) {
+// refuse answers r, whose key or limiter cannot be determined (err says
+// why; OnError is told), with NoKey's answer or 403, and returns
+// errAnswered. Under DryRun, which never blocks a request, it writes
+// nothing and returns errUndecided: r is served.
+func (m *Middleware) refuse(w http.ResponseWriter, r *http.Request, err error) error {
 	m.report(r, err)
+	if m.opts.DryRun {
+		return errUndecided
+	}
 	if m.opts.NoKey != nil {
 		m.opts.NoKey(w, r, err)
-		return
+		return errAnswered
 	}
 	noClient.Write(w, nil, false)
+	return errAnswered
 }
 
 func (m *Middleware) report(r *http.Request, err error) {

@@ -15,7 +15,8 @@ type Options struct {
 	// Key extracts the key a request is limited by. nil means the client
 	// IP from RemoteAddr, grouped by /64 for IPv6 (keyfunc.ClientIP with
 	// zero options). An error refuses the request, and so does an empty
-	// key: to fall back to another key instead, use keyfunc.First.
+	// key (under DryRun, reports it): to fall back to another key
+	// instead, use keyfunc.First.
 	Key keyfunc.Func
 	// Cost returns a request's cost; nil means 1. A cost below 1 is a bug
 	// in the function: the request is answered 500 and OnError is called.
@@ -56,7 +57,9 @@ type Options struct {
 	OnError func(r *http.Request, err error)
 	// DryRun decides and reports (OnDenied) but never blocks nor delays a
 	// request, and writes no rate-limit header: a shadow mode to try a
-	// policy on live traffic.
+	// policy on live traffic. A request whose key or limiter cannot be
+	// determined is served too, its error reported to OnError (NoKey is
+	// not called).
 	DryRun bool
 	// OnDenied is called for every denied request, in dry-run mode too.
 	OnDenied func(r *http.Request, res core.Result)
@@ -70,7 +73,8 @@ type Options struct {
 	// time until the limit is replenished (ResetAfter), at least 1 second.
 	Denied func(w http.ResponseWriter, r *http.Request, res core.Result)
 	// NoKey writes the answer to a request whose key or limiter cannot be
-	// determined; nil means 403 with a problem+json body.
+	// determined; nil means 403 with a problem+json body. Under DryRun
+	// such a request is served instead.
 	NoKey func(w http.ResponseWriter, r *http.Request, err error)
 	// Preflight says how CORS preflight requests are limited; the zero
 	// value is [PreflightOwnBucket]. In every mode a preflight that reaches
