@@ -45,6 +45,12 @@
 //     LeakyBucket (100 a minute with a burst of 20: q=20, w=12); windows in
 //     seconds rounded up and at least 1.
 //
+// A request that passes two limiters writing to one response (a global
+// middleware around a route's) is described by both with
+// [Writer.Combine], which the middleware uses: the lists name every
+// limit, the binding limit's fields are the stricter decision's, and a
+// denial's Retry-After is the longest wait.
+//
 // docs/headers.md in the repository shows, for every algorithm, what each
 // field says after a burst of requests, how it relates to the
 // configuration, and when a request really passes again; its tables are

@@ -16,7 +16,7 @@ import (
 // options say.
 func (m *Middleware) deny(w http.ResponseWriter, r *http.Request, res *core.Result, key string) {
 	h := w.Header()
-	m.hdr.WriteKey(h, res, key)
+	m.hdr.CombineKey(h, res, key)
 	if res.RetryAfter != core.Never {
 		ensureRetryAfter(h, res.RetryAfter)
 	}
@@ -33,18 +33,22 @@ func (m *Middleware) deny(w http.ResponseWriter, r *http.Request, res *core.Resu
 	m.opts.Denied(w, r, *res)
 }
 
-// ensureRetryAfter makes sure h's Retry-After is the wait d: a custom
-// Limiter may deny without limits in its Result (the header Writer then
-// writes nothing) or with a RetryAfter of 0 or less, and the Writer may
-// omit or rename Retry-After. What the Writer wrote is kept when it is
-// right.
+// ensureRetryAfter makes sure h's Retry-After is at least the wait d: a
+// custom Limiter may deny without limits in its Result (the header Writer
+// then writes nothing) or with a RetryAfter of 0 or less, and the Writer
+// may omit or rename Retry-After. What the Writer wrote is kept when it
+// is right, and so is a longer wait in whole seconds: the Writer's
+// Combine waits for a limiter this response passed before, which took its
+// last unit.
 func ensureRetryAfter(h http.Header, d time.Duration) {
-	var buf [20]byte
-	want := strconv.AppendInt(buf[:0], seconds.Positive(d), 10)
-	if v := h["Retry-After"]; len(v) == 1 && v[0] == string(want) {
-		return
+	want := seconds.Positive(d)
+	if v := h["Retry-After"]; len(v) == 1 {
+		if n, err := strconv.ParseInt(v[0], 10, 64); err == nil && n >= want && v[0][0] != '+' {
+			return
+		}
 	}
-	h["Retry-After"] = []string{string(want)}
+	var buf [20]byte
+	h["Retry-After"] = []string{string(strconv.AppendInt(buf[:0], want, 10))}
 }
 
 // retryAfterValue returns the Retry-After value of a wait of d: whole

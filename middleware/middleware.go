@@ -387,7 +387,7 @@ func (m *Middleware) admit(w http.ResponseWriter, r *http.Request, a *Admission)
 	if m.opts.DryRun {
 		return true
 	}
-	m.hdr.WriteKey(w.Header(), &a.res, m.headerKey(a))
+	m.hdr.CombineKey(w.Header(), &a.res, m.headerKey(a))
 	if a.res.Delay > 0 {
 		return m.wait(r.Context(), a)
 	}

@@ -1,0 +1,260 @@
+package headers
+
+import (
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/floodgate-go/floodgate/core"
+	"github.com/floodgate-go/floodgate/internal/seconds"
+)
+
+// Combine is [Writer.Write] for a response that may already carry the
+// fields of another decision: a request that passes two limiters, such as
+// a global middleware around a route's, each writing its fields. Write
+// would replace the first decision's fields with the second's, and the
+// client would be told of one limit only: the remaining of a route's
+// generous limit while the global one has none left. Combine writes what
+// both say:
+//
+//   - RateLimit-Policy (and, in draft 11, RateLimit) lists the items of
+//     both, those held first;
+//   - X-RateLimit-Limit, -Remaining and -Reset (and the draft 6 and 7
+//     fields of the binding limit) are those of the decision with the
+//     least remaining, of the later reset on a tie;
+//   - Retry-After, on a denial, is the longest wait: r's, the one held,
+//     and the reset of a limit held with nothing remaining (a request the
+//     first limiter admitted took its last unit: the retry must wait for
+//     that limit too).
+//
+// A field holding a value that is not one this package writes is replaced,
+// as Write does. Without any of its fields in h, Combine is Write.
+func (w *Writer) Combine(h http.Header, r *core.Result) { w.combineKey(h, r, "", false) }
+
+// CombineKey is [Writer.Combine] with a partition key, as
+// [Writer.WriteKey].
+func (w *Writer) CombineKey(h http.Header, r *core.Result, key string) {
+	w.combineKey(h, r, key, w != nil && w.pk != nil)
+}
+
+func (w *Writer) combineKey(h http.Header, r *core.Result, key string, withPK bool) {
+	if w == nil || r == nil || h == nil || r.NumLimits() == 0 {
+		return
+	}
+	old, held := w.held(h)
+	w.write(h, r, key, withPK)
+	if held {
+		w.combine(h, r, &old)
+	}
+}
+
+// held returns the values h holds of the fields w writes, each field's
+// lines joined as one list, and whether it holds any.
+func (w *Writer) held(h http.Header) (old [numFields]string, any bool) {
+	if len(h) == 0 {
+		return old, false
+	}
+	for i, name := range w.names {
+		if name == "" {
+			continue
+		}
+		switch v := h[name]; len(v) {
+		case 0:
+		case 1:
+			old[i], any = v[0], true
+		default:
+			old[i], any = strings.Join(v, ", "), true
+		}
+	}
+	return old, any
+}
+
+// combine merges old, the values h held before r's were written, into h.
+func (w *Writer) combine(h http.Header, r *core.Result, old *[numFields]string) {
+	// The lists: the items held, then r's.
+	lists := []int{iPolicy}
+	if w.draft == DraftIETF11 {
+		lists = append(lists, iRateLimit)
+	}
+	for _, i := range lists {
+		if o, n := old[i], w.value(h, i); o != "" && n != "" {
+			w.set(h, i, o+", "+n)
+		}
+	}
+	// The binding limit's fields: the stricter of the two decisions.
+	xOld := tupleOf(old, iXRemaining, iXReset)
+	if xOld.ok && xOld.stricter(tupleOf(w.current(h), iXRemaining, iXReset)) {
+		w.restore(h, old, iXLimit, iXRemaining, iXReset)
+	}
+	d6Old := tupleOf(old, iRemaining, iReset)
+	if d6Old.ok && d6Old.stricter(tupleOf(w.current(h), iRemaining, iReset)) {
+		w.restore(h, old, iLimit, iRemaining, iReset)
+	}
+	if w.draft == DraftIETF7 {
+		if o := dict7(old[iRateLimit]); o.ok && o.stricter(dict7(w.value(h, iRateLimit))) {
+			w.restore(h, old, iRateLimit)
+		}
+	}
+	// The wait of a denial: the longest.
+	if n, ok := parseInt(w.value(h, iRetryAfter)); ok && !r.Allowed && r.RetryAfter != core.Never {
+		if wait := heldWait(old, r.At()); wait > n {
+			w.set(h, iRetryAfter, strconv.FormatInt(wait, 10))
+		}
+	}
+}
+
+// heldWait returns the longest wait the values held tell of, in seconds:
+// their Retry-After, and the reset of a limit with nothing remaining.
+func heldWait(old *[numFields]string, at time.Time) int64 {
+	wait, _ := parseInt(old[iRetryAfter])
+	if x := tupleOf(old, iXRemaining, iXReset); x.ok && x.remaining == 0 {
+		// An epoch: the seconds from at to it, rounded up.
+		wait = max(wait, seconds.Ceil(time.Unix(x.reset, 0).Sub(at)))
+	}
+	if d := tupleOf(old, iRemaining, iReset); d.ok && d.remaining == 0 {
+		wait = max(wait, d.reset)
+	}
+	if d := dict7(old[iRateLimit]); d.ok && d.remaining == 0 {
+		wait = max(wait, d.reset)
+	}
+	for _, it := range items11(old[iRateLimit]) {
+		if it.remaining == 0 {
+			wait = max(wait, it.reset)
+		}
+	}
+	return wait
+}
+
+// value returns the single value h holds of the field of position i, or "".
+func (w *Writer) value(h http.Header, i int) string {
+	if name := w.names[i]; name != "" {
+		if v := h[name]; len(v) == 1 {
+			return v[0]
+		}
+	}
+	return ""
+}
+
+// current returns the values h holds of w's fields, one each.
+func (w *Writer) current(h http.Header) *[numFields]string {
+	var cur [numFields]string
+	for i := range w.names {
+		cur[i] = w.value(h, i)
+	}
+	return &cur
+}
+
+func (w *Writer) set(h http.Header, i int, v string) { h[w.names[i]] = []string{v} }
+
+// restore sets the fields of positions is back to their values in old,
+// those that had one.
+func (w *Writer) restore(h http.Header, old *[numFields]string, is ...int) {
+	for _, i := range is {
+		if w.names[i] != "" && old[i] != "" {
+			w.set(h, i, old[i])
+		}
+	}
+}
+
+// tuple is the remaining and reset of a binding limit's fields.
+type tuple struct {
+	remaining, reset int64
+	ok               bool
+}
+
+// tupleOf reads the remaining and reset at positions rem and reset of vals.
+func tupleOf(vals *[numFields]string, rem, reset int) tuple {
+	r, ok := parseInt(vals[rem])
+	if !ok {
+		return tuple{}
+	}
+	s, _ := parseInt(vals[reset])
+	return tuple{remaining: r, reset: s, ok: true}
+}
+
+// stricter reports whether t tells of less than u: less remaining, or as
+// little and a later reset. A tuple that cannot be read tells of nothing.
+func (t tuple) stricter(u tuple) bool {
+	return t.ok && (!u.ok || t.remaining < u.remaining || t.remaining == u.remaining && t.reset > u.reset)
+}
+
+// dict7 reads a draft 7 RateLimit dictionary, "limit=L, remaining=R,
+// reset=S".
+func dict7(v string) tuple {
+	var t tuple
+	var okR, okS bool
+	for _, m := range strings.Split(v, ",") {
+		k, val, _ := strings.Cut(strings.TrimSpace(m), "=")
+		switch k {
+		case "remaining":
+			t.remaining, okR = parseInt(val)
+		case "reset":
+			t.reset, okS = parseInt(val)
+		}
+	}
+	t.ok = okR && okS
+	return t
+}
+
+// items11 reads the r and t parameters of the items of a draft 11
+// RateLimit list; an item it cannot read is left out.
+func items11(v string) []tuple {
+	var out []tuple
+	for v != "" {
+		v = strings.TrimLeft(v, " \t")
+		if v == "" || v[0] != '"' {
+			return out
+		}
+		end := sfStringEnd(v)
+		if end < 0 {
+			return out
+		}
+		params, rest, _ := strings.Cut(v[end:], ",")
+		v = rest
+		var t tuple
+		var okR, okT bool
+		for _, p := range strings.Split(params, ";") {
+			k, val, _ := strings.Cut(strings.TrimSpace(p), "=")
+			switch k {
+			case "r":
+				t.remaining, okR = parseInt(val)
+			case "t":
+				t.reset, okT = parseInt(val)
+			}
+		}
+		if t.ok = okR && okT; t.ok {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+// sfStringEnd returns the index just past the sf-string s starts with, or
+// -1 if it is not closed.
+func sfStringEnd(s string) int {
+	for i := 1; i < len(s); i++ {
+		switch s[i] {
+		case '\\':
+			i++
+		case '"':
+			return i + 1
+		}
+	}
+	return -1
+}
+
+// parseInt reads a non-negative decimal integer of at most 15 digits, as
+// this package writes them.
+func parseInt(s string) (int64, bool) {
+	if s == "" || len(s) > 15 {
+		return 0, false
+	}
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return 0, false
+		}
+	}
+	n, err := strconv.ParseInt(s, 10, 64)
+	return n, err == nil
+}

@@ -1,0 +1,116 @@
+package headers_test
+
+import (
+	"net/http"
+	"strconv"
+	"testing"
+
+	"github.com/floodgate-go/floodgate/core"
+	"github.com/floodgate-go/floodgate/core/coretest"
+	"github.com/floodgate-go/floodgate/headers"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// two returns the Results of one request passing two limiters, as two
+// middlewares decide it: "outer" (10 at once, its last unit taken) and
+// "in, ner" (a name with a comma and a quote: 1000 a day), which admits
+// or, when full, denies.
+func two(t *testing.T, innerDenies bool) (outer, inner core.Result) {
+	clk := coretest.NewClock(t0)
+	o := newLimiter(t, clk, core.Limit{Name: "outer", Algorithm: core.GCRA{Rate: core.PerMinute(100), Burst: 10}})
+	in := newLimiter(t, clk, core.Limit{Name: `in, "ner`, Algorithm: core.GCRA{Rate: core.PerDay(1000), Burst: 2}})
+	outer = takeN(t, o, 10)
+	if innerDenies {
+		take(t, in, 2)
+	}
+	return outer, take(t, in, 1)
+}
+
+// Combine writes what both decisions say, in every draft: the lists hold
+// both limits, the binding limit's fields are the stricter's (the outer
+// limit's, none left), and a denial's Retry-After is the longer wait: the
+// inner limit's 87 s, not the 6 s until the outer one is whole again.
+func TestCombine(t *testing.T) {
+	t.Parallel()
+	for _, d := range []headers.Draft{headers.DraftIETF11, headers.DraftIETF7, headers.DraftIETF6} {
+		w := newWriter(t, headers.Options{Draft: d})
+		outer, inner := two(t, false)
+		h := http.Header{"Other": {"x"}}
+		w.Combine(h, &outer)
+		w.Combine(h, &inner)
+		checkValid(t, without(h, "Other"), d)
+		assert.Equal(t, "0", h.Get("X-RateLimit-Remaining"), d, "the outer limit's: none left")
+		assert.Equal(t, "10", h.Get("X-RateLimit-Limit"), d)
+		assert.Equal(t, strconv.Itoa(t0s+6), h.Get("X-RateLimit-Reset"), d)
+		assert.Empty(t, h.Get("Retry-After"), d)
+		switch d {
+		case headers.DraftIETF11:
+			assert.Equal(t, `"outer";q=10;w=6, "in, \"ner";q=2;w=173`, h.Get("RateLimit-Policy"))
+			assert.Equal(t, `"outer";r=0;t=6, "in, \"ner";r=1;t=87`, h.Get("RateLimit"))
+		case headers.DraftIETF7:
+			assert.Equal(t, `10;w=6, 2;w=173`, h.Get("RateLimit-Policy"))
+			assert.Equal(t, `limit=10, remaining=0, reset=6`, h.Get("RateLimit"))
+		case headers.DraftIETF6:
+			assert.Equal(t, "0", h.Get("RateLimit-Remaining"))
+			assert.Equal(t, "6", h.Get("RateLimit-Reset"))
+		}
+
+		// The inner limit denies: 87 s, longer than the outer's 6 s.
+		outer, inner = two(t, true)
+		h = http.Header{}
+		w.Combine(h, &outer)
+		w.Combine(h, &inner)
+		checkValid(t, h, d)
+		assert.Equal(t, "87", h.Get("Retry-After"), d)
+		assert.Equal(t, strconv.Itoa(t0s+87), h.Get("X-RateLimit-Reset"), d, "when the request passes")
+	}
+}
+
+// A denial after an admission that took a limit's last unit waits for
+// that limit too, when it is the longer wait.
+func TestCombineWaitsForTheHeldLimit(t *testing.T) {
+	t.Parallel()
+	clk := coretest.NewClock(t0)
+	day := newLimiter(t, clk, core.Limit{Name: "day", Algorithm: core.FixedWindow{Quota: 1, Window: 24 * 3600e9}})
+	b := newLimiter(t, clk, burst)
+	for _, d := range []headers.Draft{headers.DraftIETF11, headers.DraftIETF7, headers.DraftIETF6} {
+		for _, omit := range []headers.Field{0, headers.XRateLimit} {
+			w := newWriter(t, headers.Options{Draft: d, Omit: omit})
+			first := take(t, day, 1)
+			require.NoError(t, day.Reset(t.Context(), "user"))
+			denied := takeN(t, b, 11)
+			require.NoError(t, b.Reset(t.Context(), "user"))
+			require.False(t, denied.Allowed)
+			h := http.Header{}
+			w.Combine(h, &first)
+			w.Combine(h, &denied)
+			want := strconv.FormatInt(86400-(t0s%86400), 10) // to the day's end
+			assert.Equal(t, want, h.Get("Retry-After"), "%v omitting %v", d, omit)
+		}
+	}
+}
+
+// Values Combine cannot read are replaced, as Write replaces them, and
+// without any of its fields in h Combine is Write.
+func TestCombineReplacesWhatItCannotRead(t *testing.T) {
+	w := newWriter(t, headers.Options{})
+	r := take(t, newLimiter(t, coretest.NewClock(t0), burst), 1)
+	h := http.Header{"X-Ratelimit-Remaining": {"-1"}, "X-Ratelimit-Limit": {"lots"}, "Retry-After": {"soon"}}
+	w.Combine(h, &r)
+	assert.Equal(t, "9", h.Get("X-RateLimit-Remaining"))
+	assert.Equal(t, "10", h.Get("X-RateLimit-Limit"))
+	assert.Equal(t, "soon", h.Get("Retry-After"), "not written when allowed, not deleted")
+
+	plain, combined := write(w, r), http.Header{}
+	w.Combine(combined, &r)
+	assert.Equal(t, plain, combined)
+	assert.Equal(t, testing.AllocsPerRun(20, func() { w.Write(http.Header{}, &r) }),
+		testing.AllocsPerRun(20, func() { w.Combine(http.Header{}, &r) }))
+}
+
+func without(h http.Header, name string) http.Header {
+	c := h.Clone()
+	c.Del(name)
+	return c
+}
