@@ -68,11 +68,13 @@ func TestCombine(t *testing.T) {
 }
 
 // A denial after an admission that took a limit's last unit waits for
-// that limit too, when it is the longer wait.
+// that limit too, when it is the longer wait, read from whichever fields
+// the Writer writes (the limit's name, quoted, holds what an item's
+// syntax uses).
 func TestCombineWaitsForTheHeldLimit(t *testing.T) {
 	t.Parallel()
 	clk := coretest.NewClock(t0)
-	day := newLimiter(t, clk, core.Limit{Name: "day", Algorithm: core.FixedWindow{Quota: 1, Window: 24 * 3600e9}})
+	day := newLimiter(t, clk, core.Limit{Name: `d"a, y;r=1`, Algorithm: core.FixedWindow{Quota: 1, Window: 24 * 3600e9}})
 	b := newLimiter(t, clk, burst)
 	for _, d := range []headers.Draft{headers.DraftIETF11, headers.DraftIETF7, headers.DraftIETF6} {
 		for _, omit := range []headers.Field{0, headers.XRateLimit} {
