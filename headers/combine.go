@@ -19,7 +19,8 @@ import (
 // both say:
 //
 //   - RateLimit-Policy (and, in draft 11, RateLimit) lists the items of
-//     both, those held first;
+//     both, those held first (in drafts 6 and 7, one item per quota, as
+//     draft 7 asks: the one of the longest window);
 //   - X-RateLimit-Limit, -Remaining and -Reset (and the draft 6 and 7
 //     fields of the binding limit) are those of the decision with the
 //     least remaining, of the later reset on a tie;
@@ -79,7 +80,11 @@ func (w *Writer) combine(h http.Header, r *core.Result, old *[numFields]string) 
 	}
 	for _, i := range lists {
 		if o, n := old[i], w.value(h, i); o != "" && n != "" {
-			w.set(h, i, o+", "+n)
+			v := o + ", " + n
+			if i == iPolicy && w.draft != DraftIETF11 {
+				v = policy67(v)
+			}
+			w.set(h, i, v)
 		}
 	}
 	// The binding limit's fields: the stricter of the two decisions.
@@ -102,6 +107,45 @@ func (w *Writer) combine(h http.Header, r *core.Result, old *[numFields]string) 
 			w.set(h, iRetryAfter, strconv.FormatInt(wait, 10))
 		}
 	}
+}
+
+// policy67 returns the drafts 6 and 7 RateLimit-Policy list v with one
+// item per quota, as draft 7 asks: of items sharing a quota, the one with
+// the longest window (the strictest), where the first of them stood. A
+// list it cannot read is returned as it is.
+func policy67(v string) string {
+	type item struct{ q, w int64 }
+	var items []item
+	at := map[int64]int{} // a quota's position in items
+	for _, m := range strings.Split(v, ",") {
+		qs, ws, hasW := strings.Cut(strings.TrimSpace(m), ";w=")
+		q, ok := parseInt(qs)
+		var win int64
+		if hasW {
+			win, ok = parseInt(ws)
+		}
+		if !ok {
+			return v
+		}
+		if j, seen := at[q]; seen {
+			items[j].w = max(items[j].w, win)
+			continue
+		}
+		at[q] = len(items)
+		items = append(items, item{q, win})
+	}
+	b := make([]byte, 0, len(v))
+	for j, it := range items {
+		if j > 0 {
+			b = append(b, ", "...)
+		}
+		b = strconv.AppendInt(b, it.q, 10)
+		if it.w > 0 {
+			b = append(b, ";w="...)
+			b = strconv.AppendInt(b, it.w, 10)
+		}
+	}
+	return string(b)
 }
 
 // heldWait returns the longest wait the values held tell of, in seconds:

@@ -116,3 +116,26 @@ func without(h http.Header, name string) http.Header {
 	c.Del(name)
 	return c
 }
+
+// Draft 7 forbids two RateLimit-Policy items of one quota: combined, two
+// limits of 10 keep the stricter item alone, the longer window.
+func TestCombineDraft7SameQuota(t *testing.T) {
+	t.Parallel()
+	clk := coretest.NewClock(t0)
+	minute := newLimiter(t, clk, core.Limit{Name: "minute", Algorithm: core.FixedWindow{Quota: 10, Window: 60e9}})
+	hour := newLimiter(t, clk, core.Limit{Name: "hour", Algorithm: core.FixedWindow{Quota: 10, Window: 3600e9}},
+		core.Limit{Name: "other", Algorithm: core.FixedWindow{Quota: 5, Window: 60e9}})
+	for _, d := range []headers.Draft{headers.DraftIETF7, headers.DraftIETF6} {
+		w := newWriter(t, headers.Options{Draft: d})
+		a, b := take(t, minute, 1), take(t, hour, 1)
+		h := http.Header{}
+		w.Combine(h, &a)
+		w.Combine(h, &b)
+		checkValid(t, h, d)
+		assert.Equal(t, "10;w=3600, 5;w=60", h.Get("RateLimit-Policy"), d)
+		h = http.Header{}
+		w.Combine(h, &b)
+		w.Combine(h, &a)
+		assert.Equal(t, "10;w=3600, 5;w=60", h.Get("RateLimit-Policy"), d)
+	}
+}
