@@ -148,14 +148,49 @@ func policy67(v string) string {
 	return string(b)
 }
 
+// Wait returns the longest wait, in whole seconds, that the rate-limit
+// fields of h tell a request of, as a Writer of the default names writes
+// them (any draft): Retry-After and, of a limit with nothing remaining,
+// its reset (a draft 11 RateLimit item, the draft 7 RateLimit
+// dictionary, draft 6's RateLimit-Remaining and -Reset); 0 when they tell
+// of none. A middleware refusing a request on grounds of its own (no
+// concurrency slot free) answers with at least this wait: a limiter the
+// request passed before may have given it its last unit, and a retry
+// sooner would be refused by it.
+func Wait(h http.Header) int64 {
+	if len(h) == 0 {
+		return 0
+	}
+	var old [numFields]string
+	for i, name := range canonicalNames {
+		old[i] = strings.Join(h[name], ", ")
+	}
+	return relativeWait(&old)
+}
+
+// canonicalNames are the default names in canonical form, as h holds them.
+var canonicalNames = func() (c [numFields]string) {
+	for i, n := range defaultNames {
+		c[i] = http.CanonicalHeaderKey(n)
+	}
+	return c
+}()
+
 // heldWait returns the longest wait the values held tell of, in seconds:
 // their Retry-After, and the reset of a limit with nothing remaining.
 func heldWait(old *[numFields]string, at time.Time) int64 {
-	wait, _ := parseInt(old[iRetryAfter])
+	wait := relativeWait(old)
 	if x := tupleOf(old, iXRemaining, iXReset); x.ok && x.remaining == 0 {
 		// An epoch: the seconds from at to it, rounded up.
 		wait = max(wait, seconds.Ceil(time.Unix(x.reset, 0).Sub(at)))
 	}
+	return wait
+}
+
+// relativeWait is heldWait of the fields that tell a wait from their
+// decision (all but X-RateLimit-Reset, an instant).
+func relativeWait(old *[numFields]string) int64 {
+	wait, _ := parseInt(old[iRetryAfter])
 	if d := tupleOf(old, iRemaining, iReset); d.ok && d.remaining == 0 {
 		wait = max(wait, d.reset)
 	}

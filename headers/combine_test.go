@@ -139,3 +139,21 @@ func TestCombineDraft7SameQuota(t *testing.T) {
 		assert.Equal(t, "10;w=3600, 5;w=60", h.Get("RateLimit-Policy"), d)
 	}
 }
+
+// Wait reads the wait a Writer's fields tell of, in every draft: a limit
+// with nothing remaining waits for its reset, one with some left for
+// nothing, and Retry-After is read as it is.
+func TestWait(t *testing.T) {
+	t.Parallel()
+	for _, d := range []headers.Draft{headers.DraftIETF11, headers.DraftIETF7, headers.DraftIETF6} {
+		w := newWriter(t, headers.Options{Draft: d})
+		l := newLimiter(t, coretest.NewClock(t0), core.Limit{Name: `a "b", c`, Algorithm: core.FixedWindow{Quota: 2, Window: 60e9}})
+		r := take(t, l, 1)
+		assert.Zero(t, headers.Wait(write(w, r)), "%v: one left", d)
+		r = take(t, l, 1)
+		assert.Equal(t, int64(55), headers.Wait(write(w, r)), "%v: none left until the window's end", d)
+	}
+	assert.Equal(t, int64(7), headers.Wait(http.Header{"Retry-After": {"7"}}))
+	assert.Zero(t, headers.Wait(http.Header{"Retry-After": {"Fri, 31 Dec 1999 23:59:59 GMT"}, "Ratelimit": {"garbage"}}))
+	assert.Zero(t, headers.Wait(nil))
+}

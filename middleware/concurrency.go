@@ -10,6 +10,7 @@ import (
 
 	"github.com/floodgate-go/floodgate/core"
 	"github.com/floodgate-go/floodgate/core/inflight"
+	"github.com/floodgate-go/floodgate/headers"
 	"github.com/floodgate-go/floodgate/internal/isnil"
 	"github.com/floodgate-go/floodgate/internal/problem"
 	"github.com/floodgate-go/floodgate/internal/seconds"
@@ -107,6 +108,7 @@ type Concurrency struct {
 	opts       ConcurrencyOptions
 	key        keyfunc.Func
 	retry      string
+	retrySecs  int64 // retry's value
 	failRetry  string
 	violations []string
 }
@@ -148,7 +150,8 @@ func NewConcurrency(l ConcurrencyLimiter, opts ConcurrencyOptions) (*Concurrency
 		}
 		c.key = k
 	}
-	c.retry = strconv.FormatInt(seconds.Positive(opts.RetryAfter), 10)
+	c.retrySecs = seconds.Positive(opts.RetryAfter)
+	c.retry = strconv.FormatInt(c.retrySecs, 10)
 	c.failRetry = strconv.FormatInt(seconds.Positive(opts.FailRetryAfter), 10)
 	return c, nil
 }
@@ -281,9 +284,17 @@ func (c *Concurrency) refuse(w http.ResponseWriter, r *http.Request) {
 	if c.opts.OnDenied != nil {
 		c.opts.OnDenied(r)
 	}
-	w.Header()["Retry-After"] = []string{c.retry}
+	retry := c.retry
+	if h := w.Header(); len(h) > 0 {
+		// A rate limit this request passed before may have given it its
+		// last unit: a retry at the slot's hint would be refused by it.
+		if s := headers.Wait(h); s > c.retrySecs {
+			retry = strconv.FormatInt(s, 10)
+		}
+	}
+	w.Header()["Retry-After"] = []string{retry}
 	if c.opts.Denied != nil {
-		c.opts.Denied(&retryOn429{ResponseWriter: w, value: c.retry}, r)
+		c.opts.Denied(&retryOn429{ResponseWriter: w, value: retry}, r)
 		return
 	}
 	tooManyInFlight.Write(w, c.violations, false)
