@@ -102,3 +102,23 @@ func TestAttackStackedDenialWaitsForBoth(t *testing.T) {
 	clk.Advance(time.Second)
 	assert.Equal(t, http.StatusOK, getOnce(h).Code, "at Retry-After")
 }
+
+// An inner limiter failing closed behind a rate limit that gave the
+// request its last unit: the 503's Retry-After was FailRetryAfter (1 s),
+// and a retry then was refused by the outer limit for 59 s more. It is
+// now the longer wait the outer limit's fields tell of.
+func TestAttackStackedOutageWaitsForTheOuterLimit(t *testing.T) {
+	t.Parallel()
+	clk := coretest.NewClock(time.Date(2026, 1, 2, 0, 0, 0, 0, time.UTC))
+	l, err := core.NewLimiter(core.MustPolicy("global", core.Limit{Name: "global",
+		Algorithm: core.FixedWindow{Quota: 1, Window: time.Minute}}), core.WithClock(clk))
+	require.NoError(t, err)
+	key := func(*http.Request) (string, error) { return "client", nil }
+	outer, err := middleware.New(l, middleware.Options{Key: key})
+	require.NoError(t, err)
+	inner, err := middleware.New(failing{}, middleware.Options{Key: key})
+	require.NoError(t, err)
+	rec := getOnce(outer.Handler(inner.Handler(http.HandlerFunc(func(http.ResponseWriter, *http.Request) {}))))
+	require.Equal(t, http.StatusServiceUnavailable, rec.Code)
+	assert.Equal(t, "60", rec.Header().Get("Retry-After"))
+}

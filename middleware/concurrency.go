@@ -10,7 +10,6 @@ import (
 
 	"github.com/floodgate-go/floodgate/core"
 	"github.com/floodgate-go/floodgate/core/inflight"
-	"github.com/floodgate-go/floodgate/headers"
 	"github.com/floodgate-go/floodgate/internal/isnil"
 	"github.com/floodgate-go/floodgate/internal/problem"
 	"github.com/floodgate-go/floodgate/internal/seconds"
@@ -108,7 +107,6 @@ type Concurrency struct {
 	opts       ConcurrencyOptions
 	key        keyfunc.Func
 	retry      string
-	retrySecs  int64 // retry's value
 	failRetry  string
 	violations []string
 }
@@ -150,8 +148,7 @@ func NewConcurrency(l ConcurrencyLimiter, opts ConcurrencyOptions) (*Concurrency
 		}
 		c.key = k
 	}
-	c.retrySecs = seconds.Positive(opts.RetryAfter)
-	c.retry = strconv.FormatInt(c.retrySecs, 10)
+	c.retry = strconv.FormatInt(seconds.Positive(opts.RetryAfter), 10)
 	c.failRetry = strconv.FormatInt(seconds.Positive(opts.FailRetryAfter), 10)
 	return c, nil
 }
@@ -248,7 +245,7 @@ func (c *Concurrency) begin(w http.ResponseWriter, r *http.Request) (slot *infli
 	if c.opts.FailOpen {
 		return nil, "", true
 	}
-	w.Header()["Retry-After"] = []string{c.failRetry}
+	w.Header()["Retry-After"] = []string{heldRetry(w.Header(), c.failRetry)}
 	unavailable.Write(w, nil, false)
 	return nil, "", false
 }
@@ -284,14 +281,7 @@ func (c *Concurrency) refuse(w http.ResponseWriter, r *http.Request) {
 	if c.opts.OnDenied != nil {
 		c.opts.OnDenied(r)
 	}
-	retry := c.retry
-	if h := w.Header(); len(h) > 0 {
-		// A rate limit this request passed before may have given it its
-		// last unit: a retry at the slot's hint would be refused by it.
-		if s := headers.Wait(h); s > c.retrySecs {
-			retry = strconv.FormatInt(s, 10)
-		}
-	}
+	retry := heldRetry(w.Header(), c.retry)
 	w.Header()["Retry-After"] = []string{retry}
 	if c.opts.Denied != nil {
 		c.opts.Denied(&retryOn429{ResponseWriter: w, value: retry}, r)

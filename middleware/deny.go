@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/floodgate-go/floodgate/core"
+	"github.com/floodgate-go/floodgate/headers"
 	"github.com/floodgate-go/floodgate/internal/seconds"
 )
 
@@ -49,6 +50,23 @@ func ensureRetryAfter(h http.Header, d time.Duration) {
 	}
 	var buf [20]byte
 	h["Retry-After"] = []string{string(strconv.AppendInt(buf[:0], want, 10))}
+}
+
+// heldRetry returns v, a Retry-After in whole seconds of an answer the
+// middleware gives on grounds of its own (an outage, no slot free), or
+// the longer wait the rate-limit fields already in h tell of
+// (headers.Wait): a rate limit the request passed before may have given
+// it its last unit, and a retry sooner would be refused by it.
+func heldRetry(h http.Header, v string) string {
+	if len(h) == 0 {
+		return v
+	}
+	if s := headers.Wait(h); s > 0 {
+		if n, err := strconv.ParseInt(v, 10, 64); err == nil && s > n {
+			return strconv.FormatInt(s, 10)
+		}
+	}
+	return v
 }
 
 // retryAfterValue returns the Retry-After value of a wait of d: whole

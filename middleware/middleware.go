@@ -314,7 +314,7 @@ func (m *Middleware) failed(w http.ResponseWriter, r *http.Request, err error, a
 		return true
 	}
 	m.drop(r.Context(), a)
-	w.Header()["Retry-After"] = []string{m.failRetry}
+	w.Header()["Retry-After"] = []string{heldRetry(w.Header(), m.failRetry)}
 	unavailable.Write(w, nil, false)
 	return false
 }

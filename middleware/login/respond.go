@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/floodgate-go/floodgate/headers"
 	"github.com/floodgate-go/floodgate/internal/problem"
 	"github.com/floodgate-go/floodgate/internal/seconds"
 )
@@ -17,17 +18,26 @@ var throttled = problem.Prepare(problem.Details{Type: problem.QuotaExceeded, Tit
 // WriteThrottled writes the answer to a throttled attempt: 429 with a fixed
 // RFC 9457 problem body, Retry-After in whole seconds (rounded up), and
 // Cache-Control: no-store. Every throttled answer of a guard is built here,
-// whichever key throttled and whatever the username.
+// whichever key throttled and whatever the username. Retry-After is no
+// shorter than the wait the rate-limit fields already on the response
+// tell of (headers.Wait): a rate-limit middleware in front of the guard
+// may have given the attempt its last unit.
 func WriteThrottled(w http.ResponseWriter, retryAfter time.Duration) {
-	w.Header()["Retry-After"] = []string{strconv.FormatInt(seconds.Positive(retryAfter), 10)}
+	setRetryAfter(w.Header(), seconds.Positive(retryAfter))
 	throttled.Write(w, nil, true)
+}
+
+// setRetryAfter sets Retry-After to s seconds, or to the longer wait the
+// rate-limit fields of h tell of.
+func setRetryAfter(h http.Header, s int64) {
+	h["Retry-After"] = []string{strconv.FormatInt(max(s, headers.Wait(h)), 10)}
 }
 
 // writeError answers a request the guard cannot decide: a body it cannot
 // read (413, 415, 400) or a store or key failure (503).
 func writeError(w http.ResponseWriter, status int, detail string) {
 	if status == http.StatusServiceUnavailable {
-		w.Header()["Retry-After"] = []string{"1"}
+		setRetryAfter(w.Header(), 1)
 	}
 	problem.Write(w, &problem.Details{Title: http.StatusText(status), Status: status, Detail: detail}, true)
 }
