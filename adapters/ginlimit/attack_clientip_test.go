@@ -1,12 +1,15 @@
 package ginlimit_test
 
 import (
+	"context"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"strconv"
 	"testing"
 
 	"github.com/floodgate-go/floodgate/adapters/ginlimit"
+	"github.com/floodgate-go/floodgate/keyfunc"
 	"github.com/gin-gonic/gin"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -51,4 +54,67 @@ func TestAttackClientIPTrustingEveryPeer(t *testing.T) {
 	k, err := ginlimit.ClientIP(e)(r)
 	require.NoError(t, err)
 	assert.Equal(t, "198.51.100.7/32", k, "the platform's header")
+}
+
+// TestAttackClientIPProbeOfAnotherFamily: the probe asked gin about a peer
+// of the family RemoteAddr is written in, not the one gin checks it as. An
+// IPv4-mapped peer ([::ffff:203.0.113.9]) is an IPv4 peer to gin, trusted
+// by SetTrustedProxies("0.0.0.0/0"), but the probe asked about 100::1,
+// untrusted: the left-most X-Forwarded-For entry, written by the client,
+// was the key (10 requests, 10 keys). And a peer on a Unix socket, which
+// gin trusts whatever the proxies, was never probed: on an engine trusting
+// every address the entry a client writes was its key too. Both are
+// keyed as PerIP keys them (1 key; none for a Unix socket's peer).
+func TestAttackClientIPProbeOfAnotherFamily(t *testing.T) {
+	t.Parallel()
+	v4 := gin.New()
+	require.NoError(t, v4.SetTrustedProxies([]string{"0.0.0.0/0"}))
+	v6 := gin.New()
+	require.NoError(t, v6.SetTrustedProxies([]string{"::/0"}))
+	unix := context.WithValue(context.Background(), http.LocalAddrContextKey, &net.UnixAddr{Name: "/run/app.sock", Net: "unix"})
+	for _, c := range []struct {
+		name   string
+		engine *gin.Engine
+		ctx    context.Context
+		remote string
+		want   string // "" for ErrNoKey
+	}{
+		{"mapped peer", v4, context.Background(), "[::ffff:203.0.113.9]:4000", "203.0.113.9/32"},
+		{"unix, every peer trusted", gin.New(), unix, "@", ""},
+		{"unix, every IPv4 trusted", v4, unix, "@", ""},
+		{"unix, every IPv6 trusted", v6, unix, "@", ""},
+	} {
+		key := ginlimit.ClientIP(c.engine)
+		keys := map[string]bool{}
+		for i := range 10 {
+			r := httptest.NewRequest(http.MethodGet, "/", nil).WithContext(c.ctx)
+			r.RemoteAddr = c.remote
+			if i%2 == 0 {
+				r.Header.Set("X-Forwarded-For", "198.51.100."+strconv.Itoa(i)+", 192.0.2.1")
+			} else {
+				r.Header.Set("X-Forwarded-For", "2001:db8:"+strconv.Itoa(i)+"::1, 2001:db8:ffff::1")
+			}
+			k, err := key(r)
+			if c.want == "" {
+				require.ErrorIs(t, err, keyfunc.ErrNoKey, c.name)
+				continue
+			}
+			require.NoError(t, err, c.name)
+			keys[k] = true
+		}
+		if c.want != "" {
+			assert.Equal(t, map[string]bool{c.want: true}, keys, c.name)
+		}
+	}
+
+	// A Unix socket's proxy on an engine that trusts only itself names
+	// the client as before.
+	e := gin.New()
+	require.NoError(t, e.SetTrustedProxies([]string{"10.0.0.0/8"}))
+	r := httptest.NewRequest(http.MethodGet, "/", nil).WithContext(unix)
+	r.RemoteAddr = "@"
+	r.Header.Set("X-Forwarded-For", "198.51.100.7, 10.0.0.2")
+	k, err := ginlimit.ClientIP(e)(r)
+	require.NoError(t, err)
+	assert.Equal(t, "198.51.100.7/32", k)
 }

@@ -2,8 +2,8 @@ package ginlimit
 
 import (
 	"fmt"
+	"net"
 	"net/http"
-	"strings"
 
 	"github.com/floodgate-go/floodgate/core"
 	"github.com/floodgate-go/floodgate/keyfunc"
@@ -23,9 +23,14 @@ import (
 // a new address each time would have a fresh budget per request, and one
 // writing a victim's address would spend the victim's. Trusting every
 // peer is told by asking gin about a peer that no proxy has (0.0.0.1, or
-// 100::1 for an IPv6 peer): a configuration trusting it trusts networks
-// wider than any proxy's. The header of TrustedPlatform, which gin takes
-// from every peer by design, is believed whatever the trust.
+// 100::1 for an IPv6 peer; an IPv4-mapped peer is an IPv4 one to gin):
+// a configuration trusting it trusts networks wider than any proxy's. A
+// peer on a Unix socket, which gin trusts whatever the proxies, is keyed
+// as in PerIP (it has no address: an error wrapping keyfunc.ErrNoKey)
+// when gin trusts every address of either family, since gin then walks
+// past the entry its proxy wrote to the one a client wrote. The header of
+// TrustedPlatform, which gin takes from every peer by design, is believed
+// whatever the trust.
 //
 // Each call builds a gin context, which allocates; prefer
 // keyfunc.ClientIP with IPOptions.TrustedProxies when you can. It panics
@@ -38,7 +43,7 @@ func ClientIP(engine *gin.Engine) keyfunc.Func {
 		c := gin.CreateTestContextOnly(nil, engine)
 		c.Request = r
 		ip := c.ClientIP()
-		if peer := c.RemoteIP(); ip != peer && peer != "" && !fromPlatform(engine, r) && trustsAnyPeer(c, engine, peer) {
+		if peer := c.RemoteIP(); ip != peer && ip != "" && !fromPlatform(engine, r) && trustsAnyPeer(c, engine, peer) {
 			return direct(r)
 		}
 		return keyfunc.AddrKey(ip)
@@ -58,13 +63,26 @@ func fromPlatform(engine *gin.Engine, r *http.Request) bool {
 }
 
 // trustsAnyPeer reports whether engine takes its RemoteIPHeaders from a
-// peer of peer's family that no proxy has: a request from 0.0.0.1 (100::1,
+// peer that no proxy has, of the family gin checks peer as (an
+// IPv4-mapped peer is an IPv4 one to gin): a request from 0.0.0.1 (100::1,
 // of the discard-only prefix, for IPv6) naming another such address in
-// each of them is asked of c.
+// each of them is asked of c. A peer without an address (gin trusts a Unix
+// socket's whatever the proxies) is asked of both families: the entry
+// gin then walks past, to the one a client writes, may be of either.
 func trustsAnyPeer(c *gin.Context, engine *gin.Engine, peer string) bool {
+	a := net.ParseIP(peer)
+	if a == nil {
+		return trustsAny(c, engine, false) || trustsAny(c, engine, true)
+	}
+	return trustsAny(c, engine, a.To4() == nil)
+}
+
+// trustsAny reports whether engine takes its RemoteIPHeaders from
+// 0.0.0.1, or 100::1 when v6.
+func trustsAny(c *gin.Context, engine *gin.Engine, v6 bool) bool {
 	probe := &http.Request{RemoteAddr: "0.0.0.1:1", Header: http.Header{}}
 	client := "0.0.0.2"
-	if strings.IndexByte(peer, ':') >= 0 {
+	if v6 {
 		probe.RemoteAddr, client = "[100::1]:1", "100::2"
 	}
 	for _, h := range engine.RemoteIPHeaders {
