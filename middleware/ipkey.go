@@ -29,9 +29,9 @@ func (m *Middleware) decideIP(w http.ResponseWriter, r *http.Request, l *core.Li
 	if err != nil {
 		return m.refuse(w, r, err)
 	}
-	cost, ok := m.cost(w, r)
-	if !ok {
-		return errAnswered
+	cost, err := m.cost(w, r)
+	if err != nil {
+		return err
 	}
 	if err := l.TakeBytes(m.decisionContext(r), b, cost, &a.res); err != nil {
 		return err

@@ -206,9 +206,9 @@ func (m *Middleware) begin(w http.ResponseWriter, r *http.Request, route string,
 // before the decision: its answer is written.
 var errAnswered = errors.New("middleware: answered")
 
-// errUndecided is returned by refuse, and by decideKey and decideIP after
-// it, when r is served undecided: under DryRun, its key could not be
-// determined.
+// errUndecided is returned by refuse and cost, and by decideKey and
+// decideIP after them, when r is served undecided: under DryRun, its key,
+// limiter or cost could not be determined.
 var errUndecided = errors.New("middleware: served undecided")
 
 // decideKey decides r with lim, by the key of Options.Key joined to scope,
@@ -221,9 +221,9 @@ func (m *Middleware) decideKey(w http.ResponseWriter, r *http.Request, lim Limit
 	if scope != "" {
 		key = scoped(scope, key)
 	}
-	cost, ok := m.cost(w, r)
-	if !ok {
-		return errAnswered
+	cost, err := m.cost(w, r)
+	if err != nil {
+		return err
 	}
 	err = decide(m.decisionContext(r), lim, key, cost, &a.res)
 	if err == nil || holds(lim, &a.res) {
@@ -254,18 +254,23 @@ func (m *Middleware) decided(w http.ResponseWriter, r *http.Request, a *Admissio
 	return m.admit(w, r, a)
 }
 
-// cost returns the cost of r. When ok is false, the cost function is
-// broken: the error is reported and r answered 500.
-func (m *Middleware) cost(w http.ResponseWriter, r *http.Request) (cost int64, ok bool) {
+// cost returns the cost of r. When the cost function is broken, the
+// error is reported and r answered 500 (errAnswered), or under DryRun,
+// which never blocks a request, served undecided (errUndecided).
+func (m *Middleware) cost(w http.ResponseWriter, r *http.Request) (int64, error) {
 	if m.opts.Cost == nil {
-		return 1, true
+		return 1, nil
 	}
-	if cost = m.opts.Cost(r); cost < 1 {
-		m.report(r, fmt.Errorf("%w: %d", ErrInvalidCost, cost))
-		badCost.Write(w, nil, false)
-		return 0, false
+	cost := m.opts.Cost(r)
+	if cost >= 1 {
+		return cost, nil
 	}
-	return cost, true
+	m.report(r, fmt.Errorf("%w: %d", ErrInvalidCost, cost))
+	if m.opts.DryRun {
+		return 0, errUndecided
+	}
+	badCost.Write(w, nil, false)
+	return 0, errAnswered
 }
 
 // decide takes cost for key from lim into res: in place from a

@@ -19,7 +19,8 @@ type Options struct {
 	// instead, use keyfunc.First.
 	Key keyfunc.Func
 	// Cost returns a request's cost; nil means 1. A cost below 1 is a bug
-	// in the function: the request is answered 500 and OnError is called.
+	// in the function: the request is answered 500 (under DryRun, served)
+	// and OnError is called.
 	Cost func(*http.Request) int64
 	// Skip exempts the requests it reports true for.
 	Skip func(*http.Request) bool
@@ -57,8 +58,8 @@ type Options struct {
 	OnError func(r *http.Request, err error)
 	// DryRun decides and reports (OnDenied) but never blocks nor delays a
 	// request, and writes no rate-limit header: a shadow mode to try a
-	// policy on live traffic. A request whose key or limiter cannot be
-	// determined is served too, its error reported to OnError (NoKey is
+	// policy on live traffic. A request whose key, limiter or cost cannot
+	// be determined is served too, its error reported to OnError (NoKey is
 	// not called).
 	DryRun bool
 	// OnDenied is called for every denied request, in dry-run mode too.
