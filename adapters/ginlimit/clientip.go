@@ -2,8 +2,10 @@ package ginlimit
 
 import (
 	"fmt"
-	"net"
 	"net/http"
+	"net/netip"
+	"slices"
+	"sync/atomic"
 
 	"github.com/floodgate-go/floodgate/core"
 	"github.com/floodgate-go/floodgate/keyfunc"
@@ -39,11 +41,12 @@ func ClientIP(engine *gin.Engine) keyfunc.Func {
 	if engine == nil {
 		panic(fmt.Errorf("ginlimit: ClientIP: nil engine: %w", core.ErrInvalidConfig))
 	}
+	var cache atomic.Pointer[probes] // the probes of the engine's RemoteIPHeaders
 	return func(r *http.Request) (string, error) {
 		c := gin.CreateTestContextOnly(nil, engine)
 		c.Request = r
 		ip := c.ClientIP()
-		if peer := c.RemoteIP(); ip != peer && ip != "" && !fromPlatform(engine, r) && trustsAnyPeer(c, engine, peer) {
+		if peer := c.RemoteIP(); ip != peer && ip != "" && !fromPlatform(engine, r) && trustsAnyPeer(c, engine, &cache, peer) {
 			return direct(r)
 		}
 		return keyfunc.AddrKey(ip)
@@ -69,25 +72,50 @@ func fromPlatform(engine *gin.Engine, r *http.Request) bool {
 // each of them is asked of c. A peer without an address (gin trusts a Unix
 // socket's whatever the proxies) is asked of both families: the entry
 // gin then walks past, to the one a client writes, may be of either.
-func trustsAnyPeer(c *gin.Context, engine *gin.Engine, peer string) bool {
-	a := net.ParseIP(peer)
-	if a == nil {
-		return trustsAny(c, engine, false) || trustsAny(c, engine, true)
+func trustsAnyPeer(c *gin.Context, engine *gin.Engine, cache *atomic.Pointer[probes], peer string) bool {
+	p := cache.Load()
+	if p == nil || !slices.Equal(p.names, engine.RemoteIPHeaders) {
+		p = newProbes(engine.RemoteIPHeaders)
+		cache.Store(p)
 	}
-	return trustsAny(c, engine, a.To4() == nil)
+	a, err := netip.ParseAddr(peer)
+	if err != nil {
+		return p.trusted(c, false) || p.trusted(c, true)
+	}
+	return p.trusted(c, !a.Unmap().Is4())
 }
 
-// trustsAny reports whether engine takes its RemoteIPHeaders from
-// 0.0.0.1, or 100::1 when v6.
-func trustsAny(c *gin.Context, engine *gin.Engine, v6 bool) bool {
-	probe := &http.Request{RemoteAddr: "0.0.0.1:1", Header: http.Header{}}
-	client := "0.0.0.2"
+// probes are the requests trustsAnyPeer asks gin about, from 0.0.0.1 and
+// from 100::1, each naming 0.0.0.2 (100::2) in every header of names, the
+// engine's RemoteIPHeaders when they were made. They are made once for
+// those names, not at each request (gin only reads them), and shared.
+type probes struct {
+	names []string
+	req   [2]*http.Request // IPv4, IPv6
+}
+
+// probeClient is the client each probe names, by family.
+var probeClient = [2]string{"0.0.0.2", "100::2"}
+
+func newProbes(names []string) *probes {
+	p := &probes{names: slices.Clone(names)}
+	for i, remote := range [2]string{"0.0.0.1:1", "[100::1]:1"} {
+		req := &http.Request{RemoteAddr: remote, Header: http.Header{}}
+		for _, h := range names {
+			req.Header.Set(h, probeClient[i])
+		}
+		p.req[i] = req
+	}
+	return p
+}
+
+// trusted reports whether gin, asked by c, believes the headers of the
+// probe of the family v6 says.
+func (p *probes) trusted(c *gin.Context, v6 bool) bool {
+	i := 0
 	if v6 {
-		probe.RemoteAddr, client = "[100::1]:1", "100::2"
+		i = 1
 	}
-	for _, h := range engine.RemoteIPHeaders {
-		probe.Header.Set(h, client)
-	}
-	c.Request = probe
-	return c.ClientIP() == client
+	c.Request = p.req[i]
+	return c.ClientIP() == probeClient[i]
 }
