@@ -134,8 +134,9 @@ type IPOptions struct {
 // of the host behind it is keyed as that IPv4 address, by IPv4Prefix: one of
 // a NAT64 translator (64:ff9b::/96 and [IPOptions.NAT64Prefixes]), of 6to4
 // (2002::/16, RFC 3056: one IPv4 host holds 65,536 /64s) or of Teredo
-// (2001::/32, RFC 4380: the clients of one Teredo server share a /64). A RemoteAddr that can't be used gives an error
-// wrapping [ErrNoKey], unless TrustedHops is set and a forwarding header
+// (2001::/32, RFC 4380: the clients of one Teredo server share a /64);
+// trust is checked on the address as written. A RemoteAddr that can't be
+// used gives an error wrapping [ErrNoKey], unless TrustedHops is set and a forwarding header
 // names the client: every peer is then a proxy, one without an IP address
 // too (a Unix socket's RemoteAddr, "@" or "").
 func ClientIP(opts IPOptions) (Func, error) {
@@ -416,8 +417,9 @@ const (
 
 // AddrKey returns the key ClientIP's default prefixes (/32 for IPv4, /64
 // for IPv6) give the address s, an IPv4 address embedded in it (NAT64's
-// well-known prefix, 6to4, Teredo) as ClientIP keys it: for extractors that learn the client
-// address elsewhere (a router's own client-IP logic, opted into). An
+// well-known prefix, 6to4, Teredo) as ClientIP keys it: for extractors
+// that learn the client address elsewhere (a router's own client-IP
+// logic, opted into). An
 // unparseable address or one with a zone is an error wrapping ErrNoKey,
 // quoting at most 64 characters of s (a client may have written it).
 func AddrKey(s string) (string, error) {

@@ -47,11 +47,10 @@
 // RemoteAddr, too, is what the middleware before the limiter left it:
 // chi's middleware.RealIP (deprecated by chi for this reason) replaces it
 // with the True-Client-IP, X-Real-IP or left-most X-Forwarded-For of any
-// request. Mounted before the limiter
-// on a server clients reach directly, or behind a proxy that appends to
-// those headers rather than overwriting them, it lets each client choose
-// its key (a fresh budget per made-up address, a victim's spent with the
-// victim's address). Mount the limiter before RealIP, and behind proxies
+// request. Mounted before the limiter on a server clients reach
+// directly, or behind a proxy that appends to those headers rather than
+// overwriting them, it lets each client choose its key (a fresh budget per
+// made-up address, a victim's spent with the victim's address). Mount the limiter before RealIP, and behind proxies
 // key it by keyfunc.ClientIP with their networks.
 package chilimit
 
