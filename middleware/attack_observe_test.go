@@ -94,7 +94,7 @@ func TestAttackClientValuesClippedInReportedErrors(t *testing.T) {
 	sel, err := middleware.Tiers(func(r *http.Request) (string, error) { return r.Header.Get("X-Plan"), nil },
 		map[string]middleware.Limiter{"free": limiter(t, newClock(), core.FixedWindow{Quota: 10, Window: time.Hour})})
 	require.NoError(t, err)
-	byTier, err := middleware.NewSelect(sel, middleware.Options{OnError: onError})
+	byTier, err := middleware.NewSelect(sel, middleware.Options{Key: perIP(t), OnError: onError})
 	require.NoError(t, err)
 	for _, h := range []http.Handler{byAddr.Handler(okHandler), byTier.Handler(okHandler)} {
 		r := httptest.NewRequest(http.MethodGet, "/", nil)

@@ -105,7 +105,7 @@ func TestTiersSharingALimiterCountApart(t *testing.T) {
 	resolve := func(*http.Request) (string, error) { return tier, nil }
 	sel, err := middleware.Tiers(resolve, map[string]middleware.Limiter{"free": l, "trial": l})
 	require.NoError(t, err)
-	m, err := middleware.NewSelect(sel, middleware.Options{})
+	m, err := middleware.NewSelect(sel, middleware.Options{Key: perIP(t)})
 	require.NoError(t, err)
 	h := m.Handler(okHandler)
 	assert.Equal(t, 200, get(h, "192.0.2.1:1").Code)

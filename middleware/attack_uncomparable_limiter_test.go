@@ -48,7 +48,7 @@ func TestAttackUncomparableLimiterValues(t *testing.T) {
 			map[string]middleware.Limiter{"free": mk(), "pro": mk()})
 	})
 	require.NoError(t, err)
-	m, err := middleware.NewSelect(sel, middleware.Options{})
+	m, err := middleware.NewSelect(sel, middleware.Options{Key: perIP(t)})
 	require.NoError(t, err)
 	h := m.Handler(okHandler)
 	for i, want := range []int{200, 429} {

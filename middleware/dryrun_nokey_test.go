@@ -34,7 +34,9 @@ func TestDryRunServesKeylessRequests(t *testing.T) {
 		require.NoError(t, err)
 		mi, err := middleware.New(limiter(t, newClock(), core.FixedWindow{Quota: 1, Window: time.Hour}), opts)
 		require.NoError(t, err)
-		mt, err := middleware.NewSelect(tiers, opts)
+		byTenant := opts
+		byTenant.Key = keyfunc.Const("tenant") // the tier, not the key, is what fails
+		mt, err := middleware.NewSelect(tiers, byTenant)
 		require.NoError(t, err)
 		for name, h := range map[string]http.Handler{"header key": mh.Handler(okHandler), "default key": mi.Handler(okHandler), "tiers": mt.Handler(okHandler)} {
 			errs = nil

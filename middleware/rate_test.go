@@ -90,7 +90,7 @@ func TestRateInRoutesAndTiers(t *testing.T) {
 			"pro":  middleware.Rate("pro", "minute: 2/min; day: 1000/day fixed-window", core.WithClock(clk)),
 		})
 	require.NoError(t, err)
-	m, err = middleware.NewSelect(tiers, middleware.Options{})
+	m, err = middleware.NewSelect(tiers, middleware.Options{Key: perIP(t)})
 	require.NoError(t, err)
 	h = m.Handler(okHandler)
 	plan := func(p string) int {

@@ -109,7 +109,7 @@ func TestTiers(t *testing.T) {
 		return "gold", nil
 	}, map[string]middleware.Limiter{"free": plan(2, 1000), "pro": plan(5, 100000)})
 	require.NoError(t, err)
-	m, err := middleware.NewSelect(sel, middleware.Options{})
+	m, err := middleware.NewSelect(sel, middleware.Options{Key: perIP(t)})
 	require.NoError(t, err)
 	h := m.Handler(okHandler)
 	acme := map[string]string{"X-Tenant": "acme"}

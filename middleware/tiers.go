@@ -24,6 +24,11 @@ var ErrUnknownTier = errors.New("middleware: unknown tier")
 // admitted at most the sum of their limits. Resolve from what
 // authenticates the tenant, never from what the client writes (a plan
 // header): a client that chooses its tier chooses its limits.
+//
+// Count per tenant too: [NewSelect] refuses Tiers without Options.Key,
+// whose default, the client IP, would give a tenant calling from N
+// addresses N times its plan. Give keyfunc.User(tenantOf), or a
+// keyfunc.ClientIP key to count per address on purpose.
 func Tiers(resolve func(*http.Request) (string, error), tiers map[string]Limiter) (Selector, error) {
 	if resolve == nil || len(tiers) == 0 {
 		return nil, fmt.Errorf("middleware: Tiers needs a resolver and at least one tier: %w", core.ErrInvalidConfig)

@@ -14,8 +14,9 @@ type validator interface{ validate() error }
 
 // checkConfig refuses what would make the middleware fail on its first
 // request: a nil or typed-nil Selector, a Selector of this package with a
-// bad limiter, an unknown Preflight mode, or a negative duration. Its
-// errors wrap core.ErrInvalidConfig.
+// bad limiter, an unknown Preflight mode, or a negative duration; and
+// [Tiers] without Options.Key, which would count each plan per client IP
+// rather than per tenant. Its errors wrap core.ErrInvalidConfig.
 func checkConfig(sel Selector, opts *Options) error {
 	if isnil.Value(sel) {
 		return fmt.Errorf("middleware: nil selector (%T): %w", sel, core.ErrInvalidConfig)
@@ -24,6 +25,11 @@ func checkConfig(sel Selector, opts *Options) error {
 		if err := v.validate(); err != nil {
 			return err
 		}
+	}
+	if _, ok := sel.(tierSelector); ok && opts.Key == nil {
+		return fmt.Errorf("middleware: Tiers without Options.Key would count each plan per client IP, not per tenant "+
+			"(a tenant calling from N addresses gets N times its plan): give Options.Key: keyfunc.User(tenantOf), "+
+			"the tenant your authentication verified, or a keyfunc.ClientIP key to count per IP on purpose: %w", core.ErrInvalidConfig)
 	}
 	if opts.Preflight > PreflightAsOptions {
 		return fmt.Errorf("middleware: unknown %v: %w", opts.Preflight, core.ErrInvalidConfig)
