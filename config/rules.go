@@ -145,6 +145,13 @@ func (b *builder) rule(n *yaml.Node, fs map[string]field, what, name string) *ru
 		b.errorf(tiers.key, "%s: tiers given with policy or identified: tiers name their own policies", what)
 		return nil
 	case hasTiers:
+		if _, hasKey := fs["key"]; !hasKey {
+			// The default key, ip, would count each plan per address: a
+			// tenant calling from N addresses would get N times its plan.
+			b.errorf(tiers.key, "%s.tiers: no key: tiers would count each plan per client IP, not per tenant: "+
+				"give key: a user key naming the tenant (keys: {tenant: {user: …}}), or key: ip to count per address", what)
+			return nil
+		}
 		b.tiers(tiers.val, what+".tiers", ru)
 	case !hasPolicy:
 		b.errorf(n, "%s: no policy: want policy (and key), tiers, or, for a route, unlimited: true", what)
