@@ -78,7 +78,10 @@ const MinDeviceSecret = 32
 type DeviceOptions struct {
 	// Secret is the HMAC key signing the cookies: at least MinDeviceSecret
 	// random bytes, the same on every instance, kept secret. Changing it
-	// invalidates every cookie issued.
+	// invalidates every cookie issued. [New] refuses a shorter one, and
+	// one of zero bytes only (make([]byte, 32) without crypto/rand.Read):
+	// with a key anyone knows, anyone signs cookies, each a device budget
+	// of guesses counted on no account.
 	Secret []byte
 	// Name is the cookie's name; "" means DefaultDeviceCookie.
 	Name string
@@ -118,6 +121,12 @@ func newDevices(o *DeviceOptions, store core.Store, clk core.Clock) (*devices, e
 	if len(o.Secret) < MinDeviceSecret {
 		return nil, fmt.Errorf("login: device secret of %d bytes, want at least %d: %w", len(o.Secret), MinDeviceSecret, core.ErrInvalidConfig)
 	}
+	if allZero(o.Secret) {
+		// make([]byte, 32) whose crypto/rand.Read was forgotten: a key
+		// everyone knows, with which anyone signs cookies.
+		return nil, fmt.Errorf("login: device secret of %d zero bytes (a buffer whose crypto/rand.Read was forgotten?): "+
+			"anyone could sign device cookies; want at least %d random bytes: %w", len(o.Secret), MinDeviceSecret, core.ErrInvalidConfig)
+	}
 	if o.TTL < 0 {
 		return nil, fmt.Errorf("login: device TTL %v is negative: %w", o.TTL, core.ErrInvalidConfig)
 	}
@@ -140,6 +149,16 @@ func newDevices(o *DeviceOptions, store core.Store, clk core.Clock) (*devices, e
 		return nil, err
 	}
 	return d, nil
+}
+
+// allZero reports whether every byte of b is zero.
+func allZero(b []byte) bool {
+	for _, c := range b {
+		if c != 0 {
+			return false
+		}
+	}
+	return true
 }
 
 func validCookieName(s string) bool {
