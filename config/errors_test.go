@@ -135,6 +135,8 @@ var errorCases = func() map[string]struct{ src, want string } {
 			`test.yaml:3:69: store.redis.local_share: "1e-10": want a number from 1/65536 to 1`},
 		"redis: failure mode": {ok + "store: {redis: {url: redis://x:1, failure_mode: open}}\n", `test.yaml:3:49: store.redis.failure_mode: "open": want fail-closed, fail-open, local`},
 		"redis: timeout":      {ok + "store: {redis: {url: redis://x:1, timeout: -1s}}\n", `test.yaml:3:44: store.redis.timeout: "-1s": want a positive duration`},
+		"redis: timeout in rate units": {ok + "store: {redis: {url: redis://x:1, timeout: 1min}}\n",
+			`test.yaml:3:44: store.redis.timeout: "1min": want a positive duration such as 100ms or 1m30s, in Go's units ns, us, ms, s, m, h (not the rate syntax's min, sec, day)`},
 		"redis: bad URL, password not shown": {ok + "store: {redis: {url: \"http://user:s3cret@x:1\"}}\n",
 			`test.yaml:3:22: store.redis.url: not a Redis URL`},
 		"redis: url_env unset": {ok + "store: {redis: {url_env: FLOODGATE_TEST_UNSET_VARIABLE}}\n",

@@ -281,7 +281,7 @@ func (d *decoder) duration(n *yaml.Node, what string) (time.Duration, bool) {
 	}
 	v, err := time.ParseDuration(s)
 	if err != nil || v <= 0 {
-		d.errorf(n, "%s: %q: want a positive duration such as 100ms or 1m30s", what, clip(s))
+		d.errorf(n, "%s: %q: want a positive duration such as 100ms or 1m30s, in Go's units ns, us, ms, s, m, h (not the rate syntax's min, sec, day)", what, clip(s))
 		return 0, false
 	}
 	return v, true
