@@ -18,9 +18,12 @@ type fixed struct{ t time.Time }
 
 func (c fixed) Now() time.Time { return c.t }
 
+// fixedTime is the examples' instant.
+var fixedTime = time.Date(2026, 1, 2, 3, 4, 0, 0, time.UTC)
+
 func Example() {
 	ctx := context.Background()
-	clock := fixed{time.Date(2026, 1, 2, 3, 4, 0, 0, time.UTC)}
+	clock := fixed{fixedTime}
 	policy, _ := core.ParsePolicy("api", "minute: 2/min; trial: shadow 1/min")
 	lim, _ := core.NewLimiter(policy, core.WithClock(clock), core.WithTopKeys(core.TopKeysOptions{}))
 	for range 3 {

@@ -16,6 +16,15 @@
 //	POST …/reset?key=K[&policy=P]    forget key K (in policy P, or in every policy)
 //	GET  …/top[?policy=P][&n=N]      the N heaviest keys (default 20, at most 1,000)
 //
+// K is the key as the limiter counts it, not the client as a log names it:
+// the middleware's default key of an IPv4 client is "203.0.113.7/32", of an
+// IPv6 client its /64 ("2001:db8:1:2::/64"; keyfunc.AddrKey computes both),
+// an API key's or a user's "header:" or "user:" and 32 hex digits, and a
+// route whose limiter decides several routes or tiers prefixes its scope
+// ("11:POST /login203.0.113.7/32"). A key the limiter has never seen reads
+// as fresh, and its reset answers 200 and changes nothing: find the key in
+// …/top (core.WithTopKeys) first (see Example_middlewareKeys).
+//
 // Each answer is a JSON object; an error is {"error": "…"} with status 400
 // (a missing or too long key, a bad n), 403 (a cross-origin browser
 // request, see [net/http.CrossOriginProtection]), 404 (an unknown policy
