@@ -1,6 +1,7 @@
 package config
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"slices"
@@ -94,7 +95,7 @@ func (l *Limiter) ReloadData(name string, data []byte) error {
 			continue // unchanged, shadow limits included: nothing to set
 		}
 		if err := def.lim.CheckPolicy(def.pol); err != nil {
-			b.fail(def.at, fmt.Errorf("policies.%s: %w", p, err))
+			b.fail(def.at, fmt.Errorf("policies.%s: %w%s", p, err, refusedHint(err)))
 		}
 		todo = append(todo, p)
 	}
@@ -111,13 +112,22 @@ func (l *Limiter) ReloadData(name string, data []byte) error {
 				// way: it cannot be refused.
 				_ = c.lim.SetPolicy(c.old)
 			}
-			b.fail(def.at, fmt.Errorf("policies.%s: %w", p, err))
+			b.fail(def.at, fmt.Errorf("policies.%s: %w%s", p, err, refusedHint(err)))
 			return d.err()
 		}
 		done = append(done, change{def.lim, old})
 	}
 	l.top = top
 	return nil
+}
+
+// refusedHint says, after a change of limits SetPolicy refuses
+// (core.ErrPolicyChange), what an operator can do about it.
+func refusedHint(err error) string {
+	if !errors.Is(err, core.ErrPolicyChange) {
+		return ""
+	}
+	return ": the running limits stay; load the file anew to apply it (its counts start afresh)"
 }
 
 // sections returns the sections of the top-level mapping root by name.
