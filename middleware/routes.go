@@ -280,7 +280,7 @@ func (rt *Routes) share(name string, l Limiter, added bool, patterns ...string) 
 		return fmt.Errorf("middleware: route group %q: limiter %T is not comparable: %w", group, l, core.ErrInvalidConfig)
 	}
 	if g, ok := rt.groups[group]; ok && (added || g.added || g.lim != l) {
-		return fmt.Errorf("middleware: route group %q named twice (by Add, or for another limiter): its routes would share buckets: %w", group, core.ErrInvalidConfig)
+		return groupClash(group, added, g.added)
 	}
 	if rt.groups == nil {
 		rt.groups = map[string]namedGroup{}
@@ -522,6 +522,21 @@ func (rt *Routes) validate() error {
 
 // errZeroRoutes refuses a zero Routes, made without NewRoutes: it has no
 // ServeMux to match requests with.
+// groupClash is the error of a second use of the name group, whose routes
+// would share the first's buckets: by Add (added) or Share, the first by
+// Add (before) or Share, each said as the caller wrote it.
+func groupClash(group string, added, before bool) error {
+	switch {
+	case added && before:
+		return fmt.Errorf("middleware: route %q added twice: give each pattern to Add once: %w", group, core.ErrInvalidConfig)
+	case added:
+		return fmt.Errorf("middleware: route %q: %q names a Share group, whose buckets the route would share: %w", group, group, core.ErrInvalidConfig)
+	case before:
+		return fmt.Errorf("middleware: route group %q: %q is a route given to Add, whose buckets the group would share: name the group otherwise: %w", group, group, core.ErrInvalidConfig)
+	}
+	return fmt.Errorf("middleware: route group %q named twice for another limiter: the two would share buckets: name one otherwise: %w", group, core.ErrInvalidConfig)
+}
+
 var errZeroRoutes = fmt.Errorf("middleware: zero Routes, not made by NewRoutes: %w", core.ErrInvalidConfig)
 
 // pick returns the limiter and scope of rte, or the default for nil.
