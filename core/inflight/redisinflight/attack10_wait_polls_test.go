@@ -191,7 +191,7 @@ func TestAttackWaitersPollInTurn(t *testing.T) {
 	c := srv.Client(t)
 	gate := newPollGate(t)
 	c.AddHook(gate)
-	l := newLimiter(t, c, 1, redisinflight.Options{MaxCalls: 16, Timeout: time.Minute, PollInterval: time.Microsecond})
+	l := newLimiter(t, c, 1, redisinflight.Options{MaxCalls: 16, Timeout: time.Minute, PollInterval: time.Millisecond})
 	bg := context.Background()
 	var rks []string
 	for i := range n { // the attacker's slots
