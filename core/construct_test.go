@@ -54,9 +54,16 @@ func TestConstructorsRefuseNilAndZero(t *testing.T) {
 		assert.ErrorIs(t, build(), core.ErrInvalidConfig, name)
 	}
 	// A nil clock (no WithClock, or WithClock(nil)) is the system clock,
-	// and a nil store the default one, as documented.
-	_, err := core.NewLimiter(p, core.WithClock(nil), core.WithStore(nil))
+	// as documented; no WithStore is a memory store of the limiter's own.
+	_, err := core.NewLimiter(p, core.WithClock(nil))
 	require.NoError(t, err)
+	// WithStore(nil) is refused: a fleet's store variable left nil would
+	// give each process a memory store of its own, N times the limit.
+	_, err = core.NewLimiter(p, core.WithStore(nil))
+	require.ErrorIs(t, err, core.ErrInvalidConfig)
+	_, err = core.NewOverrides(p, func(context.Context, string) (*core.Policy, bool, error) { return nil, false, nil },
+		core.OverrideOptions{}, core.WithStore(nil))
+	require.ErrorIs(t, err, core.ErrInvalidConfig)
 }
 
 // A zero Limiter (not made by NewLimiter) answers every call with an error

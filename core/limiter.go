@@ -38,6 +38,7 @@ type Limiter struct {
 
 type limiterConfig struct {
 	store        Store
+	storeGiven   bool // WithStore was given, nil too
 	clock        Clock
 	ledger       int
 	refundWindow time.Duration
@@ -49,8 +50,13 @@ type limiterConfig struct {
 type Option func(*limiterConfig)
 
 // WithStore makes the limiter keep its state in s. Without it, each limiter
-// has its own [MemoryStore] with default options.
-func WithStore(s Store) Option { return func(c *limiterConfig) { c.store = s } }
+// has its own [MemoryStore] with default options. A nil s is refused by
+// [NewLimiter]: a store variable left nil (a Redis store built only on some
+// path) would otherwise give each process of a fleet a memory store of its
+// own, and the fleet N times the limit.
+func WithStore(s Store) Option {
+	return func(c *limiterConfig) { c.store, c.storeGiven = s, true }
+}
 
 // WithClock makes the limiter read time from c. Without it (or with nil),
 // it reads the system clock.
@@ -76,8 +82,8 @@ func WithRefundLedger(capacity int, window time.Duration) Option {
 
 // NewLimiter returns a limiter for p. It refuses, with an error wrapping
 // [ErrInvalidConfig], a nil or zero Policy (one not made by [NewPolicy]), a
-// nil Option, and a Store or Clock that is a typed nil such as
-// (*MemoryStore)(nil).
+// nil Option, a nil Store given to [WithStore], and a Store or Clock that
+// is a typed nil such as (*MemoryStore)(nil).
 func NewLimiter(p *Policy, opts ...Option) (*Limiter, error) {
 	if p == nil || len(p.limits) == 0 {
 		return nil, fmt.Errorf("core: nil or zero policy (make it with NewPolicy): %w", ErrInvalidConfig)
@@ -88,6 +94,9 @@ func NewLimiter(p *Policy, opts ...Option) (*Limiter, error) {
 			return nil, fmt.Errorf("core: option %d is nil: %w", i, ErrInvalidConfig)
 		}
 		o(&cfg)
+	}
+	if cfg.storeGiven && cfg.store == nil {
+		return nil, fmt.Errorf("core: WithStore(nil): leave the option out for a memory store of the limiter's own: %w", ErrInvalidConfig)
 	}
 	if cfg.store != nil && isnil.Value(cfg.store) {
 		return nil, fmt.Errorf("core: WithStore: nil %T: %w", cfg.store, ErrInvalidConfig)

@@ -50,10 +50,16 @@ func errorOf(t *testing.T, h http.Handler, method, path string, hdr map[string]s
 	return code, e.Error
 }
 
-// limiters returns the limiters of two policies on s: "api", with a
-// shadow limit and a heavy-hitter sketch, and "login", with neither.
+// limiters returns the limiters of two policies on s (nil: a memory
+// store): "api", with a shadow limit and a heavy-hitter sketch, and
+// "login", with neither.
 func limiters(t *testing.T, s core.Store, clk core.Clock) (api, login *core.Limiter) {
 	t.Helper()
+	if s == nil {
+		ms, err := core.NewMemoryStore(core.MemoryOptions{})
+		require.NoError(t, err)
+		s = ms
+	}
 	p, err := core.ParsePolicy("api", "minute: 3/min; trial: shadow 1/min")
 	require.NoError(t, err)
 	api, err = core.NewLimiter(p, core.WithStore(s), core.WithClock(clk), core.WithTopKeys(core.TopKeysOptions{Capacity: 4}))
