@@ -11,3 +11,6 @@ func (m *Memory) Keys() int {
 	}
 	return n
 }
+
+// SlotKey returns the key of a Memory slot.
+func SlotKey(s *Slot) string { return s.key }

@@ -48,10 +48,13 @@ type MemoryOptions struct {
 // last slot is released: memory follows the requests in flight, not the
 // keys ever seen. The table holds at most MaxKeys keys (rounded up to a
 // multiple of its shards). A key that finds the table full, and a key
-// absent from the table whose overflow bucket is in use, is counted in one of Overflow shared buckets chosen by its
-// hash, each with the same Limit. So no key that holds slots is ever
-// forgotten (a flood of keys cannot free anyone's slots: no key exceeds
-// Limit), and a newcomer is refused only when its bucket is full: to shut
+// absent from the table that holds slots in its overflow bucket already,
+// is counted in one of Overflow shared buckets chosen by its hash, each
+// with the same Limit. So no key that holds slots is ever forgotten (a
+// flood of keys cannot free anyone's slots: no key exceeds Limit), and a
+// newcomer is refused only when its shard of the table and its bucket
+// are both full (slots others hold in a bucket never refuse a key the
+// table has room for): to shut
 // newcomers out, a flood must hold MaxKeys + Overflow × Limit requests in
 // flight at once. Keys sharing a bucket share its Limit while the table
 // is full (a newcomer may be refused because of others: fewer admissions,
@@ -68,7 +71,11 @@ type shard struct {
 	keys map[string]*entry
 	max  int
 	over []entry
-	_    [40]byte // keep shards' mutexes on separate cache lines
+	// inOver counts, by key hash, the slots keys hold in over: a key
+	// holding some stays in its bucket (never Limit there and Limit more
+	// in the table); made at the first, emptied with the last.
+	inOver map[uint64]int
+	_      [32]byte // keep shards' mutexes on separate cache lines
 }
 
 // entry counts the slots held in a key or overflow bucket; freed, when a
@@ -188,9 +195,12 @@ func (m *Memory) try(key string, watch bool) (*Slot, <-chan struct{}) {
 	defer sh.mu.Unlock()
 	e, over := sh.keys[key], false
 	if e == nil {
-		b := &sh.over[(h>>32)%uint64(len(sh.over))]
-		if b.n > 0 || len(sh.keys) >= sh.max {
-			e, over = b, true
+		// The bucket counts a key while the table is full, and while the
+		// key holds slots in it (then only: others held there, a flood's
+		// left from when the table was full, shut no newcomer out of a
+		// table with room).
+		if sh.inOver[h] > 0 || len(sh.keys) >= sh.max {
+			e, over = &sh.over[(h>>32)%uint64(len(sh.over))], true
 		} else {
 			e = &entry{}
 			sh.keys[key] = e
@@ -206,11 +216,17 @@ func (m *Memory) try(key string, watch bool) (*Slot, <-chan struct{}) {
 		return nil, e.freed
 	}
 	e.n++
-	return &Slot{mem: m, sh: sh, e: e, key: key, over: over}, nil
+	if over {
+		if sh.inOver == nil {
+			sh.inOver = make(map[uint64]int)
+		}
+		sh.inOver[h]++
+	}
+	return &Slot{mem: m, sh: sh, e: e, key: key, hash: h, over: over}, nil
 }
 
-// release gives back a slot held in e.
-func (m *Memory) release(sh *shard, key string, e *entry, over bool) {
+// release gives back a slot held in e, by key of hash h.
+func (m *Memory) release(sh *shard, key string, h uint64, e *entry, over bool) {
 	sh.mu.Lock()
 	defer sh.mu.Unlock()
 	e.n--
@@ -218,7 +234,15 @@ func (m *Memory) release(sh *shard, key string, e *entry, over bool) {
 		close(e.freed)
 		e.freed = nil
 	}
-	if !over && e.n == 0 {
+	switch {
+	case over:
+		if sh.inOver[h]--; sh.inOver[h] == 0 {
+			delete(sh.inOver, h)
+		}
+		if len(sh.inOver) == 0 {
+			sh.inOver = nil // (a map never shrinks: a flood's leaves with it)
+		}
+	case e.n == 0:
 		delete(sh.keys, key)
 	}
 }

@@ -28,11 +28,12 @@ type Slot struct {
 	renew    func(ctx context.Context) error
 
 	// A Memory slot: held in entry e of shard sh (an overflow bucket when
-	// over), for key.
+	// over), for key of hash hash.
 	mem  *Memory
 	sh   *shard
 	e    *entry
 	key  string
+	hash uint64
 	over bool
 }
 
@@ -53,7 +54,7 @@ func (s *Slot) Release(ctx context.Context) error {
 		return ErrReleased
 	}
 	if s.mem != nil {
-		s.mem.release(s.sh, s.key, s.e, s.over)
+		s.mem.release(s.sh, s.key, s.hash, s.e, s.over)
 		return nil
 	}
 	return s.release(ctx)
