@@ -75,7 +75,10 @@ type shard struct {
 	// holding some stays in its bucket (never Limit there and Limit more
 	// in the table); made at the first, emptied with the last.
 	inOver map[uint64]int
-	_      [32]byte // keep shards' mutexes on separate cache lines
+	// room, when a waiter refused by a full table watches it, is closed
+	// when the next key leaves the table.
+	room chan struct{}
+	_    [24]byte // keep shards' mutexes on separate cache lines
 }
 
 // entry counts the slots held in a key or overflow bucket; freed, when a
@@ -148,7 +151,7 @@ func (m *Memory) Acquire(ctx context.Context, key string) (*Slot, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	if s, _ := m.try(key, false); s != nil {
+	if s, _, _ := m.try(key, false); s != nil {
 		return s, nil
 	}
 	return nil, ErrFull
@@ -174,12 +177,13 @@ func (m *Memory) Wait(ctx context.Context, key string) (*Slot, error) {
 	}
 	defer turn.Leave()
 	for {
-		s, freed := m.try(key, true)
+		s, freed, room := m.try(key, true)
 		if s != nil {
 			return s, nil
 		}
 		select {
 		case <-freed:
+		case <-room:
 		case <-ctx.Done():
 			return nil, ctx.Err()
 		}
@@ -187,33 +191,46 @@ func (m *Memory) Wait(ctx context.Context, key string) (*Slot, error) {
 }
 
 // try takes a slot of key, or returns, when watch is set, a channel closed
-// at the next release in the entry that refused it.
-func (m *Memory) try(key string, watch bool) (*Slot, <-chan struct{}) {
+// at the next release in the entry that refused it and, when key was
+// counted in its overflow bucket for want of room in the table, one
+// closed when a key next leaves the table (nil otherwise).
+func (m *Memory) try(key string, watch bool) (s *Slot, freed, room <-chan struct{}) {
 	h := maphash.String(m.seed, key)
 	sh := &m.shard[h&(shards-1)]
 	sh.mu.Lock()
 	defer sh.mu.Unlock()
-	e, over := sh.keys[key], false
+	e, over, tableFull := sh.keys[key], false, false
 	if e == nil {
 		// The bucket counts a key while the table is full, and while the
 		// key holds slots in it (then only: others held there, a flood's
 		// left from when the table was full, shut no newcomer out of a
 		// table with room).
-		if sh.inOver[h] > 0 || len(sh.keys) >= sh.max {
+		switch {
+		case sh.inOver[h] > 0:
 			e, over = &sh.over[(h>>32)%uint64(len(sh.over))], true
-		} else {
+		case len(sh.keys) >= sh.max:
+			e, over, tableFull = &sh.over[(h>>32)%uint64(len(sh.over))], true, true
+		default:
 			e = &entry{}
 			sh.keys[key] = e
 		}
 	}
 	if e.n >= m.limit {
 		if !watch {
-			return nil, nil
+			return nil, nil, nil
 		}
 		if e.freed == nil {
 			e.freed = make(chan struct{})
 		}
-		return nil, e.freed
+		if tableFull {
+			// Room in the table serves it as well as a slot of the
+			// bucket: wait for either.
+			if sh.room == nil {
+				sh.room = make(chan struct{})
+			}
+			room = sh.room
+		}
+		return nil, e.freed, room
 	}
 	e.n++
 	if over {
@@ -222,7 +239,7 @@ func (m *Memory) try(key string, watch bool) (*Slot, <-chan struct{}) {
 		}
 		sh.inOver[h]++
 	}
-	return &Slot{mem: m, sh: sh, e: e, key: key, hash: h, over: over}, nil
+	return &Slot{mem: m, sh: sh, e: e, key: key, hash: h, over: over}, nil, nil
 }
 
 // release gives back a slot held in e, by key of hash h.
@@ -244,6 +261,10 @@ func (m *Memory) release(sh *shard, key string, h uint64, e *entry, over bool) {
 		}
 	case e.n == 0:
 		delete(sh.keys, key)
+		if sh.room != nil {
+			close(sh.room)
+			sh.room = nil
+		}
 	}
 }
 
