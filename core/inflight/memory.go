@@ -3,6 +3,7 @@ package inflight
 import (
 	"cmp"
 	"context"
+	"errors"
 	"fmt"
 	"hash/maphash"
 	"sync"
@@ -163,8 +164,9 @@ func (m *Memory) Acquire(ctx context.Context, key string) (*Slot, error) {
 // key that called Wait before it has got its slot or given up. Acquire
 // does not queue: a slot freed while the line's head is being woken may
 // go to an Acquire instead. When the key's line already holds
-// MaxWaiters (or all lines MaxWaiting) waiters, Wait fails at once with
-// an error wrapping [ErrQueueFull]. A waiter costs no goroutine and no
+// MaxWaiters waiters, or all lines MaxWaiting and the key has waiters or
+// no free slot, Wait fails at once with an error wrapping
+// [ErrQueueFull]: waiters of other keys never refuse a key a free slot. A waiter costs no goroutine and no
 // timer; its context's end wakes it at once. A nil or zero Memory fails
 // with an error wrapping [core.ErrInvalidConfig].
 func (m *Memory) Wait(ctx context.Context, key string) (*Slot, error) {
@@ -172,6 +174,14 @@ func (m *Memory) Wait(ctx context.Context, key string) (*Slot, error) {
 		return nil, errZeroMemory
 	}
 	turn, err := m.line.Await(ctx, key)
+	if errors.Is(err, ErrQueueFull) && m.line.Len(key) == 0 {
+		// The bound of all lines refused it, yet nobody waits for its
+		// key: a free slot is its own (waiters of other keys, a flood's,
+		// shut no key with free slots out).
+		if s, _, _ := m.try(key, false); s != nil {
+			return s, nil
+		}
+	}
 	if err != nil {
 		return nil, err
 	}
