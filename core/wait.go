@@ -93,7 +93,9 @@ func (w *Waiter) Wait(ctx context.Context, key string) (Result, error) {
 // admitting decision (refundable as any other). It fails:
 //
 //   - at once, with an error wrapping [ErrWaitQueueFull], when the key's
-//     line is full (see [WaitOptions]);
+//     line is full, or all lines are and the key has waiters or the
+//     limits deny it at once (see [WaitOptions]): waiters of other keys
+//     never refuse a take the limits admit at once;
 //   - with ctx's error when ctx ends first (a shaping delay cut short is
 //     refunded);
 //   - with the denial and an error wrapping [ErrWaitExceedsDeadline] as
@@ -115,27 +117,40 @@ func (w *Waiter) WaitN(ctx context.Context, key string, cost int64) (Result, err
 	if cost < 1 {
 		return Result{}, fmt.Errorf("core: cost %d: %w", cost, ErrInvalidCost)
 	}
-	turn, err := w.line.Await(ctx, key)
-	if err != nil {
-		return Result{}, err
-	}
-	defer turn.Leave()
 	var res Result
-	for {
-		if err := w.l.Take(ctx, key, cost, &res); err != nil {
+	turn, err := w.line.Await(ctx, key)
+	switch {
+	case errors.Is(err, ErrWaitQueueFull) && w.line.Len(key) == 0:
+		// The bound of all lines refused it, yet nobody waits for its
+		// key: a take the limits admit at once needs no place in line
+		// (waiters of other keys, a flood's, shut no key out that need
+		// not wait).
+		if terr := w.l.Take(ctx, key, cost, &res); terr != nil {
+			return Result{}, terr
+		}
+		if !res.Allowed {
 			return Result{}, err
 		}
-		if res.Allowed {
-			break
-		}
-		if err := sleep(ctx, res.RetryAfter); err != nil {
-			if errors.Is(err, ErrWaitExceedsDeadline) {
-				return res, err
+	case err != nil:
+		return Result{}, err
+	default:
+		defer turn.Leave()
+		for {
+			if err := w.l.Take(ctx, key, cost, &res); err != nil {
+				return Result{}, err
 			}
-			return Result{}, err
+			if res.Allowed {
+				break
+			}
+			if err := sleep(ctx, res.RetryAfter); err != nil {
+				if errors.Is(err, ErrWaitExceedsDeadline) {
+					return res, err
+				}
+				return Result{}, err
+			}
 		}
+		turn.Leave() // the next waiter may take its turn while this one's delay runs
 	}
-	turn.Leave() // the next waiter may take its turn while this one's delay runs
 	if res.Delay > 0 {
 		if err := sleep(ctx, res.Delay); err != nil {
 			_, _ = w.l.Refund(context.WithoutCancel(ctx), key, res)
