@@ -144,7 +144,10 @@
 // many keys it fills, never take the tokens that Acquires need, and load
 // Redis no more however many keys they wait on: with more heads than
 // MaxPolls, each polls less often. A poll that finds its round trips
-// spent is not decided by the failure mode: the head waits on. Across
+// spent is not decided by the failure mode: the head waits on. When
+// every line is full (Options.MaxWaiting), a key nobody waits for is
+// tried as an Acquire is, without a place in line: waiters of other
+// keys, a flood's, never refuse a key a free slot. Across
 // processes there is no order: each process's head competes with the
 // others' and with every Acquire for the slots that free.
 package redisinflight

@@ -11,10 +11,14 @@ import (
 // Wait takes a slot of key, waiting while every slot is held until ctx
 // ends (its error is returned). The callers of this process wait in a
 // bounded first-come, first-served line per key (see the package
-// documentation for what holds across processes); beyond
-// Options.MaxWaiters (or MaxWaiting) it fails at once with an error
-// wrapping inflight.ErrQueueFull. A waiter holds no goroutine; the head
-// of a line holds one timer.
+// documentation for what holds across processes). When key's line
+// already holds Options.MaxWaiters waiters, or all lines MaxWaiting and
+// key has waiters or no free slot, it fails at once with an error
+// wrapping inflight.ErrQueueFull: waiters of other keys never refuse a
+// key a free slot (a key nobody waits for is then tried as an Acquire,
+// without a place in line, decided as an Acquire is when Redis cannot
+// decide). A waiter holds no goroutine; the head of a line holds one
+// timer.
 //
 // Its first try is an Acquire's. The head then asks Redis again when
 // this process releases a slot of key, on a token of MaxCalls like an
@@ -28,6 +32,17 @@ func (l *Limiter) Wait(ctx context.Context, key string) (*inflight.Slot, error) 
 		return nil, errZeroLimiter
 	}
 	turn, err := l.line.Await(ctx, key)
+	if errors.Is(err, inflight.ErrQueueFull) && l.line.Len(key) == 0 {
+		// The bound of all lines refused it, yet nobody waits for its
+		// key: it is tried as an Acquire, without a place in line
+		// (waiters of other keys, a flood's, shut no key with free
+		// slots out). A key with every slot held is still refused.
+		s, _, aerr := l.try(ctx, key, l.calls, false)
+		if errors.Is(aerr, inflight.ErrFull) {
+			return nil, err
+		}
+		return s, aerr
+	}
 	if err != nil {
 		return nil, err
 	}
