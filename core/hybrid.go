@@ -25,7 +25,8 @@ import (
 // refilled (TAT ≤ now) the key is back in bursty mode, exactly as a key
 // never seen: a new window starts at its next request.
 //
-// Remaining is Quota − count in bursty mode and ⌊(Quota·I − (TAT−now))/I⌋ in
+// Remaining is Quota − count in bursty mode (0 for a count kept above a
+// Quota lowered by [Limiter.SetPolicy]) and ⌊(Quota·I − (TAT−now))/I⌋ in
 // smooth mode. ResetAfter is the time to the window's end in bursty mode and
 // TAT − now (until fully refilled) in smooth mode. A denied request's
 // RetryAfter is exact in both modes: the window's end in bursty mode, TAT +
@@ -134,7 +135,9 @@ func (h *hybridStep) takeBursty(st []int64, start, count, now, cost int64, commi
 		if count == 0 {
 			reset = 0
 		}
-		return outcome{remaining: h.limit - count, resetAfter: reset, retryAfter: retry}
+		// A count kept above a Quota lowered since (SetPolicy) leaves
+		// nothing, not less than nothing.
+		return outcome{remaining: max(h.limit-count, 0), resetAfter: reset, retryAfter: retry}
 	}
 	count += cost
 	if count == h.limit {

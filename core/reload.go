@@ -141,7 +141,8 @@ func (b *binding) changedHolds(taken *Policy, holds *[MaxLimits]int64) {
 //   - RollingWindow keeps its per-period counts against the new Quota and
 //     PeriodCap.
 //   - Hybrid keeps its mode, window and count (or TAT in the smooth mode)
-//     against the new Quota.
+//     against the new Quota: a count at or above a lowered Quota denies
+//     until the window ends, with nothing Remaining.
 //   - WarmUp keeps its next free instant and stored permits; permits above
 //     a lowered maximum are kept until spent, and decide slower (colder)
 //     than the new cold rate, never faster.

@@ -25,6 +25,9 @@ import (
 //     the limits changed since, and gives back to the unchanged ones;
 //   - changes the kept state cannot be read under are refused, and the
 //     limiter goes on with its policy;
+//   - a key that used all but one unit of its quota reports, under a quota
+//     lowered to a quarter or raised, what it has left between 0 and the
+//     new quota, never a negative Remaining;
 //   - decisions racing policy changes never pass the larger of the quotas.
 func RunPolicyChange(t *testing.T, newStore NewStore) {
 	RunPolicyChangeOf(t, newStore, nil)
@@ -54,6 +57,7 @@ func RunPolicyChangeOf(t *testing.T, newStore NewStore, keep func(core.Algorithm
 		{"Refund", runChangeRefund},
 		{"RefundEveryAlgorithm", func(t *testing.T, s NewStore) { runChangeRefundAll(t, s, algs) }},
 		{"Refused", func(t *testing.T, s NewStore) { runChangeRefused(t, s, log, longer) }},
+		{"RemainingInRange", func(t *testing.T, s NewStore) { RunPolicyChangeRemaining(t, s, algs) }},
 		{"Concurrent", runChangeConcurrent},
 	})
 }
@@ -384,5 +388,49 @@ func runChangeRefundAll(t *testing.T, newStore NewStore, algs []core.Limit) {
 		assertEqual(t, before.Remaining, after.Remaining, "nothing given back")
 		assertEqual(t, before.RetryAfter, after.RetryAfter, "nothing given back")
 		assertEqual(t, before.ResetAfter, after.ResetAfter, "nothing given back")
+	})
+}
+
+// RunPolicyChangeRemaining checks, for each of algs, that a key that used
+// all but one unit of its quota, then changed to a quota lowered to a
+// quarter (below what it used) or raised, reports what it has left (peeked
+// and taken) between 0 and the new quota, for each limit and the Result.
+func RunPolicyChangeRemaining(t *testing.T, newStore NewStore, algs []core.Limit) {
+	ctx := context.Background()
+	var cases []changeCase
+	for _, lim := range algs {
+		for _, up := range []bool{true, false} {
+			cases = append(cases, changeCase{lim, up, "all but one"})
+		}
+	}
+	concurrently(t, len(cases), 8, func(i int) string { return cases[i].String() }, func(t *testing.T, i int) {
+		c := cases[i]
+		p, err := core.NewPolicy("remaining", c.limit)
+		requireNoError(t, err)
+		l, clk := limiter(t, newStore, p)
+		r, err := l.Peek(ctx, "k", 1)
+		requireNoError(t, err)
+		for range r.Quota - 1 {
+			_, err := l.Allow(ctx, "k")
+			requireNoError(t, err)
+		}
+		clk.Advance(time.Millisecond)
+		a := Scaled(c.limit.Algorithm, c.up)
+		if !c.up {
+			a = Scaled(a, false)
+		}
+		np, err := core.NewPolicy(l.Policy().Name(), core.Limit{Name: c.limit.Name, Algorithm: a})
+		requireNoError(t, err)
+		requireNoError(t, l.SetPolicy(np))
+		peek, err := l.Peek(ctx, "k", 1)
+		requireNoError(t, err)
+		take, err := l.Allow(ctx, "k")
+		requireNoError(t, err)
+		for _, res := range []core.Result{peek, take} {
+			assertTrue(t, res.Remaining >= 0, "%v: Remaining %d: what the key has left is never negative", a, res.Remaining)
+			for _, lr := range res.Limits() {
+				assertTrue(t, lr.Remaining >= 0 && lr.Remaining <= lr.Quota, "%v: limit %q: Remaining %d of %d", a, lr.Name, lr.Remaining, lr.Quota)
+			}
+		}
 	})
 }

@@ -10,7 +10,8 @@ function ALG.hybrid(limit, window, iv, tol)
       local retry, reset = e - now, e - now
       if cost > limit then retry = NEVER end
       if count == 0 then reset = 0 end
-      return false, limit - count, reset, retry, 0
+      -- core's: a count kept above a lowered limit leaves nothing.
+      return false, imax(limit - count, 0), reset, retry, 0
     end
     count = count + cost
     if count == limit then
