@@ -153,7 +153,8 @@ func NewLimiter(p *Policy, opts ...Option) (*Limiter, error) {
 var errZeroLimiter = fmt.Errorf("core: nil or zero Limiter (make it with NewLimiter): %w", ErrInvalidConfig)
 
 // Policy returns the limiter's policy: the one it was made with, or the
-// one [Limiter.SetPolicy] installed last.
+// one [Limiter.SetPolicy] installed last (a copy of the policy given: the
+// same name and limits, a pointer of its own).
 func (l *Limiter) Policy() *Policy {
 	if l == nil {
 		return nil

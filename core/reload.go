@@ -88,7 +88,10 @@ func newBinding(p *Policy, t store.Table, prev *binding) *binding {
 // changedHolds zeroes in holds, for a refund of a decision taken under
 // policy taken, the hold of each limit changed since: a refund gives such a
 // limit nothing back (its state is read under other parameters now, and
-// the take's share of it is not known any more).
+// the take's share of it is not known any more). A policy names the
+// binding that decided under it: SetPolicy gives each binding a policy of
+// its own, so that a policy decided again (A → B → A) is not taken for
+// the binding that took under it before.
 func (b *binding) changedHolds(taken *Policy, holds *[MaxLimits]int64) {
 	if taken == b.policy {
 		return
@@ -151,8 +154,11 @@ func (b *binding) changedHolds(taken *Policy, holds *[MaxLimits]int64) {
 //     new Free, Window, Base, Max and Forgive.
 //
 // A refund of a decision taken before the change gives nothing back to a
-// limit that has changed since (the others give back as usual): it never
-// gives back more than the decision took, under either policy.
+// limit that has changed since (the others give back as usual), even once
+// p is a policy the limiter decided before (A → B → A: the limit changed
+// twice since): it never gives back more than the decision took, under
+// either policy. The limiter decides a copy of p ([Limiter.Policy]
+// returns it), a pointer of its own.
 //
 // On the Redis store, a key's expiry was set when it was last written,
 // from its recovery under the limits of then: a change that makes
@@ -185,8 +191,18 @@ func (l *Limiter) SetPolicy(p *Policy) error {
 	eff := p
 	if b.mem != nil {
 		eff = recoded(b.base, p)
+	}
+	if eff == p {
+		// Each binding decides a policy of its own: a Result names the
+		// binding that took it by its policy (see changedHolds), and p
+		// may be one the limiter decided before (a toggle, A → B → A),
+		// whose takes a refund must not take for this binding's.
+		c := *p
+		eff = &c
+	}
+	if b.mem != nil {
 		t = b.mem.rebind(eff)
-	} else if t, err = r.Rebind(p); err != nil {
+	} else if t, err = r.Rebind(eff); err != nil {
 		return fmt.Errorf("core: SetPolicy: policy %q: %w", p.name, err)
 	}
 	nb := newBinding(eff, t, b)

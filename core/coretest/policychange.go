@@ -22,7 +22,8 @@ import (
 //     admitted strictly less (its count was kept, not reset); and the store
 //     admits exactly what the in-memory store admits;
 //   - a refund of a decision taken before the change gives nothing back to
-//     the limits changed since, and gives back to the unchanged ones;
+//     the limits changed since, and gives back to the unchanged ones, also
+//     once the limiter decides again the very *Policy it took under;
 //   - changes the kept state cannot be read under are refused, and the
 //     limiter goes on with its policy;
 //   - a key that used all but one unit of its quota reports, under a quota
@@ -57,6 +58,7 @@ func RunPolicyChangeOf(t *testing.T, newStore NewStore, keep func(core.Algorithm
 		{"Refund", runChangeRefund},
 		{"RefundEveryAlgorithm", func(t *testing.T, s NewStore) { runChangeRefundAll(t, s, algs) }},
 		{"Refused", func(t *testing.T, s NewStore) { runChangeRefused(t, s, log, longer) }},
+		{"RefundAfterReturn", RunPolicyReturnRefund},
 		{"RemainingInRange", func(t *testing.T, s NewStore) { RunPolicyChangeRemaining(t, s, algs) }},
 		{"Concurrent", runChangeConcurrent},
 	})
@@ -433,4 +435,39 @@ func RunPolicyChangeRemaining(t *testing.T, newStore NewStore, algs []core.Limit
 			}
 		}
 	})
+}
+
+// RunPolicyReturnRefund checks that a refund of a decision taken before a
+// change gives nothing back to the limit changed since, when the limiter
+// decides again the very *Policy it took under (an operator's toggle, an
+// Overrides provider handing out one *Policy per plan): on a TokenBucket
+// of 1 a second (burst 5), 5 takes; a change to 100 a second (burst 5),
+// whose refill gives the bucket back within 50 ms, and its 5 takes; a
+// change back to the first *Policy and the refunds of the 5 first takes:
+// the key is admitted nothing more at once (the fast limit's refill gave
+// those units back already).
+func RunPolicyReturnRefund(t *testing.T, newStore NewStore) {
+	ctx := context.Background()
+	p, err := core.NewPolicy("return", core.Limit{Name: "b", Algorithm: core.TokenBucket{Rate: core.PerSecond(1), Burst: 5}})
+	requireNoError(t, err)
+	l, clk := limiter(t, newStore, p)
+	slow := l.Policy()
+	fast, err := core.NewPolicy(slow.Name(), core.Limit{Name: "b", Algorithm: core.TokenBucket{Rate: core.PerSecond(100), Burst: 5}})
+	requireNoError(t, err)
+	var taken []core.Result
+	for range 5 {
+		r, err := l.Allow(ctx, "k")
+		requireNoError(t, err)
+		requireTrue(t, r.Allowed)
+		taken = append(taken, r)
+	}
+	requireNoError(t, l.SetPolicy(fast))
+	clk.Advance(50 * time.Millisecond)
+	assertEqual(t, int64(5), drain(t, l, "k", 10), "the fast limit's bucket, refilled")
+	requireNoError(t, l.SetPolicy(slow))
+	for _, r := range taken {
+		_, err := l.Refund(ctx, "k", r)
+		requireNoError(t, err)
+	}
+	assertEqual(t, int64(0), drain(t, l, "k", 10), "nothing given back by the refunds of takes made before the changes")
 }
