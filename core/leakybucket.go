@@ -106,6 +106,11 @@ func (l *leakyStep) take(st []int64, now, cost int64, commit bool) outcome {
 	return o
 }
 
+// undelayed is the debt (TAT − now) up to which a take proceeds at once:
+// one at a larger debt is delayed by the excess, whatever its cost (see
+// shaper).
+func (l *leakyStep) undelayed() int64 { return l.free }
+
 // next is gcraStep.next with the delay of an admitted take: start − now
 // (from the TAT before the take) beyond what may start undelayed.
 func (l *leakyStep) next(tat, now, cost int64) (outcome, int64) {

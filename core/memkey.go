@@ -39,9 +39,9 @@ func (l *Limiter) takeMem(ctx context.Context, b *binding, key string, kb []byte
 	}
 	b.mem.take(h, now, cost, res)
 	res.owner, res.source = l, SourceStore
-	if res.Delay > 0 {
-		if kb != nil {
-			key = string(kb)
+	if b.policy.shapes {
+		if kb != nil && res.Delay > 0 {
+			key = string(kb) // (read only by a refund of the delay)
 		}
 		l.capDelay(ctx, key, res)
 	}

@@ -33,6 +33,7 @@ type Policy struct {
 	limits []limitSpec // the enforced limits
 	words  int
 	spans  bool // some limit is a span of time (see lowerlog.go)
+	shapes bool // some limit delays admissions (see shaper)
 	// holdMax bounds the hold of a take of those limits (see spanner).
 	holdMax int64
 	// shadows holds the shadow limits, each decided as a policy of its
@@ -112,6 +113,9 @@ func NewPolicy(name string, limits ...Limit) (*Policy, error) {
 			p.spans, p.holdMax = true, max(p.holdMax, sp.holdMax())
 		}
 		p.words += st.words()
+		if _, ok := st.(shaper); ok {
+			p.shapes = true
+		}
 	}
 	if len(p.limits) == 0 {
 		return nil, fmt.Errorf("core: policy %q has only shadow limits, want at least one enforced: %w", name, ErrInvalidConfig)

@@ -140,8 +140,8 @@ func (r *Result) AppendLimits(dst []LimitResult) []LimitResult {
 // into the denial of a caller that will not wait that long (the
 // middleware's Options.MaxDelay): each limit whose Delay exceeds max
 // denies, with a RetryAfter of its Delay less max (the wait after which
-// the same request would be delayed max) and no Delay; the other limits
-// keep their figures. The top level then describes the binding limit as in
+// the same request would be delayed max), no Delay and nothing Remaining
+// (any request would wait as long); the other limits keep their figures. The top level then describes the binding limit as in
 // any denial, the denying limit with the longest RetryAfter, so that
 // [Result.Limits], the rate-limit headers and a problem body all name the
 // limits that refused. It reports whether r changed: a denial, or an
@@ -152,7 +152,11 @@ func (r *Result) DenyDelay(max time.Duration) bool {
 		return false
 	}
 	if r.NumLimits() <= 1 {
-		r.Allowed, r.RetryAfter, r.Delay = false, r.Delay-max, 0
+		r.Allowed, r.RetryAfter, r.Delay, r.Remaining = false, r.Delay-max, 0, 0
+		if r.policy != nil {
+			o := &r.per[0]
+			o.allowed, o.retryAfter, o.delay, o.remaining = false, int64(r.RetryAfter), 0, 0
+		}
 		return true
 	}
 	for i := range r.NumLimits() {
@@ -160,7 +164,7 @@ func (r *Result) DenyDelay(max time.Duration) bool {
 		// less report no delay either, as in a store's denial.
 		o := &r.per[i]
 		if d := time.Duration(o.delay); d > max {
-			o.allowed, o.retryAfter = false, int64(d-max)
+			o.allowed, o.retryAfter, o.remaining = false, int64(d-max), 0
 		}
 		o.delay = 0
 	}

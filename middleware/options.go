@@ -82,7 +82,10 @@ type Options struct {
 	// a handler is limited as that handler's route.
 	Preflight Preflight
 	// MaxDelay bounds the shaping delay a request may wait: a longer one is
-	// given back and answered as a denial. 0 means no bound beyond the
-	// bucket's own capacity.
+	// given back and answered as a denial. The headers count with it (see
+	// core.WithMaxDelay): a denial's Retry-After is the wait after which
+	// the same request is served within MaxDelay, X-RateLimit-Remaining
+	// and RateLimit's r what is served within it at once. 0 means no
+	// bound beyond the bucket's own capacity.
 	MaxDelay time.Duration
 }
