@@ -33,10 +33,14 @@ type maxDelayKey struct{}
 // keeps its cost taken and [Result.Taken] reports it: give it back then
 // (until then a retry waits longer than RetryAfter). A store whose
 // admissions cannot be given back takes nothing for such an admission
-// (see [MaxDelayOf]). The Redis store decides in whole microseconds:
-// there, a rate whose interval is not a whole microsecond may make
-// RetryAfter and Remaining off by up to NoDelay microseconds. A negative
-// d counts as 0.
+// (see [MaxDelayOf]). The bound is applied by the policy's own
+// LeakyBucket figures; a store deciding on others errs towards waiting
+// longer, never shorter: the Redis store, deciding at whole microseconds,
+// may give a RetryAfter up to NoDelay µs longer for a rate whose interval
+// is not a whole µs (and a retry up to 1 µs before it is admitted as
+// well); its FailLocal limiter, on a policy scaled to a share below 1, up
+// to (NoDelay−1) times the stretch of the interval longer, and a
+// Remaining of 0 where some would pass. A negative d counts as 0.
 func WithMaxDelay(ctx context.Context, d time.Duration) context.Context {
 	return context.WithValue(ctx, maxDelayKey{}, max(d, 0))
 }
