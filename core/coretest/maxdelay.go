@@ -12,7 +12,8 @@ import (
 
 // MaxDelayPolicies are the policies [MaxDelayHonest] is meant to be run
 // on: a shaping limit alone (pure shaping, and with a no-delay part), two
-// of them, and one beside limits that do not delay. Every rate's interval
+// of them, and one beside limits that do not delay (windows, buckets, a
+// log that counts denied attempts). Every rate's interval
 // is a whole number of microseconds (the Redis store's resolution).
 func MaxDelayPolicies() []*core.Policy {
 	lb := func(n, c, nd int64) core.Algorithm {
@@ -28,6 +29,10 @@ func MaxDelayPolicies() []*core.Policy {
 			core.Limit{Name: "lb", Algorithm: lb(2, 5, 0)},
 			core.Limit{Name: "fw", Algorithm: core.FixedWindow{Quota: 6, Window: 3 * time.Second}},
 			core.Limit{Name: "gcra", Algorithm: core.GCRA{Rate: core.PerSecond(4), Burst: 4}}),
+		core.MustPolicy("mixed2",
+			core.Limit{Name: "lb", Algorithm: lb(2, 5, 2)},
+			core.Limit{Name: "tb", Algorithm: core.TokenBucket{Rate: core.PerSecond(3), Burst: 5}},
+			core.Limit{Name: "log", Algorithm: core.SlidingLog{Quota: 6, Window: 3 * time.Second, CountRejected: true}}),
 	}
 }
 
