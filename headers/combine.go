@@ -75,11 +75,13 @@ func (w *Writer) held(h http.Header) (old [numFields]string, any bool) {
 func (w *Writer) combine(h http.Header, r *core.Result, old *[numFields]string) {
 	// The lists: the items held, then r's.
 	lists := []int{iPolicy}
+	shapes := []*listShape{&policy67Shape}
 	if w.draft == DraftIETF11 {
 		lists = append(lists, iRateLimit)
+		shapes = []*listShape{&policy11Shape, &rate11Shape}
 	}
-	for _, i := range lists {
-		if o, n := old[i], w.value(h, i); o != "" && n != "" {
+	for j, i := range lists {
+		if o, n := old[i], w.value(h, i); o != "" && n != "" && validList(o, shapes[j]) {
 			v := o + ", " + n
 			if i == iPolicy && w.draft != DraftIETF11 {
 				v = policy67(v)
@@ -89,15 +91,15 @@ func (w *Writer) combine(h http.Header, r *core.Result, old *[numFields]string) 
 	}
 	// The binding limit's fields: the stricter of the two decisions.
 	xOld := tupleOf(old, iXRemaining, iXReset)
-	if xOld.ok && xOld.stricter(tupleOf(w.current(h), iXRemaining, iXReset)) {
+	if xOld.ok && ints(old, iXLimit) && xOld.stricter(tupleOf(w.current(h), iXRemaining, iXReset)) {
 		w.restore(h, old, iXLimit, iXRemaining, iXReset)
 	}
 	d6Old := tupleOf(old, iRemaining, iReset)
-	if d6Old.ok && d6Old.stricter(tupleOf(w.current(h), iRemaining, iReset)) {
+	if d6Old.ok && ints(old, iLimit) && d6Old.stricter(tupleOf(w.current(h), iRemaining, iReset)) {
 		w.restore(h, old, iLimit, iRemaining, iReset)
 	}
 	if w.draft == DraftIETF7 {
-		if o := dict7(old[iRateLimit]); o.ok && o.stricter(dict7(w.value(h, iRateLimit))) {
+		if o := dict7(old[iRateLimit]); o.ok && validDict7(old[iRateLimit]) && o.stricter(dict7(w.value(h, iRateLimit))) {
 			w.restore(h, old, iRateLimit)
 		}
 	}
@@ -242,14 +244,26 @@ type tuple struct {
 	ok               bool
 }
 
-// tupleOf reads the remaining and reset at positions rem and reset of vals.
+// tupleOf reads the remaining and reset at positions rem and reset of
+// vals; it is not ok unless both are integers.
 func tupleOf(vals *[numFields]string, rem, reset int) tuple {
 	r, ok := parseInt(vals[rem])
 	if !ok {
 		return tuple{}
 	}
-	s, _ := parseInt(vals[reset])
-	return tuple{remaining: r, reset: s, ok: true}
+	s, ok := parseInt(vals[reset])
+	return tuple{remaining: r, reset: s, ok: ok}
+}
+
+// ints reports whether the values of positions is in vals are each
+// absent or an integer, as this package writes them.
+func ints(vals *[numFields]string, is ...int) bool {
+	for _, i := range is {
+		if _, ok := parseInt(vals[i]); !ok && vals[i] != "" {
+			return false
+		}
+	}
+	return true
 }
 
 // stricter reports whether t tells of less than u: less remaining, or as
