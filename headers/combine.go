@@ -1,6 +1,7 @@
 package headers
 
 import (
+	"math"
 	"net/http"
 	"strconv"
 	"strings"
@@ -24,13 +25,17 @@ import (
 //   - X-RateLimit-Limit, -Remaining and -Reset (and the draft 6 and 7
 //     fields of the binding limit) are those of the decision with the
 //     least remaining, of the later reset on a tie;
-//   - Retry-After, on a denial, is the longest wait: r's, the one held,
-//     and the reset of a limit held with nothing remaining (a request the
-//     first limiter admitted took its last unit: the retry must wait for
-//     that limit too).
+//   - Retry-After, on a denial, is the longest wait: r's and those the
+//     held fields tell of ([Writer.HeldWait]: a Retry-After, the reset of
+//     a limit with nothing remaining, under the default names or w's,
+//     of any draft), as a request the first limiter admitted may have
+//     taken its last unit, and the retry must wait for that limit too;
+//     the binding limit's resets (X-RateLimit-Reset, draft 6
+//     RateLimit-Reset, the draft 7 reset) are no sooner.
 //
-// A field holding a value that is not one this package writes is replaced,
-// as Write does. Without any of its fields in h, Combine is Write.
+// A held field whose value does not parse as what w's draft writes is
+// replaced, as Write does. Without any of its fields in h, Combine is
+// Write.
 func (w *Writer) Combine(h http.Header, r *core.Result) { w.combineKey(h, r, "", false) }
 
 // CombineKey is [Writer.Combine] with a partition key, as
@@ -44,9 +49,69 @@ func (w *Writer) combineKey(h http.Header, r *core.Result, key string, withPK bo
 		return
 	}
 	old, held := w.held(h)
+	var wait int64
+	if !r.Allowed && r.RetryAfter != core.Never {
+		wait = w.HeldWait(h, r.At())
+	}
 	w.write(h, r, key, withPK)
 	if held {
-		w.combine(h, r, &old)
+		w.combine(h, &old)
+	}
+	if wait > seconds.Positive(r.RetryAfter) {
+		w.lengthen(h, wait, r.At())
+	}
+}
+
+// maxWait is the longest wait, in seconds, this package writes: that of
+// the longest time.Duration. A held wait longer is read as this one.
+const maxWait = int64(math.MaxInt64 / time.Second)
+
+// HeldWait returns the longest wait, in whole seconds from at, that the
+// rate-limit fields h holds tell of, read under w's names and under the
+// default names, whichever draft wrote them: Retry-After and, of a limit
+// with nothing remaining, its reset (X-RateLimit-Reset, an instant, is
+// read from at, unless at is not after the Unix epoch, as a Result no
+// core.Limiter made has it). A nil w reads the default names. [Writer.Combine] waits
+// for it on a denial; a caller that writes Retry-After itself, as
+// w may omit or rename it, reads it before Combine.
+func (w *Writer) HeldWait(h http.Header, at time.Time) int64 {
+	if len(h) == 0 {
+		return 0
+	}
+	var old [numFields]string
+	for i, name := range canonicalNames {
+		old[i] = strings.Join(h[name], ", ")
+	}
+	wait := heldWait(&old, at)
+	if w != nil && w.names != canonicalNames {
+		for i, name := range w.names {
+			old[i] = ""
+			if name != "" {
+				old[i] = strings.Join(h[name], ", ")
+			}
+		}
+		wait = max(wait, heldWait(&old, at))
+	}
+	return min(wait, maxWait)
+}
+
+// lengthen makes the fields of a denial h holds tell of a wait of at
+// least wait seconds from at: Retry-After and the binding limit's reset
+// (X-RateLimit-Reset, an instant; draft 6 RateLimit-Reset; the draft 7
+// reset), which a client may obey instead.
+func (w *Writer) lengthen(h http.Header, wait int64, at time.Time) {
+	if n, ok := parseInt(w.value(h, iRetryAfter)); ok && n < wait {
+		w.set(h, iRetryAfter, strconv.FormatInt(wait, 10))
+	}
+	epoch := seconds.EpochCeil(at.UnixNano(), time.Duration(wait)*time.Second)
+	if n, ok := parseInt(w.value(h, iXReset)); ok && n < epoch {
+		w.set(h, iXReset, strconv.FormatInt(epoch, 10))
+	}
+	if n, ok := parseInt(w.value(h, iReset)); ok && n < wait {
+		w.set(h, iReset, strconv.FormatInt(wait, 10))
+	}
+	if v := w.value(h, iRateLimit); w.draft == DraftIETF7 && validDict7(v) && dict7(v).reset < wait {
+		w.set(h, iRateLimit, v[:strings.LastIndex(v, "reset=")]+"reset="+strconv.FormatInt(wait, 10))
 	}
 }
 
@@ -72,7 +137,7 @@ func (w *Writer) held(h http.Header) (old [numFields]string, any bool) {
 }
 
 // combine merges old, the values h held before r's were written, into h.
-func (w *Writer) combine(h http.Header, r *core.Result, old *[numFields]string) {
+func (w *Writer) combine(h http.Header, old *[numFields]string) {
 	// The lists: the items held, then r's.
 	lists := []int{iPolicy}
 	shapes := []*listShape{&policy67Shape}
@@ -101,12 +166,6 @@ func (w *Writer) combine(h http.Header, r *core.Result, old *[numFields]string) 
 	if w.draft == DraftIETF7 {
 		if o := dict7(old[iRateLimit]); o.ok && validDict7(old[iRateLimit]) && o.stricter(dict7(w.value(h, iRateLimit))) {
 			w.restore(h, old, iRateLimit)
-		}
-	}
-	// The wait of a denial: the longest.
-	if n, ok := parseInt(w.value(h, iRetryAfter)); ok && !r.Allowed && r.RetryAfter != core.Never {
-		if wait := heldWait(old, r.At()); wait > n {
-			w.set(h, iRetryAfter, strconv.FormatInt(wait, 10))
 		}
 	}
 }
@@ -182,7 +241,7 @@ var canonicalNames = func() (c [numFields]string) {
 // their Retry-After, and the reset of a limit with nothing remaining.
 func heldWait(old *[numFields]string, at time.Time) int64 {
 	wait := relativeWait(old)
-	if x := tupleOf(old, iXRemaining, iXReset); x.ok && x.remaining == 0 {
+	if x := tupleOf(old, iXRemaining, iXReset); x.ok && x.remaining == 0 && at.Unix() > 0 {
 		// An epoch: the seconds from at to it, rounded up.
 		wait = max(wait, seconds.Ceil(time.Unix(x.reset, 0).Sub(at)))
 	}

@@ -64,8 +64,16 @@ func FuzzCombine(f *testing.F) {
 		}
 		checkValid(t, written, d)
 		if !r.Allowed && r.RetryAfter != core.Never {
-			if ra := fieldInt(t, h, "Retry-After"); ra < seconds.Positive(r.RetryAfter) {
+			ra := fieldInt(t, h, "Retry-After")
+			if ra < seconds.Positive(r.RetryAfter) {
 				t.Fatalf("Retry-After %d, the decision's own wait %v", ra, r.RetryAfter)
+			}
+			// A client obeying a reset instead is not sent sooner.
+			if x := fieldInt(t, h, "X-RateLimit-Reset"); x < r.At().Unix()+ra {
+				t.Fatalf("X-RateLimit-Reset %d, Retry-After %d from %v", x, ra, r.At())
+			}
+			if d == headers.DraftIETF6 && fieldInt(t, h, "RateLimit-Reset") < ra {
+				t.Fatalf("RateLimit-Reset %s, Retry-After %d", h.Get("RateLimit-Reset"), ra)
 			}
 		}
 	})

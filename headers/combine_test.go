@@ -1,9 +1,11 @@
 package headers_test
 
 import (
+	"math"
 	"net/http"
 	"strconv"
 	"testing"
+	"time"
 
 	"github.com/floodgate-go/floodgate/core"
 	"github.com/floodgate-go/floodgate/core/coretest"
@@ -156,4 +158,20 @@ func TestWait(t *testing.T) {
 	assert.Equal(t, int64(7), headers.Wait(http.Header{"Retry-After": {"7"}}))
 	assert.Zero(t, headers.Wait(http.Header{"Retry-After": {"Fri, 31 Dec 1999 23:59:59 GMT"}, "Ratelimit": {"garbage"}}))
 	assert.Zero(t, headers.Wait(nil))
+}
+
+// HeldWait reads a wait from any draft's fields under the default names
+// and the Writer's own, and the instant X-RateLimit-Reset only from an at
+// a core.Limiter could have decided at.
+func TestHeldWait(t *testing.T) {
+	t.Parallel()
+	w := newWriter(t, headers.Options{Omit: headers.IETF, Names: map[headers.Field]string{headers.XRateLimitRemaining: "X-Left"}})
+	h := http.Header{"Ratelimit-Remaining": {"0"}, "Ratelimit-Reset": {"30"}, "Ratelimit": {`"a";r=0;t=40`}}
+	assert.Equal(t, int64(40), w.HeldWait(h, t0))
+	h = http.Header{"X-Left": {"0"}, "X-Ratelimit-Reset": {strconv.Itoa(t0s + 50)}}
+	assert.Equal(t, int64(50), w.HeldWait(h, t0))
+	assert.Zero(t, w.HeldWait(h, time.Unix(0, 0)), "no instant to read it from")
+	assert.Zero(t, w.HeldWait(h, time.Time{}))
+	h = http.Header{"Retry-After": {"999999999999999"}}
+	assert.Equal(t, int64(math.MaxInt64/time.Second), (*headers.Writer)(nil).HeldWait(h, t0), "no longer than a Duration")
 }

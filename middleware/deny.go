@@ -17,9 +17,15 @@ import (
 // options say.
 func (m *Middleware) deny(w http.ResponseWriter, r *http.Request, res *core.Result, key string) {
 	h := w.Header()
+	var held int64
+	if res.RetryAfter != core.Never {
+		// Read before CombineKey: the Writer may omit or rename
+		// Retry-After, and then writes no held wait of its own.
+		held = m.hdr.HeldWait(h, res.At())
+	}
 	m.hdr.CombineKey(h, res, key)
 	if res.RetryAfter != core.Never {
-		ensureRetryAfter(h, res.RetryAfter)
+		ensureRetryAfter(h, max(seconds.Positive(res.RetryAfter), held))
 	}
 	if m.opts.Denied == nil {
 		writeDenied(w, res)
@@ -34,15 +40,14 @@ func (m *Middleware) deny(w http.ResponseWriter, r *http.Request, res *core.Resu
 	m.opts.Denied(w, r, *res)
 }
 
-// ensureRetryAfter makes sure h's Retry-After is at least the wait d: a
+// ensureRetryAfter makes sure h's Retry-After is at least want seconds: a
 // custom Limiter may deny without limits in its Result (the header Writer
 // then writes nothing) or with a RetryAfter of 0 or less, and the Writer
 // may omit or rename Retry-After. What the Writer wrote is kept when it
 // is right, and so is a longer wait in whole seconds: the Writer's
 // Combine waits for a limiter this response passed before, which took its
 // last unit.
-func ensureRetryAfter(h http.Header, d time.Duration) {
-	want := seconds.Positive(d)
+func ensureRetryAfter(h http.Header, want int64) {
 	if v := h["Retry-After"]; len(v) == 1 {
 		if n, err := strconv.ParseInt(v[0], 10, 64); err == nil && n >= want && v[0][0] != '+' {
 			return
