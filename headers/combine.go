@@ -116,9 +116,22 @@ func (w *Writer) lengthen(h http.Header, wait int64, at time.Time) {
 }
 
 // held returns the values h holds of the fields w writes, each field's
-// lines joined as one list, and whether it holds any.
+// lines joined as one list, and whether it holds any that combine merges
+// with: a list, or the remaining of a binding limit's fields (without
+// it, their limit and reset are not read). Those are probed first, so
+// that a response holding none (the first middleware's) costs a few
+// lookups, not one per field.
 func (w *Writer) held(h http.Header) (old [numFields]string, any bool) {
 	if len(h) == 0 {
+		return old, false
+	}
+	for _, i := range [...]int{iPolicy, iRateLimit, iXRemaining, iRemaining} {
+		if name := w.names[i]; name != "" && len(h[name]) > 0 {
+			any = true
+			break
+		}
+	}
+	if !any {
 		return old, false
 	}
 	for i, name := range w.names {
