@@ -20,8 +20,10 @@ import (
 // both say:
 //
 //   - RateLimit-Policy (and, in draft 11, RateLimit) lists the items of
-//     both, those held first (in drafts 6 and 7, one item per quota, as
-//     draft 7 asks: the one of the longest window);
+//     both, those held first (in draft 11, one item per name: of two
+//     limits of one name, the stricter decision's items; in drafts 6 and
+//     7, one item per quota, as draft 7 asks: the one of the longest
+//     window);
 //   - X-RateLimit-Limit, -Remaining and -Reset (and the draft 6 and 7
 //     fields of the binding limit) are those of the decision with the
 //     least remaining, of the later reset on a tie;
@@ -152,20 +154,10 @@ func (w *Writer) held(h http.Header) (old [numFields]string, any bool) {
 // combine merges old, the values h held before r's were written, into h.
 func (w *Writer) combine(h http.Header, old *[numFields]string) {
 	// The lists: the items held, then r's.
-	lists := []int{iPolicy}
-	shapes := []*listShape{&policy67Shape}
 	if w.draft == DraftIETF11 {
-		lists = append(lists, iRateLimit)
-		shapes = []*listShape{&policy11Shape, &rate11Shape}
-	}
-	for j, i := range lists {
-		if o, n := old[i], w.value(h, i); o != "" && n != "" && validList(o, shapes[j]) {
-			v := o + ", " + n
-			if i == iPolicy && w.draft != DraftIETF11 {
-				v = policy67(v)
-			}
-			w.set(h, i, v)
-		}
+		w.combine11(h, old)
+	} else if o, n := old[iPolicy], w.value(h, iPolicy); o != "" && n != "" && validList(o, &policy67Shape) {
+		w.set(h, iPolicy, policy67(o+", "+n))
 	}
 	// The binding limit's fields: the stricter of the two decisions.
 	xOld := tupleOf(old, iXRemaining, iXReset)
@@ -180,6 +172,29 @@ func (w *Writer) combine(h http.Header, old *[numFields]string) {
 		if o := dict7(old[iRateLimit]); o.ok && validDict7(old[iRateLimit]) && o.stricter(dict7(w.value(h, iRateLimit))) {
 			w.restore(h, old, iRateLimit)
 		}
+	}
+}
+
+// combine11 merges the held draft 11 lists of old, those valid, into h,
+// one item per name (merge11).
+func (w *Writer) combine11(h http.Header, old *[numFields]string) {
+	oPol, oRate := old[iPolicy], old[iRateLimit]
+	if !validList(oPol, &policy11Shape) {
+		oPol = ""
+	}
+	if !validList(oRate, &rate11Shape) {
+		oRate = ""
+	}
+	if oPol == "" && oRate == "" {
+		return
+	}
+	nPol, nRate := w.value(h, iPolicy), w.value(h, iRateLimit)
+	pol, rate := merge11(oPol, oRate, nPol, nRate)
+	if nPol != "" && oPol != "" {
+		w.set(h, iPolicy, pol)
+	}
+	if nRate != "" && oRate != "" {
+		w.set(h, iRateLimit, rate)
 	}
 }
 
