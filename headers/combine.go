@@ -241,20 +241,18 @@ func policy67(v string) string {
 // fields of h tell a request of, as a Writer of the default names writes
 // them (any draft): Retry-After and, of a limit with nothing remaining,
 // its reset (a draft 11 RateLimit item, the draft 7 RateLimit
-// dictionary, draft 6's RateLimit-Remaining and -Reset); 0 when they tell
-// of none. A middleware refusing a request on grounds of its own (no
-// concurrency slot free) answers with at least this wait: a limiter the
-// request passed before may have given it its last unit, and a retry
-// sooner would be refused by it.
+// dictionary, draft 6's RateLimit-Remaining and -Reset, and
+// X-RateLimit-Reset, an instant, read against the system clock, the
+// limiters' default); 0 when they tell of none. A middleware refusing a
+// request on grounds of its own (no concurrency slot free) answers with
+// at least this wait: a limiter the request passed before may have given
+// it its last unit, and a retry sooner would be refused by it. It is
+// [Writer.HeldWait] of a nil Writer at time.Now().
 func Wait(h http.Header) int64 {
 	if len(h) == 0 {
 		return 0
 	}
-	var old [numFields]string
-	for i, name := range canonicalNames {
-		old[i] = strings.Join(h[name], ", ")
-	}
-	return relativeWait(&old)
+	return (*Writer)(nil).HeldWait(h, time.Now())
 }
 
 // canonicalNames are the default names in canonical form, as h holds them.
