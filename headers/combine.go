@@ -71,11 +71,12 @@ const maxWait = int64(math.MaxInt64 / time.Second)
 // HeldWait returns the longest wait, in whole seconds from at, that the
 // rate-limit fields h holds tell of, read under w's names and under the
 // default names, whichever draft wrote them: Retry-After and, of a limit
-// with nothing remaining, its reset (X-RateLimit-Reset, an instant, is
-// read from at, unless at is not after the Unix epoch, as a Result no
-// core.Limiter made has it). A nil w reads the default names. [Writer.Combine] waits
-// for it on a denial; a caller that writes Retry-After itself, as
-// w may omit or rename it, reads it before Combine.
+// with nothing remaining, its reset. The instants among them (an
+// HTTP-date Retry-After, X-RateLimit-Reset) are read from at, unless at
+// is not after the Unix epoch, as a Result no core.Limiter made has it.
+// A nil w reads the default names. [Writer.Combine] waits for it on a
+// denial; a caller that writes Retry-After itself, as w may omit or
+// rename it, reads it before Combine.
 func (w *Writer) HeldWait(h http.Header, at time.Time) int64 {
 	if len(h) == 0 {
 		return 0
@@ -239,8 +240,8 @@ func policy67(v string) string {
 
 // Wait returns the longest wait, in whole seconds, that the rate-limit
 // fields of h tell a request of, as a Writer of the default names writes
-// them (any draft): Retry-After and, of a limit with nothing remaining,
-// its reset (a draft 11 RateLimit item, the draft 7 RateLimit
+// them (any draft): Retry-After (delay-seconds or an HTTP-date) and, of a
+// limit with nothing remaining, its reset (a draft 11 RateLimit item, the draft 7 RateLimit
 // dictionary, draft 6's RateLimit-Remaining and -Reset, and
 // X-RateLimit-Reset, an instant, read against the system clock, the
 // limiters' default); 0 when they tell of none. A middleware refusing a
@@ -263,13 +264,23 @@ var canonicalNames = func() (c [numFields]string) {
 	return c
 }()
 
-// heldWait returns the longest wait the values held tell of, in seconds:
-// their Retry-After, and the reset of a limit with nothing remaining.
+// heldWait returns the longest wait the values held tell of, in seconds
+// from at: their Retry-After (delay-seconds or an HTTP-date), and the
+// reset of a limit with nothing remaining.
 func heldWait(old *[numFields]string, at time.Time) int64 {
 	wait := relativeWait(old)
-	if x := tupleOf(old, iXRemaining, iXReset); x.ok && x.remaining == 0 && at.Unix() > 0 {
+	if at.Unix() <= 0 {
+		return wait // no instant to read the instants from
+	}
+	if x := tupleOf(old, iXRemaining, iXReset); x.ok && x.remaining == 0 {
 		// An epoch: the seconds from at to it, rounded up.
 		wait = max(wait, seconds.Ceil(time.Unix(x.reset, 0).Sub(at)))
+	}
+	if ra := old[iRetryAfter]; len(ra) > 15 && len(ra) < 64 {
+		// An HTTP-date (RFC 9110), not delay-seconds.
+		if due, err := http.ParseTime(ra); err == nil {
+			wait = max(wait, seconds.Ceil(due.Sub(at)))
+		}
 	}
 	return wait
 }

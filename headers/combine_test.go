@@ -175,3 +175,18 @@ func TestHeldWait(t *testing.T) {
 	h = http.Header{"Retry-After": {"999999999999999"}}
 	assert.Equal(t, int64(math.MaxInt64/time.Second), (*headers.Writer)(nil).HeldWait(h, t0), "no longer than a Duration")
 }
+
+// A held Retry-After in HTTP-date form, as RFC 9110 allows and another
+// component may write it, was read as no wait: a denial combined with it
+// said its own 1 s, and Wait said 0. It is read from at (Wait: the system
+// clock), rounded up.
+func TestAttackHeldRetryAfterDate(t *testing.T) {
+	t.Parallel()
+	denied := takeN(t, newLimiter(t, coretest.NewClock(t0), burst), 11)
+	require.False(t, denied.Allowed)
+	h := http.Header{"Retry-After": {t0.Add(90 * time.Second).Format(http.TimeFormat)}}
+	newWriter(t, headers.Options{}).Combine(h, &denied)
+	assert.Equal(t, "90", h.Get("Retry-After"))
+	h = http.Header{"Retry-After": {time.Now().Add(time.Hour).UTC().Format(http.TimeFormat)}}
+	assert.InDelta(t, 3600, headers.Wait(h), 10)
+}
