@@ -91,10 +91,14 @@ func (r *Result) capWait(limit int64) {
 			continue
 		}
 		o := &r.per[i]
-		over := o.resetAfter - sh.undelayed() - limit // the next take's wait past limit
-		if over <= 0 {
+		// The next take's wait, then its excess over limit: limit may be
+		// as large as math.MaxInt64 (a caller that waits forever), the
+		// wait is within ±36 years (no overflow), their difference not.
+		wait := o.resetAfter - sh.undelayed()
+		if wait <= limit {
 			continue
 		}
+		over := wait - limit
 		o.remaining, changed = 0, true
 		switch {
 		case r.Allowed:
