@@ -1,8 +1,7 @@
 package headers
 
 import (
-	"maps"
-	"sync"
+	"hash/maphash"
 	"sync/atomic"
 
 	"github.com/floodgate-go/floodgate/core"
@@ -125,18 +124,25 @@ func shadowed(ls []core.LimitResult, i int, q, w int64) bool {
 	return false
 }
 
-// maxPolicies bounds the policies a Writer keeps rendered: a program that
-// makes policies without end renders the others on every Write instead of
-// growing the cache.
-const maxPolicies = 256
+// cacheSlots is how many policies past the first a Writer keeps rendered,
+// each in the slot its pointer hashes to: a policy written replaces the
+// one in its slot. A limiter decides a policy of its own after each
+// core.Limiter.SetPolicy (a reload, an Overrides name whose limits take
+// turns), so the policies written pile up without end: a cache that kept
+// the first 256 and refused the rest rendered every policy set after 256
+// changes on every Write (11 allocations where 1), and one that grew
+// would keep every policy ever set.
+const cacheSlots = 256
 
-// policyCache keeps the rendering of each policy written, read without a
+// cacheSeed hashes the policies' pointers to their slots.
+var cacheSeed = maphash.MakeSeed()
+
+// policyCache keeps the rendering of policies written, read without a
 // lock: the first policy in a field of its own (most programs have one),
-// the others in a map replaced, never changed, when a policy is added.
+// the others each in its slot.
 type policyCache struct {
 	first atomic.Pointer[rendered]
-	more  atomic.Pointer[map[*core.Policy]*rendered]
-	mu    sync.Mutex // serialises the additions to more
+	slots [cacheSlots]atomic.Pointer[rendered]
 }
 
 // get returns the rendering, for draft d, of the policy r decided.
@@ -145,31 +151,14 @@ func (c *policyCache) get(r *core.Result, d Draft) *rendered {
 	if pr := c.first.Load(); pr != nil && pr.p == p {
 		return pr
 	}
-	if m := c.more.Load(); m != nil {
-		if pr := (*m)[p]; pr != nil {
-			return pr
-		}
+	slot := &c.slots[maphash.Comparable(cacheSeed, p)%cacheSlots]
+	if pr := slot.Load(); pr != nil && pr.p == p {
+		return pr
 	}
 	var ls [core.MaxLimits]core.LimitResult
 	pr := render(p, r.AppendLimits(ls[:0]), d)
 	if p != nil && !c.first.CompareAndSwap(nil, pr) {
-		c.add(pr)
+		slot.Store(pr)
 	}
 	return pr
-}
-
-// add adds pr to the map, unless the map is full.
-func (c *policyCache) add(pr *rendered) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	old := c.more.Load()
-	if old != nil && (len(*old) >= maxPolicies || (*old)[pr.p] != nil) {
-		return
-	}
-	m := map[*core.Policy]*rendered{}
-	if old != nil {
-		m = maps.Clone(*old)
-	}
-	m[pr.p] = pr
-	c.more.Store(&m)
 }
