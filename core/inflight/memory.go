@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"hash/maphash"
+	"slices"
 	"sync"
 
 	"github.com/floodgate-go/floodgate/core"
@@ -76,10 +77,13 @@ type shard struct {
 	// holding some stays in its bucket (never Limit there and Limit more
 	// in the table); made at the first, emptied with the last.
 	inOver map[uint64]int
-	// room, when a waiter refused by a full table watches it, is closed
-	// when the next key leaves the table.
-	room chan struct{}
-	_    [24]byte // keep shards' mutexes on separate cache lines
+	// roomq holds, first come first served, a channel of each waiter
+	// refused by a full table: a key leaving the table closes the first
+	// one only (one waiter woken a place, not every waiter of the shard:
+	// that made N waiters cost N²/2 tries to drain), and a try that
+	// leaves a place unused passes it on (see wakeRoom).
+	roomq []chan struct{}
+	_     [16]byte // keep shards' mutexes on separate cache lines
 }
 
 // entry counts the slots held in a key or overflow bucket; freed, when a
@@ -193,10 +197,45 @@ func (m *Memory) Wait(ctx context.Context, key string) (*Slot, error) {
 		}
 		select {
 		case <-freed:
+			m.unroom(key, room)
 		case <-room:
 		case <-ctx.Done():
+			m.unroom(key, room)
 			return nil, ctx.Err()
 		}
+	}
+}
+
+// unroom takes room, a waiter's channel in roomq, out of it; one closed
+// meanwhile (the place it was woken for, which it will not take now) is
+// passed on.
+func (m *Memory) unroom(key string, room <-chan struct{}) {
+	if room == nil {
+		return
+	}
+	sh := &m.shard[maphash.String(m.seed, key)&(shards-1)]
+	sh.mu.Lock()
+	defer sh.mu.Unlock()
+	for i, c := range sh.roomq {
+		if c == room {
+			sh.roomq = slices.Delete(sh.roomq, i, i+1)
+			return
+		}
+	}
+	sh.wakeRoom()
+}
+
+// wakeRoom wakes the first waiter for a place in the table, when there is
+// one. sh.mu is held.
+func (sh *shard) wakeRoom() {
+	if len(sh.roomq) == 0 || len(sh.keys) >= sh.max {
+		return
+	}
+	close(sh.roomq[0])
+	sh.roomq[0] = nil
+	sh.roomq = sh.roomq[1:]
+	if len(sh.roomq) == 0 {
+		sh.roomq = nil
 	}
 }
 
@@ -209,6 +248,10 @@ func (m *Memory) try(key string, watch bool) (s *Slot, freed, room <-chan struct
 	sh := &m.shard[h&(shards-1)]
 	sh.mu.Lock()
 	defer sh.mu.Unlock()
+	// A place in the table this try leaves (its key is in the table or
+	// its bucket already, or it is a place a woken waiter did not take)
+	// goes to the next waiter for one.
+	defer sh.wakeRoom()
 	e, over, tableFull := sh.keys[key], false, false
 	if e == nil {
 		// The bucket counts a key while the table is full, and while the
@@ -235,10 +278,9 @@ func (m *Memory) try(key string, watch bool) (s *Slot, freed, room <-chan struct
 		if tableFull {
 			// Room in the table serves it as well as a slot of the
 			// bucket: wait for either.
-			if sh.room == nil {
-				sh.room = make(chan struct{})
-			}
-			room = sh.room
+			c := make(chan struct{})
+			sh.roomq = append(sh.roomq, c)
+			room = c
 		}
 		return nil, e.freed, room
 	}
@@ -271,10 +313,7 @@ func (m *Memory) release(sh *shard, key string, h uint64, e *entry, over bool) {
 		}
 	case e.n == 0:
 		delete(sh.keys, key)
-		if sh.room != nil {
-			close(sh.room)
-			sh.room = nil
-		}
+		sh.wakeRoom()
 	}
 }
 
