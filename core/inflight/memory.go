@@ -83,14 +83,46 @@ type shard struct {
 	// that made N waiters cost N²/2 tries to drain), and a try that
 	// leaves a place unused passes it on (see wakeRoom).
 	roomq []chan struct{}
-	_     [16]byte // keep shards' mutexes on separate cache lines
+	_     [48]byte // keep shards' mutexes on separate cache lines
 }
 
-// entry counts the slots held in a key or overflow bucket; freed, when a
-// waiter watches it, is closed on the next release.
+// entry counts the slots held in a key or overflow bucket; q holds, first
+// come first served, a channel of each waiter it refused: a release closes
+// the first only (an overflow bucket is shared by many keys' waiters:
+// waking them all made N cost N²/2 tries), and a slot a woken waiter
+// leaves goes to the next (see wake).
 type entry struct {
-	n     int
-	freed chan struct{}
+	n int
+	q *[]chan struct{} // (a pointer: an entry stays 16 bytes)
+}
+
+// wake wakes the first waiter of e, when e has a free slot. sh.mu is held.
+func (e *entry) wake(limit int) {
+	if e.q == nil || e.n >= limit {
+		return
+	}
+	q := *e.q
+	close(q[0])
+	q[0] = nil
+	if *e.q = q[1:]; len(q) == 1 {
+		e.q = nil
+	}
+}
+
+// drop takes c out of q; one no longer there was closed by a wake (the
+// slot or place it was woken for, which its waiter will not take now),
+// and is reported false. sh.mu is held.
+func drop(q *[]chan struct{}, c <-chan struct{}) bool {
+	if q == nil {
+		return false
+	}
+	for i, x := range *q {
+		if x == c {
+			*q = slices.Delete(*q, i, i+1)
+			return true
+		}
+	}
+	return false
 }
 
 // NewMemory returns a concurrency limiter of limit slots per key. It
@@ -156,7 +188,7 @@ func (m *Memory) Acquire(ctx context.Context, key string) (*Slot, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	if s, _, _ := m.try(key, false); s != nil {
+	if s, _ := m.try(key, false); s != nil {
 		return s, nil
 	}
 	return nil, ErrFull
@@ -182,7 +214,7 @@ func (m *Memory) Wait(ctx context.Context, key string) (*Slot, error) {
 		// The bound of all lines refused it, yet nobody waits for its
 		// key: a free slot is its own (waiters of other keys, a flood's,
 		// shut no key with free slots out).
-		if s, _, _ := m.try(key, false); s != nil {
+		if s, _ := m.try(key, false); s != nil {
 			return s, nil
 		}
 	}
@@ -191,38 +223,44 @@ func (m *Memory) Wait(ctx context.Context, key string) (*Slot, error) {
 	}
 	defer turn.Leave()
 	for {
-		s, freed, room := m.try(key, true)
+		s, w := m.try(key, true)
 		if s != nil {
 			return s, nil
 		}
 		select {
-		case <-freed:
-			m.unroom(key, room)
-		case <-room:
+		case <-w.freed:
+			m.unwait(w, false, true)
+		case <-w.room:
+			m.unwait(w, true, false)
 		case <-ctx.Done():
-			m.unroom(key, room)
+			m.unwait(w, true, true)
 			return nil, ctx.Err()
 		}
 	}
 }
 
-// unroom takes room, a waiter's channel in roomq, out of it; one closed
-// meanwhile (the place it was woken for, which it will not take now) is
-// passed on.
-func (m *Memory) unroom(key string, room <-chan struct{}) {
-	if room == nil {
-		return
+// watch is what a refused waiter sleeps on: freed, its channel in the
+// queue of the entry e that refused it, and room, when the table was
+// full, its channel in the shard's roomq.
+type watch struct {
+	sh          *shard
+	e           *entry
+	freed, room <-chan struct{}
+}
+
+// unwait takes w's channels (freed and room, as asked) out of their
+// queues; one closed meanwhile is passed on (see drop).
+func (m *Memory) unwait(w watch, freed, room bool) {
+	w.sh.mu.Lock()
+	defer w.sh.mu.Unlock()
+	if freed && !drop(w.e.q, w.freed) {
+		w.e.wake(m.limit)
+	} else if freed && len(*w.e.q) == 0 {
+		w.e.q = nil
 	}
-	sh := &m.shard[maphash.String(m.seed, key)&(shards-1)]
-	sh.mu.Lock()
-	defer sh.mu.Unlock()
-	for i, c := range sh.roomq {
-		if c == room {
-			sh.roomq = slices.Delete(sh.roomq, i, i+1)
-			return
-		}
+	if room && w.room != nil && !drop(&w.sh.roomq, w.room) {
+		w.sh.wakeRoom()
 	}
-	sh.wakeRoom()
 }
 
 // wakeRoom wakes the first waiter for a place in the table, when there is
@@ -243,7 +281,7 @@ func (sh *shard) wakeRoom() {
 // at the next release in the entry that refused it and, when key was
 // counted in its overflow bucket for want of room in the table, one
 // closed when a key next leaves the table (nil otherwise).
-func (m *Memory) try(key string, watch bool) (s *Slot, freed, room <-chan struct{}) {
+func (m *Memory) try(key string, watching bool) (s *Slot, w watch) {
 	h := maphash.String(m.seed, key)
 	sh := &m.shard[h&(shards-1)]
 	sh.mu.Lock()
@@ -252,6 +290,10 @@ func (m *Memory) try(key string, watch bool) (s *Slot, freed, room <-chan struct
 	// its bucket already, or it is a place a woken waiter did not take)
 	// goes to the next waiter for one.
 	defer sh.wakeRoom()
+	// As well a slot of its bucket (its key may have moved to the table
+	// since a release woke its waiter for that slot).
+	bucket := &sh.over[(h>>32)%uint64(len(sh.over))]
+	defer bucket.wake(m.limit)
 	e, over, tableFull := sh.keys[key], false, false
 	if e == nil {
 		// The bucket counts a key while the table is full, and while the
@@ -260,29 +302,32 @@ func (m *Memory) try(key string, watch bool) (s *Slot, freed, room <-chan struct
 		// table with room).
 		switch {
 		case sh.inOver[h] > 0:
-			e, over = &sh.over[(h>>32)%uint64(len(sh.over))], true
+			e, over = bucket, true
 		case len(sh.keys) >= sh.max:
-			e, over, tableFull = &sh.over[(h>>32)%uint64(len(sh.over))], true, true
+			e, over, tableFull = bucket, true, true
 		default:
 			e = &entry{}
 			sh.keys[key] = e
 		}
 	}
 	if e.n >= m.limit {
-		if !watch {
-			return nil, nil, nil
+		if !watching {
+			return nil, w
 		}
-		if e.freed == nil {
-			e.freed = make(chan struct{})
+		c := make(chan struct{})
+		if e.q == nil {
+			e.q = new([]chan struct{})
 		}
+		*e.q = append(*e.q, c)
+		w = watch{sh: sh, e: e, freed: c}
 		if tableFull {
 			// Room in the table serves it as well as a slot of the
 			// bucket: wait for either.
 			c := make(chan struct{})
 			sh.roomq = append(sh.roomq, c)
-			room = c
+			w.room = c
 		}
-		return nil, e.freed, room
+		return nil, w
 	}
 	e.n++
 	if over {
@@ -291,7 +336,7 @@ func (m *Memory) try(key string, watch bool) (s *Slot, freed, room <-chan struct
 		}
 		sh.inOver[h]++
 	}
-	return &Slot{mem: m, sh: sh, e: e, key: key, hash: h, over: over}, nil, nil
+	return &Slot{mem: m, sh: sh, e: e, key: key, hash: h, over: over}, w
 }
 
 // release gives back a slot held in e, by key of hash h.
@@ -299,10 +344,7 @@ func (m *Memory) release(sh *shard, key string, h uint64, e *entry, over bool) {
 	sh.mu.Lock()
 	defer sh.mu.Unlock()
 	e.n--
-	if e.freed != nil {
-		close(e.freed)
-		e.freed = nil
-	}
+	e.wake(m.limit)
 	switch {
 	case over:
 		if sh.inOver[h]--; sh.inOver[h] == 0 {
@@ -313,6 +355,12 @@ func (m *Memory) release(sh *shard, key string, h uint64, e *entry, over bool) {
 		}
 	case e.n == 0:
 		delete(sh.keys, key)
+		if e.q != nil { // (a key's line has one head: none left, as a rule)
+			for _, c := range *e.q {
+				close(c)
+			}
+			e.q = nil
+		}
 		sh.wakeRoom()
 	}
 }
