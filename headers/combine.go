@@ -370,15 +370,19 @@ func (t tuple) stricter(u tuple) bool {
 
 // dict7 reads a draft 7 RateLimit dictionary, "limit=L, remaining=R,
 // reset=S".
-func dict7(v string) tuple {
+func dict7(v string) tuple { return tupleOfParams(strings.Split(v, ","), "remaining", "reset") }
+
+// tupleOfParams reads the remaining and reset of the members "k=v" of ms
+// named rem and reset; the tuple is ok when both are read.
+func tupleOfParams(ms []string, rem, reset string) tuple {
 	var t tuple
 	var okR, okS bool
-	for _, m := range strings.Split(v, ",") {
+	for _, m := range ms {
 		k, val, _ := strings.Cut(strings.TrimSpace(m), "=")
 		switch k {
-		case "remaining":
+		case rem:
 			t.remaining, okR = parseInt(val)
-		case "reset":
+		case reset:
 			t.reset, okS = parseInt(val)
 		}
 	}
@@ -401,18 +405,7 @@ func items11(v string) []tuple {
 		}
 		params, rest, _ := strings.Cut(v[end:], ",")
 		v = rest
-		var t tuple
-		var okR, okT bool
-		for _, p := range strings.Split(params, ";") {
-			k, val, _ := strings.Cut(strings.TrimSpace(p), "=")
-			switch k {
-			case "r":
-				t.remaining, okR = parseInt(val)
-			case "t":
-				t.reset, okT = parseInt(val)
-			}
-		}
-		if t.ok = okR && okT; t.ok {
+		if t := tupleOfParams(strings.Split(params, ";"), "r", "t"); t.ok {
 			out = append(out, t)
 		}
 	}
