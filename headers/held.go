@@ -1,6 +1,9 @@
 package headers
 
-import "strings"
+import (
+	"slices"
+	"strings"
+)
 
 // The grammar of the values Combine merges with: what this package
 // writes, in the draft of the Writer merging. A held value of another
@@ -67,7 +70,7 @@ func validItem(v string, s *listShape) int {
 	for n < len(v) && v[n] == ';' {
 		key, val, _ := strings.Cut(v[n+1:], "=")
 		lo, known := s.min[key]
-		if !known || k == len(seen) || has(seen[:k], key) || val == "" {
+		if !known || k == len(seen) || slices.Contains(seen[:k], key) || val == "" {
 			return -1
 		}
 		seen[k], k = key, k+1
@@ -85,7 +88,7 @@ func validItem(v string, s *listShape) int {
 		}
 		n += m
 	}
-	if !has(seen[:k], s.required) {
+	if !slices.Contains(seen[:k], s.required) {
 		return -1
 	}
 	return n
@@ -131,15 +134,6 @@ func digits(v string) int {
 		n++
 	}
 	return n
-}
-
-func has(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 // validDict7 reports whether v is a draft 7 RateLimit dictionary as this

@@ -1,6 +1,9 @@
 package headers
 
-import "strings"
+import (
+	"slices"
+	"strings"
+)
 
 // item11 is one item of a draft 11 list: its text and its name, the
 // sf-string it starts with, as written.
@@ -63,20 +66,11 @@ func join11(o, n []item11, useNew map[string]bool) string {
 		add(text)
 	}
 	for _, it := range n {
-		if !holds(o, it.name) {
+		if !slices.ContainsFunc(o, func(x item11) bool { return x.name == it.name }) {
 			add(it.text)
 		}
 	}
 	return b.String()
-}
-
-func holds(items []item11, name string) bool {
-	for _, it := range items {
-		if it.name == name {
-			return true
-		}
-	}
-	return false
 }
 
 // rateTuple reads the r and t of a RateLimit item.
