@@ -8,9 +8,60 @@ import (
 // parseNode parses one address as found in RemoteAddr or a forwarding header:
 // a bare IPv4 or IPv6 address, "v4:port", "[v6]" or "[v6]:port". The port is
 // checked and dropped. With obfPort, a port may also be an RFC 7239
-// obfuscated port ("_abc"). Addresses with a zone are refused. The result is
-// unmapped: ::ffff:192.0.2.1 comes back as 192.0.2.1.
+// obfuscated port ("_abc"). Addresses with a zone are refused: in a
+// forwarding header a zone names an interface of the host that wrote it,
+// nothing here (see parsePeer for RemoteAddr). The result is unmapped:
+// ::ffff:192.0.2.1 comes back as 192.0.2.1.
 func parseNode(s string, obfPort bool) (netip.Addr, bool) {
+	a, ok := parseZoned(s, obfPort)
+	if !ok || a.Zone() != "" {
+		return netip.Addr{}, false
+	}
+	return a, true
+}
+
+// maxZone is the longest zone parsePeer keeps: an interface name (16
+// bytes at most on Linux) or index, with room to spare.
+const maxZone = 32
+
+// parsePeer parses RemoteAddr as parseNode does, but keeps the zone of a
+// link-local unicast address (fe80::/10), the interface the peer came in
+// by, which the kernel writes: every link is fe80::/64, and the same
+// address on two links is two hosts, so that the link is part of the
+// client's identity. A zone on any other address names no link and is
+// dropped. A zone that no kernel writes, longer than maxZone or holding a
+// byte that is not printable ASCII, a '%' or a '/' (either would make the
+// key ambiguous), is refused.
+func parsePeer(s string) (netip.Addr, bool) {
+	a, ok := parseZoned(s, false)
+	if !ok {
+		return netip.Addr{}, false
+	}
+	return linkZone(a)
+}
+
+// linkZone returns a with its zone kept as parsePeer keeps it: only on a
+// link-local unicast address, and only one a kernel writes.
+func linkZone(a netip.Addr) (netip.Addr, bool) {
+	z := a.Zone()
+	switch {
+	case z == "":
+		return a, true
+	case !a.IsLinkLocalUnicast():
+		return a.WithZone(""), true
+	case len(z) > maxZone:
+		return netip.Addr{}, false
+	}
+	for i := 0; i < len(z); i++ {
+		if c := z[i]; c <= ' ' || c >= 0x7f || c == '%' || c == '/' {
+			return netip.Addr{}, false
+		}
+	}
+	return a, true
+}
+
+// parseZoned is parseNode, keeping whatever zone the address has.
+func parseZoned(s string, obfPort bool) (netip.Addr, bool) {
 	var host string
 	switch {
 	case s == "":
@@ -40,7 +91,7 @@ func parseNode(s string, obfPort bool) (netip.Addr, bool) {
 		host = s
 	}
 	a, err := netip.ParseAddr(host)
-	if err != nil || a.Zone() != "" {
+	if err != nil {
 		return netip.Addr{}, false
 	}
 	return a.Unmap(), true

@@ -22,6 +22,7 @@ var fuzzConfigs = []IPOptions{
 // a canonical, masked prefix of an address written somewhere in the request:
 // it can't make up a client.
 func FuzzClientIP(f *testing.F) {
+	f.Add("[fe80::1%eth0]:443", "203.0.113.9", "", "", uint8(0))
 	f.Add("10.0.0.1:443", "203.0.113.9, 10.0.0.2", `for="[2001:db8::1]:80"`, "198.51.100.1", uint8(1))
 	f.Add("[64:ff9b::cb00:7109]:443", "64:ff9b::1.2.3.4", `for="[64:ff9b::5.6.7.8]"`, "64:ff9b::9.9.9.9", uint8(0))
 	f.Add("[2002:c000:22d:1::1]:443", "2001:0:4136:e378:8000:63bf:3fff:fdd2", `for="[2002:102:304::1]"`, "2001::1", uint8(3))
@@ -52,7 +53,10 @@ func FuzzClientIP(f *testing.F) {
 		}
 
 		peer, peerErr := netip.ParseAddrPort(remote)
-		peerOK := peerErr == nil && peer.Addr().Zone() == ""
+		peerAddr, peerOK := netip.Addr{}, false
+		if peerErr == nil {
+			peerAddr, peerOK = linkZone(peer.Addr().Unmap())
+		}
 		if err != nil {
 			if !errors.Is(err, ErrNoKey) || key != "" {
 				t.Fatalf("error %v with key %q", err, key)
@@ -63,8 +67,17 @@ func FuzzClientIP(f *testing.F) {
 			return
 		}
 
-		p, perr := netip.ParsePrefix(key)
-		if perr != nil || p.String() != key || p != p.Masked() || p.Addr().Is4In6() || p.Addr().Zone() != "" {
+		// Only a link-local peer's zone is in a key, after the address.
+		bare := key
+		if i := strings.IndexByte(key, '%'); i >= 0 {
+			j := strings.LastIndexByte(key, '/')
+			if j < i || !peerOK || peerAddr.Zone() != key[i+1:j] || !peerAddr.IsLinkLocalUnicast() {
+				t.Fatalf("key %q has a zone not the link-local peer's", key)
+			}
+			bare = key[:i] + key[j:]
+		}
+		p, perr := netip.ParsePrefix(bare)
+		if perr != nil || p.String() != bare || p != p.Masked() || p.Addr().Is4In6() || p.Addr().Zone() != "" {
 			t.Fatalf("key %q is not a canonical masked prefix", key)
 		}
 		v4, v6 := 32, 64
@@ -77,8 +90,8 @@ func FuzzClientIP(f *testing.F) {
 		if want := map[bool]int{true: v4, false: v6}[p.Addr().Is4()]; p.Bits() != want {
 			t.Fatalf("key %q: want /%d", key, want)
 		}
-		if peerOK && opts.TrustedHops == 0 && !anyContains(opts.TrustedProxies, peer.Addr().Unmap()) {
-			if want, _ := fromNAT64(peer.Addr().Unmap()).Prefix(p.Bits()); want != p {
+		if a := peerAddr.WithZone(""); peerOK && opts.TrustedHops == 0 && !anyContains(opts.TrustedProxies, a) {
+			if want, _ := fromNAT64(a).Prefix(p.Bits()); want != p || bare == key && peerAddr.Zone() != "" && peerAddr.IsLinkLocalUnicast() {
 				t.Fatalf("untrusted peer %q gave key %q", remote, key)
 			}
 		}

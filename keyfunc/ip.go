@@ -130,7 +130,15 @@ type IPOptions struct {
 //
 // Every address is unmapped (::ffff:192.0.2.1 is 192.0.2.1) before it is
 // checked against trusted networks or keyed, ports are dropped, and addresses
-// with a zone ID are refused. A client address that embeds the IPv4 address
+// with a zone ID are refused in forwarding headers (the zone names an
+// interface of the proxy that wrote it). A link-local peer's RemoteAddr
+// keeps its zone, the interface it came in by, which the kernel writes:
+// every link is fe80::/64 and the same address on two links is two hosts,
+// so that such a peer is keyed by its link, "fe80::%eth0/64" (by
+// IPv6Prefix; "fe80::1%eth0/128" by 128), and trusted by the networks that
+// hold its address whatever the link. A zone on another address is dropped;
+// one that no kernel writes (over 32 bytes, or holding a space, a '%' or a
+// '/') makes the RemoteAddr unusable. A client address that embeds the IPv4 address
 // of the host behind it is keyed as that IPv4 address, by IPv4Prefix: one of
 // a NAT64 translator (64:ff9b::/96 and [IPOptions.NAT64Prefixes]), of 6to4
 // (2002::/16, RFC 3056: one IPv4 host holds 65,536 /64s) or of Teredo
@@ -304,7 +312,8 @@ var defaultIP, _ = newIPExtractor(IPOptions{})
 // /64 for IPv6), and returns the extended buffer; on an error, wrapping
 // [ErrNoKey] as that Func's does, it returns dst unchanged. It is for
 // callers that hash keys without making strings, such as the middleware's
-// default key: into a buffer with room for 43 bytes it allocates nothing.
+// default key: into a buffer with room for 43 bytes it allocates nothing
+// (76 with a link-local peer's zone).
 func AppendClientIP(dst []byte, r *http.Request) ([]byte, error) {
 	return defaultIP.appendKey(dst, r)
 }
@@ -317,10 +326,10 @@ func (c *ipExtractor) appendKey(dst []byte, r *http.Request) ([]byte, error) {
 		dst = append(dst, r.RemoteAddr[:n]...)
 		return append(dst, "/32"...), nil
 	}
-	peer, ok := parseNode(r.RemoteAddr, false)
+	peer, ok := parsePeer(r.RemoteAddr)
 	client := peer
 	switch {
-	case ok && c.peerTrusted(peer), !ok && c.hops > 0:
+	case ok && c.peerTrusted(peer.WithZone("")), !ok && c.hops > 0:
 		// With TrustedHops every peer is a proxy, one without an IP
 		// address too (a Unix socket's "@" or ""): its headers name the
 		// client.
@@ -336,11 +345,24 @@ func (c *ipExtractor) appendKey(dst []byte, r *http.Request) ([]byte, error) {
 	if client.Is4() {
 		bits = c.v4Bits
 	}
-	p, err := client.Prefix(bits)
-	if err != nil { // unreachable: bits were checked and client has no zone
-		return dst, fmt.Errorf("keyfunc: client IP: %w: %w", err, ErrNoKey)
+	return appendPrefix(dst, client, bits), nil
+}
+
+// appendPrefix appends to dst the prefix of a by bits, canonical
+// ("2001:db8::/64"); the zone of a link-local peer (see parsePeer) is
+// written after the address, as RFC 4007 §11.7 writes it:
+// "fe80::%eth0/64". bits must fit a's family.
+func appendPrefix(dst []byte, a netip.Addr, bits int) []byte {
+	zone := a.Zone()
+	p, _ := a.WithZone("").Prefix(bits) // cannot fail: bits fit and the zone is gone
+	if zone == "" {
+		return p.AppendTo(dst)
 	}
-	return p.AppendTo(dst), nil
+	dst = p.Addr().AppendTo(dst)
+	dst = append(dst, '%')
+	dst = append(dst, zone...)
+	dst = append(dst, '/')
+	return strconv.AppendInt(dst, int64(bits), 10)
 }
 
 // trustsNone reports whether c trusts no proxy, so that no peer is
@@ -419,22 +441,31 @@ const (
 // for IPv6) give the address s, an IPv4 address embedded in it (NAT64's
 // well-known prefix, 6to4, Teredo) as ClientIP keys it: for extractors
 // that learn the client address elsewhere (a router's own client-IP
-// logic, opted into). An
-// unparseable address or one with a zone is an error wrapping ErrNoKey,
-// quoting at most 64 characters of s (a client may have written it).
+// logic, opted into). A link-local address's zone is kept as ClientIP
+// keeps a link-local peer's ("fe80::%eth0/64"), another's is dropped. An
+// unparseable address, or one with a zone no kernel writes, is an error
+// wrapping ErrNoKey, quoting at most 64 characters of s (a client may have
+// written it).
 func AddrKey(s string) (string, error) {
 	a, err := netip.ParseAddr(s)
-	if err != nil || a.Zone() != "" {
-		return "", fmt.Errorf("keyfunc: client address %.64q: %w", s, ErrNoKey)
+	if err == nil {
+		a, ok := linkZone(a.Unmap())
+		if ok {
+			return addrKey(a), nil
+		}
 	}
-	a = unembed(a.Unmap(), defaultIP.nat64)
+	return "", fmt.Errorf("keyfunc: client address %.64q: %w", s, ErrNoKey)
+}
+
+// addrKey is AddrKey's key of a parsed address.
+func addrKey(a netip.Addr) string {
+	a = unembed(a, defaultIP.nat64)
 	bits := defaultIPv4Prefix
 	if a.Is6() {
 		bits = defaultIPv6Prefix
 	}
-	p, _ := a.Prefix(bits) // cannot fail: bits fit and a has no zone
-	var buf [maxIPKey]byte
-	return string(p.AppendTo(buf[:0])), nil
+	var buf [maxIPKey + 1 + maxZone]byte
+	return string(appendPrefix(buf[:0], a, bits))
 }
 
 // nat64 is the NAT64 well-known prefix (RFC 6052): 64:ff9b::a.b.c.d is the

@@ -81,8 +81,9 @@ func TestClientIPRemoteAddr(t *testing.T) {
 		{"@", ""},
 		{"garbage", ""},
 		{"garbage:80", ""},
-		{"[fe80::1%eth0]:80", ""},
-		{"fe80::1%eth0", ""},
+		{"[fe80::1%eth0]:80", "fe80::%eth0/64"},
+		{"fe80::1%eth0", "fe80::%eth0/64"},
+		{"[fe80::1%a/b]:80", ""},
 		{"198.51.100.7:", ""},
 		{"198.51.100.7:65536", ""},
 		{"198.51.100.7:http", ""},
@@ -418,12 +419,13 @@ func TestAddrKey(t *testing.T) {
 		"192.0.2.7":        "192.0.2.7/32",
 		"::ffff:192.0.2.7": "192.0.2.7/32",
 		"2001:db8:1:2:3::": "2001:db8:1:2::/64",
+		"fe80::1%eth0":     "fe80::%eth0/64",
 	} {
 		got, err := AddrKey(in)
 		require.NoError(t, err, in)
 		assert.Equal(t, want, got, in)
 	}
-	for _, bad := range []string{"", "nope", "fe80::1%eth0", "192.0.2.7:80"} {
+	for _, bad := range []string{"", "nope", "fe80::1%a/b", "192.0.2.7:80", "[fe80::1%eth0]"} {
 		_, err := AddrKey(bad)
 		assert.ErrorIs(t, err, ErrNoKey, bad)
 	}

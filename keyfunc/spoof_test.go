@@ -141,10 +141,14 @@ func TestMappedAndPlainOneKey(t *testing.T) {
 	}
 }
 
+// A zone in a forwarding header names an interface of the proxy that
+// wrote it: the header fails closed. (A link-local peer's own zone, in
+// RemoteAddr, is its link: see TestLinkLocalPeerKeyedByLink.)
 func TestZoneIDsRefused(t *testing.T) {
 	f := mustClientIP(t, IPOptions{TrustedHops: 1, Headers: []string{"X-Real-IP"}})
-	_, err := f(newReq("[fe80::1%eth0]:80"))
-	require.ErrorIs(t, err, ErrNoKey)
+	got, err := f(newReq("[fe80::1%eth0]:80"))
+	require.NoError(t, err)
+	assert.Equal(t, "fe80::%eth0/64", got)
 	for _, hdr := range [][]string{
 		{"X-Forwarded-For", "fe80::1%eth0"},
 		{"X-Forwarded-For", "[fe80::1%25eth0]:80"},
@@ -155,7 +159,7 @@ func TestZoneIDsRefused(t *testing.T) {
 		assert.Equal(t, "192.0.2.1/32", got, hdr)
 	}
 	ff := mustClientIP(t, IPOptions{TrustedHops: 1, Source: SourceForwarded})
-	got, err := ff(newReq("192.0.2.1:1", "Forwarded", `for="[fe80::1%eth0]:80"`))
+	got, err = ff(newReq("192.0.2.1:1", "Forwarded", `for="[fe80::1%eth0]:80"`))
 	require.NoError(t, err)
 	assert.Equal(t, "192.0.2.1/32", got)
 }

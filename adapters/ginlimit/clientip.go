@@ -32,7 +32,11 @@ import (
 // when gin trusts every address of either family, since gin then walks
 // past the entry its proxy wrote to the one a client wrote. The header of
 // TrustedPlatform, which gin takes from every peer by design, is believed
-// whatever the trust.
+// whatever the trust. A peer whose address gin can't read, such as a
+// link-local one with its zone ("[fe80::1%eth0]:1234"), for which gin
+// reads no header and names no client, is keyed as in PerIP: by its link
+// (see keyfunc.ClientIP); behind a link-local proxy, every client then
+// shares the proxy's key: use keyfunc.ClientIP, which trusts such a proxy.
 //
 // Each call builds a gin context, which allocates; prefer
 // keyfunc.ClientIP with IPOptions.TrustedProxies when you can. It panics
@@ -46,6 +50,12 @@ func ClientIP(engine *gin.Engine) keyfunc.Func {
 		c := gin.CreateTestContextOnly(nil, engine)
 		c.Request = r
 		ip := c.ClientIP()
+		if ip == "" {
+			// gin could not read the peer's address (net.ParseIP
+			// refuses a link-local peer's zone, "fe80::1%eth0") and
+			// read no header: the client is RemoteAddr, as in PerIP.
+			return direct(r)
+		}
 		if peer := c.RemoteIP(); ip != peer && ip != "" && !fromPlatform(engine, r) && trustsAnyPeer(c, engine, &cache, peer) {
 			return direct(r)
 		}
