@@ -21,7 +21,14 @@ type Options struct {
 	// A name must be an HTTP token; it is stored in canonical form. An
 	// empty name keeps the default, and the names of fields the Writer
 	// does not write (omitted, or not of its draft) are ignored. Two fields
-	// written by the same Writer may not share a name.
+	// written by the same Writer may not share a name. A name with a
+	// meaning of its own to HTTP, browsers or the servers in front is
+	// refused, in any case: framing and connection fields (Content-Length,
+	// Transfer-Encoding, Connection, Host, Trailer, Upgrade), every
+	// Content-*, If-*, Access-Control-*, Proxy-*, Sec-*, Cross-Origin-* and
+	// X-Accel-* field, Set-Cookie, Location, Refresh, Cache-Control, Vary,
+	// Status, X-Sendfile and the like, and Retry-After for any field but
+	// RetryAfter.
 	Names map[Field]string
 	// PartitionKeySecret, when set, makes [Writer.WriteKey] add a partition
 	// key parameter "pk" to every item of the draft 11 fields: the first
@@ -60,7 +67,8 @@ func New(opts Options) (*Writer, error) {
 }
 
 // checkOptions refuses an unknown draft or field, a name that is not a
-// token, and a partition key secret that is short or of another draft.
+// token or is reserved (see reservedNames), and a partition key secret that
+// is short (or empty) or of another draft.
 func checkOptions(opts *Options) error {
 	if opts.Draft > DraftIETF6 {
 		return fmt.Errorf("headers: unknown draft %v: %w", opts.Draft, core.ErrInvalidConfig)
@@ -72,8 +80,17 @@ func checkOptions(opts *Options) error {
 		if f.index() < 0 {
 			return fmt.Errorf("headers: Names: %v is not a single field: %w", f, core.ErrInvalidConfig)
 		}
-		if name != "" && !httpsyntax.IsToken(name) {
+		if name == "" {
+			continue
+		}
+		if !httpsyntax.IsToken(name) {
 			return fmt.Errorf("headers: Names: %q for %v is not a valid field name: %w", name, f, core.ErrInvalidConfig)
+		}
+		switch c := http.CanonicalHeaderKey(name); {
+		case reserved(c):
+			return fmt.Errorf("headers: Names: %q for %v is a field with a meaning of its own to HTTP, browsers or servers: %w", name, f, core.ErrInvalidConfig)
+		case c == retryAfter && f != RetryAfter:
+			return fmt.Errorf("headers: Names: %q for %v would have clients wait its value in seconds: %w", name, f, core.ErrInvalidConfig)
 		}
 	}
 	if s := opts.PartitionKeySecret; s != nil {
