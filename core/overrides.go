@@ -1,6 +1,7 @@
 package core
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -72,12 +73,18 @@ type OverrideOptions struct {
 	// above the keys with overrides: a key that finds the cache full of
 	// them is not cached.
 	MaxKeys int
-	// MaxPolicies bounds the distinct override policies (by name), each
-	// deciding on a table of its own (default
-	// DefaultOverrideMaxPolicies). A key whose override would be one more
-	// is refused (an error wrapping ErrInvalidConfig) for ErrorTTL, OnError
-	// told, never decided by the default, which may allow it more: keep
-	// MaxPolicies above the names the provider gives (one per tenant?).
+	// MaxPolicies bounds the distinct override policies (by name) in use,
+	// each deciding on a table of its own (default
+	// DefaultOverrideMaxPolicies). A name is in use while a cached answer
+	// may hand out its limiter (within TTL and ErrorTTL of its last use)
+	// or while any of its keys holds state (on the in-memory store: a
+	// key whose window or bucket has not recovered); a new name, when
+	// MaxPolicies are in use, takes the place of the least recently used
+	// name no longer in use. A key whose override would be one more than
+	// that is refused (an error wrapping ErrInvalidConfig) for ErrorTTL,
+	// OnError told, never decided by the default, which may allow it
+	// more: keep MaxPolicies above the names the provider gives at once
+	// (one per active tenant?).
 	MaxPolicies int
 	// OnError, if set, is told of every override not applied, with an
 	// error wrapping ErrOverride (never the key: it may be a secret).
@@ -142,7 +149,8 @@ type Overrides struct {
 
 	mu      sync.Mutex
 	byName  map[string]*Limiter
-	retired []*Limiter // limiters replaced, for refunds: the last MaxPolicies
+	used    map[string]int64 // when each name of byName was last handed out (o.def's clock)
+	retired []*Limiter       // limiters replaced or forgotten, for refunds: the last MaxPolicies
 }
 
 // NewOverrides returns an Overrides deciding by p where provider gives no
@@ -175,7 +183,7 @@ func NewOverrides(p *Policy, provider OverrideFunc, opts OverrideOptions, limOpt
 	if err != nil {
 		return nil, err
 	}
-	o := &Overrides{def: def, provider: provider, opts: opts, limOpts: limOpts, refused: &Limiter{}, byName: map[string]*Limiter{}}
+	o := &Overrides{def: def, provider: provider, opts: opts, limOpts: limOpts, refused: &Limiter{}, byName: map[string]*Limiter{}, used: map[string]int64{}}
 	o.cache.init(opts.MaxKeys, def)
 	return o, nil
 }
@@ -344,14 +352,29 @@ func (o *Overrides) current(prev *Limiter) *Limiter {
 		return o.refused
 	}
 	if o.owns(prev) {
+		o.touch(prev.Policy().name)
 		return prev
 	}
+	now := o.def.now()
 	o.mu.Lock()
 	defer o.mu.Unlock()
-	if l := o.byName[prev.Policy().name]; l != nil {
+	name := prev.Policy().name
+	if l := o.byName[name]; l != nil {
+		o.used[name] = now
 		return l
 	}
 	return o.def
+}
+
+// touch marks name used now, if o has a limiter of that name: an answer
+// handing out one of its limiters is cached from now.
+func (o *Overrides) touch(name string) {
+	now := o.def.now()
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if _, ok := o.used[name]; ok {
+		o.used[name] = now
+	}
 }
 
 // call calls the provider, turning a panic into an error.
@@ -380,10 +403,12 @@ func (o *Overrides) limiterOf(p *Policy) (*Limiter, error) {
 		}
 		return nil, fmt.Errorf("override policy %q %w", p.name, errDefaultNamed)
 	}
+	now := o.def.now()
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	l := o.byName[p.name]
 	if l != nil {
+		o.used[p.name] = now
 		if sameLimits(p, l.Policy()) || l.SetPolicy(p) == nil {
 			return l, nil
 		}
@@ -392,21 +417,64 @@ func (o *Overrides) limiterOf(p *Policy) (*Limiter, error) {
 			o.byName[p.name] = r
 			return r, nil
 		}
-	} else if len(o.byName) >= o.opts.MaxPolicies {
-		return nil, fmt.Errorf("override policy %q: already %d override policies (MaxPolicies)", p.name, len(o.byName))
+	} else {
+		if len(o.byName) >= o.opts.MaxPolicies && !o.forgetIdle(now) {
+			return nil, fmt.Errorf("override policy %q: already %d override policies in use (MaxPolicies)", p.name, len(o.byName))
+		}
+		if r := o.unretire(p); r != nil { // a name forgotten, back
+			o.byName[p.name], o.used[p.name] = r, now
+			return r, nil
+		}
 	}
 	n, err := NewLimiter(p, o.limOpts...)
 	if err != nil {
 		return nil, fmt.Errorf("override policy %q: %w", p.name, err)
 	}
 	if l != nil { // a change SetPolicy refused: the name starts afresh
-		o.retired = append(o.retired, l)
-		if len(o.retired) > o.opts.MaxPolicies {
-			o.retired = o.retired[1:]
+		o.retire(l)
+	}
+	o.byName[p.name], o.used[p.name] = n, now
+	return n, nil
+}
+
+// retire keeps l, replaced or forgotten, among the last MaxPolicies
+// retired: for refunds, and for its name to find again. o.mu is held.
+func (o *Overrides) retire(l *Limiter) {
+	o.retired = append(o.retired, l)
+	if len(o.retired) > o.opts.MaxPolicies {
+		o.retired = o.retired[1:]
+	}
+}
+
+// forgetScan is how many of the least recently used names forgetIdle
+// examines, so that a refused key costs a bounded scan.
+const forgetScan = 4
+
+// forgetIdle forgets, for a new name, the least recently used override
+// name that is no longer in use: no cached answer hands out its limiter
+// (its last use is older than TTL and ErrorTTL, the longest an answer is
+// cached), and its keys have all recovered (see Limiter.idle), so that
+// forgetting it starts no tenant afresh. Its limiter is retired, where a
+// return of the name finds it. It reports whether a name was forgotten.
+// o.mu is held.
+func (o *Overrides) forgetIdle(now int64) bool {
+	hold := int64(max(o.opts.TTL, o.opts.ErrorTTL))
+	var old []string // unused names, oldest first
+	for name, at := range o.used {
+		if now-at >= hold {
+			old = append(old, name)
 		}
 	}
-	o.byName[p.name] = n
-	return n, nil
+	slices.SortFunc(old, func(a, b string) int { return cmp.Compare(o.used[a], o.used[b]) })
+	for _, name := range old[:min(len(old), forgetScan)] {
+		if l := o.byName[name]; l.idle(now) {
+			delete(o.byName, name)
+			delete(o.used, name)
+			o.retire(l)
+			return true
+		}
+	}
+	return false
 }
 
 // unretire returns the latest limiter retired from p's name that can

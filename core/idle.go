@@ -1,0 +1,42 @@
+package core
+
+// idle reports whether every key of l's state behaves at now as a key
+// never seen, so that l can be dropped, and a new limiter of its policy
+// made, starting no key afresh. Only the in-memory store keeps a key's
+// state in the limiter's table; the others (Redis, local-first) keep it
+// under the policy's name, where a new limiter of that name finds it.
+// Shadow limits, which only report, are not looked at.
+func (l *Limiter) idle(now int64) bool {
+	b := l.cur.Load()
+	return b == nil || b.mem == nil || b.mem.idle(now)
+}
+
+// idle reports whether every entry of t has recovered at now. It locks
+// each shard in turn; a shard whose next recovery (nextIdle, a lower
+// bound) is after now is known not to be idle without a scan.
+func (t *memTable) idle(now int64) bool {
+	for i := range t.shards {
+		if !t.shardIdle(&t.shards[i], now) {
+			return false
+		}
+	}
+	return true
+}
+
+func (t *memTable) shardIdle(s *memShard, now int64) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	a := s.arr.Load()
+	if s.n == 0 || a == nil {
+		return true
+	}
+	if s.nextIdle > now {
+		return false
+	}
+	for off := 0; off < a.cap*t.stride; off += t.stride {
+		if liveHash(uint64(a.slots[off])) && t.idleAt(s, a, off) > now {
+			return false
+		}
+	}
+	return true
+}
