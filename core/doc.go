@@ -41,7 +41,10 @@
 //     only limit: it takes what it alone would admit, whatever the
 //     enforced verdict, so what it would deny ([Result.ShadowDenied],
 //     [Decision.ShadowDenied], the exporters' shadow_denied) is what it
-//     would really deny were it enforced alone. Its state lives in the
+//     would really deny were it enforced alone. Under [WithMaxDelay] (the
+//     middleware's MaxDelay), a shaping shadow limit decides as the limit
+//     alone does under it: a take it would delay longer is a denial that
+//     takes nothing. Its state lives in the
 //     limiter's store under the policy "<policy>/shadow:<limit>", apart
 //     from the enforced limits' (enforcing it later starts it afresh).
 //   - [Result.ShadowLimits] reports each shadow limit's verdict and state,

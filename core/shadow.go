@@ -81,31 +81,35 @@ func (sh *shadowRun) finish(err error, res *Result) {
 // in-memory store, whose tables all hash alike (0: not computed yet). A
 // shadow limit whose store fails is left undecided: a shadow never fails
 // nor changes a decision.
+//
+// Under [WithMaxDelay], a shaping shadow limit reports what the limit
+// alone decides under it: a take it would delay longer than the bound is
+// a denial, which takes nothing (peeked first, where the limit alone takes
+// and gives back), and its other figures are bounded as capWait bounds an
+// enforced limit's.
 func (l *Limiter) decideShadows(ctx context.Context, b *binding, op store.Op, key string, h uint64, cost int64, res *Result) {
 	res.shadowSet, res.shadowDenied = 0, 0
 	n := len(b.policy.limits)
+	limit, capped := ctx.Value(maxDelayKey{}).(time.Duration)
+	capped = capped && op == store.OpTake
 	for j := range b.shadow {
-		st := &b.shadow[j]
-		var o outcome
-		if st.mem != nil {
-			var tmp Result
-			if op == store.OpTake {
-				if h == 0 {
-					h = st.mem.hash(key)
-				}
-				st.mem.take(h, res.at, cost, &tmp)
-			} else {
-				st.mem.do(&store.Request{Op: op, Key: key, Cost: cost, Now: res.at}, 0, &tmp)
-			}
-			o = tmp.per[0]
-		} else {
-			d, err := st.table.Do(ctx, store.Request{Op: op, Key: key, Cost: cost, Now: res.at})
-			if err != nil {
+		st, sp := &b.shadow[j], b.policy.shadows[j].p
+		jop := op
+		if capped && sp.shapes {
+			po, ok := st.decide(ctx, store.OpPeek, key, &h, cost, res.at)
+			if !ok {
 				continue
 			}
-			so := &d.Outcomes[0]
-			o = outcome{allowed: so.Allowed, remaining: so.Remaining, resetAfter: int64(so.ResetAfter),
-				retryAfter: int64(so.RetryAfter), delay: int64(so.Delay), hold: int64(so.Hold)}
+			if po.allowed && po.delay > int64(limit) {
+				jop = store.OpPeek
+			}
+		}
+		o, ok := st.decide(ctx, jop, key, &h, cost, res.at)
+		if !ok {
+			continue
+		}
+		if capped && sp.shapes {
+			o = capShadow(sp, o, limit)
 		}
 		res.per[n+j] = o
 		res.shadowSet |= 1 << j
@@ -113,6 +117,43 @@ func (l *Limiter) decideShadows(ctx context.Context, b *binding, op store.Op, ke
 			res.shadowDenied |= 1 << j
 		}
 	}
+}
+
+// decide applies op of cost for key to st at the instant at; ok is false
+// when st's store failed. *h is key's hash in the in-memory store, computed
+// on first use.
+func (st *shadowTable) decide(ctx context.Context, op store.Op, key string, h *uint64, cost, at int64) (outcome, bool) {
+	if st.mem != nil {
+		var tmp Result
+		if op == store.OpTake {
+			if *h == 0 {
+				*h = st.mem.hash(key)
+			}
+			st.mem.take(*h, at, cost, &tmp)
+		} else {
+			st.mem.do(&store.Request{Op: op, Key: key, Cost: cost, Now: at}, 0, &tmp)
+		}
+		return tmp.per[0], true
+	}
+	d, err := st.table.Do(ctx, store.Request{Op: op, Key: key, Cost: cost, Now: at})
+	if err != nil {
+		return outcome{}, false
+	}
+	so := &d.Outcomes[0]
+	return outcome{allowed: so.Allowed, remaining: so.Remaining, resetAfter: int64(so.ResetAfter),
+		retryAfter: int64(so.RetryAfter), delay: int64(so.Delay), hold: int64(so.Hold)}, true
+}
+
+// capShadow returns o, the outcome of the shadow limit of policy sp,
+// bounded by limit as [WithMaxDelay] bounds the limit enforced alone.
+func capShadow(sp *Policy, o outcome, limit time.Duration) outcome {
+	var r Result
+	r.policy, r.per[0] = sp, o
+	r.set(0, &r.per[0])
+	if !r.DenyDelay(limit) {
+		r.capWait(int64(limit))
+	}
+	return r.per[0]
 }
 
 // resetShadows forgets key in every shadow limit, returning the first
