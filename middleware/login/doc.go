@@ -28,6 +28,12 @@
 // network's: an attacker who logs in to an account of their own must not
 // clear the counter of the network they guess from.
 //
+// The counters live in Options.Store, the guard's own (a memory store of
+// its own when nil): a fleet of instances gives every guard the fleet's
+// shared store (a Redis store, fail-closed or fail-local), not only the
+// middleware's limiters, or each instance counts failures apart and a
+// guesser spread over N instances has N times every budget.
+//
 // A throttled attempt is answered the same whichever key throttled it and
 // whether or not the account exists: 429, a fixed problem+json body, and a
 // Retry-After of the time until both keys would admit the attempt. No

@@ -58,6 +58,13 @@ type Options struct {
 	// a lockout (a one-failure entry goes long before a locked account).
 	// A Redis store in fail-open mode admits every guess while Redis is
 	// unreachable: give the guard a fail-closed or fail-local one.
+	//
+	// The guard's store is its own: the store given to the middleware's
+	// limiters is not the guard's. Behind several instances (a fleet
+	// behind a load balancer), give it the fleet's shared store too: with
+	// nil, each instance counts failures apart, so that a guesser spread
+	// over N instances has N times every budget (the account's lockout
+	// included) and a locked account is unlocked on the other instances.
 	Store core.Store
 	// Clock is the limiters' clock; nil means the system clock.
 	Clock core.Clock
