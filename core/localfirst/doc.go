@@ -339,6 +339,18 @@
 // counts. A change of a limit's kind or window, or of the span a bucket's
 // refill time fits in, is refused with core.ErrPolicyChange.
 //
+// Limiters of one policy name and shape count in the same Redis fields,
+// whatever their quotas, as on the Redis store (two routes behind
+// middleware.PerIP, both named "per-ip", count together). On one store they
+// decide on one keyset: the node is one decider of the key, as the bounds
+// above count it, with one claim or lease, and the rounds sync with the
+// limits of the latest table bound or rebound. (Each on a keyset of its
+// own, before, each admitted a node's part before its first round and
+// replaced the other's claim in Redis while both were spent: two such
+// limiters on two nodes admitted 250 of a window of 100, past the bound of
+// 150: TestAttackSameShapeLimitersShareOneDecider.) Name policies of
+// other limits apart.
+//
 // A table no limiter uses any more (a limiter dropped; a shadow limit,
 // which SetPolicy binds anew at each change) is held weakly: once it is
 // collected, the next round evicts its keys (pushing their units, giving

@@ -204,10 +204,25 @@ func (s *Store) CheckBind(p *core.Policy) error {
 	if s == nil || s.client == nil {
 		return fmt.Errorf("localfirst: nil or zero Store (make it with New): %w", core.ErrInvalidConfig)
 	}
-	return Supports(p)
+	ls, err := limitsOf(p)
+	if err != nil {
+		return err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	_, _, err = s.sharing(p, ls)
+	return err
 }
 
-// Bind returns a new, empty table deciding p; see [Supports].
+// Bind returns a table deciding p (see [Supports]): on the keys of the
+// store's tables of p's name and shape still in use, else on a new, empty
+// keyset. Limiters of one name and shape count in the same Redis fields,
+// whatever their quotas (as on the Redis store), under the node's one id:
+// they decide on one keyset, one decider per node as the bounds of the
+// package documentation count them, and the rounds sync with the limits
+// of the latest table bound or rebound, as after a SetPolicy. A policy of
+// that name and shape whose buckets' refill times fit other spans is
+// refused (wrapping core.ErrInvalidConfig).
 func (s *Store) Bind(p *core.Policy) (store.Table, error) {
 	if s == nil || s.client == nil {
 		return nil, fmt.Errorf("localfirst: nil or zero Store (make it with New): %w", core.ErrInvalidConfig)
@@ -216,12 +231,42 @@ func (s *Store) Bind(p *core.Policy) (store.Table, error) {
 	if err != nil {
 		return nil, err
 	}
-	k, u := newKeyset(s, p, ls)
 	s.mu.Lock()
+	defer s.mu.Unlock()
 	s.prune()
+	k, u, err := s.sharing(p, ls)
+	if err != nil {
+		return nil, err
+	}
+	if k != nil {
+		return &table{k: k, u: u, p: p, ls: ls, ver: k.join(ls)}, nil
+	}
+	k, u = newKeyset(s, p, ls)
 	s.keysets = append(s.keysets, k)
-	s.mu.Unlock()
 	return &table{k: k, u: u, p: p, ls: ls}, nil
+}
+
+// sharing returns (s.mu held) the keyset in use of p's name and shape and
+// its users, nil if none; or an error when its buckets' spans are not
+// ls's. (Two keysets of one shape would count in the same Redis fields
+// under one node id, each claim replacing the other's there while both
+// are spent, and each admitting a node's part without a claim.)
+func (s *Store) sharing(p *core.Policy, ls []lim) (*keyset, *users, error) {
+	fp := shape(p, ls)
+	for _, k := range s.keysets {
+		if k.fp != fp {
+			continue
+		}
+		u := k.users.Value()
+		if u == nil {
+			continue // unused: its entries are evicted, pushed, and claim nothing
+		}
+		if !sameShape(k.lims.Load().ls, ls) {
+			return nil, nil, fmt.Errorf("localfirst: policy %q: another limiter on this store counts under its name and shape with buckets refilling in other spans: name the policies apart: %w", p.Name(), core.ErrInvalidConfig)
+		}
+		return k, u, nil
+	}
+	return nil, nil, nil
 }
 
 // prune releases (s.mu held) the keysets no table uses any more that have

@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"fmt"
 	"hash/maphash"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"weak"
@@ -163,6 +164,18 @@ func (k *keyset) empty() bool {
 func (k *keyset) shard(key string) (*shard, uint64) {
 	h := maphash.String(k.seed, key)
 	return &k.shards[h&uint64(len(k.shards)-1)], h
+}
+
+// join returns the version of the limits ls of a table bound to k, which
+// another table of the same name and shape uses: the latest limits' when
+// ls are those, else ls become the latest, as by Rebind.
+func (k *keyset) join(ls []lim) uint64 {
+	if cur := k.lims.Load(); slices.Equal(cur.ls, ls) {
+		return cur.ver
+	}
+	ver := k.vers.Add(1)
+	k.lims.Store(&limits{ls: ls, ver: ver})
+	return ver
 }
 
 // Rebind returns a table deciding p on t's keys (see core.Rebinder): every
