@@ -26,8 +26,12 @@
 // first 16 bytes of a SHA-256 digest of the policy's shape and the key (no
 // raw key reaches Redis), holding a MessagePack array. Every hash has a TTL
 // (its window's end, plus one window for a SlidingWindow, or its span's
-// end plus one span; plus a slack) and expires whole. A round carries a
-// key only when it has something to sync:
+// end plus one span; plus a slack), which a round only lengthens (a node
+// whose clock runs ahead of the others' cut it short of their windows: 4 s
+// ahead, its hash of a window of 100 expired with 2 s of the others' window
+// left, and a node then admitted 87 more in it:
+// TestAttackSkewedNodeShortensWindowTTL), and expires whole. A round
+// carries a key only when it has something to sync:
 //
 //   - units to push (or a lease to give back);
 //   - a take denied since the last round (by the limit, a claim or a
@@ -45,9 +49,9 @@
 // MaxBatch items (an item: one key's window or bucket) on a single Redis
 // (a *redis.Client: standalone or Sentinel), and on a Cluster or Ring one
 // per hash tag (a policy's bucket of keys, Options.Buckets, so that every
-// hash of a call shares a slot) and MaxBatch. A call costs three Redis
-// commands per hash it touches (HMGET, HSET, PEXPIRE), whatever the number
-// of keys: a node's commands follow its rounds, not its keys or decisions.
+// hash of a call shares a slot) and MaxBatch. A call costs at most four
+// Redis commands per hash it touches (HMGET, HSET, PTTL, PEXPIRE), whatever
+// the number of keys: a node's commands follow its rounds, not its keys or decisions.
 // The work per key is in the script. examples/localfirst measures it: 10,000
 // keys each decided about once a second per node cost ≥ 100× fewer
 // commands than the Redis store, a hot key under its limit about 100×

@@ -5,9 +5,9 @@
 -- KEYS are hashes; every key of one call shares a hash tag on a Cluster.
 -- A window hash holds one window of one limit, a bucket hash one span of
 -- one limit; in both, a field per key (a digest), whose value is a
--- MessagePack array. Each hash the call touches costs one HMGET, one HSET
--- and one PEXPIRE (more only beyond 4,000 fields), whatever the number of
--- keys: the work per key is in the script.
+-- MessagePack array. Each hash the call touches costs one HMGET, one HSET,
+-- one PTTL and one PEXPIRE at most (more only beyond 4,000 fields),
+-- whatever the number of keys: the work per key is in the script.
 --
 -- ARGV[1] is the node's id, ARGV[2] its clock in ms, ARGV[3] how long a
 -- claim or lease lives in ms, ARGV[4] how long a node that synced a bucket
@@ -249,6 +249,12 @@ for h, w in pairs(writes) do
   for c = 1, #w, 2 * CHUNK do
     redis.call('HSET', KEYS[h], unpack(w, c, min(c + 2 * CHUNK - 1, #w)))
   end
-  redis.call('PEXPIRE', KEYS[h], ARGV[5 + 5 * (h - 1)])
+  -- A TTL only grows: the node's clock sets it from the window's (or the
+  -- span's) end, and a node whose clock runs ahead of the others' would
+  -- cut it short of theirs, expiring a count they still decide on.
+  local ttl = tonumber(ARGV[5 + 5 * (h - 1)])
+  if redis.call('PTTL', KEYS[h]) < ttl then
+    redis.call('PEXPIRE', KEYS[h], ttl)
+  end
 end
 return out
