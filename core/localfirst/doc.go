@@ -288,7 +288,11 @@
 // note (or the summary: any key new to the shard while the summary holds),
 // until a round reads its count back; a forgotten bucket admits nothing
 // until then (TestAttackForgottenKeyKeepsItsCount,
-// TestAttackCostlyKeyFloodKeepsExhaustedLimit).
+// TestAttackCostlyKeyFloodKeepsExhaustedLimit). The entry it returns to
+// holds the note: a round that drops that entry (its key denied, then
+// evicted again before a round read it) notes the key again (three keys
+// taking turns on MaxKeys 1 through an outage: one admitted 15 of a window
+// of 5 before: TestAttackReturnedKeyKeepsItsNote).
 //
 // So a bound policy holds at most S · (per + max(1, ⌊per/4⌋)) entries
 // (1.25 · MaxKeys for MaxKeys ≥ 64) and S · max(16, per) notes (16 bytes

@@ -313,6 +313,12 @@ func (k *keyset) collect(sh *shard, lims *limits, now int64, unused bool, keep [
 			keep = append(keep, e)
 			continue
 		}
+		if e.forgot > now && e.own > 0 && !unused {
+			// An entry made for a forgotten key that returned, holding
+			// nothing but its note (denied by it, or evicted since): the
+			// shard notes the key again, or it would return as new.
+			sh.forgot.add(e.h, e.forgot, e.own, forgotCap(k.per), now)
+		}
 		if e.gone {
 			sh.limbo.drop(e)
 		} else {
