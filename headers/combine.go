@@ -38,29 +38,45 @@ import (
 // A held field whose value does not parse as what w's draft writes is
 // replaced, as Write does. Without any of its fields in h, Combine is
 // Write.
-func (w *Writer) Combine(h http.Header, r *core.Result) { w.combineKey(h, r, "", false) }
+func (w *Writer) Combine(h http.Header, r *core.Result) { w.combineKey(h, r, "", false, -1) }
 
 // CombineKey is [Writer.Combine] with a partition key, as
 // [Writer.WriteKey].
 func (w *Writer) CombineKey(h http.Header, r *core.Result, key string) {
-	w.combineKey(h, r, key, w != nil && w.pk != nil)
+	w.combineKey(h, r, key, w != nil && w.pk != nil, -1)
 }
 
-func (w *Writer) combineKey(h http.Header, r *core.Result, key string, withPK bool) {
+// CombineHeld is [Writer.CombineKey] told the held wait: on a denial, the
+// longest wait, in whole seconds from r.At(), that the decisions behind
+// the fields h holds impose on a retry, in place of the one
+// [Writer.HeldWait] reads from those fields. A caller that knows those
+// decisions gives it: the fields of a limit an earlier decision took the
+// last unit of tell when it is whole again (its reset), which may be far
+// later than when it admits one more request. held must be no shorter
+// than the true wait; a negative held is read from h, as CombineKey does.
+func (w *Writer) CombineHeld(h http.Header, r *core.Result, key string, held int64) {
+	w.combineKey(h, r, key, w != nil && w.pk != nil, held)
+}
+
+// combineKey is CombineKey, or CombineHeld when held is not negative.
+func (w *Writer) combineKey(h http.Header, r *core.Result, key string, withPK bool, held int64) {
 	if w == nil || r == nil || h == nil || r.NumLimits() == 0 {
 		return
 	}
-	old, held := w.held(h)
+	old, any := w.held(h)
 	var wait int64
 	if !r.Allowed && r.RetryAfter != core.Never {
-		wait = w.HeldWait(h, r.At())
+		if wait = held; held < 0 {
+			wait = w.HeldWait(h, r.At())
+		}
 	}
 	w.write(h, r, key, withPK)
-	if held {
+	if any {
 		w.combine(h, &old)
 	}
-	if wait > seconds.Positive(r.RetryAfter) {
-		w.lengthen(h, wait, r.At())
+	if own := seconds.Positive(r.RetryAfter); !r.Allowed && r.RetryAfter != core.Never && (any || wait > own) {
+		// (Without fields held, write's tell of own, and wait is 0.)
+		w.settle(h, max(wait, own), r.At())
 	}
 }
 
@@ -98,22 +114,25 @@ func (w *Writer) HeldWait(h http.Header, at time.Time) int64 {
 	return min(wait, maxWait)
 }
 
-// lengthen makes the fields of a denial h holds tell of a wait of at
-// least wait seconds from at: Retry-After and the binding limit's reset
-// (X-RateLimit-Reset, an instant; draft 6 RateLimit-Reset; the draft 7
-// reset), which a client may obey instead.
-func (w *Writer) lengthen(h http.Header, wait int64, at time.Time) {
-	if n, ok := parseInt(w.value(h, iRetryAfter)); ok && n < wait {
+// settle makes the fields of a denial h holds tell of a wait of wait
+// seconds from at, when the request passes: Retry-After and the binding
+// limit's reset (X-RateLimit-Reset, an instant; draft 6 RateLimit-Reset;
+// the draft 7 reset), which a client may obey instead. A binding limit's
+// fields combine restored from an earlier decision (a limit it took the
+// last unit of) tell of that limit's reset, which may be later than its
+// next admission when the caller knows it (see CombineHeld).
+func (w *Writer) settle(h http.Header, wait int64, at time.Time) {
+	if n, ok := parseInt(w.value(h, iRetryAfter)); ok && n != wait {
 		w.set(h, iRetryAfter, strconv.FormatInt(wait, 10))
 	}
 	epoch := seconds.EpochCeil(at.UnixNano(), time.Duration(wait)*time.Second)
-	if n, ok := parseInt(w.value(h, iXReset)); ok && n < epoch {
+	if n, ok := parseInt(w.value(h, iXReset)); ok && n != epoch {
 		w.set(h, iXReset, strconv.FormatInt(epoch, 10))
 	}
-	if n, ok := parseInt(w.value(h, iReset)); ok && n < wait {
+	if n, ok := parseInt(w.value(h, iReset)); ok && n != wait {
 		w.set(h, iReset, strconv.FormatInt(wait, 10))
 	}
-	if v := w.value(h, iRateLimit); w.draft == DraftIETF7 && validDict7(v) && dict7(v).reset < wait {
+	if v := w.value(h, iRateLimit); w.draft == DraftIETF7 && validDict7(v) && dict7(v).reset != wait {
 		w.set(h, iRateLimit, v[:strings.LastIndex(v, "reset=")]+"reset="+strconv.FormatInt(wait, 10))
 	}
 }

@@ -16,8 +16,26 @@ type Admission struct {
 	r    *http.Request // the request admitted, for Options.OnError
 	lim  Limiter
 	key  string
+	cost int64
 	res  core.Result
-	done uint32 // set (atomically) by the first End
+	// share is what the admission tells the middlewares inside this one
+	// (see stacked), or nil.
+	share *stacked
+	done  uint32 // set (atomically) by the first End
+}
+
+// Request returns the request to give the handler behind the middleware:
+// r, or, when the admission took the last of a limit, r with a context
+// that tells the middlewares inside this one of it, so that one refusing
+// the request answers with the wait for this limit's next admission
+// rather than the wait its fields tell of (when it is whole again). A
+// router adapter calling [Middleware.Begin] gives its handler the request
+// it returns.
+func (a *Admission) Request(r *http.Request) *http.Request {
+	if a.share == nil {
+		return r
+	}
+	return r.WithContext(context.WithValue(r.Context(), stackedKey{}, a.share))
 }
 
 // Counting reports whether [Admission.End] needs the response status: the

@@ -245,7 +245,7 @@ func (c *Concurrency) begin(w http.ResponseWriter, r *http.Request) (slot *infli
 	if c.opts.FailOpen {
 		return nil, "", true
 	}
-	w.Header()["Retry-After"] = []string{heldRetry(w.Header(), c.failRetry)}
+	w.Header()["Retry-After"] = []string{heldRetry(r, w.Header(), c.failRetry)}
 	unavailable.Write(w, nil, false)
 	return nil, "", false
 }
@@ -281,7 +281,7 @@ func (c *Concurrency) refuse(w http.ResponseWriter, r *http.Request) {
 	if c.opts.OnDenied != nil {
 		c.opts.OnDenied(r)
 	}
-	retry := heldRetry(w.Header(), c.retry)
+	retry := heldRetry(r, w.Header(), c.retry)
 	w.Header()["Retry-After"] = []string{retry}
 	if c.opts.Denied != nil {
 		c.opts.Denied(&retryOn429{ResponseWriter: w, value: retry}, r)

@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"github.com/floodgate-go/floodgate/core"
-	"github.com/floodgate-go/floodgate/headers"
 	"github.com/floodgate-go/floodgate/internal/seconds"
 )
 
@@ -19,11 +18,14 @@ func (m *Middleware) deny(w http.ResponseWriter, r *http.Request, res *core.Resu
 	h := w.Header()
 	var held int64
 	if res.RetryAfter != core.Never {
-		// Read before CombineKey: the Writer may omit or rename
-		// Retry-After, and then writes no held wait of its own.
-		held = m.hdr.HeldWait(h, res.At())
+		// Read once, before the fields are written, and given to
+		// CombineHeld, which lengthens them to it; and written here too,
+		// as the Writer may omit or rename Retry-After. It is the wait
+		// for the next admission of the middlewares r passed before,
+		// when they tell it (see stacked).
+		held = heldWait(r, m.hdr, h, res.At())
 	}
-	m.hdr.CombineKey(h, res, key)
+	m.hdr.CombineHeld(h, res, key, held)
 	if res.RetryAfter != core.Never {
 		ensureRetryAfter(h, max(seconds.Positive(res.RetryAfter), held))
 	}
@@ -58,15 +60,15 @@ func ensureRetryAfter(h http.Header, want int64) {
 }
 
 // heldRetry returns v, a Retry-After in whole seconds of an answer the
-// middleware gives on grounds of its own (an outage, no slot free), or
-// the longer wait the rate-limit fields already in h tell of
-// (headers.Wait): a rate limit the request passed before may have given
-// it its last unit, and a retry sooner would be refused by it.
-func heldRetry(h http.Header, v string) string {
+// middleware gives r on grounds of its own (an outage, no slot free), or
+// the longer wait of the limits r passed before, which the rate-limit
+// fields already in h tell of (heldWait): one may have given it its last
+// unit, and a retry sooner would be refused by it.
+func heldRetry(r *http.Request, h http.Header, v string) string {
 	if len(h) == 0 {
 		return v
 	}
-	if s := headers.Wait(h); s > 0 {
+	if s := heldWait(r, nil, h, time.Now()); s > 0 {
 		if n, err := strconv.ParseInt(v, 10, 64); err == nil && s > n {
 			return strconv.FormatInt(s, 10)
 		}

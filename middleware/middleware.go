@@ -34,6 +34,8 @@ type Middleware struct {
 	// pk says that hdr writes a partition key: the decided key is kept
 	// for it (see headers.Writer.WriteKey).
 	pk bool
+	// names are hdr's field names (see stacked).
+	names []string
 }
 
 // New returns a middleware that decides every request with l.
@@ -75,6 +77,7 @@ func (m *Middleware) setDefaults() error {
 		m.hdr = h
 	}
 	m.pk = m.hdr.PartitionKeys()
+	m.names = m.hdr.Names()
 	m.failRetry = strconv.FormatInt(seconds.Positive(m.opts.FailRetryAfter), 10)
 	return nil
 }
@@ -145,6 +148,14 @@ func (h *limited) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
+	if a.share != nil {
+		// The request the handler is given tells the middlewares inside
+		// this one of the admission (see stacked); the pattern a mux
+		// behind sets on it is set on r as well, as when r is given.
+		orig, in := r, a.Request(r)
+		defer func() { orig.Pattern = in.Pattern }()
+		r = in
+	}
 	if !a.Counting() {
 		h.next.ServeHTTP(w, r)
 		return
@@ -158,10 +169,11 @@ func (h *limited) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // (429, 403, 500 or 503), or the request was cancelled while it waited out a
 // shaping delay, and the handler must not run. When it returns true the
 // rate-limit headers are set, any shaping delay has passed, and the handler
-// may run; then [Admission.End] must be told the response status if
-// [Admission.Counting]. route is the route template a router adapter knows,
-// or "". A nil or zero Middleware (see [Middleware.Validate]) answers 500
-// and returns false.
+// may run, given the request [Admission.Request] returns (which tells the
+// middlewares inside this one of the admission); then [Admission.End]
+// must be told the response status if [Admission.Counting]. route is the
+// route template a router adapter knows, or "". A nil or zero Middleware
+// (see [Middleware.Validate]) answers 500 and returns false.
 func (m *Middleware) Begin(w http.ResponseWriter, r *http.Request, route string) (Admission, bool) {
 	var a Admission
 	ok := m.begin(w, r, route, &a)
@@ -230,7 +242,7 @@ func (m *Middleware) decideKey(w http.ResponseWriter, r *http.Request, lim Limit
 		// With an error, a limiter of two routes (see Routes.Select) may
 		// hold the admission of the route that did not fail: failed
 		// keeps it for a request served all the same, else gives it back.
-		a.m, a.r, a.lim, a.key = m, r, lim, key
+		a.m, a.r, a.lim, a.key, a.cost = m, r, lim, key, cost
 	}
 	return err
 }
@@ -319,7 +331,7 @@ func (m *Middleware) failed(w http.ResponseWriter, r *http.Request, err error, a
 		return true
 	}
 	m.drop(r.Context(), a)
-	w.Header()["Retry-After"] = []string{heldRetry(w.Header(), m.failRetry)}
+	w.Header()["Retry-After"] = []string{heldRetry(r, w.Header(), m.failRetry)}
 	unavailable.Write(w, nil, false)
 	return false
 }
@@ -392,7 +404,14 @@ func (m *Middleware) admit(w http.ResponseWriter, r *http.Request, a *Admission)
 	if m.opts.DryRun {
 		return true
 	}
-	m.hdr.CombineKey(w.Header(), &a.res, m.headerKey(a))
+	h := w.Header()
+	if parent, share := sharing(r, a); share {
+		a.share = m.newStacked(h, parent, a)
+		m.hdr.CombineKey(h, &a.res, m.headerKey(a))
+		a.share.mark = fieldMark(h, m.names)
+	} else {
+		m.hdr.CombineKey(h, &a.res, m.headerKey(a))
+	}
 	if a.res.Delay > 0 {
 		return m.wait(r.Context(), a)
 	}

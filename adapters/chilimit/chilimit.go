@@ -300,6 +300,7 @@ func serve(m *middleware.Middleware, w http.ResponseWriter, r *http.Request, pat
 	if !ok {
 		return
 	}
+	r = a.Request(r) // tells the middlewares inside of the admission
 	if !a.Counting() {
 		next.ServeHTTP(w, r)
 		return

@@ -142,6 +142,9 @@ func (l *limiter) serve(c echo.Context, next echo.HandlerFunc) error {
 	if !ok {
 		return nil
 	}
+	if in := a.Request(c.Request()); in != c.Request() {
+		c.SetRequest(in) // tells the middlewares inside of the admission
+	}
 	if !a.Counting() {
 		return next(c)
 	}

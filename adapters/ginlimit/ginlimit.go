@@ -150,6 +150,7 @@ func limit(m *middleware.Middleware, values bool, t *routemethods.Table) gin.Han
 			c.Abort()
 			return
 		}
+		c.Request = a.Request(c.Request) // tells the middlewares inside of the admission
 		if !a.Counting() {
 			c.Next()
 			return

@@ -127,7 +127,7 @@ func (g *Guard) Start(w http.ResponseWriter, r *http.Request) (*Attempt, bool) {
 	var te *ThrottledError
 	switch {
 	case errors.As(err, &te):
-		WriteThrottled(w, te.RetryAfter)
+		writeThrottled(w, r, te.RetryAfter)
 		return nil, false
 	case errors.Is(err, ErrNoUsername):
 		writeError(w, http.StatusBadRequest, "the username is missing")

@@ -8,6 +8,7 @@ import (
 	"github.com/floodgate-go/floodgate/headers"
 	"github.com/floodgate-go/floodgate/internal/problem"
 	"github.com/floodgate-go/floodgate/internal/seconds"
+	"github.com/floodgate-go/floodgate/middleware"
 )
 
 // throttled is the problem of every throttled answer: fixed, so that it
@@ -24,6 +25,16 @@ var throttled = problem.Prepare(problem.Details{Type: problem.QuotaExceeded, Tit
 // may have given the attempt its last unit.
 func WriteThrottled(w http.ResponseWriter, retryAfter time.Duration) {
 	setRetryAfter(w.Header(), seconds.Positive(retryAfter))
+	throttled.Write(w, nil, true)
+}
+
+// writeThrottled is WriteThrottled for the throttled attempt r: its
+// Retry-After is no shorter than the wait of the rate limits r passed
+// before (middleware.HeldWait), which is the wait for the next admission
+// of a limit that gave r its last unit, not the reset its fields tell of.
+func writeThrottled(w http.ResponseWriter, r *http.Request, retryAfter time.Duration) {
+	h := w.Header()
+	h["Retry-After"] = []string{strconv.FormatInt(max(seconds.Positive(retryAfter), middleware.HeldWait(r, h)), 10)}
 	throttled.Write(w, nil, true)
 }
 

@@ -1,0 +1,214 @@
+package middleware
+
+import (
+	"context"
+	"hash/maphash"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/floodgate-go/floodgate/core"
+	"github.com/floodgate-go/floodgate/headers"
+	"github.com/floodgate-go/floodgate/internal/seconds"
+)
+
+// A request may pass several middlewares: a global limit around a
+// route's. Each writes its fields, and one that refuses the request (a
+// denial, an outage, no concurrency slot free) answers with a wait no
+// shorter than those of the limits it passed before, which may have given
+// it their last unit. The fields of such a limit tell when it is whole
+// again (its reset), which may be far later than when it admits one more
+// request: a GCRA of 1,000 a day (a burst of 10) whose last unit was taken
+// is whole in 864 s, but admits again in 87 s. A middleware that admits a
+// request with its last unit therefore tells the middlewares inside it
+// of its decision, through the request's context (see
+// [Admission.Request]), and they wait for its next admission instead of
+// its reset. The fields of other middlewares (another library's, or any
+// written between two of this package's) are still read from the
+// response (headers.Writer.HeldWait).
+
+// stackedKey is the context key of the *stacked a middleware shares.
+type stackedKey struct{}
+
+// stacked is what a middleware that admitted a request tells those
+// inside it: the wait its own decision imposes on a retry, and the
+// waits the fields held before tell of.
+type stacked struct {
+	parent *stacked // the middleware's outside this one, if any
+	// exhausted says that the admission left less than its cost: a
+	// retry must wait for lim to admit cost again for key.
+	exhausted bool
+	lim       Limiter
+	key       string
+	cost      int64
+	maxDelay  time.Duration
+	// reset is the longest reset of the limits the admission left less
+	// than its cost: a retry waits no longer for them. It is the wait
+	// when lim cannot be asked (see wait).
+	reset time.Duration
+	// before is the longest wait, in seconds, that the fields of other
+	// middlewares told of (see newStacked).
+	before int64
+	// names are the names of the fields of the Writer that wrote, and
+	// mark the rate-limit fields the response held once it wrote them
+	// (see fieldMark): a response holding others has had fields written
+	// since, by a middleware this one knows nothing of.
+	names []string
+	mark  uint64
+}
+
+// outerOf returns what the innermost middleware r passed shares, or nil.
+func outerOf(r *http.Request) *stacked {
+	s, _ := r.Context().Value(stackedKey{}).(*stacked)
+	return s
+}
+
+// sharing reports whether the admission a of r must be shared with the
+// middlewares inside m: it left less than its cost (a retry waits for
+// it), or an outer middleware shares one, whose wait the fields m writes
+// would hide.
+func sharing(r *http.Request, a *Admission) (parent *stacked, share bool) {
+	parent = outerOf(r)
+	return parent, parent != nil || a.res.Remaining < a.cost
+}
+
+// newStacked returns what m shares of the admission a, before m writes
+// its fields into h: the wait of the fields held that parent does not
+// account for is read now.
+func (m *Middleware) newStacked(h http.Header, parent *stacked, a *Admission) *stacked {
+	s := &stacked{parent: parent, exhausted: a.res.Remaining < a.cost, lim: a.lim, key: a.key,
+		cost: a.cost, maxDelay: m.opts.MaxDelay, names: m.names}
+	switch {
+	case parent != nil && parent.mark == fieldMark(h, parent.names):
+		s.before = parent.before
+	case len(h) > 0:
+		// Fields of middlewares this one knows nothing of, or written
+		// since parent's: read as they are (parent's own among them,
+		// told no shorter than its wait).
+		s.before = m.hdr.HeldWait(h, a.res.At())
+	}
+	if s.exhausted {
+		var buf [core.MaxLimits]core.LimitResult
+		ls := a.res.AppendLimits(buf[:0])
+		for i := range ls {
+			if ls[i].Remaining < a.cost {
+				s.reset = max(s.reset, ls[i].ResetAfter)
+			}
+		}
+		if len(ls) == 0 {
+			s.reset = a.res.ResetAfter
+		}
+	}
+	return s
+}
+
+// peeker is a limiter that tells what it would decide, consuming nothing
+// (core.Limiter, core.Overrides).
+type peeker interface {
+	Peek(ctx context.Context, key string, cost int64) (core.Result, error)
+}
+
+// wait returns the wait, in seconds, until s's limiter admits its
+// request again: asked of the limiter when it can tell (an exact wait),
+// else the reset of the limits its admission exhausted (no shorter).
+func (s *stacked) wait(ctx context.Context) int64 {
+	if !s.exhausted {
+		return 0
+	}
+	if p, ok := s.lim.(peeker); ok {
+		if res, err := p.Peek(ctx, s.key, s.cost); err == nil {
+			if res.Allowed && s.maxDelay > 0 {
+				res.DenyDelay(s.maxDelay)
+			}
+			switch {
+			case res.Allowed:
+				return 0
+			case res.RetryAfter > 0 && res.RetryAfter != core.Never:
+				return seconds.Ceil(res.RetryAfter)
+			}
+		}
+	}
+	return seconds.Ceil(s.reset)
+}
+
+// heldWait returns the longest wait, in whole seconds from at, that a
+// retry of r must make for the middlewares it passed before, whose fields
+// h holds: read from the decisions they share (see stacked) when h holds
+// the fields they wrote and no other, else from the fields, under the
+// default names and hdr's (headers.Writer.HeldWait; hdr may be nil).
+func heldWait(r *http.Request, hdr *headers.Writer, h http.Header, at time.Time) int64 {
+	s := outerOf(r)
+	if s == nil || s.mark != fieldMark(h, s.names) {
+		return hdr.HeldWait(h, at)
+	}
+	wait := s.before
+	for ; s != nil; s = s.parent {
+		wait = max(wait, s.wait(r.Context()))
+	}
+	return wait
+}
+
+// markSeed seeds fieldMark's hashes.
+var markSeed = maphash.MakeSeed()
+
+// fieldMark returns a hash of the rate-limit fields of h: those named
+// names, or Retry-After, or whose name holds "ratelimit" or "rate-limit"
+// (in any case), as every header Writer's default names do and other
+// libraries' do.
+func fieldMark(h http.Header, names []string) uint64 {
+	var sum uint64
+	for k, vs := range h {
+		if !rateField(k, names) {
+			continue
+		}
+		var d maphash.Hash
+		d.SetSeed(markSeed)
+		d.WriteString(k)
+		for _, v := range vs {
+			d.WriteByte(0)
+			d.WriteString(v)
+		}
+		sum += d.Sum64() // the fields in any order
+	}
+	return sum
+}
+
+// rateField reports whether the field named k is one fieldMark hashes.
+func rateField(k string, names []string) bool {
+	if strings.EqualFold(k, "Retry-After") || containsFold(k, "ratelimit") || containsFold(k, "rate-limit") {
+		return true
+	}
+	for _, n := range names {
+		if strings.EqualFold(k, n) {
+			return true
+		}
+	}
+	return false
+}
+
+// containsFold reports whether s holds sub, lower-case ASCII, in any case.
+func containsFold(s, sub string) bool {
+	for i := 0; i+len(sub) <= len(s); i++ {
+		if strings.EqualFold(s[i:i+len(sub)], sub) {
+			return true
+		}
+	}
+	return false
+}
+
+// HeldWait returns the longest wait, in whole seconds, that the limits r
+// passed before impose on its retry, for a handler (a login guard, a
+// limiter of another kind) that refuses r on grounds of its own and
+// answers with a Retry-After of its own: at least this long, as one of
+// them may have given r its last unit. h is the header of r's response,
+// holding the rate-limit fields those limits wrote. It is the wait for
+// the next admission of each limit a middleware of this package took the
+// last unit of, as that middleware tells those inside it (see
+// [Admission.Request]), and otherwise the wait the fields tell of
+// (headers.Wait), which may be as long as a limit's reset.
+func HeldWait(r *http.Request, h http.Header) int64 {
+	if len(h) == 0 {
+		return 0
+	}
+	return heldWait(r, nil, h, time.Now())
+}
