@@ -15,6 +15,7 @@ import (
 	"strconv"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/floodgate-go/floodgate/core"
 	"github.com/floodgate-go/floodgate/internal/same"
@@ -143,7 +144,7 @@ func (p *Pair) AllowN(ctx context.Context, key string, cost int64) (core.Result,
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	var errs [MaxParts]error
-	order, hs := p.order(key)
+	order, hs, hinted := p.order(key)
 	for n, i := range order[:p.n] {
 		pt := p.parts[i]
 		k := p.keys[i]
@@ -161,6 +162,7 @@ func (p *Pair) AllowN(ctx context.Context, key string, cost int64) (core.Result,
 				_, _ = p.giveBack(context.WithoutCancel(ctx), j)
 			}
 			p.shown = i
+			p.waitForAll(ctx, &res, order[n+1:p.n], hs[i], hinted[i], cost)
 			return res, nil
 		}
 		if err == nil {
@@ -201,9 +203,9 @@ func (p *Pair) AllowN(ctx context.Context, key string, cost int64) (core.Result,
 
 // order sets each part's key for key and returns the order its parts
 // are charged in: first those that denied their key last (see denials),
-// then the others, each as given; with each part's hash in denials.
-func (p *Pair) order(key string) (order [MaxParts]int, hs [MaxParts]uint64) {
-	var denied [MaxParts]bool
+// then the others, each as given; with each part's hash in denials, and
+// which parts denied last.
+func (p *Pair) order(key string) (order [MaxParts]int, hs [MaxParts]uint64, denied [MaxParts]bool) {
 	n := 0
 	for i, pt := range p.parts[:p.n] {
 		p.keys[i] = key
@@ -222,7 +224,59 @@ func (p *Pair) order(key string) (order [MaxParts]int, hs [MaxParts]uint64) {
 			n++
 		}
 	}
-	return order, hs
+	return order, hs, denied
+}
+
+// peeker is a limiter that tells what it would decide, consuming nothing
+// (core.Limiter, core.Overrides).
+type peeker interface {
+	Peek(ctx context.Context, key string, cost int64) (core.Result, error)
+}
+
+// waitForAll makes the RetryAfter of res, a denial by the part of hint h,
+// the wait until every part admits the request: the parts charged before
+// it admitted it (and were given it back), but those after it, in rest,
+// were not asked, and one may deny it for longer, so that a client
+// retrying at the denying part's wait would be denied again. They are
+// peeked (those that can be: a limiter of another package is not), and
+// the instant they all admit is kept with the hint; a denial by a part
+// charged first for its hint (wasHinted) asks no other part, as the hint
+// is for (see denialHints), and reads that instant instead. A wait is
+// never made shorter.
+func (p *Pair) waitForAll(ctx context.Context, res *core.Result, rest []int, h uint64, wasHinted bool, cost int64) {
+	at := res.At().UnixNano()
+	if res.RetryAfter == core.Never || at <= 0 {
+		if !wasHinted {
+			denials.setUntil(h, 0) // not another key's, of the slot before
+		}
+		return // no wait passes it, or no clock to keep an instant by
+	}
+	if wasHinted {
+		if until := denials.until(h); until > at {
+			res.RetryAfter = max(res.RetryAfter, time.Duration(until-at))
+		}
+		return
+	}
+	var others time.Duration
+	maxDelay, capped := core.MaxDelayOf(ctx)
+	for _, i := range rest {
+		pk, ok := p.parts[i].Lim.(peeker)
+		if !ok {
+			continue
+		}
+		r, err := pk.Peek(ctx, p.keys[i], cost)
+		if err != nil {
+			continue
+		}
+		if capped && r.Allowed {
+			r.DenyDelay(maxDelay)
+		}
+		if !r.Allowed && r.RetryAfter != core.Never {
+			others = max(others, r.RetryAfter)
+		}
+	}
+	denials.setUntil(h, at+int64(others))
+	res.RetryAfter = max(res.RetryAfter, others)
 }
 
 // denialHints remembers, for a hash of a limiter and a key, that the
@@ -237,6 +291,14 @@ func (p *Pair) order(key string) (order [MaxParts]int, hs [MaxParts]uint64) {
 type denialHints struct {
 	seed  maphash.Seed
 	slots [4096]atomic.Uint64
+	// untils holds, beside each slot's hint, the instant (Unix
+	// nanoseconds, on the denying limiter's clock) until which the
+	// other parts of the Pair that last found the hint's part denying
+	// deny too: the RetryAfter of a later denial by that part, which
+	// asks no other (see Pair.waitForAll). Like a hint, one lost or
+	// stale changes what a denial tells, never what is decided; one of
+	// another key may tell a wait longer than the truth.
+	untils [4096]atomic.Int64
 }
 
 var denials = &denialHints{seed: maphash.MakeSeed()}
@@ -258,7 +320,24 @@ func (d *denialHints) limiterID(l Limiter) uint64 {
 	return maphash.Comparable(d.seed, l)
 }
 
-func (d *denialHints) slot(h uint64) *atomic.Uint64 { return &d.slots[(h>>1)%uint64(len(d.slots))] }
+func (d *denialHints) slot(h uint64) *atomic.Uint64 { return &d.slots[d.index(h)] }
+
+func (d *denialHints) index(h uint64) uint64 { return (h >> 1) % uint64(len(d.slots)) }
+
+// until returns the instant kept with h's hint (see untils), or 0.
+func (d *denialHints) until(h uint64) int64 {
+	if !d.denied(h) {
+		return 0
+	}
+	return d.untils[d.index(h)].Load()
+}
+
+// setUntil keeps until with h's hint.
+func (d *denialHints) setUntil(h uint64, until int64) {
+	if d.denied(h) {
+		d.untils[d.index(h)].Store(until)
+	}
+}
 
 func (d *denialHints) denied(h uint64) bool { return d.slot(h).Load() == h }
 

@@ -49,7 +49,7 @@ func TestOrderIsAPermutationWhileHintsFlip(t *testing.T) {
 	})
 	bad := 0
 	for range 200_000 {
-		order, _ := p.order("k")
+		order, _, _ := p.order("k")
 		got := slices.Clone(order[:p.n])
 		slices.Sort(got)
 		if !slices.Equal(got, []int{0, 1, 2, 3}) {
