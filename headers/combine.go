@@ -36,7 +36,12 @@ import (
 //     RateLimit-Reset, the draft 7 reset) are no sooner.
 //
 // A held field whose value does not parse as what w's draft writes is
-// replaced, as Write does. Without any of its fields in h, Combine is
+// replaced, as Write does; but a draft 11 Writer lists the binding limit
+// of a draft 6 or 7 Writer of the default names as an item of its own,
+// named "held" (those drafts name no limit), so that its lists name the
+// limit that binds. Fields another Writer wrote under names of its own,
+// not w's, are neither read nor replaced: give stacked middlewares
+// Writers of the same names. Without any of its fields in h, Combine is
 // Write.
 func (w *Writer) Combine(h http.Header, r *core.Result) { w.combineKey(h, r, "", false, -1) }
 
@@ -153,6 +158,9 @@ func (w *Writer) held(h http.Header) (old [numFields]string, any bool) {
 			break
 		}
 	}
+	if w.draft == DraftIETF11 && len(h[canonicalNames[iRemaining]]) > 0 {
+		any = true // a draft 6 binding limit's, listed (see held67)
+	}
 	if !any {
 		return old, false
 	}
@@ -199,12 +207,14 @@ func (w *Writer) combine(h http.Header, old *[numFields]string) {
 // one item per name (merge11).
 func (w *Writer) combine11(h http.Header, old *[numFields]string) {
 	oPol, oRate := old[iPolicy], old[iRateLimit]
+	hPol, hRate := held67(h, old)
 	if !validList(oPol, &policy11Shape) {
 		oPol = ""
 	}
 	if !validList(oRate, &rate11Shape) {
 		oRate = ""
 	}
+	oPol, oRate = joinList(hPol, oPol), joinList(hRate, oRate)
 	if oPol == "" && oRate == "" {
 		return
 	}
@@ -216,6 +226,72 @@ func (w *Writer) combine11(h http.Header, old *[numFields]string) {
 	if nRate != "" && oRate != "" {
 		w.set(h, iRateLimit, rate)
 	}
+}
+
+// heldName is the name of the draft 11 items that list a binding limit
+// a Writer of draft 6 or 7 left in a response: those drafts name none.
+const heldName = `"held"`
+
+// held67 returns the draft 11 RateLimit-Policy and RateLimit items of the
+// binding limit whose fields a Writer of draft 6 or 7, of the default
+// names, left in h (old holds the values of the fields of a draft 11
+// Writer): the draft 7 RateLimit dictionary, or draft 6's RateLimit-Limit,
+// -Remaining and -Reset, its window read from the RateLimit-Policy item of
+// its quota. A draft 11 Writer combining lists it as an item of its own
+// (heldName), lest a client reading its lists miss the limit that binds:
+// a global limit spent, written in draft 6 around a route's written in
+// draft 11. "" and "" when there is none, or it does not read as those
+// drafts write it.
+func held67(h http.Header, old *[numFields]string) (pol, rate string) {
+	var q, rem, reset int64
+	if v := old[iRateLimit]; validDict7(v) {
+		t := dict7(v)
+		lim, _, _ := strings.Cut(strings.TrimLeft(v, " \t"), ",")
+		q, _ = parseInt(strings.TrimPrefix(lim, "limit="))
+		rem, reset = t.remaining, t.reset
+	} else {
+		var vals [numFields]string
+		for _, i := range [...]int{iLimit, iRemaining, iReset} {
+			if v := h[canonicalNames[i]]; len(v) == 1 {
+				vals[i] = v[0]
+			}
+		}
+		t := tupleOf(&vals, iRemaining, iReset)
+		var ok bool
+		if q, ok = parseInt(vals[iLimit]); !ok || !t.ok {
+			return "", ""
+		}
+		rem, reset = t.remaining, t.reset
+	}
+	pol = heldName + ";q=" + strconv.FormatInt(q, 10)
+	if win := window67(old[iPolicy], q); win > 0 {
+		pol += ";w=" + strconv.FormatInt(win, 10)
+	}
+	return pol, heldName + ";r=" + strconv.FormatInt(rem, 10) + ";t=" + strconv.FormatInt(reset, 10)
+}
+
+// window67 returns the window of quota q in the drafts 6 and 7
+// RateLimit-Policy list v, or 0.
+func window67(v string, q int64) int64 {
+	if !validList(v, &policy67Shape) {
+		return 0
+	}
+	for _, m := range strings.Split(v, ",") {
+		qs, ws, _ := strings.Cut(strings.TrimSpace(m), ";w=")
+		if n, ok := parseInt(qs); ok && n == q {
+			win, _ := parseInt(ws)
+			return win
+		}
+	}
+	return 0
+}
+
+// joinList joins two list values, either of which may be "".
+func joinList(a, b string) string {
+	if a == "" || b == "" {
+		return a + b
+	}
+	return a + ", " + b
 }
 
 // policy67 returns the drafts 6 and 7 RateLimit-Policy list v with one

@@ -1,0 +1,44 @@
+package headers_test
+
+import (
+	"net/http"
+	"testing"
+
+	"github.com/floodgate-go/floodgate/core"
+	"github.com/floodgate-go/floodgate/core/coretest"
+	"github.com/floodgate-go/floodgate/headers"
+	"github.com/floodgate-go/floodgate/internal/sftest"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// A draft 11 Writer combining behind one of draft 6 or 7 (a global
+// limit, 3 a minute, spent, around a route's of 100): its RateLimit list
+// named the route's limit alone, "route";r=97;t=60, and a client reading
+// it was refused by the global limit, which it did not list (a draft 7
+// Writer's RateLimit and RateLimit-Policy, of its field names, were
+// replaced outright; with X-RateLimit-* omitted, no field of the response
+// told of the global limit at all). The held binding limit's fields,
+// read in the draft that wrote them, are now listed as an item of their
+// own, "held", beside the route's.
+func TestAttackCombineListsALimitHeldInAnotherDraft(t *testing.T) {
+	t.Parallel()
+	clk := coretest.NewClock(t0)
+	mk := func(name string, quota int64) *core.Limiter {
+		return newLimiter(t, clk, core.Limit{Name: name, Algorithm: core.FixedWindow{Quota: quota, Window: 60e9}})
+	}
+	g, r := takeN(t, mk("global", 3), 3), takeN(t, mk("route", 100), 3)
+	for _, d := range []headers.Draft{headers.DraftIETF6, headers.DraftIETF7} {
+		h := http.Header{}
+		newWriter(t, headers.Options{Draft: d, Omit: headers.XRateLimit}).Write(h, &g)
+		newWriter(t, headers.Options{}).Combine(h, &r)
+		rl, err := sftest.CheckRateLimit11(h.Get("RateLimit"))
+		require.NoError(t, err, "%v: %s", d, h.Get("RateLimit"))
+		pol, err := sftest.CheckPolicy11(h.Get("RateLimit-Policy"))
+		require.NoError(t, err, "%v: %s", d, h.Get("RateLimit-Policy"))
+		assert.Equal(t, []string{`"held";r=0;t=55, "route";r=97;t=55`}, h.Values("RateLimit"), "%v", d)
+		assert.Equal(t, []string{`"held";q=3;w=60, "route";q=100;w=60`}, h.Values("RateLimit-Policy"), "%v", d)
+		assert.Len(t, rl, 2)
+		assert.Len(t, pol, 2)
+	}
+}
