@@ -280,7 +280,10 @@ func (l *Limiter) Take(ctx context.Context, key string, cost int64, res *Result)
 
 // Peek reports what AllowN would decide for cost, consuming nothing: every
 // limit's state ([Result.Limits], and [Result.ShadowLimits] for shadow
-// limits) for a cost of 1 is an inspection of key.
+// limits) for a cost of 1 is an inspection of key. Under [WithMaxDelay]
+// it reports what a take under it decides: an admission delayed longer
+// is a denial, and a denial waits until the request is admitted within
+// the delay.
 func (l *Limiter) Peek(ctx context.Context, key string, cost int64) (Result, error) {
 	if cost < 1 {
 		return Result{}, fmt.Errorf("core: cost %d: %w", cost, ErrInvalidCost)
@@ -300,6 +303,9 @@ func (l *Limiter) Peek(ctx context.Context, key string, cost int64) (Result, err
 		sh.finish(err, &res)
 	case err == nil && b.shadow != nil:
 		l.decideShadows(ctx, b, store.OpPeek, key, 0, cost, &res)
+	}
+	if err == nil {
+		capPeek(ctx, &res)
 	}
 	return res, err
 }

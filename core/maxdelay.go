@@ -76,6 +76,23 @@ func (l *Limiter) capDelay(ctx context.Context, key string, res *Result) {
 	res.capWait(int64(limit))
 }
 
+// capPeek applies ctx's [WithMaxDelay] to res, a peek: as capDelay, with
+// nothing to give back.
+func capPeek(ctx context.Context, res *Result) {
+	if res.policy == nil || !res.policy.shapes {
+		return
+	}
+	limit, ok := ctx.Value(maxDelayKey{}).(time.Duration)
+	if !ok {
+		return
+	}
+	if res.Allowed && res.Delay > limit {
+		res.DenyDelay(limit)
+		return
+	}
+	res.capWait(int64(limit))
+}
+
 // capWait bounds r, a decision (of a store, not yet turned by DenyDelay)
 // that delays nothing longer than limit, by that delay: each shaping
 // limit at whose debt the next take would wait longer reports nothing

@@ -116,10 +116,11 @@ func (s *stacked) wait(ctx context.Context) int64 {
 		return 0
 	}
 	if p, ok := s.lim.(peeker); ok {
+		if s.maxDelay > 0 {
+			// Decided as the retry will be (see decisionContext).
+			ctx = core.WithMaxDelay(ctx, s.maxDelay)
+		}
 		if res, err := p.Peek(ctx, s.key, s.cost); err == nil {
-			if res.Allowed && s.maxDelay > 0 {
-				res.DenyDelay(s.maxDelay)
-			}
 			switch {
 			case res.Allowed:
 				return 0

@@ -238,7 +238,8 @@ type peeker interface {
 // it admitted it (and were given it back), but those after it, in rest,
 // were not asked, and one may deny it for longer, so that a client
 // retrying at the denying part's wait would be denied again. They are
-// peeked (those that can be: a limiter of another package is not), and
+// peeked under ctx, its core.WithMaxDelay too (those that can be: a
+// limiter of another package is not), and
 // the instant they all admit is kept with the hint; a denial by a part
 // charged first for its hint (wasHinted) asks no other part, as the hint
 // is for (see denialHints), and reads that instant instead. A wait is
@@ -258,18 +259,14 @@ func (p *Pair) waitForAll(ctx context.Context, res *core.Result, rest []int, h u
 		return
 	}
 	var others time.Duration
-	maxDelay, capped := core.MaxDelayOf(ctx)
 	for _, i := range rest {
 		pk, ok := p.parts[i].Lim.(peeker)
 		if !ok {
 			continue
 		}
-		r, err := pk.Peek(ctx, p.keys[i], cost)
+		r, err := pk.Peek(ctx, p.keys[i], cost) // under ctx's core.WithMaxDelay, as a take
 		if err != nil {
 			continue
-		}
-		if capped && r.Allowed {
-			r.DenyDelay(maxDelay)
 		}
 		if !r.Allowed && r.RetryAfter != core.Never {
 			others = max(others, r.RetryAfter)
