@@ -81,3 +81,28 @@ func TestAttackPairDenialFloodPeeksOnce(t *testing.T) {
 	}
 	assert.Equal(t, 1, other.peeks)
 }
+
+// A Pair peeks every part: the wait of a request charged on two routes,
+// spent, is the longer route's (a middleware around one asks it, to tell
+// a refusal inside how long its retry waits).
+func TestPairPeekWaitsForEveryPart(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	clk := coretest.NewClock(time.Date(2026, 1, 2, 3, 4, 0, 0, time.UTC))
+	lim := func(w time.Duration) *core.Limiter {
+		l, err := core.NewLimiter(core.MustPolicy("p", core.Limit{Name: "p",
+			Algorithm: core.FixedWindow{Quota: 1, Window: w}}), core.WithClock(clk))
+		require.NoError(t, err)
+		return l
+	}
+	p := pair(t, lim(10*time.Second), "a", lim(time.Minute), "b")
+	res, err := p.Peek(ctx, "k", 1)
+	require.NoError(t, err)
+	assert.True(t, res.Allowed)
+	_, err = p.AllowN(ctx, "k", 1)
+	require.NoError(t, err)
+	res, err = p.Peek(ctx, "k", 1)
+	require.NoError(t, err)
+	assert.False(t, res.Allowed)
+	assert.Equal(t, time.Minute, res.RetryAfter)
+}

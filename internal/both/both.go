@@ -351,6 +351,35 @@ func (d *denialHints) forget(h uint64) {
 	}
 }
 
+// errNoPeek is Peek's error for a part that cannot peek.
+var errNoPeek = errors.New("both: a part cannot peek")
+
+// Peek reports what AllowN would decide for cost on every part, consuming
+// nothing: the first part's Result when all admit, else the denial of the
+// longest RetryAfter (what a retry waits for: every part). It fails when
+// a part cannot peek (a limiter of another package) or fails.
+func (p *Pair) Peek(ctx context.Context, key string, cost int64) (core.Result, error) {
+	var out core.Result
+	for i, pt := range p.parts[:p.n] {
+		pk, ok := pt.Lim.(peeker)
+		if !ok {
+			return core.Result{}, errNoPeek
+		}
+		k := key
+		if pt.Scope != "" {
+			k = Scoped(pt.Scope, key)
+		}
+		r, err := pk.Peek(ctx, k, cost)
+		if err != nil {
+			return core.Result{}, err
+		}
+		if i == 0 || !r.Allowed && (out.Allowed || r.RetryAfter > out.RetryAfter) {
+			out = r
+		}
+	}
+	return out, nil
+}
+
 // Holds reports whether p holds the cost of a part, which Refund gives
 // back: after an AllowN that failed for another part (see AllowN), the
 // Result returned cannot say it for a limiter of another package than
