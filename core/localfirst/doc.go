@@ -352,7 +352,13 @@
 // middleware.PerIP, both named "per-ip", count together). On one store they
 // decide on one keyset: the node is one decider of the key, as the bounds
 // above count it, with one claim or lease, and the rounds sync with the
-// limits of the latest table bound or rebound. (Each on a keyset of its
+// limits of the latest table bound or rebound. A table of other limits
+// (another quota) decides as on a stale view, without the claims, which
+// are sized for the latest limits' room: spent as its cap, they held a
+// 100/h route to the 10 of a 10/h one bound after it, and deducted, a
+// 100/h route's claims denied a 10/h one whatever its count
+// (TestAttackSharedKeysetTightRouteCapsLooseOne,
+// TestAttackSharedKeysetLooseClaimsDenyTightRoute). (Each on a keyset of its
 // own, before, each admitted a node's part before its first round and
 // replaced the other's claim in Redis while both were spent: two such
 // limiters on two nodes admitted 250 of a window of 100, past the bound of

@@ -166,9 +166,8 @@ func (k *keyset) shard(key string) (*shard, uint64) {
 	return &k.shards[h&uint64(len(k.shards)-1)], h
 }
 
-// join returns the version of the limits ls of a table bound to k, which
-// another table of the same name and shape uses: the latest limits' when
-// ls are those, else ls become the latest, as by Rebind.
+// join returns the version of the limits ls of a table bound or rebound
+// to k: the latest limits' when ls are those, else ls become the latest.
 func (k *keyset) join(ls []lim) uint64 {
 	if cur := k.lims.Load(); slices.Equal(cur.ls, ls) {
 		return cur.ver
@@ -189,9 +188,7 @@ func (t *table) Rebind(p *core.Policy) (store.Table, error) {
 	if err != nil {
 		return nil, err
 	}
-	ver := t.k.vers.Add(1)
-	t.k.lims.Store(&limits{ls: ls, ver: ver})
-	return &table{k: t.k, u: t.u, p: p, ls: ls, ver: ver}, nil
+	return &table{k: t.k, u: t.u, p: p, ls: ls, ver: t.k.join(ls)}, nil
 }
 
 // Do applies req in memory; see store.Table. Only OpReset waits for Redis.
@@ -323,7 +320,7 @@ func (t *table) share(e *entry, v *view, now int64) (div, claims, cap int64) {
 		// deducted as a claim; its count is in Redis) until a round reads
 		// it.
 		return max(n, v.others+1), e.floor, -1
-	case v.div > 0 && now-e.okAt < t.k.s.life():
+	case v.div > 0 && now-e.okAt < t.k.s.life() && t.claims(e):
 		cap = v.claim
 		if e.ver == t.ver && t.k.s.opts.Nodes == 1 {
 			cap = -1 // alone: all the room decay frees is its own
@@ -337,6 +334,18 @@ func (t *table) share(e *entry, v *view, now int64) (div, claims, cap int64) {
 	// would each divide by their own count, 1, 2, … N (the fleet's first
 	// units H(N)·Limit), so Nodes at least.
 	return max(n, v.others+1), 0, -1
+}
+
+// claims reports whether t decides on the claims e's last read made: made
+// under t's limits, or t is the latest table (a SetPolicy's, spending the
+// claims made under the former limits until the next round). A table of
+// other limits sharing the keyset (two routes of one name and shape, other
+// quotas) decides as on a stale view: the claims, sized for the latest
+// limits' room, would cap a looser table at a tighter one's quota, and
+// deny a tighter one whatever its count once a looser one's claims live on
+// the other nodes.
+func (t *table) claims(e *entry) bool {
+	return e.ver == t.ver || t.ver == t.k.lims.Load().ver
 }
 
 // guess is how many nodes share the key, from the windows read: Nodes
