@@ -342,10 +342,12 @@
 // the node's share of the new burst, the rest given back; so a change
 // admits no more than the new limit's burst (TestSetPolicyWindowsAcrossNodes,
 // TestSetPolicyBucketsAcrossNodes). The Redis keys follow the policy's
-// shape (its name, the limits' names, kinds and windows), not its
-// quotas, rates and bursts, so nodes part way through a change share their
-// counts. A change of a limit's kind or window, or of the span a bucket's
-// refill time fits in, is refused with core.ErrPolicyChange.
+// shape (its name, the limits' names, kinds and windows, the span a
+// bucket's refill time fits in), not its quotas, rates and bursts, so
+// nodes part way through a change share their counts. A change of the
+// shape is refused with core.ErrPolicyChange; a limiter bound anew with it
+// (core.Overrides does, for an override whose change SetPolicy refuses)
+// counts afresh on keys of its own.
 //
 // Limiters of one policy name and shape count in the same Redis fields,
 // whatever their quotas, as on the Redis store (two routes behind

@@ -96,14 +96,21 @@ func unsyncable(a core.Algorithm) string {
 }
 
 // shape returns the fingerprint of what p's state means in Redis: its
-// name, and each limit's name, kind and window; not the quotas, rates and
-// bursts, so that a policy changed by SetPolicy (or a fleet part way
-// through a change) keeps its counts. Policies of another shape count in
-// other keys.
+// name, and each limit's name, kind and window (a bucket's span: see
+// spans), what SetPolicy may not change; not the quotas, rates and bursts,
+// so that a policy changed by SetPolicy (or a fleet part way through a
+// change) keeps its counts. Policies of another shape count in other keys
+// and decide on other keysets: a policy whose bucket refills in another
+// span is one SetPolicy refuses, which core.Overrides then binds anew,
+// its name's state starting afresh, as on the Redis store.
 func shape(p *core.Policy, ls []lim) [sha256.Size]byte {
 	b := fmt.Appendf(nil, "floodgate localfirst 2|%q", p.Name())
 	for i, l := range p.Limits() {
-		b = fmt.Appendf(b, "|%q:%d:%d", l.Name, ls[i].kind, ls[i].window)
+		w := ls[i].window
+		if ls[i].kind.bucket() {
+			w = ls[i].span
+		}
+		b = fmt.Appendf(b, "|%q:%d:%d", l.Name, ls[i].kind, w)
 	}
 	return sha256.Sum256(b)
 }

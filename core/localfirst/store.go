@@ -220,9 +220,9 @@ func (s *Store) CheckBind(p *core.Policy) error {
 // whatever their quotas (as on the Redis store), under the node's one id:
 // they decide on one keyset, one decider per node as the bounds of the
 // package documentation count them, and the rounds sync with the limits
-// of the latest table bound or rebound, as after a SetPolicy. A policy of
-// that name and shape whose buckets' refill times fit other spans is
-// refused (wrapping core.ErrInvalidConfig).
+// of the latest table bound or rebound, as after a SetPolicy. A bucket's
+// span (the time its refill fits in) is part of the shape: a policy whose
+// buckets refill in other spans decides on a keyset of its own.
 func (s *Store) Bind(p *core.Policy) (store.Table, error) {
 	if s == nil || s.client == nil {
 		return nil, fmt.Errorf("localfirst: nil or zero Store (make it with New): %w", core.ErrInvalidConfig)
@@ -247,10 +247,11 @@ func (s *Store) Bind(p *core.Policy) (store.Table, error) {
 }
 
 // sharing returns (s.mu held) the keyset in use of p's name and shape and
-// its users, nil if none; or an error when its buckets' spans are not
-// ls's. (Two keysets of one shape would count in the same Redis fields
-// under one node id, each claim replacing the other's there while both
-// are spent, and each admitting a node's part without a claim.)
+// its users, nil if none; or an error when its limits are not laid out as
+// ls (the shape, which fixes the layout, makes that unreachable). (Two
+// keysets of one shape would count in the same Redis fields under one
+// node id, each claim replacing the other's there while both are spent,
+// and each admitting a node's part without a claim.)
 func (s *Store) sharing(p *core.Policy, ls []lim) (*keyset, *users, error) {
 	fp := shape(p, ls)
 	for _, k := range s.keysets {
@@ -262,7 +263,7 @@ func (s *Store) sharing(p *core.Policy, ls []lim) (*keyset, *users, error) {
 			continue // unused: its entries are evicted, pushed, and claim nothing
 		}
 		if !sameShape(k.lims.Load().ls, ls) {
-			return nil, nil, fmt.Errorf("localfirst: policy %q: another limiter on this store counts under its name and shape with buckets refilling in other spans: name the policies apart: %w", p.Name(), core.ErrInvalidConfig)
+			return nil, nil, fmt.Errorf("localfirst: policy %q: another limiter on this store counts under its name and shape with its limits laid out otherwise: name the policies apart: %w", p.Name(), core.ErrInvalidConfig)
 		}
 		return k, u, nil
 	}
