@@ -59,6 +59,10 @@ type bucket struct {
 	// refilled by then: nothing is given back from then on).
 	frozen, until int64
 	sharers       int64 // the nodes sharing the key at the last read (0: none yet)
+	// rem is what takes of a table of other rates than the latest's
+	// counted below one unit of the latest limits, in ns of refill time,
+	// carried to the next take (see table.pushUnits).
+	rem int64
 }
 
 // ask records a take of cost, admitted or not.
@@ -208,20 +212,21 @@ func (l *lim) avail(b *bucket, now int64) int64 {
 }
 
 // peekBucket writes into o the outcome of taking cost (0: the state as it
-// stands) from b: the view must admit it, and the live lease hold it, or
-// without a live lease the share. It returns the view after the take (nv,
-// nvl: see takeBucket), whether the lease would pay for it, and whether
-// the lease or the share alone denied it (retried after a SyncPeriod at
-// most). forgot: the key was forgotten and no round has read it since
-// (see forget.go): no share.
-func (t *table) peekBucket(o *store.Outcome, l *lim, b *bucket, now, cost int64, forgot bool) (nv, nvl int64, lease, short bool) {
+// stands) from b: the view must admit it, and the live lease hold it (its
+// units, in the latest limits': see table.pushUnits), or without a live
+// lease the share; latest: t is the latest table. It returns the view
+// after the take (nv, nvl: see takeBucket), whether the lease would pay
+// for it, and whether the lease or the share alone denied it (retried
+// after a SyncPeriod at most). forgot: the key was forgotten and no round
+// has read it since (see forget.go): no share.
+func (t *table) peekBucket(o *store.Outcome, l *lim, b *bucket, now, cost, units int64, latest, forgot bool) (nv, nvl int64, lease, short bool) {
 	nv, nvl = l.take(o, b.v, b.vl, 1, now, cost)
 	if cost == 0 || !o.Allowed {
 		return nv, nvl, false, false
 	}
 	retry := t.k.s.opts.SyncPeriod
 	if now < b.exp {
-		if b.ver != t.ver {
+		if b.ver != t.ver && latest {
 			// Granted under other limits: the node keeps its share of the
 			// new burst at most, and gives the rest back at the next round
 			// (decide holds the lock for a lease).
@@ -229,7 +234,7 @@ func (t *table) peekBucket(o *store.Outcome, l *lim, b *bucket, now, cost int64,
 			b.frozen += b.credit - keep
 			b.credit, b.ver = keep, t.ver
 		}
-		if b.credit >= cost {
+		if b.credit >= units {
 			return nv, nvl, true, false
 		}
 	} else {
@@ -253,15 +258,16 @@ func (t *table) peekBucket(o *store.Outcome, l *lim, b *bucket, now, cost int64,
 
 // takeBucket takes cost, which peekBucket admitted, from b: the view
 // becomes (nv, nvl), what peekBucket returned; the cost is charged to the
-// share, and paid by the lease (lease) or pushed at the next round.
-func (t *table) takeBucket(l *lim, b *bucket, now, cost, nv, nvl int64, lease bool) {
+// share, and its units (see table.pushUnits) paid by the lease (lease) or
+// pushed at the next round.
+func (t *table) takeBucket(l *lim, b *bucket, now, cost, units, nv, nvl int64, lease bool) {
 	b.v, b.vl = nv, nvl
 	b.s, b.sl = l.charge(b.s, b.sl, t.k.s.divisor(b), now, cost)
 	if lease {
-		b.credit -= cost
-		b.used += cost
+		b.credit -= units
+		b.used += units
 	} else {
-		b.unconf += cost
+		b.unconf += units
 	}
 }
 
@@ -270,7 +276,8 @@ func (t *table) takeBucket(l *lim, b *bucket, now, cost, nv, nvl int64, lease bo
 // take still holds), and of the units still to push (never to the lease:
 // units already pushed or leased stay counted in Redis, denying more,
 // never less).
-func (t *table) refundBucket(l *lim, b *bucket, now, until, cost int64) {
+func (t *table) refundBucket(lat *limits, i int, b *bucket, now, until, cost int64) {
+	l := &t.ls[i]
 	k := t.k.s.divisor(b)
 	var units int64
 	if l.kind == kindGCRA {
@@ -294,6 +301,7 @@ func (t *table) refundBucket(l *lim, b *bucket, now, until, cost int64) {
 		at = max(now, b.sl)
 		b.s, b.sl = int64(math.Float64bits(min(sb.have(math.Float64frombits(uint64(b.s)), b.sl, at)+float64(units), sb.burstF))), max(at, 1)
 	}
+	units, _ = t.pushUnits(lat, i, units, 0)
 	b.unconf -= min(units, max(b.unconf, 0))
 }
 

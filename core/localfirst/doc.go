@@ -360,12 +360,17 @@
 // 100/h route to the 10 of a 10/h one bound after it, and deducted, a
 // 100/h route's claims denied a 10/h one whatever its count
 // (TestAttackSharedKeysetTightRouteCapsLooseOne,
-// TestAttackSharedKeysetLooseClaimsDenyTightRoute). (Each on a keyset of its
-// own, before, each admitted a node's part before its first round and
-// replaced the other's claim in Redis while both were spent: two such
-// limiters on two nodes admitted 250 of a window of 100, past the bound of
-// 150: TestAttackSameShapeLimitersShareOneDecider.) Name policies of
-// other limits apart.
+// TestAttackSharedKeysetLooseClaimsDenyTightRoute). A bucket's units are
+// pushed in the latest limits' units, each table's charged at its own
+// interval, the fraction of a unit carried to the next take (pushed one
+// for one, a 10/min route's units were charged at a 100/min route's 0.6 s:
+// 173 admitted in a minute, not 20;
+// TestAttackSharedBucketChargedAtOtherRate). (Each on a keyset of its own,
+// before, each admitted a node's part before its first round and replaced
+// the other's claim in Redis while both were spent: two such limiters on
+// two nodes admitted 250 of a window of 100, past the bound of 150:
+// TestAttackSameShapeLimitersShareOneDecider.) Name policies of other
+// limits apart.
 //
 // A table no limiter uses any more (a limiter dropped; a shadow limit,
 // which SetPolicy binds anew at each change) is held weakly: once it is

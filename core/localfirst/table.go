@@ -251,12 +251,15 @@ func (t *table) decide(e *entry, req store.Request, locked bool, d *store.Decisi
 	take := locked && req.Op == store.OpTake
 	var idx [store.MaxLimits]int64 // each window limit's window
 	var lease, short [store.MaxLimits]bool
-	var nv, nvl [store.MaxLimits]int64 // each bucket's view after the take
+	var nv, nvl [store.MaxLimits]int64    // each bucket's view after the take
+	var units, rem [store.MaxLimits]int64 // each bucket's cost in the units its rounds push, and what is left
+	lat := t.k.lims.Load()
 	all := true
 	for i := range t.ls {
 		l := &t.ls[i]
 		if l.kind.bucket() {
-			nv[i], nvl[i], lease[i], short[i] = t.peekBucket(&d.Outcomes[i], l, &e.bs[l.at], req.Now, req.Cost, e.forgot > req.Now && e.floor > 0)
+			units[i], rem[i] = t.pushUnits(lat, i, req.Cost, e.bs[l.at].rem)
+			nv[i], nvl[i], lease[i], short[i] = t.peekBucket(&d.Outcomes[i], l, &e.bs[l.at], req.Now, req.Cost, units[i], lat.ver == t.ver, e.forgot > req.Now && e.floor > 0)
 		} else {
 			var v view
 			l.look(&v, e.ws[l.at:l.at+2], req.Now, e.newest[i])
@@ -279,9 +282,10 @@ func (t *table) decide(e *entry, req store.Request, locked bool, d *store.Decisi
 			}
 			switch {
 			case d.Taken:
-				t.takeBucket(l, b, req.Now, req.Cost, nv[i], nvl[i], lease[i])
+				t.takeBucket(l, b, req.Now, req.Cost, units[i], nv[i], nvl[i], lease[i])
+				b.rem = rem[i]
 			case !all && d.Outcomes[i].Allowed:
-				t.peekBucket(&d.Outcomes[i], l, b, req.Now, 0, false)
+				t.peekBucket(&d.Outcomes[i], l, b, req.Now, 0, 0, true, false)
 			}
 			continue
 		}
@@ -348,6 +352,31 @@ func (t *table) claims(e *entry) bool {
 	return e.ver == t.ver || t.ver == t.k.lims.Load().ver
 }
 
+// pushUnits returns cost units of t's bucket limit i in the units the
+// rounds push and lease, those of the latest limits lat (see limits), and
+// what is left over (in ns of refill time, below one of those units),
+// with rem, the leftover of the bucket's former takes, carried in. The
+// rounds push a keyset's units under the latest table's limits; a table
+// of other rates sharing the keyset (two routes of one name and shape,
+// 10/min and 100/min) has its units charged at its own interval: each of
+// the 10/min route's units at 6 s, not at the 100/min route's 0.6 s,
+// which admitted it ten times its rate
+// (TestAttackSharedBucketChargedAtOtherRate), and the 100/min route's at
+// 0.6 s, not rounded up to the 10/min route's 6 s. A cost beyond t's
+// burst, which it denies, is returned as is.
+func (t *table) pushUnits(lat *limits, i int, cost, rem int64) (units, left int64) {
+	l := &t.ls[i]
+	if lat.ver == t.ver || cost > l.burst {
+		return cost, rem
+	}
+	iv := lat.ls[i].interval
+	if iv == l.interval || iv <= 0 {
+		return cost, rem
+	}
+	n := cost*l.interval + rem // at most the burst's refill time, within a day, and one unit
+	return n / iv, n % iv
+}
+
 // guess is how many nodes share the key, from the windows read: Nodes
 // without evidence.
 func (s *Store) guess(v *view) int64 {
@@ -363,6 +392,7 @@ func (s *Store) guess(v *view) int64 {
 // SlidingWindow's current or previous one); for a bucket, see
 // refundBucket.
 func (t *table) refund(e *entry, req store.Request) {
+	lat := t.k.lims.Load()
 	for i := range t.ls {
 		l := &t.ls[i]
 		h := req.Holds[i]
@@ -370,7 +400,7 @@ func (t *table) refund(e *entry, req store.Request) {
 			continue
 		}
 		if l.kind.bucket() {
-			t.refundBucket(l, &e.bs[l.at], req.Now, req.Taken+h, req.Cost)
+			t.refundBucket(lat, i, &e.bs[l.at], req.Now, req.Taken+h, req.Cost)
 			continue
 		}
 		idx := spanIndex(req.Taken, l.window)
