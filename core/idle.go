@@ -2,13 +2,26 @@ package core
 
 // idle reports whether every key of l's state behaves at now as a key
 // never seen, so that l can be dropped, and a new limiter of its policy
-// made, starting no key afresh. Only the in-memory store keeps a key's
-// state in the limiter's table; the others (Redis, local-first) keep it
-// under the policy's name, where a new limiter of that name finds it.
-// Shadow limits, which only report, are not looked at.
+// made, starting no key afresh: the enforced limits' and the shadow
+// limits' (a shadow reporting a fresh budget for a key its limit alone
+// would deny is the dry run's report lost). Only the in-memory store
+// keeps a key's state in the limiter's tables; the others (Redis,
+// local-first) keep it under the policy's name, where a new limiter of
+// that name finds it.
 func (l *Limiter) idle(now int64) bool {
 	b := l.cur.Load()
-	return b == nil || b.mem == nil || b.mem.idle(now)
+	if b == nil {
+		return true
+	}
+	if b.mem != nil && !b.mem.idle(now) {
+		return false
+	}
+	for i := range b.shadow {
+		if m := b.shadow[i].mem; m != nil && !m.idle(now) {
+			return false
+		}
+	}
+	return true
 }
 
 // idle reports whether every entry of t has recovered at now. It locks
