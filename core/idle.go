@@ -36,20 +36,20 @@ func (t *memTable) idle(now int64) bool {
 	return true
 }
 
+// shardIdle reports whether every entry of s has recovered at now. A
+// shard whose next recovery has passed is swept, as a full shard's insert
+// sweeps it: its recovered entries dropped (a key never seen, exactly),
+// its next recovery recorded, so that it is not scanned again before
+// something in it changes or recovers.
 func (t *memTable) shardIdle(s *memShard, now int64) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	a := s.arr.Load()
-	if s.n == 0 || a == nil {
+	if s.n == 0 || s.arr.Load() == nil {
 		return true
 	}
 	if s.nextIdle > now {
 		return false
 	}
-	for off := 0; off < a.cap*t.stride; off += t.stride {
-		if liveHash(uint64(a.slots[off])) && t.idleAt(s, a, off) > now {
-			return false
-		}
-	}
-	return true
+	t.sweep(s, now)
+	return s.n == 0
 }
