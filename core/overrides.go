@@ -342,8 +342,11 @@ func (o *Overrides) resolve(ctx context.Context, key string, prev *Limiter) (*Li
 // current returns the limiter to decide a key by while the provider
 // fails, prev having decided it before: prev itself while o keeps it (the
 // key's count is there; the name's latest limiter may be of another shape,
-// where the key has none), else prev's name's, else the default; o.refused
-// for a key refused, whose override may allow less than the default.
+// where the key has none), else prev's name's; o.refused for a key
+// refused, whose override may allow less than the default. A name o has
+// forgotten (see forgetIdle) whose limiter is no longer retired takes prev
+// back, in the place of an unused name if MaxPolicies are in use, or the
+// key is refused: the default may allow it more than its override.
 func (o *Overrides) current(prev *Limiter) *Limiter {
 	if prev == nil || prev == o.def {
 		return o.def
@@ -363,7 +366,11 @@ func (o *Overrides) current(prev *Limiter) *Limiter {
 		o.used[name] = now
 		return l
 	}
-	return o.def
+	if len(o.byName) >= o.opts.MaxPolicies && !o.forgetIdle(now) {
+		return o.refused
+	}
+	o.byName[name], o.used[name] = prev, now
+	return prev
 }
 
 // touch marks name used now, if o has a limiter of that name: an answer
