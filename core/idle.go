@@ -1,25 +1,39 @@
 package core
 
+import "github.com/floodgate-go/floodgate/core/store"
+
 // idle reports whether every key of l's state behaves at now as a key
 // never seen, so that l can be dropped, and a new limiter of its policy
 // made, starting no key afresh: the enforced limits' and the shadow
 // limits' (a shadow reporting a fresh budget for a key its limit alone
-// would deny is the dry run's report lost). Only the in-memory store
-// keeps a key's state in the limiter's tables; the others (Redis,
-// local-first) keep it under the policy's name, where a new limiter of
-// that name finds it.
+// would deny is the dry run's report lost). The in-memory store keeps a
+// key's state in the limiter's tables, and so does a table of another
+// store that is a [store.Idler] (local-first), which says; the others
+// (Redis) keep it under the policy's name, where a new limiter of that
+// name finds it.
 func (l *Limiter) idle(now int64) bool {
 	b := l.cur.Load()
 	if b == nil {
 		return true
 	}
-	if b.mem != nil && !b.mem.idle(now) {
+	if !tableIdle(b.table, b.mem, now) {
 		return false
 	}
 	for i := range b.shadow {
-		if m := b.shadow[i].mem; m != nil && !m.idle(now) {
+		if !tableIdle(b.shadow[i].table, b.shadow[i].mem, now) {
 			return false
 		}
+	}
+	return true
+}
+
+// tableIdle is idle for one table, mem when it is the in-memory store's.
+func tableIdle(t store.Table, mem *memTable, now int64) bool {
+	if mem != nil {
+		return mem.idle(now)
+	}
+	if i, ok := t.(store.Idler); ok {
+		return i.Idle(now)
 	}
 	return true
 }
