@@ -8,9 +8,9 @@ import "github.com/floodgate-go/floodgate/core/store"
 // limits' (a shadow reporting a fresh budget for a key its limit alone
 // would deny is the dry run's report lost). The in-memory store keeps a
 // key's state in the limiter's tables, and so does a table of another
-// store that is a [store.Idler] (local-first), which says; the others
-// (Redis) keep it under the policy's name, where a new limiter of that
-// name finds it.
+// store that is a [store.Idler] (local-first; Redis under FailLocal),
+// which says; the others keep it under the policy's name, where a new
+// limiter of that name finds it.
 func (l *Limiter) idle(now int64) bool {
 	b := l.cur.Load()
 	if b == nil {
@@ -37,6 +37,11 @@ func tableIdle(t store.Table, mem *memTable, now int64) bool {
 	}
 	return true
 }
+
+// Idle reports whether every entry of t has recovered at now: t is a
+// [store.Idler], for the stores that keep an in-memory table of their own
+// (the Redis store's FailLocal limiter).
+func (t *memTable) Idle(now int64) bool { return t.idle(now) }
 
 // idle reports whether every entry of t has recovered at now. It locks
 // each shard in turn; a shard whose next recovery (nextIdle, a lower

@@ -79,8 +79,9 @@ type OverrideOptions struct {
 	// may hand out its limiter (within TTL and ErrorTTL of its last use)
 	// or while any of its keys holds state (a key whose window or bucket
 	// has not recovered, in an enforced or a shadow limit, on the
-	// in-memory or the local-first store; Redis keeps it under the
-	// name, for the name's next limiter); a new name, when
+	// in-memory or the local-first store, or in the Redis store's
+	// FailLocal limiter; Redis keeps the rest under the name, for the
+	// name's next limiter); a new name, when
 	// MaxPolicies are in use, takes the place of the least recently used
 	// name no longer in use. A key whose override would be one more than
 	// that is refused (an error wrapping ErrInvalidConfig) for ErrorTTL,

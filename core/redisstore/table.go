@@ -567,3 +567,21 @@ func word[R string | []byte](r R, i int) (int64, bool) {
 	v := int64(f)
 	return v, float64(v) == f
 }
+
+// Idle reports (see store.Idler) whether every key of t behaves at now as
+// one a new table of its policy never saw: Redis keeps the keys' state
+// under the policy's shape, where a new table finds it, but FailLocal's
+// local limiter keeps in the process what this process granted of its
+// LocalShare during an outage and what Redis admitted since (see charge),
+// which a new table would grant again.
+func (t *table) Idle(now int64) bool {
+	if t.local == nil {
+		return true
+	}
+	lt := t.local.cur.Load()
+	if lt == nil {
+		return true // nothing charged yet
+	}
+	i, ok := lt.t.(store.Idler)
+	return !ok || i.Idle(now)
+}

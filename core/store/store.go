@@ -122,14 +122,14 @@ type Table interface {
 
 // Idler is implemented by a Table that keeps per-key state in the process
 // beyond what a new Table of the same policy finds in its store (the
-// local-first store's views, unpushed units and notes of forgotten keys).
+// local-first store's views, unpushed units and notes of forgotten keys;
+// the Redis store's FailLocal limiter).
 // Idle reports whether every key behaves at now (the caller's clock in
 // Unix nanoseconds, as Request.Now) as one the Table never saw, so that
 // the Table can be dropped for a new one of its policy without starting
 // any key afresh: core.Overrides forgets an unused override policy only
 // when it does. A Table that does not implement it keeps nothing a new
-// one of its policy would not find (the Redis store's state is in Redis,
-// under the policy's name).
+// one of its policy would not find.
 type Idler interface {
 	Idle(now int64) bool
 }
