@@ -69,21 +69,19 @@ func TestLinkLocalZoneOddRefused(t *testing.T) {
 	}
 }
 
-// A link-local proxy is trusted by the networks that hold its address,
-// whatever the interface it came in by; a zone in a forwarding header (an
-// interface of the proxy's, which names nothing here) still fails closed.
+// A link-local peer is not trusted by networks, which name no link (see
+// TestAttackLinkLocalPeerTrustedOnAnyLink): its headers are not read, a
+// zone in them or not, and it is keyed by its link.
 func TestLinkLocalTrustedProxy(t *testing.T) {
 	t.Parallel()
 	f, err := keyfunc.ClientIP(keyfunc.IPOptions{TrustedProxies: []netip.Prefix{netip.MustParsePrefix("fe80::/64")}})
 	require.NoError(t, err)
 	r := httptest.NewRequest("GET", "/", nil)
 	r.RemoteAddr = "[fe80::1%eth0]:1"
-	r.Header.Set("X-Forwarded-For", "198.51.100.7")
-	got, err := f(r)
-	require.NoError(t, err)
-	assert.Equal(t, "198.51.100.7/32", got)
-	r.Header.Set("X-Forwarded-For", "fe80::9%eth3")
-	got, err = f(r)
-	require.NoError(t, err)
-	assert.Equal(t, "fe80::%eth0/64", got, "the header fails closed: the peer is the client")
+	for _, xff := range []string{"198.51.100.7", "fe80::9%eth3"} {
+		r.Header.Set("X-Forwarded-For", xff)
+		got, err := f(r)
+		require.NoError(t, err)
+		assert.Equal(t, "fe80::%eth0/64", got, "the peer is the client: %s", xff)
+	}
 }

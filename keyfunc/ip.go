@@ -135,8 +135,11 @@ type IPOptions struct {
 // keeps its zone, the interface it came in by, which the kernel writes:
 // every link is fe80::/64 and the same address on two links is two hosts,
 // so that such a peer is keyed by its link, "fe80::%eth0/64" (by
-// IPv6Prefix; "fe80::1%eth0/128" by 128), and trusted by the networks that
-// hold its address whatever the link. A zone on another address is dropped;
+// IPv6Prefix; "fe80::1%eth0/128" by 128). It is never a trusted proxy by
+// the networks that hold its address (but with TrustedHops, where every
+// peer is one): they name no link, and every host chooses its link-local
+// address, so that a host on another link of this one could take a
+// proxy's; its headers are not read. A zone on another address is dropped;
 // one that no kernel writes (over 32 bytes, or holding a space, a '%' or a
 // '/') makes the RemoteAddr unusable. A client address that embeds the IPv4 address
 // of the host behind it is keyed as that IPv4 address, by IPv4Prefix: one of
@@ -329,10 +332,12 @@ func (c *ipExtractor) appendKey(dst []byte, r *http.Request) ([]byte, error) {
 	peer, ok := parsePeer(r.RemoteAddr)
 	client := peer
 	switch {
-	case ok && c.peerTrusted(peer.WithZone("")), !ok && c.hops > 0:
+	case ok && (c.hops > 0 || peer.Zone() == "" && c.isTrusted(peer)), !ok && c.hops > 0:
 		// With TrustedHops every peer is a proxy, one without an IP
 		// address too (a Unix socket's "@" or ""): its headers name the
-		// client.
+		// client. A link-local peer (its zone kept) is never trusted by
+		// networks: they name no link, and any host may take the
+		// address of a trusted proxy on another link of this host.
 		if a, found := c.fromHeaders(r.Header); found {
 			client, ok = a, true
 		}

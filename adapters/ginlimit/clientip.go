@@ -36,7 +36,9 @@ import (
 // link-local one with its zone ("[fe80::1%eth0]:1234"), for which gin
 // reads no header and names no client, is keyed as in PerIP: by its link
 // (see keyfunc.ClientIP); behind a link-local proxy, every client then
-// shares the proxy's key: use keyfunc.ClientIP, which trusts such a proxy.
+// shares the proxy's key, as with keyfunc.ClientIP, which trusts no
+// link-local peer (any host may take a proxy's address on another link):
+// give the proxy another address.
 //
 // Each call builds a gin context, which allocates; prefer
 // keyfunc.ClientIP with IPOptions.TrustedProxies when you can. It panics
