@@ -90,12 +90,22 @@ func (sh *shadowRun) finish(err error, res *Result) {
 func (l *Limiter) decideShadows(ctx context.Context, b *binding, op store.Op, key string, h uint64, cost int64, res *Result) {
 	res.shadowSet, res.shadowDenied = 0, 0
 	n := len(b.policy.limits)
-	limit, capped := ctx.Value(maxDelayKey{}).(time.Duration)
-	capped = capped && op == store.OpTake
+	// WithMaxDelay's bound, looked up at the first shaping shadow limit
+	// of a take: only those use it (a lookup walks ctx's chain).
+	var limit time.Duration
+	bounded, looked := false, false
 	for j := range b.shadow {
 		st, sp := &b.shadow[j], b.policy.shadows[j].p
 		jop := op
-		if capped && sp.shapes {
+		capped := false
+		if op == store.OpTake && sp.shapes {
+			if !looked {
+				limit, bounded = ctx.Value(maxDelayKey{}).(time.Duration)
+				looked = true
+			}
+			capped = bounded
+		}
+		if capped {
 			po, ok := st.decide(ctx, store.OpPeek, key, &h, cost, res.at)
 			if !ok {
 				continue
@@ -108,7 +118,7 @@ func (l *Limiter) decideShadows(ctx context.Context, b *binding, op store.Op, ke
 		if !ok {
 			continue
 		}
-		if capped && sp.shapes {
+		if capped {
 			o = capShadow(sp, o, limit)
 		}
 		res.per[n+j] = o
