@@ -17,22 +17,32 @@ func (t *table) Idle(now int64) bool {
 	return true
 }
 
-// shardIdle is Idle for one shard, locked while it looks.
+// shardIdle is Idle for one shard, locked while it looks. It forgets the
+// entries that weigh nothing and hold nothing to sync, as a full shard
+// evicts them first (exactly a key the node never saw), so that a shard
+// that holds state is not scanned whole again at the next call.
 func (k *keyset) shardIdle(sh *shard, ls []lim, now int64) bool {
 	sh.mu.Lock()
 	defer sh.mu.Unlock()
-	if sh.forgot.lost.until > now {
-		return false
-	}
+	idle := sh.forgot.lost.until <= now
 	for _, n := range sh.forgot.at {
 		if n.until > now {
-			return false
+			idle = false
+			break
 		}
 	}
-	for _, e := range sh.list {
+	// From the end of the list: unlist moves the last entry into the
+	// place of the one it removes, already looked at.
+	for i := len(sh.list) - 1; i >= 0; i-- {
+		e := sh.list[i]
 		if cost, _, busy := k.weigh(ls, e, now); cost > 0 || busy {
-			return false
+			idle = false
+			continue
 		}
+		sh.drop(e)
+		sh.limbo.drop(e)
+		sh.unlist(e)
+		e.gone = true
 	}
-	return true
+	return idle
 }
