@@ -153,6 +153,7 @@ type Overrides struct {
 	mu      sync.Mutex
 	byName  map[string]*Limiter
 	used    map[string]int64 // when each name of byName was last handed out (o.def's clock)
+	held    map[string]int64 // when forgetIdle last found a name of byName holding state
 	retired []*Limiter       // limiters replaced or forgotten, for refunds: the last MaxPolicies
 }
 
@@ -186,7 +187,7 @@ func NewOverrides(p *Policy, provider OverrideFunc, opts OverrideOptions, limOpt
 	if err != nil {
 		return nil, err
 	}
-	o := &Overrides{def: def, provider: provider, opts: opts, limOpts: limOpts, refused: &Limiter{}, byName: map[string]*Limiter{}, used: map[string]int64{}}
+	o := &Overrides{def: def, provider: provider, opts: opts, limOpts: limOpts, refused: &Limiter{}, byName: map[string]*Limiter{}, used: map[string]int64{}, held: map[string]int64{}}
 	o.cache.init(opts.MaxKeys, def)
 	return o, nil
 }
@@ -456,17 +457,19 @@ func (o *Overrides) retire(l *Limiter) {
 	}
 }
 
-// forgetScan is how many of the least recently used names forgetIdle
-// examines, so that a refused key costs a bounded scan.
-const forgetScan = 4
-
 // forgetIdle forgets, for a new name, the least recently used override
 // name that is no longer in use: no cached answer hands out its limiter
 // (its last use is older than TTL and ErrorTTL, the longest an answer is
 // cached), and its keys have all recovered (see Limiter.idle), so that
 // forgetting it starts no tenant afresh. Its limiter is retired, where a
 // return of the name finds it. It reports whether a name was forgotten.
-// o.mu is held.
+// Every unused name is looked at, oldest first, not a few: names holding
+// state (tenants of a daily quota who spend it and stay away) would
+// otherwise keep a name that could give way from being found. A name
+// found holding state is not looked at again for ErrorTTL (a new name is
+// refused that much longer at most), so that the scans cost at most one
+// look at each name per ErrorTTL, however many keys are refused. o.mu is
+// held.
 func (o *Overrides) forgetIdle(now int64) bool {
 	hold := int64(max(o.opts.TTL, o.opts.ErrorTTL))
 	var old []string // unused names, oldest first
@@ -476,13 +479,20 @@ func (o *Overrides) forgetIdle(now int64) bool {
 		}
 	}
 	slices.SortFunc(old, func(a, b string) int { return cmp.Compare(o.used[a], o.used[b]) })
-	for _, name := range old[:min(len(old), forgetScan)] {
-		if l := o.byName[name]; l.idle(now) {
-			delete(o.byName, name)
-			delete(o.used, name)
-			o.retire(l)
-			return true
+	for _, name := range old {
+		if at, ok := o.held[name]; ok && now-at < int64(o.opts.ErrorTTL) {
+			continue
 		}
+		l := o.byName[name]
+		if !l.idle(now) {
+			o.held[name] = now
+			continue
+		}
+		delete(o.byName, name)
+		delete(o.used, name)
+		delete(o.held, name)
+		o.retire(l)
+		return true
 	}
 	return false
 }
