@@ -127,7 +127,6 @@ func TestAttackWaitPollsTakeAcquireTokens(t *testing.T) {
 			c.AddHook(gate)
 			l := newLimiter(t, c, 1, redisinflight.Options{MaxCalls: 1, Timeout: time.Minute,
 				PollInterval: time.Millisecond, FailureMode: mode})
-			redisinflight.PollsOnly(l) // (its polls alone: a head that starts listening tries once more as an Acquire)
 			var shed atomic.Int64
 			redisinflight.OnPollShed(l, func() { shed.Add(1) })
 			bg := context.Background()
@@ -193,7 +192,6 @@ func TestAttackWaitersPollInTurn(t *testing.T) {
 	gate := newPollGate(t)
 	c.AddHook(gate)
 	l := newLimiter(t, c, 1, redisinflight.Options{MaxCalls: 16, Timeout: time.Minute, PollInterval: time.Millisecond})
-	redisinflight.PollsOnly(l) // (the polls' turns, without the retry of a head that starts listening)
 	bg := context.Background()
 	var rks []string
 	for i := range n { // the attacker's slots

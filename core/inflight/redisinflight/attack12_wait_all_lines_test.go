@@ -38,7 +38,6 @@ func TestAttackWaitersOfOtherKeysLockOutFreeKeysRedis(t *testing.T) {
 			// PollInterval of an hour: the flood's heads never poll.
 			l := newLimiter(t, pc, 1, redisinflight.Options{MaxWaiters: 1, MaxWaiting: flood,
 				PollInterval: time.Hour, FailureMode: mode})
-			redisinflight.PollsOnly(l) // (one try per waiter: its first)
 			bg := context.Background()
 			ctx, cancel := context.WithCancel(bg)
 			defer cancel()

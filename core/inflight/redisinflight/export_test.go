@@ -78,15 +78,3 @@ func OnPollShed(l *Limiter, f func()) { l.pollShed = f }
 
 // AwaitingTurn is the heads of l's lines waiting for a turn to poll.
 func AwaitingTurn(l *Limiter) int { return l.turns.waiting() }
-
-// PollsOnly makes l's waiting heads rely on their polls alone, as on a
-// Ring: no release is announced to them (see signals).
-func PollsOnly(l *Limiter) { l.signalled = false }
-
-// Listening reports whether l's pub/sub connection and its goroutines
-// are up (see signals): while some head listens.
-func Listening(l *Limiter) bool {
-	l.sig.mu.Lock()
-	defer l.sig.mu.Unlock()
-	return l.sig.kick != nil
-}

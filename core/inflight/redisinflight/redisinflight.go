@@ -135,8 +135,8 @@
 //
 // [Limiter.Wait] queues the callers of one process per key, first come,
 // first served, as [inflight.Memory.Wait] does; only the line's head asks
-// Redis: first as an Acquire does, again when a slot of the key is
-// released (on a token of MaxCalls), and otherwise every
+// Redis: first as an Acquire does, again when this process releases a
+// slot of the key (on a token of MaxCalls), and otherwise every
 // Options.PollInterval (or sooner, when the first lease of the key ends
 // before), taking turns with the heads of the other lines, first come,
 // first served: at most Options.MaxPolls polls per PollInterval, on
@@ -147,28 +147,9 @@
 // spent is not decided by the failure mode: the head waits on. When
 // every line is full (Options.MaxWaiting), a key nobody waits for is
 // tried as an Acquire is, without a place in line: waiters of other
-// keys, a flood's, never refuse a key a free slot. Across processes
-// there is no order: each process's head competes with the others' and
-// with every Acquire for the slots that free.
-//
-// A release in another process is heard at once, not at the head's next
-// poll (which a flood of heads on other keys would put off by their
-// number ÷ MaxPolls × PollInterval): each release publishes, in the
-// round trip of its ZREM, an empty message on the key's channel,
-//
-//	Prefix + "r{" + hash + "}:" + limit
-//
-// and a head whose first try found its key full subscribes to it (one
-// pub/sub connection per limiter, and the goroutines sending its
-// subscriptions and reading it, while some head listens; none otherwise:
-// no head waits for them), then tries once more as soon as Redis confirms
-// the subscription, within a Timeout. On a Cluster, Redis carries each
-// PUBLISH to every node over the cluster bus, subscribers or not: a
-// release costs the bus one message per node. On a Ring, which routes a
-// channel to a shard of its own choosing, nothing is published and the
-// heads only poll. A message lost (the pub/sub connection broken, an ACL
-// forbidding PUBLISH or SUBSCRIBE: the releases succeed all the same)
-// leaves the head to its polls.
+// keys, a flood's, never refuse a key a free slot. Across
+// processes there is no order: each process's head competes with the
+// others' and with every Acquire for the slots that free.
 package redisinflight
 
 import (
@@ -251,9 +232,7 @@ type Options struct {
 	// inflight.DefaultMaxWaiting.
 	MaxWaiters, MaxWaiting int
 	// PollInterval is how often the head of a key's wait line asks Redis
-	// for a slot freed by another process whose release it did not hear
-	// (see Waiting in the package documentation), or by a lease that
-	// ended; 0 means 50 ms. It is at least
+	// for a slot freed by another process; 0 means 50 ms. It is at least
 	// 1 ms (minPollInterval): a shorter one would have every waiting head
 	// poll, or retry a spent poll budget, in a busy loop.
 	PollInterval time.Duration
@@ -338,13 +317,8 @@ type Limiter struct {
 	otherLogged atomic.Bool            // the first error reply that is not a fault was logged
 	policy      atomic.Pointer[string] // maxmemory-policy, as Check read it
 
-	// signalled is whether releases are announced to the waiting heads
-	// of every process, sig this process's listening heads (see signals).
-	signalled bool
-	sig       signals
-
 	mu    sync.Mutex
-	freed map[string]chan struct{} // keys whose line's head waits for a release
+	freed map[string]chan struct{} // keys whose line's head waits for a local release
 	// held counts, under FailLocal, the slots of each key this process
 	// holds in Redis (taken and not yet released) or may be taking (its
 	// Acquires on their way), which the local limiter's share must leave
@@ -450,7 +424,6 @@ func New(client redis.UniversalClient, limit int, opts Options) (*Limiter, error
 		freed: make(map[string]chan struct{}), lost: make(map[string]*lostSet), calls: make(chan struct{}, opts.MaxCalls), polls: make(chan struct{}, opts.MaxPolls), turns: &turns{free: opts.MaxPolls}, upkeep: make(chan struct{}, opts.MaxCalls), renewAfter: afterFunc,
 		errBusy: fmt.Errorf("redisinflight: %d calls to Redis outstanding: %w", opts.MaxCalls, errShed)}
 	l.clock, l.resends = time.Now, mayResend(l.client)
-	l.signalled, l.sig.subs = signalled(l.client), make(map[string]*listen)
 	if opts.Clock != nil {
 		l.clock = opts.Clock.Now
 	}

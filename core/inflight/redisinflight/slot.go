@@ -58,17 +58,7 @@ func (ls *lease) release(ctx context.Context) error {
 	defer ls.l.wake(ls.key)
 	defer ls.l.hold(ls.key, -1) // (once the lease is removed, or ends by itself)
 	_, err := ls.l.call(ctx, ls.l.upkeep, func(ctx context.Context) (any, error) {
-		if !ls.l.signalled {
-			return ls.l.client.ZRem(ctx, ls.rk, ls.id).Result()
-		}
-		// One round trip: the removal, and its announcement to the heads
-		// waiting for the key in every process (see signals), whose own
-		// failure (an ACL forbidding PUBLISH) leaves them to their polls.
-		p := ls.l.client.Pipeline()
-		rem := p.ZRem(ctx, ls.rk, ls.id)
-		p.Publish(ctx, ls.l.channel(ls.rk), "")
-		_, _ = p.Exec(ctx)
-		return rem.Result()
+		return ls.l.client.ZRem(ctx, ls.rk, ls.id).Result()
 	}, nil)
 	if err != nil {
 		ls.mu.Lock()

@@ -18,21 +18,15 @@ import (
 // key a free slot (a key nobody waits for is then tried as an Acquire,
 // without a place in line, decided as an Acquire is when Redis cannot
 // decide). A waiter holds no goroutine; the head of a line holds one
-// timer, and the limiter one pub/sub connection and its goroutines while
-// some head listens (see below).
+// timer.
 //
-// Its first try is an Acquire's. When that finds key full, the head
-// listens for the releases of key that every process announces (Redis
-// pub/sub, on a Client or ClusterClient: see the package documentation)
-// and, once Redis has confirmed it, tries again as an Acquire (a release
-// before it was not heard): a Wait on a full key costs two Acquires'
-// round trips, then polls. The head then asks Redis again when a slot of
-// key is released, in this process or announced by another, on a token
-// of MaxCalls like an Acquire, and otherwise polls, taking its turn among
-// the heads of every line (at most Options.MaxPolls polls every
-// PollInterval, on a budget of round trips of their own): a try after
-// the first that finds its budget spent waits, as a full key does, and
-// is never decided by the failure mode.
+// Its first try is an Acquire's. The head then asks Redis again when
+// this process releases a slot of key, on a token of MaxCalls like an
+// Acquire, and otherwise polls, taking its turn among the heads of every
+// line (at most Options.MaxPolls polls every PollInterval, on a budget
+// of round trips of their own): a try after the first that finds its
+// budget spent waits, as a full key does, and is never decided by the
+// failure mode.
 func (l *Limiter) Wait(ctx context.Context, key string) (*inflight.Slot, error) {
 	if l.zero() {
 		return nil, errZeroLimiter
@@ -55,12 +49,6 @@ func (l *Limiter) Wait(ctx context.Context, key string) (*inflight.Slot, error) 
 	defer turn.Leave()
 	var freed <-chan struct{}
 	defer func() { l.unwatch(key, freed) }()
-	var ln *listen
-	defer func() {
-		if ln != nil {
-			l.unlisten(ln)
-		}
-	}()
 	tokens, retry := l.calls, false // (the first try is an Acquire's)
 	for {
 		freed = l.watch(key)
@@ -71,21 +59,6 @@ func (l *Limiter) Wait(ctx context.Context, key string) (*inflight.Slot, error) 
 				l.turns.give()
 			}
 			return s, err
-		}
-		if ln == nil && l.signalled && l.br.Closed() {
-			// The key is full: listen for its releases in every
-			// process, and once Redis has confirmed it, try again (a
-			// release before it was not heard) as an Acquire, once
-			// per Wait (the polls' budget, an attacker's heads may
-			// hold it, would shed it and the release be missed). Not
-			// while the breaker keeps calls from Redis: a subscription
-			// would only wait out its Timeout.
-			rk, _ := l.redisKeys(key, "")
-			ln = l.listen(key, rk)
-			if l.ready(ctx, ln) {
-				retry = true
-				continue
-			}
 		}
 		if busy && l.pollShed != nil {
 			l.pollShed()
@@ -120,20 +93,6 @@ func (l *Limiter) Wait(ctx context.Context, key string) (*inflight.Slot, error) 
 			tokens = l.polls
 		}
 	}
-}
-
-// ready waits, at most a Timeout, for Redis to confirm ln's
-// subscription, and reports whether it did.
-func (l *Limiter) ready(ctx context.Context, ln *listen) bool {
-	t := time.NewTimer(l.opts.Timeout)
-	defer t.Stop()
-	select {
-	case <-ln.ready:
-		return true
-	case <-t.C:
-	case <-ctx.Done():
-	}
-	return false
 }
 
 // pause waits d, or until freed is closed (woken), or until ctx ends.
