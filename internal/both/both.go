@@ -8,6 +8,7 @@ package both
 
 import (
 	"context"
+	"encoding/binary"
 	"errors"
 	"hash/maphash"
 	"reflect"
@@ -162,7 +163,7 @@ func (p *Pair) AllowN(ctx context.Context, key string, cost int64) (core.Result,
 				_, _ = p.giveBack(context.WithoutCancel(ctx), j)
 			}
 			p.shown = i
-			p.waitForAll(ctx, &res, order[n+1:p.n], hs[i], hinted[i], cost)
+			p.waitForAll(ctx, &res, order[n+1:p.n], hs[i], hs[:p.n], hinted[i], cost)
 			return res, nil
 		}
 		if err == nil {
@@ -239,24 +240,26 @@ type peeker interface {
 // were not asked, and one may deny it for longer, so that a client
 // retrying at the denying part's wait would be denied again. They are
 // peeked under ctx, its core.WithMaxDelay too (those that can be: a
-// limiter of another package is not), and
-// the instant they all admit is kept with the hint; a denial by a part
-// charged first for its hint (wasHinted) asks no other part, as the hint
-// is for (see denialHints), and reads that instant instead. A wait is
+// limiter of another package is not), and the instant they all admit is
+// kept with the hint, for this request's parts (hs), cost and MaxDelay;
+// a denial by a part charged first for its hint (wasHinted) asks no other
+// part, as the hint is for (see denialHints), and reads that instant
+// instead, when it was kept for the same parts, cost and MaxDelay (a hint
+// is of one part and key, shared by every Pair charging them). A wait is
 // never made shorter.
-func (p *Pair) waitForAll(ctx context.Context, res *core.Result, rest []int, h uint64, wasHinted bool, cost int64) {
+func (p *Pair) waitForAll(ctx context.Context, res *core.Result, rest []int, h uint64, hs []uint64, wasHinted bool, cost int64) {
 	at := res.At().UnixNano()
 	if res.RetryAfter == core.Never || at <= 0 {
-		if !wasHinted {
-			denials.setUntil(h, 0) // not another key's, of the slot before
-		}
 		return // no wait passes it, or no clock to keep an instant by
 	}
+	id := denials.waitID(ctx, h, hs, cost)
 	if wasHinted {
-		if until := denials.until(h); until > at {
-			res.RetryAfter = max(res.RetryAfter, time.Duration(until-at))
+		if until, ok := denials.until(h, id); ok {
+			if until > at {
+				res.RetryAfter = max(res.RetryAfter, time.Duration(until-at))
+			}
+			return
 		}
-		return
 	}
 	var others time.Duration
 	for _, i := range rest {
@@ -272,7 +275,7 @@ func (p *Pair) waitForAll(ctx context.Context, res *core.Result, rest []int, h u
 			others = max(others, r.RetryAfter)
 		}
 	}
-	denials.setUntil(h, at+int64(others))
+	denials.setUntil(h, id, at+int64(others))
 	res.RetryAfter = max(res.RetryAfter, others)
 }
 
@@ -292,10 +295,15 @@ type denialHints struct {
 	// nanoseconds, on the denying limiter's clock) until which the
 	// other parts of the Pair that last found the hint's part denying
 	// deny too: the RetryAfter of a later denial by that part, which
-	// asks no other (see Pair.waitForAll). Like a hint, one lost or
-	// stale changes what a denial tells, never what is decided; one of
-	// another key may tell a wait longer than the truth.
+	// asks no other (see Pair.waitForAll). checks holds, beside it, a
+	// hash of the instant and of what it was found for (waitID: the
+	// hint, the Pair's parts and keys, the cost and the MaxDelay): an
+	// instant is read only for the same, as the hint's part and key may
+	// be charged by Pairs of other parts, or for another cost. Like a
+	// hint, one lost or stale changes what a denial tells, never what is
+	// decided; one not found costs the peeks of the first denial.
 	untils [4096]atomic.Int64
+	checks [4096]atomic.Uint64
 }
 
 var denials = &denialHints{seed: maphash.MakeSeed()}
@@ -321,18 +329,51 @@ func (d *denialHints) slot(h uint64) *atomic.Uint64 { return &d.slots[d.index(h)
 
 func (d *denialHints) index(h uint64) uint64 { return (h >> 1) % uint64(len(d.slots)) }
 
-// until returns the instant kept with h's hint (see untils), or 0.
-func (d *denialHints) until(h uint64) int64 {
-	if !d.denied(h) {
-		return 0
+// waitID returns what an instant kept with h's hint is found for: the
+// hint, the hints of every part of the Pair (in any order), the cost and
+// ctx's core.WithMaxDelay, under which the other parts were peeked.
+func (d *denialHints) waitID(ctx context.Context, h uint64, hs []uint64, cost int64) uint64 {
+	var parts uint64
+	for _, x := range hs {
+		parts += x * 0xbf58476d1ce4e5b9 // the parts in any order
 	}
-	return d.untils[d.index(h)].Load()
+	var b [40]byte
+	binary.LittleEndian.PutUint64(b[0:], h)
+	binary.LittleEndian.PutUint64(b[8:], parts)
+	binary.LittleEndian.PutUint64(b[16:], uint64(cost))
+	if maxDelay, ok := core.MaxDelayOf(ctx); ok {
+		binary.LittleEndian.PutUint64(b[24:], uint64(maxDelay))
+		b[32] = 1
+	}
+	return maphash.Bytes(d.seed, b[:])
 }
 
-// setUntil keeps until with h's hint.
-func (d *denialHints) setUntil(h uint64, until int64) {
+// check returns the hash checks holds for the instant until kept for id.
+func (d *denialHints) check(id uint64, until int64) uint64 {
+	var b [16]byte
+	binary.LittleEndian.PutUint64(b[0:], id)
+	binary.LittleEndian.PutUint64(b[8:], uint64(until))
+	return maphash.Bytes(d.seed, b[:]) | 1 // never 0, an empty slot
+}
+
+// until returns the instant kept with h's hint for id (see untils), and
+// whether there is one: an instant and check read apart (another kept
+// between) do not match.
+func (d *denialHints) until(h, id uint64) (int64, bool) {
+	if !d.denied(h) {
+		return 0, false
+	}
+	i := d.index(h)
+	until := d.untils[i].Load()
+	return until, d.checks[i].Load() == d.check(id, until)
+}
+
+// setUntil keeps until with h's hint, for id.
+func (d *denialHints) setUntil(h, id uint64, until int64) {
 	if d.denied(h) {
-		d.untils[d.index(h)].Store(until)
+		i := d.index(h)
+		d.untils[i].Store(until)
+		d.checks[i].Store(d.check(id, until))
 	}
 }
 
