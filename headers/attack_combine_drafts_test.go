@@ -42,3 +42,25 @@ func TestAttackCombineListsALimitHeldInAnotherDraft(t *testing.T) {
 		assert.Len(t, pol, 2)
 	}
 }
+
+// The held binding limit of a draft 6 Writer is listed once, however many
+// draft 11 Writers combine behind it (a global limit, draft 6, around a
+// group's and a route's, draft 11): its fields stay in the response, and
+// each Combine listed them again, "held" repeated in every list (three
+// times after three Combines, the later ones without a window), where a
+// list names each limit once.
+func TestAttackCombineListsAHeldLimitOnce(t *testing.T) {
+	t.Parallel()
+	clk := coretest.NewClock(t0)
+	mk := func(name string, quota int64) *core.Limiter {
+		return newLimiter(t, clk, core.Limit{Name: name, Algorithm: core.FixedWindow{Quota: quota, Window: 60e9}})
+	}
+	g, m, r := takeN(t, mk("global", 3), 3), takeN(t, mk("group", 50), 3), takeN(t, mk("route", 100), 3)
+	h := http.Header{}
+	newWriter(t, headers.Options{Draft: headers.DraftIETF6, Omit: headers.XRateLimit}).Write(h, &g)
+	newWriter(t, headers.Options{}).Combine(h, &m)
+	newWriter(t, headers.Options{}).Combine(h, &r)
+	newWriter(t, headers.Options{}).Combine(h, &r)
+	assert.Equal(t, []string{`"held";r=0;t=55, "group";r=47;t=55, "route";r=97;t=55`}, h.Values("RateLimit"))
+	assert.Equal(t, []string{`"held";q=3;w=60, "group";q=50;w=60, "route";q=100;w=60`}, h.Values("RateLimit-Policy"))
+}

@@ -214,7 +214,12 @@ func (w *Writer) combine11(h http.Header, old *[numFields]string) {
 	if !validList(oRate, &rate11Shape) {
 		oRate = ""
 	}
-	oPol, oRate = joinList(hPol, oPol), joinList(hRate, oRate)
+	if hPol != "" || hRate != "" {
+		// One item per name: a draft 11 Writer combining before this one
+		// listed it already (its fields stay in h), maybe with the
+		// window its policy item gave it, which h no longer holds.
+		oPol, oRate = merge11(oPol, oRate, hPol, hRate)
+	}
 	if oPol == "" && oRate == "" {
 		return
 	}
@@ -284,14 +289,6 @@ func window67(v string, q int64) int64 {
 		}
 	}
 	return 0
-}
-
-// joinList joins two list values, either of which may be "".
-func joinList(a, b string) string {
-	if a == "" || b == "" {
-		return a + b
-	}
-	return a + ", " + b
 }
 
 // policy67 returns the drafts 6 and 7 RateLimit-Policy list v with one
