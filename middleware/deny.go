@@ -23,7 +23,7 @@ func (m *Middleware) deny(w http.ResponseWriter, r *http.Request, res *core.Resu
 		// as the Writer may omit or rename Retry-After. It is the wait
 		// for the next admission of the middlewares r passed before,
 		// when they tell it (see stacked).
-		held = heldWait(r, m.hdr, h, res.At())
+		held = heldWait(r, m.hdr, m.names, h, res.At())
 	}
 	m.hdr.CombineHeld(h, res, key, held)
 	if res.RetryAfter != core.Never {
@@ -68,7 +68,7 @@ func heldRetry(r *http.Request, h http.Header, v string) string {
 	if len(h) == 0 {
 		return v
 	}
-	if s := heldWait(r, nil, h, time.Now()); s > 0 {
+	if s := heldWait(r, nil, nil, h, time.Now()); s > 0 {
 		if n, err := strconv.ParseInt(v, 10, 64); err == nil && s > n {
 			return strconv.FormatInt(s, 10)
 		}

@@ -136,10 +136,11 @@ func (s *stacked) wait(ctx context.Context) int64 {
 // retry of r must make for the middlewares it passed before, whose fields
 // h holds: read from the decisions they share (see stacked) when h holds
 // the fields they wrote and no other, else from the fields, under the
-// default names and hdr's (headers.Writer.HeldWait; hdr may be nil).
-func heldWait(r *http.Request, hdr *headers.Writer, h http.Header, at time.Time) int64 {
+// default names and hdr's, names (headers.Writer.HeldWait; hdr may be
+// nil, names then too).
+func heldWait(r *http.Request, hdr *headers.Writer, names []string, h http.Header, at time.Time) int64 {
 	s := outerOf(r)
-	if s == nil || s.mark != fieldMark(h, s.names) {
+	if s == nil || s.mark != fieldMark(h, s.names) || unmarked(h, names, s.names) {
 		return hdr.HeldWait(h, at)
 	}
 	wait := s.before
@@ -147,6 +148,19 @@ func heldWait(r *http.Request, hdr *headers.Writer, h http.Header, at time.Time)
 		wait = max(wait, s.wait(r.Context()))
 	}
 	return wait
+}
+
+// unmarked reports whether h holds a field named names (those the reader
+// reads besides the default names) that a mark of marked does not hash:
+// one the shared decisions cannot account for, written by a middleware
+// they know nothing of, outside or between them.
+func unmarked(h http.Header, names, marked []string) bool {
+	for _, n := range names {
+		if len(h[n]) > 0 && !rateField(n, marked) {
+			return true
+		}
+	}
+	return false
 }
 
 // markSeed seeds fieldMark's hashes.
@@ -211,5 +225,5 @@ func HeldWait(r *http.Request, h http.Header) int64 {
 	if len(h) == 0 {
 		return 0
 	}
-	return heldWait(r, nil, h, time.Now())
+	return heldWait(r, nil, nil, h, time.Now())
 }
