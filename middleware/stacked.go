@@ -98,8 +98,19 @@ func (m *Middleware) newStacked(h http.Header, parent *stacked, a *Admission) *s
 		if len(ls) == 0 {
 			s.reset = a.res.ResetAfter
 		}
+		if p, ok := a.lim.(exhaustedResetter); ok {
+			// A request charged on several routes: a.res is one's.
+			s.reset = max(s.reset, p.ExhaustedReset(a.cost))
+		}
 	}
 	return s
+}
+
+// exhaustedResetter is a limiter whose Result tells of part of what it
+// decided (both.Pair): ExhaustedReset is the longest reset of every limit
+// its last admission left less than cost.
+type exhaustedResetter interface {
+	ExhaustedReset(cost int64) time.Duration
 }
 
 // peeker is a limiter that tells what it would decide, consuming nothing

@@ -421,6 +421,34 @@ func (p *Pair) Peek(ctx context.Context, key string, cost int64) (core.Result, e
 	return out, nil
 }
 
+// ExhaustedReset returns the longest reset of the limits the admission
+// AllowN last decided left less than cost, on every part: the Result
+// AllowN returns is one part's (the binding one), and a retry waits no
+// longer than this for them all. A part whose Result lists no limits (a
+// limiter of another package) counts by its top-level figures.
+func (p *Pair) ExhaustedReset(cost int64) time.Duration {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	var out time.Duration
+	var buf [core.MaxLimits]core.LimitResult
+	for i := range p.parts[:p.n] {
+		r := &p.res[i]
+		if !r.Allowed {
+			continue
+		}
+		ls := r.AppendLimits(buf[:0])
+		if len(ls) == 0 && r.Remaining < cost {
+			out = max(out, r.ResetAfter)
+		}
+		for j := range ls {
+			if ls[j].Remaining < cost {
+				out = max(out, ls[j].ResetAfter)
+			}
+		}
+	}
+	return out
+}
+
 // Holds reports whether p holds the cost of a part, which Refund gives
 // back: after an AllowN that failed for another part (see AllowN), the
 // Result returned cannot say it for a limiter of another package than
