@@ -60,4 +60,18 @@ func TestAttackPairHintedDenialWaitsForItsOwnParts(t *testing.T) {
 		assert.Equal(t, 10*time.Second, deny(t, pair(t, a, "a", b, "b"), 1), "b admits one more")
 		assert.Equal(t, time.Minute, deny(t, pair(t, a, "a", b, "b"), 2), "b admits two in a minute")
 	})
+	t.Run("alternating Pairs each peek once", func(t *testing.T) {
+		t.Parallel()
+		clk := coretest.NewClock(at)
+		a := fixed(clk, 1, time.Minute)
+		b, c := &peekCounter{Limiter: fixed(clk, 100, time.Hour)}, &peekCounter{Limiter: fixed(clk, 100, time.Hour)}
+		_, err := a.AllowN(ctx, "1:ak", 1)
+		require.NoError(t, err)
+		for range 10 {
+			deny(t, pair(t, a, "a", b, "b"), 1)
+			deny(t, pair(t, a, "a", c, "c"), 1)
+		}
+		assert.Equal(t, 1, b.peeks)
+		assert.Equal(t, 1, c.peeks)
+	})
 }

@@ -291,17 +291,17 @@ func (p *Pair) waitForAll(ctx context.Context, res *core.Result, rest []int, h u
 type denialHints struct {
 	seed  maphash.Seed
 	slots [4096]atomic.Uint64
-	// untils holds, beside each slot's hint, the instant (Unix
-	// nanoseconds, on the denying limiter's clock) until which the
-	// other parts of the Pair that last found the hint's part denying
-	// deny too: the RetryAfter of a later denial by that part, which
-	// asks no other (see Pair.waitForAll). checks holds, beside it, a
-	// hash of the instant and of what it was found for (waitID: the
-	// hint, the Pair's parts and keys, the cost and the MaxDelay): an
-	// instant is read only for the same, as the hint's part and key may
-	// be charged by Pairs of other parts, or for another cost. Like a
-	// hint, one lost or stale changes what a denial tells, never what is
-	// decided; one not found costs the peeks of the first denial.
+	// untils holds instants (Unix nanoseconds, on the denying limiter's
+	// clock) until which the other parts of a Pair whose part denied
+	// deny too: the RetryAfter of a later denial by that part, charged
+	// first for its hint, which asks no other (see Pair.waitForAll).
+	// Each is kept at the slot of what it was found for (waitID: the
+	// hint, the Pair's parts and keys, the cost and the MaxDelay), as
+	// the hint's part and key may be charged by Pairs of other parts, or
+	// for another cost, and checks holds beside it a hash of it and of
+	// that: an instant is read only for the same, while the hint holds.
+	// Like a hint, one lost or stale changes what a denial tells, never
+	// what is decided; one not found costs the peeks of a first denial.
 	untils [4096]atomic.Int64
 	checks [4096]atomic.Uint64
 }
@@ -363,7 +363,7 @@ func (d *denialHints) until(h, id uint64) (int64, bool) {
 	if !d.denied(h) {
 		return 0, false
 	}
-	i := d.index(h)
+	i := id % uint64(len(d.untils))
 	until := d.untils[i].Load()
 	return until, d.checks[i].Load() == d.check(id, until)
 }
@@ -371,7 +371,7 @@ func (d *denialHints) until(h, id uint64) (int64, bool) {
 // setUntil keeps until with h's hint, for id.
 func (d *denialHints) setUntil(h, id uint64, until int64) {
 	if d.denied(h) {
-		i := d.index(h)
+		i := id % uint64(len(d.untils))
 		d.untils[i].Store(until)
 		d.checks[i].Store(d.check(id, until))
 	}
