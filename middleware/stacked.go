@@ -131,7 +131,9 @@ func (s *stacked) wait(ctx context.Context) int64 {
 			// Decided as the retry will be (see decisionContext).
 			ctx = core.WithMaxDelay(ctx, s.maxDelay)
 		}
-		if res, err := p.Peek(ctx, s.key, s.cost); err == nil {
+		// A peek the store's failure mode answered (the store could not
+		// be reached: FailOpen admits) tells nothing of the limit.
+		if res, err := p.Peek(ctx, s.key, s.cost); err == nil && res.Source() != core.SourceFallback {
 			switch {
 			case res.Allowed:
 				return 0

@@ -2,11 +2,13 @@ package both_test
 
 import (
 	"context"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/floodgate-go/floodgate/core"
 	"github.com/floodgate-go/floodgate/core/coretest"
+	"github.com/floodgate-go/floodgate/core/store"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -74,4 +76,64 @@ func TestAttackPairHintedDenialWaitsForItsOwnParts(t *testing.T) {
 		assert.Equal(t, 1, b.peeks)
 		assert.Equal(t, 1, c.peeks)
 	})
+}
+
+// blipStore decides on a memory store, but answers its first blips peeks
+// as a Redis store in FailOpen mode answers a decision meeting a fault:
+// admitted, by its failure mode (core.SourceFallback).
+type blipStore struct {
+	core.Store
+	blips *atomic.Int64
+}
+
+func (s blipStore) Bind(p *core.Policy) (store.Table, error) {
+	t, err := s.Store.Bind(p)
+	return blipTable{t, s.blips}, err
+}
+
+type blipTable struct {
+	store.Table
+	blips *atomic.Int64
+}
+
+func (t blipTable) Do(ctx context.Context, req store.Request) (store.Decision, error) {
+	if req.Op != store.OpPeek || t.blips.Add(-1) < 0 {
+		return t.Table.Do(ctx, req)
+	}
+	d := store.Decision{At: req.Now, Source: store.SourceFallback}
+	d.Outcomes[0] = store.Outcome{Allowed: true, Remaining: 1}
+	return d, nil
+}
+
+// A peek of the other part met a store fault on the first denial, and the
+// store's failure mode answered it (FailOpen: admitted). The Pair kept
+// "the other part admits now" beside the hint, and the denials that
+// followed, its store back, still told the denying part's wait alone
+// (10 s) where the other part denies for a minute. A peek the store did
+// not decide is not kept: the next denial peeks again.
+func TestAttackPairKeepsNoWaitTheFailureModeTold(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	clk := coretest.NewClock(time.Date(2026, 1, 2, 3, 4, 0, 0, time.UTC))
+	a, err := core.NewLimiter(core.MustPolicy("p", core.Limit{Name: "p",
+		Algorithm: core.FixedWindow{Quota: 1, Window: 10 * time.Second}}), core.WithClock(clk))
+	require.NoError(t, err)
+	mem, err := core.NewMemoryStore(core.MemoryOptions{})
+	require.NoError(t, err)
+	blips := &atomic.Int64{}
+	b, err := core.NewLimiter(core.MustPolicy("p", core.Limit{Name: "p",
+		Algorithm: core.FixedWindow{Quota: 1, Window: time.Minute}}), core.WithStore(blipStore{mem, blips}), core.WithClock(clk))
+	require.NoError(t, err)
+	res, err := pair(t, a, "a", b, "b").AllowN(ctx, "k", 1)
+	require.NoError(t, err)
+	require.True(t, res.Allowed)
+	blips.Store(1)
+	res, err = pair(t, a, "a", b, "b").AllowN(ctx, "k", 1)
+	require.NoError(t, err)
+	require.False(t, res.Allowed)
+	assert.Equal(t, 10*time.Second, res.RetryAfter, "the other part not told")
+	res, err = pair(t, a, "a", b, "b").AllowN(ctx, "k", 1)
+	require.NoError(t, err)
+	require.False(t, res.Allowed)
+	assert.Equal(t, time.Minute, res.RetryAfter, "its store back")
 }

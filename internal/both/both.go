@@ -262,20 +262,26 @@ func (p *Pair) waitForAll(ctx context.Context, res *core.Result, rest []int, h u
 		}
 	}
 	var others time.Duration
+	known := true
 	for _, i := range rest {
 		pk, ok := p.parts[i].Lim.(peeker)
 		if !ok {
 			continue
 		}
 		r, err := pk.Peek(ctx, p.keys[i], cost) // under ctx's core.WithMaxDelay, as a take
-		if err != nil {
+		if err != nil || r.Source() == core.SourceFallback {
+			// Not told (a store fault, its failure mode answering): kept,
+			// the instant would stand for the part once its store is back.
+			known = false
 			continue
 		}
 		if !r.Allowed && r.RetryAfter != core.Never {
 			others = max(others, r.RetryAfter)
 		}
 	}
-	denials.setUntil(h, id, at+int64(others))
+	if known {
+		denials.setUntil(h, id, at+int64(others))
+	}
 	res.RetryAfter = max(res.RetryAfter, others)
 }
 
@@ -395,10 +401,15 @@ func (d *denialHints) forget(h uint64) {
 // errNoPeek is Peek's error for a part that cannot peek.
 var errNoPeek = errors.New("both: a part cannot peek")
 
+// errFallbackPeek is Peek's error for a part whose store's failure mode
+// answered the peek (core.SourceFallback): it tells nothing of the part.
+var errFallbackPeek = errors.New("both: a part's peek was answered by its store's failure mode")
+
 // Peek reports what AllowN would decide for cost on every part, consuming
 // nothing: the first part's Result when all admit, else the denial of the
 // longest RetryAfter (what a retry waits for: every part). It fails when
-// a part cannot peek (a limiter of another package) or fails.
+// a part cannot peek (a limiter of another package) or fails, or its
+// store's failure mode answered the peek (core.SourceFallback).
 func (p *Pair) Peek(ctx context.Context, key string, cost int64) (core.Result, error) {
 	var out core.Result
 	for i, pt := range p.parts[:p.n] {
@@ -413,6 +424,9 @@ func (p *Pair) Peek(ctx context.Context, key string, cost int64) (core.Result, e
 		r, err := pk.Peek(ctx, k, cost)
 		if err != nil {
 			return core.Result{}, err
+		}
+		if r.Source() == core.SourceFallback {
+			return core.Result{}, errFallbackPeek
 		}
 		if i == 0 || !r.Allowed && (out.Allowed || r.RetryAfter > out.RetryAfter) {
 			out = r
