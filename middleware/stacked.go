@@ -235,8 +235,7 @@ func containsFold(s, sub string) bool {
 // [Admission.Request]), and otherwise the wait the fields tell of
 // (headers.Wait), which may be as long as a limit's reset.
 func HeldWait(r *http.Request, h http.Header) int64 {
-	if len(h) == 0 {
-		return 0
-	}
+	// (An empty h too: a limit r passed may write no field, and share its
+	// decision all the same.)
 	return heldWait(r, nil, nil, h, time.Now())
 }
