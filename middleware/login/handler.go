@@ -93,17 +93,17 @@ func (g *Guard) Handler(next http.Handler) http.Handler {
 // answers every request 500 and returns false.
 func (g *Guard) Start(w http.ResponseWriter, r *http.Request) (*Attempt, bool) {
 	if g.Validate() != nil {
-		writeError(w, http.StatusInternalServerError, "the login guard is not configured")
+		writeError(w, r, http.StatusInternalServerError, "the login guard is not configured")
 		return nil, false
 	}
 	if inQuery(r, g.field) {
-		writeError(w, http.StatusBadRequest, "credentials are not accepted in the URL")
+		writeError(w, r, http.StatusBadRequest, "credentials are not accepted in the URL")
 		return nil, false
 	}
 	switch r.Method {
 	case http.MethodGet, http.MethodHead, http.MethodOptions:
 		if hasBody(r) {
-			writeError(w, http.StatusBadRequest, "a "+r.Method+" login request has no body")
+			writeError(w, r, http.StatusBadRequest, "a "+r.Method+" login request has no body")
 			return nil, false
 		}
 		return nil, true
@@ -111,16 +111,16 @@ func (g *Guard) Start(w http.ResponseWriter, r *http.Request) (*Attempt, bool) {
 	name, err := readUsername(r, g.field, g.maxBody)
 	switch {
 	case errors.Is(err, errBodyTooLarge):
-		writeError(w, http.StatusRequestEntityTooLarge, "the request body is too large")
+		writeError(w, r, http.StatusRequestEntityTooLarge, "the request body is too large")
 		return nil, false
 	case errors.Is(err, errUnsupportedMedia):
-		writeError(w, http.StatusUnsupportedMediaType, "send a form or a JSON object")
+		writeError(w, r, http.StatusUnsupportedMediaType, "send a form or a JSON object")
 		return nil, false
 	case errors.Is(err, errEncodedBody):
-		writeError(w, http.StatusUnsupportedMediaType, "send the body without a Content-Encoding")
+		writeError(w, r, http.StatusUnsupportedMediaType, "send the body without a Content-Encoding")
 		return nil, false
 	case err != nil:
-		writeError(w, http.StatusBadRequest, "the request body cannot be parsed")
+		writeError(w, r, http.StatusBadRequest, "the request body cannot be parsed")
 		return nil, false
 	}
 	a, err := g.Begin(r.Context(), name, r)
@@ -130,14 +130,14 @@ func (g *Guard) Start(w http.ResponseWriter, r *http.Request) (*Attempt, bool) {
 		writeThrottled(w, r, te.RetryAfter)
 		return nil, false
 	case errors.Is(err, ErrNoUsername):
-		writeError(w, http.StatusBadRequest, "the username is missing")
+		writeError(w, r, http.StatusBadRequest, "the username is missing")
 		return nil, false
 	case errors.Is(err, ErrUsernameTooLong):
-		writeError(w, http.StatusBadRequest, "the username is too long")
+		writeError(w, r, http.StatusBadRequest, "the username is too long")
 		return nil, false
 	case err != nil:
 		g.report(r, err)
-		writeError(w, http.StatusServiceUnavailable, "login attempts cannot be counted")
+		writeError(w, r, http.StatusServiceUnavailable, "login attempts cannot be counted")
 		return nil, false
 	}
 	return a, true

@@ -44,11 +44,13 @@ func setRetryAfter(h http.Header, s int64) {
 	h["Retry-After"] = []string{strconv.FormatInt(max(s, headers.Wait(h)), 10)}
 }
 
-// writeError answers a request the guard cannot decide: a body it cannot
-// read (413, 415, 400) or a store or key failure (503).
-func writeError(w http.ResponseWriter, status int, detail string) {
-	if status == http.StatusServiceUnavailable {
-		setRetryAfter(w.Header(), 1)
+// writeError answers r, a request the guard cannot decide: a body it
+// cannot read (413, 415, 400) or a store or key failure (503, its
+// Retry-After no shorter than the wait of the rate limits r passed
+// before, as a throttled attempt's: middleware.HeldWait).
+func writeError(w http.ResponseWriter, r *http.Request, status int, detail string) {
+	if h := w.Header(); status == http.StatusServiceUnavailable {
+		h["Retry-After"] = []string{strconv.FormatInt(max(1, middleware.HeldWait(r, h)), 10)}
 	}
 	problem.Write(w, &problem.Details{Title: http.StatusText(status), Status: status, Detail: detail}, true)
 }
