@@ -50,7 +50,8 @@ type bucket struct {
 	// inflight what the round in progress pushes.
 	unconf, inflight int64
 	// asked is the cost of the takes since the last round, used what they
-	// spent of the lease; short reports a denial (the share, the lease or
+	// spent of the lease, both in the units the rounds push and lease (see
+	// table.pushUnits); short reports a denial (the share, the lease or
 	// the view fell short: a lease may serve the next ones).
 	asked, used int64
 	short       bool

@@ -278,7 +278,12 @@ func (t *table) decide(e *entry, req store.Request, locked bool, d *store.Decisi
 		if l.kind.bucket() {
 			b := &e.bs[l.at]
 			if take && req.Cost <= l.burst {
-				b.ask(req.Cost, d.Taken)
+				// In the units the lease is granted and spent in: a
+				// table of other rates asking for its own costs asked
+				// for a lease that paid for none of its takes (a route
+				// at ten times the latest's interval was denied every
+				// other round: TestAttackSharedBucketTightRouteLeaseTooSmall).
+				b.ask(units[i], d.Taken)
 			}
 			switch {
 			case d.Taken:

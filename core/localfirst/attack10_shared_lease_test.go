@@ -1,0 +1,79 @@
+package localfirst_test
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/floodgate-go/floodgate/core"
+	"github.com/floodgate-go/floodgate/core/coretest"
+	"github.com/floodgate-go/floodgate/core/localfirst"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// sharedBucketRoutes returns, for each of two nodes, the limiters of two
+// routes named alike on one store, bound in the order of rates given
+// (per minute, the burst a tenth of a minute's: each refills in 6 s),
+// the latest syncing.
+func sharedBucketRoutes(t *testing.T, clk *coretest.Clock, alg func(n int64) core.Algorithm, rates ...int64) ([2][]*core.Limiter, []*localfirst.Store) {
+	t.Helper()
+	_, c := startRedis(t)
+	var ls [2][]*core.Limiter
+	var ss []*localfirst.Store
+	for n := range ls {
+		s, err := localfirst.New(c, localfirst.Options{Nodes: 2, Clock: clk, Timeout: localfirst.MaxTimeout})
+		require.NoError(t, err)
+		t.Cleanup(func() { _ = s.Close() })
+		ss = append(ss, s)
+		for _, q := range rates {
+			l, err := core.NewLimiter(core.MustPolicy("per-ip", core.Limit{Name: "b", Algorithm: alg(q)}), core.WithStore(s), core.WithClock(clk))
+			require.NoError(t, err)
+			ls[n] = append(ls[n], l)
+		}
+	}
+	return ls, ss
+}
+
+var bucketAlgs = []func(n int64) core.Algorithm{
+	func(n int64) core.Algorithm { return core.GCRA{Rate: core.PerMinute(n), Burst: n / 10} },
+	func(n int64) core.Algorithm { return core.TokenBucket{Rate: core.PerMinute(n), Burst: n / 10} },
+}
+
+// TestAttackSharedBucketTightRouteLeaseTooSmall: a route of 240/min
+// (burst 24) sharing its keyset with one of 2400/min bound after it
+// asked the rounds for leases of twice what its takes cost in its own
+// units, while each of its takes spends ten of the latest limits' units
+// of a lease: once leases flowed, every other lease paid for none of its
+// takes, and a client pinned to one node at three quarters of the route's
+// rate was denied 12 of 24 requests (the route alone: none). It asks in
+// the lease's units now: none denied.
+func TestAttackSharedBucketTightRouteLeaseTooSmall(t *testing.T) {
+	t.Parallel()
+	for _, alg := range bucketAlgs {
+		for _, rates := range [][]int64{{240}, {240, 2400}} {
+			clk := coretest.NewClock(t0)
+			ls, ss := sharedBucketRoutes(t, clk, alg, rates...)
+			ctx := context.Background()
+			for range 30 { // the burst, and more: leases flow
+				_, err := ls[0][0].Allow(ctx, "client")
+				require.NoError(t, err)
+			}
+			syncStores(t, ss)
+			clk.Advance(time.Second)
+			denied := 0
+			for round := range 12 { // 3/s on one node, three quarters of the route's rate
+				for range 3 {
+					r, err := ls[0][0].Allow(ctx, "client")
+					require.NoError(t, err)
+					if !r.Allowed && round >= 4 { // the first rounds refill what the burst took
+						denied++
+					}
+				}
+				syncStores(t, ss)
+				clk.Advance(time.Second)
+			}
+			assert.Zero(t, denied, "%T, rates %v: %d of 24 denied at three quarters of the route's rate", alg(1), rates, denied)
+		}
+	}
+}
