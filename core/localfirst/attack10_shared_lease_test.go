@@ -77,3 +77,52 @@ func TestAttackSharedBucketTightRouteLeaseTooSmall(t *testing.T) {
 		}
 	}
 }
+
+// TestAttackSharedBucketLeaseSpentInOtherUnits: two routes of one name
+// and shape, GCRA 60/min and 600/min (bursts 6 and 60), the loose one
+// bound last: its leases (half its burst on each of two nodes, the bucket
+// leased out) are counted in its units. A SetPolicy of the tight route
+// (burst 5) made its limits the latest, and the loose route spent its
+// leases in those units, ten of its units to one: each node admitted all
+// its view held, 90 at once of a bucket of 60 (never charged in Redis). A
+// lease granted under other limits is now cut to the node's share of the
+// latest limits' burst whichever table spends it, as after a SetPolicy of
+// the table's own.
+func TestAttackSharedBucketLeaseSpentInOtherUnits(t *testing.T) {
+	t.Parallel()
+	for _, alg := range bucketAlgs {
+		clk := coretest.NewClock(t0)
+		ls, ss := sharedBucketRoutes(t, clk, alg, 60, 600)
+		ctx := context.Background()
+		for _, n := range ls { // more than a node's share: the next round leases
+			r, err := n[1].AllowN(ctx, "client", 31)
+			require.NoError(t, err)
+			require.False(t, r.Allowed)
+		}
+		syncStores(t, ss)
+		tight := ls[0][0].Policy().Limits()[0]
+		switch a := tight.Algorithm.(type) {
+		case core.GCRA:
+			a.Burst = 5
+			tight.Algorithm = a
+		case core.TokenBucket:
+			a.Burst = 5
+			tight.Algorithm = a
+		}
+		for _, n := range ls {
+			require.NoError(t, n[0].SetPolicy(core.MustPolicy("per-ip", tight)))
+		}
+		admitted := 0
+		for _, n := range ls {
+			for range 100 {
+				r, err := n[1].Allow(ctx, "client")
+				require.NoError(t, err)
+				if !r.Allowed {
+					break
+				}
+				admitted++
+			}
+		}
+		assert.LessOrEqual(t, admitted, 60, "%T: the loose route admitted %d of a bucket of 60 leased out", alg(1), admitted)
+	}
+}

@@ -215,25 +215,31 @@ func (l *lim) avail(b *bucket, now int64) int64 {
 // peekBucket writes into o the outcome of taking cost (0: the state as it
 // stands) from b: the view must admit it, and the live lease hold it (its
 // units, in the latest limits': see table.pushUnits), or without a live
-// lease the share; latest: t is the latest table. It returns the view
+// lease the share; lat: the latest limits, i the limit's index. It returns the view
 // after the take (nv, nvl: see takeBucket), whether the lease would pay
 // for it, and whether the lease or the share alone denied it (retried
 // after a SyncPeriod at most). forgot: the key was forgotten and no round
 // has read it since (see forget.go): no share.
-func (t *table) peekBucket(o *store.Outcome, l *lim, b *bucket, now, cost, units int64, latest, forgot bool) (nv, nvl int64, lease, short bool) {
+func (t *table) peekBucket(o *store.Outcome, l *lim, b *bucket, now, cost, units int64, lat *limits, i int, forgot bool) (nv, nvl int64, lease, short bool) {
 	nv, nvl = l.take(o, b.v, b.vl, 1, now, cost)
 	if cost == 0 || !o.Allowed {
 		return nv, nvl, false, false
 	}
 	retry := t.k.s.opts.SyncPeriod
 	if now < b.exp {
-		if b.ver != t.ver && latest {
-			// Granted under other limits: the node keeps its share of the
-			// new burst at most, and gives the rest back at the next round
-			// (decide holds the lock for a lease).
-			keep := min(b.credit, l.burst/t.k.s.divisor(b))
+		if b.ver != lat.ver {
+			// Granted under other limits than the latest, in whose units
+			// every table spends it (see table.pushUnits): the node keeps
+			// its share of the latest burst at most, and gives the rest
+			// back at the next round (decide holds the lock for a lease).
+			// A table of other rates spent it in the latest's units as it
+			// stood: a 600/min route's lease, after a SetPolicy made a
+			// 60/min route's limits the latest, paid ten of its units
+			// apiece, and two nodes admitted all their views held, 90 of
+			// a bucket of 60 (TestAttackSharedBucketLeaseSpentInOtherUnits).
+			keep := min(b.credit, lat.ls[i].burst/t.k.s.divisor(b))
 			b.frozen += b.credit - keep
-			b.credit, b.ver = keep, t.ver
+			b.credit, b.ver = keep, lat.ver
 		}
 		if b.credit >= units {
 			return nv, nvl, true, false

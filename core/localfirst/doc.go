@@ -365,7 +365,12 @@
 // interval, the fraction of a unit carried to the next take (pushed one
 // for one, a 10/min route's units were charged at a 100/min route's 0.6 s:
 // 173 admitted in a minute, not 20;
-// TestAttackSharedBucketChargedAtOtherRate). (Each on a keyset of its own,
+// TestAttackSharedBucketChargedAtOtherRate); a take asks for leases in
+// those units, and a lease granted under other limits than the latest is
+// cut, whichever table spends it, to the node's share of the latest burst
+// (a route spending its lease in the units of another's limits, made the
+// latest by a SetPolicy, admitted 90 at once of a bucket of 60:
+// TestAttackSharedBucketLeaseSpentInOtherUnits). (Each on a keyset of its own,
 // before, each admitted a node's part before its first round and replaced
 // the other's claim in Redis while both were spent: two such limiters on
 // two nodes admitted 250 of a window of 100, past the bound of 150:

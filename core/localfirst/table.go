@@ -259,7 +259,7 @@ func (t *table) decide(e *entry, req store.Request, locked bool, d *store.Decisi
 		l := &t.ls[i]
 		if l.kind.bucket() {
 			units[i], rem[i] = t.pushUnits(lat, i, req.Cost, e.bs[l.at].rem)
-			nv[i], nvl[i], lease[i], short[i] = t.peekBucket(&d.Outcomes[i], l, &e.bs[l.at], req.Now, req.Cost, units[i], lat.ver == t.ver, e.forgot > req.Now && e.floor > 0)
+			nv[i], nvl[i], lease[i], short[i] = t.peekBucket(&d.Outcomes[i], l, &e.bs[l.at], req.Now, req.Cost, units[i], lat, i, e.forgot > req.Now && e.floor > 0)
 		} else {
 			var v view
 			l.look(&v, e.ws[l.at:l.at+2], req.Now, e.newest[i])
@@ -290,7 +290,7 @@ func (t *table) decide(e *entry, req store.Request, locked bool, d *store.Decisi
 				t.takeBucket(l, b, req.Now, req.Cost, units[i], nv[i], nvl[i], lease[i])
 				b.rem = rem[i]
 			case !all && d.Outcomes[i].Allowed:
-				t.peekBucket(&d.Outcomes[i], l, b, req.Now, 0, 0, true, false)
+				t.peekBucket(&d.Outcomes[i], l, b, req.Now, 0, 0, lat, i, false)
 			}
 			continue
 		}
