@@ -35,9 +35,18 @@ func sharedBucketRoutes(t *testing.T, clk *coretest.Clock, alg func(n int64) cor
 	return ls, ss
 }
 
+// bucketKinds make a GCRA and a token bucket of a rate per minute and a
+// burst; bucketAlgs those of a rate per minute whose burst refills in 6 s.
+var bucketKinds = []func(rate, burst int64) core.Algorithm{
+	func(rate, burst int64) core.Algorithm { return core.GCRA{Rate: core.PerMinute(rate), Burst: burst} },
+	func(rate, burst int64) core.Algorithm {
+		return core.TokenBucket{Rate: core.PerMinute(rate), Burst: burst}
+	},
+}
+
 var bucketAlgs = []func(n int64) core.Algorithm{
-	func(n int64) core.Algorithm { return core.GCRA{Rate: core.PerMinute(n), Burst: n / 10} },
-	func(n int64) core.Algorithm { return core.TokenBucket{Rate: core.PerMinute(n), Burst: n / 10} },
+	func(n int64) core.Algorithm { return bucketKinds[0](n, n/10) },
+	func(n int64) core.Algorithm { return bucketKinds[1](n, n/10) },
 }
 
 // TestAttackSharedBucketTightRouteLeaseTooSmall: a route of 240/min
@@ -124,5 +133,41 @@ func TestAttackSharedBucketLeaseSpentInOtherUnits(t *testing.T) {
 			}
 		}
 		assert.LessOrEqual(t, admitted, 60, "%T: the loose route admitted %d of a bucket of 60 leased out", alg(1), admitted)
+	}
+}
+
+// TestAttackSharedBucketCoarseLatestUnitUncharged: a route of 60/min
+// (burst 60) sharing its keyset with one of 1/min (burst 1) bound after
+// it: each of its takes is a sixtieth of the latest limits' unit, which
+// was charged only once whole, the rest carried on the node. Each node
+// held up to a whole bucket uncharged: Redis and so every view and share
+// saw nothing of it, a lease of one unit paid for nearly two, and two
+// nodes taking all they could admitted 190 in ten seconds, where the
+// route's GCRA admits 70 and the package's bound is about 135. The part
+// of a unit is now charged whole at the take that starts it, the rest
+// prepaid for the next takes: Redis never counts less than was admitted.
+func TestAttackSharedBucketCoarseLatestUnitUncharged(t *testing.T) {
+	t.Parallel()
+	for _, kind := range bucketKinds {
+		clk := coretest.NewClock(t0)
+		ls, ss := sharedBucketRoutes(t, clk, func(n int64) core.Algorithm { return kind(n, n) }, 60, 1)
+		ctx := context.Background()
+		admitted := 0
+		for range 10 {
+			for _, n := range ls {
+				for range 100 {
+					r, err := n[0].Allow(ctx, "client")
+					require.NoError(t, err)
+					if !r.Allowed {
+						break
+					}
+					admitted++
+				}
+			}
+			syncStores(t, ss)
+			clk.Advance(time.Second)
+		}
+		// Burst 60 and 10 more, λ's and the nodes' shares of slack.
+		assert.LessOrEqual(t, admitted, 60+10+10+2*31, "%T: the 60/min route admitted %d in ten seconds", kind(1, 1), admitted)
 	}
 }

@@ -116,8 +116,8 @@ func TestAttackSharedBucketLooseRouteChargedAtTightRate(t *testing.T) {
 // of two nodes, then idle until its view recovered, left each remainder
 // with an entry dropped as recovered: nothing ever reached Redis, and the
 // fleet admitted the route's rate on each node: 540 in three minutes,
-// bound about 400. A remainder is now pushed as a unit once the view
-// recovered: 381.
+// bound about 400. The part of a unit a take starts is now charged whole
+// at that take, the rest prepaid: 374.
 func TestAttackSharedBucketRemainderDropped(t *testing.T) {
 	t.Parallel()
 	_, c := startRedis(t)

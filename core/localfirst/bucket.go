@@ -60,10 +60,11 @@ type bucket struct {
 	// refilled by then: nothing is given back from then on).
 	frozen, until int64
 	sharers       int64 // the nodes sharing the key at the last read (0: none yet)
-	// rem is what takes of a table of other rates than the latest's
-	// counted below one unit of the latest limits, in ns of refill time,
-	// carried to the next take (see table.pushUnits).
-	rem int64
+	// paid is what takes of a table of other rates than the latest's
+	// were charged beyond their cost, below one unit of the latest
+	// limits, in ns of refill time: the next takes spend it first (see
+	// table.pushUnits).
+	paid int64
 }
 
 // ask records a take of cost, admitted or not.
@@ -308,8 +309,7 @@ func (t *table) refundBucket(lat *limits, i int, b *bucket, now, until, cost int
 		at = max(now, b.sl)
 		b.s, b.sl = int64(math.Float64bits(min(sb.have(math.Float64frombits(uint64(b.s)), b.sl, at)+float64(units), sb.burstF))), max(at, 1)
 	}
-	units, _ = t.pushUnits(lat, i, units, 0)
-	b.unconf -= min(units, max(b.unconf, 0))
+	b.unconf -= min(t.unitsBack(lat, i, units), max(b.unconf, 0))
 }
 
 // recovered reports whether b holds nothing the node must keep: a view

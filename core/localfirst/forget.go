@@ -40,8 +40,8 @@ func forgotCap(per int) int { return max(16, per) }
 // the most units any limit's view counts that have not recovered, core's
 // forgetCost), when all of them will have (until: 0 when cost is 0), and
 // whether e holds what forgetting would lose besides (busy: units to push
-// or in flight, or below one unit (see table.pushUnits), a lease or what
-// one left to give back, a live claim).
+// or in flight, a lease or what one left to give back, a live claim; what
+// a bucket prepaid, see table.pushUnits, is charged already).
 func (k *keyset) weigh(ls []lim, e *entry, now int64) (cost, until int64, busy bool) {
 	life := k.s.life()
 	for i := range ls {
@@ -49,7 +49,7 @@ func (k *keyset) weigh(ls []lim, e *entry, now int64) (cost, until int64, busy b
 		var o store.Outcome
 		if l.kind.bucket() {
 			b := &e.bs[l.at]
-			busy = busy || b.unconf != 0 || b.inflight != 0 || b.frozen > 0 || b.credit > 0 && now < b.exp || b.rem > 0
+			busy = busy || b.unconf != 0 || b.inflight != 0 || b.frozen > 0 || b.credit > 0 && now < b.exp
 			l.take(&o, b.v, b.vl, 1, now, 0)
 			if c := l.burst - o.Remaining; c > 0 {
 				cost, until = max(cost, c), max(until, now+int64(o.ResetAfter))

@@ -455,15 +455,6 @@ func (k *keyset) collectBucket(e *entry, lims *limits, i int, now int64, read bo
 	ls := lims.ls
 	l := &ls[i]
 	b := &e.bs[l.at]
-	if b.rem > 0 && l.recovered(b, now) {
-		// What takes of a table of other rates counted below one unit
-		// (see table.pushUnits) is pushed as one before the entry, whose
-		// view recovered, is dropped: lost with it, a node paced to
-		// recover between rounds reached Redis with none of its units
-		// (TestAttackSharedBucketRemainderDropped).
-		b.unconf++
-		b.rem = 0
-	}
 	live = !l.recovered(b, now)
 	if e.gone {
 		// Evicted or reset: push what it admitted, give its lease back,
