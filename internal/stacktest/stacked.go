@@ -19,7 +19,8 @@ import (
 // outer limit, 1,000 a day with a burst of 10, gives the 10th request its
 // last unit, and the inner one (one every 10 s, a burst of 9) refuses it:
 // Retry-After must be the wait for the outer limit's next admission, 87
-// s, not its reset (864 s), and a retry then passes.
+// s, not its reset (864 s): a retry a second earlier is refused, one
+// then passes.
 func CheckStackedWaitsForNextAdmission(t *testing.T, mount func(outer, inner *middleware.Middleware, h http.HandlerFunc) http.Handler) {
 	t.Helper()
 	clk := coretest.NewClock(time.Date(2026, 1, 2, 0, 0, 0, 0, time.UTC))
@@ -44,6 +45,8 @@ func CheckStackedWaitsForNextAdmission(t *testing.T, mount func(outer, inner *mi
 	rec := get()
 	require.Equal(t, http.StatusTooManyRequests, rec.Code)
 	assert.Equal(t, "87", rec.Header().Get("Retry-After"))
-	clk.Advance(87 * time.Second)
+	clk.Advance(86 * time.Second)
+	require.Equal(t, http.StatusTooManyRequests, get().Code, "a second early")
+	clk.Advance(time.Second)
 	assert.Equal(t, http.StatusOK, get().Code, "at Retry-After")
 }
