@@ -271,15 +271,7 @@ func (o *Overrides) owns(l *Limiter) bool {
 	}
 	o.mu.Lock()
 	defer o.mu.Unlock()
-	if o.byName[l.Policy().name] == l {
-		return true
-	}
-	for _, r := range o.retired {
-		if r == l {
-			return true
-		}
-	}
-	return false
+	return o.byName[l.Policy().name] == l || slices.Contains(o.retired, l)
 }
 
 // limiter returns the limiter deciding key: cached, or asked of the
@@ -348,9 +340,12 @@ func (o *Overrides) resolve(ctx context.Context, key string, prev *Limiter) (*Li
 // key's count is there; the name's latest limiter may be of another shape,
 // where the key has none), else prev's name's; o.refused for a key
 // refused, whose override may allow less than the default. A name o has
-// forgotten (see forgetIdle) whose limiter is no longer retired takes prev
-// back, in the place of an unused name if MaxPolicies are in use, or the
-// key is refused: the default may allow it more than its override.
+// forgotten (see forgetIdle) takes prev back, retired or not, in the place
+// of an unused name if MaxPolicies are in use, or the key is refused: the
+// default may allow it more than its override. Handing out a forgotten
+// name's limiter without its name would let the key take on a limiter that
+// forgetIdle never looks at, pushed past return by the next names
+// forgotten, and the name's return start the key afresh.
 func (o *Overrides) current(prev *Limiter) *Limiter {
 	if prev == nil || prev == o.def {
 		return o.def
@@ -358,34 +353,23 @@ func (o *Overrides) current(prev *Limiter) *Limiter {
 	if prev == o.refused {
 		return o.refused
 	}
-	if o.owns(prev) {
-		o.touch(prev.Policy().name)
-		return prev
-	}
 	now := o.def.now()
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	name := prev.Policy().name
 	if l := o.byName[name]; l != nil {
 		o.used[name] = now
+		if l == prev || slices.Contains(o.retired, prev) {
+			return prev
+		}
 		return l
 	}
 	if len(o.byName) >= o.opts.MaxPolicies && !o.forgetIdle(now) {
 		return o.refused
 	}
+	o.retired = slices.DeleteFunc(o.retired, func(r *Limiter) bool { return r == prev })
 	o.byName[name], o.used[name] = prev, now
 	return prev
-}
-
-// touch marks name used now, if o has a limiter of that name: an answer
-// handing out one of its limiters is cached from now.
-func (o *Overrides) touch(name string) {
-	now := o.def.now()
-	o.mu.Lock()
-	defer o.mu.Unlock()
-	if _, ok := o.used[name]; ok {
-		o.used[name] = now
-	}
 }
 
 // call calls the provider, turning a panic into an error.
