@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"slices"
 	"sync"
 	"time"
@@ -155,6 +156,9 @@ type Overrides struct {
 	used    map[string]int64 // when each name of byName was last handed out (o.def's clock)
 	held    map[string]int64 // when forgetIdle last found a name of byName holding state
 	retired []*Limiter       // limiters replaced or forgotten, for refunds: the last MaxPolicies
+	// noForget is when forgetIdle may first find a name to forget, after
+	// a scan that found none (0: unknown); a name added resets it.
+	noForget int64
 }
 
 // NewOverrides returns an Overrides deciding by p where provider gives no
@@ -368,7 +372,7 @@ func (o *Overrides) current(prev *Limiter) *Limiter {
 		return o.refused
 	}
 	o.retired = slices.DeleteFunc(o.retired, func(r *Limiter) bool { return r == prev })
-	o.byName[name], o.used[name] = prev, now
+	o.byName[name], o.used[name], o.noForget = prev, now, 0
 	return prev
 }
 
@@ -417,7 +421,7 @@ func (o *Overrides) limiterOf(p *Policy) (*Limiter, error) {
 			return nil, fmt.Errorf("override policy %q: already %d override policies in use (MaxPolicies)", p.name, len(o.byName))
 		}
 		if r := o.unretire(p); r != nil { // a name forgotten, back
-			o.byName[p.name], o.used[p.name] = r, now
+			o.byName[p.name], o.used[p.name], o.noForget = r, now, 0
 			return r, nil
 		}
 	}
@@ -428,7 +432,7 @@ func (o *Overrides) limiterOf(p *Policy) (*Limiter, error) {
 	if l != nil { // a change SetPolicy refused: the name starts afresh
 		o.retire(l)
 	}
-	o.byName[p.name], o.used[p.name] = n, now
+	o.byName[p.name], o.used[p.name], o.noForget = n, now, 0
 	return n, nil
 }
 
@@ -452,32 +456,46 @@ func (o *Overrides) retire(l *Limiter) {
 // otherwise keep a name that could give way from being found. A name
 // found holding state is not looked at again for ErrorTTL (a new name is
 // refused that much longer at most), so that the scans cost at most one
-// look at each name per ErrorTTL, however many keys are refused. o.mu is
-// held.
+// look at each name per ErrorTTL, however many keys are refused. A scan
+// that forgets none records when a name may first be (noForget: the
+// earliest end of a name's use or of its ErrorTTL skip), and the calls
+// before that return at once: a client's refused keys cost no gathering
+// and sorting of every name under o.mu (clock going backwards: a new name
+// is refused until the clock is back there). o.mu is held.
 func (o *Overrides) forgetIdle(now int64) bool {
-	hold := int64(max(o.opts.TTL, o.opts.ErrorTTL))
-	var old []string // unused names, oldest first
+	if o.noForget != 0 && now < o.noForget {
+		return false
+	}
+	hold, errTTL := int64(max(o.opts.TTL, o.opts.ErrorTTL)), int64(o.opts.ErrorTTL)
+	next := int64(math.MaxInt64) // the first instant a name may be forgotten
+	var old []string             // unused names, oldest first
 	for name, at := range o.used {
-		if now-at >= hold {
+		from := satAdd(at, hold)
+		if h, ok := o.held[name]; ok {
+			from = max(from, satAdd(h, errTTL))
+		}
+		if now >= from {
 			old = append(old, name)
+		} else {
+			next = min(next, from)
 		}
 	}
 	slices.SortFunc(old, func(a, b string) int { return cmp.Compare(o.used[a], o.used[b]) })
 	for _, name := range old {
-		if at, ok := o.held[name]; ok && now-at < int64(o.opts.ErrorTTL) {
-			continue
-		}
 		l := o.byName[name]
 		if !l.idle(now) {
 			o.held[name] = now
+			next = min(next, satAdd(now, errTTL))
 			continue
 		}
 		delete(o.byName, name)
 		delete(o.used, name)
 		delete(o.held, name)
 		o.retire(l)
+		o.noForget = 0
 		return true
 	}
+	o.noForget = next
 	return false
 }
 
