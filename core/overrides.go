@@ -155,7 +155,11 @@ type Overrides struct {
 	byName  map[string]*Limiter
 	used    map[string]int64 // when each name of byName was last handed out (o.def's clock)
 	held    map[string]int64 // when forgetIdle last found a name of byName holding state
-	retired []*Limiter       // limiters replaced or forgotten, for refunds: the last MaxPolicies
+	retired []*Limiter       // limiters replaced (a shape SetPolicy refused): the last MaxPolicies
+	// forgot holds the limiters of names forgotten (see forgetIdle), the
+	// last MaxPolicies, apart from retired: names coming and going must
+	// not push a replaced limiter, and its keys' state, past return.
+	forgot []*Limiter
 	// noForget is when forgetIdle may first find a name to forget, after
 	// a scan that found none (0: unknown); a name added resets it.
 	noForget int64
@@ -275,7 +279,13 @@ func (o *Overrides) owns(l *Limiter) bool {
 	}
 	o.mu.Lock()
 	defer o.mu.Unlock()
-	return o.byName[l.Policy().name] == l || slices.Contains(o.retired, l)
+	return o.byName[l.Policy().name] == l || o.kept(l)
+}
+
+// kept reports whether l is among the limiters retired or forgotten.
+// o.mu is held.
+func (o *Overrides) kept(l *Limiter) bool {
+	return slices.Contains(o.retired, l) || slices.Contains(o.forgot, l)
 }
 
 // limiter returns the limiter deciding key: cached, or asked of the
@@ -363,7 +373,7 @@ func (o *Overrides) current(prev *Limiter) *Limiter {
 	name := prev.Policy().name
 	if l := o.byName[name]; l != nil {
 		o.used[name] = now
-		if l == prev || slices.Contains(o.retired, prev) {
+		if l == prev || o.kept(prev) {
 			return prev
 		}
 		return l
@@ -372,6 +382,7 @@ func (o *Overrides) current(prev *Limiter) *Limiter {
 		return o.refused
 	}
 	o.retired = slices.DeleteFunc(o.retired, func(r *Limiter) bool { return r == prev })
+	o.forgot = slices.DeleteFunc(o.forgot, func(r *Limiter) bool { return r == prev })
 	o.byName[name], o.used[name], o.noForget = prev, now, 0
 	return prev
 }
@@ -436,20 +447,25 @@ func (o *Overrides) limiterOf(p *Policy) (*Limiter, error) {
 	return n, nil
 }
 
-// retire keeps l, replaced or forgotten, among the last MaxPolicies
-// retired: for refunds, and for its name to find again. o.mu is held.
-func (o *Overrides) retire(l *Limiter) {
-	o.retired = append(o.retired, l)
-	if len(o.retired) > o.opts.MaxPolicies {
-		o.retired = o.retired[1:]
+// retire keeps l, replaced, among the last MaxPolicies retired: for
+// refunds, and for its name to find again. o.mu is held.
+func (o *Overrides) retire(l *Limiter) { o.retired = o.keepLast(o.retired, l) }
+
+// keepLast appends l to list, keeping its last MaxPolicies.
+func (o *Overrides) keepLast(list []*Limiter, l *Limiter) []*Limiter {
+	list = append(list, l)
+	if len(list) > o.opts.MaxPolicies {
+		list = list[1:]
 	}
+	return list
 }
 
 // forgetIdle forgets, for a new name, the least recently used override
 // name that is no longer in use: no cached answer hands out its limiter
 // (its last use is older than TTL and ErrorTTL, the longest an answer is
 // cached), and its keys have all recovered (see Limiter.idle), so that
-// forgetting it starts no tenant afresh. Its limiter is retired, where a
+// forgetting it starts no tenant afresh. Its limiter is kept in o.forgot
+// (not o.retired, whose replaced limiters may hold state), where a
 // return of the name finds it. It reports whether a name was forgotten.
 // Every unused name is looked at, oldest first, not a few: names holding
 // state (tenants of a daily quota who spend it and stay away) would
@@ -491,7 +507,7 @@ func (o *Overrides) forgetIdle(now int64) bool {
 		delete(o.byName, name)
 		delete(o.used, name)
 		delete(o.held, name)
-		o.retire(l)
+		o.forgot = o.keepLast(o.forgot, l)
 		o.noForget = 0
 		return true
 	}
@@ -499,19 +515,27 @@ func (o *Overrides) forgetIdle(now int64) bool {
 	return false
 }
 
-// unretire returns the latest limiter retired from p's name that can
-// decide p on the state it kept (with p's limits set), removing it from
-// o.retired, or nil. A name whose shapes take turns (a provider giving it
-// per-key windows, or flipping between two contracts) thus finds each
-// shape's keys' state again, rather than starting them afresh at every
-// turn. o.mu is held.
+// unretire returns the latest limiter retired or forgotten from p's name
+// that can decide p on the state it kept (with p's limits set), removing
+// it from o.retired or o.forgot, or nil. A name whose shapes take turns (a
+// provider giving it per-key windows, or flipping between two contracts)
+// thus finds each shape's keys' state again, rather than starting them
+// afresh at every turn. o.mu is held.
 func (o *Overrides) unretire(p *Policy) *Limiter {
-	for i := len(o.retired) - 1; i >= 0; i-- {
-		r := o.retired[i]
+	if r := unretireFrom(&o.retired, p); r != nil {
+		return r
+	}
+	return unretireFrom(&o.forgot, p)
+}
+
+// unretireFrom is unretire for one list.
+func unretireFrom(list *[]*Limiter, p *Policy) *Limiter {
+	for i := len(*list) - 1; i >= 0; i-- {
+		r := (*list)[i]
 		if r.Policy().name != p.name || (!sameLimits(p, r.Policy()) && r.SetPolicy(p) != nil) {
 			continue
 		}
-		o.retired = slices.Delete(o.retired, i, i+1)
+		*list = slices.Delete(*list, i, i+1)
 		return r
 	}
 	return nil
