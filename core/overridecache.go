@@ -53,9 +53,10 @@ type overrideEntry struct {
 
 // resolveFunc asks for key's limiter; prev is the limiter the key was
 // decided by before (its expired entry's), nil when the key is not
-// cached. It returns the limiter and how long to cache it, or an error
-// (the caller's context ended) for an answer that must not be cached.
-type resolveFunc func(ctx context.Context, key string, prev *Limiter) (*Limiter, time.Duration, error)
+// cached; now is the instant the answer's cache duration counts from. It
+// returns the limiter and how long to cache it, or an error (the caller's
+// context ended) for an answer that must not be cached.
+type resolveFunc func(ctx context.Context, key string, prev *Limiter, now int64) (*Limiter, time.Duration, error)
 
 func (c *overrideCache) init(maxKeys int, def *Limiter) {
 	c.seed = [2]maphash.Seed{maphash.MakeSeed(), maphash.MakeSeed()}
@@ -114,7 +115,7 @@ func (s *overrideShard) resolve(ctx context.Context, old *overrideEntry, k overr
 	}
 	s.mu.Unlock()
 	if e == nil {
-		l, _, err = resolve(ctx, key, prev)
+		l, _, err = resolve(ctx, key, prev, now)
 		return l, err
 	}
 	given := false
@@ -133,7 +134,7 @@ func (s *overrideShard) resolve(ctx context.Context, old *overrideEntry, k overr
 		s.mu.Unlock()
 		close(e.ready)
 	}()
-	l, ttl, err := resolve(ctx, key, prev)
+	l, ttl, err := resolve(ctx, key, prev, now)
 	if err != nil {
 		return nil, err
 	}

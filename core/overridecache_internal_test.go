@@ -18,7 +18,9 @@ func TestOverrideCacheBound(t *testing.T) {
 	var c overrideCache
 	def := &Limiter{}
 	c.init(64, def)
-	resolve := func(context.Context, string, *Limiter) (*Limiter, time.Duration, error) { return def, time.Second, nil }
+	resolve := func(context.Context, string, *Limiter, int64) (*Limiter, time.Duration, error) {
+		return def, time.Second, nil
+	}
 	for i := range 2000 {
 		l, err := c.get(context.Background(), fmt.Sprint("k", i), int64(i)*int64(time.Millisecond), resolve)
 		require.NoError(t, err)
@@ -42,7 +44,7 @@ func TestOverrideCacheWaitersCancel(t *testing.T) {
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		l, err := c.get(context.Background(), "k", 0, func(context.Context, string, *Limiter) (*Limiter, time.Duration, error) {
+		l, err := c.get(context.Background(), "k", 0, func(context.Context, string, *Limiter, int64) (*Limiter, time.Duration, error) {
 			close(entered)
 			<-release
 			return def, time.Second, nil
@@ -53,7 +55,7 @@ func TestOverrideCacheWaitersCancel(t *testing.T) {
 	within.Recv(t, entered, "the first caller in the provider")
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	l, err := c.get(ctx, "k", 0, func(context.Context, string, *Limiter) (*Limiter, time.Duration, error) {
+	l, err := c.get(ctx, "k", 0, func(context.Context, string, *Limiter, int64) (*Limiter, time.Duration, error) {
 		t.Error("a second call to the provider for a key being resolved")
 		return nil, 0, nil
 	})
@@ -75,7 +77,7 @@ func TestOverrideCacheAnswerNotGiven(t *testing.T) {
 	var c overrideCache
 	c.init(64, nil)
 	first, second := &Limiter{}, &Limiter{}
-	l, err := c.get(context.Background(), "k", 0, func(context.Context, string, *Limiter) (*Limiter, time.Duration, error) {
+	l, err := c.get(context.Background(), "k", 0, func(context.Context, string, *Limiter, int64) (*Limiter, time.Duration, error) {
 		return first, time.Second, nil
 	})
 	require.NoError(t, err)
@@ -84,7 +86,7 @@ func TestOverrideCacheAnswerNotGiven(t *testing.T) {
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		_, err := c.get(context.Background(), "k", int64(time.Second), func(_ context.Context, _ string, prev *Limiter) (*Limiter, time.Duration, error) {
+		_, err := c.get(context.Background(), "k", int64(time.Second), func(_ context.Context, _ string, prev *Limiter, _ int64) (*Limiter, time.Duration, error) {
 			assert.Same(t, first, prev)
 			close(entered)
 			<-release
@@ -95,7 +97,7 @@ func TestOverrideCacheAnswerNotGiven(t *testing.T) {
 	<-entered
 	waited := make(chan *Limiter)
 	go func() {
-		l, err := c.get(context.Background(), "k", int64(time.Second), func(_ context.Context, _ string, prev *Limiter) (*Limiter, time.Duration, error) {
+		l, err := c.get(context.Background(), "k", int64(time.Second), func(_ context.Context, _ string, prev *Limiter, _ int64) (*Limiter, time.Duration, error) {
 			assert.Same(t, first, prev, "the expired answer kept")
 			return second, time.Second, nil
 		})
@@ -107,11 +109,11 @@ func TestOverrideCacheAnswerNotGiven(t *testing.T) {
 	assert.Same(t, second, <-waited, "the waiter asked again")
 	// A panicking resolution leaves no pending entry behind.
 	assert.Panics(t, func() {
-		_, _ = c.get(context.Background(), "p", 0, func(context.Context, string, *Limiter) (*Limiter, time.Duration, error) {
+		_, _ = c.get(context.Background(), "p", 0, func(context.Context, string, *Limiter, int64) (*Limiter, time.Duration, error) {
 			panic("bug")
 		})
 	})
-	l, err = c.get(context.Background(), "p", 0, func(context.Context, string, *Limiter) (*Limiter, time.Duration, error) {
+	l, err = c.get(context.Background(), "p", 0, func(context.Context, string, *Limiter, int64) (*Limiter, time.Duration, error) {
 		return first, time.Second, nil
 	})
 	require.NoError(t, err)

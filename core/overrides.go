@@ -302,7 +302,11 @@ func (o *Overrides) limiter(ctx context.Context, key string) (*Limiter, error) {
 }
 
 // resolve asks the provider for key's limiter and how long to cache it;
-// prev is the limiter that decided key before (nil when unknown). A
+// prev is the limiter that decided key before (nil when unknown), from
+// the instant the answer's cache duration counts from. A name handed out
+// is marked used at from or later, never earlier than it was, so that forgetIdle
+// cannot find it unused while the answer is cached, however the clock
+// moved (stepped back) during the provider's call. A
 // provider failing while ctx has ended is the caller's failure, not the
 // provider's: ctx's error, cached for no one. Any other failure keeps
 // prev's policy (a key is never moved off its override, to a default
@@ -313,7 +317,7 @@ func (o *Overrides) limiter(ctx context.Context, key string) (*Limiter, error) {
 // prev's override when it is that policy (by name: a change of its limits
 // that cannot be applied), and otherwise refuses the key rather than let
 // the default, or the override it leaves, decide it.
-func (o *Overrides) resolve(ctx context.Context, key string, prev *Limiter) (*Limiter, time.Duration, error) {
+func (o *Overrides) resolve(ctx context.Context, key string, prev *Limiter, from int64) (*Limiter, time.Duration, error) {
 	p, ok, err := o.call(ctx, key)
 	if err == nil && !ok {
 		return o.def, o.opts.NegativeTTL, nil
@@ -321,7 +325,7 @@ func (o *Overrides) resolve(ctx context.Context, key string, prev *Limiter) (*Li
 	var l *Limiter
 	given := err == nil // an override the provider gave
 	if given {
-		l, err = o.limiterOf(p)
+		l, err = o.limiterOf(p, from)
 	}
 	if err == nil {
 		return l, o.opts.TTL, nil
@@ -339,7 +343,7 @@ func (o *Overrides) resolve(ctx context.Context, key string, prev *Limiter) (*Li
 		// of the default's tier 500 after such a change.
 		return o.def, o.opts.ErrorTTL, nil
 	}
-	if l = o.current(prev); given && (l == o.def || l == o.refused || l.Policy().name != p.name) {
+	if l = o.current(prev, from); given && (l == o.def || l == o.refused || l.Policy().name != p.name) {
 		// Only a change of the key's own policy's limits that cannot be
 		// applied keeps the override it had: another policy, the
 		// default or the one the key leaves, may allow it more than the
@@ -360,19 +364,19 @@ func (o *Overrides) resolve(ctx context.Context, key string, prev *Limiter) (*Li
 // name's limiter without its name would let the key take on a limiter that
 // forgetIdle never looks at, pushed past return by the next names
 // forgotten, and the name's return start the key afresh.
-func (o *Overrides) current(prev *Limiter) *Limiter {
+func (o *Overrides) current(prev *Limiter, from int64) *Limiter {
 	if prev == nil || prev == o.def {
 		return o.def
 	}
 	if prev == o.refused {
 		return o.refused
 	}
-	now := o.def.now()
+	now := max(o.def.now(), from) // see resolve
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	name := prev.Policy().name
 	if l := o.byName[name]; l != nil {
-		o.used[name] = now
+		o.used[name] = max(o.used[name], now)
 		if l == prev || o.kept(prev) {
 			return prev
 		}
@@ -406,19 +410,19 @@ func (o *Overrides) call(ctx context.Context, key string) (p *Policy, ok bool, e
 
 // limiterOf returns the limiter of override policy p: its name's, with
 // p's limits.
-func (o *Overrides) limiterOf(p *Policy) (*Limiter, error) {
+func (o *Overrides) limiterOf(p *Policy, from int64) (*Limiter, error) {
 	if dp := o.def.Policy(); p.name == dp.name {
 		if sameLimits(p, dp) {
 			return o.def, nil
 		}
 		return nil, fmt.Errorf("override policy %q %w", p.name, errDefaultNamed)
 	}
-	now := o.def.now()
+	now := max(o.def.now(), from) // see resolve
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	l := o.byName[p.name]
 	if l != nil {
-		o.used[p.name] = now
+		o.used[p.name] = max(o.used[p.name], now)
 		if sameLimits(p, l.Policy()) || l.SetPolicy(p) == nil {
 			return l, nil
 		}
