@@ -242,7 +242,8 @@ func (o *Overrides) Peek(ctx context.Context, key string, cost int64) (Result, e
 // Refund gives back what taken consumed, on the limiter that decided it;
 // see [Limiter.Refund]. It fails with [ErrRefundForeign] for a decision
 // that none of o's limiters took (or one of a limiter replaced more than
-// MaxPolicies replacements ago).
+// MaxPolicies replacements ago, or of a name forgotten more than
+// MaxPolicies names forgotten ago).
 func (o *Overrides) Refund(ctx context.Context, key string, taken Result) (Result, error) {
 	if o.zero() {
 		return Result{}, errZeroOverrides
