@@ -427,8 +427,8 @@ func (o *Overrides) limiterOf(p *Policy, from int64) (*Limiter, error) {
 		if sameLimits(p, l.Policy()) || l.SetPolicy(p) == nil {
 			return l, nil
 		}
-		if r := o.unretire(p); r != nil {
-			o.retired = append(o.retired, l)
+		if r := o.unretire(p); r != nil { // from o.retired or o.forgot
+			o.retire(l)
 			o.byName[p.name] = r
 			return r, nil
 		}
