@@ -52,10 +52,16 @@ func FuzzClientIP(f *testing.F) {
 			}
 		}
 
-		peer, peerErr := netip.ParseAddrPort(remote)
-		peerAddr, peerOK := netip.Addr{}, false
-		if peerErr == nil {
-			peerAddr, peerOK = linkZone(peer.Addr().Unmap())
+		// RemoteAddr is "host:port", as net/http writes it, or a bare
+		// address ("v4", "v6", "[v6]"), which the key functions take too.
+		// parsePeer refuses some that netip takes (a zone holding a ']',
+		// which no kernel writes); of those both take, it must read what
+		// netip reads.
+		peerAddr, peerOK := parsePeer(remote)
+		if peer, err := netip.ParseAddrPort(remote); err == nil && peerOK {
+			if want, _ := linkZone(peer.Addr().Unmap()); want != peerAddr {
+				t.Fatalf("RemoteAddr %q read as %v, netip reads %v", remote, peerAddr, want)
+			}
 		}
 		if err != nil {
 			if !errors.Is(err, ErrNoKey) || key != "" {
