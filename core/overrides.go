@@ -428,7 +428,7 @@ func (o *Overrides) limiterOf(p *Policy, from int64) (*Limiter, error) {
 			return l, nil
 		}
 		if r := o.unretire(p); r != nil { // from o.retired or o.forgot
-			o.retire(l)
+			o.retire(l, now)
 			o.byName[p.name] = r
 			return r, nil
 		}
@@ -446,7 +446,7 @@ func (o *Overrides) limiterOf(p *Policy, from int64) (*Limiter, error) {
 		return nil, fmt.Errorf("override policy %q: %w", p.name, err)
 	}
 	if l != nil { // a change SetPolicy refused: the name starts afresh
-		o.retire(l)
+		o.retire(l, now)
 	}
 	o.byName[p.name], o.used[p.name], o.noForget = n, now, 0
 	return n, nil
@@ -454,15 +454,28 @@ func (o *Overrides) limiterOf(p *Policy, from int64) (*Limiter, error) {
 
 // retire keeps l, replaced, among the last MaxPolicies retired: for
 // refunds, and for its name to find again. o.mu is held.
-func (o *Overrides) retire(l *Limiter) { o.retired = o.keepLast(o.retired, l) }
+func (o *Overrides) retire(l *Limiter, now int64) { o.retired = o.keepLast(o.retired, l, now) }
 
-// keepLast appends l to list, keeping its last MaxPolicies.
-func (o *Overrides) keepLast(list []*Limiter, l *Limiter) []*Limiter {
+// keepLast appends l to list, keeping MaxPolicies of them: beyond, it
+// drops the oldest that is idle at now (its keys all behave as never
+// seen, so that its name loses nothing with it), and the oldest only when
+// none is. A limiter may hold state after it entered the list: a request
+// that took it from the cache before its name was forgotten takes its
+// unit on it, and dropping it would start that key afresh when the name
+// returns (TestAttackOverrideForgottenLimiterTakenInFlightKept).
+func (o *Overrides) keepLast(list []*Limiter, l *Limiter, now int64) []*Limiter {
 	list = append(list, l)
-	if len(list) > o.opts.MaxPolicies {
-		list = list[1:]
+	if len(list) <= o.opts.MaxPolicies {
+		return list
 	}
-	return list
+	drop := 0
+	for i, r := range list {
+		if r.idle(now) {
+			drop = i
+			break
+		}
+	}
+	return slices.Delete(list, drop, drop+1)
 }
 
 // forgetIdle forgets, for a new name, the least recently used override
@@ -512,7 +525,7 @@ func (o *Overrides) forgetIdle(now int64) bool {
 		delete(o.byName, name)
 		delete(o.used, name)
 		delete(o.held, name)
-		o.forgot = o.keepLast(o.forgot, l)
+		o.forgot = o.keepLast(o.forgot, l, now)
 		o.noForget = 0
 		return true
 	}
