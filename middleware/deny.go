@@ -65,9 +65,7 @@ func ensureRetryAfter(h http.Header, want int64) {
 // fields already in h tell of (heldWait): one may have given it its last
 // unit, and a retry sooner would be refused by it.
 func heldRetry(r *http.Request, h http.Header, v string) string {
-	// (An empty h too: a limit r passed may write no field, and share its
-	// decision all the same.)
-	if s := heldWait(r, nil, nil, h, time.Now()); s > 0 {
+	if s := HeldWait(r, h); s > 0 {
 		if n, err := strconv.ParseInt(v, 10, 64); err == nil && s > n {
 			return strconv.FormatInt(s, 10)
 		}

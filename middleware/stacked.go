@@ -9,6 +9,7 @@ import (
 
 	"github.com/floodgate-go/floodgate/core"
 	"github.com/floodgate-go/floodgate/headers"
+	"github.com/floodgate-go/floodgate/internal/both"
 	"github.com/floodgate-go/floodgate/internal/seconds"
 )
 
@@ -88,16 +89,7 @@ func (m *Middleware) newStacked(h http.Header, parent *stacked, a *Admission) *s
 		s.before = m.hdr.HeldWait(h, a.res.At())
 	}
 	if s.exhausted {
-		var buf [core.MaxLimits]core.LimitResult
-		ls := a.res.AppendLimits(buf[:0])
-		for i := range ls {
-			if ls[i].Remaining < a.cost {
-				s.reset = max(s.reset, ls[i].ResetAfter)
-			}
-		}
-		if len(ls) == 0 {
-			s.reset = a.res.ResetAfter
-		}
+		s.reset = both.ExhaustedReset(&a.res, a.cost)
 		if p, ok := a.lim.(exhaustedResetter); ok {
 			// A request charged on several routes: a.res is one's.
 			s.reset = max(s.reset, p.ExhaustedReset(a.cost))

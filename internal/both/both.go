@@ -438,26 +438,33 @@ func (p *Pair) Peek(ctx context.Context, key string, cost int64) (core.Result, e
 // ExhaustedReset returns the longest reset of the limits the admission
 // AllowN last decided left less than cost, on every part: the Result
 // AllowN returns is one part's (the binding one), and a retry waits no
-// longer than this for them all. A part whose Result lists no limits (a
-// limiter of another package) counts by its top-level figures.
+// longer than this for them all.
 func (p *Pair) ExhaustedReset(cost int64) time.Duration {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	var out time.Duration
-	var buf [core.MaxLimits]core.LimitResult
 	for i := range p.parts[:p.n] {
-		r := &p.res[i]
-		if !r.Allowed {
-			continue
+		if r := &p.res[i]; r.Allowed {
+			out = max(out, ExhaustedReset(r, cost))
 		}
-		ls := r.AppendLimits(buf[:0])
-		if len(ls) == 0 && r.Remaining < cost {
-			out = max(out, r.ResetAfter)
-		}
-		for j := range ls {
-			if ls[j].Remaining < cost {
-				out = max(out, ls[j].ResetAfter)
-			}
+	}
+	return out
+}
+
+// ExhaustedReset returns the longest reset of the limits of r that have
+// less than cost remaining: when a retry of cost is admitted by them all
+// at the latest. A Result that lists no limits (a limiter of another
+// package) counts by its top-level figures.
+func ExhaustedReset(r *core.Result, cost int64) time.Duration {
+	var buf [core.MaxLimits]core.LimitResult
+	ls := r.AppendLimits(buf[:0])
+	if len(ls) == 0 && r.Remaining < cost {
+		return r.ResetAfter
+	}
+	var out time.Duration
+	for i := range ls {
+		if ls[i].Remaining < cost {
+			out = max(out, ls[i].ResetAfter)
 		}
 	}
 	return out
