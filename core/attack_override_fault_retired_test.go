@@ -2,7 +2,6 @@ package core_test
 
 import (
 	"context"
-	"errors"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -24,15 +23,7 @@ func TestAttackOverrideFaultOnForgottenNameThenFresh(t *testing.T) {
 	ctx := context.Background()
 	clk := coretest.NewClock(t0)
 	var failing atomic.Bool
-	provider := func(_ context.Context, key string) (*core.Policy, bool, error) {
-		if key == "tenant" {
-			if failing.Load() {
-				return nil, false, errors.New("provider down")
-			}
-			return hourlyPolicy("strict", 1), true, nil
-		}
-		return hourlyPolicy(key, 10), true, nil
-	}
+	provider := strictUnlessFailing("tenant", hourlyPolicy, &failing)
 	o, err := core.NewOverrides(hourlyPolicy("default", 100), provider,
 		core.OverrideOptions{MaxPolicies: 1, TTL: time.Minute, ErrorTTL: time.Second}, core.WithClock(clk))
 	require.NoError(t, err)

@@ -2,7 +2,6 @@ package core_test
 
 import (
 	"context"
-	"errors"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -28,15 +27,7 @@ func TestAttackOverrideForgottenNameFaultToDefault(t *testing.T) {
 		return core.MustPolicy(name, core.Limit{Algorithm: core.FixedWindow{Quota: quota, Window: time.Minute}})
 	}
 	var failing atomic.Bool
-	provider := func(_ context.Context, key string) (*core.Policy, bool, error) {
-		if key == "restricted" {
-			if failing.Load() {
-				return nil, false, errors.New("provider down")
-			}
-			return pol("strict", 1), true, nil
-		}
-		return pol(key, 10), true, nil
-	}
+	provider := strictUnlessFailing("restricted", pol, &failing)
 	o, err := core.NewOverrides(pol("default", 100), provider,
 		core.OverrideOptions{MaxPolicies: 1, TTL: time.Minute}, core.WithClock(clk))
 	require.NoError(t, err)
