@@ -22,12 +22,7 @@ func TestAttackPairDenialWaitsForEveryPart(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	clk := coretest.NewClock(time.Date(2026, 1, 2, 3, 4, 0, 0, time.UTC))
-	lim := func(w time.Duration) *core.Limiter {
-		l, err := core.NewLimiter(core.MustPolicy("p", core.Limit{Name: "p",
-			Algorithm: core.FixedWindow{Quota: 1, Window: w}}), core.WithClock(clk))
-		require.NoError(t, err)
-		return l
-	}
+	lim := func(w time.Duration) *core.Limiter { return oneInWindow(t, clk, w) }
 	short, long := lim(10*time.Second), lim(time.Minute)
 	res, err := pair(t, short, "a", long, "b").AllowN(ctx, "k", 1)
 	require.NoError(t, err)
@@ -65,12 +60,7 @@ func TestAttackPairDenialFloodPeeksOnce(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	clk := coretest.NewClock(time.Date(2026, 1, 2, 3, 4, 0, 0, time.UTC))
-	lim := func(w time.Duration) *core.Limiter {
-		l, err := core.NewLimiter(core.MustPolicy("p", core.Limit{Name: "p",
-			Algorithm: core.FixedWindow{Quota: 1, Window: w}}), core.WithClock(clk))
-		require.NoError(t, err)
-		return l
-	}
+	lim := func(w time.Duration) *core.Limiter { return oneInWindow(t, clk, w) }
 	spent, other := lim(time.Minute), &peekCounter{Limiter: lim(time.Hour)}
 	_, err := spent.AllowN(ctx, "1:ak", 1)
 	require.NoError(t, err)
@@ -89,12 +79,7 @@ func TestPairPeekWaitsForEveryPart(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	clk := coretest.NewClock(time.Date(2026, 1, 2, 3, 4, 0, 0, time.UTC))
-	lim := func(w time.Duration) *core.Limiter {
-		l, err := core.NewLimiter(core.MustPolicy("p", core.Limit{Name: "p",
-			Algorithm: core.FixedWindow{Quota: 1, Window: w}}), core.WithClock(clk))
-		require.NoError(t, err)
-		return l
-	}
+	lim := func(w time.Duration) *core.Limiter { return oneInWindow(t, clk, w) }
 	p := pair(t, lim(10*time.Second), "a", lim(time.Minute), "b")
 	res, err := p.Peek(ctx, "k", 1)
 	require.NoError(t, err)
@@ -105,4 +90,13 @@ func TestPairPeekWaitsForEveryPart(t *testing.T) {
 	require.NoError(t, err)
 	assert.False(t, res.Allowed)
 	assert.Equal(t, time.Minute, res.RetryAfter)
+}
+
+// oneInWindow is a limiter on clk admitting one request a window of w.
+func oneInWindow(t *testing.T, clk core.Clock, w time.Duration) *core.Limiter {
+	t.Helper()
+	l, err := core.NewLimiter(core.MustPolicy("p", core.Limit{Name: "p",
+		Algorithm: core.FixedWindow{Quota: 1, Window: w}}), core.WithClock(clk))
+	require.NoError(t, err)
+	return l
 }
