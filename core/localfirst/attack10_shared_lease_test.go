@@ -123,14 +123,7 @@ func TestAttackSharedBucketLeaseSpentInOtherUnits(t *testing.T) {
 		}
 		admitted := 0
 		for _, n := range ls {
-			for range 100 {
-				r, err := n[1].Allow(ctx, "client")
-				require.NoError(t, err)
-				if !r.Allowed {
-					break
-				}
-				admitted++
-			}
+			admitted += takeUntilDenied(t, n[1], "client", 100)
 		}
 		assert.LessOrEqual(t, admitted, 60, "%T: the loose route admitted %d of a bucket of 60 leased out", alg(1), admitted)
 	}
@@ -151,18 +144,10 @@ func TestAttackSharedBucketCoarseLatestUnitUncharged(t *testing.T) {
 	for _, kind := range bucketKinds {
 		clk := coretest.NewClock(t0)
 		ls, ss := sharedBucketRoutes(t, clk, func(n int64) core.Algorithm { return kind(n, n) }, 60, 1)
-		ctx := context.Background()
 		admitted := 0
 		for range 10 {
 			for _, n := range ls {
-				for range 100 {
-					r, err := n[0].Allow(ctx, "client")
-					require.NoError(t, err)
-					if !r.Allowed {
-						break
-					}
-					admitted++
-				}
+				admitted += takeUntilDenied(t, n[0], "client", 100)
 			}
 			syncStores(t, ss)
 			clk.Advance(time.Second)

@@ -51,18 +51,10 @@ func TestAttackSharedKeysetTightRouteCapsLooseOne(t *testing.T) {
 	t.Parallel()
 	clk := coretest.NewClock(t0.Add(30 * time.Minute))
 	ls, ss := sharedRoutes(t, clk, 100, 10)
-	ctx := context.Background()
 	admitted := 0
 	for range 8 {
 		for _, n := range ls {
-			for range 20 {
-				r, err := n[0].Allow(ctx, "client")
-				require.NoError(t, err)
-				if !r.Allowed {
-					break
-				}
-				admitted++
-			}
+			admitted += takeUntilDenied(t, n[0], "client", 20)
 		}
 		syncStores(t, ss)
 	}
@@ -90,14 +82,7 @@ func TestAttackSharedKeysetLooseClaimsDenyTightRoute(t *testing.T) {
 	admitted := 0
 	for range 4 {
 		for _, n := range ls {
-			for range 10 {
-				r, err := n[0].Allow(ctx, "client")
-				require.NoError(t, err)
-				if !r.Allowed {
-					break
-				}
-				admitted++
-			}
+			admitted += takeUntilDenied(t, n[0], "client", 10)
 		}
 		syncStores(t, ss)
 	}
@@ -134,4 +119,18 @@ func TestSharedKeysetTightRouteKeepsItsBound(t *testing.T) {
 		assert.LessOrEqual(t, admitted, 15, "bound in the order %v", order)
 		assert.GreaterOrEqual(t, admitted, 10, "bound in the order %v", order)
 	}
+}
+
+// takeUntilDenied takes for key on l until l denies, at most n times, and
+// returns how many it admitted.
+func takeUntilDenied(t *testing.T, l *core.Limiter, key string, n int) int {
+	t.Helper()
+	for i := range n {
+		r, err := l.Allow(context.Background(), key)
+		require.NoError(t, err)
+		if !r.Allowed {
+			return i
+		}
+	}
+	return n
 }
