@@ -31,7 +31,9 @@ var (
 // its members separated by a comma and optional spaces, as lines of one
 // field joined are.
 func validList(v string, s *listShape) bool {
-	v = strings.Trim(v, " \t")
+	// A structured field starts with no HTAB (RFC 8941 discards leading
+	// SP only); it may end with OWS.
+	v = strings.TrimRight(strings.TrimLeft(v, " "), " \t")
 	if v == "" {
 		return false
 	}
@@ -139,8 +141,11 @@ func digits(v string) int {
 // validDict7 reports whether v is a draft 7 RateLimit dictionary as this
 // package writes it: "limit=L, remaining=R, reset=S".
 func validDict7(v string) bool {
-	for _, k := range [...]string{"limit=", "remaining=", "reset="} {
-		v = strings.TrimLeft(v, " \t")
+	v = strings.TrimLeft(v, " ") // (no leading HTAB: see validList)
+	for i, k := range [...]string{"limit=", "remaining=", "reset="} {
+		if i > 0 {
+			v = strings.TrimLeft(v, " \t")
+		}
 		if !strings.HasPrefix(v, k) {
 			return false
 		}
