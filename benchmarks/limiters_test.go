@@ -146,6 +146,14 @@ var memoryLibraries = []library{
 	}},
 }
 
+// hotKeyLibraries are run by HotKey only, after memoryLibraries: variants of
+// floodgate's call (left out of "best peer", as every floodgate-* row is).
+var hotKeyLibraries = []library{
+	{"floodgate-allow", func(s spec, clk *simClock) (allower, bool) {
+		return floodgateByValue{newFloodgate(gcraOf(s), clk)}, true
+	}},
+}
+
 func must(err error) {
 	if err != nil {
 		panic(err)
@@ -173,7 +181,20 @@ func newFloodgate(a core.Algorithm, clk *simClock) *floodgateAllower {
 	return &floodgateAllower{l}
 }
 
+// Allow decides through Limiter.Take into a Result of its own, on the
+// stack, as the middleware does (a Result per request, never reused).
 func (f *floodgateAllower) Allow(key string) bool {
+	var res core.Result
+	_ = f.l.Take(context.Background(), key, 1, &res)
+	return res.Allowed
+}
+
+// floodgateByValue decides through Limiter.Allow, which returns its Result
+// by value: the copy of the Result out of the call is the difference from
+// floodgate's row (HotKey only).
+type floodgateByValue struct{ *floodgateAllower }
+
+func (f floodgateByValue) Allow(key string) bool {
 	res, _ := f.l.Allow(context.Background(), key)
 	return res.Allowed
 }

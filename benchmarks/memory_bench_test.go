@@ -41,7 +41,7 @@ func BenchmarkHotKey(b *testing.B) {
 		s    spec
 	}{{"allow", specAllow}, {"deny", specDeny}} {
 		for _, mode := range []string{"sequential", "parallel"} {
-			for _, lib := range memoryLibraries {
+			for _, lib := range append(memoryLibraries[:len(memoryLibraries):len(memoryLibraries)], hotKeyLibraries...) {
 				b.Run(path.name+"-"+mode+"/"+lib.name, func(b *testing.B) {
 					a := build(b, lib, path.s)
 					a.Allow("hot")

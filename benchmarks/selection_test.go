@@ -30,9 +30,13 @@ type selectable struct {
 // selectables lists every benchmark of the package (TestEveryBenchmarkListed
 // holds it to that); run.sh runs those its scenario list names.
 func selectables() []selectable {
-	var mem, mw, rd []string
+	var mem, hot, mw, rd []string
 	for _, l := range memoryLibraries {
 		mem = append(mem, l.name)
+	}
+	hot = append(hot, mem...)
+	for _, l := range hotKeyLibraries {
+		hot = append(hot, l.name)
 	}
 	for _, m := range middlewares {
 		mw = append(mw, m.name)
@@ -41,7 +45,7 @@ func selectables() []selectable {
 		rd = append(rd, l.name)
 	}
 	return []selectable{
-		{"HotKey", 2, mem},               // allow-sequential/floodgate
+		{"HotKey", 2, hot},               // allow-sequential/floodgate
 		{"ManyKeys", 2, mem},             // parallel/floodgate
 		{"HeapPerKey", 1, mem},           // floodgate
 		{"Middleware", 2, mw},            // allow-parallel/floodgate

@@ -182,5 +182,5 @@ The code says exactly what each measures (the _test.go files); in short:
 - **ScaleKeys**: ManyKeys at 10k, 100k, 1M and 10M keys for floodgate's GCRA and the peers leading the 1M rows, with the heap kept per key (as HeapPerKey).
 - **Accuracy**: one key hammered for 3 s at 100/s burst 100; sim = on the library's own clock (10 calls per 100 µs), real = in real time.
 
-floodgate is its GCRA over the MemoryStore (floodgate-tb: its TokenBucket); the best peer leaves both out.
+floodgate is its GCRA over the MemoryStore, called as the middleware calls it: Limiter.Take into a Result on the caller's stack, one per decision (floodgate-allow, HotKey only: through Limiter.Allow, which returns the Result by value and so copies it out of the call; floodgate-tb: its TokenBucket); the best peer leaves every floodgate row out.
 `
