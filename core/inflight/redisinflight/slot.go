@@ -22,6 +22,13 @@ type lease struct {
 	ends  time.Time // the lease ends after this (l.clock): a Lease after its last taking or renewal was sent
 }
 
+// released reports whether the lease was released.
+func (ls *lease) released() bool {
+	ls.mu.Lock()
+	defer ls.mu.Unlock()
+	return ls.done
+}
+
 // renewTimer is AutoRenew's timer of one lease: a *time.Timer, or a
 // test's (see Limiter.renewAfter).
 type renewTimer interface {
@@ -70,9 +77,17 @@ func (ls *lease) release(ctx context.Context) error {
 	return nil
 }
 
-// renew extends the lease by Options.Lease from now.
+// renew extends the lease by Options.Lease from now. A lease released
+// before (an AutoRenew timer that fired as the slot was released, a Renew
+// racing Release) is not renewed: it fails with inflight.ErrReleased,
+// sending nothing, or, when the release's ZREM reached Redis first, with
+// inflight.ErrReleased rather than ErrLeaseLost (the lease was given
+// back, not lost; TestAttackRenewalAfterReleaseReportsNoLostLease).
 func (ls *lease) renew(ctx context.Context) error {
 	l := ls.l
+	if ls.released() {
+		return inflight.ErrReleased
+	}
 	sent := l.clock()
 	v, err := l.call(ctx, l.upkeep, func(ctx context.Context) (any, error) {
 		return renewScript.Run(ctx, l.client, []string{ls.rk}, ls.id, l.leaseUS, l.now()).Result()
@@ -80,6 +95,8 @@ func (ls *lease) renew(ctx context.Context) error {
 	switch {
 	case err != nil:
 		return fmt.Errorf("redisinflight: renew: %w", unavailable(err))
+	case v != int64(1) && ls.released():
+		return inflight.ErrReleased // (the release's ZREM set done before it was sent)
 	case v != int64(1):
 		return ErrLeaseLost
 	}
@@ -97,6 +114,9 @@ func (ls *lease) renew(ctx context.Context) error {
 func (ls *lease) autoRenew() {
 	l := ls.l
 	err := ls.renew(context.Background())
+	if errors.Is(err, inflight.ErrReleased) {
+		return // (released as the timer fired: nothing lost, nothing to schedule)
+	}
 	if err != nil && !errors.Is(err, errShed) {
 		l.onError(err) // (not the renewals the breaker kept from Redis: see OnError)
 	}
