@@ -245,8 +245,10 @@ type peeker interface {
 // a denial by a part charged first for its hint (wasHinted) asks no other
 // part, as the hint is for (see denialHints), and reads that instant
 // instead, when it was kept for the same parts, cost and MaxDelay (a hint
-// is of one part and key, shared by every Pair charging them). A wait is
-// never made shorter.
+// is of one part and key, shared by every Pair charging them) less than
+// keptFor ago: the other parts may have been charged since, by requests
+// of theirs no Pair sees, and deny for longer. A wait is never made
+// shorter.
 func (p *Pair) waitForAll(ctx context.Context, res *core.Result, rest []int, h uint64, hs []uint64, wasHinted bool, cost int64) {
 	at := res.At().UnixNano()
 	if res.RetryAfter == core.Never || at <= 0 {
@@ -254,7 +256,7 @@ func (p *Pair) waitForAll(ctx context.Context, res *core.Result, rest []int, h u
 	}
 	id := denials.waitID(ctx, h, hs, cost)
 	if wasHinted {
-		if until, ok := denials.until(h, id); ok {
+		if until, ok := denials.until(h, id, at); ok {
 			if until > at {
 				res.RetryAfter = max(res.RetryAfter, time.Duration(until-at))
 			}
@@ -280,7 +282,7 @@ func (p *Pair) waitForAll(ctx context.Context, res *core.Result, rest []int, h u
 		}
 	}
 	if known {
-		denials.setUntil(h, id, at+int64(others))
+		denials.setUntil(h, id, at+int64(others), at)
 	}
 	res.RetryAfter = max(res.RetryAfter, others)
 }
@@ -307,10 +309,18 @@ type denialHints struct {
 	// for another cost, and checks holds beside it a hash of it and of
 	// that: an instant is read only for the same, while the hint holds.
 	// Like a hint, one lost or stale changes what a denial tells, never
-	// what is decided; one not found costs the peeks of a first denial.
+	// what is decided; one not found costs the peeks of a first denial,
+	// and one is read for keptFor at most.
 	untils [4096]atomic.Int64
+	kepts  [4096]atomic.Int64 // when each instant was found
 	checks [4096]atomic.Uint64
 }
+
+// keptFor is how long an instant kept with a hint is read: a flood of
+// denials costs one peek of the other parts a second, not one a request,
+// and a wait told by an instant that the other parts' own requests made
+// stale since (a part that admitted, spent) is told for a second at most.
+const keptFor = time.Second
 
 var denials = &denialHints{seed: maphash.MakeSeed()}
 
@@ -354,32 +364,37 @@ func (d *denialHints) waitID(ctx context.Context, h uint64, hs []uint64, cost in
 	return maphash.Bytes(d.seed, b[:])
 }
 
-// check returns the hash checks holds for the instant until kept for id.
-func (d *denialHints) check(id uint64, until int64) uint64 {
-	var b [16]byte
+// check returns the hash checks holds for the instant until kept for id,
+// found at kept.
+func (d *denialHints) check(id uint64, until, kept int64) uint64 {
+	var b [24]byte
 	binary.LittleEndian.PutUint64(b[0:], id)
 	binary.LittleEndian.PutUint64(b[8:], uint64(until))
+	binary.LittleEndian.PutUint64(b[16:], uint64(kept))
 	return maphash.Bytes(d.seed, b[:]) | 1 // never 0, an empty slot
 }
 
 // until returns the instant kept with h's hint for id (see untils), and
-// whether there is one: an instant and check read apart (another kept
-// between) do not match.
-func (d *denialHints) until(h, id uint64) (int64, bool) {
+// whether there is one found less than keptFor before at (and not after
+// it, on a clock set back): an instant, when it was found and its check
+// read apart (another kept between) do not match.
+func (d *denialHints) until(h, id uint64, at int64) (int64, bool) {
 	if !d.denied(h) {
 		return 0, false
 	}
 	i := id % uint64(len(d.untils))
-	until := d.untils[i].Load()
-	return until, d.checks[i].Load() == d.check(id, until)
+	until, kept := d.untils[i].Load(), d.kepts[i].Load()
+	fresh := kept <= at && at-kept < int64(keptFor)
+	return until, fresh && d.checks[i].Load() == d.check(id, until, kept)
 }
 
-// setUntil keeps until with h's hint, for id.
-func (d *denialHints) setUntil(h, id uint64, until int64) {
+// setUntil keeps until with h's hint, for id, found at kept.
+func (d *denialHints) setUntil(h, id uint64, until, kept int64) {
 	if d.denied(h) {
 		i := id % uint64(len(d.untils))
 		d.untils[i].Store(until)
-		d.checks[i].Store(d.check(id, until))
+		d.kepts[i].Store(kept)
+		d.checks[i].Store(d.check(id, until, kept))
 	}
 }
 
