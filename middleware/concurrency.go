@@ -245,7 +245,7 @@ func (c *Concurrency) begin(w http.ResponseWriter, r *http.Request) (slot *infli
 	if c.opts.FailOpen {
 		return nil, "", true
 	}
-	w.Header()["Retry-After"] = []string{heldRetry(r, w.Header(), c.failRetry)}
+	w.Header()["Retry-After"] = []string{heldRetry(r, w.Header(), c.failRetry, http.StatusServiceUnavailable)}
 	unavailable.Write(w, nil, false)
 	return nil, "", false
 }
@@ -281,7 +281,11 @@ func (c *Concurrency) refuse(w http.ResponseWriter, r *http.Request) {
 	if c.opts.OnDenied != nil {
 		c.opts.OnDenied(r)
 	}
-	retry := heldRetry(r, w.Header(), c.retry)
+	status := 0 // Denied's: not known
+	if c.opts.Denied == nil {
+		status = http.StatusTooManyRequests
+	}
+	retry := heldRetry(r, w.Header(), c.retry, status)
 	w.Header()["Retry-After"] = []string{retry}
 	if c.opts.Denied != nil {
 		c.opts.Denied(&retryOn429{ResponseWriter: w, value: retry}, r)

@@ -23,7 +23,11 @@ func (m *Middleware) deny(w http.ResponseWriter, r *http.Request, res *core.Resu
 		// as the Writer may omit or rename Retry-After. It is the wait
 		// for the next admission of the middlewares r passed before,
 		// when they tell it (see stacked).
-		held = heldWait(r, m.hdr, m.names, h, res.At())
+		status := 0 // Denied's: not known
+		if m.opts.Denied == nil {
+			status = http.StatusTooManyRequests
+		}
+		held = heldWait(r, m.hdr, m.names, h, res.At(), status)
 	}
 	m.hdr.CombineHeld(h, res, key, held)
 	if res.RetryAfter != core.Never {
@@ -60,12 +64,13 @@ func ensureRetryAfter(h http.Header, want int64) {
 }
 
 // heldRetry returns v, a Retry-After in whole seconds of an answer the
-// middleware gives r on grounds of its own (an outage, no slot free), or
-// the longer wait of the limits r passed before, which the rate-limit
-// fields already in h tell of (heldWait): one may have given it its last
-// unit, and a retry sooner would be refused by it.
-func heldRetry(r *http.Request, h http.Header, v string) string {
-	if s := HeldWait(r, h); s > 0 {
+// middleware gives r on grounds of its own (an outage, no slot free),
+// answered status (0: not known), or the longer wait of the limits r
+// passed before, which the rate-limit fields already in h tell of
+// (heldWait): one may have given it its last unit, and a retry sooner
+// would be refused by it.
+func heldRetry(r *http.Request, h http.Header, v string, status int) string {
+	if s := heldWait(r, nil, nil, h, time.Now(), status); s > 0 {
 		if n, err := strconv.ParseInt(v, 10, 64); err == nil && s > n {
 			return strconv.FormatInt(s, 10)
 		}

@@ -331,7 +331,7 @@ func (m *Middleware) failed(w http.ResponseWriter, r *http.Request, err error, a
 		return true
 	}
 	m.drop(r.Context(), a)
-	w.Header()["Retry-After"] = []string{heldRetry(r, w.Header(), m.failRetry)}
+	w.Header()["Retry-After"] = []string{heldRetry(r, w.Header(), m.failRetry, http.StatusServiceUnavailable)}
 	unavailable.Write(w, nil, false)
 	return false
 }

@@ -26,7 +26,10 @@ import (
 // [Admission.Request]), and they wait for its next admission instead of
 // its reset. The fields of other middlewares (another library's, or any
 // written between two of this package's) are still read from the
-// response (headers.Writer.HeldWait).
+// response (headers.Writer.HeldWait). A middleware whose
+// Options.CountIf does not count the answer given (a 429 from inside,
+// where only successes count) gives its unit back once it is written:
+// that answer waits for none of its decision.
 
 // stackedKey is the context key of the *stacked a middleware shares.
 type stackedKey struct{}
@@ -43,6 +46,9 @@ type stacked struct {
 	key       string
 	cost      int64
 	maxDelay  time.Duration
+	// countIf is the middleware's Options.CountIf: an answer it does not
+	// count gives the admission back (see refunds).
+	countIf func(status int) bool
 	// reset is the longest reset of the limits the admission left less
 	// than its cost: a retry waits no longer for them. It is the wait
 	// when lim cannot be asked (see wait).
@@ -78,7 +84,7 @@ func sharing(r *http.Request, a *Admission) (parent *stacked, share bool) {
 // account for is read now.
 func (m *Middleware) newStacked(h http.Header, parent *stacked, a *Admission) *stacked {
 	s := &stacked{parent: parent, exhausted: a.res.Remaining < a.cost, lim: a.lim, key: a.key,
-		cost: a.cost, maxDelay: m.opts.MaxDelay, names: m.names}
+		cost: a.cost, maxDelay: m.opts.MaxDelay, countIf: m.opts.CountIf, names: m.names}
 	switch {
 	case parent != nil && parent.mark == fieldMark(h, parent.names):
 		s.before = parent.before
@@ -111,6 +117,14 @@ type peeker interface {
 	Peek(ctx context.Context, key string, cost int64) (core.Result, error)
 }
 
+// refunds reports whether the middleware that shares s gives its
+// admission back when r is answered status (0: not known), as its
+// Options.CountIf does not count it: a retry then waits for none of s's
+// own decision, whose cost is returned once the answer is written.
+func (s *stacked) refunds(status int) bool {
+	return s.countIf != nil && status >= 200 && !s.countIf(status)
+}
+
 // wait returns the wait, in seconds, until s's limiter admits its
 // request again: asked of the limiter when it can tell (an exact wait),
 // else the reset of the limits its admission exhausted (no shorter).
@@ -138,19 +152,23 @@ func (s *stacked) wait(ctx context.Context) int64 {
 }
 
 // heldWait returns the longest wait, in whole seconds from at, that a
-// retry of r must make for the middlewares it passed before, whose fields
-// h holds: read from the decisions they share (see stacked) when h holds
-// the fields they wrote and no other, else from the fields, under the
-// default names and hdr's, names (headers.Writer.HeldWait; hdr may be
-// nil, names then too).
-func heldWait(r *http.Request, hdr *headers.Writer, names []string, h http.Header, at time.Time) int64 {
+// retry of r, answered status (0: not known), must make for the
+// middlewares it passed before, whose fields h holds: read from the
+// decisions they share (see stacked) when h holds the fields they wrote
+// and no other, but those of middlewares that give theirs back for
+// status (see stacked.refunds), else from the fields, under the default
+// names and hdr's, names (headers.Writer.HeldWait; hdr may be nil, names
+// then too).
+func heldWait(r *http.Request, hdr *headers.Writer, names []string, h http.Header, at time.Time, status int) int64 {
 	s := outerOf(r)
 	if s == nil || s.mark != fieldMark(h, s.names) || unmarked(h, names, s.names) {
 		return hdr.HeldWait(h, at)
 	}
 	wait := s.before
 	for ; s != nil; s = s.parent {
-		wait = max(wait, s.wait(r.Context()))
+		if !s.refunds(status) {
+			wait = max(wait, s.wait(r.Context()))
+		}
 	}
 	return wait
 }
@@ -229,5 +247,5 @@ func containsFold(s, sub string) bool {
 func HeldWait(r *http.Request, h http.Header) int64 {
 	// (An empty h too: a limit r passed may write no field, and share its
 	// decision all the same.)
-	return heldWait(r, nil, nil, h, time.Now())
+	return heldWait(r, nil, nil, h, time.Now(), 0)
 }
