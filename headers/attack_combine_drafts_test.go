@@ -20,7 +20,7 @@ import (
 // replaced outright; with X-RateLimit-* omitted, no field of the response
 // told of the global limit at all). The held binding limit's fields,
 // read in the draft that wrote them, are now listed as an item of their
-// own, "held", beside the route's.
+// own, "%held", beside the route's.
 func TestAttackCombineListsALimitHeldInAnotherDraft(t *testing.T) {
 	t.Parallel()
 	clk := coretest.NewClock(t0)
@@ -36,8 +36,8 @@ func TestAttackCombineListsALimitHeldInAnotherDraft(t *testing.T) {
 		require.NoError(t, err, "%v: %s", d, h.Get("RateLimit"))
 		pol, err := sftest.CheckPolicy11(h.Get("RateLimit-Policy"))
 		require.NoError(t, err, "%v: %s", d, h.Get("RateLimit-Policy"))
-		assert.Equal(t, []string{`"held";r=0;t=55, "route";r=97;t=55`}, h.Values("RateLimit"), "%v", d)
-		assert.Equal(t, []string{`"held";q=3;w=60, "route";q=100;w=60`}, h.Values("RateLimit-Policy"), "%v", d)
+		assert.Equal(t, []string{`"%held";r=0;t=55, "route";r=97;t=55`}, h.Values("RateLimit"), "%v", d)
+		assert.Equal(t, []string{`"%held";q=3;w=60, "route";q=100;w=60`}, h.Values("RateLimit-Policy"), "%v", d)
 		assert.Len(t, rl, 2)
 		assert.Len(t, pol, 2)
 	}
@@ -46,7 +46,7 @@ func TestAttackCombineListsALimitHeldInAnotherDraft(t *testing.T) {
 // The held binding limit of a draft 6 Writer is listed once, however many
 // draft 11 Writers combine behind it (a global limit, draft 6, around a
 // group's and a route's, draft 11): its fields stay in the response, and
-// each Combine listed them again, "held" repeated in every list (three
+// each Combine listed them again, "%held" repeated in every list (three
 // times after three Combines, the later ones without a window), where a
 // list names each limit once.
 func TestAttackCombineListsAHeldLimitOnce(t *testing.T) {
@@ -61,6 +61,6 @@ func TestAttackCombineListsAHeldLimitOnce(t *testing.T) {
 	newWriter(t, headers.Options{}).Combine(h, &m)
 	newWriter(t, headers.Options{}).Combine(h, &r)
 	newWriter(t, headers.Options{}).Combine(h, &r)
-	assert.Equal(t, []string{`"held";r=0;t=55, "group";r=47;t=55, "route";r=97;t=55`}, h.Values("RateLimit"))
-	assert.Equal(t, []string{`"held";q=3;w=60, "group";q=50;w=60, "route";q=100;w=60`}, h.Values("RateLimit-Policy"))
+	assert.Equal(t, []string{`"%held";r=0;t=55, "group";r=47;t=55, "route";r=97;t=55`}, h.Values("RateLimit"))
+	assert.Equal(t, []string{`"%held";q=3;w=60, "group";q=50;w=60, "route";q=100;w=60`}, h.Values("RateLimit-Policy"))
 }

@@ -38,8 +38,9 @@ import (
 // A held field whose value does not parse as what w's draft writes is
 // replaced, as Write does; but a draft 11 Writer lists the binding limit
 // of a draft 6 or 7 Writer of the default names as an item of its own,
-// named "held" (those drafts name no limit), so that its lists name the
-// limit that binds. Fields another Writer wrote under names of its own,
+// named "%held" (those drafts name no limit; no limit's name is written
+// so: a '%' in one is written %25), so that its lists name the limit that
+// binds. Fields another Writer wrote under names of its own,
 // not w's, are neither read nor replaced: give stacked middlewares
 // Writers of the same names. Without any of its fields in h, Combine is
 // Write.
@@ -234,8 +235,10 @@ func (w *Writer) combine11(h http.Header, old *[numFields]string) {
 }
 
 // heldName is the name of the draft 11 items that list a binding limit
-// a Writer of draft 6 or 7 left in a response: those drafts name none.
-const heldName = `"held"`
+// a Writer of draft 6 or 7 left in a response: those drafts name none. It
+// is no limit's name as written (appendSFString writes a '%' as %25), so
+// that no limit's items merge with it (see merge11).
+const heldName = `"%held"`
 
 // held67 returns the draft 11 RateLimit-Policy and RateLimit items of the
 // binding limit whose fields a Writer of draft 6 or 7, of the default

@@ -1,0 +1,40 @@
+package headers_test
+
+import (
+	"net/http"
+	"testing"
+
+	"github.com/floodgate-go/floodgate/core"
+	"github.com/floodgate-go/floodgate/core/coretest"
+	"github.com/floodgate-go/floodgate/headers"
+	"github.com/floodgate-go/floodgate/internal/sftest"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// A draft 11 Writer lists the binding limit a draft 6 Writer left in the
+// response as an item of its own; it was named "held", a name a limit may
+// have: behind a global limit, spent, a route's limit named "held" merged
+// with it by name, and the lists kept one of the two (the global's, the
+// stricter: the route's limit went unlisted). The item is now named
+// "%held", which no limit's name is written as (a '%' is written %25).
+func TestAttackCombineHeldItemNamesNoLimit(t *testing.T) {
+	t.Parallel()
+	clk := coretest.NewClock(t0)
+	mk := func(name string, quota int64) *core.Limiter {
+		return newLimiter(t, clk, core.Limit{Name: name, Algorithm: core.FixedWindow{Quota: quota, Window: 60e9}})
+	}
+	g, r := takeN(t, mk("global", 3), 3), takeN(t, mk("held", 100), 3)
+	h := http.Header{}
+	newWriter(t, headers.Options{Draft: headers.DraftIETF6, Omit: headers.XRateLimit}).Write(h, &g)
+	newWriter(t, headers.Options{}).Combine(h, &r)
+	rl, err := sftest.CheckRateLimit11(h.Get("RateLimit"))
+	require.NoError(t, err, h.Get("RateLimit"))
+	assert.Len(t, rl, 2, h.Get("RateLimit"))
+	assert.Equal(t, []string{`"%held";r=0;t=55, "held";r=97;t=55`}, h.Values("RateLimit"))
+	assert.Equal(t, []string{`"%held";q=3;w=60, "held";q=100;w=60`}, h.Values("RateLimit-Policy"))
+	r2 := takeN(t, mk("%held", 100), 3)
+	newWriter(t, headers.Options{}).Combine(h, &r2)
+	assert.Equal(t, []string{`"%held";r=0;t=55, "held";r=97;t=55, "%25held";r=97;t=55`}, h.Values("RateLimit"),
+		"a limit named %held is written apart")
+}
