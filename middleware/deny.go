@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/floodgate-go/floodgate/core"
+	"github.com/floodgate-go/floodgate/headers"
 	"github.com/floodgate-go/floodgate/internal/seconds"
 )
 
@@ -68,13 +69,18 @@ func ensureRetryAfter(h http.Header, want int64) {
 // answered status (0: not known), or the longer wait of the limits r
 // passed before, which the rate-limit fields already in h tell of
 // (heldWait): one may have given it its last unit, and a retry sooner
-// would be refused by it.
+// would be refused by it. The resets of those limits' fields that have
+// nothing left are made to tell it too (headers.Settle).
 func heldRetry(r *http.Request, h http.Header, v string, status int) string {
-	if s := heldWait(r, nil, nil, h, time.Now(), status); s > 0 {
-		if n, err := strconv.ParseInt(v, 10, 64); err == nil && s > n {
-			return strconv.FormatInt(s, 10)
-		}
+	now := time.Now()
+	n, err := strconv.ParseInt(v, 10, 64)
+	if err != nil {
+		return v
 	}
+	if s := heldWait(r, nil, nil, h, now, status); s > n {
+		n, v = s, strconv.FormatInt(s, 10)
+	}
+	headers.Settle(h, n, now)
 	return v
 }
 

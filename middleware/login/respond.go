@@ -34,14 +34,21 @@ func WriteThrottled(w http.ResponseWriter, retryAfter time.Duration) {
 // of a limit that gave r its last unit, not the reset its fields tell of.
 func writeThrottled(w http.ResponseWriter, r *http.Request, retryAfter time.Duration) {
 	h := w.Header()
-	h["Retry-After"] = []string{strconv.FormatInt(max(seconds.Positive(retryAfter), middleware.HeldWait(r, h)), 10)}
+	retry(h, max(seconds.Positive(retryAfter), middleware.HeldWait(r, h)))
 	throttled.Write(w, nil, true)
 }
 
 // setRetryAfter sets Retry-After to s seconds, or to the longer wait the
 // rate-limit fields of h tell of.
-func setRetryAfter(h http.Header, s int64) {
-	h["Retry-After"] = []string{strconv.FormatInt(max(s, headers.Wait(h)), 10)}
+func setRetryAfter(h http.Header, s int64) { retry(h, max(s, headers.Wait(h))) }
+
+// retry sets Retry-After to s seconds, and the resets of the rate-limit
+// fields of h that have nothing left to it (headers.Settle): those of the
+// limits the attempt passed before, written when they admitted it, tell
+// when they are whole again.
+func retry(h http.Header, s int64) {
+	h["Retry-After"] = []string{strconv.FormatInt(s, 10)}
+	headers.Settle(h, s, time.Now())
 }
 
 // writeError answers r, a request the guard cannot decide: a body it
@@ -50,7 +57,7 @@ func setRetryAfter(h http.Header, s int64) {
 // before, as a throttled attempt's: middleware.HeldWait).
 func writeError(w http.ResponseWriter, r *http.Request, status int, detail string) {
 	if h := w.Header(); status == http.StatusServiceUnavailable {
-		h["Retry-After"] = []string{strconv.FormatInt(max(1, middleware.HeldWait(r, h)), 10)}
+		retry(h, max(1, middleware.HeldWait(r, h)))
 	}
 	problem.Write(w, &problem.Details{Title: http.StatusText(status), Status: status, Detail: detail}, true)
 }

@@ -1,0 +1,52 @@
+package headers
+
+import (
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/floodgate-go/floodgate/internal/seconds"
+)
+
+// Settle makes the rate-limit fields of h, as a Writer of the default
+// names writes them (any draft), agree with the Retry-After of a refusal
+// that waits wait seconds from at: the reset of each binding limit with
+// nothing remaining (X-RateLimit-Reset, an instant; draft 6
+// RateLimit-Reset; the reset of the draft 7 RateLimit dictionary) is set
+// to it. A middleware or handler refusing a request on grounds of its own
+// (an outage, no concurrency slot free, a login throttled) answers with a
+// wait no shorter than that of the limits the request passed before
+// (Wait, middleware.HeldWait), whose fields, written when they admitted
+// it, tell when they are whole again: a client obeying them rather than
+// Retry-After, as many do on a remaining of 0, waited up to ten times
+// longer (the reset of a GCRA of 1,000 a day against its next
+// admission), or less than Retry-After. wait must be no shorter than the
+// wait of those limits; Settle does nothing for a wait below 1.
+func Settle(h http.Header, wait int64, at time.Time) {
+	if len(h) == 0 || wait < 1 {
+		return
+	}
+	zero := func(i int) bool {
+		v := h[canonicalNames[i]]
+		return len(v) == 1 && v[0] == "0"
+	}
+	set := func(i int, n int64) {
+		if v := h[canonicalNames[i]]; len(v) == 1 {
+			if old, ok := parseInt(v[0]); ok && old != n {
+				h[canonicalNames[i]] = []string{strconv.FormatInt(n, 10)}
+			}
+		}
+	}
+	if zero(iXRemaining) {
+		set(iXReset, seconds.EpochCeil(at.UnixNano(), time.Duration(min(wait, maxWait))*time.Second))
+	}
+	if zero(iRemaining) {
+		set(iReset, wait)
+	}
+	if v := h[canonicalNames[iRateLimit]]; len(v) == 1 && validDict7(v[0]) && dict7(v[0]).remaining == 0 {
+		if d := dict7(v[0]); d.reset != wait {
+			h[canonicalNames[iRateLimit]] = []string{v[0][:strings.LastIndex(v[0], "reset=")] + "reset=" + strconv.FormatInt(wait, 10)}
+		}
+	}
+}

@@ -1,0 +1,37 @@
+package headers_test
+
+import (
+	"net/http"
+	"testing"
+	"time"
+
+	"github.com/floodgate-go/floodgate/headers"
+	"github.com/stretchr/testify/assert"
+)
+
+// Settle sets the reset of each binding limit with nothing remaining, in
+// every draft of the default names, to the refusal's wait, and leaves
+// those of limits that still admit, and fields it cannot read, as they are.
+func TestSettle(t *testing.T) {
+	t.Parallel()
+	at := time.Unix(1767312000, 5e8)
+	h := http.Header{
+		"X-Ratelimit-Remaining": {"0"}, "X-Ratelimit-Reset": {"1767312864"},
+		"Ratelimit-Remaining": {"0"}, "Ratelimit-Reset": {"864"},
+		"Ratelimit": {"limit=10, remaining=0, reset=864"},
+	}
+	headers.Settle(h, 87, at)
+	assert.Equal(t, []string{"1767312088"}, h["X-Ratelimit-Reset"], "at + 87 s, rounded up")
+	assert.Equal(t, []string{"87"}, h["Ratelimit-Reset"])
+	assert.Equal(t, []string{"limit=10, remaining=0, reset=87"}, h["Ratelimit"])
+	kept := http.Header{
+		"X-Ratelimit-Remaining": {"3"}, "X-Ratelimit-Reset": {"1767312864"},
+		"Ratelimit-Remaining": {"0"}, "Ratelimit-Reset": {"soon"},
+		"Ratelimit": {"limit=10, remaining=1, reset=864"},
+	}
+	want := kept.Clone()
+	headers.Settle(kept, 87, at)
+	headers.Settle(h, 0, at)
+	assert.Equal(t, want, kept)
+	assert.Equal(t, []string{"87"}, h["Ratelimit-Reset"], "a wait below 1 changes nothing")
+}
