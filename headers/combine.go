@@ -123,7 +123,8 @@ func (w *Writer) HeldWait(h http.Header, at time.Time) int64 {
 // settle makes the fields of a denial h holds tell of a wait of wait
 // seconds from at, when the request passes: Retry-After and the binding
 // limit's reset (X-RateLimit-Reset, an instant; draft 6 RateLimit-Reset;
-// the draft 7 reset), which a client may obey instead. A binding limit's
+// the draft 7 reset), which a client may obey instead; and no draft 11
+// item with nothing remaining tells a longer one (cap11). A binding limit's
 // fields combine restored from an earlier decision (a limit it took the
 // last unit of) tell of that limit's reset, which may be later than its
 // next admission when the caller knows it (see CombineHeld).
@@ -137,6 +138,11 @@ func (w *Writer) settle(h http.Header, wait int64, at time.Time) {
 	}
 	if n, ok := parseInt(w.value(h, iReset)); ok && n != wait {
 		w.set(h, iReset, strconv.FormatInt(wait, 10))
+	}
+	if v := w.value(h, iRateLimit); w.draft == DraftIETF11 && validList(v, &rate11Shape) {
+		if c := cap11(v, wait); c != v {
+			w.set(h, iRateLimit, c)
+		}
 	}
 	if v := w.value(h, iRateLimit); w.draft == DraftIETF7 && validDict7(v) && dict7(v).reset != wait {
 		w.set(h, iRateLimit, v[:strings.LastIndex(v, "reset=")]+"reset="+strconv.FormatInt(wait, 10))

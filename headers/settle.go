@@ -14,7 +14,8 @@ import (
 // that waits wait seconds from at: the reset of each binding limit with
 // nothing remaining (X-RateLimit-Reset, an instant; draft 6
 // RateLimit-Reset; the reset of the draft 7 RateLimit dictionary) is set
-// to it. A middleware or handler refusing a request on grounds of its own
+// to it, and the wait of each item of a draft 11 RateLimit list with
+// nothing remaining (r=0) is made no later than it. A middleware or handler refusing a request on grounds of its own
 // (an outage, no concurrency slot free, a login throttled) answers with a
 // wait no shorter than that of the limits the request passed before
 // (Wait, middleware.HeldWait), whose fields, written when they admitted
@@ -44,9 +45,47 @@ func Settle(h http.Header, wait int64, at time.Time) {
 	if zero(iRemaining) {
 		set(iReset, wait)
 	}
+	if v := h[canonicalNames[iRateLimit]]; len(v) == 1 && validList(v[0], &rate11Shape) {
+		if c := cap11(v[0], wait); c != v[0] {
+			h[canonicalNames[iRateLimit]] = []string{c}
+		}
+	}
 	if v := h[canonicalNames[iRateLimit]]; len(v) == 1 && validDict7(v[0]) && dict7(v[0]).remaining == 0 {
 		if d := dict7(v[0]); d.reset != wait {
 			h[canonicalNames[iRateLimit]] = []string{v[0][:strings.LastIndex(v[0], "reset=")] + "reset=" + strconv.FormatInt(wait, 10)}
 		}
 	}
+}
+
+// cap11 returns the draft 11 RateLimit list v, valid, its items with
+// nothing remaining (r=0) waiting no longer than wait seconds (t): a
+// refusal's Retry-After, no shorter than the wait of every limit (a
+// limit that gave the request its last unit told its reset, when it is
+// whole again, which may be far later than when it passes).
+func cap11(v string, wait int64) string {
+	items := split11(v, &rate11Shape)
+	changed := false
+	for i, it := range items {
+		params := strings.Split(it.text[len(it.name):], ";")
+		if t := tupleOfParams(params, "r", "t"); !t.ok || t.remaining != 0 || t.reset <= wait {
+			continue
+		}
+		for j, p := range params {
+			if strings.HasPrefix(p, "t=") {
+				params[j] = "t=" + strconv.FormatInt(wait, 10)
+			}
+		}
+		items[i].text, changed = it.name+strings.Join(params, ";"), true
+	}
+	if !changed {
+		return v
+	}
+	var b strings.Builder
+	for i, it := range items {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString(it.text)
+	}
+	return b.String()
 }

@@ -35,3 +35,13 @@ func TestSettle(t *testing.T) {
 	assert.Equal(t, want, kept)
 	assert.Equal(t, []string{"87"}, h["Ratelimit-Reset"], "a wait below 1 changes nothing")
 }
+
+// Settle makes no draft 11 item with nothing remaining wait longer than
+// the refusal, and leaves the others (a shorter wait, a limit that still
+// admits) as they are.
+func TestSettleList11(t *testing.T) {
+	t.Parallel()
+	h := http.Header{"Ratelimit": {`"global";r=0;t=864;pk=:YWJj:, "route";r=0;t=10, "day";r=5;t=900`}}
+	headers.Settle(h, 87, time.Unix(1767312000, 0))
+	assert.Equal(t, []string{`"global";r=0;t=87;pk=:YWJj:, "route";r=0;t=10, "day";r=5;t=900`}, h["Ratelimit"])
+}

@@ -39,3 +39,35 @@ func TestAttackRefusalResetsAgreeWithRetryAfter(t *testing.T) {
 	require.NoError(t, err)
 	assert.True(t, before+87 <= reset && reset <= after+88, "X-RateLimit-Reset %d: Retry-After from now (the system clock, as Retry-After is read)", reset)
 }
+
+// The draft 11 RateLimit list tells each limit's wait when it has nothing
+// left (r=0): a client reads it as when that limit passes. Of the outer
+// limit that gave a request its last unit, it told its reset, t=864,
+// where it passes in 87 s, beside Retry-After 87 (on the inner's denial)
+// and 87 (on the inner's 503): its t is now no later than Retry-After.
+func TestAttackRefusalListsNoLongerWaitThanRetryAfter(t *testing.T) {
+	t.Parallel()
+	for name, failed := range map[string]bool{"denial": false, "outage": true} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			clk := coretest.NewClock(time.Date(2026, 1, 2, 0, 0, 0, 0, time.UTC))
+			outer, inner := stackedGCRA(t, clk, middleware.Options{})
+			if failed {
+				var err error
+				inner, err = middleware.New(failing{}, middleware.Options{Key: func(*http.Request) (string, error) { return "client", nil }})
+				require.NoError(t, err)
+			}
+			h := outer.Handler(inner.Handler(http.HandlerFunc(func(http.ResponseWriter, *http.Request) {})))
+			for i := 1; i <= 9; i++ {
+				getOnce(h)
+			}
+			rec := getOnce(h)
+			require.Equal(t, "87", rec.Header().Get("Retry-After"))
+			want := `"global";r=0;t=87, "route";r=0;t=10`
+			if failed {
+				want = `"global";r=0;t=87`
+			}
+			assert.Equal(t, want, rec.Header().Get("RateLimit"))
+		})
+	}
+}
