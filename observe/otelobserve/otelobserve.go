@@ -14,7 +14,9 @@
 // an admission with a delay (shaping) also records the delay as its time
 // in queue. A shadow limit (core.Limit.Shadow) that would have rejected a
 // request is counted once more, as result "shadow_rejected" with limit its
-// own name.
+// own name. The policy and limit values of the metrics are bounded in
+// number (Options.MaxPolicies): the decisions of policies named beyond it
+// are counted as policy and limit "(other)" ([Other]).
 //
 // # Traces
 //
@@ -36,6 +38,7 @@ import (
 
 	"github.com/floodgate-go/floodgate/core"
 	"github.com/floodgate-go/floodgate/internal/isnil"
+	"github.com/floodgate-go/floodgate/internal/labelcap"
 	"github.com/floodgate-go/floodgate/internal/memusage"
 	"go.opentelemetry.io/otel"
 	"go.opentelemetry.io/otel/attribute"
@@ -94,7 +97,26 @@ type Options struct {
 	Buckets []float64
 	// NoSpans turns off recording decisions on spans.
 	NoSpans bool
+	// MaxPolicies bounds the policy attribute values of the metrics
+	// (default [DefaultMaxPolicies]; New refuses a negative one): the
+	// first MaxPolicies policy names decided, and the first MaxPolicies ×
+	// core.MaxLimits of their (policy, limit) pairs, keep values of their
+	// own; a decision of a later policy is counted with policy and limit
+	// [Other], one of a later limit of an earlier policy with limit
+	// Other. A name admitted stays so: an Overrides provider naming a
+	// policy per tenant, tenants coming and going, would otherwise make
+	// attribute sets of every name ever decided, kept by the Observer for
+	// good. Set it above the policy names the process decides. Spans
+	// record the names themselves.
+	MaxPolicies int
 }
+
+// DefaultMaxPolicies is the default of Options.MaxPolicies.
+const DefaultMaxPolicies = 512
+
+// Other is the policy and limit attribute value of the decisions beyond
+// Options.MaxPolicies.
+const Other = labelcap.Other
 
 // Observer is a core.Observer recording OpenTelemetry metrics and span
 // events. It is safe for concurrent use.
@@ -104,9 +126,10 @@ type Observer struct {
 	latency  metric.Float64Histogram
 	changes  metric.Int64Counter
 	noSpans  bool
+	names    *labelcap.Names // the policy and limit names given values of their own
 
 	mu     sync.RWMutex
-	sets   map[setKey]*attrSet // attribute sets, made once each
+	sets   map[setKey]*attrSet // attribute sets, made once each, by the key of their values (see set)
 	stores map[string]*storeState
 	memory memusage.Stores
 }
@@ -144,12 +167,18 @@ func New(opts Options) (*Observer, error) {
 	} else if isnil.Value(mp) {
 		return nil, fmt.Errorf("otelobserve: nil %T: %w", mp, core.ErrInvalidConfig)
 	}
+	if opts.MaxPolicies < 0 {
+		return nil, fmt.Errorf("otelobserve: MaxPolicies %d: want 0 (the default) or more: %w", opts.MaxPolicies, core.ErrInvalidConfig)
+	}
+	if opts.MaxPolicies == 0 {
+		opts.MaxPolicies = DefaultMaxPolicies
+	}
 	buckets := opts.Buckets
 	if buckets == nil {
 		buckets = DefaultBuckets
 	}
 	m := mp.Meter(ScopeName)
-	o := &Observer{noSpans: opts.NoSpans, sets: map[setKey]*attrSet{}, stores: map[string]*storeState{}}
+	o := &Observer{noSpans: opts.NoSpans, names: labelcap.New(opts.MaxPolicies), sets: map[setKey]*attrSet{}, stores: map[string]*storeState{}}
 	var errs [8]error
 	var up, fb, keys, keyLimit metric.Int64ObservableGauge
 	o.requests, errs[0] = m.Int64Counter("floodgate.rate_limiting.requests", metric.WithUnit("{request}"),
@@ -227,13 +256,24 @@ func (o *Observer) Decided(ctx context.Context, d core.Decision) {
 	}
 }
 
-// set returns the attribute set of k, made at its first use.
+// set returns the attribute set of k, made at its first use. o.sets holds
+// the keys of attribute values alone (o.names bounds their policy and
+// limit), so that names beyond the bound add nothing to it.
 func (o *Observer) set(k setKey) *attrSet {
 	o.mu.RLock()
 	s, ok := o.sets[k]
 	o.mu.RUnlock()
 	if ok {
 		return s
+	}
+	if k.kind != 1 {
+		k.policy, k.limit = o.names.Labels(k.policy, k.limit)
+		o.mu.RLock()
+		s, ok = o.sets[k]
+		o.mu.RUnlock()
+		if ok {
+			return s
+		}
 	}
 	var kv []attribute.KeyValue
 	switch k.kind {

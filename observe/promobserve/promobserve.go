@@ -29,7 +29,10 @@
 // leave that result out of sums of decisions; source is "store",
 // "cache" (the Redis store's deny cache) or "fallback" (its failure mode);
 // store is "memory", "redis", or another store's kind; change is a
-// core.StoreChange's name. No label ever holds a key. A label value that
+// core.StoreChange's name. No label ever holds a key. The policy and limit
+// labels of decisions are bounded in number (Options.MaxPolicies): the
+// decisions of policies named beyond it are counted as policy and limit
+// "(other)" ([Other]). A label value that
 // is not valid UTF-8 (which Prometheus refuses by panicking) is written
 // with U+FFFD for each invalid byte sequence. The latency
 // histogram counts the decisions of stores that measure one (not the
@@ -49,6 +52,7 @@ import (
 
 	"github.com/floodgate-go/floodgate/core"
 	"github.com/floodgate-go/floodgate/internal/isnil"
+	"github.com/floodgate-go/floodgate/internal/labelcap"
 	"github.com/prometheus/client_golang/prometheus"
 )
 
@@ -67,7 +71,26 @@ type Options struct {
 	// ConstLabels are added to every metric (a service name, say); New
 	// refuses "le", the histogram's own.
 	ConstLabels prometheus.Labels
+	// MaxPolicies bounds the policy label values of the decisions
+	// counter (default [DefaultMaxPolicies]; New refuses a negative one):
+	// the first MaxPolicies policy names decided, and the first
+	// MaxPolicies × core.MaxLimits of their (policy, limit) pairs, keep
+	// labels of their own; a decision of a later policy is counted with
+	// policy and limit [Other], one of a later limit of an earlier policy
+	// with limit Other. A name admitted stays so: an Overrides provider
+	// naming a policy per tenant, tenants coming and going, would
+	// otherwise make series of every name ever decided, never dropped.
+	// Set it above the policy names the process decides (its own
+	// policies and the tenants' it would watch apart).
+	MaxPolicies int
 }
+
+// DefaultMaxPolicies is the default of Options.MaxPolicies.
+const DefaultMaxPolicies = 512
+
+// Other is the policy and limit label value of the decisions beyond
+// Options.MaxPolicies.
+const Other = labelcap.Other
 
 // Observer is a core.Observer that counts decisions and tracks store
 // states in Prometheus metrics. It is safe for concurrent use; a decision
@@ -81,8 +104,10 @@ type Observer struct {
 	changes   *prometheus.CounterVec
 	memory    *memoryCollector
 
+	names *labelcap.Names // the policy and limit names given labels of their own
+
 	mu        sync.RWMutex
-	counters  map[decisionKey]prometheus.Counter
+	counters  map[decisionKey]prometheus.Counter // by the key of its labels (see counter)
 	hists     map[latencyKey]prometheus.Observer
 	stores    map[string]bool                // stores whose gauges exist
 	instances map[instanceKey]*instanceState // each store's state, by kind and instance
@@ -128,6 +153,12 @@ func New(reg prometheus.Registerer, opts Options) (*Observer, error) {
 	if buckets == nil {
 		buckets = DefaultBuckets
 	}
+	if opts.MaxPolicies < 0 {
+		return nil, fmt.Errorf("promobserve: MaxPolicies %d: want 0 (the default) or more: %w", opts.MaxPolicies, core.ErrInvalidConfig)
+	}
+	if opts.MaxPolicies == 0 {
+		opts.MaxPolicies = DefaultMaxPolicies
+	}
 	cl := opts.ConstLabels
 	if err := checkHistogram(buckets, cl); err != nil {
 		return nil, fmt.Errorf("promobserve: %w: %w", err, core.ErrInvalidConfig)
@@ -158,6 +189,7 @@ func New(reg prometheus.Registerer, opts Options) (*Observer, error) {
 			Help: "Changes of store state (unreachable, reachable, slow, slow-ended, key-conflict, evicting, error-reply, closed).",
 		}, []string{"store", "change"}),
 		memory:   newMemoryCollector(ns, cl),
+		names:    labelcap.New(opts.MaxPolicies),
 		counters: map[decisionKey]prometheus.Counter{},
 		hists:    map[latencyKey]prometheus.Observer{},
 		stores:   map[string]bool{},
@@ -197,11 +229,14 @@ func (o *Observer) Decided(_ context.Context, d core.Decision) {
 		h = o.hists[latencyKey{d.Store, d.Source}]
 	}
 	o.mu.RUnlock()
-	if !ok || d.Latency > 0 && h == nil {
-		c, h = o.slowPath(k, d)
+	if !ok {
+		c = o.counter(k)
 	}
 	c.Inc()
-	if h != nil {
+	if d.Latency > 0 {
+		if h == nil {
+			h = o.histogram(latencyKey{d.Store, d.Source})
+		}
 		h.Observe(d.Latency.Seconds())
 	}
 	for _, name := range d.ShadowDenied {
@@ -210,7 +245,7 @@ func (o *Observer) Decided(_ context.Context, d core.Decision) {
 		c, ok := o.counters[k]
 		o.mu.RUnlock()
 		if !ok {
-			c, _ = o.slowPath(k, core.Decision{Store: d.Store})
+			c = o.counter(k)
 		}
 		c.Inc()
 	}
@@ -227,26 +262,39 @@ func (k *decisionKey) result() string {
 	return k.verdict.String()
 }
 
-// slowPath makes the metrics of a label set seen for the first time.
-func (o *Observer) slowPath(k decisionKey, d core.Decision) (prometheus.Counter, prometheus.Observer) {
+// counter returns the counter of k, a key not found in o.counters: that
+// of its labels (o.names bounds its policy and limit), made at its first
+// use with the gauges of its store. o.counters holds the keys of labels
+// alone, so that names beyond the bound add nothing to it.
+func (o *Observer) counter(k decisionKey) prometheus.Counter {
+	k.policy, k.limit = o.names.Labels(k.policy, k.limit)
+	o.mu.RLock()
+	c, ok := o.counters[k]
+	o.mu.RUnlock()
+	if ok {
+		return c
+	}
 	o.mu.Lock()
 	defer o.mu.Unlock()
-	c, ok := o.counters[k]
-	if !ok {
+	if c, ok = o.counters[k]; !ok {
 		c = o.decisions.WithLabelValues(label(k.policy), label(k.limit), k.result(), label(k.store), k.source.String())
 		o.counters[k] = c
 	}
-	o.seeLocked(d.Store)
-	if d.Latency <= 0 {
-		return c, nil
-	}
-	lk := latencyKey{d.Store, d.Source}
-	h, ok := o.hists[lk]
+	o.seeLocked(k.store)
+	return c
+}
+
+// histogram returns the latency histogram of k, made at its first use.
+func (o *Observer) histogram(k latencyKey) prometheus.Observer {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	h, ok := o.hists[k]
 	if !ok {
-		h = o.latency.WithLabelValues(label(d.Store), d.Source.String())
-		o.hists[lk] = h
+		h = o.latency.WithLabelValues(label(k.store), k.source.String())
+		o.hists[k] = h
 	}
-	return c, h
+	o.seeLocked(k.store)
+	return h
 }
 
 // seeLocked makes the gauges of a store seen for the first time: up, no

@@ -1,0 +1,54 @@
+package otelobserve_test
+
+import (
+	"context"
+	"testing"
+
+	"github.com/floodgate-go/floodgate/core"
+	"github.com/floodgate-go/floodgate/internal/observetest"
+	"github.com/floodgate-go/floodgate/observe/otelobserve"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
+	"go.opentelemetry.io/otel/sdk/metric/metricdata"
+)
+
+// TestAttackTenantChurnBoundsPolicyAttributes: an Overrides provider
+// naming a policy per tenant, tenants coming and going, made an attribute
+// set of every name ever decided, kept by the Observer for the life of
+// the process (and exported, up to the SDK's cardinality limit, 2,000 by
+// default, past which the SDK's overflow set hides every later name,
+// however the names ahead of it were chosen): 40 tenants left 40 policy
+// values and 80 points. Now the first MaxPolicies names keep values of
+// their own and every later one is counted as policy and limit
+// "(other)": 8 names and the overflow, 18 points.
+func TestAttackTenantChurnBoundsPolicyAttributes(t *testing.T) {
+	t.Parallel()
+	reader := sdkmetric.NewManualReader()
+	mp := sdkmetric.NewMeterProvider(sdkmetric.WithReader(reader))
+	t.Cleanup(func() { _ = mp.Shutdown(context.Background()) })
+	o, err := otelobserve.New(otelobserve.Options{MeterProvider: mp, MaxPolicies: 8})
+	require.NoError(t, err)
+	observetest.ChurnTenants(t, o, 40)
+
+	m := collect(t, reader)["floodgate.rate_limiting.requests"]
+	sum, ok := m.Data.(metricdata.Sum[int64])
+	require.True(t, ok)
+	policies, limits := map[string]bool{}, map[string]bool{}
+	for _, p := range sum.DataPoints {
+		v, _ := p.Attributes.Value(otelobserve.AttrPolicy)
+		policies[v.AsString()] = true
+		v, _ = p.Attributes.Value(otelobserve.AttrLimit)
+		limits[v.AsString()] = true
+	}
+	assert.Len(t, policies, 9, "8 names and the overflow")
+	assert.True(t, policies[otelobserve.Other])
+	assert.Equal(t, map[string]bool{"hour": true, otelobserve.Other: true}, limits)
+	assert.Len(t, sum.DataPoints, 18, "acquired and rejected of each pair")
+	points := ints(t, m)
+	assert.Equal(t, int64(32), points["limit="+otelobserve.Other+",policy="+otelobserve.Other+",result=acquired,source=store,store=memory"])
+	assert.Equal(t, int64(32), points["limit="+otelobserve.Other+",policy="+otelobserve.Other+",result=rejected,source=store,store=memory"])
+
+	_, err = otelobserve.New(otelobserve.Options{MeterProvider: mp, MaxPolicies: -1})
+	require.ErrorIs(t, err, core.ErrInvalidConfig)
+}

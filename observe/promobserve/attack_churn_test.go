@@ -1,0 +1,69 @@
+package promobserve_test
+
+import (
+	"testing"
+
+	"github.com/floodgate-go/floodgate/core"
+	"github.com/floodgate-go/floodgate/internal/observetest"
+	"github.com/floodgate-go/floodgate/observe/promobserve"
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// policyLabels returns the distinct policy and limit label values of
+// floodgate_decisions_total, and its series.
+func policyLabels(t *testing.T, reg *prometheus.Registry) (policies, limits map[string]bool, n int) {
+	t.Helper()
+	fams, err := reg.Gather()
+	require.NoError(t, err)
+	policies, limits = map[string]bool{}, map[string]bool{}
+	for _, f := range fams {
+		if f.GetName() != "floodgate_decisions_total" {
+			continue
+		}
+		for _, m := range f.GetMetric() {
+			n++
+			for _, l := range m.GetLabel() {
+				switch l.GetName() {
+				case "policy":
+					policies[l.GetValue()] = true
+				case "limit":
+					limits[l.GetValue()] = true
+				}
+			}
+		}
+	}
+	return policies, limits, n
+}
+
+// TestAttackTenantChurnBoundsPolicySeries: an Overrides provider naming a
+// policy per tenant, tenants coming and going (Overrides forgets a name
+// unused for a new one, so that its MaxPolicies of 4 never fills for
+// good), made series of every name ever decided, never dropped: 40
+// tenants left 40 policy label values and 80 series, growing with every
+// sign-up for the life of the process (the Observer's map of counters
+// and the registry's children with them, and the Prometheus server's
+// cardinality). Now the first MaxPolicies names keep labels of their
+// own and every later one is counted as policy and limit "(other)": 8
+// names and the overflow, 18 series, however many tenants come.
+func TestAttackTenantChurnBoundsPolicySeries(t *testing.T) {
+	t.Parallel()
+	reg := prometheus.NewRegistry()
+	obs, err := promobserve.New(reg, promobserve.Options{MaxPolicies: 8})
+	require.NoError(t, err)
+	observetest.ChurnTenants(t, obs, 40)
+	policies, limits, n := policyLabels(t, reg)
+	assert.Len(t, policies, 9, "8 names and the overflow")
+	assert.True(t, policies[promobserve.Other], "the later names are counted as %q", promobserve.Other)
+	assert.Equal(t, map[string]bool{"hour": true, promobserve.Other: true}, limits)
+	assert.Equal(t, 18, n, "allowed and denied of each label pair")
+	// The overflow counts every decision of the later tenants.
+	fams := scrape(t, reg)
+	vals := values(fams, "floodgate_decisions_total")
+	assert.Equal(t, 32.0, vals["limit="+promobserve.Other+",policy="+promobserve.Other+",result=allowed,source=store,store=memory"])
+	assert.Equal(t, 32.0, vals["limit="+promobserve.Other+",policy="+promobserve.Other+",result=denied,source=store,store=memory"])
+
+	_, err = promobserve.New(prometheus.NewRegistry(), promobserve.Options{MaxPolicies: -1})
+	require.ErrorIs(t, err, core.ErrInvalidConfig)
+}
