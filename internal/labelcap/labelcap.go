@@ -1,16 +1,54 @@
-// Package labelcap bounds the distinct policy and limit names an exporter
-// gives series of their own (observe/promobserve, observe/otelobserve): a
+// Package labelcap bounds the label values of the exporters
+// (observe/promobserve, observe/otelobserve) in number and in length: a
 // policy name may come from anywhere (an Overrides provider naming a
-// policy per tenant, tenants coming and going), and a series made for
-// every name ever decided would grow without bound, in the process and in
-// the metrics backend.
+// policy per tenant after what the tenant chose, tenants coming and
+// going), and a series made for every name ever decided, or a label as
+// long as any name, would grow without bound, in the process and in the
+// metrics backend.
 package labelcap
 
 import (
+	"hash/fnv"
+	"strings"
 	"sync"
+	"unicode/utf8"
 
 	"github.com/floodgate-go/floodgate/core"
 )
+
+// MaxBytes is the longest label value [Value] returns.
+const MaxBytes = 128
+
+// Value returns s as a label value every backend accepts: valid UTF-8
+// (each invalid byte sequence replaced by U+FFFD) of at most MaxBytes
+// bytes. A longer s keeps its start, cut at a rune boundary, then "…" and
+// 16 hex digits of its FNV-1a hash, so that two long names differing
+// past the cut stay apart (and a name is written alike by every process,
+// run after run: a series keeps its labels across restarts). A name
+// spelled as another's value is written alike: a collector must sum by
+// value, never list two metrics of one (see memusage).
+func Value(s string) string {
+	if !utf8.ValidString(s) {
+		s = strings.ToValidUTF8(s, "\uFFFD")
+	}
+	if len(s) <= MaxBytes {
+		return s
+	}
+	const tail = len("…") + 16
+	cut := MaxBytes - tail
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	h := fnv.New64a()
+	_, _ = h.Write([]byte(s))
+	const hex = "0123456789abcdef"
+	b := make([]byte, 0, MaxBytes)
+	b = append(append(b, s[:cut]...), "…"...)
+	for _, c := range h.Sum(nil) {
+		b = append(b, hex[c>>4], hex[c&0xf])
+	}
+	return string(b)
+}
 
 // Other is the policy and limit label value of a decision whose names
 // are beyond the bound.
@@ -19,54 +57,59 @@ const Other = "(other)"
 // Names is the set of names given labels of their own: the first max
 // policy names seen, and of their limit names the first max ×
 // core.MaxLimits pairs (a policy has at most core.MaxLimits limits at a
-// time; the pairs bound those changed later). It is safe for concurrent
-// use; a name seen before costs a read lock and a map lookup.
+// time; the pairs bound those changed later). It holds the names admitted
+// as given, with their labels ([Value]) computed once: a name seen
+// before, admitted or not, costs a read lock and map lookups, never a
+// hash of the whole name nor an allocation. It is safe for concurrent
+// use.
 type Names struct {
 	max int
 
 	mu       sync.RWMutex
-	policies map[string]struct{}
-	pairs    map[[2]string]struct{}
+	policies map[string]string    // an admitted policy name → its label
+	pairs    map[[2]string]string // an admitted (policy, limit) → the limit's label
 }
 
 // New returns an empty Names admitting max policy names.
 func New(max int) *Names {
-	return &Names{max: max, policies: map[string]struct{}{}, pairs: map[[2]string]struct{}{}}
+	return &Names{max: max, policies: map[string]string{}, pairs: map[[2]string]string{}}
 }
 
 // Labels returns the label values of a decision of policy, binding (or
-// shadow) limit limit: the names themselves while the bound admits them,
-// else Other for the policy and the limit (a policy beyond the bound), or
-// for the limit alone (a pair beyond it). A name admitted once stays
-// admitted.
+// shadow) limit limit: the names as [Value] writes them while the bound
+// admits them, else Other for the policy and the limit (a policy beyond
+// the bound), or for the limit alone (a pair beyond it). A name admitted
+// once stays admitted.
 func (n *Names) Labels(policy, limit string) (string, string) {
 	pair := [2]string{policy, limit}
 	n.mu.RLock()
-	_, known := n.policies[policy]
-	_, paired := n.pairs[pair]
+	pl, known := n.policies[policy]
+	ll, paired := n.pairs[pair]
 	full, pairsFull := len(n.policies) >= n.max, len(n.pairs) >= n.max*core.MaxLimits
 	n.mu.RUnlock()
 	switch {
 	case known && paired:
-		return policy, limit
+		return pl, ll
 	case !known && full:
 		return Other, Other
 	case known && pairsFull:
-		return policy, Other
+		return pl, Other
 	}
 	n.mu.Lock()
 	defer n.mu.Unlock()
-	if _, ok := n.policies[policy]; !ok {
+	if pl, known = n.policies[policy]; !known {
 		if len(n.policies) >= n.max {
 			return Other, Other
 		}
-		n.policies[policy] = struct{}{}
+		pl = Value(policy)
+		n.policies[policy] = pl
 	}
-	if _, ok := n.pairs[pair]; !ok {
+	if ll, paired = n.pairs[pair]; !paired {
 		if len(n.pairs) >= n.max*core.MaxLimits {
-			return policy, Other
+			return pl, Other
 		}
-		n.pairs[pair] = struct{}{}
+		ll = Value(limit)
+		n.pairs[pair] = ll
 	}
-	return policy, limit
+	return pl, ll
 }

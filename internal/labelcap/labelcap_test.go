@@ -2,7 +2,9 @@ package labelcap_test
 
 import (
 	"fmt"
+	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/floodgate-go/floodgate/core"
 	"github.com/floodgate-go/floodgate/internal/labelcap"
@@ -31,4 +33,22 @@ func TestLabelsBounded(t *testing.T) {
 	assert.Equal(t, [2]string{"b", labelcap.Other}, [2]string{p, l}, "the pairs are full")
 	p, l = n.Labels("b", "minute")
 	assert.Equal(t, [2]string{"b", "minute"}, [2]string{p, l})
+}
+
+// A value is valid UTF-8 of at most MaxBytes bytes, cut at a rune
+// boundary; two long names differing past the cut stay apart; a short
+// valid name is itself.
+func TestValue(t *testing.T) {
+	t.Parallel()
+	assert.Equal(t, "api", labelcap.Value("api"))
+	assert.Equal(t, "a\uFFFDb", labelcap.Value("a\xffb"))
+	a, b := labelcap.Value(strings.Repeat("é", 200)+"a"), labelcap.Value(strings.Repeat("é", 200)+"b")
+	for _, v := range []string{a, b} {
+		assert.LessOrEqual(t, len(v), labelcap.MaxBytes)
+		assert.True(t, utf8.ValidString(v))
+		assert.True(t, strings.HasPrefix(v, "éé"))
+	}
+	assert.NotEqual(t, a, b)
+	assert.Equal(t, a, labelcap.Value(strings.Repeat("é", 200)+"a"), "the same name, the same value")
+	assert.Equal(t, labelcap.Value(strings.Repeat("x", 1000)), labelcap.Value(labelcap.Value(strings.Repeat("x", 1000))), "a value is its own")
 }

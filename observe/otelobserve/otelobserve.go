@@ -16,7 +16,8 @@
 // request is counted once more, as result "shadow_rejected" with limit its
 // own name. The policy and limit values of the metrics are bounded in
 // number (Options.MaxPolicies): the decisions of policies named beyond it
-// are counted as policy and limit "(other)" ([Other]).
+// are counted as policy and limit "(other)" ([Other]). A name longer than
+// [MaxAttrBytes] is written as its start and a hash of the whole.
 //
 // # Traces
 //
@@ -32,9 +33,7 @@ package otelobserve
 import (
 	"context"
 	"fmt"
-	"strings"
 	"sync"
-	"unicode/utf8"
 
 	"github.com/floodgate-go/floodgate/core"
 	"github.com/floodgate-go/floodgate/internal/isnil"
@@ -107,7 +106,7 @@ type Options struct {
 	// policy per tenant, tenants coming and going, would otherwise make
 	// attribute sets of every name ever decided, kept by the Observer for
 	// good. Set it above the policy names the process decides. Spans
-	// record the names themselves.
+	// record the names themselves (at most MaxAttrBytes of each).
 	MaxPolicies int
 }
 
@@ -371,22 +370,22 @@ func (o *Observer) WatchMemory(m *core.MemoryStore) { o.memory.Watch(m) }
 
 var _ core.Observer = (*Observer)(nil)
 
-// text returns s as an attribute value every exporter accepts: valid
-// UTF-8, each invalid byte sequence replaced by U+FFFD (OTLP's protobuf
-// strings must be UTF-8: an export holding another fails). A policy or
-// limit name may come from anywhere (an Overrides provider naming
+// text returns s as an attribute value every exporter accepts, and of a
+// bounded length: valid UTF-8, each invalid byte sequence replaced by
+// U+FFFD (OTLP's protobuf strings must be UTF-8: an export holding another
+// fails), of at most [MaxAttrBytes] bytes (see labelcap.Value). A policy
+// or limit name may come from anywhere (an Overrides provider naming
 // policies after tenants).
-func text(s string) string {
-	if utf8.ValidString(s) {
-		return s
-	}
-	return strings.ToValidUTF8(s, "\uFFFD")
-}
+func text(s string) string { return labelcap.Value(s) }
 
-// texts is text for each of ss, ss itself when all are valid.
+// MaxAttrBytes is the longest attribute value of a name: a longer name is
+// written as its start, "…" and 16 hex digits of a hash of the whole.
+const MaxAttrBytes = labelcap.MaxBytes
+
+// texts is text for each of ss, ss itself when text changes none.
 func texts(ss []string) []string {
 	for i, s := range ss {
-		if !utf8.ValidString(s) {
+		if text(s) != s {
 			out := append([]string(nil), ss...)
 			for j := i; j < len(out); j++ {
 				out[j] = text(out[j])

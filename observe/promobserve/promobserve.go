@@ -34,7 +34,8 @@
 // decisions of policies named beyond it are counted as policy and limit
 // "(other)" ([Other]). A label value that
 // is not valid UTF-8 (which Prometheus refuses by panicking) is written
-// with U+FFFD for each invalid byte sequence. The latency
+// with U+FFFD for each invalid byte sequence, and one longer than
+// [MaxLabelBytes] as its start and a hash of the whole. The latency
 // histogram counts the decisions of stores that measure one (not the
 // in-memory store's, decided in-process in nanoseconds). The store gauges
 // appear with a store's first decision or change; for several stores of
@@ -46,9 +47,7 @@ package promobserve
 import (
 	"context"
 	"fmt"
-	"strings"
 	"sync"
-	"unicode/utf8"
 
 	"github.com/floodgate-go/floodgate/core"
 	"github.com/floodgate-go/floodgate/internal/isnil"
@@ -363,14 +362,16 @@ func (o *Observer) WatchMemory(m *core.MemoryStore) { o.memory.stores.Watch(m) }
 
 var _ core.Observer = (*Observer)(nil)
 
-// label returns s as a label value Prometheus accepts: valid UTF-8, each
-// invalid byte sequence replaced by U+FFFD. Prometheus panics on any other
-// (WithLabelValues, MustNewConstMetric), and a policy or limit name may
-// come from anywhere (an Overrides provider naming policies after
-// tenants): no name may panic a decision or a scrape.
-func label(s string) string {
-	if utf8.ValidString(s) {
-		return s
-	}
-	return strings.ToValidUTF8(s, "\uFFFD")
-}
+// label returns s as a label value Prometheus accepts, and of a bounded
+// length: valid UTF-8, each invalid byte sequence replaced by U+FFFD, of
+// at most [MaxLabelBytes] bytes (see labelcap.Value). Prometheus panics on
+// invalid UTF-8 (WithLabelValues, MustNewConstMetric), and a policy or
+// limit name may come from anywhere (an Overrides provider naming
+// policies after tenants): no name may panic a decision or a scrape, nor
+// make a label value as long as it is (which a Prometheus with
+// label_value_length_limit answers by refusing the whole scrape).
+func label(s string) string { return labelcap.Value(s) }
+
+// MaxLabelBytes is the longest label value: a longer name is written as
+// its start, "…" and 16 hex digits of a hash of the whole.
+const MaxLabelBytes = labelcap.MaxBytes
