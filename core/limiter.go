@@ -30,6 +30,9 @@ type Limiter struct {
 
 	obs  Observer // nil: none (see observe.go)
 	kind string   // the store's kind, for obs
+	// override: the limiter of a policy an Overrides provider gave, for
+	// obs (Decision.Override)
+	override bool
 
 	store Store         // the store, for binding shadow limits (see shadow.go)
 	top   *heavyHitters // nil: none (see heavyhitters.go)
@@ -44,7 +47,12 @@ type limiterConfig struct {
 	refundWindow time.Duration
 	observer     Observer
 	top          *TopKeysOptions
+	override     bool // an Overrides' limiter of a provider's policy (asOverride)
 }
+
+// asOverride marks the limiter of a policy an Overrides provider gave: its
+// decisions are reported with Decision.Override.
+func asOverride(c *limiterConfig) { c.override = true }
 
 // Option configures a [Limiter].
 type Option func(*limiterConfig)
@@ -131,7 +139,7 @@ func NewLimiter(p *Policy, opts ...Option) (*Limiter, error) {
 		clock: cfg.clock, seed: maphash.MakeSeed(),
 		window: int64(cfg.refundWindow), ledger: newRefundLedger(cfg.ledger),
 		nonce: rand.Uint64() | 1, // never zero: a zero RefundID names nothing
-		obs:   cfg.observer, kind: storeKind(cfg.store),
+		obs:   cfg.observer, kind: storeKind(cfg.store), override: cfg.override,
 	}
 	l.store = cfg.store
 	nb := newBinding(p, t, nil)

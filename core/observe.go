@@ -73,6 +73,12 @@ type Decision struct {
 	// modify it. Verdict, Limit and the rest are the enforced limits'
 	// alone.
 	ShadowDenied []string
+	// Override reports a decision of a policy an [Overrides] provider
+	// gave (not its default's): its name comes from the provider's data,
+	// one per tenant it may be, so that an exporter labelling decisions by
+	// policy bounds such names apart from the limiters' own, lest tenants
+	// coming and going crowd those out.
+	Override bool
 }
 
 // Verdict is what a decision came to.
@@ -289,7 +295,7 @@ func (l *Limiter) observe(ctx context.Context, b *binding, res *Result, cost int
 		Policy: b.policy.name, Limit: int(res.bind), LimitName: res.Name, Cost: cost,
 		Remaining: res.Remaining, RetryAfter: res.RetryAfter, Delay: res.Delay,
 		Store: l.kind, Source: res.source, Latency: lat, Err: err,
-		ShadowDenied: b.policy.shadowDeniedNames(res),
+		ShadowDenied: b.policy.shadowDeniedNames(res), Override: l.override,
 	}
 	switch {
 	case err != nil:

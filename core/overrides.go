@@ -441,7 +441,7 @@ func (o *Overrides) limiterOf(p *Policy, from int64) (*Limiter, error) {
 			return r, nil
 		}
 	}
-	n, err := NewLimiter(p, o.limOpts...)
+	n, err := NewLimiter(p, append(slices.Clip(o.limOpts), asOverride)...)
 	if err != nil {
 		return nil, fmt.Errorf("override policy %q: %w", p.name, err)
 	}

@@ -52,3 +52,27 @@ func TestAttackTenantChurnBoundsPolicyAttributes(t *testing.T) {
 	_, err = otelobserve.New(otelobserve.Options{MeterProvider: mp, MaxPolicies: -1})
 	require.ErrorIs(t, err, core.ErrInvalidConfig)
 }
+
+// TestAttackTenantFloodCannotHideOwnPolicies: tenants filling MaxPolicies
+// first made every policy of the service's own decided after them
+// "(other)"; the names of an Overrides provider (core.Decision.Override)
+// are bounded apart, and "login" keeps its value.
+func TestAttackTenantFloodCannotHideOwnPolicies(t *testing.T) {
+	t.Parallel()
+	reader := sdkmetric.NewManualReader()
+	mp := sdkmetric.NewMeterProvider(sdkmetric.WithReader(reader))
+	t.Cleanup(func() { _ = mp.Shutdown(context.Background()) })
+	o, err := otelobserve.New(otelobserve.Options{MeterProvider: mp, MaxPolicies: 8})
+	require.NoError(t, err)
+	observetest.ChurnTenants(t, o, 40)
+	o.Decided(context.Background(), core.Decision{Policy: "login", LimitName: "hour", Store: "memory"})
+	sum, ok := collect(t, reader)["floodgate.rate_limiting.requests"].Data.(metricdata.Sum[int64])
+	require.True(t, ok)
+	policies := map[string]bool{}
+	for _, p := range sum.DataPoints {
+		v, _ := p.Attributes.Value(otelobserve.AttrPolicy)
+		policies[v.AsString()] = true
+	}
+	assert.True(t, policies["login"], "%v", policies)
+	assert.Len(t, policies, 10, "8 tenants, the overflow, login")
+}

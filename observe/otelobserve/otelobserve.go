@@ -105,7 +105,10 @@ type Options struct {
 	// Other. A name admitted stays so: an Overrides provider naming a
 	// policy per tenant, tenants coming and going, would otherwise make
 	// attribute sets of every name ever decided, kept by the Observer for
-	// good. Set it above the policy names the process decides. Spans
+	// good. The names an Overrides provider gave (core.Decision.Override)
+	// are bounded apart from the others, each to MaxPolicies: tenants never
+	// crowd out the limiters' own policies. Set it above the policy names
+	// the process decides. Spans
 	// record the names themselves (at most MaxAttrBytes of each).
 	MaxPolicies int
 }
@@ -125,7 +128,10 @@ type Observer struct {
 	latency  metric.Float64Histogram
 	changes  metric.Int64Counter
 	noSpans  bool
-	names    *labelcap.Names // the policy and limit names given values of their own
+	// names and overrides are the policy and limit names given values of
+	// their own: the limiters' own, and those an Overrides provider gave
+	// (core.Decision.Override), bounded apart.
+	names, overrides *labelcap.Names
 
 	mu     sync.RWMutex
 	sets   map[setKey]*attrSet // attribute sets, made once each, by the key of their values (see set)
@@ -177,7 +183,7 @@ func New(opts Options) (*Observer, error) {
 		buckets = DefaultBuckets
 	}
 	m := mp.Meter(ScopeName)
-	o := &Observer{noSpans: opts.NoSpans, names: labelcap.New(opts.MaxPolicies), sets: map[setKey]*attrSet{}, stores: map[string]*storeState{}}
+	o := &Observer{noSpans: opts.NoSpans, names: labelcap.New(opts.MaxPolicies), overrides: labelcap.New(opts.MaxPolicies), sets: map[setKey]*attrSet{}, stores: map[string]*storeState{}}
 	var errs [8]error
 	var up, fb, keys, keyLimit metric.Int64ObservableGauge
 	o.requests, errs[0] = m.Int64Counter("floodgate.rate_limiting.requests", metric.WithUnit("{request}"),
@@ -240,15 +246,15 @@ func result(v core.Verdict) string {
 // records it on ctx's span.
 func (o *Observer) Decided(ctx context.Context, d core.Decision) {
 	res := result(d.Verdict)
-	o.requests.Add(ctx, 1, o.set(setKey{kind: 0, policy: d.Policy, limit: d.LimitName, result: res, store: d.Store, source: d.Source}).add...)
+	o.requests.Add(ctx, 1, o.set(d.Override, setKey{kind: 0, policy: d.Policy, limit: d.LimitName, result: res, store: d.Store, source: d.Source}).add...)
 	for _, name := range d.ShadowDenied {
-		o.requests.Add(ctx, 1, o.set(setKey{kind: 0, policy: d.Policy, limit: name, result: ResultShadowRejected, store: d.Store, source: d.Source}).add...)
+		o.requests.Add(ctx, 1, o.set(d.Override, setKey{kind: 0, policy: d.Policy, limit: name, result: ResultShadowRejected, store: d.Store, source: d.Source}).add...)
 	}
 	if d.Latency > 0 {
-		o.latency.Record(ctx, d.Latency.Seconds(), o.set(setKey{kind: 1, store: d.Store, source: d.Source}).record...)
+		o.latency.Record(ctx, d.Latency.Seconds(), o.set(d.Override, setKey{kind: 1, store: d.Store, source: d.Source}).record...)
 	}
 	if d.Verdict == core.VerdictShaped {
-		o.queue.Record(ctx, d.Delay.Seconds(), o.set(setKey{kind: 2, policy: d.Policy, limit: d.LimitName, result: res}).record...)
+		o.queue.Record(ctx, d.Delay.Seconds(), o.set(d.Override, setKey{kind: 2, policy: d.Policy, limit: d.LimitName, result: res}).record...)
 	}
 	if !o.noSpans {
 		recordOnSpan(ctx, d, res)
@@ -256,9 +262,10 @@ func (o *Observer) Decided(ctx context.Context, d core.Decision) {
 }
 
 // set returns the attribute set of k, made at its first use. o.sets holds
-// the keys of attribute values alone (o.names bounds their policy and
-// limit), so that names beyond the bound add nothing to it.
-func (o *Observer) set(k setKey) *attrSet {
+// the keys of attribute values alone (o.names, or o.overrides for an
+// override's decision, bounds their policy and limit), so that names
+// beyond the bound add nothing to it.
+func (o *Observer) set(override bool, k setKey) *attrSet {
 	o.mu.RLock()
 	s, ok := o.sets[k]
 	o.mu.RUnlock()
@@ -266,7 +273,11 @@ func (o *Observer) set(k setKey) *attrSet {
 		return s
 	}
 	if k.kind != 1 {
-		k.policy, k.limit = o.names.Labels(k.policy, k.limit)
+		names := o.names
+		if override {
+			names = o.overrides
+		}
+		k.policy, k.limit = names.Labels(k.policy, k.limit)
 		o.mu.RLock()
 		s, ok = o.sets[k]
 		o.mu.RUnlock()

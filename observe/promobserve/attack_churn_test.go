@@ -1,7 +1,9 @@
 package promobserve_test
 
 import (
+	"context"
 	"testing"
+	"time"
 
 	"github.com/floodgate-go/floodgate/core"
 	"github.com/floodgate-go/floodgate/internal/observetest"
@@ -66,4 +68,27 @@ func TestAttackTenantChurnBoundsPolicySeries(t *testing.T) {
 
 	_, err = promobserve.New(prometheus.NewRegistry(), promobserve.Options{MaxPolicies: -1})
 	require.ErrorIs(t, err, core.ErrInvalidConfig)
+}
+
+// TestAttackTenantFloodCannotHideOwnPolicies: tenants signed up in a
+// burst (after a restart, say) filled MaxPolicies with their names, and
+// every policy of the service's own decided after them (a login limit
+// decided at the first login) was counted as "(other)": an alert on
+// policy="login" silenced by sign-ups. The names of an Overrides
+// provider (core.Decision.Override) are bounded apart from the others:
+// "login" keeps its label after 40 tenants with MaxPolicies 8.
+func TestAttackTenantFloodCannotHideOwnPolicies(t *testing.T) {
+	t.Parallel()
+	reg := prometheus.NewRegistry()
+	obs, err := promobserve.New(reg, promobserve.Options{MaxPolicies: 8})
+	require.NoError(t, err)
+	observetest.ChurnTenants(t, obs, 40)
+	login, err := core.NewLimiter(core.MustPolicy("login", core.Limit{Name: "hour", Algorithm: core.FixedWindow{Quota: 5, Window: time.Hour}}),
+		core.WithObserver(obs))
+	require.NoError(t, err)
+	_, err = login.Allow(context.Background(), "k")
+	require.NoError(t, err)
+	policies, _, _ := policyLabels(t, reg)
+	assert.True(t, policies["login"], "the service's own policy keeps its label: %v", policies)
+	assert.Len(t, policies, 10, "8 tenants, the overflow, login")
 }

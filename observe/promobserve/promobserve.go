@@ -79,8 +79,10 @@ type Options struct {
 	// with limit Other. A name admitted stays so: an Overrides provider
 	// naming a policy per tenant, tenants coming and going, would
 	// otherwise make series of every name ever decided, never dropped.
-	// Set it above the policy names the process decides (its own
-	// policies and the tenants' it would watch apart).
+	// The names an Overrides provider gave (core.Decision.Override) are
+	// bounded apart from the others, each to MaxPolicies: tenants, however
+	// many, never crowd out the limiters' own policies. Set it above the
+	// policy names the process decides.
 	MaxPolicies int
 }
 
@@ -103,7 +105,10 @@ type Observer struct {
 	changes   *prometheus.CounterVec
 	memory    *memoryCollector
 
-	names *labelcap.Names // the policy and limit names given labels of their own
+	// names and overrides are the policy and limit names given labels of
+	// their own: the limiters' own, and those an Overrides provider gave
+	// (core.Decision.Override), bounded apart.
+	names, overrides *labelcap.Names
 
 	mu        sync.RWMutex
 	counters  map[decisionKey]prometheus.Counter // by the key of its labels (see counter)
@@ -187,11 +192,12 @@ func New(reg prometheus.Registerer, opts Options) (*Observer, error) {
 			Namespace: ns, Name: "store_changes_total", ConstLabels: cl,
 			Help: "Changes of store state (unreachable, reachable, slow, slow-ended, key-conflict, evicting, error-reply, closed).",
 		}, []string{"store", "change"}),
-		memory:   newMemoryCollector(ns, cl),
-		names:    labelcap.New(opts.MaxPolicies),
-		counters: map[decisionKey]prometheus.Counter{},
-		hists:    map[latencyKey]prometheus.Observer{},
-		stores:   map[string]bool{},
+		memory:    newMemoryCollector(ns, cl),
+		names:     labelcap.New(opts.MaxPolicies),
+		overrides: labelcap.New(opts.MaxPolicies),
+		counters:  map[decisionKey]prometheus.Counter{},
+		hists:     map[latencyKey]prometheus.Observer{},
+		stores:    map[string]bool{},
 
 		instances: map[instanceKey]*instanceState{},
 	}
@@ -229,7 +235,7 @@ func (o *Observer) Decided(_ context.Context, d core.Decision) {
 	}
 	o.mu.RUnlock()
 	if !ok {
-		c = o.counter(k)
+		c = o.counter(k, d.Override)
 	}
 	c.Inc()
 	if d.Latency > 0 {
@@ -244,7 +250,7 @@ func (o *Observer) Decided(_ context.Context, d core.Decision) {
 		c, ok := o.counters[k]
 		o.mu.RUnlock()
 		if !ok {
-			c = o.counter(k)
+			c = o.counter(k, d.Override)
 		}
 		c.Inc()
 	}
@@ -262,11 +268,16 @@ func (k *decisionKey) result() string {
 }
 
 // counter returns the counter of k, a key not found in o.counters: that
-// of its labels (o.names bounds its policy and limit), made at its first
-// use with the gauges of its store. o.counters holds the keys of labels
-// alone, so that names beyond the bound add nothing to it.
-func (o *Observer) counter(k decisionKey) prometheus.Counter {
-	k.policy, k.limit = o.names.Labels(k.policy, k.limit)
+// of its labels (o.names, or o.overrides for an override's decision,
+// bounds its policy and limit), made at its first use with the gauges of
+// its store. o.counters holds the keys of labels alone, so that names
+// beyond the bound add nothing to it.
+func (o *Observer) counter(k decisionKey, override bool) prometheus.Counter {
+	names := o.names
+	if override {
+		names = o.overrides
+	}
+	k.policy, k.limit = names.Labels(k.policy, k.limit)
 	o.mu.RLock()
 	c, ok := o.counters[k]
 	o.mu.RUnlock()
