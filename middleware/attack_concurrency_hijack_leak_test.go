@@ -15,9 +15,9 @@ import (
 // the runtime closes such a connection's descriptor when it is
 // collected) held its slot for ever, since only Close gave it back: a
 // request that reaches that path once per slot locked the key out for
-// the life of the process (with a Redis limiter and AutoRenew, across the
-// fleet). Now the slot comes back when the connection is collected
-// unclosed.
+// the life of the process (with a Redis limiter, whose held slots are
+// renewed, across the fleet). Now the slot comes back when the
+// connection is collected unclosed.
 func TestAttackHijackedConnectionDroppedUnclosed(t *testing.T) {
 	m := memSlots(t, 1)
 	h := concurrency(t, m, middleware.ConcurrencyOptions{Key: constKey}, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {

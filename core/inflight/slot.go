@@ -61,8 +61,9 @@ func (s *Slot) Release(ctx context.Context) error {
 }
 
 // Renew extends the slot's lease (a slot in Redis) by its full TTL, for a
-// request that runs longer than the lease; for a slot without a lease
-// (in memory) it does nothing. A released slot returns [ErrReleased].
+// request that runs longer than the lease (redisinflight renews held
+// slots by itself unless its ManualRenew is set); for a slot without a
+// lease (in memory) it does nothing. A released slot returns [ErrReleased].
 func (s *Slot) Renew(ctx context.Context) error {
 	if s == nil || (s.release == nil && s.mem == nil) || s.released.Load() {
 		return ErrReleased

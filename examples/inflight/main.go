@@ -48,7 +48,7 @@ func newLimiter(addr string) (slotLimiter, func(), error) {
 	c := redis.NewClient(&redis.Options{Addr: addr, ContextTimeoutEnabled: true})
 	// A Timeout of seconds, not the default 100 ms: the demo's answers
 	// must not depend on how loaded the machine running it is.
-	l, err := redisinflight.New(c, slots, redisinflight.Options{Prefix: "inflight-example:", Lease: time.Minute, AutoRenew: true,
+	l, err := redisinflight.New(c, slots, redisinflight.Options{Prefix: "inflight-example:", Lease: time.Minute,
 		Timeout: 10 * time.Second})
 	if err == nil {
 		// Redis answers, fast enough, runs the scripts (an ACL may forbid

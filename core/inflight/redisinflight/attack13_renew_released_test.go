@@ -12,7 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// TestAttackRenewalAfterReleaseReportsNoLostLease: an AutoRenew timer that
+// TestAttackRenewalAfterReleaseReportsNoLostLease: a renewal timer that
 // fires as its slot is released (its Stop too late) ran the renewal after
 // the release's ZREM: the renewal found the lease gone and told OnError
 // the lease was lost (1 false "lease lost" per such race, and a round

@@ -45,7 +45,7 @@ func TestAttackPanickingOnErrorKeepsTheProcess(t *testing.T) {
 	srv := redistest.Start(t)
 	proxy, pc := proxied(t, srv)
 	var logs syncBuffer
-	l := newLimiter(t, pc, 1, redisinflight.Options{Lease: 2 * time.Minute, AutoRenew: true, Clock: coretest.NewClock(t0),
+	l := newLimiter(t, pc, 1, redisinflight.Options{Lease: 2 * time.Minute, Clock: coretest.NewClock(t0),
 		OnError: func(error) { panic("hook bug") }, Logger: slog.New(slog.NewTextHandler(&logs, nil))})
 	timers := redisinflight.FakeRenewals(l)
 	ctx := context.Background()

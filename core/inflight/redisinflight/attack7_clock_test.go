@@ -65,7 +65,7 @@ func (c *stallClock) Now() time.Time {
 // a goroutine stalled between the two readings counted the lease to end
 // later than Redis ends it, by the stall. Here (Lease 1 h, Timeout 1 s, a
 // stall of 59:59), the lease had 1 s left in Redis when its renewal
-// failed, too little for a renewal to reach Redis before the end: AutoRenew
+// failed, too little for a renewal to reach Redis before the end: the renewal
 // must report the lease as lost. It counted an hour left and scheduled its
 // next try half an hour on, the holder going on with a slot Redis gave
 // back a second later. Now the Acquire reads the clock once.
@@ -75,7 +75,7 @@ func TestAttackAcquireStallLengthensLocalLease(t *testing.T) {
 	c := srv.Client(t)
 	clk := &stallClock{Clock: coretest.NewClock(t0), stall: time.Hour - time.Second}
 	errs := make(chan error, 16)
-	l := newLimiter(t, c, 1, redisinflight.Options{Lease: time.Hour, Timeout: time.Second, Clock: clk, AutoRenew: true,
+	l := newLimiter(t, c, 1, redisinflight.Options{Lease: time.Hour, Timeout: time.Second, Clock: clk,
 		OnError: func(err error) { errs <- err }})
 	timers := redisinflight.FakeRenewals(l)
 	_, err := l.Acquire(context.Background(), "k")

@@ -18,7 +18,7 @@ import (
 func Example() {
 	client := redis.NewClient(&redis.Options{Addr: "127.0.0.1:6379", ContextTimeoutEnabled: true})
 	defer client.Close()
-	lim, err := redisinflight.New(client, 10, redisinflight.Options{Lease: 2 * time.Minute, AutoRenew: true})
+	lim, err := redisinflight.New(client, 10, redisinflight.Options{Lease: 2 * time.Minute})
 	if err != nil {
 		panic(err)
 	}

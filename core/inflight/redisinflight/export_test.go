@@ -3,6 +3,8 @@ package redisinflight
 import (
 	"bytes"
 	"context"
+	"sync"
+	"testing"
 	"time"
 )
 
@@ -16,7 +18,7 @@ func SendsAcquire(b []byte) bool {
 // their deadline included).
 func Outstanding(l *Limiter) int { return len(l.calls) + len(l.upkeep) + len(l.polls) }
 
-// RenewTimer is a fake AutoRenew timer: the test runs its renewal.
+// RenewTimer is a fake renewal timer: the test runs its renewal.
 type RenewTimer struct {
 	Renew     func()        // the renewal the timer would run
 	Period    time.Duration // its period, as last set
@@ -34,7 +36,7 @@ func (r *RenewTimer) Reset(d time.Duration) bool {
 // Stop records that no renewal is due.
 func (r *RenewTimer) Stop() bool { r.Stopped = true; return true }
 
-// FakeRenewals makes l's AutoRenew timers fakes, sent on the returned
+// FakeRenewals makes l's renewal timers fakes, sent on the returned
 // channel as each slot is taken, instead of real ones.
 func FakeRenewals(l *Limiter) <-chan *RenewTimer {
 	c := make(chan *RenewTimer, 16)
@@ -44,6 +46,62 @@ func FakeRenewals(l *Limiter) <-chan *RenewTimer {
 		return r
 	}
 	return c
+}
+
+// StopRenewalsAtEnd stops, when t ends, the renewals of the slots l took
+// that the test left held (slots are renewed by default), so that a
+// finished test's renewals, on its stopped Redis and its frozen fake
+// clock, never run during the tests that follow. A renewal running as t
+// ends finishes, and schedules no other.
+func StopRenewalsAtEnd(t testing.TB, l *Limiter) {
+	var mu sync.Mutex
+	var timers []*endingTimer
+	over := false
+	l.renewAfter = func(d time.Duration, f func()) renewTimer {
+		mu.Lock()
+		defer mu.Unlock()
+		et := &endingTimer{over: over}
+		if !over {
+			et.t = afterFunc(d, f)
+			timers = append(timers, et)
+		}
+		return et
+	}
+	t.Cleanup(func() {
+		mu.Lock()
+		defer mu.Unlock()
+		over = true
+		for _, et := range timers {
+			et.end()
+		}
+	})
+}
+
+// endingTimer is a renewal timer that StopRenewalsAtEnd can end: no
+// renewal is scheduled after that.
+type endingTimer struct {
+	mu   sync.Mutex
+	t    renewTimer
+	over bool
+}
+
+func (e *endingTimer) Reset(d time.Duration) bool {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return !e.over && e.t.Reset(d)
+}
+
+func (e *endingTimer) Stop() bool {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.t != nil && e.t.Stop()
+}
+
+func (e *endingTimer) end() {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.over = true
+	e.t.Stop()
 }
 
 // Cancelled is the abandoned Acquires whose leases l cancelled, Redis

@@ -29,10 +29,12 @@
 // they come back at most Options.Lease after they were taken or last
 // renewed.
 //
-// A request that runs longer than its lease loses its slot, which another
-// request may then take: keep Options.Lease above the longest request, or
-// renew the slot ([inflight.Slot.Renew], or Options.AutoRenew, which
-// renews each held slot every third of its lease). A renewal of a lease
+// A held slot is renewed every third of its lease, so that a request
+// running longer than Options.Lease (a slow one: a client can slow its
+// own requests) keeps its slot until it is released. With
+// Options.ManualRenew only [inflight.Slot.Renew] renews a slot: a request
+// that runs longer than its lease then loses its slot, which another
+// request may take. A renewal of a lease
 // that has ended fails with [ErrLeaseLost] and does not revive it; a
 // renewal never moves a lease's end back (with Options.Clock, one that
 // read the clock before another but reaches Redis after it). With
@@ -202,18 +204,28 @@ type Options struct {
 	// and at most a year (8,760 h: the scripts' scores, microseconds in
 	// Lua's doubles, stay exact).
 	Lease time.Duration
-	// AutoRenew renews every held slot each Lease/3 (a timer per slot,
-	// no goroutine), so that a slot is lost only when its process stops,
-	// or Redis stays unreachable until its lease is about to end: a
-	// renewal that fails is tried again halfway to the last instant one
-	// can still reach Redis in time (the lease's end, as this process
-	// reckons it, less 2 × Timeout, or less Lease/3 when that is shorter:
-	// keep Lease above 6 × Timeout), and no sooner than Lease/64 (1 ms at
-	// least) after the last try, so a few tries, never later than that
-	// instant. A lease lost (the renewal found it ended, or that instant
-	// passed) is told to OnError with an error wrapping [ErrLeaseLost],
-	// and renewals stop.
-	AutoRenew bool
+	// ManualRenew turns off the renewal of held slots. By default every
+	// held slot is renewed each Lease/3 (a timer per slot, no goroutine),
+	// so that a slot is lost only when its process stops, or Redis stays
+	// unreachable until its lease is about to end: a renewal that fails is
+	// tried again halfway to the last instant one can still reach Redis in
+	// time (the lease's end, as this process reckons it, less 2 × Timeout,
+	// or less Lease/3 when that is shorter: keep Lease above 6 × Timeout),
+	// and no sooner than Lease/64 (1 ms at least) after the last try, so a
+	// few tries, never later than that instant. A lease lost (the renewal
+	// found it ended, or that instant passed) is told to OnError with an
+	// error wrapping [ErrLeaseLost], and renewals stop. The cost is a
+	// timer per held slot and, in Redis, one script per held slot per
+	// Lease/3.
+	//
+	// With ManualRenew a slot is held for Lease after it was taken or last
+	// renewed by [inflight.Slot.Renew], and no longer: a request running
+	// longer loses its slot, silently, to another request, and a client
+	// that can slow its own requests (a slow upload, a slow read of the
+	// answer) walks past the limit. Set it only where every request ends
+	// well within Lease (a server's write timeout below it) or renews its
+	// slot itself.
+	ManualRenew bool
 	// Timeout bounds every call to Redis; 0 means 100 ms. It must be at
 	// most an hour.
 	Timeout time.Duration
@@ -298,7 +310,7 @@ type Limiter struct {
 	upkeep  chan struct{} // a token per outstanding release or renewal (see call)
 	br      *circuit.Breaker
 	errBusy error
-	// renewAfter schedules AutoRenew's renewals: afterFunc, or a test's
+	// renewAfter schedules the automatic renewals: afterFunc, or a test's
 	// hook that runs them when the test says.
 	renewAfter func(time.Duration, func()) renewTimer
 	clock      func() time.Time // Options.Clock's Now, or time.Now

@@ -31,6 +31,7 @@ func newLimiter(t *testing.T, c redis.UniversalClient, limit int, opts redisinfl
 	}
 	l, err := redisinflight.New(c, limit, opts)
 	require.NoError(t, err)
+	redisinflight.StopRenewalsAtEnd(t, l)
 	return l
 }
 
@@ -429,7 +430,7 @@ func TestWaitCancelAndBound(t *testing.T) {
 	require.NoError(t, held.Release(bg))
 }
 
-// TestAutoRenew: a held slot's lease is renewed by itself (on the
+// TestAutoRenew: a held slot's lease is renewed by itself, by default (on the
 // limiter's clock: a fake one here), and renewals stop with the release.
 // The renewal timer is a fake too: the test runs the renewal itself, so
 // no stalled machine can make it come before or after the test looks.
@@ -438,7 +439,7 @@ func TestAutoRenew(t *testing.T) {
 	srv := redistest.Start(t)
 	c := srv.Client(t)
 	clk := coretest.NewClock(t0)
-	l := newLimiter(t, c, 1, redisinflight.Options{Lease: 3 * time.Second, AutoRenew: true, Clock: clk})
+	l := newLimiter(t, c, 1, redisinflight.Options{Lease: 3 * time.Second, Clock: clk})
 	timers := redisinflight.FakeRenewals(l)
 	ctx := context.Background()
 	s, err := l.Acquire(ctx, "k")
@@ -522,7 +523,7 @@ func TestAttackLimitersOfDifferentLimitsCountApart(t *testing.T) {
 	}
 }
 
-// TestAttackAutoRenewSurvivesShortOutage: AutoRenew promises that a slot
+// TestAttackAutoRenewSurvivesShortOutage: the renewal promises that a slot
 // is lost only when its process stops, while Redis is back before the
 // lease ends. Before, a failed renewal was tried again only a full
 // Lease/3 later: with Redis unreachable at the renewals of t0+1 s and
@@ -572,7 +573,7 @@ func TestAttackAutoRenewSurvivesShortOutage(t *testing.T) {
 }
 
 // TestAutoRenewReportsLostLease: when Redis stays unreachable until the
-// lease's end, AutoRenew tries a bounded number of times (7 for a 2 min
+// lease's end, the renewal tries a bounded number of times (7 for a 2 min
 // lease and a Timeout of 10 s: halfway to the last useful instant each time, at least Lease/64
 // apart), never after the lease's end less 2 × Timeout, then stops and
 // tells OnError the lease is lost (an error wrapping ErrLeaseLost);
@@ -613,7 +614,7 @@ func TestAutoRenewReportsLostLease(t *testing.T) {
 }
 
 // autoRenewing starts a Redis behind a proxy and a limiter of limit 1
-// holding its slots through the proxy with AutoRenew (a 2 min lease, a
+// holding its slots through the proxy, renewed (a 2 min lease, a
 // Timeout of 10 s), on a fake clock and fake renewal timers; lost counts
 // the lost leases told to OnError.
 func autoRenewing(t *testing.T) (*redistest.Server, *faultproxy.Proxy, *coretest.Clock, redisinflight.Options, *redisinflight.Limiter, <-chan *redisinflight.RenewTimer, *atomic.Int64) {
@@ -622,7 +623,7 @@ func autoRenewing(t *testing.T) (*redistest.Server, *faultproxy.Proxy, *coretest
 	proxy, pc := proxied(t, srv)
 	clk := coretest.NewClock(t0)
 	lost := new(atomic.Int64)
-	opts := redisinflight.Options{Lease: 2 * time.Minute, Timeout: 10 * time.Second, AutoRenew: true, Clock: clk,
+	opts := redisinflight.Options{Lease: 2 * time.Minute, Timeout: 10 * time.Second, Clock: clk,
 		OnError: func(err error) {
 			if errors.Is(err, redisinflight.ErrLeaseLost) {
 				lost.Add(1)

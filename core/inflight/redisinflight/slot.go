@@ -17,7 +17,7 @@ type lease struct {
 	key, rk, id string
 
 	mu    sync.Mutex
-	timer renewTimer // AutoRenew's
+	timer renewTimer // the automatic renewal's (nil with ManualRenew)
 	done  bool
 	ends  time.Time // the lease ends after this (l.clock): a Lease after its last taking or renewal was sent
 }
@@ -29,8 +29,8 @@ func (ls *lease) released() bool {
 	return ls.done
 }
 
-// renewTimer is AutoRenew's timer of one lease: a *time.Timer, or a
-// test's (see Limiter.renewAfter).
+// renewTimer is the automatic renewal's timer of one lease: a
+// *time.Timer, or a test's (see Limiter.renewAfter).
 type renewTimer interface {
 	Reset(time.Duration) bool
 	Stop() bool
@@ -42,7 +42,7 @@ func afterFunc(d time.Duration, f func()) renewTimer { return time.AfterFunc(d, 
 // slot returns the Slot of a lease just taken by a script sent at sent.
 func (l *Limiter) slot(key, rk, member string, sent time.Time) *inflight.Slot {
 	ls := &lease{l: l, key: key, rk: rk, id: member, ends: sent.Add(l.opts.Lease)}
-	if l.opts.AutoRenew {
+	if !l.opts.ManualRenew {
 		ls.mu.Lock() // the timer may fire before the assignment
 		ls.timer = l.renewAfter(l.opts.Lease/3, ls.autoRenew)
 		ls.mu.Unlock()
@@ -78,7 +78,7 @@ func (ls *lease) release(ctx context.Context) error {
 }
 
 // renew extends the lease by Options.Lease from now. A lease released
-// before (an AutoRenew timer that fired as the slot was released, a Renew
+// before (a renewal timer that fired as the slot was released, a Renew
 // racing Release) is not renewed: it fails with inflight.ErrReleased,
 // sending nothing, or, when the release's ZREM reached Redis first, with
 // inflight.ErrReleased rather than ErrLeaseLost (the lease was given
