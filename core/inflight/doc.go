@@ -20,7 +20,6 @@
 // every later one (through any copy of the *Slot) fails with
 // [ErrReleased] and changes nothing, so a double release never makes
 // capacity that was not there. A slot that is never released is held
-// forever by [Memory] (release it in a defer) and, in Redis, for as long
-// as its process renews it (by default, while the process runs; with
-// redisinflight's ManualRenew, until its lease ends).
+// forever by [Memory] (release it in a defer) and until its lease ends in
+// Redis (renewals stop once the dropped Slot is garbage-collected).
 package inflight

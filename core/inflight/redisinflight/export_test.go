@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -24,7 +25,12 @@ type RenewTimer struct {
 	Period    time.Duration // its period, as last set
 	Stopped   bool
 	Scheduled int // the renewals scheduled: one at the start, one per Reset
+	stops     atomic.Int64
 }
+
+// Stops is how many times the timer was stopped, read safely while
+// another goroutine (the runtime's cleanups') may stop it.
+func (r *RenewTimer) Stops() int64 { return r.stops.Load() }
 
 // Reset records the period of the next renewal.
 func (r *RenewTimer) Reset(d time.Duration) bool {
@@ -34,7 +40,11 @@ func (r *RenewTimer) Reset(d time.Duration) bool {
 }
 
 // Stop records that no renewal is due.
-func (r *RenewTimer) Stop() bool { r.Stopped = true; return true }
+func (r *RenewTimer) Stop() bool {
+	r.Stopped = true
+	r.stops.Add(1)
+	return true
+}
 
 // FakeRenewals makes l's renewal timers fakes, sent on the returned
 // channel as each slot is taken, instead of real ones.

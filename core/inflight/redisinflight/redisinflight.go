@@ -31,7 +31,9 @@
 //
 // A held slot is renewed every third of its lease, so that a request
 // running longer than Options.Lease (a slow one: a client can slow its
-// own requests) keeps its slot until it is released. With
+// own requests) keeps its slot until it is released; a slot dropped
+// unreleased (a caller's bug) stops being renewed once it is
+// garbage-collected, and its lease then ends by itself. With
 // Options.ManualRenew only [inflight.Slot.Renew] renews a slot: a request
 // that runs longer than its lease then loses its slot, which another
 // request may take. A renewal of a lease

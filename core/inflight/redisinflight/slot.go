@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"runtime"
 	"sync"
 	"time"
 
@@ -18,8 +19,8 @@ type lease struct {
 
 	mu    sync.Mutex
 	timer renewTimer // the automatic renewal's (nil with ManualRenew)
-	done  bool
-	ends  time.Time // the lease ends after this (l.clock): a Lease after its last taking or renewal was sent
+	done  bool       // released, or its slot collected unreleased (see abandon)
+	ends  time.Time  // the lease ends after this (l.clock): a Lease after its last taking or renewal was sent
 }
 
 // released reports whether the lease was released.
@@ -42,12 +43,31 @@ func afterFunc(d time.Duration, f func()) renewTimer { return time.AfterFunc(d, 
 // slot returns the Slot of a lease just taken by a script sent at sent.
 func (l *Limiter) slot(key, rk, member string, sent time.Time) *inflight.Slot {
 	ls := &lease{l: l, key: key, rk: rk, id: member, ends: sent.Add(l.opts.Lease)}
+	s := inflight.NewSlot(ls.release, ls.renew)
 	if !l.opts.ManualRenew {
 		ls.mu.Lock() // the timer may fire before the assignment
 		ls.timer = l.renewAfter(l.opts.Lease/3, ls.autoRenew)
 		ls.mu.Unlock()
+		// The timer holds the lease, not the slot: a slot dropped
+		// unreleased is collected, and its renewals then stop.
+		runtime.AddCleanup(s, (*lease).abandon, ls)
 	}
-	return inflight.NewSlot(ls.release, ls.renew)
+	return s
+}
+
+// abandon stops the renewals of a lease whose slot was collected
+// unreleased (its caller's bug: nobody can release it now), so that the
+// lease ends within a Lease, as with ManualRenew, instead of being
+// renewed for as long as this process runs
+// (TestAttackDroppedSlotStopsRenewing). A renewal running meanwhile
+// schedules no other, and one whose timer fired sends nothing.
+func (ls *lease) abandon() {
+	ls.mu.Lock()
+	defer ls.mu.Unlock()
+	if !ls.done {
+		ls.done = true // (as released: renew sends nothing, autoRenew reports nothing)
+		ls.timer.Stop()
+	}
 }
 
 // release removes the lease, once (inflight.Slot sees to that), whether
