@@ -7,10 +7,13 @@
 // ([middleware.Routes]) apply to a route however many URLs it matches.
 //
 // Mount it with e.Use(echolimit.Limit(m)), on a group, or on single
-// routes; not with e.Pre, which runs before routing, when c.Path() is not
-// yet known (routes are then matched by the request's path alone: see
-// middleware.Routes, except for a handler several methods reach, whose
-// route Limit then finds as echo will).
+// routes; preferably not with e.Pre, which runs before routing, when
+// c.Path() is not yet known: Limit then finds the route as echo will
+// (Router.Find on the path as the Pre middleware before it left it), and
+// a request no handler of its method serves is matched by its path (see
+// middleware.Routes). A Pre middleware mounted after Limit that rewrites
+// the path (RemoveTrailingSlash, Rewrite) routes the request by a path
+// Limit did not see.
 //
 // The decision, the headers and the 429 answer are the middleware's. Keys
 // come from Options.Key, by default the client IP from RemoteAddr: the

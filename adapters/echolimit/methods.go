@@ -16,8 +16,12 @@ type tables struct {
 // route returns the route template c's request is limited by, and the
 // methods reaching its handler there (see routemethods). Before echo
 // routes (e.Pre), the template is found as echo will find it, and given
-// only for a handler that several methods reach: the request is otherwise
-// matched by its path, as before (see the package documentation).
+// whenever a handler of the request's method is routed there, as c.Path()
+// is once echo routes: echo serves paths that its request's path names no
+// route of by ServeMux's rules ("/users/5/x" reaches "/users/:id", whose
+// last parameter takes the rest of the path; "/admin/./public" reaches
+// "/admin/*" as it comes), which matched by the path alone reached the
+// handler on another route's limit, or none.
 func (t *tables) route(c echo.Context) (template, methods string) {
 	e := c.Echo()
 	if e == nil {
@@ -33,8 +37,11 @@ func (t *tables) route(c echo.Context) (template, methods string) {
 			return "", ""
 		}
 	}
-	methods = t.Of(router, routes).Pattern(template, r.Method)
-	if !routed && methods == "" {
+	tab := t.Of(router, routes)
+	methods = tab.Pattern(template, r.Method)
+	if !routed && methods == "" && !tab.Serves(template, r.Method) {
+		// echo will answer it itself (405, its own OPTIONS answer): no
+		// handler of the route runs, and the path is matched alone.
 		template = ""
 	}
 	return template, methods
