@@ -16,12 +16,13 @@
 //     with the router's Find before routing, so it limits every request,
 //     404s and 405s included (with the route template "").
 //
-// The Use of a router runs before that router routes: Limit mounted with
-// the root router's Use sees no pattern (every request is then selected as
-// by plain net/http: [middleware.Routes] matches ServeMux patterns, not
-// chi's), and with the Use of a sub-router made by r.Route or r.Mount it
-// sees only the mount point's pattern ("/api/*"). Use LimitMux on the root
-// router, or Limit inline, instead.
+// The Use of a router runs before that router routes: chi names no
+// pattern in the root router's Use, and only the mount point's ("/api/*")
+// in the Use of a sub-router made by r.Route or r.Mount, which is also the
+// pattern of a catch-all of that sub-router. Limit mounted there finds the
+// route chi will serve the request with, as LimitMux does, on the root
+// router; a request reaching no route is selected by its path, as by plain
+// net/http. Prefer LimitMux on the root router, or Limit inline.
 //
 // Both tell [middleware.Routes] which methods reach the handler a request
 // reaches, from the root router's routes (chi.Walk, read at the first
@@ -89,7 +90,12 @@ func Limit(m *middleware.Middleware) func(http.Handler) http.Handler {
 				}
 				var listed bool
 				methods, listed = t.Lookup(pattern, method)
-				if !listed {
+				// A sub-router's Use sees its mount point's pattern
+				// ("/api/*"), which chi gives a catch-all route of the
+				// sub-router too: a pattern ending in "*" may not be
+				// the route chi will serve the request with.
+				unrouted := pattern == "" || strings.HasSuffix(pattern, "*")
+				if !listed || unrouted {
 					// Mounted where chi has not routed yet (a router's Use):
 					// the route found as LimitMux finds it limits a
 					// handler several methods reach by its route, and a
@@ -98,14 +104,15 @@ func Limit(m *middleware.Middleware) func(http.Handler) http.Handler {
 					sc := pool.Get().(*chi.Context)
 					p, reached, past := find(rctx.Routes, sc, r)
 					pool.Put(sc)
-					if past || reached != "" && pattern == "" {
+					if (past || reached != "" && unrouted) && p != pattern {
 						// The route chi will serve the path with, as it
 						// comes ("/opt/.." reaches "/opt/{k}", which
 						// ServeMux would clean to "/"), where chi names
-						// none yet (a sub-router's Use keeps its mount
-						// point's); a catch-all Routes charges with the
-						// route its variant names.
-						pattern = p
+						// none yet or only a sub-router's mount point
+						// (POST "/api/login" in the Use of r.Route("/api",
+						// …) was charged as "/api/*"); a catch-all Routes
+						// charges with the route its variant names.
+						pattern, methods = p, ""
 					}
 					if reached != "" {
 						ms := t.Pattern(p, reached)
