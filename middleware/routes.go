@@ -71,8 +71,9 @@ import (
 //     for "/admin/*p") is found by that template, matched by ServeMux
 //     with each parameter a wildcard. The request's path is matched first
 //     (a route more specific than the template, a subtree's handler that
-//     routes further) only while, cleaned as ServeMux cleans it, it stays
-//     under the template's literal start: routers serve paths as they
+//     routes further; under a catch-all template, charged with the
+//     template's route, all or nothing) only while, cleaned as ServeMux
+//     cleans it, it stays under the template's literal start: routers serve paths as they
 //     come ("/items/." reaches "/items/:id", "/admin/../healthz" reaches
 //     "/admin/*p") that ServeMux would clean into another route's path,
 //     or none. A path ServeMux would clean ("/admin/./public"), or whose
@@ -602,7 +603,7 @@ func (rt *Routes) find(r *http.Request, method, template string) choice {
 	if !cleaned && staysWithin(req.URL, req.Method, within) {
 		best = rt.muxMatch(req)
 		if best.e != nil && !best.weak {
-			return choice{rte: best.route()}
+			return rt.underCatchAll(req, template, best.route())
 		}
 	}
 	t, byTemplate := templateRequest(req, template)
@@ -627,7 +628,7 @@ func (rt *Routes) find(r *http.Request, method, template string) choice {
 			// /users/{id}/login" for gin's "/users/:id/login") guards the
 			// handler the methods r.Pattern names reach as surely.
 			if rte := rt.sharedMuxRoute(req, method, template); rte != nil {
-				return choice{rte: rte}
+				return rt.underCatchAll(req, template, rte)
 			}
 		} else if path, ok := oneHandlerPath(r.Pattern); ok {
 			// The application's handler serves every method at one path (a
@@ -675,6 +676,28 @@ func (rt *Routes) find(r *http.Request, method, template string) choice {
 		}
 	}
 	return choice{rte: best.route(), served: served.route(), variant: best.e != served.e}
+}
+
+// underCatchAll returns the choice of rte, the route r's path names
+// under template, the router's: when template is a catch-all ("/api/*",
+// "/files/*filepath"), whose handler the router served r with as its path
+// came, and rte is not the route the template itself names (a subtree
+// written in ServeMux's syntax, "/api/", else the default), r is charged
+// on both, all or nothing. echo routes "/api/lo%67in" as it comes, and a
+// PUT to "/api/login", to the catch-all of e.Any("/api/*", h) beside
+// e.POST("/api/login", …): charged on "POST /api/login" alone, they
+// reached the catch-all's handler past its limit. Which of the two
+// handlers serves (the catch-all's may route further) is not known here.
+func (rt *Routes) underCatchAll(r *http.Request, template string, rte *route) choice {
+	if template == "" || !strings.HasSuffix(routepath.MuxPath(template), "...}") {
+		return choice{rte: rte}
+	}
+	t, ok := templateRequest(r, template)
+	if !ok {
+		return choice{rte: rte}
+	}
+	served := rt.muxMatch(t).route()
+	return choice{rte: rte, served: served, variant: served != rte}
 }
 
 // uncleanPath reports whether ServeMux would clean u's path (its escaped
