@@ -121,7 +121,10 @@ func (ru *rule) pick(r *http.Request) (middleware.Limiter, string, error) {
 			return nil, "", fmt.Errorf("config: resolving the tier: %w", err)
 		}
 		if lim = ru.tiers[tier]; lim == nil {
-			return nil, "", fmt.Errorf("%w %q", middleware.ErrUnknownTier, tier)
+			// A name the client may have written (a header resolve
+			// reads): never copied whole into an error OnError logs per
+			// request, as middleware.Tiers says.
+			return nil, "", fmt.Errorf("%w %.64q", middleware.ErrUnknownTier, tier)
 		}
 		tag = "t" + strconv.Itoa(len(tier)) + ":" + tier
 	}
