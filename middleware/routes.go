@@ -76,13 +76,15 @@ import (
 //     cleans it, it stays under the template's literal start: routers serve paths as they
 //     come ("/items/." reaches "/items/:id", "/admin/../healthz" reaches
 //     "/admin/*p") that ServeMux would clean into another route's path,
-//     or none. A path ServeMux would clean ("/admin/./public"), or whose
-//     variant (see below) names a route of its own, under a router's
-//     catch-all template ("/admin/*", even one written as a route: "GET
-//     /files/*") is charged on the variant's route and the template's,
-//     all or nothing: the catch-all's handler serves it as it comes, and
-//     a rewriting middleware after the limiter (chi's CleanPath,
-//     StripSlashes) routes it to the variant's.
+//     or none. A path ServeMux would clean ("/admin/./public"), or that
+//     or whose variant (see below) names a route of its own, under a
+//     router's catch-all template ("/admin/*", even one written as a
+//     route: "GET /files/*") is charged on that route and the template's,
+//     all or nothing: the catch-all's handler serves it as it comes, a
+//     handler mounted there routes it further (a ServeMux on chi's
+//     "/legacy/*" serving "POST /legacy/login"), and a rewriting
+//     middleware after the limiter (chi's CleanPath, StripSlashes) routes
+//     it to the variant's.
 //   - HEAD is limited like GET, in the GET route's buckets, unless a HEAD
 //     route of its own was added: ServeMux, chi's middleware.GetHead and
 //     routes registered for both methods all serve HEAD with the GET
@@ -726,8 +728,8 @@ func (rt *Routes) templateRoute(r *http.Request, method, template string) *route
 	return rt.sharedRoute(r, method, template)
 }
 
-// pastCatchAll returns the route that a variant of r's path (see
-// routepath.Variants: cleaned, its slash toggled, in lower case) names
+// pastCatchAll returns the route that r's path, or a variant of it (see
+// routepath.Variants: cleaned, its slash toggled, in lower case), names
 // under the catch-all template ("/admin/*", "/files/*filepath") whose
 // route, served, limits r, when it is another: the router serves the
 // path as it comes to the catch-all's handler, which may read it as the
@@ -750,7 +752,17 @@ func (rt *Routes) pastCatchAll(r *http.Request, method, template string, served 
 	if !describes(req.URL, within) {
 		within = ""
 	}
-	best := rt.variants(req, match{}, within)
+	var best match
+	if staysWithin(req.URL, req.Method, within) {
+		// The path itself, which the router has no route of its own for
+		// (it would have routed there): a route of it guards the handler
+		// the catch-all's routes it to (a mux mounted on chi's
+		// "/legacy/*" serving "POST /legacy/login").
+		if m := rt.muxMatch(req); !m.weak {
+			best = m
+		}
+	}
+	best = rt.variants(req, best, within)
 	if best.e == nil || best.weak || best.e.rte == served {
 		return nil
 	}
