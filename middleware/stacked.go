@@ -249,3 +249,13 @@ func HeldWait(r *http.Request, h http.Header) int64 {
 	// decision all the same.)
 	return heldWait(r, nil, nil, h, time.Now(), 0)
 }
+
+// HeldWaitFor is [HeldWait] for a refusal answered status (a 429, a
+// 503): a middleware in front whose Options.CountIf does not count status
+// gives its unit back once the answer is written, and r's retry waits for
+// none of its decision. status must be the one the caller writes (a
+// shorter wait for another one would have the retry refused again); 0,
+// when it is not known, waits for every decision, as HeldWait does.
+func HeldWaitFor(r *http.Request, h http.Header, status int) int64 {
+	return heldWait(r, nil, nil, h, time.Now(), status)
+}

@@ -30,11 +30,12 @@ func WriteThrottled(w http.ResponseWriter, retryAfter time.Duration) {
 
 // writeThrottled is WriteThrottled for the throttled attempt r: its
 // Retry-After is no shorter than the wait of the rate limits r passed
-// before (middleware.HeldWait), which is the wait for the next admission
-// of a limit that gave r its last unit, not the reset its fields tell of.
+// before (middleware.HeldWaitFor), which is the wait for the next
+// admission of a limit that gave r its last unit, not the reset its
+// fields tell of, and none for one whose CountIf gives it back for a 429.
 func writeThrottled(w http.ResponseWriter, r *http.Request, retryAfter time.Duration) {
 	h := w.Header()
-	retry(h, max(seconds.Positive(retryAfter), middleware.HeldWait(r, h)))
+	retry(h, max(seconds.Positive(retryAfter), middleware.HeldWaitFor(r, h, http.StatusTooManyRequests)))
 	throttled.Write(w, nil, true)
 }
 
@@ -54,10 +55,10 @@ func retry(h http.Header, s int64) {
 // writeError answers r, a request the guard cannot decide: a body it
 // cannot read (413, 415, 400) or a store or key failure (503, its
 // Retry-After no shorter than the wait of the rate limits r passed
-// before, as a throttled attempt's: middleware.HeldWait).
+// before, as a throttled attempt's: middleware.HeldWaitFor).
 func writeError(w http.ResponseWriter, r *http.Request, status int, detail string) {
 	if h := w.Header(); status == http.StatusServiceUnavailable {
-		retry(h, max(1, middleware.HeldWait(r, h)))
+		retry(h, max(1, middleware.HeldWaitFor(r, h, status)))
 	}
 	problem.Write(w, &problem.Details{Title: http.StatusText(status), Status: status, Detail: detail}, true)
 }
