@@ -23,10 +23,15 @@ import (
 // Retry-After, as many do on a remaining of 0, waited up to ten times
 // longer (the reset of a GCRA of 1,000 a day against its next
 // admission), or less than Retry-After. wait must be no shorter than the
-// wait of those limits; Settle does nothing for a wait below 1.
+// wait of those limits; Settle does nothing for a wait below 1. An at not
+// after the Unix epoch (the zero Time, the At of a Result no
+// core.Limiter made) is no instant: the wait is from the system clock's.
 func Settle(h http.Header, wait int64, at time.Time) {
 	if len(h) == 0 || wait < 1 {
 		return
+	}
+	if at.Unix() <= 0 {
+		at = time.Now() // as HeldWait reads no instant from it
 	}
 	zero := func(i int) bool {
 		v := h[canonicalNames[i]]
