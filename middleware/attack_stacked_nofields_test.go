@@ -58,7 +58,7 @@ func TestAttackStackedWaitWithoutFields(t *testing.T) {
 		clk := coretest.NewClock(at)
 		var wait int64
 		h := outerOf(t, clk).Handler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			wait = middleware.HeldWait(r, w.Header())
+			wait = middleware.HeldWait(r, w.Header(), 0)
 		}))
 		for i := 1; i <= 10; i++ {
 			require.Equal(t, http.StatusOK, getOnce(h).Code, "request %d", i)

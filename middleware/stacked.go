@@ -244,18 +244,15 @@ func containsFold(s, sub string) bool {
 // last unit of, as that middleware tells those inside it (see
 // [Admission.Request]), and otherwise the wait the fields tell of
 // (headers.Wait), which may be as long as a limit's reset.
-func HeldWait(r *http.Request, h http.Header) int64 {
+//
+// status is the status the caller answers r with (a 429, a 503): a
+// middleware in front whose Options.CountIf does not count it gives its
+// unit back once the answer is written, and r's retry waits for none of
+// its decision. It must be the status written (for another, the wait may
+// be too short, and the retry refused again); 0, when it is not known,
+// waits for every decision.
+func HeldWait(r *http.Request, h http.Header, status int) int64 {
 	// (An empty h too: a limit r passed may write no field, and share its
 	// decision all the same.)
-	return heldWait(r, nil, nil, h, time.Now(), 0)
-}
-
-// HeldWaitFor is [HeldWait] for a refusal answered status (a 429, a
-// 503): a middleware in front whose Options.CountIf does not count status
-// gives its unit back once the answer is written, and r's retry waits for
-// none of its decision. status must be the one the caller writes (a
-// shorter wait for another one would have the retry refused again); 0,
-// when it is not known, waits for every decision, as HeldWait does.
-func HeldWaitFor(r *http.Request, h http.Header, status int) int64 {
 	return heldWait(r, nil, nil, h, time.Now(), status)
 }

@@ -35,7 +35,7 @@ func WriteThrottled(w http.ResponseWriter, retryAfter time.Duration) {
 // fields tell of, and none for one whose CountIf gives it back for a 429.
 func writeThrottled(w http.ResponseWriter, r *http.Request, retryAfter time.Duration) {
 	h := w.Header()
-	retry(h, max(seconds.Positive(retryAfter), middleware.HeldWaitFor(r, h, http.StatusTooManyRequests)))
+	retry(h, max(seconds.Positive(retryAfter), middleware.HeldWait(r, h, http.StatusTooManyRequests)))
 	throttled.Write(w, nil, true)
 }
 
@@ -58,7 +58,7 @@ func retry(h http.Header, s int64) {
 // before, as a throttled attempt's: middleware.HeldWaitFor).
 func writeError(w http.ResponseWriter, r *http.Request, status int, detail string) {
 	if h := w.Header(); status == http.StatusServiceUnavailable {
-		retry(h, max(1, middleware.HeldWaitFor(r, h, status)))
+		retry(h, max(1, middleware.HeldWait(r, h, status)))
 	}
 	problem.Write(w, &problem.Details{Title: http.StatusText(status), Status: status, Detail: detail}, true)
 }
