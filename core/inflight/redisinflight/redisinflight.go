@@ -208,13 +208,14 @@ type Options struct {
 	Lease time.Duration
 	// ManualRenew turns off the renewal of held slots. By default every
 	// held slot is renewed each Lease/3 (a timer per slot, no goroutine),
-	// so that a slot is lost only when its process stops, or Redis stays
-	// unreachable until its lease is about to end: a renewal that fails is
-	// tried again halfway to the last instant one can still reach Redis in
-	// time (the lease's end, as this process reckons it, less 2 × Timeout,
-	// or less Lease/3 when that is shorter: keep Lease above 6 × Timeout),
-	// and no sooner than Lease/64 (1 ms at least) after the last try, so a
-	// few tries, never later than that instant. A lease lost (the renewal
+	// so that a slot is lost only when its process stops (or its limiter
+	// is closed: see Limiter.Close), or Redis stays unreachable until its
+	// lease is about to end: a renewal that fails is tried again halfway
+	// to the last instant one can still reach Redis in time (the lease's
+	// end, as this process reckons it, less 2 × Timeout, or less Lease/3
+	// when that is shorter: keep Lease above 6 × Timeout), and no sooner
+	// than Lease/64 (1 ms at least) after the last try, so a few tries,
+	// never later than that instant. A lease lost (the renewal
 	// found it ended, or that instant passed) is told to OnError with an
 	// error wrapping [ErrLeaseLost], and renewals stop. The cost is a
 	// timer per held slot and, in Redis, one script per held slot per
@@ -327,6 +328,7 @@ type Limiter struct {
 	pollShed func()
 
 	log         *slog.Logger
+	closed      atomic.Bool            // Close was called: held slots are no longer renewed
 	cancelled   atomic.Int64           // abandoned Acquires' leases cancelled (see Limiter.cancel)
 	otherLogged atomic.Bool            // the first error reply that is not a fault was logged
 	policy      atomic.Pointer[string] // maxmemory-policy, as Check read it
@@ -462,11 +464,18 @@ func New(client redis.UniversalClient, limit int, opts Options) (*Limiter, error
 // Close releases the client the limiter made of its own for a
 // ClusterClient or Ring (see the package documentation), once no other
 // limiter or store shares it; it never closes the application's client.
-// Calls after Close go to the failure mode. It returns nil.
+// Calls after Close go to the failure mode. It ends the renewals of the
+// slots still held (hijacked connections, which http.Server.Shutdown does
+// not wait for) or taken after it: a renewal due after Close sends
+// nothing and reports nothing, and such a slot's lease ends by itself
+// within Options.Lease, as a stopped process's do
+// (TestCloseStopsRenewals). Close a limiter once the requests holding
+// its slots have ended, and use it no more. It returns nil.
 func (l *Limiter) Close() error {
 	if l.zero() {
 		return nil
 	}
+	l.closed.Store(true)
 	l.bound.Release()
 	return nil
 }

@@ -129,13 +129,19 @@ func (ls *lease) renew(ctx context.Context) error {
 }
 
 // autoRenew renews the lease and schedules the next renewal, until the
-// slot is released or its lease is lost: Lease/3 after a renewal, sooner
-// after a failure (see retryAfter).
+// slot is released, its lease is lost or the limiter is closed: Lease/3
+// after a renewal, sooner after a failure (see retryAfter).
 func (ls *lease) autoRenew() {
 	l := ls.l
+	if l.closed.Load() {
+		return // (see Limiter.Close: nothing sent, nothing scheduled)
+	}
 	err := ls.renew(context.Background())
-	if errors.Is(err, inflight.ErrReleased) {
-		return // (released as the timer fired: nothing lost, nothing to schedule)
+	if errors.Is(err, inflight.ErrReleased) || l.closed.Load() {
+		// Released as the timer fired, or the limiter closed during the
+		// round trip (its client, or the application's, closed with it):
+		// nothing lost, nothing to report or schedule.
+		return
 	}
 	if err != nil && !errors.Is(err, errShed) {
 		l.onError(err) // (not the renewals the breaker kept from Redis: see OnError)
