@@ -125,7 +125,7 @@ func TestAttackWaitPollsTakeAcquireTokens(t *testing.T) {
 			c := srv.Client(t)
 			gate := newPollGate(t)
 			c.AddHook(gate)
-			l := newLimiter(t, c, 1, redisinflight.Options{MaxCalls: 1, Timeout: time.Minute,
+			l := newLimiter(t, c, 1, redisinflight.Options{MaxCalls: 1, Timeout: time.Minute, Lease: 6 * time.Minute,
 				PollInterval: time.Millisecond, FailureMode: mode})
 			var shed atomic.Int64
 			redisinflight.OnPollShed(l, func() { shed.Add(1) })
@@ -191,7 +191,7 @@ func TestAttackWaitersPollInTurn(t *testing.T) {
 	c := srv.Client(t)
 	gate := newPollGate(t)
 	c.AddHook(gate)
-	l := newLimiter(t, c, 1, redisinflight.Options{MaxCalls: 16, Timeout: time.Minute, PollInterval: time.Millisecond})
+	l := newLimiter(t, c, 1, redisinflight.Options{MaxCalls: 16, Timeout: time.Minute, Lease: 6 * time.Minute, PollInterval: time.Millisecond})
 	bg := context.Background()
 	var rks []string
 	for i := range n { // the attacker's slots

@@ -50,7 +50,7 @@ func TestStallFloodBoundsGoroutines(t *testing.T) {
 				DialTimeout: time.Minute, ReadTimeout: time.Minute, WriteTimeout: time.Minute})
 			t.Cleanup(func() { pc.Close() })
 			var errs atomic.Int64
-			l := newLimiter(t, pc, 100, redisinflight.Options{MaxCalls: n, Timeout: time.Minute, FailureMode: mode,
+			l := newLimiter(t, pc, 100, redisinflight.Options{MaxCalls: n, Timeout: time.Minute, Lease: 6 * time.Minute, FailureMode: mode,
 				OnError: func(error) { errs.Add(1) }})
 			ctx := context.Background()
 			// Open the pool's n connections now, so that no dial (and no
@@ -393,7 +393,7 @@ func timedOutAcquire(t *testing.T, srv *redistest.Server, mode redisstore.Failur
 	bg := context.Background()
 	// The script loaded, a connection open: on a generous deadline,
 	// as a loaded machine may take more than the default 100 ms.
-	warm := newLimiter(t, pc, 2, redisinflight.Options{Timeout: 10 * time.Second})
+	warm := newLimiter(t, pc, 2, redisinflight.Options{Timeout: 10 * time.Second, Lease: time.Minute})
 	s, err := warm.Acquire(bg, "warm")
 	require.NoError(t, err)
 	require.NoError(t, s.Release(bg))
@@ -473,7 +473,7 @@ func TestPoolWaitCancelsNothing(t *testing.T) {
 	// The script loaded, by a limiter of a generous deadline: l's 100 ms
 	// is for the Acquire below, which must miss it, not for this one,
 	// which a loaded machine may make miss it too.
-	warm := newLimiter(t, c, 2, redisinflight.Options{Timeout: 10 * time.Second})
+	warm := newLimiter(t, c, 2, redisinflight.Options{Timeout: 10 * time.Second, Lease: time.Minute})
 	s, err := warm.Acquire(bg, "warm")
 	require.NoError(t, err)
 	require.NoError(t, s.Release(bg))

@@ -186,6 +186,13 @@ import (
 // a score in Lua's doubles, stays below 2^53 (exact) for centuries.
 const maxLease = 365 * 24 * time.Hour
 
+// renewable is the shortest Options.Lease, in Timeouts, that the renewal
+// of held slots accepts: a renewal that misses its deadline is tried
+// again while a try can still reach Redis before the lease ends, 2 ×
+// Timeout before it (see Limiter.retryAfter); below 6 × Timeout the one
+// of Lease/3 left no room for that (TestNewRefusesLeaseTooShortToRenew).
+const renewable = 6
+
 // minPollInterval is the shortest Options.PollInterval.
 const minPollInterval = time.Millisecond
 
@@ -204,7 +211,9 @@ type Options struct {
 	// Lease is how long a slot is held without a release or renewal; 0
 	// means 30 s. It must be a whole number of milliseconds, at least 1
 	// and at most a year (8,760 h: the scripts' scores, microseconds in
-	// Lua's doubles, stay exact).
+	// Lua's doubles, stay exact), and, unless ManualRenew is set, at
+	// least 6 × Timeout (600 ms with the default Timeout), so that a
+	// renewal that misses its deadline can be tried again in time.
 	Lease time.Duration
 	// ManualRenew turns off the renewal of held slots. By default every
 	// held slot is renewed each Lease/3 (a timer per slot, no goroutine),
@@ -213,7 +222,7 @@ type Options struct {
 	// lease is about to end: a renewal that fails is tried again halfway
 	// to the last instant one can still reach Redis in time (the lease's
 	// end, as this process reckons it, less 2 × Timeout, or less Lease/3
-	// when that is shorter: keep Lease above 6 × Timeout), and no sooner
+	// when that is shorter: hence Lease's 6 × Timeout), and no sooner
 	// than Lease/64 (1 ms at least) after the last try, so a few tries,
 	// never later than that instant. A lease lost (the renewal
 	// found it ended, or that instant passed) is told to OnError with an
@@ -422,6 +431,9 @@ func New(client redis.UniversalClient, limit int, opts Options) (*Limiter, error
 		return nil, fmt.Errorf("redisinflight: PollInterval %v below %v would have waiting callers poll Redis in a busy loop: %w", opts.PollInterval, minPollInterval, core.ErrInvalidConfig)
 	case opts.Timeout < 0, opts.MaxWaiters < 0, opts.MaxWaiting < 0, opts.MaxCalls < 0, opts.MaxPolls < 0:
 		return nil, fmt.Errorf("redisinflight: negative option: %w", core.ErrInvalidConfig)
+	case !opts.ManualRenew && opts.Lease < renewable*opts.Timeout:
+		return nil, fmt.Errorf("redisinflight: Lease %v below %d × Timeout (%v): a renewal that misses its deadline could not be tried again before the lease ends (raise Lease, lower Timeout, or set ManualRenew): %w",
+			opts.Lease, renewable, opts.Timeout, core.ErrInvalidConfig)
 	case !(opts.LocalShare > 0 && opts.LocalShare <= 1):
 		return nil, fmt.Errorf("redisinflight: LocalShare %v must be in (0, 1]: %w", opts.LocalShare, core.ErrInvalidConfig)
 	case opts.FailureMode > redisstore.FailLocal:

@@ -1,6 +1,7 @@
 package redisinflight_test
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"math"
@@ -27,7 +28,9 @@ import (
 func newLimiter(t *testing.T, c redis.UniversalClient, limit int, opts redisinflight.Options) *redisinflight.Limiter {
 	t.Helper()
 	if opts.Timeout == 0 {
-		opts.Timeout = 10 * time.Second // generous: no verdict depends on it
+		// Generous (no verdict depends on it), within the renewal's bound
+		// of Lease / 6 (5 s for the default Lease).
+		opts.Timeout = min(10*time.Second, cmp.Or(opts.Lease, 30*time.Second)/6)
 	}
 	l, err := redisinflight.New(c, limit, opts)
 	require.NoError(t, err)
