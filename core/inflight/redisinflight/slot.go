@@ -48,25 +48,36 @@ func (l *Limiter) slot(key, rk, member string, sent time.Time) *inflight.Slot {
 		ls.mu.Lock() // the timer may fire before the assignment
 		ls.timer = l.renewAfter(l.opts.Lease/3, ls.autoRenew)
 		ls.mu.Unlock()
-		// The timer holds the lease, not the slot: a slot dropped
-		// unreleased is collected, and its renewals then stop.
+	}
+	if ls.timer != nil || l.held != nil {
+		// The timer and the count of held slots outlive a slot dropped
+		// unreleased: its collection ends them (see abandon).
 		runtime.AddCleanup(s, (*lease).abandon, ls)
 	}
 	return s
 }
 
-// abandon stops the renewals of a lease whose slot was collected
-// unreleased (its caller's bug: nobody can release it now), so that the
-// lease ends within a Lease, as with ManualRenew, instead of being
-// renewed for as long as this process runs
-// (TestAttackDroppedSlotStopsRenewing). A renewal running meanwhile
+// abandon ends what this process keeps for a lease whose slot was
+// collected unreleased (its caller's bug: nobody can release it now): its
+// renewals stop, so that the lease ends within a Lease, as with
+// ManualRenew, instead of being renewed for as long as this process runs
+// (TestAttackDroppedSlotStopsRenewing), and under FailLocal its count
+// among the key's slots held is given back, as a release's is, instead of
+// shrinking the key's local share for ever
+// (TestAttackDroppedSlotKeepsNoLocalShare). A renewal running meanwhile
 // schedules no other, and one whose timer fired sends nothing.
 func (ls *lease) abandon() {
 	ls.mu.Lock()
-	defer ls.mu.Unlock()
-	if !ls.done {
+	was := ls.done
+	if !was {
 		ls.done = true // (as released: renew sends nothing, autoRenew reports nothing)
-		ls.timer.Stop()
+		if ls.timer != nil {
+			ls.timer.Stop()
+		}
+	}
+	ls.mu.Unlock()
+	if !was {
+		ls.l.hold(ls.key, -1)
 	}
 }
 
@@ -77,13 +88,18 @@ func (ls *lease) abandon() {
 func (ls *lease) release(ctx context.Context) error {
 	ctx = context.WithoutCancel(ctx)
 	ls.mu.Lock()
+	// Abandoned already: its slot was collected while its Release ran,
+	// past the last use of the Slot; abandon gave its count back.
+	abandoned := ls.done
 	ls.done = true
 	if ls.timer != nil {
 		ls.timer.Stop()
 	}
 	ls.mu.Unlock()
 	defer ls.l.wake(ls.key)
-	defer ls.l.hold(ls.key, -1) // (once the lease is removed, or ends by itself)
+	if !abandoned {
+		defer ls.l.hold(ls.key, -1) // (once the lease is removed, or ends by itself)
+	}
 	_, err := ls.l.call(ctx, ls.l.upkeep, func(ctx context.Context) (any, error) {
 		return ls.l.client.ZRem(ctx, ls.rk, ls.id).Result()
 	}, nil)
