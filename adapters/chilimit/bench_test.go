@@ -43,3 +43,21 @@ func BenchmarkOverhead(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkInlineCatchAll is the cost of Limit inline on a catch-all
+// route, which chi has found: Limit does not look it up again.
+func BenchmarkInlineCatchAll(b *testing.B) {
+	rt := middleware.NewRoutes(nil)
+	if err := rt.Add("/files/*", limiter(b, core.GCRA{Rate: core.PerSecond(1_000_000_000)})); err != nil {
+		b.Fatal(err)
+	}
+	m, err := middleware.NewSelect(rt, middleware.Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	r := chi.NewRouter()
+	r.Get("/users/{id}", ok)
+	r.With(chilimit.Limit(m)).Get("/files/*", ok)
+	req := httptest.NewRequest(http.MethodGet, "/files/a/b.txt", nil)
+	httpbench.Serve(b, r, req, http.StatusOK)
+}

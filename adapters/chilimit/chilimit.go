@@ -20,9 +20,11 @@
 // pattern in the root router's Use, and only the mount point's ("/api/*")
 // in the Use of a sub-router made by r.Route or r.Mount, which is also the
 // pattern of a catch-all of that sub-router. Limit mounted there finds the
-// route chi will serve the request with, as LimitMux does, on the root
-// router; a request reaching no route is selected by its path, as by plain
-// net/http. Prefer LimitMux on the root router, or Limit inline.
+// route chi will serve the request with, as LimitMux does, on that
+// sub-router by the path chi routes there (the root router in the root's
+// Use); a request reaching no route is selected by its path, as by plain
+// net/http. Inline, it takes the route chi found. Prefer LimitMux on the
+// root router, or Limit inline.
 //
 // Both tell [middleware.Routes] which methods reach the handler a request
 // reaches, from the root router's routes (chi.Walk, read at the first
@@ -76,6 +78,7 @@ import (
 func Limit(m *middleware.Middleware) func(http.Handler) http.Handler {
 	mustValidate(m)
 	var tables tables
+	var mounts mounts
 	pool := sync.Pool{New: func() any { return chi.NewRouteContext() }}
 	return func(next http.Handler) http.Handler {
 		mustNext("Limit", next)
@@ -92,9 +95,14 @@ func Limit(m *middleware.Middleware) func(http.Handler) http.Handler {
 				methods, listed = t.Lookup(pattern, method)
 				// A sub-router's Use sees its mount point's pattern
 				// ("/api/*"), which chi gives a catch-all route of the
-				// sub-router too: a pattern ending in "*" may not be
-				// the route chi will serve the request with.
-				unrouted := pattern == "" || strings.HasSuffix(pattern, "*")
+				// sub-router too: there, not inline on a route chi has
+				// found (found by the path chi routed, which a CleanPath
+				// may have rewritten), the route is found again.
+				var sub *mount
+				if pattern != "" {
+					sub = mounts.pending(rctx, pattern)
+				}
+				unrouted := pattern == "" || sub != nil
 				if !listed || unrouted {
 					// Mounted where chi has not routed yet (a router's Use):
 					// the route found as LimitMux finds it limits a
@@ -102,7 +110,18 @@ func Limit(m *middleware.Middleware) func(http.Handler) http.Handler {
 					// preflight reaching a handler of OPTIONS alone as
 					// the OPTIONS request it is (see middleware.Preflight).
 					sc := pool.Get().(*chi.Context)
-					p, reached, past := find(rctx.Routes, sc, r)
+					var p, reached string
+					var past bool
+					if sub != nil {
+						// The sub-router, by the path chi routes it with
+						// there (the root's CleanPath has cleaned it).
+						p, reached, past = findPath(sub.router, sc, r, rctx.RoutePath)
+						if p != "" {
+							p = routePattern(sub.prefix + p)
+						}
+					} else {
+						p, reached, past = find(rctx.Routes, sc, r)
+					}
 					pool.Put(sc)
 					if (past || reached != "" && unrouted) && p != pattern {
 						// The route chi will serve the path with, as it
@@ -199,14 +218,18 @@ func LimitMux(m *middleware.Middleware, router chi.Routes) func(http.Handler) ht
 // reaches a route of its own: pattern is then the catch-all's, which
 // Routes charges with the variant's route.
 func find(router chi.Routes, rctx *chi.Context, r *http.Request) (pattern, reached string, past bool) {
-	method, path := r.Method, ""
-	if rc := chi.RouteContext(r.Context()); rc != nil {
-		if rc.RouteMethod != "" {
-			method = rc.RouteMethod
-		}
-		if len(rc.RoutePatterns) == 0 { // not a sub-router's path
-			path = rc.RoutePath
-		}
+	path := ""
+	if rc := chi.RouteContext(r.Context()); rc != nil && len(rc.RoutePatterns) == 0 {
+		path = rc.RoutePath // not a sub-router's path
+	}
+	return findPath(router, rctx, r, path)
+}
+
+// findPath is find for the routing path path ("": r's).
+func findPath(router chi.Routes, rctx *chi.Context, r *http.Request, path string) (pattern, reached string, past bool) {
+	method := r.Method
+	if rc := chi.RouteContext(r.Context()); rc != nil && rc.RouteMethod != "" {
+		method = rc.RouteMethod
 	}
 	if path == "" {
 		path = r.URL.RawPath
