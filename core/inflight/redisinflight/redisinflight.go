@@ -56,7 +56,8 @@
 // limiter of this process granting ⌈limit × LocalShare⌉ slots per key,
 // less the slots of the key this process holds in Redis or may be taking
 // there (its Acquires of the key on their way, such as those that filled
-// MaxCalls); back on Redis,
+// MaxCalls; a slot dropped unreleased, a caller's bug, counts until it is
+// garbage-collected, local slots too); back on Redis,
 // an Acquire gets a lease only within the limit less the local slots of
 // the key this process still holds. So across a switch, either way, this
 // process holds no more slots of a key than it would on either side
