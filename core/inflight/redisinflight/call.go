@@ -21,10 +21,14 @@ var errLate = fmt.Errorf("redisinflight: %w", context.DeadlineExceeded)
 // errOpen is a call the open breaker kept from Redis.
 var errOpen = fmt.Errorf("redisinflight: circuit open: %w", errShed)
 
-// call sends f, one round trip to Redis, unless the breaker is open or
+// errClosed is an Acquire's or a poll's call after Limiter.Close.
+var errClosed = fmt.Errorf("redisinflight: limiter closed: %w", errShed)
+
+// call sends f, one round trip to Redis, unless the breaker is open,
 // every token of tokens is taken (Options.MaxCalls round trips of its
-// kind outstanding: then it fails at once with an error wrapping
-// errShed). tokens is l.calls for an Acquire, l.upkeep for the release
+// kind outstanding) or, for an Acquire or a poll, the limiter is closed
+// (Limiter.Close): then it fails at once with an error wrapping errShed.
+// tokens is l.calls for an Acquire, l.upkeep for the release
 // or renewal of a slot held, so that a flood of Acquires never keeps a
 // held slot's release from Redis, l.polls for a waiting head's poll, so
 // that waiters never take the tokens Acquires need. It returns by Options.Timeout whatever
@@ -40,6 +44,11 @@ var errOpen = fmt.Errorf("redisinflight: circuit open: %w", errShed)
 // that it can undo what f did for nobody. The caller does not wait for
 // it.
 func (l *Limiter) call(ctx context.Context, tokens chan struct{}, f func(context.Context) (any, error), after func(v any, err error, abandoned bool)) (any, error) {
+	if tokens != l.upkeep && l.closed.Load() {
+		// Not sent: a lease taken now would never be renewed (see
+		// Limiter.Close). Releases still are.
+		return nil, errClosed
+	}
 	ok, trial := l.br.Allow()
 	if !ok {
 		return nil, errOpen

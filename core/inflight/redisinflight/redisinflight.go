@@ -477,9 +477,12 @@ func New(client redis.UniversalClient, limit int, opts Options) (*Limiter, error
 // Close releases the client the limiter made of its own for a
 // ClusterClient or Ring (see the package documentation), once no other
 // limiter or store shares it; it never closes the application's client.
-// Calls after Close go to the failure mode. It ends the renewals of the
-// slots still held (hijacked connections, which http.Server.Shutdown does
-// not wait for) or taken after it: a renewal due after Close sends
+// Acquires and waits after Close go to the failure mode without Redis
+// (TestAttackClosedLimiterTakesNoUnrenewedSlot), whatever the client; the
+// releases of the slots held are still sent (through the limiter's own
+// client, closed, they fail: those leases end by themselves). It ends the
+// renewals of the slots still held (hijacked connections, which
+// http.Server.Shutdown does not wait for) or taken as it runs: a renewal due after Close sends
 // nothing and reports nothing, and such a slot's lease ends by itself
 // within Options.Lease, as a stopped process's do
 // (TestCloseStopsRenewals). Close a limiter once the requests holding
