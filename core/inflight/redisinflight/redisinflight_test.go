@@ -433,11 +433,11 @@ func TestWaitCancelAndBound(t *testing.T) {
 	require.NoError(t, held.Release(bg))
 }
 
-// TestAutoRenew: a held slot's lease is renewed by itself, by default (on the
+// TestRenewedByDefault: a held slot's lease is renewed by itself, by default (on the
 // limiter's clock: a fake one here), and renewals stop with the release.
 // The renewal timer is a fake too: the test runs the renewal itself, so
 // no stalled machine can make it come before or after the test looks.
-func TestAutoRenew(t *testing.T) {
+func TestRenewedByDefault(t *testing.T) {
 	t.Parallel()
 	srv := redistest.Start(t)
 	c := srv.Client(t)
@@ -526,7 +526,7 @@ func TestAttackLimitersOfDifferentLimitsCountApart(t *testing.T) {
 	}
 }
 
-// TestAttackAutoRenewSurvivesShortOutage: the renewal promises that a slot
+// TestAttackRenewalSurvivesShortOutage: the renewal promises that a slot
 // is lost only when its process stops, while Redis is back before the
 // lease ends. Before, a failed renewal was tried again only a full
 // Lease/3 later: with Redis unreachable at the renewals of t0+1 s and
@@ -540,7 +540,7 @@ func TestAttackLimitersOfDifferentLimitsCountApart(t *testing.T) {
 // go back to every Lease/3. The renewal timer and the
 // clock (the limiter's and its breaker's) are fakes: the test runs each
 // renewal at its instant.
-func TestAttackAutoRenewSurvivesShortOutage(t *testing.T) {
+func TestAttackRenewalSurvivesShortOutage(t *testing.T) {
 	t.Parallel()
 	srv, proxy, clk, opts, holder, timers, lost := autoRenewing(t)
 	other := newLimiter(t, srv.Client(t), 1, redisinflight.Options{Lease: 2 * time.Minute, Clock: clk})
@@ -575,13 +575,13 @@ func TestAttackAutoRenewSurvivesShortOutage(t *testing.T) {
 	require.NoError(t, s.Release(ctx))
 }
 
-// TestAutoRenewReportsLostLease: when Redis stays unreachable until the
+// TestRenewalReportsLostLease: when Redis stays unreachable until the
 // lease's end, the renewal tries a bounded number of times (7 for a 2 min
 // lease and a Timeout of 10 s: halfway to the last useful instant each time, at least Lease/64
 // apart), never after the lease's end less 2 × Timeout, then stops and
 // tells OnError the lease is lost (an error wrapping ErrLeaseLost);
 // another request may then take the slot.
-func TestAutoRenewReportsLostLease(t *testing.T) {
+func TestRenewalReportsLostLease(t *testing.T) {
 	t.Parallel()
 	srv, proxy, clk, opts, holder, timers, lost := autoRenewing(t)
 	ctx := context.Background()
