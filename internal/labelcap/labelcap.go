@@ -113,3 +113,53 @@ func (n *Names) Labels(policy, limit string) (string, string) {
 	}
 	return pl, ll
 }
+
+// Label returns the label of policy if it is admitted.
+func (n *Names) Label(policy string) (string, bool) {
+	n.mu.RLock()
+	defer n.mu.RUnlock()
+	l, ok := n.policies[policy]
+	return l, ok
+}
+
+// Policy returns the label of policy alone, as [Names.Labels] does,
+// admitting it while the bound allows, else Other.
+func (n *Names) Policy(policy string) string {
+	n.mu.RLock()
+	l, ok := n.policies[policy]
+	full := len(n.policies) >= n.max
+	n.mu.RUnlock()
+	switch {
+	case ok:
+		return l
+	case full:
+		return Other
+	}
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if l, ok = n.policies[policy]; ok {
+		return l
+	}
+	if len(n.policies) >= n.max {
+		return Other
+	}
+	l = Value(policy)
+	n.policies[policy] = l
+	return l
+}
+
+// Table returns the label of a memory table's policy (the exporters'
+// memory gauges): the label the decisions gave it, in the first of
+// decided admitting it, else tables's ([Names.Policy]). A table's policy
+// is not always decided through the exporter (a limiter observed by
+// another), and tables bounds those: the tables of tenants beyond the
+// decisions' bound, coming and going, are summed as Other, never a series
+// each.
+func Table(policy string, tables *Names, decided ...*Names) string {
+	for _, n := range decided {
+		if l, ok := n.Label(policy); ok {
+			return l
+		}
+	}
+	return tables.Policy(policy)
+}

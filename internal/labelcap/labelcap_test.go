@@ -52,3 +52,18 @@ func TestValue(t *testing.T) {
 	assert.Equal(t, a, labelcap.Value(strings.Repeat("é", 200)+"a"), "the same name, the same value")
 	assert.Equal(t, labelcap.Value(strings.Repeat("x", 1000)), labelcap.Value(labelcap.Value(strings.Repeat("x", 1000))), "a value is its own")
 }
+
+// A table's policy has the label its decisions gave it, in the first set
+// admitting it, else one of tables while it admits it, else Other.
+func TestTable(t *testing.T) {
+	t.Parallel()
+	own, tables := labelcap.New(1), labelcap.New(1)
+	own.Labels("login", "minute")
+	own.Labels("signup", "minute") // beyond own's bound
+	assert.Equal(t, "login", labelcap.Table("login", tables, own))
+	assert.Equal(t, "signup", labelcap.Table("signup", tables, own), "admitted by tables")
+	assert.Equal(t, labelcap.Other, labelcap.Table("tenant", tables, own), "tables is full")
+	assert.Equal(t, "signup", labelcap.Table("signup", tables, own), "admitted stays admitted")
+	long := strings.Repeat("x", 1000)
+	assert.Equal(t, labelcap.Value(long), labelcap.Table(long, labelcap.New(1)))
+}

@@ -7,7 +7,6 @@ import (
 	"sync"
 
 	"github.com/floodgate-go/floodgate/core"
-	"github.com/floodgate-go/floodgate/internal/labelcap"
 )
 
 // Stores is a set of watched stores. The zero Stores is empty and ready;
@@ -30,12 +29,13 @@ func (s *Stores) Watch(m *core.MemoryStore) {
 }
 
 // ByPolicy returns the usage of every table of the watched stores, summed
-// by policy name as an exporter labels it (labelcap.Value: two tables of
-// one name, or of names labelled alike, are one line, their keys and
-// bounds added, as two lines of one label would be a duplicate metric
-// that fails a whole scrape), in the order first seen. Policy is the
+// by the label of its policy, label(name) (the exporter's: labelcap.Value
+// at least, bounded in number by labelcap.Table): two tables of one name,
+// or of names labelled alike, are one line, their keys and bounds added,
+// as two lines of one label would be a duplicate metric that fails a
+// whole scrape. The lines are in the order first seen; Policy is the
 // label.
-func (s *Stores) ByPolicy() []core.MemoryUsage {
+func (s *Stores) ByPolicy(label func(policy string) string) []core.MemoryUsage {
 	s.mu.Lock()
 	list := slices.Clone(s.list)
 	s.mu.Unlock()
@@ -46,7 +46,7 @@ func (s *Stores) ByPolicy() []core.MemoryUsage {
 	var out []core.MemoryUsage
 	at := map[string]int{}
 	for _, u := range all {
-		u.Policy = labelcap.Value(u.Policy)
+		u.Policy = label(u.Policy)
 		i, ok := at[u.Policy]
 		if !ok {
 			at[u.Policy] = len(out)

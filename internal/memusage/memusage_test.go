@@ -6,6 +6,7 @@ import (
 
 	"github.com/floodgate-go/floodgate/core"
 	"github.com/floodgate-go/floodgate/core/coretest"
+	"github.com/floodgate-go/floodgate/internal/labelcap"
 	"github.com/floodgate-go/floodgate/internal/memusage"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -13,7 +14,7 @@ import (
 
 func TestByPolicy(t *testing.T) {
 	var s memusage.Stores
-	assert.Empty(t, s.ByPolicy())
+	assert.Empty(t, s.ByPolicy(labelcap.Value))
 	var lims []*core.Limiter
 	take := func(ms *core.MemoryStore, policy string, keys ...string) {
 		l, err := core.NewLimiter(core.MustPolicy(policy, core.Limit{Name: policy, Algorithm: core.GCRA{Rate: core.PerHour(1), Burst: 2}}),
@@ -34,6 +35,6 @@ func TestByPolicy(t *testing.T) {
 		take(ms, "b", "x")
 	}
 	s.Watch(nil)
-	assert.Equal(t, []core.MemoryUsage{{Policy: "a", Keys: 4, MaxKeys: 128}, {Policy: "b", Keys: 2, MaxKeys: 128}}, s.ByPolicy())
+	assert.Equal(t, []core.MemoryUsage{{Policy: "a", Keys: 4, MaxKeys: 128}, {Policy: "b", Keys: 2, MaxKeys: 128}}, s.ByPolicy(labelcap.Value))
 	assert.Len(t, lims, 4)
 }

@@ -19,6 +19,14 @@ import (
 // policies in use at once never exceed 4; the names decided grow with n.
 func ChurnTenants(t testing.TB, obs core.Observer, n int) {
 	t.Helper()
+	ChurnTenantsEach(t, obs, n, nil)
+}
+
+// ChurnTenantsEach is ChurnTenants calling each (unless nil) after each
+// tenant's decisions, while its policy is in use, the Overrides' limiters
+// made with opts too (core.WithStore of a watched MemoryStore, say).
+func ChurnTenantsEach(t testing.TB, obs core.Observer, n int, each func(), opts ...core.Option) {
+	t.Helper()
 	ctx := context.Background()
 	clk := coretest.NewClock(coretest.T0)
 	pol := func(name string) *core.Policy {
@@ -26,7 +34,7 @@ func ChurnTenants(t testing.TB, obs core.Observer, n int) {
 	}
 	provider := func(_ context.Context, key string) (*core.Policy, bool, error) { return pol(key), true, nil }
 	o, err := core.NewOverrides(pol("default"), provider, core.OverrideOptions{MaxPolicies: 4},
-		core.WithClock(clk), core.WithObserver(obs))
+		append([]core.Option{core.WithClock(clk), core.WithObserver(obs)}, opts...)...)
 	require.NoError(t, err)
 	for i := range n {
 		key := fmt.Sprint("tenant-", i)
@@ -34,6 +42,9 @@ func ChurnTenants(t testing.TB, obs core.Observer, n int) {
 			r, err := o.Allow(ctx, key)
 			require.NoError(t, err, key)
 			require.Equal(t, want, r.Allowed, key)
+		}
+		if each != nil {
+			each()
 		}
 		clk.Advance(24 * time.Hour)
 	}

@@ -76,3 +76,33 @@ func TestAttackTenantFloodCannotHideOwnPolicies(t *testing.T) {
 	assert.True(t, policies["login"], "%v", policies)
 	assert.Len(t, policies, 10, "8 tenants, the overflow, login")
 }
+
+// TestAttackTenantChurnBoundsMemoryAttributes: the memory gauges
+// (memory.key_count, memory.key_limit) took each table's policy name as
+// it was: tenants churning through an Overrides on a watched MemoryStore
+// made 41 policy values in 40 collections, one per sign-up. Now a table's
+// policy keeps the value its decisions have, else one while MaxPolicies
+// more admit it; later tables are summed as "(other)".
+func TestAttackTenantChurnBoundsMemoryAttributes(t *testing.T) {
+	t.Parallel()
+	reader := sdkmetric.NewManualReader()
+	mp := sdkmetric.NewMeterProvider(sdkmetric.WithReader(reader))
+	t.Cleanup(func() { _ = mp.Shutdown(context.Background()) })
+	o, err := otelobserve.New(otelobserve.Options{MeterProvider: mp, MaxPolicies: 8})
+	require.NoError(t, err)
+	ms, err := core.NewMemoryStore(core.MemoryOptions{MaxKeys: 64, Shards: 1})
+	require.NoError(t, err)
+	o.WatchMemory(ms)
+	seen := map[string]bool{}
+	observetest.ChurnTenantsEach(t, o, 40, func() {
+		g, ok := collect(t, reader)["floodgate.rate_limiting.memory.key_count"].Data.(metricdata.Gauge[int64])
+		require.True(t, ok)
+		for _, p := range g.DataPoints {
+			v, _ := p.Attributes.Value(otelobserve.AttrPolicy)
+			seen[v.AsString()] = true
+		}
+	}, core.WithStore(ms))
+	assert.LessOrEqual(t, len(seen), 2*8+1, "the tenants decided, 8 tables more, the overflow: %v", seen)
+	assert.True(t, seen[otelobserve.Other])
+	assert.False(t, seen["tenant-39"], "a late tenant is summed as the overflow")
+}

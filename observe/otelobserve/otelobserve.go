@@ -107,8 +107,11 @@ type Options struct {
 	// attribute sets of every name ever decided, kept by the Observer for
 	// good. The names an Overrides provider gave (core.Decision.Override)
 	// are bounded apart from the others, each to MaxPolicies: tenants never
-	// crowd out the limiters' own policies. Set it above the policy names
-	// the process decides. Spans
+	// crowd out the limiters' own policies. The memory gauges' policy
+	// values are bounded too: a table's policy keeps its decisions' value,
+	// else one while MaxPolicies more table names are admitted; later tables
+	// are summed as Other. Set it above the policy names the process
+	// decides. Spans
 	// record the names themselves (at most MaxAttrBytes of each).
 	MaxPolicies int
 }
@@ -130,8 +133,9 @@ type Observer struct {
 	noSpans  bool
 	// names and overrides are the policy and limit names given values of
 	// their own: the limiters' own, and those an Overrides provider gave
-	// (core.Decision.Override), bounded apart.
-	names, overrides *labelcap.Names
+	// (core.Decision.Override), bounded apart; tables those of the memory
+	// tables of policies neither holds (labelcap.Table).
+	names, overrides, tables *labelcap.Names
 
 	mu     sync.RWMutex
 	sets   map[setKey]*attrSet // attribute sets, made once each, by the key of their values (see set)
@@ -183,7 +187,8 @@ func New(opts Options) (*Observer, error) {
 		buckets = DefaultBuckets
 	}
 	m := mp.Meter(ScopeName)
-	o := &Observer{noSpans: opts.NoSpans, names: labelcap.New(opts.MaxPolicies), overrides: labelcap.New(opts.MaxPolicies), sets: map[setKey]*attrSet{}, stores: map[string]*storeState{}}
+	o := &Observer{noSpans: opts.NoSpans, names: labelcap.New(opts.MaxPolicies), overrides: labelcap.New(opts.MaxPolicies),
+		tables: labelcap.New(opts.MaxPolicies), sets: map[setKey]*attrSet{}, stores: map[string]*storeState{}}
 	var errs [8]error
 	var up, fb, keys, keyLimit metric.Int64ObservableGauge
 	o.requests, errs[0] = m.Int64Counter("floodgate.rate_limiting.requests", metric.WithUnit("{request}"),
@@ -216,8 +221,8 @@ func New(opts Options) (*Observer, error) {
 			ob.ObserveInt64(fb, s.fallback, s.attrs)
 		}
 		o.mu.RUnlock()
-		for _, u := range o.memory.ByPolicy() {
-			attrs := metric.WithAttributes(AttrPolicy.String(text(u.Policy)))
+		for _, u := range o.memory.ByPolicy(o.tableLabel) {
+			attrs := metric.WithAttributes(AttrPolicy.String(u.Policy))
 			ob.ObserveInt64(keys, int64(u.Keys), attrs)
 			ob.ObserveInt64(keyLimit, int64(u.MaxKeys), attrs)
 		}
@@ -372,6 +377,12 @@ func (o *Observer) StoreChanged(e core.StoreEvent) {
 	}
 	o.mu.Unlock()
 	o.changes.Add(context.Background(), 1, metric.WithAttributes(AttrStore.String(text(e.Store)), AttrChange.String(e.Change.String())))
+}
+
+// tableLabel is the policy value of a memory table (labelcap.Table): its
+// decisions' if they have one of their own, else one of o.tables's.
+func (o *Observer) tableLabel(policy string) string {
+	return labelcap.Table(policy, o.tables, o.names, o.overrides)
 }
 
 // WatchMemory adds m's tables to the memory.key_count and

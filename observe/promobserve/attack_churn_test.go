@@ -92,3 +92,39 @@ func TestAttackTenantFloodCannotHideOwnPolicies(t *testing.T) {
 	assert.True(t, policies["login"], "the service's own policy keeps its label: %v", policies)
 	assert.Len(t, policies, 10, "8 tenants, the overflow, login")
 }
+
+// TestAttackTenantChurnBoundsMemorySeries: the memory gauges
+// (floodgate_memory_keys, floodgate_memory_max_keys) labelled each table
+// by its policy name, unbounded: tenants churning through an Overrides on
+// a watched MemoryStore each made a series of their own at the scrapes
+// of their lifetime, 40 tenants 40 policy values, growing with every
+// sign-up in the backend. Now a table's policy keeps its label when the
+// decisions gave it one, else while a bound of its own (MaxPolicies) admits
+// it; later tables are summed as "(other)".
+func TestAttackTenantChurnBoundsMemorySeries(t *testing.T) {
+	t.Parallel()
+	reg := prometheus.NewRegistry()
+	obs, err := promobserve.New(reg, promobserve.Options{MaxPolicies: 8})
+	require.NoError(t, err)
+	ms, err := core.NewMemoryStore(core.MemoryOptions{MaxKeys: 64, Shards: 1})
+	require.NoError(t, err)
+	obs.WatchMemory(ms)
+	seen := map[string]bool{}
+	observetest.ChurnTenantsEach(t, obs, 40, func() {
+		fams, err := reg.Gather()
+		require.NoError(t, err)
+		for _, f := range fams {
+			if f.GetName() != "floodgate_memory_keys" {
+				continue
+			}
+			for _, m := range f.GetMetric() {
+				for _, l := range m.GetLabel() {
+					seen[l.GetValue()] = true
+				}
+			}
+		}
+	}, core.WithStore(ms))
+	assert.LessOrEqual(t, len(seen), 2*8+1, "the tenants decided, 8 tables more, the overflow: %v", seen)
+	assert.True(t, seen[promobserve.Other])
+	assert.False(t, seen["tenant-39"], "a late tenant is summed as the overflow")
+}

@@ -10,6 +10,7 @@ import (
 type memoryCollector struct {
 	keys, max *prometheus.Desc
 	stores    memusage.Stores
+	label     func(policy string) string // a table's policy label (Observer.tableLabel)
 }
 
 func newMemoryCollector(ns string, cl prometheus.Labels) *memoryCollector {
@@ -28,10 +29,10 @@ func (c *memoryCollector) Describe(ch chan<- *prometheus.Desc) {
 }
 
 // Collect sends each policy's keys and bound, summed over the tables of
-// that name.
+// that label.
 func (c *memoryCollector) Collect(ch chan<- prometheus.Metric) {
-	for _, u := range c.stores.ByPolicy() {
-		ch <- prometheus.MustNewConstMetric(c.keys, prometheus.GaugeValue, float64(u.Keys), label(u.Policy))
-		ch <- prometheus.MustNewConstMetric(c.max, prometheus.GaugeValue, float64(u.MaxKeys), label(u.Policy))
+	for _, u := range c.stores.ByPolicy(c.label) {
+		ch <- prometheus.MustNewConstMetric(c.keys, prometheus.GaugeValue, float64(u.Keys), u.Policy)
+		ch <- prometheus.MustNewConstMetric(c.max, prometheus.GaugeValue, float64(u.MaxKeys), u.Policy)
 	}
 }

@@ -81,8 +81,11 @@ type Options struct {
 	// otherwise make series of every name ever decided, never dropped.
 	// The names an Overrides provider gave (core.Decision.Override) are
 	// bounded apart from the others, each to MaxPolicies: tenants, however
-	// many, never crowd out the limiters' own policies. Set it above the
-	// policy names the process decides.
+	// many, never crowd out the limiters' own policies. The memory gauges'
+	// policy labels are bounded too: a table's policy keeps its decisions'
+	// label, else one while MaxPolicies more table names are admitted;
+	// later tables are summed as Other. Set it above the policy names the
+	// process decides.
 	MaxPolicies int
 }
 
@@ -107,8 +110,9 @@ type Observer struct {
 
 	// names and overrides are the policy and limit names given labels of
 	// their own: the limiters' own, and those an Overrides provider gave
-	// (core.Decision.Override), bounded apart.
-	names, overrides *labelcap.Names
+	// (core.Decision.Override), bounded apart; tables those of the memory
+	// tables of policies neither holds (see tableLabel).
+	names, overrides, tables *labelcap.Names
 
 	mu        sync.RWMutex
 	counters  map[decisionKey]prometheus.Counter // by the key of its labels (see counter)
@@ -195,12 +199,14 @@ func New(reg prometheus.Registerer, opts Options) (*Observer, error) {
 		memory:    newMemoryCollector(ns, cl),
 		names:     labelcap.New(opts.MaxPolicies),
 		overrides: labelcap.New(opts.MaxPolicies),
+		tables:    labelcap.New(opts.MaxPolicies),
 		counters:  map[decisionKey]prometheus.Counter{},
 		hists:     map[latencyKey]prometheus.Observer{},
 		stores:    map[string]bool{},
 
 		instances: map[instanceKey]*instanceState{},
 	}
+	o.memory.label = o.tableLabel
 	for _, c := range []prometheus.Collector{o.decisions, o.latency, o.up, o.fallback, o.slow, o.changes, o.memory} {
 		if err := reg.Register(c); err != nil {
 			return nil, fmt.Errorf("promobserve: %w", err)
@@ -364,6 +370,12 @@ func b2f(b bool) float64 {
 		return 1
 	}
 	return 0
+}
+
+// tableLabel is the policy label of a memory table (labelcap.Table): its
+// decisions' if they have one of their own, else one of o.tables's.
+func (o *Observer) tableLabel(policy string) string {
+	return labelcap.Table(policy, o.tables, o.names, o.overrides)
 }
 
 // WatchMemory adds m's tables to floodgate_memory_keys and
