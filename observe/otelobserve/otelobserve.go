@@ -114,10 +114,25 @@ type Options struct {
 	// decides. Spans
 	// record the names themselves (at most MaxAttrBytes of each).
 	MaxPolicies int
+	// MaxOverrideSets bounds the attribute sets made for the names an
+	// Overrides provider gave, per instrument (default
+	// [DefaultMaxOverrideSets]; New refuses a negative one): a decision
+	// that would make one more is counted with policy and limit [Other].
+	// The names alone do not bound them (a tenant's policy of several
+	// limits, allowed and rejected, from several sources), and the SDK
+	// sends every set past its cardinality limit (2,000 by default) to one
+	// overflow set: tenants would fill it first, and the limiters' own
+	// policies decided after them would have no set of their own. Keep it
+	// well below the SDK's cardinality limit.
+	MaxOverrideSets int
 }
 
 // DefaultMaxPolicies is the default of Options.MaxPolicies.
 const DefaultMaxPolicies = 512
+
+// DefaultMaxOverrideSets is the default of Options.MaxOverrideSets: half
+// the SDK's default cardinality limit.
+const DefaultMaxOverrideSets = 1000
 
 // Other is the policy and limit attribute value of the decisions beyond
 // Options.MaxPolicies.
@@ -137,10 +152,15 @@ type Observer struct {
 	// tables of policies neither holds (labelcap.Table).
 	names, overrides, tables *labelcap.Names
 
-	mu     sync.RWMutex
-	sets   map[setKey]*attrSet // attribute sets, made once each, by the key of their values (see set)
-	stores map[string]*storeState
-	memory memusage.Stores
+	// maxOverrideSets bounds overrideSets, the sets made for an Overrides
+	// provider's names, by kind (Options.MaxOverrideSets).
+	maxOverrideSets int
+
+	mu           sync.RWMutex
+	sets         map[setKey]*attrSet // attribute sets, made once each, by the key of their values (see set)
+	overrideSets [3]int
+	stores       map[string]*storeState
+	memory       memusage.Stores
 }
 
 type setKey struct {
@@ -182,13 +202,19 @@ func New(opts Options) (*Observer, error) {
 	if opts.MaxPolicies == 0 {
 		opts.MaxPolicies = DefaultMaxPolicies
 	}
+	if opts.MaxOverrideSets < 0 {
+		return nil, fmt.Errorf("otelobserve: MaxOverrideSets %d: want 0 (the default) or more: %w", opts.MaxOverrideSets, core.ErrInvalidConfig)
+	}
+	if opts.MaxOverrideSets == 0 {
+		opts.MaxOverrideSets = DefaultMaxOverrideSets
+	}
 	buckets := opts.Buckets
 	if buckets == nil {
 		buckets = DefaultBuckets
 	}
 	m := mp.Meter(ScopeName)
 	o := &Observer{noSpans: opts.NoSpans, names: labelcap.New(opts.MaxPolicies), overrides: labelcap.New(opts.MaxPolicies),
-		tables: labelcap.New(opts.MaxPolicies), sets: map[setKey]*attrSet{}, stores: map[string]*storeState{}}
+		tables: labelcap.New(opts.MaxPolicies), maxOverrideSets: opts.MaxOverrideSets, sets: map[setKey]*attrSet{}, stores: map[string]*storeState{}}
 	var errs [8]error
 	var up, fb, keys, keyLimit metric.Int64ObservableGauge
 	o.requests, errs[0] = m.Int64Counter("floodgate.rate_limiting.requests", metric.WithUnit("{request}"),
@@ -269,7 +295,8 @@ func (o *Observer) Decided(ctx context.Context, d core.Decision) {
 // set returns the attribute set of k, made at its first use. o.sets holds
 // the keys of attribute values alone (o.names, or o.overrides for an
 // override's decision, bounds their policy and limit), so that names
-// beyond the bound add nothing to it.
+// beyond the bound add nothing to it; an override's decision that would
+// make a set past o.maxOverrideSets is counted as Other (see overLocked).
 func (o *Observer) set(override bool, k setKey) *attrSet {
 	o.mu.RLock()
 	s, ok := o.sets[k]
@@ -284,10 +311,25 @@ func (o *Observer) set(override bool, k setKey) *attrSet {
 		}
 		k.policy, k.limit = names.Labels(k.policy, k.limit)
 		o.mu.RLock()
-		s, ok = o.sets[k]
+		if s, ok = o.sets[k]; !ok && o.overLocked(override, k) {
+			k.policy, k.limit = Other, Other
+			s, ok = o.sets[k]
+		}
 		o.mu.RUnlock()
 		if ok {
 			return s
+		}
+	}
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if prev, ok := o.sets[k]; ok {
+		return prev
+	}
+	counted := o.counted(override, k)
+	if counted && o.overLocked(override, k) {
+		k.policy, k.limit, counted = Other, Other, false
+		if prev, ok := o.sets[k]; ok {
+			return prev
 		}
 	}
 	var kv []attribute.KeyValue
@@ -302,16 +344,27 @@ func (o *Observer) set(override bool, k setKey) *attrSet {
 	}
 	opt := metric.WithAttributeSet(attribute.NewSet(kv...))
 	s = &attrSet{add: []metric.AddOption{opt}, record: []metric.RecordOption{opt}}
-	o.mu.Lock()
-	defer o.mu.Unlock()
-	if prev, ok := o.sets[k]; ok {
-		return prev
-	}
 	o.sets[k] = s
+	if counted {
+		o.overrideSets[k.kind]++
+	}
 	if k.kind == 0 {
 		o.seeLocked(k.store)
 	}
 	return s
+}
+
+// counted reports whether a new set of k, of an override's decision if
+// override, counts towards o.maxOverrideSets: one naming a provider's
+// policy (not the latency's, nor Other's, bounded apart).
+func (o *Observer) counted(override bool, k setKey) bool {
+	return override && k.kind != 1 && k.policy != Other
+}
+
+// overLocked reports whether a new set of k, not in o.sets, would be one
+// more than o.maxOverrideSets allows. o.mu is held (read or write).
+func (o *Observer) overLocked(override bool, k setKey) bool {
+	return o.counted(override, k) && o.overrideSets[k.kind] >= o.maxOverrideSets
 }
 
 // recordOnSpan records d on ctx's span, if it is recording.
