@@ -113,18 +113,67 @@ func sfStringChars(s string) bool {
 }
 
 // binaryEnd returns the length of the sf-binary v starts with, or -1.
+// Its content must be base64 as Write writes it (RFC 8941's, padded, pad
+// bits zero): a held value whose content does not decode (":0:") is one
+// no strict parser reads, and is replaced.
 func binaryEnd(v string) int {
 	if v == "" || v[0] != ':' {
 		return -1
 	}
 	for i := 1; i < len(v); i++ {
-		switch c := v[i]; {
-		case c == ':':
+		if v[i] == ':' {
+			if !strictBase64(v[1:i]) {
+				return -1
+			}
 			return i + 1
-		case 'A' <= c && c <= 'Z', 'a' <= c && c <= 'z', '0' <= c && c <= '9', c == '+', c == '/', c == '=':
-		default:
-			return -1
 		}
+	}
+	return -1
+}
+
+// strictBase64 reports whether enc decodes as padded standard base64
+// with zero pad bits (encoding/base64's StdEncoding.Strict), without
+// decoding it.
+func strictBase64(enc string) bool {
+	n := len(enc)
+	if n%4 != 0 {
+		return false
+	}
+	pad := 0
+	if n > 0 && enc[n-1] == '=' {
+		pad = 1
+		if enc[n-2] == '=' {
+			pad = 2
+		}
+	}
+	for i := 0; i < n-pad; i++ {
+		if base64Value(enc[i]) < 0 {
+			return false
+		}
+	}
+	switch pad {
+	case 1: // 3 characters, 18 bits for 2 bytes: the last 2 are zero
+		return base64Value(enc[n-2])&0x3 == 0
+	case 2: // 2 characters, 12 bits for 1 byte: the last 4 are zero
+		return base64Value(enc[n-3])&0xf == 0
+	}
+	return true
+}
+
+// base64Value returns the value of the standard base64 digit c, or -1
+// ('=' included).
+func base64Value(c byte) int {
+	switch {
+	case 'A' <= c && c <= 'Z':
+		return int(c - 'A')
+	case 'a' <= c && c <= 'z':
+		return int(c-'a') + 26
+	case '0' <= c && c <= '9':
+		return int(c-'0') + 52
+	case c == '+':
+		return 62
+	case c == '/':
+		return 63
 	}
 	return -1
 }
