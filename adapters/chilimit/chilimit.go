@@ -91,19 +91,22 @@ func Limit(m *middleware.Middleware) func(http.Handler) http.Handler {
 				if method == "" {
 					method = r.Method
 				}
-				var listed bool
-				methods, listed = t.Lookup(pattern, method)
+				methods = t.Pattern(pattern, method)
 				// A sub-router's Use sees its mount point's pattern
 				// ("/api/*"), which chi gives a catch-all route of the
 				// sub-router too: there, not inline on a route chi has
 				// found (found by the path chi routed, which a CleanPath
-				// may have rewritten), the route is found again.
+				// may have rewritten), the route is found again. A
+				// pattern the root's table does not list is a route chi
+				// found too, in a router the root cannot see (mounted
+				// behind a plain handler: r.Mount("/a", auth(sub))),
+				// whose mount point the root would find instead.
 				var sub *mount
 				if pattern != "" {
 					sub = mounts.pending(rctx, pattern)
 				}
 				unrouted := pattern == "" || sub != nil
-				if !listed || unrouted {
+				if unrouted {
 					// Mounted where chi has not routed yet (a router's Use):
 					// the route found as LimitMux finds it limits a
 					// handler several methods reach by its route, and a
