@@ -118,12 +118,12 @@ func Limit(m *middleware.Middleware) func(http.Handler) http.Handler {
 					if sub != nil {
 						// The sub-router, by the path chi routes it with
 						// there (the root's CleanPath has cleaned it).
-						p, reached, past = findPath(sub.router, sc, r, rctx.RoutePath)
+						p, reached, past = findPath(sub.router, sc, r, rctx.RoutePath, stubs{&mounts, rctx.Routes, sub})
 						if p != "" {
 							p = routePattern(sub.prefix + p)
 						}
 					} else {
-						p, reached, past = find(rctx.Routes, sc, r)
+						p, reached, past = find(rctx.Routes, sc, r, stubs{&mounts, rctx.Routes, nil})
 					}
 					pool.Put(sc)
 					if (past || reached != "" && unrouted) && p != pattern {
@@ -181,6 +181,7 @@ func LimitMux(m *middleware.Middleware, router chi.Routes) func(http.Handler) ht
 	pool := sync.Pool{New: func() any { return chi.NewRouteContext() }}
 	own := routemethods.New(func() []routemethods.Route { return walk(router) })
 	var serving tables
+	var ms mounts
 	return func(next http.Handler) http.Handler {
 		mustNext("LimitMux", next)
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -193,7 +194,7 @@ func LimitMux(m *middleware.Middleware, router chi.Routes) func(http.Handler) ht
 				}
 			}
 			rctx := pool.Get().(*chi.Context)
-			pattern, method, _ := find(root, rctx, r)
+			pattern, method, _ := find(root, rctx, r, stubs{&ms, root, nil})
 			pool.Put(rctx)
 			methods := ""
 			if method != "" {
@@ -220,16 +221,20 @@ func LimitMux(m *middleware.Middleware, router chi.Routes) func(http.Handler) ht
 // past reports a path that reaches a catch-all while a variant of it
 // reaches a route of its own: pattern is then the catch-all's, which
 // Routes charges with the variant's route.
-func find(router chi.Routes, rctx *chi.Context, r *http.Request) (pattern, reached string, past bool) {
+//
+// A path chi routes to a sub-router's mount point itself ("/api", which
+// Find names by the mount point's own pattern) is found, with st, on the
+// sub-router, by the path "/" chi routes it with there.
+func find(router chi.Routes, rctx *chi.Context, r *http.Request, st stubs) (pattern, reached string, past bool) {
 	path := ""
 	if rc := chi.RouteContext(r.Context()); rc != nil && len(rc.RoutePatterns) == 0 {
 		path = rc.RoutePath // not a sub-router's path
 	}
-	return findPath(router, rctx, r, path)
+	return findPath(router, rctx, r, path, st)
 }
 
 // findPath is find for the routing path path ("": r's).
-func findPath(router chi.Routes, rctx *chi.Context, r *http.Request, path string) (pattern, reached string, past bool) {
+func findPath(router chi.Routes, rctx *chi.Context, r *http.Request, path string, st stubs) (pattern, reached string, past bool) {
 	method := r.Method
 	if rc := chi.RouteContext(r.Context()); rc != nil && rc.RouteMethod != "" {
 		method = rc.RouteMethod
@@ -250,7 +255,7 @@ func findPath(router chi.Routes, rctx *chi.Context, r *http.Request, path string
 			methods[1] = routepath.Method(v[0])
 		}
 	}
-	best, i := findMethods(router, rctx, methods, path)
+	best, i := findMethods(router, rctx, methods, path, st)
 	catch, ci := best, i
 	catchAll := strings.HasSuffix(best, "*")
 	if best == "" || catchAll {
@@ -268,7 +273,7 @@ func findPath(router chi.Routes, rctx *chi.Context, r *http.Request, path string
 			if v == "" {
 				continue
 			}
-			if p, j := findMethods(router, rctx, methods, v); p != "" && (best == "" || !strings.HasSuffix(p, "*")) {
+			if p, j := findMethods(router, rctx, methods, v, st); p != "" && (best == "" || !strings.HasSuffix(p, "*")) {
 				best, i = p, j
 				if !strings.HasSuffix(p, "*") {
 					break
@@ -292,14 +297,14 @@ func findPath(router chi.Routes, rctx *chi.Context, r *http.Request, path string
 
 // findMethods returns the pattern router finds for path with the first of
 // methods that finds one, and that method's index.
-func findMethods(router chi.Routes, rctx *chi.Context, methods [2]string, path string) (string, int) {
+func findMethods(router chi.Routes, rctx *chi.Context, methods [2]string, path string, st stubs) (string, int) {
 	for i, m := range methods {
 		if m == "" {
 			continue
 		}
 		rctx.Reset()
 		if p := router.Find(rctx, m, path); p != "" {
-			return p, i
+			return routePattern(st.through(rctx, m, p)), i
 		}
 	}
 	return "", 0

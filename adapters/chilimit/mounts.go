@@ -22,6 +22,18 @@ type mountKey struct {
 type mount struct {
 	router chi.Routes
 	prefix string
+	depth  int // the patterns routed by to reach it
+	// own names the methods the mounting router serves with handlers of
+	// its own at the mount point's own path ("GET /api" beside
+	// r.Route("/api", …)), "*" for all: chi routes the others there to
+	// the sub-router.
+	own map[string]bool
+}
+
+// owns reports whether the router mounting m serves method at m's own
+// path with a handler of its own.
+func (m *mount) owns(method string) bool {
+	return m.own["*"] || m.own[method]
 }
 
 // mounts tells, for the root routers a Limit serves, whether chi has
@@ -44,7 +56,15 @@ func (ms *mounts) pending(rctx *chi.Context, pattern string) *mount {
 	if _, ok := root.(*chi.Mux); !ok && !reflect.ValueOf(root).Comparable() {
 		return nil
 	}
-	k := mountKey{pattern, len(rctx.RoutePatterns)}
+	m := ms.at(root, mountKey{pattern, len(rctx.RoutePatterns)})
+	if m != nil && m.owns(rctx.RouteMethod) {
+		return nil // a route of the mounting router's own, found
+	}
+	return m
+}
+
+// at returns the sub-router whose mount point is k on root, nil for none.
+func (ms *mounts) at(root chi.Routes, k mountKey) *mount {
 	if all := ms.all.Load(); all != nil {
 		if m, ok := (*all)[root][k]; ok {
 			return m
@@ -79,10 +99,15 @@ func mountsOf(router chi.Routes) map[mountKey]*mount {
 	var visit func(r chi.Routes, prefix string, depth int)
 	visit = func(r chi.Routes, prefix string, depth int) {
 		routes := r.Routes()
-		own := map[string]bool{} // the patterns of r's own handlers
+		own := map[string]map[string]bool{} // the methods of r's own handlers by pattern
 		for _, rt := range routes {
 			if rt.SubRoutes == nil {
-				own[rt.Pattern] = true
+				if own[rt.Pattern] == nil {
+					own[rt.Pattern] = map[string]bool{}
+				}
+				for method := range rt.Handlers {
+					own[rt.Pattern][method] = true
+				}
 			}
 		}
 		for _, rt := range routes {
@@ -90,17 +115,61 @@ func mountsOf(router chi.Routes) map[mountKey]*mount {
 				continue
 			}
 			p := prefix + rt.Pattern
-			sub := &mount{router: rt.SubRoutes, prefix: p}
+			sub := &mount{router: rt.SubRoutes, prefix: p, depth: depth + 1}
 			m[mountKey{routePattern(p), depth + 1}] = sub
-			if base, ok := strings.CutSuffix(rt.Pattern, "/*"); ok && !own[base] && !own[base+"/"] {
+			if base, ok := strings.CutSuffix(rt.Pattern, "/*"); ok && !own[base]["*"] && !own[base+"/"]["*"] {
 				// Mount("/api", …) routes "/api" and "/api/" to the
-				// sub-router too, by patterns of their own (unless the
-				// router gives them handlers of its own).
-				m[mountKey{routePattern(prefix + base), depth + 1}] = sub
+				// sub-router too, by patterns of their own, for the
+				// methods the router gives no handler of its own there.
+				stub := *sub
+				stub.own = map[string]bool{}
+				for _, o := range []map[string]bool{own[base], own[base+"/"]} {
+					for method := range o {
+						stub.own[method] = true
+					}
+				}
+				m[mountKey{routePattern(prefix + base), depth + 1}] = &stub
 			}
 			visit(rt.SubRoutes, p, depth+1)
 		}
 	}
 	visit(router, "", 0)
 	return m
+}
+
+// stubs finds, on the root router root, the sub-routers whose mount point
+// a Find names: a path chi routes to a mount point itself ("/api", which
+// Find names by the mount point's own pattern, not descending) reaches
+// the sub-router with the path "/". in is the sub-router Find is asked
+// on, nil for root. The zero stubs finds none.
+type stubs struct {
+	ms   *mounts
+	root chi.Routes
+	in   *mount
+}
+
+// through returns pattern, which router.Find gave for method with rctx,
+// or, when it names a sub-router's mount point, the pattern of the route
+// that sub-router serves its path "/" with, joined to the mount point's.
+func (st stubs) through(rctx *chi.Context, method, pattern string) string {
+	if st.ms == nil || strings.HasSuffix(pattern, "*") {
+		return pattern
+	}
+	if _, ok := st.root.(*chi.Mux); !ok && !reflect.ValueOf(st.root).Comparable() {
+		return pattern
+	}
+	depth, prefix := len(rctx.RoutePatterns), ""
+	if st.in != nil {
+		depth += st.in.depth
+		prefix = st.in.prefix
+	}
+	sub := st.ms.at(st.root, mountKey{routePattern(prefix + pattern), depth})
+	if sub == nil || sub.owns(method) {
+		return pattern
+	}
+	rctx.Reset()
+	if p := sub.router.Find(rctx, method, "/"); p != "" {
+		return strings.TrimPrefix(sub.prefix+p, prefix)
+	}
+	return pattern
 }

@@ -62,7 +62,7 @@ func reachesOptions(pool *sync.Pool, r *http.Request) string {
 		return ""
 	}
 	sc := pool.Get().(*chi.Context)
-	pattern, reached, _ := find(rctx.Routes, sc, r)
+	pattern, reached, _ := find(rctx.Routes, sc, r, stubs{})
 	pool.Put(sc)
 	if reached == "" {
 		return ""
