@@ -84,7 +84,9 @@ func Limit(m *middleware.Middleware) func(http.Handler) http.Handler {
 		mustNext("Limit", next)
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			rctx := chi.RouteContext(r.Context())
-			pattern := rctx.RoutePattern()
+			// chi joins a mount point's own "/api/" and a sub-router's
+			// "/*" as "/api//*": the route is "/api/*".
+			pattern := routePattern(rctx.RoutePattern())
 			methods := ""
 			if t := tables.of(rctx); t != nil {
 				method := rctx.RouteMethod

@@ -43,10 +43,15 @@ func walk(router chi.Routes) []routemethods.Route {
 }
 
 // routePattern returns the pattern chi's Context.RoutePattern gives the
-// requests of a route walked as p.
+// requests of a route walked as p, with the empty segments a mount
+// point's own "/api/" leaves before a sub-router's pattern ("/api//*")
+// dropped.
 func routePattern(p string) string {
 	for strings.Contains(p, "/*/") {
 		p = strings.ReplaceAll(p, "/*/", "/")
+	}
+	for strings.Contains(p, "//") {
+		p = strings.ReplaceAll(p, "//", "/")
 	}
 	if p != "/" {
 		p = strings.TrimSuffix(strings.TrimSuffix(p, "//"), "/")
