@@ -56,7 +56,7 @@ func (ms *mounts) pending(rctx *chi.Context, pattern string) *mount {
 	if _, ok := root.(*chi.Mux); !ok && !reflect.ValueOf(root).Comparable() {
 		return nil
 	}
-	m := ms.at(root, mountKey{pattern, len(rctx.RoutePatterns)})
+	m := ms.at(root, mountKey{pattern, len(rctx.RoutePatterns)}, true)
 	if m != nil && m.owns(rctx.RouteMethod) {
 		return nil // a route of the mounting router's own, found
 	}
@@ -64,9 +64,12 @@ func (ms *mounts) pending(rctx *chi.Context, pattern string) *mount {
 }
 
 // at returns the sub-router whose mount point is k on root, nil for none.
-func (ms *mounts) at(root chi.Routes, k mountKey) *mount {
+// Unless reread, a key unknown once root's mount points are read is none:
+// each pattern a Find names would read them all again, under the lock.
+func (ms *mounts) at(root chi.Routes, k mountKey, reread bool) *mount {
 	if all := ms.all.Load(); all != nil {
-		if m, ok := (*all)[root][k]; ok {
+		byKey, read := (*all)[root]
+		if m, ok := byKey[k]; ok || read && !reread {
 			return m
 		}
 	}
@@ -163,7 +166,7 @@ func (st stubs) through(rctx *chi.Context, method, pattern string) string {
 		depth += st.in.depth
 		prefix = st.in.prefix
 	}
-	sub := st.ms.at(st.root, mountKey{routePattern(prefix + pattern), depth})
+	sub := st.ms.at(st.root, mountKey{routePattern(prefix + pattern), depth}, false)
 	if sub == nil || sub.owns(method) {
 		return pattern
 	}

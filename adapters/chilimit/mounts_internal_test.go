@@ -1,0 +1,38 @@
+package chilimit
+
+import (
+	"net/http"
+	"strconv"
+	"testing"
+
+	"github.com/go-chi/chi/v5"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// A pattern Find names that is no mount point is not read again: each
+// would walk the whole router under the lock (once per route of a large
+// application) and stay in the table.
+func TestMountsReadOnceForFindsPatterns(t *testing.T) {
+	t.Parallel()
+	r := chi.NewRouter()
+	h := func(http.ResponseWriter, *http.Request) {}
+	for i := range 40 {
+		r.Get("/r"+strconv.Itoa(i), h)
+	}
+	r.Route("/api", func(s chi.Router) { s.Post("/*", h) })
+	var ms mounts
+	st := stubs{ms: &ms, root: r}
+	rctx := chi.NewRouteContext()
+	for i := range 40 {
+		rctx.Reset()
+		p := r.Find(rctx, http.MethodGet, "/r"+strconv.Itoa(i))
+		assert.Equal(t, p, st.through(rctx, http.MethodGet, p))
+	}
+	rctx.Reset()
+	assert.Equal(t, "/api/*", routePattern(st.through(rctx, http.MethodPost, r.Find(rctx, http.MethodPost, "/api"))))
+	all := ms.all.Load()
+	require.NotNil(t, all)
+	// "/api/*", "/api", and the pattern asked at the first read.
+	assert.LessOrEqual(t, len((*all)[chi.Routes(r)]), 3)
+}
