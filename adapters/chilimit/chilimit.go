@@ -93,7 +93,8 @@ func Limit(m *middleware.Middleware) func(http.Handler) http.Handler {
 				if method == "" {
 					method = r.Method
 				}
-				methods = t.Pattern(pattern, method)
+				var listed bool
+				methods, listed = t.Lookup(pattern, method)
 				// A sub-router's Use sees its mount point's pattern
 				// ("/api/*"), which chi gives a catch-all route of the
 				// sub-router too: there, not inline on a route chi has
@@ -105,7 +106,9 @@ func Limit(m *middleware.Middleware) func(http.Handler) http.Handler {
 				// whose mount point the root would find instead.
 				var sub *mount
 				if pattern != "" {
-					sub = mounts.pending(rctx, pattern)
+					// A route the table lists is no mount point unknown
+					// yet: the mount points are not read again for it.
+					sub = mounts.pending(rctx, pattern, !listed)
 				}
 				unrouted := pattern == "" || sub != nil
 				if unrouted {

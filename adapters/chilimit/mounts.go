@@ -50,13 +50,14 @@ type mounts struct {
 // being its RoutePattern, when chi has not routed the request past it:
 // nil when chi has found the request's route (Limit inline). A mount
 // point unknown when the root router's mounts were read is read again, at
-// most once for each.
-func (ms *mounts) pending(rctx *chi.Context, pattern string) *mount {
+// most once for each, if reread: a route the root's table lists (Limit
+// inline) is none.
+func (ms *mounts) pending(rctx *chi.Context, pattern string, reread bool) *mount {
 	root := rctx.Routes
 	if _, ok := root.(*chi.Mux); !ok && !reflect.ValueOf(root).Comparable() {
 		return nil
 	}
-	m := ms.at(root, mountKey{pattern, len(rctx.RoutePatterns)}, true)
+	m := ms.at(root, mountKey{pattern, len(rctx.RoutePatterns)}, reread)
 	if m != nil && m.owns(rctx.RouteMethod) {
 		return nil // a route of the mounting router's own, found
 	}

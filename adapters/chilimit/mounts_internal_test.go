@@ -36,3 +36,30 @@ func TestMountsReadOnceForFindsPatterns(t *testing.T) {
 	// "/api/*", "/api", and the pattern asked at the first read.
 	assert.LessOrEqual(t, len((*all)[chi.Routes(r)]), 3)
 }
+
+// Limit inline asks about the pattern of each route chi found, which the
+// root's table lists: such a pattern unknown to the mount points read is
+// none, without reading them again (a full walk under the lock, once for
+// each route of the application at its first request).
+func TestMountsReadOnceForListedRoutes(t *testing.T) {
+	t.Parallel()
+	r := chi.NewRouter()
+	h := func(http.ResponseWriter, *http.Request) {}
+	for i := range 40 {
+		r.Get("/r"+strconv.Itoa(i), h)
+	}
+	r.Route("/api", func(s chi.Router) { s.Post("/*", h) })
+	var ms mounts
+	for i := range 40 {
+		rctx := chi.NewRouteContext()
+		rctx.Routes = r
+		rctx.RoutePatterns = []string{"/r" + strconv.Itoa(i)}
+		assert.Nil(t, ms.pending(rctx, "/r"+strconv.Itoa(i), false))
+	}
+	rctx := chi.NewRouteContext()
+	rctx.Routes, rctx.RouteMethod, rctx.RoutePatterns = r, http.MethodPost, []string{"/api/*"}
+	assert.NotNil(t, ms.pending(rctx, "/api/*", false))
+	all := ms.all.Load()
+	require.NotNil(t, all)
+	assert.LessOrEqual(t, len((*all)[chi.Routes(r)]), 3)
+}
