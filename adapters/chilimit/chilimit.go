@@ -108,7 +108,7 @@ func Limit(m *middleware.Middleware) func(http.Handler) http.Handler {
 				if pattern != "" {
 					// A route the table lists is no mount point unknown
 					// yet: the mount points are not read again for it.
-					sub = mounts.pending(rctx, pattern, !listed)
+					sub = mounts.pending(rctx, pattern, !listed, t)
 				}
 				unrouted := pattern == "" || sub != nil
 				if unrouted {
@@ -123,12 +123,12 @@ func Limit(m *middleware.Middleware) func(http.Handler) http.Handler {
 					if sub != nil {
 						// The sub-router, by the path chi routes it with
 						// there (the root's CleanPath has cleaned it).
-						p, reached, past = findPath(sub.router, sc, r, rctx.RoutePath, stubs{&mounts, rctx.Routes, sub})
+						p, reached, past = findPath(sub.router, sc, r, rctx.RoutePath, stubs{&mounts, rctx.Routes, sub, t})
 						if p != "" {
 							p = routePattern(sub.prefix + p)
 						}
 					} else {
-						p, reached, past = find(rctx.Routes, sc, r, stubs{&mounts, rctx.Routes, nil})
+						p, reached, past = find(rctx.Routes, sc, r, stubs{&mounts, rctx.Routes, nil, t})
 					}
 					pool.Put(sc)
 					if (past || reached != "" && unrouted) && p != pattern {
@@ -199,7 +199,7 @@ func LimitMux(m *middleware.Middleware, router chi.Routes) func(http.Handler) ht
 				}
 			}
 			rctx := pool.Get().(*chi.Context)
-			pattern, method, _ := find(root, rctx, r, stubs{&ms, root, nil})
+			pattern, method, _ := find(root, rctx, r, stubs{&ms, root, nil, t})
 			pool.Put(rctx)
 			methods := ""
 			if method != "" {

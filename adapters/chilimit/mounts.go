@@ -6,6 +6,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/floodgate-go/floodgate/internal/routemethods"
 	"github.com/go-chi/chi/v5"
 )
 
@@ -43,57 +44,87 @@ func (m *mount) owns(method string) bool {
 // "/api/*" too); the number of patterns routed tells them apart.
 type mounts struct {
 	mu  sync.Mutex
-	all atomic.Pointer[map[chi.Routes]map[mountKey]*mount]
+	all atomic.Pointer[map[chi.Routes]*reading]
+}
+
+// reading is a root router's mount points as read once its route table
+// had been read reads times (see routemethods.Table.Reads): a route table
+// read again since saw a route added since, maybe a router mounted.
+type reading struct {
+	reads uint64
+	byKey map[mountKey]*mount
 }
 
 // pending returns the sub-router whose mount point rctx names, pattern
 // being its RoutePattern, when chi has not routed the request past it:
-// nil when chi has found the request's route (Limit inline). A mount
-// point unknown when the root router's mounts were read is read again, at
-// most once for each, if reread: a route the root's table lists (Limit
-// inline) is none.
-func (ms *mounts) pending(rctx *chi.Context, pattern string, reread bool) *mount {
+// nil when chi has found the request's route (Limit inline). t is the
+// table of rctx's root router. A mount point unknown when the root
+// router's mounts were read is read again, at most once for each, if
+// reread: a route the root's table lists (Limit inline) is none.
+func (ms *mounts) pending(rctx *chi.Context, pattern string, reread bool, t *routemethods.Table) *mount {
 	root := rctx.Routes
 	if _, ok := root.(*chi.Mux); !ok && !reflect.ValueOf(root).Comparable() {
 		return nil
 	}
-	m := ms.at(root, mountKey{pattern, len(rctx.RoutePatterns)}, reread)
+	m := ms.at(root, mountKey{pattern, len(rctx.RoutePatterns)}, reread, t.Reads())
 	if m != nil && m.owns(rctx.RouteMethod) {
 		return nil // a route of the mounting router's own, found
 	}
 	return m
 }
 
-// at returns the sub-router whose mount point is k on root, nil for none.
-// Unless reread, a key unknown once root's mount points are read is none:
-// each pattern a Find names would read them all again, under the lock.
-func (ms *mounts) at(root chi.Routes, k mountKey, reread bool) *mount {
-	if all := ms.all.Load(); all != nil {
-		byKey, read := (*all)[root]
-		if m, ok := byKey[k]; ok || read && !reread {
-			return m
-		}
+// at returns the sub-router whose mount point is k on root, nil for none,
+// from a reading of root's mount points made once its route table had
+// been read reads times or more: a router mounted after the first request
+// is seen once the route table has seen a route of it. Unless reread, a
+// key unknown to that reading is none: each pattern a Find names would
+// read them all again, under the lock.
+func (ms *mounts) at(root chi.Routes, k mountKey, reread bool, reads uint64) *mount {
+	if m, ok := ms.known(root, k, reread, reads); ok {
+		return m
 	}
 	ms.mu.Lock()
 	defer ms.mu.Unlock()
-	next := map[chi.Routes]map[mountKey]*mount{}
+	if m, ok := ms.known(root, k, reread, reads); ok {
+		return m // read by another request meanwhile
+	}
+	next := map[chi.Routes]*reading{}
 	if all := ms.all.Load(); all != nil {
-		for r, m := range *all {
-			next[r] = m
+		for r, rd := range *all {
+			next[r] = rd
 		}
 	}
 	m := mountsOf(root)
-	for key, v := range next[root] {
-		if _, seen := m[key]; !seen && v == nil {
-			m[key] = nil // asked before, no mount point
+	if old := next[root]; old != nil {
+		for key, v := range old.byKey {
+			if _, seen := m[key]; !seen && v == nil {
+				m[key] = nil // asked before, no mount point
+			}
 		}
+		reads = max(reads, old.reads)
 	}
 	if _, ok := m[k]; !ok {
 		m[k] = nil // a route chi found: asked once, not read again
 	}
-	next[root] = m
+	next[root] = &reading{reads: reads, byKey: m}
 	ms.all.Store(&next)
 	return m[k]
+}
+
+// known returns at's answer from the reading published, and whether it
+// answers: a reading as recent as reads that knows k, or, unless reread,
+// does not.
+func (ms *mounts) known(root chi.Routes, k mountKey, reread bool, reads uint64) (*mount, bool) {
+	all := ms.all.Load()
+	if all == nil {
+		return nil, false
+	}
+	rd := (*all)[root]
+	if rd == nil || rd.reads < reads {
+		return nil, false
+	}
+	m, ok := rd.byKey[k]
+	return m, ok || !reread
 }
 
 // mountsOf returns the mount points of router's sub-routers, at every
@@ -145,18 +176,19 @@ func mountsOf(router chi.Routes) map[mountKey]*mount {
 // a Find names: a path chi routes to a mount point itself ("/api", which
 // Find names by the mount point's own pattern, not descending) reaches
 // the sub-router with the path "/". in is the sub-router Find is asked
-// on, nil for root. The zero stubs finds none.
+// on, nil for root; t is root's route table. The zero stubs finds none.
 type stubs struct {
 	ms   *mounts
 	root chi.Routes
 	in   *mount
+	t    *routemethods.Table
 }
 
 // through returns pattern, which router.Find gave for method with rctx,
 // or, when it names a sub-router's mount point, the pattern of the route
 // that sub-router serves its path "/" with, joined to the mount point's.
 func (st stubs) through(rctx *chi.Context, method, pattern string) string {
-	if st.ms == nil || strings.HasSuffix(pattern, "*") {
+	if st.ms == nil || st.t == nil || strings.HasSuffix(pattern, "*") {
 		return pattern
 	}
 	if _, ok := st.root.(*chi.Mux); !ok && !reflect.ValueOf(st.root).Comparable() {
@@ -167,7 +199,11 @@ func (st stubs) through(rctx *chi.Context, method, pattern string) string {
 		depth += st.in.depth
 		prefix = st.in.prefix
 	}
-	sub := st.ms.at(st.root, mountKey{routePattern(prefix + pattern), depth}, false)
+	key := routePattern(prefix + pattern)
+	// A pattern the table has not seen reads the routes again (a router
+	// mounted since): the mount points are then read again too.
+	st.t.Lookup(key, method)
+	sub := st.ms.at(st.root, mountKey{key, depth}, false, st.t.Reads())
 	if sub == nil || sub.owns(method) {
 		return pattern
 	}

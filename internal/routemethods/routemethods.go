@@ -29,6 +29,7 @@ type Table struct {
 	list  func() []Route
 	mu    sync.Mutex // serialises reads of the routes
 	state atomic.Pointer[state]
+	reads atomic.Uint64 // readings published
 }
 
 // state is a reading of the routes; it is never changed once published.
@@ -67,6 +68,11 @@ func (t *Table) Serves(template, method string) bool {
 	_, _, served := t.lookup(template, method)
 	return served
 }
+
+// Reads returns how many times the routes have been read: a change tells
+// a caller keeping its own reading of the router (its mount points) that
+// a route was added since.
+func (t *Table) Reads() uint64 { return t.reads.Load() }
 
 // lookup is Lookup, and whether the router lists method at template.
 func (t *Table) lookup(template, method string) (pattern string, listed, served bool) {
@@ -114,6 +120,7 @@ func (t *Table) reread(template, method string) (string, bool, bool) {
 		s[template] = nil
 	}
 	t.state.Store(&s)
+	t.reads.Add(1)
 	p, served := find(s[template], method)
 	return p, s[template] != nil, served
 }
