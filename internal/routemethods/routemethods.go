@@ -160,11 +160,12 @@ func read(routes []Route) state {
 }
 
 // Tables holds the tables of the routers an adapter serves, by router: in
-// practice one, found at the cost of a comparison.
+// practice one, found at the cost of a comparison, or a few (one
+// middleware mounted on several root routers), found without a lock.
 type Tables[R comparable] struct {
 	last atomic.Pointer[routerTable[R]]
-	mu   sync.Mutex
-	all  map[R]*routerTable[R]
+	all  atomic.Pointer[map[R]*Table] // never changed once published
+	mu   sync.Mutex                   // serialises additions to all
 }
 
 type routerTable[R comparable] struct {
@@ -178,16 +179,25 @@ func (ts *Tables[R]) Of(router R, list func(R) []Route) *Table {
 	if l := ts.last.Load(); l != nil && l.router == router {
 		return l.table
 	}
+	if all := ts.all.Load(); all != nil {
+		if t := (*all)[router]; t != nil {
+			return t // another router than the last: last is kept
+		}
+	}
 	ts.mu.Lock()
 	defer ts.mu.Unlock()
-	rt := ts.all[router]
-	if rt == nil {
-		rt = &routerTable[R]{router, New(func() []Route { return list(router) })}
-		if ts.all == nil {
-			ts.all = map[R]*routerTable[R]{}
+	next := map[R]*Table{}
+	if all := ts.all.Load(); all != nil {
+		if t := (*all)[router]; t != nil {
+			return t // added by another request meanwhile
 		}
-		ts.all[router] = rt
+		for r, t := range *all {
+			next[r] = t
+		}
 	}
-	ts.last.Store(rt)
-	return rt.table
+	t := New(func() []Route { return list(router) })
+	next[router] = t
+	ts.all.Store(&next)
+	ts.last.Store(&routerTable[R]{router, t})
+	return t
 }
