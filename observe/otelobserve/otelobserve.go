@@ -356,9 +356,12 @@ func (o *Observer) set(override bool, k setKey) *attrSet {
 
 // counted reports whether a new set of k, of an override's decision if
 // override, counts towards o.maxOverrideSets: one naming a provider's
-// policy (not the latency's, nor Other's, bounded apart).
+// names (not the latency's, nor the one the bounds made Other, policy and
+// limit, bounded apart). A set of policy Other and a limit of its own
+// counts: a provider may name a policy "(other)" itself, and its limit
+// names would otherwise make sets without bound.
 func (o *Observer) counted(override bool, k setKey) bool {
-	return override && k.kind != 1 && k.policy != Other
+	return override && k.kind != 1 && (k.policy != Other || k.limit != Other)
 }
 
 // overLocked reports whether a new set of k, not in o.sets, would be one
