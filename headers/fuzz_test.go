@@ -19,7 +19,7 @@ import (
 // every field written for every decision is valid: the IETF fields parse as
 // the Structured Fields of their draft, one item per limit with the limits'
 // names, and the integer fields are non-negative integers that agree with
-// the decision.
+// the decision. draft/3 gives the Writer's other options (fuzzOptions).
 func FuzzWrite(f *testing.F) {
 	f.Fuzz(func(t *testing.T, name1, name2 string, two bool,
 		limit1, period1, burst1, limit2, period2, burst2, cost int64,
@@ -42,6 +42,7 @@ func FuzzWrite(f *testing.F) {
 		}
 		d := headers.Draft(draft % 3)
 		opts := headers.Options{Draft: d}
+		fuzzOptions(&opts, draft/3)
 		if d == headers.DraftIETF11 && key != "" {
 			opts.PartitionKeySecret = []byte("fuzz secret, sixteen bytes at least")
 		}
@@ -62,24 +63,45 @@ func FuzzWrite(f *testing.F) {
 			}
 			h := http.Header{}
 			w.WriteKey(h, &r, key)
-			checkFuzzed(t, h, d, &r, limits)
+			checkFuzzed(t, defaultNamed(h, &opts), d, w.Fields(), &r, limits)
 			clk.Advance(wait)
 		}
 	})
 }
 
-// checkFuzzed checks the fields of h, written by a Writer of draft d for r,
-// a decision on limits.
-func checkFuzzed(t *testing.T, h http.Header, d headers.Draft, r *core.Result, limits []core.Limit) {
+// checkFuzzed checks the fields of h, written by a Writer of draft d and
+// fields on (under their default names) for r, a decision on limits.
+func checkFuzzed(t *testing.T, h http.Header, d headers.Draft, on headers.Field, r *core.Result, limits []core.Limit) {
 	t.Helper()
 	checkValid(t, h, d)
 	retry, hasRetry := h["Retry-After"]
-	if want := !r.Allowed && r.RetryAfter != core.Never; hasRetry != want {
+	if want := !r.Allowed && r.RetryAfter != core.Never && on&headers.RetryAfter != 0; hasRetry != want {
 		t.Fatalf("Retry-After %q written for allowed=%v retry=%v", retry, r.Allowed, r.RetryAfter)
 	}
 	if hasRetry && fieldInt(t, h, "Retry-After") < 1 {
 		t.Fatalf("Retry-After %q", retry)
 	}
+	for _, f := range singleFields[1:] {
+		if _, has := h[http.CanonicalHeaderKey(f.String())]; has != (on&f != 0) {
+			t.Fatalf("%v written %v, of fields %v", f, has, on)
+		}
+	}
+	if on&headers.XRateLimit != 0 {
+		checkFuzzedX(t, h, r, hasRetry)
+	}
+	switch d {
+	case headers.DraftIETF11:
+		checkFuzzed11(t, h, r, limits)
+	case headers.DraftIETF7:
+		checkFuzzed7(t, h, r)
+	case headers.DraftIETF6:
+		checkFuzzed6(t, h, r)
+	}
+}
+
+// checkFuzzedX checks the X-RateLimit fields of h, written for r.
+func checkFuzzedX(t *testing.T, h http.Header, r *core.Result, hasRetry bool) {
+	t.Helper()
 	if !r.Allowed && fieldInt(t, h, "X-RateLimit-Remaining") != 0 {
 		t.Fatalf("denied with X-RateLimit-Remaining %q", h.Get("X-RateLimit-Remaining"))
 	}
@@ -92,14 +114,6 @@ func checkFuzzed(t *testing.T, h http.Header, d headers.Draft, r *core.Result, l
 		if time.Unix(reset, 0).Before(due) || !time.Unix(reset-1, 0).Before(due) {
 			t.Fatalf("X-RateLimit-Reset %d for a retry due at %v", reset, due)
 		}
-	}
-	switch d {
-	case headers.DraftIETF11:
-		checkFuzzed11(t, h, r, limits)
-	case headers.DraftIETF7:
-		checkFuzzed7(t, h, r)
-	case headers.DraftIETF6:
-		checkFuzzed6(t, h, r)
 	}
 }
 
@@ -117,6 +131,9 @@ func fieldInt(t *testing.T, h http.Header, name string) int64 {
 // limit's name, r=0 for a limit that denied, and no t after Retry-After.
 func checkFuzzed11(t *testing.T, h http.Header, r *core.Result, limits []core.Limit) {
 	t.Helper()
+	if h["Ratelimit-Policy"] == nil || h["Ratelimit"] == nil {
+		return // an omitted field: checkValid checked the other
+	}
 	pol, err := sftest.CheckPolicy11(h.Get("RateLimit-Policy"))
 	if err != nil {
 		t.Fatal(err)
@@ -161,6 +178,9 @@ func checkFuzzed11(t *testing.T, h http.Header, r *core.Result, limits []core.Li
 // its reset Retry-After's.
 func checkFuzzed7(t *testing.T, h http.Header, r *core.Result) {
 	t.Helper()
+	if h["Ratelimit"] == nil {
+		return // omitted
+	}
 	v, err := sftest.CheckRateLimit7(h.Get("RateLimit"))
 	if err != nil {
 		t.Fatal(err)
@@ -177,14 +197,10 @@ func checkFuzzed7(t *testing.T, h http.Header, r *core.Result) {
 // reset Retry-After's.
 func checkFuzzed6(t *testing.T, h http.Header, r *core.Result) {
 	t.Helper()
-	if _, err := sftest.CheckPolicy67(h.Get("RateLimit-Policy")); err != nil {
-		t.Fatal(err)
-	}
-	if !r.Allowed && fieldInt(t, h, "RateLimit-Remaining") != 0 {
+	if _, ok := h["Ratelimit-Remaining"]; ok && !r.Allowed && fieldInt(t, h, "RateLimit-Remaining") != 0 {
 		t.Fatalf("denied with RateLimit-Remaining %q", h.Get("RateLimit-Remaining"))
 	}
-	fieldInt(t, h, "RateLimit-Limit")
-	if retry, ok := h["Retry-After"]; ok && h.Get("RateLimit-Reset") != retry[0] {
+	if retry, ok := h["Retry-After"]; ok && h["Ratelimit-Reset"] != nil && h.Get("RateLimit-Reset") != retry[0] {
 		t.Fatalf("reset %s, Retry-After %s", h.Get("RateLimit-Reset"), retry[0])
 	}
 }
