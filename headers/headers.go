@@ -3,6 +3,7 @@ package headers
 import (
 	"fmt"
 	"net/http"
+	"slices"
 
 	"github.com/floodgate-go/floodgate/core"
 	"github.com/floodgate-go/floodgate/internal/httpsyntax"
@@ -28,7 +29,11 @@ type Options struct {
 	// Content-*, If-*, Access-Control-*, Proxy-*, Sec-*, Cross-Origin-* and
 	// X-Accel-* field, Set-Cookie, Location, Refresh, Cache-Control, Vary,
 	// Status, X-Sendfile and the like, and Retry-After for any field but
-	// RetryAfter.
+	// RetryAfter. A field written may not have another field's default
+	// name, of any draft (X-RateLimit-Reset named "RateLimit-Reset"): the
+	// readers of the default names ([Writer.HeldWait], [Wait], a Writer of
+	// the default names in the same response) would read it as that
+	// field, an epoch as seconds to wait.
 	Names map[Field]string
 	// PartitionKeySecret, when set, makes [Writer.WriteKey] add a partition
 	// key parameter "pk" to every item of the draft 11 fields: the first
@@ -105,7 +110,10 @@ func checkOptions(opts *Options) error {
 }
 
 // setNames gives every field w writes its canonical name, refusing two
-// fields of one name.
+// fields of one name, and a field named as another's default (of any
+// draft): the readers of the default names (HeldWait, Wait, a Writer of
+// the default names stacked with w) would read it as that field, an
+// epoch as seconds to wait.
 func (w *Writer) setNames(names map[Field]string) error {
 	seen := make(map[string]Field, numFields)
 	for i := range numFields {
@@ -120,6 +128,10 @@ func (w *Writer) setNames(names map[Field]string) error {
 		name = http.CanonicalHeaderKey(name)
 		if g, dup := seen[name]; dup {
 			return fmt.Errorf("headers: %v and %v are both named %q: %w", g, f, name, core.ErrInvalidConfig)
+		}
+		if j := slices.Index(canonicalNames[:], name); j >= 0 && j != i {
+			return fmt.Errorf("headers: Names: %q for %v is %v's default name, read as that field by HeldWait, Wait and other Writers: %w",
+				name, f, Field(1<<j), core.ErrInvalidConfig)
 		}
 		seen[name] = f
 		w.names[i] = name
