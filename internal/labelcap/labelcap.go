@@ -97,12 +97,8 @@ func (n *Names) Labels(policy, limit string) (string, string) {
 	}
 	n.mu.Lock()
 	defer n.mu.Unlock()
-	if pl, known = n.policies[policy]; !known {
-		if len(n.policies) >= n.max {
-			return Other, Other
-		}
-		pl = Value(policy)
-		n.policies[policy] = pl
+	if pl, known = n.admitLocked(policy); !known {
+		return Other, Other
 	}
 	if ll, paired = n.pairs[pair]; !paired {
 		if len(n.pairs) >= n.max*core.MaxLimits {
@@ -137,15 +133,24 @@ func (n *Names) Policy(policy string) string {
 	}
 	n.mu.Lock()
 	defer n.mu.Unlock()
-	if l, ok = n.policies[policy]; ok {
-		return l
-	}
-	if len(n.policies) >= n.max {
+	if l, ok = n.admitLocked(policy); !ok {
 		return Other
 	}
-	l = Value(policy)
-	n.policies[policy] = l
 	return l
+}
+
+// admitLocked returns the label of policy, admitting it while the bound
+// allows, and whether it is admitted; n.mu is held for writing.
+func (n *Names) admitLocked(policy string) (string, bool) {
+	if l, ok := n.policies[policy]; ok {
+		return l, true
+	}
+	if len(n.policies) >= n.max {
+		return "", false
+	}
+	l := Value(policy)
+	n.policies[policy] = l
+	return l, true
 }
 
 // Table returns the label of a memory table's policy (the exporters'
