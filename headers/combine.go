@@ -145,7 +145,7 @@ func (w *Writer) settle(h http.Header, wait int64, at time.Time) {
 		}
 	}
 	if v := w.value(h, iRateLimit); w.draft == DraftIETF7 && validDict7(v) && dict7(v).reset != wait {
-		w.set(h, iRateLimit, v[:strings.LastIndex(v, "reset=")]+"reset="+strconv.FormatInt(wait, 10))
+		w.set(h, iRateLimit, withReset7(v, wait))
 	}
 }
 

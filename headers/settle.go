@@ -55,11 +55,17 @@ func Settle(h http.Header, wait int64, at time.Time) {
 			h[canonicalNames[iRateLimit]] = []string{c}
 		}
 	}
-	if v := h[canonicalNames[iRateLimit]]; len(v) == 1 && validDict7(v[0]) && dict7(v[0]).remaining == 0 {
-		if d := dict7(v[0]); d.reset != wait {
-			h[canonicalNames[iRateLimit]] = []string{v[0][:strings.LastIndex(v[0], "reset=")] + "reset=" + strconv.FormatInt(wait, 10)}
+	if v := h[canonicalNames[iRateLimit]]; len(v) == 1 && validDict7(v[0]) {
+		if d := dict7(v[0]); d.remaining == 0 && d.reset != wait {
+			h[canonicalNames[iRateLimit]] = []string{withReset7(v[0], wait)}
 		}
 	}
+}
+
+// withReset7 returns the draft 7 RateLimit dictionary v, valid, its reset
+// (its last member, as Write writes it and validDict7 requires) wait.
+func withReset7(v string, wait int64) string {
+	return v[:strings.LastIndex(v, "reset=")] + "reset=" + strconv.FormatInt(wait, 10)
 }
 
 // cap11 returns the draft 11 RateLimit list v, valid, its items with
