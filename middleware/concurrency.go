@@ -281,11 +281,7 @@ func (c *Concurrency) refuse(w http.ResponseWriter, r *http.Request) {
 	if c.opts.OnDenied != nil {
 		c.opts.OnDenied(r)
 	}
-	status := 0 // Denied's: not known
-	if c.opts.Denied == nil {
-		status = http.StatusTooManyRequests
-	}
-	retry := heldRetry(r, w.Header(), c.retry, status)
+	retry := heldRetry(r, w.Header(), c.retry, refusalStatus(c.opts.Denied != nil))
 	w.Header()["Retry-After"] = []string{retry}
 	if c.opts.Denied != nil {
 		c.opts.Denied(&retryOn429{ResponseWriter: w, value: retry}, r)

@@ -24,11 +24,7 @@ func (m *Middleware) deny(w http.ResponseWriter, r *http.Request, res *core.Resu
 		// as the Writer may omit or rename Retry-After. It is the wait
 		// for the next admission of the middlewares r passed before,
 		// when they tell it (see stacked).
-		status := 0 // Denied's: not known
-		if m.opts.Denied == nil {
-			status = http.StatusTooManyRequests
-		}
-		held = heldWait(r, m.hdr, m.names, h, res.At(), status)
+		held = heldWait(r, m.hdr, m.names, h, res.At(), refusalStatus(m.opts.Denied != nil))
 	}
 	m.hdr.CombineHeld(h, res, key, held)
 	if res.RetryAfter != core.Never {
@@ -114,3 +110,13 @@ func (w *retryOn429) Write(b []byte) (int, error) {
 
 // Unwrap returns the underlying writer, for http.ResponseController.
 func (w *retryOn429) Unwrap() http.ResponseWriter { return w.ResponseWriter }
+
+// refusalStatus is the status of a rate-limit refusal: the default 429,
+// or 0 (not known) when custom, an Options.Denied of the caller's, answers
+// it.
+func refusalStatus(custom bool) int {
+	if custom {
+		return 0
+	}
+	return http.StatusTooManyRequests
+}
