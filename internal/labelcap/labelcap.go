@@ -168,3 +168,32 @@ func Table(policy string, tables *Names, decided ...*Names) string {
 	}
 	return tables.Policy(policy)
 }
+
+// Bounds are an exporter's bounds on its policy and limit labels: the
+// limiters' own names, those an Overrides provider gave
+// (core.Decision.Override), bounded apart so that tenants coming and
+// going cannot crowd the service's own policies out, and the names of
+// memory tables neither holds (see [Table]).
+type Bounds struct {
+	own, overrides, tables *Names
+}
+
+// NewBounds returns Bounds admitting max names of each kind.
+func NewBounds(max int) *Bounds {
+	return &Bounds{own: New(max), overrides: New(max), tables: New(max)}
+}
+
+// Labels returns the labels of a decision of policy, limit limit, as
+// [Names.Labels] of the names of its kind (override: a provider's).
+func (b *Bounds) Labels(override bool, policy, limit string) (string, string) {
+	if override {
+		return b.overrides.Labels(policy, limit)
+	}
+	return b.own.Labels(policy, limit)
+}
+
+// Table returns the policy label of a memory table (see [Table]): its
+// decisions' if they have one of their own, else one of the tables'.
+func (b *Bounds) Table(policy string) string {
+	return Table(policy, b.tables, b.own, b.overrides)
+}

@@ -146,11 +146,9 @@ type Observer struct {
 	latency  metric.Float64Histogram
 	changes  metric.Int64Counter
 	noSpans  bool
-	// names and overrides are the policy and limit names given values of
-	// their own: the limiters' own, and those an Overrides provider gave
-	// (core.Decision.Override), bounded apart; tables those of the memory
-	// tables of policies neither holds (labelcap.Table).
-	names, overrides, tables *labelcap.Names
+	// bounds are the policy and limit names given values of their own
+	// (labelcap.Bounds).
+	bounds *labelcap.Bounds
 
 	// maxOverrideSets bounds overrideSets, the sets made for an Overrides
 	// provider's names, by kind (Options.MaxOverrideSets).
@@ -213,8 +211,8 @@ func New(opts Options) (*Observer, error) {
 		buckets = DefaultBuckets
 	}
 	m := mp.Meter(ScopeName)
-	o := &Observer{noSpans: opts.NoSpans, names: labelcap.New(opts.MaxPolicies), overrides: labelcap.New(opts.MaxPolicies),
-		tables: labelcap.New(opts.MaxPolicies), maxOverrideSets: opts.MaxOverrideSets, sets: map[setKey]*attrSet{}, stores: map[string]*storeState{}}
+	o := &Observer{noSpans: opts.NoSpans, bounds: labelcap.NewBounds(opts.MaxPolicies),
+		maxOverrideSets: opts.MaxOverrideSets, sets: map[setKey]*attrSet{}, stores: map[string]*storeState{}}
 	var errs [8]error
 	var up, fb, keys, keyLimit metric.Int64ObservableGauge
 	o.requests, errs[0] = m.Int64Counter("floodgate.rate_limiting.requests", metric.WithUnit("{request}"),
@@ -247,7 +245,7 @@ func New(opts Options) (*Observer, error) {
 			ob.ObserveInt64(fb, s.fallback, s.attrs)
 		}
 		o.mu.RUnlock()
-		for _, u := range o.memory.ByPolicy(o.tableLabel) {
+		for _, u := range o.memory.ByPolicy(o.bounds.Table) {
 			attrs := metric.WithAttributes(AttrPolicy.String(u.Policy))
 			ob.ObserveInt64(keys, int64(u.Keys), attrs)
 			ob.ObserveInt64(keyLimit, int64(u.MaxKeys), attrs)
@@ -293,8 +291,8 @@ func (o *Observer) Decided(ctx context.Context, d core.Decision) {
 }
 
 // set returns the attribute set of k, made at its first use. o.sets holds
-// the keys of attribute values alone (o.names, or o.overrides for an
-// override's decision, bounds their policy and limit), so that names
+// the keys of attribute values alone (o.bounds bounds their policy
+// and limit), so that names
 // beyond the bound add nothing to it; an override's decision that would
 // make a set past o.maxOverrideSets is counted as Other (see overLocked).
 func (o *Observer) set(override bool, k setKey) *attrSet {
@@ -305,11 +303,7 @@ func (o *Observer) set(override bool, k setKey) *attrSet {
 		return s
 	}
 	if k.kind != 1 {
-		names := o.names
-		if override {
-			names = o.overrides
-		}
-		k.policy, k.limit = names.Labels(k.policy, k.limit)
+		k.policy, k.limit = o.bounds.Labels(override, k.policy, k.limit)
 		o.mu.RLock()
 		if s, ok = o.sets[k]; !ok && o.overLocked(override, k) {
 			k.policy, k.limit = Other, Other
@@ -433,12 +427,6 @@ func (o *Observer) StoreChanged(e core.StoreEvent) {
 	}
 	o.mu.Unlock()
 	o.changes.Add(context.Background(), 1, metric.WithAttributes(AttrStore.String(text(e.Store)), AttrChange.String(e.Change.String())))
-}
-
-// tableLabel is the policy value of a memory table (labelcap.Table): its
-// decisions' if they have one of their own, else one of o.tables's.
-func (o *Observer) tableLabel(policy string) string {
-	return labelcap.Table(policy, o.tables, o.names, o.overrides)
 }
 
 // WatchMemory adds m's tables to the memory.key_count and

@@ -10,7 +10,7 @@ import (
 type memoryCollector struct {
 	keys, max *prometheus.Desc
 	stores    memusage.Stores
-	label     func(policy string) string // a table's policy label (Observer.tableLabel)
+	label     func(policy string) string // a table's policy label (labelcap.Bounds.Table)
 }
 
 func newMemoryCollector(ns string, cl prometheus.Labels) *memoryCollector {

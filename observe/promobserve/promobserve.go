@@ -108,11 +108,9 @@ type Observer struct {
 	changes   *prometheus.CounterVec
 	memory    *memoryCollector
 
-	// names and overrides are the policy and limit names given labels of
-	// their own: the limiters' own, and those an Overrides provider gave
-	// (core.Decision.Override), bounded apart; tables those of the memory
-	// tables of policies neither holds (see tableLabel).
-	names, overrides, tables *labelcap.Names
+	// bounds are the policy and limit names given labels of their own
+	// (labelcap.Bounds).
+	bounds *labelcap.Bounds
 
 	mu        sync.RWMutex
 	counters  map[decisionKey]prometheus.Counter // by the key of its labels (see counter)
@@ -196,17 +194,15 @@ func New(reg prometheus.Registerer, opts Options) (*Observer, error) {
 			Namespace: ns, Name: "store_changes_total", ConstLabels: cl,
 			Help: "Changes of store state (unreachable, reachable, slow, slow-ended, key-conflict, evicting, error-reply, closed).",
 		}, []string{"store", "change"}),
-		memory:    newMemoryCollector(ns, cl),
-		names:     labelcap.New(opts.MaxPolicies),
-		overrides: labelcap.New(opts.MaxPolicies),
-		tables:    labelcap.New(opts.MaxPolicies),
-		counters:  map[decisionKey]prometheus.Counter{},
-		hists:     map[latencyKey]prometheus.Observer{},
-		stores:    map[string]bool{},
+		memory:   newMemoryCollector(ns, cl),
+		bounds:   labelcap.NewBounds(opts.MaxPolicies),
+		counters: map[decisionKey]prometheus.Counter{},
+		hists:    map[latencyKey]prometheus.Observer{},
+		stores:   map[string]bool{},
 
 		instances: map[instanceKey]*instanceState{},
 	}
-	o.memory.label = o.tableLabel
+	o.memory.label = o.bounds.Table
 	for _, c := range []prometheus.Collector{o.decisions, o.latency, o.up, o.fallback, o.slow, o.changes, o.memory} {
 		if err := reg.Register(c); err != nil {
 			return nil, fmt.Errorf("promobserve: %w", err)
@@ -274,16 +270,11 @@ func (k *decisionKey) result() string {
 }
 
 // counter returns the counter of k, a key not found in o.counters: that
-// of its labels (o.names, or o.overrides for an override's decision,
-// bounds its policy and limit), made at its first use with the gauges of
+// of its labels (o.bounds bounds its policy and limit), made at its first use with the gauges of
 // its store. o.counters holds the keys of labels alone, so that names
 // beyond the bound add nothing to it.
 func (o *Observer) counter(k decisionKey, override bool) prometheus.Counter {
-	names := o.names
-	if override {
-		names = o.overrides
-	}
-	k.policy, k.limit = names.Labels(k.policy, k.limit)
+	k.policy, k.limit = o.bounds.Labels(override, k.policy, k.limit)
 	o.mu.RLock()
 	c, ok := o.counters[k]
 	o.mu.RUnlock()
@@ -370,12 +361,6 @@ func b2f(b bool) float64 {
 		return 1
 	}
 	return 0
-}
-
-// tableLabel is the policy label of a memory table (labelcap.Table): its
-// decisions' if they have one of their own, else one of o.tables's.
-func (o *Observer) tableLabel(policy string) string {
-	return labelcap.Table(policy, o.tables, o.names, o.overrides)
 }
 
 // WatchMemory adds m's tables to floodgate_memory_keys and
