@@ -67,18 +67,22 @@ func (l *Limiter) slot(key, rk, member string, sent time.Time) *inflight.Slot {
 // (TestAttackDroppedSlotKeepsNoLocalShare). A renewal running meanwhile
 // schedules no other, and one whose timer fired sends nothing.
 func (ls *lease) abandon() {
-	ls.mu.Lock()
-	was := ls.done
-	if !was {
-		ls.done = true // (as released: renew sends nothing, autoRenew reports nothing)
-		if ls.timer != nil {
-			ls.timer.Stop()
-		}
-	}
-	ls.mu.Unlock()
-	if !was {
+	if !ls.end() {
 		ls.l.hold(ls.key, -1)
 	}
+}
+
+// end marks the lease done (renew sends nothing, autoRenew reports
+// nothing) and stops its renewals; it reports whether it was done
+// already (released, or abandoned).
+func (ls *lease) end() (was bool) {
+	ls.mu.Lock()
+	defer ls.mu.Unlock()
+	was, ls.done = ls.done, true
+	if ls.timer != nil {
+		ls.timer.Stop()
+	}
+	return was
 }
 
 // release removes the lease, once (inflight.Slot sees to that), whether
@@ -87,15 +91,9 @@ func (ls *lease) abandon() {
 // its lease. The round trip is bounded by Options.Timeout all the same.
 func (ls *lease) release(ctx context.Context) error {
 	ctx = context.WithoutCancel(ctx)
-	ls.mu.Lock()
 	// Abandoned already: its slot was collected while its Release ran,
 	// past the last use of the Slot; abandon gave its count back.
-	abandoned := ls.done
-	ls.done = true
-	if ls.timer != nil {
-		ls.timer.Stop()
-	}
-	ls.mu.Unlock()
+	abandoned := ls.end()
 	defer ls.l.wake(ls.key)
 	if !abandoned {
 		defer ls.l.hold(ls.key, -1) // (once the lease is removed, or ends by itself)
