@@ -7,7 +7,6 @@ import (
 
 	"github.com/floodgate-go/floodgate/core"
 	"github.com/floodgate-go/floodgate/core/coretest"
-	"github.com/floodgate-go/floodgate/core/localfirst"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -22,47 +21,26 @@ import (
 func TestAttackSharedBucketChargedAtOtherRate(t *testing.T) {
 	t.Parallel()
 	for _, alg := range []func(n int64) core.Algorithm{
-		func(n int64) core.Algorithm { return core.GCRA{Rate: core.PerMinute(n), Burst: n} },
+		gcraBurstN,
 		func(n int64) core.Algorithm { return core.TokenBucket{Rate: core.PerMinute(n), Burst: n} },
 	} {
-		_, c := startRedis(t)
 		clk := coretest.NewClock(t0)
-		var tight []*core.Limiter
-		var ss []*localfirst.Store
-		for range 2 {
-			s, err := localfirst.New(c, localfirst.Options{Nodes: 2, Clock: clk, Timeout: localfirst.MaxTimeout})
-			require.NoError(t, err)
-			t.Cleanup(func() { _ = s.Close() })
-			ss = append(ss, s)
-			for _, q := range []int64{10, 100} {
-				l, err := core.NewLimiter(core.MustPolicy("per-ip", core.Limit{Name: "b", Algorithm: alg(q)}), core.WithStore(s), core.WithClock(clk))
-				require.NoError(t, err)
-				if q == 10 {
-					tight = append(tight, l)
-				}
-			}
-		}
+		ls, ss := sharedBucketRoutes(t, clk, alg, 10, 100)
 		admitted := 0
 		for range 60 { // one minute, a round a second
-			for _, l := range tight {
-				for range 10 {
-					r, err := l.Allow(context.Background(), "client")
-					require.NoError(t, err)
-					if !r.Allowed {
-						break
-					}
-					admitted++
-				}
+			for _, node := range ls {
+				admitted += takeUntilDenied(t, node[0], "client", 10) // the tight route
 			}
-			for _, s := range ss {
-				require.NoError(t, s.Sync(context.Background()))
-			}
+			syncStores(t, ss)
 			clk.Advance(time.Second)
 		}
 		// Burst 10 and 10 more in the minute, with a node's share of slack.
 		assert.LessOrEqual(t, admitted, 10+10+5, "%T: the 10/min route admitted %d in a minute", alg(1), admitted)
 	}
 }
+
+// gcraBurstN is a GCRA of n a minute and a burst of n.
+func gcraBurstN(n int64) core.Algorithm { return core.GCRA{Rate: core.PerMinute(n), Burst: n} }
 
 // TestAttackSharedBucketLooseRouteChargedAtTightRate: with the 10/min
 // route bound last, each unit of the 100/min route was pushed as one unit
@@ -71,38 +49,14 @@ func TestAttackSharedBucketChargedAtOtherRate(t *testing.T) {
 // units are now charged at its own interval (142).
 func TestAttackSharedBucketLooseRouteChargedAtTightRate(t *testing.T) {
 	t.Parallel()
-	_, c := startRedis(t)
 	clk := coretest.NewClock(t0)
-	var loose []*core.Limiter
-	var ss []*localfirst.Store
-	for range 2 {
-		s, err := localfirst.New(c, localfirst.Options{Nodes: 2, Clock: clk, Timeout: localfirst.MaxTimeout})
-		require.NoError(t, err)
-		t.Cleanup(func() { _ = s.Close() })
-		ss = append(ss, s)
-		for _, q := range []int64{100, 10} {
-			l, err := core.NewLimiter(core.MustPolicy("per-ip", core.Limit{Name: "b", Algorithm: core.GCRA{Rate: core.PerMinute(q), Burst: q}}), core.WithStore(s), core.WithClock(clk))
-			require.NoError(t, err)
-			if q == 100 {
-				loose = append(loose, l)
-			}
-		}
-	}
+	ls, ss := sharedBucketRoutes(t, clk, gcraBurstN, 100, 10)
 	admitted := 0
 	for range 30 { // half a minute, a round a second
-		for _, l := range loose {
-			for range 40 {
-				r, err := l.Allow(context.Background(), "client")
-				require.NoError(t, err)
-				if !r.Allowed {
-					break
-				}
-				admitted++
-			}
+		for _, node := range ls {
+			admitted += takeUntilDenied(t, node[0], "client", 40) // the loose route
 		}
-		for _, s := range ss {
-			require.NoError(t, s.Sync(context.Background()))
-		}
+		syncStores(t, ss)
 		clk.Advance(time.Second)
 	}
 	// Burst 100 and 50 more in half a minute.
@@ -120,28 +74,13 @@ func TestAttackSharedBucketLooseRouteChargedAtTightRate(t *testing.T) {
 // at that take, the rest prepaid: 374.
 func TestAttackSharedBucketRemainderDropped(t *testing.T) {
 	t.Parallel()
-	_, c := startRedis(t)
 	clk := coretest.NewClock(t0)
-	var loose []*core.Limiter
-	var ss []*localfirst.Store
-	for range 2 {
-		s, err := localfirst.New(c, localfirst.Options{Nodes: 2, Clock: clk, Timeout: localfirst.MaxTimeout})
-		require.NoError(t, err)
-		t.Cleanup(func() { _ = s.Close() })
-		ss = append(ss, s)
-		for _, q := range []int64{100, 10} {
-			l, err := core.NewLimiter(core.MustPolicy("per-ip", core.Limit{Name: "b", Algorithm: core.GCRA{Rate: core.PerMinute(q), Burst: q}}), core.WithStore(s), core.WithClock(clk))
-			require.NoError(t, err)
-			if q == 100 {
-				loose = append(loose, l)
-			}
-		}
-	}
+	ls, ss := sharedBucketRoutes(t, clk, gcraBurstN, 100, 10)
 	admitted := 0
 	for range 30 { // three minutes
-		for _, l := range loose {
-			for range 9 {
-				r, err := l.Allow(context.Background(), "client")
+		for _, node := range ls {
+			for range 9 { // the loose route
+				r, err := node[0].Allow(context.Background(), "client")
 				require.NoError(t, err)
 				if r.Allowed {
 					admitted++
@@ -149,14 +88,10 @@ func TestAttackSharedBucketRemainderDropped(t *testing.T) {
 			}
 		}
 		for range 2 {
-			for _, s := range ss {
-				require.NoError(t, s.Sync(context.Background()))
-			}
+			syncStores(t, ss)
 			clk.Advance(3 * time.Second)
 		}
-		for _, s := range ss {
-			require.NoError(t, s.Sync(context.Background()))
-		}
+		syncStores(t, ss)
 	}
 	// Burst 100 and 300 more in three minutes, a node's share of slack.
 	assert.LessOrEqual(t, admitted, 100+300+50, "the 100/min route admitted %d in three minutes", admitted)
