@@ -20,11 +20,7 @@ import (
 func TestAttackInlineCatchAllKeepsTheRouteChiServed(t *testing.T) {
 	t.Parallel()
 	for _, inSub := range []bool{false, true} {
-		rt := middleware.NewRoutes(nil)
-		require.NoError(t, rt.Add("/admin/*", fixed(t, 1)))
-		require.NoError(t, rt.Add("/static/*", fixed(t, 1000)))
-		m, err := middleware.NewSelect(rt, middleware.Options{})
-		require.NoError(t, err)
+		m := selectOn(t, quota{"/admin/*", 1}, quota{"/static/*", 1000})
 		hits := 0
 		admin := func(http.ResponseWriter, *http.Request) { hits++ }
 		r := chi.NewRouter()
@@ -35,10 +31,7 @@ func TestAttackInlineCatchAllKeepsTheRouteChiServed(t *testing.T) {
 		} else {
 			r.With(chilimit.Limit(m)).HandleFunc("/admin/*", admin)
 		}
-		var codes []int
-		for range 3 {
-			codes = append(codes, from(r, http.MethodGet, "/static/../admin/x", "192.0.2.1:1"))
-		}
+		codes := thrice(r, http.MethodGet, "/static/../admin/x")
 		assert.Equal(t, []int{200, 429, 429}, codes, "sub-router %v", inSub)
 		assert.Equal(t, 1, hits, "sub-router %v", inSub)
 	}
@@ -78,10 +71,7 @@ func TestAttackSubRouterUseKeepsToItsSubtree(t *testing.T) {
 			s.Post("/login", h)
 			s.HandleFunc("/*", h)
 		})
-		var codes []int
-		for range 3 {
-			codes = append(codes, from(r, c.method, c.path, "192.0.2.1:1"))
-		}
+		codes := thrice(r, c.method, c.path)
 		assert.Equal(t, []int{200, 429, 429}, codes, c.path)
 		assert.Equal(t, 1, hits, c.path)
 	}
@@ -92,19 +82,12 @@ func TestAttackSubRouterUseKeepsToItsSubtree(t *testing.T) {
 // sub-router's: Limit inline on it keeps it.
 func TestLimitInlineOnAMountPointsPathKeepsItsRoute(t *testing.T) {
 	t.Parallel()
-	rt := middleware.NewRoutes(nil)
-	require.NoError(t, rt.Add("GET /api", fixed(t, 1)))
-	require.NoError(t, rt.Add("/api/*", fixed(t, 1000)))
-	m, err := middleware.NewSelect(rt, middleware.Options{})
-	require.NoError(t, err)
+	m := selectOn(t, quota{"GET /api", 1}, quota{"/api/*", 1000})
 	hits := 0
 	r := chi.NewRouter()
 	r.Route("/api", func(s chi.Router) { s.HandleFunc("/*", func(http.ResponseWriter, *http.Request) {}) })
 	r.With(chilimit.Limit(m)).Get("/api", func(http.ResponseWriter, *http.Request) { hits++ })
-	var codes []int
-	for range 3 {
-		codes = append(codes, from(r, http.MethodGet, "/api", "192.0.2.1:1"))
-	}
+	codes := thrice(r, http.MethodGet, "/api")
 	assert.Equal(t, []int{200, 429, 429}, codes)
 	assert.Equal(t, 1, hits)
 }

@@ -5,7 +5,6 @@ import (
 	"testing"
 
 	"github.com/floodgate-go/floodgate/adapters/chilimit"
-	"github.com/floodgate-go/floodgate/middleware"
 	"github.com/go-chi/chi/v5"
 	chimw "github.com/go-chi/chi/v5/middleware"
 	"github.com/stretchr/testify/assert"
@@ -26,11 +25,7 @@ func TestAttackMountAfterTheFirstRequest(t *testing.T) {
 			clean bool
 			path  string
 		}{{false, "/files"}, {false, "/files/"}, {true, "/v1/../files"}} {
-			rt := middleware.NewRoutes(nil)
-			require.NoError(t, rt.Add("/files/v1/status", fixed(t, 1000)))
-			require.NoError(t, rt.Add("POST /files/*", fixed(t, 1)))
-			m, err := middleware.NewSelect(rt, middleware.Options{})
-			require.NoError(t, err)
+			m := selectOn(t, quota{"/files/v1/status", 1000}, quota{"POST /files/*", 1})
 			uploads := 0
 			r := chi.NewRouter()
 			if c.clean {
@@ -47,10 +42,7 @@ func TestAttackMountAfterTheFirstRequest(t *testing.T) {
 				s.Post("/*", func(http.ResponseWriter, *http.Request) { uploads++ })
 				s.Get("/v1/status", func(http.ResponseWriter, *http.Request) {})
 			})
-			var codes []int
-			for range 3 {
-				codes = append(codes, from(r, http.MethodPost, c.path, "192.0.2.1:1"))
-			}
+			codes := thrice(r, http.MethodPost, c.path)
 			assert.Equal(t, []int{200, 429, 429}, codes, "%s %s", use, c.path)
 			assert.Equal(t, 1, uploads, "%s %s", use, c.path)
 		}

@@ -5,10 +5,8 @@ import (
 	"testing"
 
 	"github.com/floodgate-go/floodgate/adapters/chilimit"
-	"github.com/floodgate-go/floodgate/middleware"
 	"github.com/go-chi/chi/v5"
 	"github.com/stretchr/testify/assert"
-	"github.com/stretchr/testify/require"
 )
 
 // A handler mounted on chi ("/legacy/*", a ServeMux of its own) routes
@@ -20,11 +18,7 @@ import (
 func TestAttackRouteUnderAMountedHandlerCharged(t *testing.T) {
 	t.Parallel()
 	for _, inline := range []bool{false, true} {
-		rt := middleware.NewRoutes(nil)
-		require.NoError(t, rt.Add("POST /legacy/login", fixed(t, 1)))
-		require.NoError(t, rt.Add("/legacy/*", fixed(t, 1000)))
-		m, err := middleware.NewSelect(rt, middleware.Options{})
-		require.NoError(t, err)
+		m := selectOn(t, quota{"POST /legacy/login", 1}, quota{"/legacy/*", 1000})
 		hits := 0
 		legacy := http.NewServeMux()
 		legacy.HandleFunc("POST /legacy/login", func(http.ResponseWriter, *http.Request) { hits++ })
@@ -35,10 +29,7 @@ func TestAttackRouteUnderAMountedHandlerCharged(t *testing.T) {
 			r.Use(chilimit.LimitMux(m, r))
 			r.Mount("/legacy", legacy)
 		}
-		var codes []int
-		for range 3 {
-			codes = append(codes, from(r, http.MethodPost, "/legacy/login", "192.0.2.1:1"))
-		}
+		codes := thrice(r, http.MethodPost, "/legacy/login")
 		assert.Equal(t, []int{200, 429, 429}, codes, "inline %v", inline)
 		assert.Equal(t, 1, hits, "inline %v", inline)
 	}

@@ -5,10 +5,8 @@ import (
 	"testing"
 
 	"github.com/floodgate-go/floodgate/adapters/chilimit"
-	"github.com/floodgate-go/floodgate/middleware"
 	"github.com/go-chi/chi/v5"
 	"github.com/stretchr/testify/assert"
-	"github.com/stretchr/testify/require"
 )
 
 // chi routes a sub-router's mount point itself ("POST /files") to the
@@ -21,11 +19,7 @@ import (
 func TestAttackMountPointPathChargesTheSubRoutersRoute(t *testing.T) {
 	t.Parallel()
 	for _, use := range []string{"LimitMux", "Limit", "sub-router Use"} {
-		rt := middleware.NewRoutes(nil)
-		require.NoError(t, rt.Add("/files/v1/status", fixed(t, 1000)))
-		require.NoError(t, rt.Add("POST /files/*", fixed(t, 1)))
-		m, err := middleware.NewSelect(rt, middleware.Options{})
-		require.NoError(t, err)
+		m := selectOn(t, quota{"/files/v1/status", 1000}, quota{"POST /files/*", 1})
 		uploads := 0
 		r := chi.NewRouter()
 		switch use {
@@ -42,10 +36,7 @@ func TestAttackMountPointPathChargesTheSubRoutersRoute(t *testing.T) {
 			s.Post("/*", func(http.ResponseWriter, *http.Request) { uploads++ })
 			s.Get("/v1/status", func(http.ResponseWriter, *http.Request) {})
 		})
-		var codes []int
-		for range 3 {
-			codes = append(codes, from(r, http.MethodPost, "/files", "192.0.2.1:1"))
-		}
+		codes := thrice(r, http.MethodPost, "/files")
 		assert.Equal(t, []int{200, 429, 429}, codes, use)
 		assert.Equal(t, 1, uploads, use)
 	}

@@ -5,10 +5,8 @@ import (
 	"testing"
 
 	"github.com/floodgate-go/floodgate/adapters/chilimit"
-	"github.com/floodgate-go/floodgate/middleware"
 	"github.com/go-chi/chi/v5"
 	"github.com/stretchr/testify/assert"
-	"github.com/stretchr/testify/require"
 )
 
 // Limit in the Use of a sub-router made by Route or Mount runs before that
@@ -23,11 +21,7 @@ func TestAttackSubRouterUseLimitsTheRouteServed(t *testing.T) {
 		{"POST /api/login", "/api/*", http.MethodPost, "/api/login"},
 		{"GET /v1/users/{id}", "/v1/*", http.MethodGet, "/v1/users/7"},
 	} {
-		rt := middleware.NewRoutes(nil)
-		require.NoError(t, rt.Add(c.route, fixed(t, 1)))
-		require.NoError(t, rt.Add(c.subtree, fixed(t, 1000)))
-		m, err := middleware.NewSelect(rt, middleware.Options{})
-		require.NoError(t, err)
+		m := selectOn(t, quota{c.route, 1}, quota{c.subtree, 1000})
 		hits := 0
 		h := func(http.ResponseWriter, *http.Request) { hits++ }
 		r := chi.NewRouter()
@@ -40,10 +34,7 @@ func TestAttackSubRouterUseLimitsTheRouteServed(t *testing.T) {
 		v1.Use(chilimit.Limit(m))
 		v1.Get("/users/{id}", h)
 		r.Mount("/v1", v1)
-		var codes []int
-		for range 3 {
-			codes = append(codes, from(r, c.method, c.path, "192.0.2.1:1"))
-		}
+		codes := thrice(r, c.method, c.path)
 		assert.Equal(t, []int{200, 429, 429}, codes, c.path)
 		assert.Equal(t, 1, hits, c.path)
 	}

@@ -5,10 +5,8 @@ import (
 	"testing"
 
 	"github.com/floodgate-go/floodgate/adapters/chilimit"
-	"github.com/floodgate-go/floodgate/middleware"
 	"github.com/go-chi/chi/v5"
 	"github.com/stretchr/testify/assert"
-	"github.com/stretchr/testify/require"
 )
 
 // chi serves "/admin/x/%2E%2E/public", "/admin/PUBLIC" and "/admin/public/"
@@ -31,11 +29,7 @@ func TestAttackVariantLooserThanTheCatchAll(t *testing.T) {
 // catch-all's handler.
 func underAdminCatchAll(t *testing.T, path string, inUse bool) (codes []int, hits int) {
 	t.Helper()
-	rt := middleware.NewRoutes(nil)
-	require.NoError(t, rt.Add("/admin/", fixed(t, 1)))
-	require.NoError(t, rt.Add("/admin/public", fixed(t, 1000)))
-	m, err := middleware.NewSelect(rt, middleware.Options{})
-	require.NoError(t, err)
+	m := selectOn(t, quota{"/admin/", 1}, quota{"/admin/public", 1000})
 	r := chi.NewRouter()
 	h := func(http.ResponseWriter, *http.Request) { hits++ }
 	if inUse {
@@ -45,9 +39,7 @@ func underAdminCatchAll(t *testing.T, path string, inUse bool) (codes []int, hit
 		r.With(chilimit.Limit(m)).Get("/admin/*", h)
 	}
 	r.Get("/admin/public", ok)
-	for range 3 {
-		codes = append(codes, from(r, http.MethodGet, path, "192.0.2.1:1"))
-	}
+	codes = thrice(r, http.MethodGet, path)
 	return codes, hits
 }
 
@@ -62,20 +54,13 @@ func underAdminCatchAll(t *testing.T, path string, inUse bool) (codes []int, hit
 // own handler, that route still limits it (TestLimitMuxVariantPastCatchAll).
 func TestAttackLimitMuxVariantLooserThanTheCatchAll(t *testing.T) {
 	for _, path := range []string{"/admin/x/%2E%2E/public", "/admin/PUBLIC", "/admin/public/", "/admin/./public"} {
-		rt := middleware.NewRoutes(nil)
-		require.NoError(t, rt.Add("/admin/", fixed(t, 1)))
-		require.NoError(t, rt.Add("/admin/public", fixed(t, 1000)))
-		m, err := middleware.NewSelect(rt, middleware.Options{})
-		require.NoError(t, err)
+		m := selectOn(t, quota{"/admin/", 1}, quota{"/admin/public", 1000})
 		hits := 0
 		r := chi.NewRouter()
 		r.Use(chilimit.LimitMux(m, r))
 		r.Get("/admin/*", func(http.ResponseWriter, *http.Request) { hits++ })
 		r.Get("/admin/public", ok)
-		var codes []int
-		for range 3 {
-			codes = append(codes, from(r, http.MethodGet, path, "192.0.2.1:1"))
-		}
+		codes := thrice(r, http.MethodGet, path)
 		assert.Equal(t, []int{200, 429, 429}, codes, path)
 		assert.Equal(t, 1, hits, path)
 	}

@@ -5,10 +5,8 @@ import (
 	"testing"
 
 	"github.com/floodgate-go/floodgate/adapters/chilimit"
-	"github.com/floodgate-go/floodgate/middleware"
 	"github.com/go-chi/chi/v5"
 	"github.com/stretchr/testify/assert"
-	"github.com/stretchr/testify/require"
 )
 
 // A chi router mounted behind a plain handler (an authentication or
@@ -24,11 +22,7 @@ func TestAttackInlineInAWrappedRouterKeepsItsRoute(t *testing.T) {
 		{"GET /a/{id}/*", http.MethodGet, "/a/42"},
 		{"POST /a/login", http.MethodPost, "/a/login"},
 	} {
-		rt := middleware.NewRoutes(nil)
-		require.NoError(t, rt.Add(c.route, fixed(t, 1)))
-		require.NoError(t, rt.Add("/a/*", fixed(t, 1000)))
-		m, err := middleware.NewSelect(rt, middleware.Options{})
-		require.NoError(t, err)
+		m := selectOn(t, quota{c.route, 1}, quota{"/a/*", 1000})
 		hits := 0
 		h := func(http.ResponseWriter, *http.Request) { hits++ }
 		sub := chi.NewRouter()
@@ -39,10 +33,7 @@ func TestAttackInlineInAWrappedRouterKeepsItsRoute(t *testing.T) {
 		}
 		r := chi.NewRouter()
 		r.Mount("/a", wrap(sub))
-		var codes []int
-		for range 3 {
-			codes = append(codes, from(r, c.method, c.path, "192.0.2.1:1"))
-		}
+		codes := thrice(r, c.method, c.path)
 		assert.Equal(t, []int{200, 429, 429}, codes, "%s %s", c.method, c.path)
 		assert.Equal(t, 1, hits, "%s %s", c.method, c.path)
 	}

@@ -180,11 +180,7 @@ func TestLimitMuxHeadOnCatchAll(t *testing.T) {
 // LimitMux: with StripSlashes after it, "/items/1/" reaches the items
 // handler and is counted as that route.
 func TestLimitMuxVariantPastCatchAll(t *testing.T) {
-	rt := middleware.NewRoutes(nil)
-	require.NoError(t, rt.Add("GET /items/{id}", fixed(t, 1)))
-	require.NoError(t, rt.Add("/*", fixed(t, 100)))
-	m, err := middleware.NewSelect(rt, middleware.Options{})
-	require.NoError(t, err)
+	m := selectOn(t, quota{"GET /items/{id}", 1}, quota{"/*", 100})
 	r := chi.NewRouter()
 	r.Use(chilimit.LimitMux(m, r), chimw.StripSlashes)
 	r.Get("/items/{id}", ok)
@@ -236,4 +232,33 @@ func fixed(t testing.TB, n int64) *core.Limiter {
 	l, err := core.NewLimiter(p, core.WithClock(coretest.NewClock(time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC))))
 	require.NoError(t, err)
 	return l
+}
+
+// quota is a route pattern and the requests an hour its limit admits.
+type quota struct {
+	pattern string
+	n       int64
+}
+
+// selectOn returns a Select middleware over the routes of qs, added in
+// the order given, each limited by fixed to its quota.
+func selectOn(t testing.TB, qs ...quota) *middleware.Middleware {
+	t.Helper()
+	rt := middleware.NewRoutes(nil)
+	for _, q := range qs {
+		require.NoError(t, rt.Add(q.pattern, fixed(t, q.n)))
+	}
+	m, err := middleware.NewSelect(rt, middleware.Options{})
+	require.NoError(t, err)
+	return m
+}
+
+// thrice sends method path to h three times from one client and returns
+// the codes.
+func thrice(h http.Handler, method, path string) []int {
+	var codes []int
+	for range 3 {
+		codes = append(codes, from(h, method, path, "192.0.2.1:1"))
+	}
+	return codes
 }
