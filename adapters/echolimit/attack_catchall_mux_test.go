@@ -5,10 +5,8 @@ import (
 	"testing"
 
 	"github.com/floodgate-go/floodgate/adapters/echolimit"
-	"github.com/floodgate-go/floodgate/middleware"
 	"github.com/labstack/echo/v4"
 	"github.com/stretchr/testify/assert"
-	"github.com/stretchr/testify/require"
 )
 
 // echo serves "POST /api/lo%67in" (routed as it comes) and a PUT to
@@ -23,20 +21,13 @@ func TestAttackCatchAllInServeMuxSyntaxKeepsItsLimit(t *testing.T) {
 		{http.MethodPut, "/api/login"},
 		{http.MethodPost, "/api/lo%67in"},
 	} {
-		rt := middleware.NewRoutes(nil)
-		require.NoError(t, rt.Add("/api/", fixed(t, 1)))
-		require.NoError(t, rt.Add("POST /api/login", fixed(t, 1000)))
-		m, err := middleware.NewSelect(rt, middleware.Options{})
-		require.NoError(t, err)
+		m := selectOn(t, quota{"/api/", 1}, quota{"POST /api/login", 1000})
 		hits := 0
 		e := echo.New()
 		e.Use(echolimit.Limit(m))
 		e.Any("/api/*", func(echo.Context) error { hits++; return nil })
 		e.POST("/api/login", ok)
-		var codes []int
-		for range 3 {
-			codes = append(codes, from(e, c.method, c.path, "192.0.2.1:1"))
-		}
+		codes := thrice(e, c.method, c.path)
 		assert.Equal(t, []int{200, 429, 429}, codes, c.method+" "+c.path)
 		assert.Equal(t, 1, hits, c.method+" "+c.path)
 	}

@@ -5,10 +5,8 @@ import (
 	"testing"
 
 	"github.com/floodgate-go/floodgate/adapters/echolimit"
-	"github.com/floodgate-go/floodgate/middleware"
 	"github.com/labstack/echo/v4"
 	"github.com/stretchr/testify/assert"
-	"github.com/stretchr/testify/require"
 )
 
 // Limit mounted with e.Pre finds the route echo will serve a request by,
@@ -24,20 +22,13 @@ func TestAttackPreMountLimitsTheRouteEchoServes(t *testing.T) {
 		{"/users/:id", "/users/5/x"},
 		{"/admin/*", "/admin/./public"},
 	} {
-		rt := middleware.NewRoutes(nil)
-		require.NoError(t, rt.Add("GET "+c.route, fixed(t, 1)))
-		require.NoError(t, rt.Add("GET /admin/public", fixed(t, 1000)))
-		m, err := middleware.NewSelect(rt, middleware.Options{})
-		require.NoError(t, err)
+		m := selectOn(t, quota{"GET " + c.route, 1}, quota{"GET /admin/public", 1000})
 		hits := 0
 		e := echo.New()
 		e.Pre(echolimit.Limit(m))
 		e.GET(c.route, func(echo.Context) error { hits++; return nil })
 		e.GET("/admin/public", ok)
-		var codes []int
-		for range 3 {
-			codes = append(codes, from(e, http.MethodGet, c.path, "192.0.2.1:1"))
-		}
+		codes := thrice(e, http.MethodGet, c.path)
 		assert.Equal(t, []int{200, 429, 429}, codes, c.path)
 		assert.Equal(t, 1, hits, c.path)
 	}

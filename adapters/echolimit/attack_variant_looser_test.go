@@ -5,10 +5,8 @@ import (
 	"testing"
 
 	"github.com/floodgate-go/floodgate/adapters/echolimit"
-	"github.com/floodgate-go/floodgate/middleware"
 	"github.com/labstack/echo/v4"
 	"github.com/stretchr/testify/assert"
-	"github.com/stretchr/testify/require"
 )
 
 // echo serves "/admin/x/%2E%2E/public", "/admin/PUBLIC" and
@@ -19,20 +17,13 @@ import (
 // template's: 1.
 func TestAttackVariantLooserThanTheCatchAll(t *testing.T) {
 	for _, path := range []string{"/admin/x/%2E%2E/public", "/admin/PUBLIC", "/admin/public/"} {
-		rt := middleware.NewRoutes(nil)
-		require.NoError(t, rt.Add("/admin/", fixed(t, 1)))
-		require.NoError(t, rt.Add("/admin/public", fixed(t, 1000)))
-		m, err := middleware.NewSelect(rt, middleware.Options{})
-		require.NoError(t, err)
+		m := selectOn(t, quota{"/admin/", 1}, quota{"/admin/public", 1000})
 		hits := 0
 		e := echo.New()
 		e.Use(echolimit.Limit(m))
 		e.GET("/admin/*", func(echo.Context) error { hits++; return nil })
 		e.GET("/admin/public", ok)
-		var codes []int
-		for range 3 {
-			codes = append(codes, from(e, http.MethodGet, path, "192.0.2.1:1"))
-		}
+		codes := thrice(e, http.MethodGet, path)
 		assert.Equal(t, []int{200, 429, 429}, codes, path)
 		assert.Equal(t, 1, hits, path)
 	}

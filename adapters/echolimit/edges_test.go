@@ -145,3 +145,32 @@ func fixed(t testing.TB, n int64) *core.Limiter {
 	require.NoError(t, err)
 	return l
 }
+
+// quota is a route pattern and the requests an hour its limit admits.
+type quota struct {
+	pattern string
+	n       int64
+}
+
+// selectOn returns a Select middleware over the routes of qs, added in
+// the order given, each limited by fixed to its quota.
+func selectOn(t testing.TB, qs ...quota) *middleware.Middleware {
+	t.Helper()
+	rt := middleware.NewRoutes(nil)
+	for _, q := range qs {
+		require.NoError(t, rt.Add(q.pattern, fixed(t, q.n)))
+	}
+	m, err := middleware.NewSelect(rt, middleware.Options{})
+	require.NoError(t, err)
+	return m
+}
+
+// thrice sends method path to h three times from one client and returns
+// the codes.
+func thrice(h http.Handler, method, path string) []int {
+	var codes []int
+	for range 3 {
+		codes = append(codes, from(h, method, path, "192.0.2.1:1"))
+	}
+	return codes
+}
