@@ -5,7 +5,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/floodgate-go/floodgate/core"
 	"github.com/floodgate-go/floodgate/core/coretest"
 	"github.com/floodgate-go/floodgate/middleware"
 	"github.com/floodgate-go/floodgate/middleware/login"
@@ -22,16 +21,8 @@ import (
 func TestAttackThrottledBehindARefundingLimitWaitsForNone(t *testing.T) {
 	t.Parallel()
 	clk := coretest.NewClock(t0)
-	l, err := core.NewLimiter(core.MustPolicy("global", core.Limit{Name: "global",
-		Algorithm: core.GCRA{Rate: core.Per(1000, 24*time.Hour), Burst: 7}}), core.WithClock(clk))
-	require.NoError(t, err)
-	m, err := middleware.New(l, middleware.Options{CountIf: func(s int) bool { return s != http.StatusTooManyRequests }})
-	require.NoError(t, err)
-	h := m.Handler(newGuard(t, clk, login.Options{}).Handler(&app{}))
-	for i := 1; i <= 6; i++ {
-		require.Equal(t, http.StatusUnauthorized, serve(h, formRequest("alice", "bad", "192.0.2.1:1")).Code, "attempt %d", i)
-	}
-	rec := serve(h, formRequest("alice", "bad", "192.0.2.1:1"))
+	h := guardBehindBurstOf7(t, clk, middleware.Options{CountIf: func(s int) bool { return s != http.StatusTooManyRequests }}, login.Options{})
+	rec := seventhAttempt(t, h, http.StatusUnauthorized)
 	require.Equal(t, http.StatusTooManyRequests, rec.Code)
 	assert.Equal(t, "1", rec.Header().Get("Retry-After"), "the guard's wait: the rate limit's unit is given back")
 	clk.Advance(time.Second)

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"net/http"
 	"testing"
-	"time"
 
 	"github.com/floodgate-go/floodgate/core"
 	"github.com/floodgate-go/floodgate/core/coretest"
@@ -36,19 +35,10 @@ func (downTable) Do(context.Context, store.Request) (store.Decision, error) {
 // throttled attempt's answer, refuses until 87 s.
 func TestAttackUnavailableBehindAnExhaustedLimitWaitsForItsNextAdmission(t *testing.T) {
 	t.Parallel()
-	clk := coretest.NewClock(t0)
-	l, err := core.NewLimiter(core.MustPolicy("global", core.Limit{Name: "global",
-		Algorithm: core.GCRA{Rate: core.Per(1000, 24*time.Hour), Burst: 7}}), core.WithClock(clk))
-	require.NoError(t, err)
 	hdr, err := headers.New(headers.Options{Omit: headers.XRateLimit | headers.IETF})
 	require.NoError(t, err)
-	m, err := middleware.New(l, middleware.Options{Headers: hdr})
-	require.NoError(t, err)
-	h := m.Handler(newGuard(t, clk, login.Options{Store: downStore{}}).Handler(&app{}))
-	for i := 1; i <= 6; i++ {
-		require.Equal(t, http.StatusServiceUnavailable, serve(h, formRequest("alice", "bad", "192.0.2.1:1")).Code, "attempt %d", i)
-	}
-	rec := serve(h, formRequest("alice", "bad", "192.0.2.1:1"))
+	h := guardBehindBurstOf7(t, coretest.NewClock(t0), middleware.Options{Headers: hdr}, login.Options{Store: downStore{}})
+	rec := seventhAttempt(t, h, http.StatusServiceUnavailable)
 	require.Equal(t, http.StatusServiceUnavailable, rec.Code)
 	assert.Equal(t, "87", rec.Header().Get("Retry-After"))
 }
