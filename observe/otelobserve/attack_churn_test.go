@@ -9,7 +9,6 @@ import (
 	"github.com/floodgate-go/floodgate/observe/otelobserve"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
 	"go.opentelemetry.io/otel/sdk/metric/metricdata"
 )
 
@@ -24,11 +23,7 @@ import (
 // "(other)": 8 names and the overflow, 18 points.
 func TestAttackTenantChurnBoundsPolicyAttributes(t *testing.T) {
 	t.Parallel()
-	reader := sdkmetric.NewManualReader()
-	mp := sdkmetric.NewMeterProvider(sdkmetric.WithReader(reader))
-	t.Cleanup(func() { _ = mp.Shutdown(context.Background()) })
-	o, err := otelobserve.New(otelobserve.Options{MeterProvider: mp, MaxPolicies: 8})
-	require.NoError(t, err)
+	o, reader, mp := observerWith(t, otelobserve.Options{MaxPolicies: 8})
 	observetest.ChurnTenants(t, o, 40)
 
 	m := collect(t, reader)["floodgate.rate_limiting.requests"]
@@ -49,7 +44,7 @@ func TestAttackTenantChurnBoundsPolicyAttributes(t *testing.T) {
 	assert.Equal(t, int64(32), points["limit="+otelobserve.Other+",policy="+otelobserve.Other+",result=acquired,source=store,store=memory"])
 	assert.Equal(t, int64(32), points["limit="+otelobserve.Other+",policy="+otelobserve.Other+",result=rejected,source=store,store=memory"])
 
-	_, err = otelobserve.New(otelobserve.Options{MeterProvider: mp, MaxPolicies: -1})
+	_, err := otelobserve.New(otelobserve.Options{MeterProvider: mp, MaxPolicies: -1})
 	require.ErrorIs(t, err, core.ErrInvalidConfig)
 }
 
@@ -59,11 +54,7 @@ func TestAttackTenantChurnBoundsPolicyAttributes(t *testing.T) {
 // are bounded apart, and "login" keeps its value.
 func TestAttackTenantFloodCannotHideOwnPolicies(t *testing.T) {
 	t.Parallel()
-	reader := sdkmetric.NewManualReader()
-	mp := sdkmetric.NewMeterProvider(sdkmetric.WithReader(reader))
-	t.Cleanup(func() { _ = mp.Shutdown(context.Background()) })
-	o, err := otelobserve.New(otelobserve.Options{MeterProvider: mp, MaxPolicies: 8})
-	require.NoError(t, err)
+	o, reader, _ := observerWith(t, otelobserve.Options{MaxPolicies: 8})
 	observetest.ChurnTenants(t, o, 40)
 	o.Decided(context.Background(), core.Decision{Policy: "login", LimitName: "hour", Store: "memory"})
 	sum, ok := collect(t, reader)["floodgate.rate_limiting.requests"].Data.(metricdata.Sum[int64])
@@ -85,11 +76,7 @@ func TestAttackTenantFloodCannotHideOwnPolicies(t *testing.T) {
 // more admit it; later tables are summed as "(other)".
 func TestAttackTenantChurnBoundsMemoryAttributes(t *testing.T) {
 	t.Parallel()
-	reader := sdkmetric.NewManualReader()
-	mp := sdkmetric.NewMeterProvider(sdkmetric.WithReader(reader))
-	t.Cleanup(func() { _ = mp.Shutdown(context.Background()) })
-	o, err := otelobserve.New(otelobserve.Options{MeterProvider: mp, MaxPolicies: 8})
-	require.NoError(t, err)
+	o, reader, _ := observerWith(t, otelobserve.Options{MaxPolicies: 8})
 	ms, err := core.NewMemoryStore(core.MemoryOptions{MaxKeys: 64, Shards: 1})
 	require.NoError(t, err)
 	o.WatchMemory(ms)

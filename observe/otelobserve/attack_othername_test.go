@@ -9,7 +9,6 @@ import (
 	"github.com/floodgate-go/floodgate/observe/otelobserve"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
 	"go.opentelemetry.io/otel/sdk/metric/metricdata"
 )
 
@@ -22,12 +21,8 @@ import (
 // both its policy and limit Other.
 func TestAttackTenantNamedOtherIsBounded(t *testing.T) {
 	t.Parallel()
-	reader := sdkmetric.NewManualReader()
-	mp := sdkmetric.NewMeterProvider(sdkmetric.WithReader(reader))
-	t.Cleanup(func() { _ = mp.Shutdown(context.Background()) })
 	const maxSets = 3
-	o, err := otelobserve.New(otelobserve.Options{MeterProvider: mp, MaxPolicies: 2, MaxOverrideSets: maxSets})
-	require.NoError(t, err)
+	o, reader, _ := observerWith(t, otelobserve.Options{MaxPolicies: 2, MaxOverrideSets: maxSets})
 	ctx := context.Background()
 	for i := range 2 * core.MaxLimits {
 		o.Decided(ctx, core.Decision{Policy: otelobserve.Other, LimitName: fmt.Sprint("l", i), Store: "memory", Override: true})

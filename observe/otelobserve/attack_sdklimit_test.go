@@ -9,7 +9,6 @@ import (
 	"github.com/floodgate-go/floodgate/observe/otelobserve"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
 	"go.opentelemetry.io/otel/sdk/metric/metricdata"
 )
 
@@ -24,11 +23,7 @@ import (
 // "(other)".
 func TestAttackTenantSetsCannotFillSDKLimit(t *testing.T) {
 	t.Parallel()
-	reader := sdkmetric.NewManualReader()
-	mp := sdkmetric.NewMeterProvider(sdkmetric.WithReader(reader))
-	t.Cleanup(func() { _ = mp.Shutdown(context.Background()) })
-	o, err := otelobserve.New(otelobserve.Options{MeterProvider: mp})
-	require.NoError(t, err)
+	o, reader, mp := observerWith(t, otelobserve.Options{})
 	ctx := context.Background()
 	for i := range otelobserve.DefaultMaxPolicies {
 		for _, limit := range []string{"minute", "day"} {
@@ -54,6 +49,6 @@ func TestAttackTenantSetsCannotFillSDKLimit(t *testing.T) {
 	assert.LessOrEqual(t, len(sum.DataPoints), otelobserve.DefaultMaxOverrideSets+3)
 	assert.Equal(t, int64(2*2*otelobserve.DefaultMaxPolicies-otelobserve.DefaultMaxOverrideSets), other, "the later sets' decisions, counted")
 
-	_, err = otelobserve.New(otelobserve.Options{MeterProvider: mp, MaxOverrideSets: -1})
+	_, err := otelobserve.New(otelobserve.Options{MeterProvider: mp, MaxOverrideSets: -1})
 	require.ErrorIs(t, err, core.ErrInvalidConfig)
 }

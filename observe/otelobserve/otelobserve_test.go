@@ -25,12 +25,22 @@ import (
 // newObserver returns an Observer recording into a manual reader.
 func newObserver(t *testing.T) (*otelobserve.Observer, *sdkmetric.ManualReader) {
 	t.Helper()
+	o, reader, _ := observerWith(t, otelobserve.Options{Buckets: []float64{.001, .01, .1}})
+	return o, reader
+}
+
+// observerWith returns an Observer of opts recording into a manual reader
+// on a meter provider of its own, shut down when the test ends, and that
+// provider.
+func observerWith(t *testing.T, opts otelobserve.Options) (*otelobserve.Observer, *sdkmetric.ManualReader, *sdkmetric.MeterProvider) {
+	t.Helper()
 	reader := sdkmetric.NewManualReader()
 	mp := sdkmetric.NewMeterProvider(sdkmetric.WithReader(reader))
 	t.Cleanup(func() { _ = mp.Shutdown(context.Background()) })
-	o, err := otelobserve.New(otelobserve.Options{MeterProvider: mp, Buckets: []float64{.001, .01, .1}})
+	opts.MeterProvider = mp
+	o, err := otelobserve.New(opts)
 	require.NoError(t, err)
-	return o, reader
+	return o, reader, mp
 }
 
 // collect reads every metric: name → its data, checking the scope.
