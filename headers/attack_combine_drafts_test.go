@@ -24,10 +24,7 @@ import (
 func TestAttackCombineListsALimitHeldInAnotherDraft(t *testing.T) {
 	t.Parallel()
 	clk := coretest.NewClock(t0)
-	mk := func(name string, quota int64) *core.Limiter {
-		return newLimiter(t, clk, core.Limit{Name: name, Algorithm: core.FixedWindow{Quota: quota, Window: 60e9}})
-	}
-	g, r := takeN(t, mk("global", 3), 3), takeN(t, mk("route", 100), 3)
+	g, r := thirdTake(t, clk, "global", 3), thirdTake(t, clk, "route", 100)
 	for _, d := range []headers.Draft{headers.DraftIETF6, headers.DraftIETF7} {
 		h := http.Header{}
 		newWriter(t, headers.Options{Draft: d, Omit: headers.XRateLimit}).Write(h, &g)
@@ -52,10 +49,7 @@ func TestAttackCombineListsALimitHeldInAnotherDraft(t *testing.T) {
 func TestAttackCombineListsAHeldLimitOnce(t *testing.T) {
 	t.Parallel()
 	clk := coretest.NewClock(t0)
-	mk := func(name string, quota int64) *core.Limiter {
-		return newLimiter(t, clk, core.Limit{Name: name, Algorithm: core.FixedWindow{Quota: quota, Window: 60e9}})
-	}
-	g, m, r := takeN(t, mk("global", 3), 3), takeN(t, mk("group", 50), 3), takeN(t, mk("route", 100), 3)
+	g, m, r := thirdTake(t, clk, "global", 3), thirdTake(t, clk, "group", 50), thirdTake(t, clk, "route", 100)
 	h := http.Header{}
 	newWriter(t, headers.Options{Draft: headers.DraftIETF6, Omit: headers.XRateLimit}).Write(h, &g)
 	newWriter(t, headers.Options{}).Combine(h, &m)
@@ -63,4 +57,11 @@ func TestAttackCombineListsAHeldLimitOnce(t *testing.T) {
 	newWriter(t, headers.Options{}).Combine(h, &r)
 	assert.Equal(t, []string{`"%held";r=0;t=55, "group";r=47;t=55, "route";r=97;t=55`}, h.Values("RateLimit"))
 	assert.Equal(t, []string{`"%held";q=3;w=60, "group";q=50;w=60, "route";q=100;w=60`}, h.Values("RateLimit-Policy"))
+}
+
+// thirdTake returns the result of the third request taken from a limiter
+// on clk whose one limit, name, admits quota a minute.
+func thirdTake(t *testing.T, clk core.Clock, name string, quota int64) core.Result {
+	t.Helper()
+	return takeN(t, newLimiter(t, clk, core.Limit{Name: name, Algorithm: core.FixedWindow{Quota: quota, Window: 60e9}}), 3)
 }

@@ -4,7 +4,6 @@ import (
 	"net/http"
 	"testing"
 
-	"github.com/floodgate-go/floodgate/core"
 	"github.com/floodgate-go/floodgate/core/coretest"
 	"github.com/floodgate-go/floodgate/headers"
 	"github.com/floodgate-go/floodgate/internal/sftest"
@@ -21,10 +20,7 @@ import (
 func TestAttackCombineHeldItemNamesNoLimit(t *testing.T) {
 	t.Parallel()
 	clk := coretest.NewClock(t0)
-	mk := func(name string, quota int64) *core.Limiter {
-		return newLimiter(t, clk, core.Limit{Name: name, Algorithm: core.FixedWindow{Quota: quota, Window: 60e9}})
-	}
-	g, r := takeN(t, mk("global", 3), 3), takeN(t, mk("held", 100), 3)
+	g, r := thirdTake(t, clk, "global", 3), thirdTake(t, clk, "held", 100)
 	h := http.Header{}
 	newWriter(t, headers.Options{Draft: headers.DraftIETF6, Omit: headers.XRateLimit}).Write(h, &g)
 	newWriter(t, headers.Options{}).Combine(h, &r)
@@ -33,7 +29,7 @@ func TestAttackCombineHeldItemNamesNoLimit(t *testing.T) {
 	assert.Len(t, rl, 2, h.Get("RateLimit"))
 	assert.Equal(t, []string{`"%held";r=0;t=55, "held";r=97;t=55`}, h.Values("RateLimit"))
 	assert.Equal(t, []string{`"%held";q=3;w=60, "held";q=100;w=60`}, h.Values("RateLimit-Policy"))
-	r2 := takeN(t, mk("%held", 100), 3)
+	r2 := thirdTake(t, clk, "%held", 100)
 	newWriter(t, headers.Options{}).Combine(h, &r2)
 	assert.Equal(t, []string{`"%held";r=0;t=55, "held";r=97;t=55, "%25held";r=97;t=55`}, h.Values("RateLimit"),
 		"a limit named %held is written apart")
