@@ -103,12 +103,7 @@ func TestAttackTenantFloodCannotHideOwnPolicies(t *testing.T) {
 // it; later tables are summed as "(other)".
 func TestAttackTenantChurnBoundsMemorySeries(t *testing.T) {
 	t.Parallel()
-	reg := prometheus.NewRegistry()
-	obs, err := promobserve.New(reg, promobserve.Options{MaxPolicies: 8})
-	require.NoError(t, err)
-	ms, err := core.NewMemoryStore(core.MemoryOptions{MaxKeys: 64, Shards: 1})
-	require.NoError(t, err)
-	obs.WatchMemory(ms)
+	reg, obs, ms := watchedStore(t, promobserve.Options{MaxPolicies: 8}, 64)
 	seen := map[string]bool{}
 	observetest.ChurnTenantsEach(t, obs, 40, func() {
 		fams, err := reg.Gather()

@@ -24,22 +24,11 @@ import (
 // and a hash of the whole, so that two long names stay apart.
 func TestAttackLongPolicyNameClipped(t *testing.T) {
 	t.Parallel()
-	reg := prometheus.NewRegistry()
-	obs, err := promobserve.New(reg, promobserve.Options{})
-	require.NoError(t, err)
-	ms, err := core.NewMemoryStore(core.MemoryOptions{MaxKeys: 16, Shards: 1})
-	require.NoError(t, err)
-	obs.WatchMemory(ms)
-	ctx := context.Background()
+	reg, obs, ms := watchedStore(t, promobserve.Options{}, 16)
 	var lims []*core.Limiter
 	for _, c := range []string{"a", "b"} {
 		long := "tenant-" + strings.Repeat(c, 64<<10)
-		l, err := core.NewLimiter(core.MustPolicy(long, core.Limit{Name: strings.Repeat("é", 1000), Algorithm: core.FixedWindow{Quota: 1, Window: time.Hour}}),
-			core.WithStore(ms), core.WithClock(coretest.NewClock(coretest.T0)), core.WithObserver(obs))
-		require.NoError(t, err)
-		_, err = l.Allow(ctx, "k")
-		require.NoError(t, err)
-		lims = append(lims, l)
+		lims = append(lims, decideOnce(t, core.MustPolicy(long, core.Limit{Name: strings.Repeat("é", 1000), Algorithm: core.FixedWindow{Quota: 1, Window: time.Hour}}), ms, obs))
 	}
 	fams, err := reg.Gather()
 	require.NoError(t, err)
@@ -67,23 +56,13 @@ func TestAttackLongPolicyNameClipped(t *testing.T) {
 // the registry would fail the whole scrape.
 func TestLongPolicyNameAndItsLabelOneMemorySeries(t *testing.T) {
 	t.Parallel()
-	reg := prometheus.NewRegistry()
-	obs, err := promobserve.New(reg, promobserve.Options{})
-	require.NoError(t, err)
-	ms, err := core.NewMemoryStore(core.MemoryOptions{MaxKeys: 16, Shards: 1})
-	require.NoError(t, err)
-	obs.WatchMemory(ms)
+	reg, obs, ms := watchedStore(t, promobserve.Options{}, 16)
 	long := strings.Repeat("t", 1000)
 	var lims []*core.Limiter
 	for _, name := range []string{long, labelOf(t, long)} {
-		l, err := core.NewLimiter(core.MustPolicy(name, core.Limit{Algorithm: core.FixedWindow{Quota: 1, Window: time.Hour}}),
-			core.WithStore(ms), core.WithClock(coretest.NewClock(coretest.T0)), core.WithObserver(obs))
-		require.NoError(t, err)
-		_, err = l.Allow(context.Background(), "k")
-		require.NoError(t, err)
-		lims = append(lims, l)
+		lims = append(lims, decideOnce(t, core.MustPolicy(name, core.Limit{Algorithm: core.FixedWindow{Quota: 1, Window: time.Hour}}), ms, obs))
 	}
-	_, err = reg.Gather()
+	_, err := reg.Gather()
 	require.NoError(t, err, "no duplicate metric")
 	assert.Equal(t, map[string]float64{"policy=" + labelOf(t, long): 2}, values(scrape(t, reg), "floodgate_memory_keys"))
 	assert.Len(t, lims, 2)
@@ -133,4 +112,28 @@ func TestLongPolicyNamesDecideWithoutAllocating(t *testing.T) {
 	obs.Decided(ctx, out) // beyond MaxPolicies
 	assert.Zero(t, testing.AllocsPerRun(20, func() { obs.Decided(ctx, in) }), "admitted")
 	assert.Zero(t, testing.AllocsPerRun(20, func() { obs.Decided(ctx, out) }), "beyond MaxPolicies")
+}
+
+// watchedStore returns a registry, an Observer of opts registered on it,
+// and a memory store of maxKeys keys in one shard the Observer watches.
+func watchedStore(t *testing.T, opts promobserve.Options, maxKeys int) (*prometheus.Registry, *promobserve.Observer, *core.MemoryStore) {
+	t.Helper()
+	reg := prometheus.NewRegistry()
+	obs, err := promobserve.New(reg, opts)
+	require.NoError(t, err)
+	ms, err := core.NewMemoryStore(core.MemoryOptions{MaxKeys: maxKeys, Shards: 1})
+	require.NoError(t, err)
+	obs.WatchMemory(ms)
+	return reg, obs, ms
+}
+
+// decideOnce returns a limiter of p on ms, observed by obs, after one
+// decision for the key "k".
+func decideOnce(t *testing.T, p *core.Policy, ms *core.MemoryStore, obs *promobserve.Observer) *core.Limiter {
+	t.Helper()
+	l, err := core.NewLimiter(p, core.WithStore(ms), core.WithClock(coretest.NewClock(coretest.T0)), core.WithObserver(obs))
+	require.NoError(t, err)
+	_, err = l.Allow(context.Background(), "k")
+	require.NoError(t, err)
+	return l
 }
