@@ -16,12 +16,7 @@ import (
 // application) and stay in the table.
 func TestMountsReadOnceForFindsPatterns(t *testing.T) {
 	t.Parallel()
-	r := chi.NewRouter()
-	h := func(http.ResponseWriter, *http.Request) {}
-	for i := range 40 {
-		r.Get("/r"+strconv.Itoa(i), h)
-	}
-	r.Route("/api", func(s chi.Router) { s.Post("/*", h) })
+	r := fortyRoutesAndAMount()
 	var ms mounts
 	st := stubs{ms: &ms, root: r, t: routemethods.New(func() []routemethods.Route { return walk(r) })}
 	rctx := chi.NewRouteContext()
@@ -44,12 +39,7 @@ func TestMountsReadOnceForFindsPatterns(t *testing.T) {
 // each route of the application at its first request).
 func TestMountsReadOnceForListedRoutes(t *testing.T) {
 	t.Parallel()
-	r := chi.NewRouter()
-	h := func(http.ResponseWriter, *http.Request) {}
-	for i := range 40 {
-		r.Get("/r"+strconv.Itoa(i), h)
-	}
-	r.Route("/api", func(s chi.Router) { s.Post("/*", h) })
+	r := fortyRoutesAndAMount()
 	var ms mounts
 	tab := routemethods.New(func() []routemethods.Route { return walk(r) })
 	for i := range 40 {
@@ -64,4 +54,16 @@ func TestMountsReadOnceForListedRoutes(t *testing.T) {
 	all := ms.all.Load()
 	require.NotNil(t, all)
 	assert.LessOrEqual(t, len((*all)[chi.Routes(r)].byKey), 3)
+}
+
+// fortyRoutesAndAMount returns a router of the routes "GET /r0" to
+// "GET /r39" and a sub-router mounted at "/api" serving "POST /api/*".
+func fortyRoutesAndAMount() *chi.Mux {
+	r := chi.NewRouter()
+	h := func(http.ResponseWriter, *http.Request) {}
+	for i := range 40 {
+		r.Get("/r"+strconv.Itoa(i), h)
+	}
+	r.Route("/api", func(s chi.Router) { s.Post("/*", h) })
+	return r
 }
