@@ -15,7 +15,7 @@ func leaky(t *testing.T) *core.Limiter {
 	t.Helper()
 	p, err := core.Single("shaped", core.LeakyBucket{Rate: core.PerSecond(1), Capacity: 10})
 	require.NoError(t, err)
-	l, err := core.NewLimiter(p, core.WithClock(coretest.NewClock(time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC))))
+	l, err := core.NewLimiter(p, core.WithClock(coretest.NewClock(instant().Add(5*time.Second))))
 	require.NoError(t, err)
 	return l
 }

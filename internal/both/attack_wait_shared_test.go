@@ -25,7 +25,6 @@ import (
 func TestAttackPairHintedDenialWaitsForItsOwnParts(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	at := time.Date(2026, 1, 2, 3, 4, 0, 0, time.UTC)
 	fixed := func(clk *coretest.Clock, quota int64, w time.Duration) *core.Limiter {
 		l, err := core.NewLimiter(core.MustPolicy("p", core.Limit{Name: "p",
 			Algorithm: core.FixedWindow{Quota: quota, Window: w}}), core.WithClock(clk))
@@ -43,7 +42,7 @@ func TestAttackPairHintedDenialWaitsForItsOwnParts(t *testing.T) {
 	}
 	t.Run("a Pair of other parts", func(t *testing.T) {
 		t.Parallel()
-		clk := coretest.NewClock(at)
+		clk := coretest.NewClock(instant())
 		a, b, c := fixed(clk, 1, 10*time.Second), fixed(clk, 1, time.Minute), fixed(clk, 100, time.Minute)
 		res, err := pair(t, a, "a", b, "b").AllowN(ctx, "k", 1)
 		require.NoError(t, err)
@@ -53,7 +52,7 @@ func TestAttackPairHintedDenialWaitsForItsOwnParts(t *testing.T) {
 	})
 	t.Run("another cost", func(t *testing.T) {
 		t.Parallel()
-		clk := coretest.NewClock(at)
+		clk := coretest.NewClock(instant())
 		a, b := fixed(clk, 5, 10*time.Second), fixed(clk, 2, time.Minute)
 		_, err := a.AllowN(ctx, "1:ak", 5)
 		require.NoError(t, err)
@@ -64,7 +63,7 @@ func TestAttackPairHintedDenialWaitsForItsOwnParts(t *testing.T) {
 	})
 	t.Run("alternating Pairs each peek once", func(t *testing.T) {
 		t.Parallel()
-		clk := coretest.NewClock(at)
+		clk := coretest.NewClock(instant())
 		a := fixed(clk, 1, time.Minute)
 		b, c := &peekCounter{Limiter: fixed(clk, 100, time.Hour)}, &peekCounter{Limiter: fixed(clk, 100, time.Hour)}
 		_, err := a.AllowN(ctx, "1:ak", 1)
@@ -114,7 +113,7 @@ func (t blipTable) Do(ctx context.Context, req store.Request) (store.Decision, e
 func TestAttackPairKeepsNoWaitTheFailureModeTold(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	clk := coretest.NewClock(time.Date(2026, 1, 2, 3, 4, 0, 0, time.UTC))
+	clk := coretest.NewClock(instant())
 	a, err := core.NewLimiter(core.MustPolicy("p", core.Limit{Name: "p",
 		Algorithm: core.FixedWindow{Quota: 1, Window: 10 * time.Second}}), core.WithClock(clk))
 	require.NoError(t, err)

@@ -22,7 +22,7 @@ import (
 func TestAttackPairKeptWaitGoesStale(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	clk := coretest.NewClock(time.Date(2026, 1, 2, 3, 4, 0, 0, time.UTC))
+	clk := coretest.NewClock(instant())
 	a := oneInWindow(t, clk, time.Minute)
 	b, err := core.NewLimiter(core.MustPolicy("p", core.Limit{Name: "p",
 		Algorithm: core.FixedWindow{Quota: 100, Window: time.Hour}}), core.WithClock(clk))

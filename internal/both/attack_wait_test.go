@@ -21,7 +21,7 @@ import (
 func TestAttackPairDenialWaitsForEveryPart(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	clk := coretest.NewClock(time.Date(2026, 1, 2, 3, 4, 0, 0, time.UTC))
+	clk := coretest.NewClock(instant())
 	lim := func(w time.Duration) *core.Limiter { return oneInWindow(t, clk, w) }
 	short, long := lim(10*time.Second), lim(time.Minute)
 	res, err := pair(t, short, "a", long, "b").AllowN(ctx, "k", 1)
@@ -59,7 +59,7 @@ func (c *peekCounter) Peek(ctx context.Context, key string, cost int64) (core.Re
 func TestAttackPairDenialFloodPeeksOnce(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	clk := coretest.NewClock(time.Date(2026, 1, 2, 3, 4, 0, 0, time.UTC))
+	clk := coretest.NewClock(instant())
 	lim := func(w time.Duration) *core.Limiter { return oneInWindow(t, clk, w) }
 	spent, other := lim(time.Minute), &peekCounter{Limiter: lim(time.Hour)}
 	_, err := spent.AllowN(ctx, "1:ak", 1)
@@ -78,7 +78,7 @@ func TestAttackPairDenialFloodPeeksOnce(t *testing.T) {
 func TestPairPeekWaitsForEveryPart(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	clk := coretest.NewClock(time.Date(2026, 1, 2, 3, 4, 0, 0, time.UTC))
+	clk := coretest.NewClock(instant())
 	lim := func(w time.Duration) *core.Limiter { return oneInWindow(t, clk, w) }
 	p := pair(t, lim(10*time.Second), "a", lim(time.Minute), "b")
 	res, err := p.Peek(ctx, "k", 1)

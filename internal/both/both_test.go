@@ -3,6 +3,7 @@ package both_test
 import (
 	"context"
 	"errors"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -13,11 +14,28 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
+// instant returns an instant for a test's clock, an hour after the one
+// the call before returned (the same minute and second of the hour, so
+// windows of a second, a minute or an hour start alike). The denial hints
+// and the waits kept beside them are the process's, identified by the
+// parts' addresses and read for a second after the instant they were
+// kept at: a Limiter of a test that has ended, collected, may give its
+// address to one of another test (or of the next run under -count), and
+// on one shared instant that test read the first's wait as its own
+// (TestAttackPairHintedDenialWaitsForItsOwnParts told 1m0s where its own
+// parts wait 10 s, one run in three). Instants an hour apart keep each
+// test's waits its own.
+func instant() time.Time {
+	return time.Date(2026, 1, 2, 3, 4, 0, 0, time.UTC).Add(time.Duration(instants.Add(1)) * time.Hour)
+}
+
+var instants atomic.Int64
+
 func fixed(t *testing.T, n int64) *core.Limiter {
 	t.Helper()
 	p, err := core.Single("p", core.FixedWindow{Quota: n, Window: time.Hour})
 	require.NoError(t, err)
-	l, err := core.NewLimiter(p, core.WithClock(coretest.NewClock(time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC))))
+	l, err := core.NewLimiter(p, core.WithClock(coretest.NewClock(instant().Add(5*time.Second))))
 	require.NoError(t, err)
 	return l
 }
