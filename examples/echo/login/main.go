@@ -1,15 +1,18 @@
 // Command login throttles password guessing on an echo server: only failed
 // logins count, per account (5 free failures an hour, then lockouts from
 // 1 s doubling up to an hour) and per client network (100), the defaults
-// of package login.
+// of package login; a successful login sets a device cookie, on which the
+// account's owner still gets in while an attacker keeps it locked.
 //
 //	go run ./login   (in examples/echo)
 //	curl -i -d username=alice -d password=guess 127.0.0.1:8080/login
 package main
 
 import (
+	"crypto/rand"
 	"log"
 	"net/http"
+	"os"
 
 	"github.com/floodgate-go/floodgate/adapters/echolimit"
 	"github.com/floodgate-go/floodgate/middleware/login"
@@ -17,7 +20,24 @@ import (
 )
 
 func main() {
-	log.Fatal(newServer(login.Options{}).Start("127.0.0.1:8080"))
+	log.Fatal(newServer(options()).Start("127.0.0.1:8080"))
+}
+
+// options are the guard's options as deployed: device cookies on, so
+// that an attacker who locks alice's account does not lock her out of
+// the devices she logged in from. The zero login.Options issue none:
+// anyone may then keep any account locked for everyone. The cookies'
+// HMAC secret comes from FLOODGATE_DEVICE_SECRET (at least 32 bytes, the
+// same on every instance), else a random one, which forgets the devices
+// on restart. The cookies are Secure: serve the login over TLS (browsers
+// and curl send them back to http://localhost too).
+func options() login.Options {
+	secret := []byte(os.Getenv("FLOODGATE_DEVICE_SECRET"))
+	if len(secret) == 0 {
+		secret = make([]byte, login.MinDeviceSecret)
+		_, _ = rand.Read(secret) // crypto/rand.Read never fails
+	}
+	return login.Options{Devices: &login.DeviceOptions{Secret: secret}}
 }
 
 // newServer is the application; opts are the guard's (tests pass a clock).
