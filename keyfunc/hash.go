@@ -50,9 +50,12 @@ const (
 //
 // The client writes the header: every new value is a new key, with a
 // budget of its own. Key by Header only where the value is checked (an API
-// key the service issued, verified before or by the limited handler), or
-// join it with a key the client cannot choose ([Join] with a [ClientIP]
-// Func); to limit callers who present no valid key, key those by client IP.
+// key the service issued, verified before the limit, so that a request
+// with a made-up key never reaches this limit), and key the requests
+// without a valid key by client IP ([First] with a [User] Func that looks
+// the key up, then a [ClientIP] Func; middleware.APIKeyOrIP). [Join]ed with
+// a ClientIP Func the header bounds nothing: one address sending a new
+// value with each request still gets a new key, and a budget, each time.
 //
 // Header panics if name is not a valid header name, or is Host, which
 // net/http moves out of the header into Request.Host: no request would
