@@ -4,9 +4,11 @@
 //	free: 60 requests a minute and 1,000 a day
 //	pro:  600 requests a minute and 100,000 a day
 //
-// The tenant comes from the X-Tenant header and its plan from a fixed
-// directory; a real service takes the tenant from authentication, never
-// from a header the client chooses freely.
+// The tenant is the one whose API key (X-API-Key) the request carries,
+// looked up in a fixed directory, with its plan: a request naming no
+// tenant or a made-up key is refused (403), and spends no tenant's plan.
+// Never key tenants by a header the client chooses freely (an X-Tenant):
+// anyone could spend anyone's plan.
 //
 //	go run ./examples/tiers
 package main
@@ -26,7 +28,7 @@ import (
 )
 
 func main() {
-	dir := &directory{plans: map[string]string{"acme": "pro", "globex": "free"}}
+	dir := newDirectory()
 	h, err := newHandler(dir)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
@@ -35,18 +37,42 @@ func main() {
 	demo(os.Stdout, h, dir)
 }
 
-// directory maps tenants to plans; plans can change while serving.
+// newDirectory is the demo's: acme on pro, globex on free.
+func newDirectory() *directory {
+	return &directory{
+		keys:  map[string]string{"key-of-acme": "acme", "key-of-globex": "globex"},
+		plans: map[string]string{"acme": "pro", "globex": "free"},
+	}
+}
+
+// directory maps API keys to tenants and tenants to plans (a database, in
+// life); plans can change while serving.
 type directory struct {
 	mu    sync.RWMutex
+	keys  map[string]string
 	plans map[string]string
 }
 
-func (d *directory) tier(r *http.Request) (string, error) {
+// tenant is the tenant whose API key r carries, false for none or a
+// made-up one.
+func (d *directory) tenant(r *http.Request) (string, bool) {
 	d.mu.RLock()
 	defer d.mu.RUnlock()
-	plan, ok := d.plans[r.Header.Get("X-Tenant")]
+	t, ok := d.keys[r.Header.Get("X-API-Key")]
+	return t, ok
+}
+
+// tier is the plan of the tenant whose API key r carries.
+func (d *directory) tier(r *http.Request) (string, error) {
+	t, ok := d.tenant(r)
 	if !ok {
-		return "", fmt.Errorf("unknown tenant: %w", keyfunc.ErrNoKey)
+		return "", fmt.Errorf("no valid API key: %w", keyfunc.ErrNoKey)
+	}
+	d.mu.RLock()
+	defer d.mu.RUnlock()
+	plan, ok := d.plans[t]
+	if !ok {
+		return "", fmt.Errorf("tenant %s has no plan: %w", t, keyfunc.ErrNoKey)
 	}
 	return plan, nil
 }
@@ -84,7 +110,9 @@ func newHandler(dir *directory, opts ...core.Option) (http.Handler, error) {
 	if err != nil {
 		return nil, err
 	}
-	m, err := middleware.NewSelect(sel, middleware.Options{Key: keyfunc.Header("X-Tenant")})
+	// Each tenant counted as one, whatever key or address it calls with;
+	// the tenant as its API key verified, hashed.
+	m, err := middleware.NewSelect(sel, middleware.Options{Key: keyfunc.User(dir.tenant)})
 	if err != nil {
 		return nil, err
 	}
@@ -99,7 +127,7 @@ func demo(out io.Writer, h http.Handler, dir *directory) {
 	burst := func(tenant string) {
 		for n := 0; n < 1_000; n++ {
 			r := httptest.NewRequest(http.MethodGet, "/", nil)
-			r.Header.Set("X-Tenant", tenant)
+			r.Header.Set("X-API-Key", "key-of-"+tenant)
 			w := httptest.NewRecorder()
 			h.ServeHTTP(w, r)
 			switch w.Code {
