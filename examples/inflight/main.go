@@ -1,5 +1,5 @@
 // Command inflight puts a concurrency limit (requests in flight per
-// client) in front of a slow handler and shows what clients are told: 10
+// client IP) in front of a slow handler and shows what clients are told: 10
 // parallel requests of one client against 3 slots, first refused beyond
 // the limit (429 with Retry-After), then waiting in line for a slot; and a
 // panicking handler that gives its slot back.
@@ -62,20 +62,19 @@ func newLimiter(addr string) (slotLimiter, func(), error) {
 	return l, func() { _ = l.Close(); c.Close() }, nil
 }
 
-// byClient keys every request by its X-Client header (the demo's
-// requests all come from one address).
-func byClient(r *http.Request) (string, error) {
-	if c := r.Header.Get("X-Client"); c != "" {
-		return c, nil
-	}
-	return "", keyfunc.ErrNoKey
+// concurrency is the limit of the demo, on lim: refusing beyond the
+// slots, or waiting up to wait for one. Its key is the client IP (the
+// default; behind a proxy, a keyfunc.ClientIP with the proxies' networks),
+// something the client cannot choose: keyed by a header the client
+// writes, a client sending a new value with each request would hold a
+// new set of slots each time, with no limit at all.
+func concurrency(lim slotLimiter, wait time.Duration) (*middleware.Concurrency, error) {
+	return middleware.NewConcurrency(lim, middleware.ConcurrencyOptions{Wait: wait})
 }
 
-// clientRequest is a request of the demo's one client.
+// clientRequest is a request of the demo's one client, from 192.0.2.1.
 func clientRequest() *http.Request {
-	r := httptest.NewRequest(http.MethodGet, "/report", nil)
-	r.Header.Set("X-Client", "tenant-42")
-	return r
+	return httptest.NewRequest(http.MethodGet, "/report", nil)
 }
 
 // burst sends n parallel requests of one client to h, whose handler
@@ -134,7 +133,7 @@ func run(w io.Writer, addr string) error {
 		cur.Add(-1)
 		fmt.Fprintln(w, "report ready")
 	})
-	refuse, err := middleware.NewConcurrency(lim, middleware.ConcurrencyOptions{Key: byClient})
+	refuse, err := concurrency(lim, 0)
 	if err != nil {
 		return err
 	}
@@ -146,7 +145,7 @@ func run(w io.Writer, addr string) error {
 	peak.Store(0)
 	entered, release = make(chan struct{}, requests), make(chan struct{})
 	close(release) // nobody blocks: each request runs as soon as it has its slot
-	queue, err := middleware.NewConcurrency(lim, middleware.ConcurrencyOptions{Key: byClient, Wait: time.Minute})
+	queue, err := concurrency(lim, time.Minute)
 	if err != nil {
 		return err
 	}
@@ -173,7 +172,11 @@ func run(w io.Writer, addr string) error {
 			boom.ServeHTTP(httptest.NewRecorder(), clientRequest())
 		}()
 	}
-	s, err := lim.Acquire(context.Background(), "tenant-42")
+	key, err := keyfunc.AppendClientIP(nil, clientRequest()) // the key the middleware counts it by
+	if err != nil {
+		return err
+	}
+	s, err := lim.Acquire(context.Background(), string(key))
 	if errors.Is(err, inflight.ErrFull) {
 		return errors.New("a panicking handler kept its slot")
 	}
