@@ -9,8 +9,11 @@
 //	default:  5 requests an hour
 //	acme:    20 requests an hour, then 30
 //
-// The tenant comes from the X-Tenant header; a real service takes it from
-// authentication, never from a header the client chooses freely.
+// The tenant is the one whose API key (X-API-Key) the request carries,
+// looked up; a request without a valid key is refused (403). Never key
+// tenants by a header the client chooses freely (an X-Tenant): each name
+// made up would get a default budget of its own, without end, and anyone
+// could spend a tenant's contract by naming it.
 //
 //	go run ./examples/overrides
 package main
@@ -97,14 +100,18 @@ func (c *stepClock) advance(d time.Duration) {
 	c.t = c.t.Add(d)
 }
 
-// tenantKey keys a request by its tenant, which the provider looks up. (A
-// hashed key, such as keyfunc.Header gives, could not be looked up: an
+// apiKeys are the tenants' API keys: key → tenant (a database, in life).
+var apiKeys = map[string]string{"key-of-acme": "acme", "key-of-globex": "globex", "key-of-initech": "initech"}
+
+// tenantKey keys a request by the tenant its API key belongs to, which the
+// provider looks up; a request without a valid key has none. (A hashed
+// key, such as keyfunc.Header gives, could not be looked up: an
 // identifier the service has authenticated is what a contract is kept
 // under.)
 func tenantKey(r *http.Request) (string, error) {
-	t := r.Header.Get("X-Tenant")
-	if t == "" {
-		return "", keyfunc.ErrNoKey
+	t, ok := apiKeys[r.Header.Get("X-API-Key")]
+	if !ok {
+		return "", fmt.Errorf("no valid API key: %w", keyfunc.ErrNoKey)
 	}
 	return "tenant:" + t, nil
 }
@@ -138,7 +145,7 @@ func demo(out io.Writer, h http.Handler, o *core.Overrides, b *billing, clk *ste
 	burst := func(tenant string) {
 		for n := 0; n < 100; n++ {
 			r := httptest.NewRequest(http.MethodGet, "/", nil)
-			r.Header.Set("X-Tenant", tenant)
+			r.Header.Set("X-API-Key", "key-of-"+tenant)
 			w := httptest.NewRecorder()
 			h.ServeHTTP(w, r)
 			if w.Code != http.StatusOK {
