@@ -11,7 +11,7 @@ import (
 )
 
 func TestRouter(t *testing.T) {
-	h, err := newRouter()
+	h, err := newRouter(nil)
 	require.NoError(t, err)
 	status := func(method, path string) int {
 		w := httptest.NewRecorder()

@@ -3,6 +3,9 @@
 //
 //	go run ./examples/gin
 //	curl -i 127.0.0.1:8080/users/1
+//
+// Behind a load balancer or a reverse proxy, name its networks (and no
+// wider) with -trusted-proxies 10.0.0.0/8.
 package main
 
 import (
@@ -11,17 +14,20 @@ import (
 	"log"
 	"net"
 	"net/http"
+	"strings"
 	"time"
 
 	"github.com/floodgate-go/floodgate/adapters/ginlimit"
+	"github.com/floodgate-go/floodgate/keyfunc"
 	"github.com/floodgate-go/floodgate/middleware"
 	"github.com/gin-gonic/gin"
 )
 
 func main() {
 	addr := flag.String("addr", "127.0.0.1:8080", "listen address")
+	proxies := flag.String("trusted-proxies", "", "comma-separated networks of the proxies in front (load balancers: \"10.0.0.0/8\"), whose X-Forwarded-For is believed; empty: clients connect directly")
 	flag.Parse()
-	h, err := newRouter()
+	h, err := newRouter(splitList(*proxies))
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -35,8 +41,16 @@ func main() {
 }
 
 // newRouter is the application: 100 requests a minute per client, 10 for
-// user pages and 5 for login attempts.
-func newRouter() (http.Handler, error) {
+// user pages and 5 for login attempts. A client is its IP address: the
+// connection's, or, from the proxies in the networks trustedProxies, the
+// right-most X-Forwarded-For entry outside them. Behind a proxy left out
+// of them every client is the proxy's one address: one client's 5 login
+// attempts would refuse everyone's for a minute.
+func newRouter(trustedProxies []string) (http.Handler, error) {
+	ip, err := keyfunc.ClientIP(keyfunc.IPOptions{TrustedProxyCIDRs: trustedProxies})
+	if err != nil {
+		return nil, err
+	}
 	routes := middleware.NewRoutes(middleware.Rate("default", "100/min"))
 	if err := routes.Add("GET /users/:id", middleware.Rate("users", "10/min")); err != nil {
 		return nil, err
@@ -44,7 +58,7 @@ func newRouter() (http.Handler, error) {
 	if err := routes.Add("POST /login", middleware.Rate("login", "5/min")); err != nil {
 		return nil, err
 	}
-	m, err := middleware.NewSelect(routes, middleware.Options{})
+	m, err := middleware.NewSelect(routes, middleware.Options{Key: ip})
 	if err != nil {
 		return nil, err
 	}
@@ -56,4 +70,15 @@ func newRouter() (http.Handler, error) {
 	r.GET("/users/:id", func(c *gin.Context) { c.String(http.StatusOK, "user %s\n", c.Param("id")) })
 	r.POST("/login", func(c *gin.Context) { c.String(http.StatusOK, "welcome\n") })
 	return r, nil
+}
+
+// splitList splits a comma-separated list, dropping empty entries.
+func splitList(s string) []string {
+	var out []string
+	for f := range strings.SplitSeq(s, ",") {
+		if f = strings.TrimSpace(f); f != "" {
+			out = append(out, f)
+		}
+	}
+	return out
 }
