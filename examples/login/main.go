@@ -12,7 +12,9 @@
 // device cookie: with it, alice still gets in while an attacker keeps her
 // account locked for everyone else. The cookie's HMAC secret comes from
 // FLOODGATE_DEVICE_SECRET (at least 32 bytes), else a random one, which
-// forgets the devices on restart. The server prints "listening on ADDR" once it accepts
+// forgets the devices on restart. Behind a load balancer or a reverse
+// proxy, name its networks (and no wider) with -trusted-proxies
+// 10.0.0.0/8. The server prints "listening on ADDR" once it accepts
 // connections and shuts down on SIGINT or SIGTERM.
 package main
 
@@ -33,14 +35,17 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 	"time"
 
+	"github.com/floodgate-go/floodgate/keyfunc"
 	"github.com/floodgate-go/floodgate/middleware/login"
 )
 
 func main() {
 	addr := flag.String("addr", "127.0.0.1:8081", "address to listen on")
+	proxies := flag.String("trusted-proxies", "", "comma-separated networks of the proxies in front (load balancers: \"10.0.0.0/8\"), whose X-Forwarded-For is believed; empty: clients connect directly")
 	flag.Parse()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
@@ -49,12 +54,34 @@ func main() {
 		secret = make([]byte, login.MinDeviceSecret)
 		_, _ = rand.Read(secret) // crypto/rand.Read never fails
 	}
-	// The demo serves plain HTTP, so its cookie is not marked Secure;
-	// behind TLS, leave Insecure false.
-	opts := login.Options{Devices: &login.DeviceOptions{Secret: secret, Insecure: true}}
-	if err := run(ctx, *addr, os.Stdout, opts); err != nil {
+	if err := run(ctx, *addr, os.Stdout, options(secret, splitList(*proxies))); err != nil {
 		log.Fatal(err)
 	}
+}
+
+// options are the guard's: device cookies signed with secret, and the
+// client network found behind the proxies in the networks trustedProxies.
+// Behind a proxy left out of them every user is counted on the proxy's
+// network, and one guesser's 100 failures an hour lock everyone without
+// a device cookie out of the login.
+func options(secret []byte, trustedProxies []string) login.Options {
+	// The demo serves plain HTTP, so its cookie is not marked Secure;
+	// behind TLS, leave Insecure false.
+	return login.Options{
+		Devices: &login.DeviceOptions{Secret: secret, Insecure: true},
+		IP:      keyfunc.IPOptions{TrustedProxyCIDRs: trustedProxies},
+	}
+}
+
+// splitList splits a comma-separated list, dropping empty entries.
+func splitList(s string) []string {
+	var out []string
+	for f := range strings.SplitSeq(s, ",") {
+		if f = strings.TrimSpace(f); f != "" {
+			out = append(out, f)
+		}
+	}
+	return out
 }
 
 // run serves until ctx is done, printing "listening on ADDR" to out once
