@@ -16,10 +16,19 @@ import (
 )
 
 func attempt(h http.Handler, remote, user, password string, cookies ...*http.Cookie) *httptest.ResponseRecorder {
+	return attemptVia(h, remote, "", user, password, cookies...)
+}
+
+// attemptVia is attempt through a proxy at remote that sent xff as
+// X-Forwarded-For (none when "").
+func attemptVia(h http.Handler, remote, xff, user, password string, cookies ...*http.Cookie) *httptest.ResponseRecorder {
 	form := url.Values{"username": {user}, "password": {password}}
 	r := httptest.NewRequest(http.MethodPost, "/login", strings.NewReader(form.Encode()))
 	r.Header.Set("Content-Type", "application/x-www-form-urlencoded")
 	r.RemoteAddr = remote
+	if xff != "" {
+		r.Header.Set("X-Forwarded-For", xff)
+	}
 	for _, c := range cookies {
 		r.AddCookie(c)
 	}
@@ -58,7 +67,7 @@ func TestOnlyFailuresCount(t *testing.T) {
 func TestAttackLockoutSparesTheOwnersDevice(t *testing.T) {
 	t.Parallel()
 	clk := coretest.NewClock(time.Date(2026, 1, 2, 0, 0, 0, 0, time.UTC))
-	opts := options()
+	opts := options(nil)
 	opts.Clock = clk
 	h := newServer(opts)
 	w := attempt(h, "192.0.2.1:1", "alice", "correct horse")
