@@ -50,7 +50,7 @@ func parseConfig(args []string, usage io.Writer) (*config, error) {
 	limit := fs.Int64("limit", 60, "requests per window")
 	window := fs.Duration("window", time.Minute, "window")
 	burst := fs.Int64("burst", 0, "most requests at once (gcra, token-bucket, leaky-bucket); default the limit")
-	key := fs.String("key", "ip", "ip or header:NAME")
+	key := fs.String("key", "ip", "ip or header:NAME (a header value is not checked: each one made up is a new budget)")
 	fs.Var(&proxies, "trusted-proxy", "trusted proxy CIDR, with -key ip (repeatable)")
 	v6 := fs.Int("ipv6-prefix", 64, "IPv6 prefix length clients are keyed by")
 	store := fs.String("store", "memory", "memory or redis://host:port")

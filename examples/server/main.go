@@ -19,7 +19,11 @@
 //	-burst N              most at once, for gcra, token-bucket and
 //	                      leaky-bucket only (default: the limit)
 //	-key ip|header:NAME   the client IP (default), or a header such as an
-//	                      API key (hashed)
+//	                      API key (hashed). The server checks no header
+//	                      value: each one a client makes up is a new key
+//	                      with a budget of its own, so header:NAME limits
+//	                      only clients that send one value (a load test),
+//	                      never a public API's callers
 //	-trusted-proxy CIDR   a proxy whose X-Forwarded-For is believed, with
 //	                      -key ip (repeatable)
 //	-ipv6-prefix BITS     IPv6 clients are keyed by this prefix (default 64)
