@@ -27,7 +27,7 @@
 // root router, or Limit inline.
 //
 // Both tell [middleware.Routes] which methods reach the handler a request
-// reaches, from the root router's routes (chi.Walk, read at the first
+// reaches, from the root router's routes (read as chi.Walk reads them, at the first
 // request and again for a route added since): a handler registered for
 // every method (Handle, HandleFunc, Mount) or several is limited by the
 // route guarding it whatever method reaches it, so the handler of
@@ -37,6 +37,10 @@
 // yet finds such a handler's route as LimitMux does. chi knows a handler
 // by its function: closures of one function literal count as one handler;
 // give a method a route of its own to keep its handler apart.
+//
+// A router mounted inside a router it mounts reaches each route by
+// endless patterns, which no table can list: its requests panic with
+// core.ErrInvalidConfig.
 //
 // The decision, the headers and the 429 answer are the middleware's; the
 // key is Options.Key (by default the client IP from RemoteAddr). Key

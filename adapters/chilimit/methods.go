@@ -26,19 +26,37 @@ func (t *tables) of(rctx *chi.Context) *routemethods.Table {
 	return t.Of(router, walk)
 }
 
-// walk returns router's routes, read with chi.Walk: each route under its
-// pattern and under the pattern chi's RoutePattern gives its requests
-// (without a trailing slash, "/*/" as "/").
+// walk returns router's routes, read as chi.Walk reads them: each route
+// under its pattern and under the pattern chi's RoutePattern gives its
+// requests (without a trailing slash, "/*/" as "/"). Unlike chi.Walk, it
+// panics with core.ErrInvalidConfig on a router mounted inside itself
+// (see descent), which chi.Walk followed until the stack overflowed.
 func walk(router chi.Routes) []routemethods.Route {
 	var routes []routemethods.Route
-	_ = chi.Walk(router, func(method, route string, h http.Handler, _ ...func(http.Handler) http.Handler) error {
-		id := identity(h)
-		routes = append(routes, routemethods.Route{Method: method, Template: route, Handler: id})
-		if p := routePattern(route); p != route {
-			routes = append(routes, routemethods.Route{Method: method, Template: p, Handler: id})
+	var visit func(r chi.Routes, parent string, d descent)
+	visit = func(r chi.Routes, parent string, d descent) {
+		for _, rt := range r.Routes() {
+			if rt.SubRoutes != nil {
+				visit(rt.SubRoutes, parent+rt.Pattern, d.into(rt.SubRoutes, parent+rt.Pattern))
+				continue
+			}
+			route := strings.ReplaceAll(parent+rt.Pattern, "/*/", "/")
+			for method, h := range rt.Handlers {
+				if method == "*" {
+					continue // chi lists each method of a Handle too
+				}
+				if chain, ok := h.(*chi.ChainHandler); ok {
+					h = chain.Endpoint
+				}
+				id := identity(h)
+				routes = append(routes, routemethods.Route{Method: method, Template: route, Handler: id})
+				if p := routePattern(route); p != route {
+					routes = append(routes, routemethods.Route{Method: method, Template: p, Handler: id})
+				}
+			}
 		}
-		return nil
-	})
+	}
+	visit(router, "", descent{router})
 	return routes
 }
 

@@ -128,11 +128,12 @@ func (ms *mounts) known(root chi.Routes, k mountKey, reread bool, reads uint64) 
 }
 
 // mountsOf returns the mount points of router's sub-routers, at every
-// depth.
+// depth. It panics with core.ErrInvalidConfig on a router mounted inside
+// itself (see descent).
 func mountsOf(router chi.Routes) map[mountKey]*mount {
 	m := map[mountKey]*mount{}
-	var visit func(r chi.Routes, prefix string, depth int)
-	visit = func(r chi.Routes, prefix string, depth int) {
+	var visit func(r chi.Routes, prefix string, depth int, d descent)
+	visit = func(r chi.Routes, prefix string, depth int, d descent) {
 		routes := r.Routes()
 		own := map[string]map[string]bool{} // the methods of r's own handlers by pattern
 		for _, rt := range routes {
@@ -165,10 +166,10 @@ func mountsOf(router chi.Routes) map[mountKey]*mount {
 				}
 				m[mountKey{routePattern(prefix + base), depth + 1}] = &stub
 			}
-			visit(rt.SubRoutes, p, depth+1)
+			visit(rt.SubRoutes, p, depth+1, d.into(rt.SubRoutes, p))
 		}
 	}
-	visit(router, "", 0)
+	visit(router, "", 0, descent{router})
 	return m
 }
 
