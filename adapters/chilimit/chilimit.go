@@ -98,7 +98,11 @@ func Limit(m *middleware.Middleware) func(http.Handler) http.Handler {
 					method = r.Method
 				}
 				var listed bool
-				methods, listed = t.Lookup(pattern, method)
+				if pattern != "" {
+					// chi routed r by method to pattern: a route of it
+					// added there since the routes were read is read.
+					methods, listed = t.Routed(pattern, method)
+				}
 				// A sub-router's Use sees its mount point's pattern
 				// ("/api/*"), which chi gives a catch-all route of the
 				// sub-router too: there, not inline on a route chi has
@@ -146,7 +150,7 @@ func Limit(m *middleware.Middleware) func(http.Handler) http.Handler {
 						pattern, methods = p, ""
 					}
 					if reached != "" {
-						ms := t.Pattern(p, reached)
+						ms, _ := t.Routed(p, reached)
 						if ms == "" {
 							ms = routepath.PreflightPattern(r, p)
 						}
@@ -207,7 +211,7 @@ func LimitMux(m *middleware.Middleware, router chi.Routes) func(http.Handler) ht
 			pool.Put(rctx)
 			methods := ""
 			if method != "" {
-				methods = t.Pattern(pattern, method)
+				methods, _ = t.Routed(pattern, method)
 				if methods == "" {
 					// A preflight reaching a handler of its method
 					// alone, decided as the OPTIONS request it is (see

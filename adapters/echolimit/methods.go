@@ -38,7 +38,14 @@ func (t *tables) route(c echo.Context) (template, methods string) {
 		}
 	}
 	tab := t.Of(router, routes)
-	methods = tab.Pattern(template, r.Method)
+	if routemethods.Standard(r.Method) {
+		// echo routes r to template: a route of r's method added there
+		// since the routes were read is read (a made-up method, which
+		// echo answers 405 at any template, is not asked for).
+		methods, _ = tab.Routed(template, r.Method)
+	} else {
+		methods = tab.Pattern(template, r.Method)
+	}
 	if !routed && methods == "" && !tab.Serves(template, r.Method) {
 		// echo will answer it itself (405, its own OPTIONS answer): no
 		// handler of the route runs, and the path is matched alone.

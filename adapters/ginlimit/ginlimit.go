@@ -128,7 +128,9 @@ func limit(m *middleware.Middleware, values bool, t *routemethods.Table) gin.Han
 		route, methods := c.FullPath(), ""
 		if t != nil && route != "" {
 			var listed bool
-			if methods, listed = t.Lookup(route, c.Request.Method); !listed {
+			// gin routed r by its method to route (FullPath): a route of
+			// it added there since the routes were read is read.
+			if methods, listed = t.Routed(route, c.Request.Method); !listed {
 				otherEngine(c, route)
 				return
 			}

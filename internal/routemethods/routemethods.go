@@ -9,6 +9,7 @@
 package routemethods
 
 import (
+	"net/http"
 	"slices"
 	"strings"
 	"sync"
@@ -37,12 +38,19 @@ type Table struct {
 // that method alone): none for a template asked for in vain.
 type state map[string][]entry
 
-// entry is the pattern of a method at a template.
-type entry struct{ method, pattern string }
+// entry is the pattern of a method at a template, or, vain, a method
+// asked for there in vain.
+type entry struct {
+	method, pattern string
+	vain            bool
+}
 
 // New returns the table of the routes list returns. list is called at the
 // first request and again, at most once for each template, when a request
-// reaches a template it did not list (a route added since).
+// reaches a template it did not list (a route added since), and, asked by
+// [Table.Routed], at most once for each template and method, when the
+// router routes a request by a method it did not list at a template it
+// listed (a route of that method added there since).
 func New(list func() []Route) *Table { return &Table{list: list} }
 
 // Pattern returns the pattern naming the methods whose requests reach the
@@ -56,7 +64,18 @@ func (t *Table) Pattern(template, method string) string {
 
 // Lookup is Pattern, and whether the router lists template.
 func (t *Table) Lookup(template, method string) (pattern string, listed bool) {
-	pattern, listed, _ = t.lookup(template, method)
+	pattern, listed, _ = t.lookup(template, method, false)
+	return pattern, listed
+}
+
+// Routed is Lookup for a request the router has routed by method to a
+// handler of a route at template: a reading that lists template without
+// method there is older than that route (r.Put("/login", h) added, after
+// the first request, beside r.Post("/login", h)), and the routes are read
+// again, at most once for each template and method. Without it, the PUT
+// reached h without the limit of "POST /login", h's route.
+func (t *Table) Routed(template, method string) (pattern string, listed bool) {
+	pattern, listed, _ = t.lookup(template, method, true)
 	return pattern, listed
 }
 
@@ -65,7 +84,7 @@ func (t *Table) Lookup(template, method string) (pattern string, listed bool) {
 // router routes to template reaches a handler of that route rather than
 // the router's answer for a method it does not serve.
 func (t *Table) Serves(template, method string) bool {
-	_, _, served := t.lookup(template, method)
+	_, _, served := t.lookup(template, method, false)
 	return served
 }
 
@@ -74,54 +93,89 @@ func (t *Table) Serves(template, method string) bool {
 // a route was added since.
 func (t *Table) Reads() uint64 { return t.reads.Load() }
 
-// lookup is Lookup, and whether the router lists method at template.
-func (t *Table) lookup(template, method string) (pattern string, listed, served bool) {
+// Standard reports whether method is one of net/http's: an adapter whose
+// router routes a request of a made-up method to a template (echo, to
+// answer it 405) asks Routed for these alone, each of which reads the
+// routes once at most for each template.
+func Standard(method string) bool {
+	switch method {
+	case http.MethodGet, http.MethodHead, http.MethodPost, http.MethodPut, http.MethodPatch,
+		http.MethodDelete, http.MethodConnect, http.MethodOptions, http.MethodTrace:
+		return true
+	}
+	return false
+}
+
+// lookup is Lookup, and whether the router lists method at template;
+// routed, Routed.
+func (t *Table) lookup(template, method string, routed bool) (pattern string, listed, served bool) {
 	if s := t.state.Load(); s != nil {
-		if es, ok := (*s)[template]; ok {
-			pattern, served = find(es, method)
+		if es, ok := (*s)[template]; ok && !stale(es, method, routed) {
+			pattern, served, _ = find(es, method)
 			return pattern, es != nil, served
 		}
 	}
-	return t.reread(template, method)
+	return t.reread(template, method, routed)
 }
 
-// find returns the pattern of method among es, and whether es lists
-// method.
-func find(es []entry, method string) (string, bool) {
+// stale reports whether es, a template's entries, is older than a route
+// of method the router has routed a request by there (routed): es lists
+// the template, neither serving method nor asked for it in vain.
+func stale(es []entry, method string, routed bool) bool {
+	_, served, asked := find(es, method)
+	return routed && es != nil && !served && !asked
+}
+
+// find returns the pattern of method among es, whether es lists method,
+// and whether it was asked for in vain there.
+func find(es []entry, method string) (pattern string, served, asked bool) {
 	for _, e := range es {
 		if e.method == method {
-			return e.pattern, true
+			return e.pattern, !e.vain, e.vain
 		}
 	}
-	return "", false
+	return "", false, false
 }
 
-// reread reads the routes again, for a template not read before, and
-// returns lookup's answer from the new reading.
-func (t *Table) reread(template, method string) (string, bool, bool) {
+// reread reads the routes again, for a template not read before or a
+// method routed there since (see stale), and returns lookup's answer from
+// the new reading. A method routed there that the new reading does not
+// list either is kept as asked in vain, across later readings.
+func (t *Table) reread(template, method string, routed bool) (string, bool, bool) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	old := t.state.Load()
 	if old != nil {
-		if es, ok := (*old)[template]; ok { // read by another request meanwhile
-			p, served := find(es, method)
+		if es, ok := (*old)[template]; ok && !stale(es, method, routed) {
+			p, served, _ := find(es, method) // read by another request meanwhile
 			return p, es != nil, served
 		}
 	}
 	s := read(t.list())
 	if old != nil {
 		for tmpl, es := range *old {
-			if _, listed := s[tmpl]; es == nil && !listed {
+			now, listed := s[tmpl]
+			if es == nil && !listed {
 				s[tmpl] = nil
+				continue
+			}
+			for _, e := range es {
+				if _, served, _ := find(now, e.method); e.vain && listed && !served {
+					s[tmpl] = append(s[tmpl], e) // asked in vain before
+				}
 			}
 		}
 	}
-	if _, ok := s[template]; !ok {
+	es, ok := s[template]
+	switch _, served, _ := find(es, method); {
+	case !ok:
 		s[template] = nil
+	case routed && es != nil && !served:
+		s[template] = append(es, entry{method: method, vain: true})
 	}
 	t.state.Store(&s)
 	t.reads.Add(1)
-	p, served := find(s[template], method)
+	p, served, _ := find(s[template], method)
 	return p, s[template] != nil, served
 }
 
@@ -154,7 +208,7 @@ func read(routes []Route) state {
 		if len(ms) > 1 {
 			p = strings.Join(ms, ",") + " " + k.template
 		}
-		s[k.template] = append(s[k.template], entry{k.method, p})
+		s[k.template] = append(s[k.template], entry{method: k.method, pattern: p})
 	}
 	return s
 }

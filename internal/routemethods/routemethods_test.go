@@ -69,6 +69,44 @@ func TestPatternRereadsOncePerTemplate(t *testing.T) {
 	assert.Equal(t, 4, reads)
 }
 
+// A route added after the first request at a template read already, for a
+// method not listed there (r.Put("/login", h) beside r.Post("/login", h)),
+// was never seen: the table answered from its first reading, and a PUT
+// the router routed to the login handler was not limited by "POST
+// /login". Routed now reads the routes again, once for each template and
+// method the router routes by and the reading does not list; Lookup, for
+// a method the router may answer itself (405), does not.
+func TestAttackMethodAddedAtAListedTemplateIsSeen(t *testing.T) {
+	t.Parallel()
+	routes := []routemethods.Route{{"GET", "/login", "page"}, {"POST", "/login", "login"}}
+	reads := 0
+	tbl := routemethods.New(func() []routemethods.Route { reads++; return routes })
+	assert.Empty(t, tbl.Pattern("/login", "POST"))
+	routes = append(routes, routemethods.Route{"PUT", "/login", "login"})
+	assert.Empty(t, tbl.Pattern("/login", "PUT"), "Lookup reads no route added")
+	assert.False(t, tbl.Serves("/login", "PUT"))
+	assert.Equal(t, 1, reads)
+	p, listed := tbl.Routed("/login", "PUT")
+	assert.Equal(t, "POST,PUT /login", p)
+	assert.True(t, listed)
+	assert.Equal(t, 2, reads)
+	for range 2 {
+		// A method routed at a template that no route lists it at (a
+		// mount point's own pattern): one reading, then asked in vain.
+		p, listed = tbl.Routed("/login", "DELETE")
+		assert.Empty(t, p)
+		assert.True(t, listed)
+	}
+	assert.Equal(t, 3, reads)
+	routes = append(routes, routemethods.Route{"GET", "/later", "later"})
+	assert.Equal(t, "", tbl.Pattern("/later", "GET"))
+	assert.Equal(t, 4, reads)
+	p, _ = tbl.Routed("/login", "DELETE")
+	assert.Empty(t, p, "asked in vain before, across a reading")
+	assert.Equal(t, "POST,PUT /login", tbl.Pattern("/login", "POST"))
+	assert.Equal(t, 4, reads)
+}
+
 // Concurrent requests read the routes once.
 func TestPatternConcurrent(t *testing.T) {
 	var mu sync.Mutex
