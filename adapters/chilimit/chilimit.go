@@ -157,8 +157,10 @@ func Limit(m *middleware.Middleware) func(http.Handler) http.Handler {
 						if ms != "" {
 							pattern, methods = p, ms
 						}
+						method = reached
 					}
 				}
+				methods = narrow(rctx.Routes, &pool, r, stubs{&mounts, rctx.Routes, nil, t}, pattern, methods, method)
 			}
 			serve(m, w, r, pattern, methods, next)
 		})
@@ -207,7 +209,8 @@ func LimitMux(m *middleware.Middleware, router chi.Routes) func(http.Handler) ht
 				}
 			}
 			rctx := pool.Get().(*chi.Context)
-			pattern, method, _ := find(root, rctx, r, stubs{&ms, root, nil, t})
+			st := stubs{&ms, root, nil, t}
+			pattern, method, _ := find(root, rctx, r, st)
 			pool.Put(rctx)
 			methods := ""
 			if method != "" {
@@ -218,6 +221,7 @@ func LimitMux(m *middleware.Middleware, router chi.Routes) func(http.Handler) ht
 					// middleware.Preflight).
 					methods = routepath.PreflightPattern(r, pattern)
 				}
+				methods = narrow(root, &pool, r, st, pattern, methods, method)
 			}
 			serve(m, w, r, pattern, methods, next)
 		})
