@@ -36,7 +36,10 @@
 // GET alone keeps its own route. Limit mounted where chi has not routed
 // yet finds such a handler's route as LimitMux does. chi knows a handler
 // by its function: closures of one function literal count as one handler;
-// give a method a route of its own to keep its handler apart.
+// give a method a route of its own to keep its handler apart. A route chi
+// finds, with Limit inline, in a router the root cannot list (mounted
+// behind a plain handler: r.Mount("/a", auth(sub))) is taken to be
+// reached by every method, for the same reason.
 //
 // A router mounted inside a router it mounts reaches each route by
 // endless patterns, which no table can list: its requests panic with
@@ -117,6 +120,13 @@ func Limit(m *middleware.Middleware) func(http.Handler) http.Handler {
 					// A route the table lists is no mount point unknown
 					// yet: the mount points are not read again for it.
 					sub = mounts.pending(rctx, pattern, !listed, t)
+				}
+				if pattern != "" && !listed && sub == nil {
+					// A route chi found in a router the root cannot list
+					// (mounted behind a plain handler: r.Mount("/a",
+					// auth(sub))): which methods reach its handler is not
+					// known, and it is taken to be reached by every one.
+					methods = everyMethod + " " + pattern
 				}
 				unrouted := pattern == "" || sub != nil
 				if unrouted {

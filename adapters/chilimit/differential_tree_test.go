@@ -34,7 +34,6 @@ type treeBuilder struct {
 	wrap   bool // mount routers behind a plain handler too
 	routes []*treeRoute
 	served *int
-	hidden int // the depth of a router behind a plain handler, 0 for none
 }
 
 var treeSegs = []string{"a", "api", "v2", "login", "{id}", "x"}
@@ -71,7 +70,7 @@ func (b *treeBuilder) build(r chi.Router, prefix string, depth int, use, limited
 				p := []string{"/*", "/", b.seg() + b.seg(), b.seg(), b.seg()}[b.rnd.IntN(5)]
 				method := []string{http.MethodGet, http.MethodPost, http.MethodOptions, http.MethodDelete}[b.rnd.IntN(4)]
 				z := b.add(method + " " + chiRoutePattern(prefix+p))
-				if method == http.MethodDelete && (b.hidden == 0 || depth < b.hidden) {
+				if method == http.MethodDelete {
 					// A handler of every method, guarded by DELETE's
 					// route: the other methods' routes at a path under
 					// it ("/*") guard other handlers.
@@ -96,14 +95,7 @@ func (b *treeBuilder) build(r chi.Router, prefix string, depth int, use, limited
 					return
 				}
 				p, s := b.seg(), chi.NewRouter()
-				hidden := b.hidden
-				if hidden == 0 {
-					// Its routes are not the root's to list: which
-					// methods reach a handler of them is not known.
-					b.hidden = depth + 1
-				}
 				b.build(s, prefix+p+"/*", depth+1, false, limited)
-				b.hidden = hidden
 				r.Mount(p, http.HandlerFunc(s.ServeHTTP))
 			case 8:
 				full := chiRoutePattern(prefix + b.seg())

@@ -9,6 +9,10 @@ import (
 	"github.com/go-chi/chi/v5"
 )
 
+// everyMethod lists net/http's methods, which chi routes: those reaching
+// a handler whose router the root cannot list.
+const everyMethod = "CONNECT,DELETE,GET,HEAD,OPTIONS,PATCH,POST,PUT,TRACE"
+
 // narrow returns methods, the methods reaching the handler r reaches at
 // pattern (see routemethods), with only those by which router, the root
 // router, routes r's path to pattern too: method, r's, and the others
