@@ -87,8 +87,10 @@ func Limit(m *middleware.Middleware) func(http.Handler) http.Handler {
 	var tables tables
 	var mounts mounts
 	pool := sync.Pool{New: func() any { return chi.NewRouteContext() }}
+	n := usesOf(m)
 	return func(next http.Handler) http.Handler {
 		mustNext("Limit", next)
+		n.Add(1)
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			rctx := chi.RouteContext(r.Context())
 			// chi joins a mount point's own "/api/" and a sub-router's
@@ -172,7 +174,7 @@ func Limit(m *middleware.Middleware) func(http.Handler) http.Handler {
 				}
 				methods = narrow(rctx.Routes, &pool, r, stubs{&mounts, rctx.Routes, nil, t}, pattern, methods, method)
 			}
-			serve(m, w, r, pattern, methods, next)
+			serve(m, w, r, pattern, methods, next, n.Load() > 1)
 		})
 	}
 }
@@ -207,8 +209,10 @@ func LimitMux(m *middleware.Middleware, router chi.Routes) func(http.Handler) ht
 	own := routemethods.New(func() []routemethods.Route { return walk(router) })
 	var serving tables
 	var ms mounts
+	n := usesOf(m)
 	return func(next http.Handler) http.Handler {
 		mustNext("LimitMux", next)
+		n.Add(1)
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			// The root router serving r, when chi routes it: router may
 			// be another (a program's second router, a sub-router).
@@ -233,7 +237,7 @@ func LimitMux(m *middleware.Middleware, router chi.Routes) func(http.Handler) ht
 				}
 				methods = narrow(root, &pool, r, st, pattern, methods, method)
 			}
-			serve(m, w, r, pattern, methods, next)
+			serve(m, w, r, pattern, methods, next, n.Load() > 1)
 		})
 	}
 }
@@ -354,8 +358,14 @@ func mustNext(who string, next http.Handler) {
 }
 
 // serve limits r with m by its route pattern and the methods reaching its
-// handler there (see middleware.Routes), then serves it with next.
-func serve(m *middleware.Middleware, w http.ResponseWriter, r *http.Request, pattern, methods string, next http.Handler) {
+// handler there (see middleware.Routes), then serves it with next. twice
+// says m is mounted more than once: a request m has decided by the same
+// pattern and methods, mounted outside, is not charged again.
+func serve(m *middleware.Middleware, w http.ResponseWriter, r *http.Request, pattern, methods string, next http.Handler, twice bool) {
+	if twice && decidedBefore(r, m, pattern, methods) {
+		next.ServeHTTP(w, r)
+		return
+	}
 	saved := r.Pattern
 	if methods != "" {
 		r.Pattern = methods // for the decision only (see middleware.Routes)
@@ -366,6 +376,9 @@ func serve(m *middleware.Middleware, w http.ResponseWriter, r *http.Request, pat
 		return
 	}
 	r = a.Request(r) // tells the middlewares inside of the admission
+	if twice {
+		r = withDecision(r, m, pattern, methods)
+	}
 	if !a.Counting() {
 		next.ServeHTTP(w, r)
 		return
