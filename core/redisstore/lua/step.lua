@@ -105,7 +105,7 @@ local function put(C, key, L, s, now, slack, born, exp)
     if px == nil then
       redis.call('SET', key, encode(L, s, born, exp), 'KEEPTTL')
     elseif px > 0 then
-      redis.call('SET', key, encode(L, s, born, exp), 'PX', px)
+      redis.call('SET', key, encode(L, s, born, exp), 'PX', sformat('%d', px))
     elseif exp then
       redis.call('DEL', key)
     end
@@ -235,7 +235,7 @@ if NL == 1 and L1.gcra then
         C.rec[key] = {s = {now + diff}, born = born, exp = exp, px = px, L = L1}
       end
     elseif px then
-      rcall('SET', key, spack(F1, now + diff, born, exp), 'PX', px)
+      rcall('SET', key, spack(F1, now + diff, born, exp), 'PX', sformat('%d', px))
     else
       rcall('SET', key, spack(F1, now + diff, born, exp), 'KEEPTTL')
     end
@@ -283,7 +283,7 @@ if NL == 1 and L1.gcra then
       rcall('SET', key, spack(F1, now + diff, born, exp), 'KEEPTTL')
     else
       px = px + extra(diff, exp)
-      rcall('SET', key, spack(F1, now + diff, born, now + (px - 1) * 1000), 'PX', px)
+      rcall('SET', key, spack(F1, now + diff, born, now + (px - 1) * 1000), 'PX', sformat('%d', px))
     end
     return spack(SFMT, diff, now)
   end
@@ -370,7 +370,7 @@ if NL == 1 and L1.gcra then
       if px == 0 then
         rcall('DEL', K[i])
       elseif px then
-        rcall('SET', K[i], spack(F1, T[i], GB[i], GE[i]), 'PX', px)
+        rcall('SET', K[i], spack(F1, T[i], GB[i], GE[i]), 'PX', sformat('%d', px))
       elseif px == false then
         rcall('SET', K[i], spack(F1, T[i], GB[i], GE[i]), 'KEEPTTL')
       end
