@@ -85,6 +85,16 @@
 // Redis services that forbid TIME in scripts, and for tests that drive a
 // fake clock.
 //
+// Redis's TIME never reads earlier than a decision already made on the
+// same server unless its clock went back: a failover or a slot migration
+// to a server whose clock lags, or a clock stepped back (NTP). A decision
+// on TIME that finds a key's state ahead of now by more than its limit can
+// hold (its window, its burst's refill, Backoff's forgiveness) brings the
+// state back to that span and writes it, so that a clock an hour behind
+// denies a used-up key at most that span, not the hour, and admits
+// nothing beyond the limit. WarmUp's state is not brought back; on the
+// caller's clock a lagging caller is decided at the key's latest instant.
+//
 // State is kept in integer microseconds (a Lua number is a double: Unix
 // nanoseconds do not fit its 53 bits). Decisions are identical to the
 // in-memory store's when every instant and every configured duration is a

@@ -90,5 +90,12 @@ function ALG.backoff(free, window, base, mx, forgive)
     if fresh(st) then return -1 end
     return idleAt(st)
   end
+  A.span = imax(imax(forgive, mx), window)
+  function A.shift(st, d)
+    if st[1] ~= 0 then st[1] = st[1] - d end
+    if st[2] ~= 0 then st[2] = st[2] - d end
+    if st[3] ~= 0 then st[3] = st[3] - d end
+    if st[6] ~= 0 then st[6] = st[6] - d end
+  end
   return A
 end

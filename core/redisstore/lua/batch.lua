@@ -32,6 +32,7 @@ while a <= m do
     cost, now, taken = tonumber(ARGV[a + 1]), tonumber(ARGV[a + 2]), ARGV[a + 3]
     a = a + 4
   end
+  ONTIME = now < 0
   if now < 0 then
     if not time then
       local t = redis.call('TIME')

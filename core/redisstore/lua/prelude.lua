@@ -60,6 +60,15 @@ end
 -- a string compared by reference (Lua interns strings), so that reading
 -- TIME parses only its µs while the second stays the same.
 local TSEC, TSECUS = '', 0
+-- ONTIME is true while the request being decided reads Redis TIME (set by
+-- each entry point before it decides). Only then is a state ahead of now
+-- proof of a clock that went back: Redis runs one script at a time, and
+-- its TIME never reads earlier than a decision already made on this
+-- server, unless the server's clock was stepped back or the key came from
+-- a server whose clock ran ahead (a failover, a slot migration). A caller's
+-- clock (CallerClock) may lag another caller's, and is decided at the
+-- key's latest instant, as the memory store decides it.
+local ONTIME = false
 local ALG = {}
 -- decnums returns the numbers of v, a decimal list joined by commas (a
 -- refund's argument), or nil unless it holds exactly n of them.
@@ -109,4 +118,21 @@ local function encode(L, s, born, exp)
   local v = spack(L.fmt, unpack(s, 1, w + 2))
   s[w + 1], s[w + 2] = nil, nil
   return v
+end
+-- settle brings back to now a state of L that is ahead of it by more than
+-- L can hold (L.span: the most its state's recovery lies after the instant
+-- it was last decided at), when the request reads Redis TIME: its
+-- instants move back by the excess (L.shift), so that it recovers within
+-- L.span, as a state used up at now does. Without it a key stayed denied
+-- for as long as the clock went back (hours, for a clock stepped back
+-- hours). The state it leaves is never emptier than the one it was given
+-- as seen at its own instant, so it admits no more. It reports whether it
+-- moved s (the caller then writes it, also on a denial or a peek, so that
+-- the key's next decisions see what this one promised).
+local function settle(L, s, now)
+  if not ONTIME or not L.span then return false end
+  local d = L.idle(s) - now - L.span
+  if d <= 0 then return false end
+  L.shift(s, d)
+  return true
 end

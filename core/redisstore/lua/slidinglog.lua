@@ -116,5 +116,14 @@ function ALG.slidinglog(limit, window, countRejected)
     if l.n > 0 then latest = imax(latest, at(l, l.n - 1)) end
     return latest + window
   end
+  A.span = window
+  function A.shift(st, d)
+    local l = view(st)
+    for i = 0, l.n - 1 do
+      local j = 3 + pos(l, i)
+      st[j] = st[j] - d
+    end
+    if st[limit + 3] ~= 0 then st[limit + 3] = st[limit + 3] - d end
+  end
   return A
 end

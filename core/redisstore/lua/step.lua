@@ -142,6 +142,10 @@ take1 = function(key, cost, now, slack)
       return redis.error_reply('ERR floodgate: malformed limiter state at ' .. key)
     end
   end
+  -- A state settle moves is written whatever the decision, with a new
+  -- TTL (exp as if it had run out).
+  local moved = v and settle(L, s, now)
+  if moved then exp = now end
   local a, rem, reset, retry, delay, rr1, rr2 = L.take(s, now, cost, true)
   local took, al = 0, 0
   if a then
@@ -149,11 +153,14 @@ take1 = function(key, cost, now, slack)
     if not exp or now < born then born = now end
   elseif retry ~= NEVER then
     local o = L.denied(s, now, cost, true)
-    if not o then return spack(RFMT, 0, now, 0, rem, reset, retry, delay, rr1 or 0, rr2 or 0) end
-    a, rem, reset, retry, delay, rr1, rr2 = o[1], o[2], o[3], o[4], o[5], 0, 0
-    if a then al = 1 end
-    if not exp then born = now end
-  else
+    if o then
+      a, rem, reset, retry, delay, rr1, rr2 = o[1], o[2], o[3], o[4], o[5], 0, 0
+      if a then al = 1 end
+      if not exp then born = now end
+    elseif not moved then
+      return spack(RFMT, 0, now, 0, rem, reset, retry, delay, rr1 or 0, rr2 or 0)
+    end
+  elseif not moved then
     return spack(RFMT, 0, now, 0, rem, reset, retry, delay, rr1 or 0, rr2 or 0)
   end
   put(nil, key, L, s, now, slack, born, exp)
@@ -204,11 +211,21 @@ if NL == 1 and L1.gcra then
         C.rec[key] = false
       end
     end
+    -- settle, inlined: a TAT ahead of Redis's now by more than the burst
+    -- (a clock that went back) is brought back to now + TOL and written,
+    -- with a new TTL, whatever the decision.
+    local moved = ONTIME and tat - now > TOL
+    if moved then tat, exp = now + TOL, now end
     local debt = tat - now
     if debt < 0 then debt = 0 end
     local diff = debt + cost * IV
-    if cost > BURST or diff > TOL then return spack(f, pre, -debt - 1, now) end
-    if not exp or now < born then born = now end
+    local deny = cost > BURST or diff > TOL
+    if deny then
+      if not moved then return spack(f, pre, -debt - 1, now) end
+      diff = debt -- the state written: TAT as settled
+    elseif not exp or now < born then
+      born = now
+    end
     -- put: the key lives until TAT (now + diff) plus the slack, or goes
     -- when that is now (a take of 0 on a recovered key: core's zero cost).
     local px = ceil(diff / 1000) + slack
@@ -239,6 +256,7 @@ if NL == 1 and L1.gcra then
     else
       rcall('SET', key, spack(F1, now + diff, born, exp), 'KEEPTTL')
     end
+    if deny then return spack(f, pre, -debt - 1, now) end
     return spack(f, pre, diff, now)
   end
   take1 = function(key, cost, now, slack) return gtake(nil, key, cost, now, slack, CFMT, '') end
@@ -254,6 +272,7 @@ if NL == 1 and L1.gcra then
       if n > 1 then now = A[2] + 0 end
       if n > 2 then slack = A[3] + 0 end
     end
+    ONTIME = now < 0
     if now < 0 then
       local t = rcall('TIME')
       if t[1] ~= TSEC then TSEC, TSECUS = t[1], t[1] * 1000000 end
@@ -268,11 +287,18 @@ if NL == 1 and L1.gcra then
       end
       tat, born, exp = sunpack(F1, v)
     end
+    local moved = ONTIME and tat - now > TOL -- settle, inlined (see gtake)
+    if moved then tat, exp = now + TOL, now end
     local debt = tat - now
     if debt < 0 then debt = 0 end
     local diff = debt + cost * IV
-    if cost > BURST or diff > TOL then return spack(SFMT, -debt - 1, now) end
-    if not exp or now < born then born = now end
+    local deny = cost > BURST or diff > TOL
+    if deny then
+      if not moved then return spack(SFMT, -debt - 1, now) end
+      diff = debt
+    elseif not exp or now < born then
+      born = now
+    end
     local px = diff / 1000 -- ceil(diff / 1000), without a call
     local q = px - px % 1
     if q < px then q = q + 1 end
@@ -285,6 +311,7 @@ if NL == 1 and L1.gcra then
       px = px + extra(diff, exp)
       rcall('SET', key, spack(F1, now + diff, born, now + (px - 1) * 1000), 'PX', sformat('%d', px))
     end
+    if deny then return spack(SFMT, -debt - 1, now) end
     return spack(SFMT, diff, now)
   end
   -- gbatch is batch.lua for a batch of takes on Redis TIME only (ARGV =
@@ -311,6 +338,7 @@ if NL == 1 and L1.gcra then
     if tm[1] ~= TSEC then TSEC, TSECUS = tm[1], tm[1] * 1000000 end
     local now, slack = TSECUS + tm[2], A[1] + 0
     local errs, j = false, 0
+    ONTIME = true
     for i = 1, n do
       local key, c, cost = K[i], A[i + 1], 1
       if c ~= '1' then cost = c + 0 end
@@ -339,13 +367,17 @@ if NL == 1 and L1.gcra then
       if o then
         errs = true
       else
+        local moved = tat - now > TOL -- settle, inlined (see gtake)
+        if moved then tat, exp = now + TOL, now end
         local debt = tat - now
         if debt < 0 then debt = 0 end
         local diff = debt + cost * IV
-        if cost > BURST or diff > TOL then
+        local deny = cost > BURST or diff > TOL
+        if deny and moved then diff = debt end
+        if deny and not moved then
           o = -debt - 1
         else
-          if not exp or now < born then born = now end
+          if not deny and (not exp or now < born) then born = now end
           local px = ceil(diff / 1000) + slack
           if px <= 0 then
             T[f], GB[f], GE[f], GP[f] = 0, now, false, 0
@@ -360,6 +392,7 @@ if NL == 1 and L1.gcra then
             T[f], GB[f], GE[f] = now + diff, born, exp
           end
           o = diff
+          if deny then o = -debt - 1 end
         end
       end
       GO[j + 1], GO[j + 2], GO[j + 3] = 'c', o, now
@@ -420,6 +453,8 @@ local function step(K, k0, op, cost, now, taken, slack, C)
     local L, key = LIMITS[1], K[k0 + 1]
     local s, born, exp = kget(C, key, L)
     if not s then return born end
+    local moved = exp and settle(L, s, now)
+    if moved then exp = now end -- written, with a new TTL, whatever the decision
     local a, rem, reset, retry, delay, rr1, rr2 = L.take(s, now, cost, true)
     local took, al = 0, 0
     if a then
@@ -435,7 +470,11 @@ local function step(K, k0, op, cost, now, taken, slack, C)
         if a then al = 1 end
         if not exp then born = now end
         put(C, key, L, s, now, slack, born, exp)
+      elseif moved then
+        put(C, key, L, s, now, slack, born, exp)
       end
+    elseif moved then
+      put(C, key, L, s, now, slack, born, exp)
     end
     return spack(RFMT, took, now, al, rem, reset, retry, delay, rr1 or 0, rr2 or 0)
   end
@@ -443,6 +482,9 @@ local function step(K, k0, op, cost, now, taken, slack, C)
   for i = 1, n do
     local s, b, e = kget(C, K[k0 + i], LIMITS[i])
     if not s then return b end
+    if e and settle(LIMITS[i], s, now) then
+      e, dirty[i] = now, true -- written, with a new TTL, whatever the op
+    end
     st[i], born[i], exp[i] = s, b, e
   end
   if op == 'F' then

@@ -9,6 +9,7 @@ if n > 0 then
   if n > 1 then now = ARGV[2] + 0 end
   if n > 2 then slack = ARGV[3] + 0 end
 end
+ONTIME = now < 0
 if now < 0 then
   local t = redis.call('TIME')
   if t[1] ~= TSEC then TSEC, TSECUS = t[1], t[1] * 1000000 end
