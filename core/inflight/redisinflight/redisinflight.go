@@ -43,7 +43,12 @@
 // Options.Clock a lease has ended as of the renewal's reading: one read
 // before the end that reaches Redis after it extends the lease unless an
 // Acquire of the key ran meanwhile, which drops the ended leases before
-// counting: no slot given to another is ever revived.
+// counting: no slot given to another is ever revived. On Redis TIME (no
+// Options.Clock), a lease ending more than a Lease after now, which only a
+// clock that went back makes (a failover to a server whose clock lags, a
+// clock stepped back), is brought back to now + Lease by the next Acquire
+// or renewal of its key: a slot whose holder died is held a Lease at most
+// after such a step, not as long as the clock went back.
 //
 // # Failures
 //

@@ -22,6 +22,15 @@ if ARGV[4] and ARGV[4] ~= '' then
 else
   local t = redis.call('TIME')
   now = tonumber(t[1]) * 1000000 + tonumber(t[2])
+  -- On Redis TIME no lease ends later than now + a Lease unless the clock
+  -- went back (a failover to a server whose clock lags, a clock stepped
+  -- back): such an end is brought back to now + a Lease, so that a slot
+  -- whose holder died is held a Lease at most, not as long as the clock
+  -- went back. (A caller's clock may lag another caller's: not then.)
+  local hi = now + tonumber(ARGV[2])
+  local far = redis.call('ZRANGEBYSCORE', KEYS[1], hi, '+inf')
+  for i = 1, #far do redis.call('ZADD', KEYS[1], hi, far[i]) end
+  if #far > 0 then redis.call('PEXPIRE', KEYS[1], math.floor(tonumber(ARGV[2]) / 1000) + 1) end
 end
 redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now)
 local n = redis.call('ZCARD', KEYS[1])

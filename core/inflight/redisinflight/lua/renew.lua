@@ -5,14 +5,17 @@
 -- and its slot would go to another while its holder goes on. ARGV:
 -- member, lease µs, [now µs]. Returns 1, or 0 when the lease has ended
 -- (its slot may be someone else's by now).
-local now
+local now, timed = nil, false
 if ARGV[3] and ARGV[3] ~= '' then
   now = tonumber(ARGV[3])
 else
   local t = redis.call('TIME')
-  now = tonumber(t[1]) * 1000000 + tonumber(t[2])
+  now, timed = tonumber(t[1]) * 1000000 + tonumber(t[2]), true
 end
 local s = redis.call('ZSCORE', KEYS[1], ARGV[1])
+-- On Redis TIME an end beyond now + a Lease is a clock that went back (see
+-- acquire.lua): the renewal sets it to now + a Lease.
+if timed and s and tonumber(s) > now + tonumber(ARGV[2]) then s = now + tonumber(ARGV[2]) end
 if not s or tonumber(s) <= now then
   redis.call('ZREM', KEYS[1], ARGV[1])
   return 0
