@@ -31,3 +31,16 @@ func clockNow(c Clock) int64 {
 	}
 	return t.UnixNano() // fits: at most maxInstant/1e9 s and 999,999,999 ns
 }
+
+// SystemClock returns the clock a [Limiter] reads when it is given none:
+// the wall clock read at start-up plus the monotonic time since, immune to
+// wall-clock steps (NTP) and to a suspended machine's wall clock jumping on
+// resume. A store that reads a clock of its own beside the limiters' (the
+// local-first store's sync rounds) must default to this one, so that both
+// read the same instants: time.Now's wall reading drifts from it at every
+// such step.
+func SystemClock() Clock { return systemClock{} }
+
+type systemClock struct{}
+
+func (systemClock) Now() time.Time { return time.Unix(0, systemNow()) }

@@ -261,6 +261,16 @@
 // the key, while units they admitted and had not pushed still count, and
 // their live leases are still spent. Windows are aligned to each node's
 // clock: keep the clocks synchronised (NTP), as a skew adds to δ and σ.
+// The rounds and the decisions must read one clock: Options.Clock given to
+// the limiters too, or neither given one, when both read
+// core.SystemClock, the wall clock at start-up plus the monotonic time
+// since. (The rounds read time.Now's wall reading: after NTP stepped it
+// back an hour, or a suspended machine's wall clock jumped on resume, a
+// node's rounds and decisions disagreed by that much, and two nodes at 100
+// a minute admitted 3,000 in 30 s: TestAttackDefaultClockIsTheLimitersClock.)
+// That clock does not follow a step of the wall clock until the process
+// restarts: a node whose clock was off when it started keeps that skew,
+// which Check measures.
 //
 // # Memory
 //

@@ -1,6 +1,13 @@
 package localfirst
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/floodgate-go/floodgate/core"
+)
+
+// ClockOf returns the clock s reads (Options.Clock, or its default).
+func ClockOf(s *Store) core.Clock { return s.opts.Clock }
 
 // Dump returns key's buckets on s, for debugging tests.
 func Dump(s *Store, key string, now int64) string {

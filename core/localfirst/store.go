@@ -89,7 +89,9 @@ type Options struct {
 	// ≥ 64), during a Redis outage too.
 	MaxKeys int
 	// Clock is the clock of the sync rounds, which must be the one the
-	// limiters read; nil means the system clock.
+	// limiters read; nil means the limiters' default, core.SystemClock
+	// (not time.Now's wall reading, which a wall-clock step moves away
+	// from it).
 	Clock core.Clock
 }
 
@@ -160,7 +162,7 @@ func New(client redis.UniversalClient, opts Options) (*Store, error) {
 		return nil, fmt.Errorf("localfirst: MaxKeys %d: %w", opts.MaxKeys, core.ErrInvalidConfig)
 	}
 	if isnil.Value(opts.Clock) {
-		opts.Clock = systemClock{}
+		opts.Clock = core.SystemClock()
 	}
 	// A round's commands end within Timeout whatever the client's options
 	// (see redisbound): a round on a connection a failover black-holed
@@ -307,7 +309,7 @@ func (s *Store) Stats() Stats {
 }
 
 // Run syncs every SyncPeriod, at instants aligned to multiples of it on
-// the system clock (so the nodes of a fleet with synchronised clocks sync
+// the store's clock (so the nodes of a fleet with synchronised clocks sync
 // at about the same instants, which keeps the views' staleness near one
 // period), until ctx is done; it then runs a last round (bounded by
 // Timeout) so that what this node admitted reaches Redis, and returns.
@@ -318,7 +320,7 @@ func (s *Store) Run(ctx context.Context) {
 	t := time.NewTimer(0)
 	defer t.Stop()
 	for {
-		t.Reset(p - time.Duration(time.Now().UnixNano()%int64(p)))
+		t.Reset(p - time.Duration(s.opts.Clock.Now().UnixNano()%int64(p)))
 		select {
 		case <-ctx.Done():
 			_ = s.Sync(context.WithoutCancel(ctx))
@@ -328,12 +330,6 @@ func (s *Store) Run(ctx context.Context) {
 		}
 	}
 }
-
-// systemClock is the clock when Options.Clock is nil.
-type systemClock struct{}
-
-// Now returns time.Now().
-func (systemClock) Now() time.Time { return time.Now() }
 
 // now reads the store's clock in Unix nanoseconds, or fails with an error
 // wrapping core.ErrClock for a reading before 1970 or too late for
