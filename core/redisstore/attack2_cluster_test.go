@@ -75,7 +75,7 @@ func TestAttackBlackholedEveryClient(t *testing.T) {
 				f := faultproxy.StartFailover(t, tc.addrs...)
 				c := tc.make(f.Dial)
 				t.Cleanup(func() { _ = c.Close() })
-				s, _ := faultStore(t, c, redisstore.Options{Timeout: 50 * time.Millisecond, FailureMode: redisstore.FailLocal,
+				s, _ := faultStore(t, c, redisstore.Options{Timeout: 50 * time.Millisecond, FailureMode: redisstore.FailLocal, LocalShare: 1,
 					ProbeInterval: 20 * time.Millisecond, ProbeMax: 50 * time.Millisecond})
 				l := faultLimiter(t, s, wide)
 				ctx := context.Background()

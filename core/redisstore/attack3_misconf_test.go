@@ -27,7 +27,7 @@ func TestAttackMisconfIsAFault(t *testing.T) {
 	srv := redistest.Start(t, "--enable-protected-configs", "yes") // (CONFIG SET dir)
 	c := srv.Client(t)
 	ctx := context.Background()
-	s, _ := faultStore(t, c, redisstore.Options{FailureMode: redisstore.FailLocal, ProbeInterval: time.Hour, Timeout: noDeadline})
+	s, _ := faultStore(t, c, redisstore.Options{FailureMode: redisstore.FailLocal, LocalShare: 1, ProbeInterval: time.Hour, Timeout: noDeadline})
 	l := faultLimiter(t, s, wide)
 	_, err := l.Allow(ctx, "before")
 	require.NoError(t, err)

@@ -29,7 +29,7 @@ func TestAttackErrorReplyReportedToObserver(t *testing.T) {
 		"-fcall", "-fcall_ro", "-evalsha", "-eval", "-function").Err())
 	for _, mode := range []redisstore.FailureMode{redisstore.FailOpen, redisstore.FailClosed, redisstore.FailLocal} {
 		obs := &coretest.Observer{}
-		s, _ := faultStore(t, c, redisstore.Options{FailureMode: mode, Prefix: "acl4:" + mode.String() + ":", Timeout: noDeadline, Observer: obs})
+		s, _ := faultStore(t, c, redisstore.Options{FailureMode: mode, LocalShare: 1, Prefix: "acl4:" + mode.String() + ":", Timeout: noDeadline, Observer: obs})
 		l := faultLimiter(t, s, core.MustPolicy("a", core.Limit{Name: "a", Algorithm: core.GCRA{Rate: core.PerHour(1)}}))
 		for range 3 {
 			_, _ = l.Allow(ctx, "k")

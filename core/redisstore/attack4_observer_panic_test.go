@@ -32,7 +32,7 @@ func TestAttackPanickingObserverKeepsTheProcess(t *testing.T) {
 	srv := redistest.Start(t)
 	p := faultproxy.Start(t, srv.Addr())
 	s, logs := faultStore(t, patientClient(t, p.Addr()), redisstore.Options{
-		FailureMode: redisstore.FailLocal, Timeout: noDeadline, Observer: panicky{},
+		FailureMode: redisstore.FailLocal, LocalShare: 1, Timeout: noDeadline, Observer: panicky{},
 		OnSwitch: func(redisstore.Switch) { panic("hook bug") },
 	})
 	l := faultLimiter(t, s, wide)

@@ -26,7 +26,7 @@ func TestCloseTellsTheObserver(t *testing.T) {
 	p := faultproxy.Start(t, srv.Addr())
 	obs := &coretest.Observer{}
 	s, _ := faultStore(t, patientClient(t, p.Addr()), redisstore.Options{
-		FailureMode: redisstore.FailLocal, Timeout: noDeadline, Observer: obs,
+		FailureMode: redisstore.FailLocal, LocalShare: 1, Timeout: noDeadline, Observer: obs,
 	})
 	l := faultLimiter(t, s, wide)
 	ctx := context.Background()

@@ -55,7 +55,7 @@ func TestAttackFailLocalMaxDelayServesTheRate(t *testing.T) {
 	mem := run(ms)
 	require.Equal(t, 32, mem)
 
-	s, _ := faultStore(t, defaultClient(t, deadAddr), redisstore.Options{FailureMode: redisstore.FailLocal, Timeout: noDeadline})
+	s, _ := faultStore(t, defaultClient(t, deadAddr), redisstore.Options{FailureMode: redisstore.FailLocal, LocalShare: 1, Timeout: noDeadline})
 	down := faultLimiter(t, s, wide)
 	for i := 0; i < 100 && !s.Down(); i++ {
 		_, _ = down.Allow(context.Background(), fmt.Sprint("down", i))

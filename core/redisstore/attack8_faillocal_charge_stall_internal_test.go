@@ -76,7 +76,7 @@ func TestAttackFailLocalChargeOutlastsAStall(t *testing.T) {
 		mono.Add(int64(stall))
 	}}
 	client.AddHook(hook)
-	s, err := New(client, Options{Prefix: "chargestall:", FailureMode: FailLocal, Timeout: 30 * time.Second,
+	s, err := New(client, Options{Prefix: "chargestall:", FailureMode: FailLocal, LocalShare: 1, Timeout: 30 * time.Second,
 		ProbeInterval: time.Hour, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = s.Close() })

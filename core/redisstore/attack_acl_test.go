@@ -26,7 +26,7 @@ func TestAttackCheckRunsADecision(t *testing.T) {
 	require.NoError(t, c.Do(ctx, "ACL", "SETUSER", "default", "on", "nopass", "~*", "&*", "+@all",
 		"-fcall", "-fcall_ro", "-evalsha", "-eval", "-function").Err())
 	for _, mode := range []redisstore.FailureMode{redisstore.FailOpen, redisstore.FailClosed, redisstore.FailLocal} {
-		s, logs := faultStore(t, c, redisstore.Options{FailureMode: mode, Prefix: "acl:" + mode.String() + ":", Timeout: noDeadline})
+		s, logs := faultStore(t, c, redisstore.Options{FailureMode: mode, LocalShare: 1, Prefix: "acl:" + mode.String() + ":", Timeout: noDeadline})
 		l := faultLimiter(t, s, core.MustPolicy("a", core.Limit{Name: "a", Algorithm: core.GCRA{Rate: core.PerHour(1)}}))
 		err := s.Check(ctx)
 		assert.ErrorContains(t, err, "NOPERM", "%v: Check", mode)

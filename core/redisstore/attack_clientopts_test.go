@@ -42,7 +42,7 @@ func TestAttackStallAnyClientOptions(t *testing.T) {
 				c := redis.NewClient(&o)
 				t.Cleanup(func() { _ = c.Close() })
 				const timeout = 50 * time.Millisecond
-				s, _ := faultStore(t, c, redisstore.Options{Timeout: timeout, FailureMode: redisstore.FailLocal,
+				s, _ := faultStore(t, c, redisstore.Options{Timeout: timeout, FailureMode: redisstore.FailLocal, LocalShare: 1,
 					ProbeInterval: 20 * time.Millisecond, ProbeMax: 50 * time.Millisecond})
 				l := faultLimiter(t, s, wide)
 				ctx := context.Background()
@@ -92,7 +92,7 @@ func TestAttackBlackholedConnections(t *testing.T) {
 				o.Addr, o.Dialer = srv.Addr(), f.Dial
 				c := redis.NewClient(&o)
 				t.Cleanup(func() { _ = c.Close() })
-				s, _ := faultStore(t, c, redisstore.Options{Timeout: 50 * time.Millisecond, FailureMode: redisstore.FailLocal,
+				s, _ := faultStore(t, c, redisstore.Options{Timeout: 50 * time.Millisecond, FailureMode: redisstore.FailLocal, LocalShare: 1,
 					ProbeInterval: 20 * time.Millisecond, ProbeMax: 50 * time.Millisecond})
 				l := faultLimiter(t, s, wide)
 				ctx := context.Background()

@@ -243,7 +243,7 @@ func TestTypedErrors(t *testing.T) {
 	p := core.MustPolicy("wt", core.Limit{Name: "wt", Algorithm: core.GCRA{Rate: core.PerHour(10)}})
 	for _, mode := range []redisstore.FailureMode{redisstore.FailClosed, redisstore.FailOpen, redisstore.FailLocal} {
 		prefix := "wt" + mode.String() + ":"
-		s := newStore(t, c, redisstore.Options{Prefix: prefix, FailureMode: mode})
+		s := newStore(t, c, redisstore.Options{Prefix: prefix, FailureMode: mode, LocalShare: 1})
 		l := limiterOn(t, s, p)
 		_, err := l.Allow(ctx, "k")
 		require.NoError(t, err)

@@ -26,7 +26,7 @@ func TestStallDeadlineDirect(t *testing.T) {
 	c := redis.NewClient(&redis.Options{Addr: p.Addr(), ContextTimeoutEnabled: true})
 	t.Cleanup(func() { _ = c.Close() })
 	const timeout = 50 * time.Millisecond
-	s, logs := faultStore(t, c, redisstore.Options{Timeout: timeout, FailureMode: redisstore.FailLocal,
+	s, logs := faultStore(t, c, redisstore.Options{Timeout: timeout, FailureMode: redisstore.FailLocal, LocalShare: 1,
 		ProbeInterval: 20 * time.Millisecond, ProbeMax: 50 * time.Millisecond})
 	l := faultLimiter(t, s, wide)
 	ctx := context.Background()

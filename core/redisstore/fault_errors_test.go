@@ -214,7 +214,7 @@ func TestWrongType(t *testing.T) {
 	ctx := context.Background()
 	pol := core.MustPolicy("wt", core.Limit{Name: "wt", Algorithm: core.FixedWindow{Quota: 4, Window: time.Hour, Anchored: true}})
 	for _, mode := range []redisstore.FailureMode{redisstore.FailClosed, redisstore.FailLocal, redisstore.FailOpen} {
-		s, logs := faultStore(t, c, redisstore.Options{FailureMode: mode, Prefix: fmt.Sprintf("wt%d:", mode), Timeout: noDeadline})
+		s, logs := faultStore(t, c, redisstore.Options{FailureMode: mode, LocalShare: 1, Prefix: fmt.Sprintf("wt%d:", mode), Timeout: noDeadline})
 		l := faultLimiter(t, s, pol)
 		_, err := l.Allow(ctx, "victim")
 		require.NoError(t, err)
@@ -281,7 +281,7 @@ func TestRealFaultReplies(t *testing.T) {
 			srv := redistest.Start(t)
 			c := srv.Client(t)
 			ctx := context.Background()
-			s, _ := faultStore(t, c, redisstore.Options{FailureMode: redisstore.FailLocal, ProbeInterval: time.Hour, Timeout: noDeadline})
+			s, _ := faultStore(t, c, redisstore.Options{FailureMode: redisstore.FailLocal, LocalShare: 1, ProbeInterval: time.Hour, Timeout: noDeadline})
 			l := faultLimiter(t, s, wide)
 			_, err := l.Allow(ctx, "before")
 			require.NoError(t, err)

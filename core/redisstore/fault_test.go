@@ -317,7 +317,7 @@ func TestStallDeadline(t *testing.T) {
 	p := faultproxy.Start(t, srv.Addr())
 	c := defaultClient(t, p.Addr())
 	const timeout = 50 * time.Millisecond
-	s, logs := faultStore(t, c, redisstore.Options{Timeout: timeout, FailureMode: redisstore.FailLocal,
+	s, logs := faultStore(t, c, redisstore.Options{Timeout: timeout, FailureMode: redisstore.FailLocal, LocalShare: 1,
 		ProbeInterval: 20 * time.Millisecond, ProbeMax: 50 * time.Millisecond})
 	l := faultLimiter(t, s, wide)
 	ctx := context.Background()
@@ -482,7 +482,7 @@ func TestFailureModes(t *testing.T) {
 func TestDownAtStart(t *testing.T) {
 	t.Parallel()
 	c := defaultClient(t, deadAddr)
-	s, logs := faultStore(t, c, redisstore.Options{FailureMode: redisstore.FailLocal})
+	s, logs := faultStore(t, c, redisstore.Options{FailureMode: redisstore.FailLocal, LocalShare: 1})
 	// go-redis's default client dials a refused address 5 times, 100 ms
 	// apart, and sends a command 4 times: Check returns at its context's
 	// end, which was 1 s of this test's time for the same verdict.

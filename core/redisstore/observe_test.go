@@ -40,7 +40,7 @@ func TestObserverSwitches(t *testing.T) {
 	p := faultproxy.Start(t, srv.Addr())
 	obs := &coretest.Observer{}
 	s, _ := faultStore(t, patientClient(t, p.Addr()), redisstore.Options{
-		FailureMode: redisstore.FailLocal, Timeout: noDeadline, Observer: obs,
+		FailureMode: redisstore.FailLocal, LocalShare: 1, Timeout: noDeadline, Observer: obs,
 	})
 	assert.Equal(t, "redis", s.Kind())
 	l, err := core.NewLimiter(wide, core.WithStore(s), core.WithObserver(obs))

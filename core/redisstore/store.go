@@ -339,7 +339,9 @@ type Options struct {
 	FailureMode FailureMode
 	// LocalShare is, for FailLocal, the part of each limit this process
 	// grants on its own, in (0, 1]: 1/N for N processes sharing the
-	// limit. 0 means 1.
+	// limit, 1 for a single process. FailLocal requires it: left 0, each
+	// of N processes would grant the whole limit while Redis is down (N
+	// times the limit), so [New] refuses it. Other modes ignore it.
 	LocalShare float64
 	// Failures is how many consecutive faults open the circuit breaker; 0
 	// means 3.
@@ -491,8 +493,11 @@ func New(client redis.UniversalClient, opts Options) (*Store, error) {
 	if opts.Timeout == 0 {
 		opts.Timeout = 100 * time.Millisecond
 	}
+	if opts.LocalShare == 0 && opts.FailureMode == FailLocal {
+		return nil, fmt.Errorf("redisstore: FailLocal needs LocalShare, the part of each limit this process grants while Redis is down (1/N for N processes; 1 for a single process): %w", core.ErrInvalidConfig)
+	}
 	if opts.LocalShare == 0 {
-		opts.LocalShare = 1
+		opts.LocalShare = 1 // unused but by a FailLocal store
 	}
 	if opts.DenyCacheSize == 0 {
 		opts.DenyCacheSize = 1 << 16

@@ -37,7 +37,7 @@ func TestAttackClosedStoreNotDownForever(t *testing.T) {
 	mk := func(addr string) (*redisstore.Store, *core.Limiter) {
 		c := redis.NewClient(&redis.Options{Addr: addr})
 		t.Cleanup(func() { _ = c.Close() })
-		s, err := redisstore.New(c, redisstore.Options{FailureMode: redisstore.FailLocal, Timeout: 30 * time.Second,
+		s, err := redisstore.New(c, redisstore.Options{FailureMode: redisstore.FailLocal, LocalShare: 1, Timeout: 30 * time.Second,
 			Observer: prom, Logger: slog.New(slog.DiscardHandler)})
 		require.NoError(t, err)
 		t.Cleanup(func() { _ = s.Close() })

@@ -69,7 +69,7 @@ func TestAttackTwoRedisStoresOneObserver(t *testing.T) {
 		p := faultproxy.Start(t, srv.Addr())
 		c := redis.NewClient(&redis.Options{Addr: p.Addr()})
 		t.Cleanup(func() { _ = c.Close() })
-		s, err := redisstore.New(c, redisstore.Options{FailureMode: redisstore.FailLocal, Timeout: 30 * time.Second, Observer: both,
+		s, err := redisstore.New(c, redisstore.Options{FailureMode: redisstore.FailLocal, LocalShare: 1, Timeout: 30 * time.Second, Observer: both,
 			Logger: slog.New(slog.DiscardHandler)})
 		require.NoError(t, err)
 		t.Cleanup(func() { _ = s.Close() })

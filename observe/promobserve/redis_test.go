@@ -28,7 +28,7 @@ func TestRedisStoreScraped(t *testing.T) {
 	reg := prometheus.NewRegistry()
 	obs, err := promobserve.New(reg, promobserve.Options{})
 	require.NoError(t, err)
-	s, err := redisstore.New(c, redisstore.Options{FailureMode: redisstore.FailLocal, Timeout: 30 * time.Second, Observer: obs})
+	s, err := redisstore.New(c, redisstore.Options{FailureMode: redisstore.FailLocal, LocalShare: 1, Timeout: 30 * time.Second, Observer: obs})
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = s.Close() })
 	l, err := core.NewLimiter(core.MustPolicy("api", core.Limit{Name: "api", Algorithm: core.GCRA{Rate: core.PerHour(1), Burst: 1}}),
