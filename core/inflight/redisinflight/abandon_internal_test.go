@@ -21,7 +21,7 @@ func TestAbandonedThenReleasedCountsOnce(t *testing.T) {
 	c := redis.NewClient(&redis.Options{Addr: "127.0.0.1:1", MaxRetries: -1})
 	t.Cleanup(func() { c.Close() })
 	l, err := New(c, 2, Options{Clock: coretest.NewClock(time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)),
-		Lease: time.Minute, FailureMode: redisstore.FailLocal, ManualRenew: true})
+		Lease: time.Minute, FailureMode: redisstore.FailLocal, LocalShare: 1, ManualRenew: true})
 	require.NoError(t, err)
 	l.hold("k", 2) // two slots of k held in Redis
 	ls := &lease{l: l, key: "k", rk: "rk", id: "m"}

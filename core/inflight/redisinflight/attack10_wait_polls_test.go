@@ -126,7 +126,7 @@ func TestAttackWaitPollsTakeAcquireTokens(t *testing.T) {
 			gate := newPollGate(t)
 			c.AddHook(gate)
 			l := newLimiter(t, c, 1, redisinflight.Options{MaxCalls: 1, Timeout: time.Minute, Lease: 6 * time.Minute,
-				PollInterval: time.Millisecond, FailureMode: mode})
+				PollInterval: time.Millisecond, FailureMode: mode, LocalShare: 1})
 			var shed atomic.Int64
 			redisinflight.OnPollShed(l, func() { shed.Add(1) })
 			bg := context.Background()

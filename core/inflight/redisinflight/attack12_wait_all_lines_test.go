@@ -37,7 +37,7 @@ func TestAttackWaitersOfOtherKeysLockOutFreeKeysRedis(t *testing.T) {
 			pc.AddHook(gate)
 			// PollInterval of an hour: the flood's heads never poll.
 			l := newLimiter(t, pc, 1, redisinflight.Options{MaxWaiters: 1, MaxWaiting: flood,
-				PollInterval: time.Hour, FailureMode: mode})
+				PollInterval: time.Hour, FailureMode: mode, LocalShare: 1})
 			bg := context.Background()
 			ctx, cancel := context.WithCancel(bg)
 			defer cancel()

@@ -30,7 +30,7 @@ func TestAttackDroppedSlotKeepsNoLocalShare(t *testing.T) {
 			srv := redistest.Start(t)
 			proxy, pc := proxied(t, srv)
 			clk := coretest.NewClock(t0)
-			l := newLimiter(t, pc, 1, redisinflight.Options{Clock: clk, FailureMode: redisstore.FailLocal, ManualRenew: manual})
+			l := newLimiter(t, pc, 1, redisinflight.Options{Clock: clk, FailureMode: redisstore.FailLocal, LocalShare: 1, ManualRenew: manual})
 			ctx := context.Background()
 			_, err := l.Acquire(ctx, "k") // dropped, never released
 			require.NoError(t, err)

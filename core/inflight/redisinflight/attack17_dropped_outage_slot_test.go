@@ -26,7 +26,7 @@ func TestAttackDroppedLocalSlotLocksNoKeyOut(t *testing.T) {
 	srv := redistest.Start(t)
 	proxy, pc := proxied(t, srv)
 	clk := coretest.NewClock(t0)
-	l := newLimiter(t, pc, 1, redisinflight.Options{Clock: clk, FailureMode: redisstore.FailLocal})
+	l := newLimiter(t, pc, 1, redisinflight.Options{Clock: clk, FailureMode: redisstore.FailLocal, LocalShare: 1})
 	ctx := context.Background()
 
 	proxy.Refuse(true)

@@ -43,7 +43,7 @@ func TestAttackCheckRunsItsScripts(t *testing.T) {
 			require.NoError(t, c.Do(ctx, acl...).Err())
 			for _, mode := range []redisstore.FailureMode{redisstore.FailOpen, redisstore.FailClosed, redisstore.FailLocal} {
 				log, lines := logcount.Logger()
-				l := newLimiter(t, c, 2, redisinflight.Options{FailureMode: mode, Logger: log})
+				l := newLimiter(t, c, 2, redisinflight.Options{FailureMode: mode, LocalShare: 1, Logger: log})
 				assert.ErrorContains(t, l.Check(ctx), tc.want, "%v: Check", mode)
 				for range 3 {
 					s, err := l.Acquire(ctx, "k")

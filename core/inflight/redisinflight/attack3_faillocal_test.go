@@ -26,7 +26,7 @@ func TestAttackFailLocalCountsTheOtherSlots(t *testing.T) {
 	srv := redistest.Start(t)
 	proxy, pc := proxied(t, srv)
 	clk := coretest.NewClock(t0)
-	l := newLimiter(t, pc, 2, redisinflight.Options{Clock: clk, Lease: time.Hour, FailureMode: redisstore.FailLocal})
+	l := newLimiter(t, pc, 2, redisinflight.Options{Clock: clk, Lease: time.Hour, FailureMode: redisstore.FailLocal, LocalShare: 1})
 	ctx := context.Background()
 	down := func(on bool) {
 		proxy.Refuse(on)

@@ -30,7 +30,7 @@ func TestAttackFailLocalCountsAcquiresInFlight(t *testing.T) {
 	c.AddHook(h)
 	clk := coretest.NewClock(t0)
 	l := newLimiter(t, c, 1, redisinflight.Options{Clock: clk, Lease: time.Hour, MaxCalls: 1,
-		FailureMode: redisstore.FailLocal})
+		FailureMode: redisstore.FailLocal, LocalShare: 1})
 	bg := context.Background()
 	warm, err := l.Acquire(bg, "warm") // (loads the script: the held round trip is one EVALSHA)
 	require.NoError(t, err)

@@ -31,7 +31,7 @@ func TestAttackReleaseDuringOutageFreesOnReturn(t *testing.T) {
 			c := srv.Client(t)
 			proxy, pc := proxied(t, srv)
 			clk := coretest.NewClock(t0)
-			l := newLimiter(t, pc, 2, redisinflight.Options{Clock: clk, Lease: time.Hour, FailureMode: mode})
+			l := newLimiter(t, pc, 2, redisinflight.Options{Clock: clk, Lease: time.Hour, FailureMode: mode, LocalShare: 1})
 			ctx := context.Background()
 			var held []*inflight.Slot
 			for range 2 {

@@ -57,7 +57,7 @@ func TestAttackOrphanedLeaseDuringOutageFreesOnReturn(t *testing.T) {
 			h := replyHook{answered: make(chan struct{}, 1), release: make(chan struct{})}
 			pc.AddHook(h)
 			clk := coretest.NewClock(t0)
-			l := newLimiter(t, pc, 1, redisinflight.Options{Clock: clk, Lease: time.Hour, FailureMode: mode})
+			l := newLimiter(t, pc, 1, redisinflight.Options{Clock: clk, Lease: time.Hour, FailureMode: mode, LocalShare: 1})
 			bg := context.Background()
 			warm, err := l.Acquire(bg, "warm") // (loads the script: the held round trip is one EVALSHA)
 			require.NoError(t, err)

@@ -27,7 +27,7 @@ func TestAttackFailLocalRacingAcquiresBothRefused(t *testing.T) {
 	srv := redistest.Start(t)
 	proxy, pc := proxied(t, srv)
 	clk := coretest.NewClock(t0)
-	l := newLimiter(t, pc, 2, redisinflight.Options{Clock: clk, Lease: time.Hour, FailureMode: redisstore.FailLocal})
+	l := newLimiter(t, pc, 2, redisinflight.Options{Clock: clk, Lease: time.Hour, FailureMode: redisstore.FailLocal, LocalShare: 1})
 	ctx := context.Background()
 	held, err := l.Acquire(ctx, "k")
 	require.NoError(t, err, "one slot held in Redis")

@@ -50,7 +50,7 @@ func TestStallFloodBoundsGoroutines(t *testing.T) {
 				DialTimeout: time.Minute, ReadTimeout: time.Minute, WriteTimeout: time.Minute})
 			t.Cleanup(func() { pc.Close() })
 			var errs atomic.Int64
-			l := newLimiter(t, pc, 100, redisinflight.Options{MaxCalls: n, Timeout: time.Minute, Lease: 6 * time.Minute, FailureMode: mode,
+			l := newLimiter(t, pc, 100, redisinflight.Options{MaxCalls: n, Timeout: time.Minute, Lease: 6 * time.Minute, FailureMode: mode, LocalShare: 1,
 				OnError: func(error) { errs.Add(1) }})
 			ctx := context.Background()
 			// Open the pool's n connections now, so that no dial (and no
@@ -148,7 +148,7 @@ func TestBreakerRedisKilled(t *testing.T) {
 			var hook countingHook
 			c.AddHook(&hook)
 			clock := coretest.NewClock(t0)
-			l := newLimiter(t, c, 2, redisinflight.Options{Clock: clock, FailureMode: mode})
+			l := newLimiter(t, c, 2, redisinflight.Options{Clock: clock, FailureMode: mode, LocalShare: 1})
 			ctx := context.Background()
 			s, err := l.Acquire(ctx, "k")
 			require.NoError(t, err)
@@ -383,7 +383,7 @@ func timedOutAcquire(t *testing.T, srv *redistest.Server, mode redisstore.Failur
 	// A short Timeout, so that the cancellation's bound, a round
 	// trip's (1 s), dwarfs the few round trips it needs.
 	l := newLimiter(t, pc, 2, redisinflight.Options{Clock: clk, Lease: 30 * time.Second, Timeout: 20 * time.Millisecond,
-		FailureMode: mode, OnError: func(err error) {
+		FailureMode: mode, LocalShare: 1, OnError: func(err error) {
 			if strings.Contains(err.Error(), "cancelling the lease") {
 				cancelErr.Store(err)
 				return

@@ -255,7 +255,10 @@ type Options struct {
 	// package documentation); the default is redisstore.FailClosed.
 	FailureMode redisstore.FailureMode
 	// LocalShare is, for FailLocal, the part of the limit this process
-	// grants on its own, in (0, 1]; 0 means 1.
+	// grants on its own, in (0, 1]: 1/N for N processes sharing the
+	// limit, 1 for a single process. FailLocal requires it: left 0, each
+	// of N processes would hold the whole limit while Redis is down (N
+	// times the limit), so [New] refuses it. Other modes ignore it.
 	LocalShare float64
 	// MaxWaiters bounds the callers of one key waiting in Wait, MaxWaiting
 	// those of all keys; 0 means inflight.DefaultMaxWaiters and
@@ -412,8 +415,11 @@ func New(client redis.UniversalClient, limit int, opts Options) (*Limiter, error
 	if opts.Timeout == 0 {
 		opts.Timeout = 100 * time.Millisecond
 	}
+	if opts.LocalShare == 0 && opts.FailureMode == redisstore.FailLocal {
+		return nil, fmt.Errorf("redisinflight: FailLocal needs LocalShare, the part of the limit this process holds while Redis is down (1/N for N processes; 1 for a single process): %w", core.ErrInvalidConfig)
+	}
 	if opts.LocalShare == 0 {
-		opts.LocalShare = 1
+		opts.LocalShare = 1 // unused but under FailLocal
 	}
 	if opts.PollInterval == 0 {
 		opts.PollInterval = 50 * time.Millisecond
