@@ -28,6 +28,11 @@ type serverConfig struct {
 	// Redis, when set, is the address of the Redis the limits are kept in
 	// (with a local fallback while it is unreachable) instead of memory.
 	Redis string
+	// FleetSize is, with Redis, how many processes share the limits: each
+	// grants 1/FleetSize of a limit while Redis is unreachable. Required
+	// with Redis: a process granting the whole limit would make a fleet of
+	// N admit N times the limit during an outage.
+	FleetSize int
 	// Clock is the limiters' clock; nil means the system clock (tests
 	// pass a fake one).
 	Clock core.Clock
@@ -87,9 +92,12 @@ func newDemo(cfg serverConfig) (*demo, error) {
 	}
 	var st core.Store
 	if cfg.Redis != "" {
+		if cfg.FleetSize < 1 {
+			return nil, fmt.Errorf("-redis needs -fleet-size N, the number of processes sharing the limits (each grants 1/N of a limit while Redis is down); got %d", cfg.FleetSize)
+		}
 		c := redis.NewClient(&redis.Options{Addr: cfg.Redis})
 		d.closers = append(d.closers, c.Close)
-		rs, err := redisstore.New(c, redisstore.Options{FailureMode: redisstore.FailLocal, Observer: obs})
+		rs, err := redisstore.New(c, redisstore.Options{FailureMode: redisstore.FailLocal, LocalShare: 1 / float64(cfg.FleetSize), Observer: obs})
 		if err != nil {
 			return nil, errors.Join(err, d.Close())
 		}

@@ -218,7 +218,7 @@ func memoryScrape(t *testing.T) map[string]*dto.MetricFamily {
 func redisOutageScrape(t *testing.T) map[string]*dto.MetricFamily {
 	srv := redistest.Start(t)
 	p := faultproxy.Start(t, srv.Addr())
-	base, _ := start(t, config{Server: serverConfig{Redis: p.Addr(), TrustedProxies: []string{"127.0.0.1"}}})
+	base, _ := start(t, config{Server: serverConfig{Redis: p.Addr(), FleetSize: 1, TrustedProxies: []string{"127.0.0.1"}}})
 	ctx := context.Background()
 	lc := loadConfig{Target: base, Requests: 400, Clients: 50, Workers: 4}
 	tl, err := generate(ctx, client, lc)

@@ -18,9 +18,10 @@
 // demo speaks for many clients from one machine. A real service names its
 // load balancers there, never the networks its clients come from.
 //
-// With -redis ADDR the limits are kept in Redis (falling back to local
-// limits while it is unreachable) and the store's latency and state
-// appear in the metrics. The server prints "listening on ADDR" once it
+// With -redis ADDR -fleet-size N the limits are kept in Redis (falling
+// back to local limits while it is unreachable, 1/N of each per process:
+// N is how many processes share the Redis) and the store's latency and
+// state appear in the metrics. The server prints "listening on ADDR" once it
 // accepts connections and stops on SIGINT or SIGTERM.
 package main
 
@@ -45,6 +46,7 @@ func main() {
 	maxKeys := flag.Int("max-keys", 10_000, "keys the in-memory store keeps per policy")
 	proxies := flag.String("trusted-proxies", "127.0.0.0/8,::1", "comma-separated networks whose X-Forwarded-For is believed")
 	redisAddr := flag.String("redis", "", "keep the limits in the Redis at this address instead of memory")
+	fleet := flag.Int("fleet-size", 0, "with -redis: how many server processes share the limits (each grants 1/N of a limit while Redis is down)")
 	load := flag.Bool("load", false, "drive traffic at the server")
 	requests := flag.Int("requests", 0, "with -load, stop after this many requests (0: never)")
 	clients := flag.Int("clients", 2_000, "with -load, polite client addresses")
@@ -54,7 +56,7 @@ func main() {
 
 	cfg := config{
 		Addr:   *addr,
-		Server: serverConfig{MaxKeys: *maxKeys, TrustedProxies: splitList(*proxies), Redis: *redisAddr},
+		Server: serverConfig{MaxKeys: *maxKeys, TrustedProxies: splitList(*proxies), Redis: *redisAddr, FleetSize: *fleet},
 	}
 	if *load {
 		cfg.Load = &loadConfig{Requests: *requests, Clients: *clients, Workers: *workers, RPS: *rps}
