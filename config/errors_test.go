@@ -107,6 +107,8 @@ var errorCases = func() map[string]struct{ src, want string } {
 		"route names clash": {ok + "routes:\n  - {pattern: /a, policy: api}\n  - {pattern: /b, name: /a, policy: api}\n",
 			`test.yaml:5:5: routes[1]: the name "/a" is already a route's (line 4)`},
 		"routes not a list":    {ok + "routes: {pattern: /a}\n", `test.yaml:3:9: routes: want a list of one or more values, not a mapping`},
+		"empty join":           {ok + "keys:\n  k: {join: []}\n", `test.yaml:4:13: keys.k.join: want a list of one or more values, not an empty list`},
+		"empty routes":         {ok + "routes: []\n", `test.yaml:3:9: routes: want a list of one or more values, not an empty list`},
 		"duplicate key":        {"policies: {api: 1/s, api: 2/s}\ndefault: {policy: api}\n", `test.yaml:1:22: policies: "api" given twice (first at line 1)`},
 		"merge key":            {"base: &b {policy: api}\n", `test.yaml:1:1: configuration: unknown field "base"`},
 		"merge key in a rule":  {"policies: {api: 1/s}\ndefault:\n  <<: {policy: api}\n", `test.yaml:3:3: default: merge keys (<<) are not supported`},

@@ -148,6 +148,9 @@ func kind(n *yaml.Node) string {
 	case yaml.MappingNode:
 		return "a mapping"
 	case yaml.SequenceNode:
+		if len(n.Content) == 0 {
+			return "an empty list" // "want a list of one or more values, not a list" was false
+		}
 		return "a list"
 	case yaml.ScalarNode:
 		if isNull(n) {
