@@ -20,7 +20,7 @@ import (
 func ExampleNew_behindAProxy() {
 	clk := coretest.NewClock(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)) // omit in production
 	ip, err := keyfunc.ClientIP(keyfunc.IPOptions{
-		TrustedProxyCIDRs: []string{"10.0.0.0/8"}, // the load balancers' networks, and no wider
+		TrustedProxyCIDRs: []string{"10.0.0.5/32"}, // the load balancers' addresses, and no wider
 	})
 	if err != nil {
 		panic(err)

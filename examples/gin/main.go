@@ -5,7 +5,7 @@
 //	curl -i 127.0.0.1:8080/users/1
 //
 // Behind a load balancer or a reverse proxy, name its networks (and no
-// wider) with -trusted-proxies 10.0.0.0/8.
+// wider) with -trusted-proxies 10.0.0.5/32.
 package main
 
 import (
@@ -25,7 +25,7 @@ import (
 
 func main() {
 	addr := flag.String("addr", "127.0.0.1:8080", "listen address")
-	proxies := flag.String("trusted-proxies", "", "comma-separated networks of the proxies in front (load balancers: \"10.0.0.0/8\"), whose X-Forwarded-For is believed; empty: clients connect directly")
+	proxies := flag.String("trusted-proxies", "", "comma-separated networks of the proxies in front (load balancers: \"10.0.0.5/32\"), whose X-Forwarded-For is believed; empty: clients connect directly")
 	flag.Parse()
 	h, err := newRouter(splitList(*proxies))
 	if err != nil {

@@ -14,7 +14,7 @@
 // FLOODGATE_DEVICE_SECRET (at least 32 bytes), else a random one, which
 // forgets the devices on restart. Behind a load balancer or a reverse
 // proxy, name its networks (and no wider) with -trusted-proxies
-// 10.0.0.0/8. The server prints "listening on ADDR" once it accepts
+// 10.0.0.5/32. The server prints "listening on ADDR" once it accepts
 // connections and shuts down on SIGINT or SIGTERM.
 package main
 
@@ -45,7 +45,7 @@ import (
 
 func main() {
 	addr := flag.String("addr", "127.0.0.1:8081", "address to listen on")
-	proxies := flag.String("trusted-proxies", "", "comma-separated networks of the proxies in front (load balancers: \"10.0.0.0/8\"), whose X-Forwarded-For is believed; empty: clients connect directly")
+	proxies := flag.String("trusted-proxies", "", "comma-separated networks of the proxies in front (load balancers: \"10.0.0.5/32\"), whose X-Forwarded-For is believed; empty: clients connect directly")
 	flag.Parse()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()

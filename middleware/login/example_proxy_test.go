@@ -22,7 +22,7 @@ import (
 func ExampleOptions_behindAProxy() {
 	for _, ip := range []keyfunc.IPOptions{
 		{}, // the zero value: the direct peer, the balancer
-		{TrustedProxyCIDRs: []string{"10.0.0.0/8"}}, // the load balancers' networks
+		{TrustedProxyCIDRs: []string{"10.0.0.5/32"}}, // the load balancers' addresses
 	} {
 		g, err := login.New(login.Options{
 			IP:    ip,
@@ -56,5 +56,5 @@ func ExampleOptions_behindAProxy() {
 	}
 	// Output:
 	// trusted []: alice 429, the guesser 429
-	// trusted [10.0.0.0/8]: alice 200, the guesser 429
+	// trusted [10.0.0.5/32]: alice 200, the guesser 429
 }

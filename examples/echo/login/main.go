@@ -6,7 +6,7 @@
 //
 //	go run ./login   (in examples/echo)
 //	curl -i -d username=alice -d password=guess 127.0.0.1:8080/login
-//	go run ./login -trusted-proxies 10.0.0.0/8   (behind load balancers there)
+//	go run ./login -trusted-proxies 10.0.0.5/32   (behind load balancers there)
 package main
 
 import (
@@ -24,7 +24,7 @@ import (
 )
 
 func main() {
-	proxies := flag.String("trusted-proxies", "", "comma-separated networks of the proxies in front (load balancers: \"10.0.0.0/8\"), whose X-Forwarded-For is believed; empty: clients connect directly")
+	proxies := flag.String("trusted-proxies", "", "comma-separated networks of the proxies in front (load balancers: \"10.0.0.5/32\"), whose X-Forwarded-For is believed; empty: clients connect directly")
 	flag.Parse()
 	log.Fatal(newServer(options(splitList(*proxies))).Start("127.0.0.1:8080"))
 }

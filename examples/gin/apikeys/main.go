@@ -4,7 +4,7 @@
 // per client IP, with the anonymous clients.
 //
 //	go run ./apikeys   (in examples/gin, with Redis on 127.0.0.1:6379)
-//	go run ./apikeys -trusted-proxies 10.0.0.0/8   (behind load balancers there)
+//	go run ./apikeys -trusted-proxies 10.0.0.5/32   (behind load balancers there)
 //	curl -i -H 'X-API-Key: key-of-acme' 127.0.0.1:8080/
 package main
 
@@ -24,7 +24,7 @@ import (
 )
 
 func main() {
-	proxies := flag.String("trusted-proxies", "", "comma-separated networks of the proxies in front (load balancers: \"10.0.0.0/8\"), whose X-Forwarded-For is believed; empty: clients connect directly")
+	proxies := flag.String("trusted-proxies", "", "comma-separated networks of the proxies in front (load balancers: \"10.0.0.5/32\"), whose X-Forwarded-For is believed; empty: clients connect directly")
 	flag.Parse()
 	store, err := redisstore.New(redis.NewClient(&redis.Options{Addr: "127.0.0.1:6379"}), redisstore.Options{})
 	if err != nil {
