@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -112,7 +113,7 @@ const goTimeout = 5 * time.Minute
 // the error is a module missing from an offline module cache.
 func mustGo(t *testing.T, dir string, m mode, args ...string) string {
 	t.Helper()
-	out, stderr, err := goRun(t, dir, m, args...)
+	out, stderr, err := goRunOnce(t, dir, m, args...)
 	if err != nil && strings.Contains(stderr, "GOPROXY=off") {
 		unavailable(t, "go %s: a module is missing from the module cache; run "+
 			"%s=1 go test ./internal/depcheck once with network access (.ci/run does):\n%s",
@@ -120,6 +121,49 @@ func mustGo(t *testing.T, dir string, m mode, args ...string) string {
 	}
 	require.NoError(t, err, "go %s in %s:\n%s%s", strings.Join(args, " "), dir, out, stderr)
 	return out
+}
+
+// goRuns memoizes the go commands of the repo and workspace modes, keyed
+// by their mode, directory and arguments: they read the repository, which
+// no test changes, so that one answer serves every test asking (the same
+// go.mod was read three times, go.work five, each module's graph twice:
+// 71 go commands, 39 distinct).
+var goRuns sync.Map // goKey → *goResult
+
+// goKey is a go command of goRuns.
+type goKey struct {
+	m    mode
+	dir  string
+	args string
+}
+
+// goResult is one go command's answer, once it ran.
+type goResult struct {
+	once           sync.Once
+	ran            bool // false when the test running it failed before it returned
+	stdout, stderr string
+	err            error
+}
+
+// goRunOnce is goRun, memoized in goRuns unless m is user: a throwaway
+// module is written (-mod=mod) and is its test's alone. A test waiting
+// for another's run of the same command fails if that run did not return
+// (the other test failed within it).
+func goRunOnce(t *testing.T, dir string, m mode, args ...string) (stdout, stderr string, err error) {
+	t.Helper()
+	if m == user {
+		return goRun(t, dir, m, args...)
+	}
+	v, _ := goRuns.LoadOrStore(goKey{m, dir, strings.Join(args, "\x00")}, &goResult{})
+	r := v.(*goResult)
+	r.once.Do(func() {
+		r.stdout, r.stderr, r.err = goRun(t, dir, m, args...)
+		r.ran = true
+	})
+	if !r.ran {
+		t.Fatalf("go %s in %s: the test running it failed before it ended", strings.Join(args, " "), dir)
+	}
+	return r.stdout, r.stderr, r.err
 }
 
 // userModule writes a throwaway module in a temporary directory: a go.mod
