@@ -492,23 +492,37 @@ func TestPoolWaitCancelsNothing(t *testing.T) {
 	require.Empty(t, tombs, "no tombstone for a lease never asked for")
 }
 
+// stacks is limiterGoroutines' buffer.
+var stacks struct {
+	mu  sync.Mutex
+	buf []byte
+}
+
 // limiterGoroutines counts the goroutines running this package's code (a
 // caller inside Acquire, a round trip, a cancellation), not the process's
 // goroutines: with -count above 1, the winding down of an earlier run's
 // parallel tests added hundreds to runtime.NumGoroutine while a flood was
 // measured.
+//
+// The stacks are written into one buffer kept between calls: a flood
+// test counts them hundreds of times, and a fresh megabyte each time
+// (zeroed, then collected) was a quarter of such a test's CPU.
 func limiterGoroutines() int {
-	buf := make([]byte, 1<<20)
+	stacks.mu.Lock()
+	defer stacks.mu.Unlock()
+	if stacks.buf == nil {
+		stacks.buf = make([]byte, 1<<20)
+	}
+	var n int
 	for {
-		n := runtime.Stack(buf, true)
-		if n < len(buf) {
-			buf = buf[:n]
+		n = runtime.Stack(stacks.buf, true)
+		if n < len(stacks.buf) {
 			break
 		}
-		buf = make([]byte, 2*len(buf))
+		stacks.buf = make([]byte, 2*len(stacks.buf))
 	}
 	count := 0
-	for g := range bytes.SplitSeq(buf, []byte("\n\n")) {
+	for g := range bytes.SplitSeq(stacks.buf[:n], []byte("\n\n")) {
 		// Test functions run in package redisinflight_test: "redisinflight."
 		// is this package's code only.
 		if bytes.Contains(g, []byte("inflight/redisinflight.")) {
