@@ -21,7 +21,19 @@ type Admission struct {
 	// share is what the admission tells the middlewares inside this one
 	// (see stacked), or nil.
 	share *stacked
-	done  uint32 // set (atomically) by the first End
+	// done is set by the first End. It is shared by every copy of the
+	// Admission (made when it is admitted counting: see arm), so that
+	// copies are ended once together, whatever the limiter: one of the
+	// application's own may not refuse a second refund of a decision.
+	done *atomic.Bool
+}
+
+// arm readies a counting admission for End, before it is returned and
+// copied: its copies share one done flag.
+func (a *Admission) arm() {
+	if a.Counting() {
+		a.done = new(atomic.Bool)
+	}
 }
 
 // Request returns the request to give the handler behind the middleware:
@@ -58,16 +70,16 @@ var ErrNoResponse = errors.New("middleware: the handler returned without writing
 // End reports the response status of the admitted request, so that a
 // request Options.CountIf says should not count is refunded. Calling it is
 // needed only when [Admission.Counting] is true; it is safe either way.
-// Only the first call acts, even when calls race; a copy of the Admission
-// ended again is refused by the limiter (a *core.Limiter refunds a
-// decision once), so nothing is ever given back twice.
+// Only the first call acts, even when calls race, and whichever copy of
+// the Admission it is made on: copies share it, so nothing is ever given
+// back twice, whatever the limiter.
 //
 // CountIf is asked about final statuses only (200 and above). End never
 // guesses a success: status 0 (no response was written) and 1xx (101: a
 // connection taken over, whose outcome no status tells) leave the request
 // counted, and status 0 is reported to Options.OnError as [ErrNoResponse].
 func (a *Admission) End(ctx context.Context, status int) {
-	if !a.Counting() || !atomic.CompareAndSwapUint32(&a.done, 0, 1) {
+	if !a.Counting() || a.done == nil || !a.done.CompareAndSwap(false, true) {
 		return
 	}
 	switch {

@@ -20,8 +20,8 @@
 // It never guesses a success: a handler that returns without writing a
 // response leaves the request counted, reported as [ErrNoResponse].
 // An admission is given back at most once: [Admission.End] acts on its
-// first call only, and a core.Limiter refunds a decision once, so ending a
-// copy again changes nothing.
+// first call only, on whichever copy of the Admission it is made (copies
+// share it), whatever the limiter.
 // Shaping delays (core.LeakyBucket) are waited out before the handler, and
 // given back when the request is cancelled while waiting.
 //

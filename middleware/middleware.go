@@ -203,15 +203,21 @@ func (m *Middleware) begin(w http.ResponseWriter, r *http.Request, route string,
 	} else {
 		err = m.decideKey(w, r, lim, scope, a)
 	}
+	var ok bool
 	switch err {
 	case nil:
-		return m.decided(w, r, a)
+		ok = m.decided(w, r, a)
 	case errAnswered:
 		return false
 	case errUndecided:
 		return true
+	default:
+		ok = m.failed(w, r, err, a)
 	}
-	return m.failed(w, r, err, a)
+	if ok {
+		a.arm()
+	}
+	return ok
 }
 
 // errAnswered is returned by decideKey and decideIP when r was refused
