@@ -360,7 +360,8 @@ func mustNext(who string, next http.Handler) {
 // serve limits r with m by its route pattern and the methods reaching its
 // handler there (see middleware.Routes), then serves it with next. twice
 // says m is mounted more than once: a request m has decided by the same
-// pattern and methods, mounted outside, is not charged again.
+// pattern and methods, mounted outside, and passed on unchanged (see
+// decision), is not charged again.
 func serve(m *middleware.Middleware, w http.ResponseWriter, r *http.Request, pattern, methods string, next http.Handler, twice bool) {
 	if twice && decidedBefore(r, m, pattern, methods) {
 		next.ServeHTTP(w, r)
