@@ -128,7 +128,7 @@ func Limit(m *middleware.Middleware) func(http.Handler) http.Handler {
 					// (mounted behind a plain handler: r.Mount("/a",
 					// auth(sub))): which methods reach its handler is not
 					// known, and it is taken to be reached by every one.
-					methods = everyMethod + " " + pattern
+					methods = everyMethodWith(method) + " " + pattern
 				}
 				unrouted := pattern == "" || sub != nil
 				if unrouted {

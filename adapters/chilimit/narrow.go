@@ -13,6 +13,18 @@ import (
 // a handler whose router the root cannot list.
 const everyMethod = "CONNECT,DELETE,GET,HEAD,OPTIONS,PATCH,POST,PUT,TRACE"
 
+// everyMethodWith returns everyMethod with method, r's, added when it is
+// not net/http's: chi routes a method registered with chi.RegisterMethod
+// to a handler of every method as it routes GET, and such a request
+// reaching a handler whose router the root cannot list was limited by
+// none of the routes guarding it.
+func everyMethodWith(method string) string {
+	if method == "" || routemethods.Standard(method) || strings.ContainsAny(method, ", ") {
+		return everyMethod
+	}
+	return everyMethod + "," + method
+}
+
 // narrow returns methods, the methods reaching the handler r reaches at
 // pattern (see routemethods), with only those by which router, the root
 // router, routes r's path to pattern too: method, r's, and the others
