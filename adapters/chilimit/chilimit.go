@@ -123,7 +123,8 @@ func Limit(m *middleware.Middleware) func(http.Handler) http.Handler {
 					// yet: the mount points are not read again for it.
 					sub = mounts.pending(rctx, pattern, !listed, t)
 				}
-				if pattern != "" && !listed && sub == nil {
+				hidden := pattern != "" && !listed && sub == nil
+				if hidden {
 					// A route chi found in a router the root cannot list
 					// (mounted behind a plain handler: r.Mount("/a",
 					// auth(sub))): which methods reach its handler is not
@@ -172,7 +173,13 @@ func Limit(m *middleware.Middleware) func(http.Handler) http.Handler {
 						method = reached
 					}
 				}
-				methods = narrow(rctx.Routes, &pool, r, stubs{&mounts, rctx.Routes, nil, t}, pattern, methods, method)
+				if !hidden {
+					// The root's Find names the mount point of a hidden
+					// router for every method, never its routes: it
+					// cannot tell which methods the router routes the
+					// path by to another route.
+					methods = narrow(rctx.Routes, &pool, r, stubs{&mounts, rctx.Routes, nil, t}, pattern, methods, method)
+				}
 			}
 			serve(m, w, r, pattern, methods, next, n.Load() > 1)
 		})
