@@ -36,7 +36,7 @@ func TestTTLHeadroom(t *testing.T) {
 	exp := func(key string) int64 {
 		v, err := c.Get(ctx, key).Bytes()
 		require.NoError(t, err)
-		require.Len(t, v, 24)
+		require.Len(t, v, 32)
 		return int64(math.Float64frombits(binary.LittleEndian.Uint64(v[16:])))
 	}
 	for _, fn := range []string{"take", "main", "batch"} {

@@ -59,8 +59,9 @@
 // reloaded, one limit for the fleet. Limiters of one name and shape on one
 // Redis count together, whatever their quotas. All keys of one
 // (policy, key) share a hash tag: one Cluster slot, no CROSSSLOT. Its value
-// is the limit's state words, the instant the state was created, and the
-// instant up to which its TTL runs, as little-endian doubles (exact: every
+// is the limit's state words, the instant the state was created, the
+// instant up to which its TTL runs and the instant of the decision that
+// wrote it, as little-endian doubles (exact: every
 // word is an integer below 2^53 or a float of TokenBucket or WarmUp). Every
 // key gets a TTL that runs at least to the limit's recovery instant (its
 // idleAt, rounded up to a millisecond, plus Options.ExpirySlack): no
@@ -87,13 +88,17 @@
 //
 // Redis's TIME never reads earlier than a decision already made on the
 // same server unless its clock went back: a failover or a slot migration
-// to a server whose clock lags, or a clock stepped back (NTP). A decision
-// on TIME that finds a key's state ahead of now by more than its limit can
-// hold (its window, its burst's refill, Backoff's forgiveness) brings the
-// state back to that span and writes it, so that a clock an hour behind
-// denies a used-up key at most that span, not the hour, and admits
-// nothing beyond the limit. WarmUp's state is not brought back; on the
-// caller's clock a lagging caller is decided at the key's latest instant.
+// to a server whose clock lags, or a clock stepped back (NTP). Every key
+// records the instant of the decision that wrote it; a decision on TIME
+// that reads an earlier instant moves the key's state back by the
+// difference and writes it, so that a clock an hour behind denies a
+// used-up key as long as it would have been denied at that instant (at
+// most its limit's period, or the period of the quotas it was written
+// under), not the hour, and admits nothing beyond the limit. A state
+// merely far ahead of now is never moved: limiters of one shape with
+// larger bursts or locks (a reload, an override) legitimately write one.
+// WarmUp's state is not moved; on the caller's clock a lagging caller is
+// decided at the key's latest instant.
 //
 // State is kept in integer microseconds (a Lua number is a double: Unix
 // nanoseconds do not fit its 53 bits). Decisions are identical to the

@@ -21,7 +21,7 @@ import (
 // stateFormat names the keys' value format (see step.lua), hashed into
 // every key: a store of another format reads and writes other keys, and
 // the old ones expire by their TTL.
-const stateFormat = "floodgate redis state 2|"
+const stateFormat = "floodgate redis state 3|"
 
 // table decides one policy in Redis.
 type table struct {

@@ -90,7 +90,6 @@ function ALG.backoff(free, window, base, mx, forgive)
     if fresh(st) then return -1 end
     return idleAt(st)
   end
-  A.span = imax(imax(forgive, mx), window)
   function A.shift(st, d)
     if st[1] ~= 0 then st[1] = st[1] - d end
     if st[2] ~= 0 then st[2] = st[2] - d end

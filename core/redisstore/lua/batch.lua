@@ -52,9 +52,9 @@ for i = 1, C.n do
   if not r then
     redis.call('DEL', key)
   elseif r.px then
-    redis.call('SET', key, encode(r.L, r.s, r.born, r.exp), 'PX', sformat('%d', r.px))
+    redis.call('SET', key, encode(r.L, r.s, r.born, r.exp, r.seen), 'PX', sformat('%d', r.px))
   else
-    redis.call('SET', key, encode(r.L, r.s, r.born, r.exp), 'KEEPTTL')
+    redis.call('SET', key, encode(r.L, r.s, r.born, r.exp, r.seen), 'KEEPTTL')
   end
 end
 return tconcat(out)

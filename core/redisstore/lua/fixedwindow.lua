@@ -34,8 +34,6 @@ function ALG.fixedwindow(limit, window, anchored)
     if st[1] <= 0 and st[2] == 0 then return 0 end
     return st[2] + window
   end
-  -- A window started after now starts at now: it ends within a window.
-  A.span = window
   function A.shift(st, d) st[2] = st[2] - d end
   return A
 end

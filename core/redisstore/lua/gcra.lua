@@ -24,7 +24,6 @@ function ALG.gcra(iv, tol, burst, free)
     st[1] = imax(st[1] - imin(cost * iv, remU), imin(st[1], now))
   end
   function A.idle(st) return st[1] end
-  A.span = tol
   function A.shift(st, d) st[1] = st[1] - d end
   return A
 end

@@ -67,8 +67,6 @@ function ALG.hybrid(limit, window, iv, tol)
     if st[3] == 0 then return -1 end
     return st[2] + window
   end
-  -- An exhausted window's TAT is at most window + tol - iv after now.
-  A.span = window + tol
   function A.shift(st, d)
     st[2] = st[2] - d
     if st[1] ~= 0 then st[3] = st[3] - d end -- the exhausted window's start

@@ -61,8 +61,8 @@ end
 -- TIME parses only its µs while the second stays the same.
 local TSEC, TSECUS = '', 0
 -- ONTIME is true while the request being decided reads Redis TIME (set by
--- each entry point before it decides). Only then is a state ahead of now
--- proof of a clock that went back: Redis runs one script at a time, and
+-- each entry point before it decides). Only then is a now before the
+-- decision that wrote a state (its seen) proof of a clock that went back: Redis runs one script at a time, and
 -- its TIME never reads earlier than a decision already made on this
 -- server, unless the server's clock was stepped back or the key came from
 -- a server whose clock ran ahead (a failover, a slot migration). A caller's
@@ -93,46 +93,50 @@ local function decnums(v, n)
 end
 -- State codec: a key's value is its limit's words, then born (the instant,
 -- in µs, its state was created: a refund of a take made before gives
--- nothing back, see step.lua) and exp (an instant, in µs, before which
--- Redis keeps the key: its TTL as last set, less a millisecond), as
+-- nothing back, see step.lua), exp (an instant, in µs, before which
+-- Redis keeps the key: its TTL as last set, less a millisecond) and seen
+-- (the instant, in µs, of the decision that wrote it: see settle), as
 -- little-endian doubles (exact: every word is an integer below 2^53 or
 -- TokenBucket's and WarmUp's doubles). codec gives limit L its format.
 local function codec(L)
-  L.fmt = '<' .. srep('d', L.words + 2)
-  L.size = 8 * (L.words + 2)
+  L.fmt = '<' .. srep('d', L.words + 3)
+  L.size = 8 * (L.words + 3)
   L.zero = L.fresh()
 end
--- decode returns the state in v, its born and exp, or nil unless v is a
--- record of L.
+-- decode returns the state in v, its born, exp and seen, or nil unless v
+-- is a record of L.
 local function decode(L, v)
   if #v ~= L.size then return nil end
   local w = L.words
   local s = {sunpack(L.fmt, v)}
-  local born, exp = s[w + 1], s[w + 2]
-  s[w + 1], s[w + 2], s[w + 3] = nil, nil, nil
-  return s, born, exp
+  local born, exp, seen = s[w + 1], s[w + 2], s[w + 3]
+  s[w + 1], s[w + 2], s[w + 3], s[w + 4] = nil, nil, nil, nil
+  return s, born, exp, seen
 end
-local function encode(L, s, born, exp)
+local function encode(L, s, born, exp, seen)
   local w = L.words
-  s[w + 1], s[w + 2] = born, exp
-  local v = spack(L.fmt, unpack(s, 1, w + 2))
-  s[w + 1], s[w + 2] = nil, nil
+  s[w + 1], s[w + 2], s[w + 3] = born, exp, seen
+  local v = spack(L.fmt, unpack(s, 1, w + 3))
+  s[w + 1], s[w + 2], s[w + 3] = nil, nil, nil
   return v
 end
--- settle brings back to now a state of L that is ahead of it by more than
--- L can hold (L.span: the most its state's recovery lies after the instant
--- it was last decided at), when the request reads Redis TIME: its
--- instants move back by the excess (L.shift), so that it recovers within
--- L.span, as a state used up at now does. Without it a key stayed denied
--- for as long as the clock went back (hours, for a clock stepped back
--- hours). The state it leaves is never emptier than the one it was given
--- as seen at its own instant, so it admits no more. It reports whether it
--- moved s (the caller then writes it, also on a denial or a peek, so that
--- the key's next decisions see what this one promised).
-local function settle(L, s, now)
-  if not ONTIME or not L.span then return false end
-  local d = L.idle(s) - now - L.span
-  if d <= 0 then return false end
-  L.shift(s, d)
+-- settle brings a state of L written at seen back by as much as the
+-- clock went back since, when the request reads Redis TIME and now is
+-- before seen: its instants move back by seen - now (L.shift), so that
+-- the state stands to now as it stood to the decision that wrote it, and
+-- recovers as soon after now as it would have after seen. Without it a key
+-- stayed denied for as long as the clock went back (hours, for a clock
+-- stepped back hours). Only the clock's step proves a clock went back: a
+-- state ahead of now by more than this policy's limit can hold may have
+-- been written under larger quotas or bursts (a reload, a fleet's other
+-- processes, an override: one shape, one key), and must keep its debt.
+-- seen is at most the latest decision on the key (a denial writes
+-- nothing), so the state never moves further than the clock went back,
+-- and admits no more than it would have at seen. It reports whether it
+-- moved s (the caller then writes it, with now as its seen, also on a
+-- denial or a peek, so that no later call moves it again).
+local function settle(L, s, now, seen)
+  if not ONTIME or not seen or seen <= now or not L.shift then return false end
+  L.shift(s, seen - now)
   return true
 end

@@ -88,11 +88,10 @@ function ALG.rollingwindow(limit, pcap, period, n)
     if empty(st) then st[1] = 0 end
   end
   function A.idle(st) return newestEnd(st, st[1] - n + 1) end
-  A.span = n * period
-  -- shift moves the periods back by d rounded up to whole periods, the
-  -- ring's counts with them.
+  -- shift moves the periods back by d rounded down to whole periods (never
+  -- further than the clock went back), the ring's counts with them.
   function A.shift(st, d)
-    local k, idx, c = cdiv(d, period), st[1], {}
+    local k, idx, c = fdiv(d, period), st[1], {}
     for q = idx - n + 1, idx do c[q] = st[bi(q)] end
     for q = idx - n + 1, idx do st[bi(q - k)] = c[q] end
     st[1] = idx - k

@@ -116,7 +116,6 @@ function ALG.slidinglog(limit, window, countRejected)
     if l.n > 0 then latest = imax(latest, at(l, l.n - 1)) end
     return latest + window
   end
-  A.span = window
   function A.shift(st, d)
     local l = view(st)
     for i = 0, l.n - 1 do

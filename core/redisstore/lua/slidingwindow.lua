@@ -75,7 +75,6 @@ function ALG.slidingwindow(limit, window)
     if st[1] > 0 then return st[3] + window end
     return 0
   end
-  A.span = 2 * window
   function A.shift(st, d) st[3] = st[3] - d end
   return A
 end

@@ -30,13 +30,13 @@ local function fresh(L, s)
   return true
 end
 -- kget returns limit L's state at key (a fresh one for a missing key), its
--- born and exp (nil for a missing key), or nil and an error reply. A batch
--- reads each key once: C.rec holds its record (false: no state).
+-- born, exp and seen (nil for a missing key), or nil and an error reply. A
+-- batch reads each key once: C.rec holds its record (false: no state).
 local function kget(C, key, L)
   local v
   if C then
     local r = C.rec[key]
-    if r then return r.s, r.born, r.exp end
+    if r then return r.s, r.born, r.exp, r.seen end
     if r == false then return L.fresh() end
     v = redis.pcall('GET', key)
     if type(v) == 'table' then return nil, v end
@@ -48,12 +48,12 @@ local function kget(C, key, L)
     v = redis.call('GET', key)
     if not v then return L.fresh() end
   end
-  local s, born, exp = decode(L, v)
+  local s, born, exp, seen = decode(L, v)
   if not s then
     return nil, redis.error_reply('ERR floodgate: malformed limiter state at ' .. key)
   end
-  if C then C.rec[key] = {s = s, born = born, exp = exp, L = L} end
-  return s, born, exp
+  if C then C.rec[key] = {s = s, born = born, exp = exp, seen = seen, L = L} end
+  return s, born, exp, seen
 end
 -- written marks key to be written (SET or DEL) at the batch's end.
 local function written(C, key)
@@ -103,9 +103,9 @@ local function put(C, key, L, s, now, slack, born, exp)
   px, exp = ttl(L, s, now, slack, exp)
   if not C then
     if px == nil then
-      redis.call('SET', key, encode(L, s, born, exp), 'KEEPTTL')
+      redis.call('SET', key, encode(L, s, born, exp, now), 'KEEPTTL')
     elseif px > 0 then
-      redis.call('SET', key, encode(L, s, born, exp), 'PX', sformat('%d', px))
+      redis.call('SET', key, encode(L, s, born, exp, now), 'PX', sformat('%d', px))
     elseif exp then
       redis.call('DEL', key)
     end
@@ -119,7 +119,7 @@ local function put(C, key, L, s, now, slack, born, exp)
   -- A TTL set earlier in the batch, which exp stands for, is kept.
   local r = C.rec[key]
   if px == nil and r then px = r.px end
-  C.rec[key] = {s = s, born = born, exp = exp, px = px, L = L}
+  C.rec[key] = {s = s, born = born, exp = exp, seen = now, px = px, L = L}
 end
 -- take1 is step for a take alone (no batch) on a policy of one limit:
 -- the same decision and writes, with as few Lua calls as it can.
@@ -129,22 +129,22 @@ local take1
 take1 = function(key, cost, now, slack)
   local L = L1
   local v = rcall('GET', key)
-  local s, born, exp
+  local s, born, exp, seen
   if not v then
     s = L.fresh()
-  elseif W1 == 1 and #v == 24 then
+  elseif W1 == 1 and #v == 32 then
     local x
-    x, born, exp = sunpack(F1, v)
+    x, born, exp, seen = sunpack(F1, v)
     s = {x}
   else
-    s, born, exp = decode(L, v)
+    s, born, exp, seen = decode(L, v)
     if not s then
       return redis.error_reply('ERR floodgate: malformed limiter state at ' .. key)
     end
   end
   -- A state settle moves is written whatever the decision, with a new
   -- TTL (exp as if it had run out).
-  local moved = v and settle(L, s, now)
+  local moved = v and settle(L, s, now, seen)
   if moved then exp = now end
   local a, rem, reset, retry, delay, rr1, rr2 = L.take(s, now, cost, true)
   local took, al = 0, 0
@@ -178,7 +178,7 @@ local gtake, gbatch, TAKE
 if NL == 1 and L1.gcra then
   local IV, TOL, BURST = L1.iv, L1.tol, L1.burst
   gtake = function(C, key, cost, now, slack, f, pre)
-    local tat, born, exp, r = 0, now, nil, nil
+    local tat, born, exp, seen, r = 0, now, nil, nil, nil
     local cache = false
     if C then
       r = C.rec[key]
@@ -189,7 +189,7 @@ if NL == 1 and L1.gcra then
       end
     end
     if r then
-      tat, born, exp = r.s[1], r.born, r.exp
+      tat, born, exp, seen = r.s[1], r.born, r.exp, r.seen
     elseif r == nil then
       local v
       if C then
@@ -199,23 +199,23 @@ if NL == 1 and L1.gcra then
         v = rcall('GET', key)
       end
       if v then
-        if #v ~= 24 then
+        if #v ~= 32 then
           return redis.error_reply('ERR floodgate: malformed limiter state at ' .. key)
         end
-        tat, born, exp = sunpack(F1, v)
+        tat, born, exp, seen = sunpack(F1, v)
         if cache then
-          r = {s = {tat}, born = born, exp = exp, L = L1}
+          r = {s = {tat}, born = born, exp = exp, seen = seen, L = L1}
           C.rec[key] = r
         end
       elseif cache then
         C.rec[key] = false
       end
     end
-    -- settle, inlined: a TAT ahead of Redis's now by more than the burst
-    -- (a clock that went back) is brought back to now + TOL and written,
-    -- with a new TTL, whatever the decision.
-    local moved = ONTIME and tat - now > TOL
-    if moved then tat, exp = now + TOL, now end
+    -- settle, inlined: on Redis TIME, a TAT written at seen, after now (a
+    -- clock that went back), moves back by seen - now and is written, with
+    -- a new TTL, whatever the decision.
+    local moved = ONTIME and seen and seen > now
+    if moved then tat, exp = tat - (seen - now), now end
     local debt = tat - now
     if debt < 0 then debt = 0 end
     local diff = debt + cost * IV
@@ -246,15 +246,15 @@ if NL == 1 and L1.gcra then
     if cache then
       written(C, key)
       if r then
-        r.s[1], r.born, r.exp = now + diff, born, exp
+        r.s[1], r.born, r.exp, r.seen = now + diff, born, exp, now
         if px then r.px = px end -- else a TTL set earlier in the batch stands
       else
-        C.rec[key] = {s = {now + diff}, born = born, exp = exp, px = px, L = L1}
+        C.rec[key] = {s = {now + diff}, born = born, exp = exp, seen = now, px = px, L = L1}
       end
     elseif px then
-      rcall('SET', key, spack(F1, now + diff, born, exp), 'PX', sformat('%d', px))
+      rcall('SET', key, spack(F1, now + diff, born, exp, now), 'PX', sformat('%d', px))
     else
-      rcall('SET', key, spack(F1, now + diff, born, exp), 'KEEPTTL')
+      rcall('SET', key, spack(F1, now + diff, born, exp, now), 'KEEPTTL')
     end
     if deny then return spack(f, pre, -debt - 1, now) end
     return spack(f, pre, diff, now)
@@ -280,15 +280,15 @@ if NL == 1 and L1.gcra then
     end
     local key = K[1]
     local v = rcall('GET', key)
-    local tat, born, exp = 0, now, nil
+    local tat, born, exp, seen = 0, now, nil, nil
     if v then
-      if #v ~= 24 then
+      if #v ~= 32 then
         return redis.error_reply('ERR floodgate: malformed limiter state at ' .. key)
       end
-      tat, born, exp = sunpack(F1, v)
+      tat, born, exp, seen = sunpack(F1, v)
     end
-    local moved = ONTIME and tat - now > TOL -- settle, inlined (see gtake)
-    if moved then tat, exp = now + TOL, now end
+    local moved = ONTIME and seen and seen > now -- settle, inlined (see gtake)
+    if moved then tat, exp = tat - (seen - now), now end
     local debt = tat - now
     if debt < 0 then debt = 0 end
     local diff = debt + cost * IV
@@ -306,10 +306,10 @@ if NL == 1 and L1.gcra then
     if px <= 0 then
       if exp then rcall('DEL', key) end
     elseif exp and exp >= now + px * 1000 then
-      rcall('SET', key, spack(F1, now + diff, born, exp), 'KEEPTTL')
+      rcall('SET', key, spack(F1, now + diff, born, exp, now), 'KEEPTTL')
     else
       px = px + extra(diff, exp)
-      rcall('SET', key, spack(F1, now + diff, born, now + (px - 1) * 1000), 'PX', sformat('%d', px))
+      rcall('SET', key, spack(F1, now + diff, born, now + (px - 1) * 1000, now), 'PX', sformat('%d', px))
     end
     if deny then return spack(SFMT, -debt - 1, now) end
     return spack(SFMT, diff, now)
@@ -329,7 +329,7 @@ if NL == 1 and L1.gcra then
   -- start and end: a batch allocates no table of its own (Redis's Lua
   -- collector's work grows with every byte a call allocates).
   local GFMT, GBFMT = {}, '<c1dd'
-  local GF, GB, GE, GP, GO = {}, {}, {}, {}, {}
+  local GF, GB, GE, GS, GP, GO = {}, {}, {}, {}, {}, {}
   gbatch = function(K, A)
     local n = #K
     for i = 1, n do GF[K[i]], GP[i] = nil, nil end
@@ -343,9 +343,9 @@ if NL == 1 and L1.gcra then
       local key, c, cost = K[i], A[i + 1], 1
       if c ~= '1' then cost = c + 0 end
       local f, o = GF[key], nil
-      local tat, born, exp
+      local tat, born, exp, seen
       if f then
-        tat, born, exp = T[f], GB[f], GE[f]
+        tat, born, exp, seen = T[f], GB[f], GE[f], GS[f]
       else
         local v = T[i]
         if not v then
@@ -355,20 +355,20 @@ if NL == 1 and L1.gcra then
         if o then
           -- an error: read again at the key's next occurrence
         elseif not v then
-          f, tat, born, exp = i, 0, now, false
-        elseif #v == 24 then
+          f, tat, born, exp, seen = i, 0, now, false, false
+        elseif #v == 32 then
           f = i
-          tat, born, exp = sunpack(F1, v)
+          tat, born, exp, seen = sunpack(F1, v)
         else
           o = 'e' .. ssub('ERR floodgate: malformed limiter state at ' .. key, 1, 200) .. '\0'
         end
-        if f then GF[key], T[f], GB[f], GE[f] = f, tat, born, exp end
+        if f then GF[key], T[f], GB[f], GE[f], GS[f] = f, tat, born, exp, seen end
       end
       if o then
         errs = true
       else
-        local moved = tat - now > TOL -- settle, inlined (see gtake)
-        if moved then tat, exp = now + TOL, now end
+        local moved = seen and seen > now -- settle, inlined (see gtake)
+        if moved then tat, exp = tat - (seen - now), now end
         local debt = tat - now
         if debt < 0 then debt = 0 end
         local diff = debt + cost * IV
@@ -380,7 +380,7 @@ if NL == 1 and L1.gcra then
           if not deny and (not exp or now < born) then born = now end
           local px = ceil(diff / 1000) + slack
           if px <= 0 then
-            T[f], GB[f], GE[f], GP[f] = 0, now, false, 0
+            T[f], GB[f], GE[f], GS[f], GP[f] = 0, now, false, false, 0
           else
             if not (exp and exp >= now + px * 1000) then
               px = px + extra(diff, exp)
@@ -389,7 +389,7 @@ if NL == 1 and L1.gcra then
             elseif not GP[f] then
               GP[f] = false
             end
-            T[f], GB[f], GE[f] = now + diff, born, exp
+            T[f], GB[f], GE[f], GS[f] = now + diff, born, exp, now
           end
           o = diff
           if deny then o = -debt - 1 end
@@ -403,11 +403,11 @@ if NL == 1 and L1.gcra then
       if px == 0 then
         rcall('DEL', K[i])
       elseif px then
-        rcall('SET', K[i], spack(F1, T[i], GB[i], GE[i]), 'PX', sformat('%d', px))
+        rcall('SET', K[i], spack(F1, T[i], GB[i], GE[i], now), 'PX', sformat('%d', px))
       elseif px == false then
-        rcall('SET', K[i], spack(F1, T[i], GB[i], GE[i]), 'KEEPTTL')
+        rcall('SET', K[i], spack(F1, T[i], GB[i], GE[i], now), 'KEEPTTL')
       end
-      GF[K[i]], GP[i] = nil, nil
+      GF[K[i]], GP[i], GS[i] = nil, nil, nil
     end
     if not errs then
       local f = GFMT[n]
@@ -451,9 +451,9 @@ local function step(K, k0, op, cost, now, taken, slack, C)
     if gtake then return gtake(C, K[k0 + 1], cost, now, slack, CFMT, '') end
     -- One limit, a take: no intermediate tables.
     local L, key = LIMITS[1], K[k0 + 1]
-    local s, born, exp = kget(C, key, L)
+    local s, born, exp, seen = kget(C, key, L)
     if not s then return born end
-    local moved = exp and settle(L, s, now)
+    local moved = exp and settle(L, s, now, seen)
     if moved then exp = now end -- written, with a new TTL, whatever the decision
     local a, rem, reset, retry, delay, rr1, rr2 = L.take(s, now, cost, true)
     local took, al = 0, 0
@@ -480,9 +480,9 @@ local function step(K, k0, op, cost, now, taken, slack, C)
   end
   local st, born, exp, dirty = {}, {}, {}, {}
   for i = 1, n do
-    local s, b, e = kget(C, K[k0 + i], LIMITS[i])
+    local s, b, e, seen = kget(C, K[k0 + i], LIMITS[i])
     if not s then return b end
-    if e and settle(LIMITS[i], s, now) then
+    if e and settle(LIMITS[i], s, now, seen) then
       e, dirty[i] = now, true -- written, with a new TTL, whatever the op
     end
     st[i], born[i], exp[i] = s, b, e

@@ -83,9 +83,6 @@ function ALG.tokenbucket(limit, burst)
     st[1], st[2] = v, t
   end
   function A.idle(st) return st[2] + cdiv(fullIn(st[1]), 1000) end
-  -- An empty bucket's refill (admits leaves a bucket below 0 by less than
-  -- a ns of refill: a µs more covers it).
-  A.span = cdiv(fullIn(0), 1000) + 1
   function A.shift(st, d) st[2] = st[2] - d end
   return A
 end
