@@ -58,7 +58,7 @@ func (l *Limiter) try(ctx context.Context, key string, tokens chan struct{}, ret
 			return nil, 0, inflight.ErrFull
 		}
 	}
-	member := newMember()
+	member := newMember(l.leaseUS)
 	rk, tomb := l.redisKeys(key, member)
 	l.touchLost(rk) // (its key in use: the leases a full table forgets last)
 	// The lease ends a Lease after the script runs, after sent: with
@@ -236,11 +236,14 @@ func (l *Limiter) cancel(rk, tomb, member string, ends time.Time) {
 	l.cancelled.Add(1)
 }
 
-// newMember names a lease: 128 random bits.
-func newMember() string {
+// newMember names a lease of leaseUS µs: 128 random bits, then "." and
+// leaseUS in decimal, which acquire.lua reads: an end more than its own
+// lease after now is a clock that went back, while one a Lease of another
+// limiter of the set (a reload, a fleet's other processes) is not.
+func newMember(leaseUS int64) string {
 	var b [16]byte
 	_, _ = rand.Read(b[:]) // never fails (crypto/rand panics rather)
-	return hex.EncodeToString(b[:])
+	return hex.EncodeToString(b[:]) + "." + strconv.FormatInt(leaseUS, 10)
 }
 
 // fallback answers an Acquire that met err: the caller's own end, a key

@@ -49,8 +49,8 @@ func (l *Limiter) Check(ctx context.Context) error {
 // renewal, its release; then it removes the tombstone.
 func (l *Limiter) probe(ctx context.Context) error {
 	rk := l.opts.Prefix + "c{floodgate-check}"
-	member, gone := newMember(), newMember()
 	const leaseUS = 1000
+	member, gone := newMember(leaseUS), newMember(leaseUS)
 	keys := []string{rk}
 	tomb := l.opts.Prefix + "x{floodgate-check}:" + member
 	goneTomb := l.opts.Prefix + "x{floodgate-check}:" + gone

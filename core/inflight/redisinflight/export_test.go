@@ -122,7 +122,7 @@ func Cancelled(l *Limiter) int64 { return l.cancelled.Load() }
 // abandoned Acquire and then the Acquire's script, as when the script
 // reaches Redis after its cancellation; it returns the script's reply.
 func CancelFirst(ctx context.Context, l *Limiter, key string) (any, error) {
-	member := newMember()
+	member := newMember(l.leaseUS)
 	rk, tomb := l.redisKeys(key, member)
 	l.cancel(rk, tomb, member, l.clock().Add(l.opts.Lease))
 	return acquireScript.Run(ctx, l.client, []string{rk, tomb}, l.limit, l.leaseUS, member, l.now()).Result()

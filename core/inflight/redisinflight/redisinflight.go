@@ -44,11 +44,15 @@
 // before the end that reaches Redis after it extends the lease unless an
 // Acquire of the key ran meanwhile, which drops the ended leases before
 // counting: no slot given to another is ever revived. On Redis TIME (no
-// Options.Clock), a lease ending more than a Lease after now, which only a
-// clock that went back makes (a failover to a server whose clock lags, a
-// clock stepped back), is brought back to now + Lease by the next Acquire
-// or renewal of its key: a slot whose holder died is held a Lease at most
-// after such a step, not as long as the clock went back.
+// Options.Clock), a lease ending more than its own Lease after now, which
+// only a clock that went back makes (a failover to a server whose clock
+// lags, a clock stepped back), is brought back to now + its Lease by the
+// next Acquire or renewal of its key: a slot whose holder died is held a
+// Lease at most after such a step, not as long as the clock went back. A
+// lease of a longer Lease than the Acquire's (limiters of one Prefix and
+// limit share a key's leases: a reload, ManualRenew) keeps its end. Each
+// lease's member in Redis names its Lease (128 random bits in hex, ".",
+// the Lease in µs).
 //
 // # Failures
 //

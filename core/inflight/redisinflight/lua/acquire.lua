@@ -22,15 +22,30 @@ if ARGV[4] and ARGV[4] ~= '' then
 else
   local t = redis.call('TIME')
   now = tonumber(t[1]) * 1000000 + tonumber(t[2])
-  -- On Redis TIME no lease ends later than now + a Lease unless the clock
-  -- went back (a failover to a server whose clock lags, a clock stepped
-  -- back): such an end is brought back to now + a Lease, so that a slot
-  -- whose holder died is held a Lease at most, not as long as the clock
-  -- went back. (A caller's clock may lag another caller's: not then.)
-  local hi = now + tonumber(ARGV[2])
-  local far = redis.call('ZRANGEBYSCORE', KEYS[1], hi, '+inf')
-  for i = 1, #far do redis.call('ZADD', KEYS[1], hi, far[i]) end
-  if #far > 0 then redis.call('PEXPIRE', KEYS[1], math.floor(tonumber(ARGV[2]) / 1000) + 1) end
+  -- On Redis TIME no lease ends later than now + its own Lease (the
+  -- member's name ends with it: see newMember) unless the clock went back
+  -- (a failover to a server whose clock lags, a clock stepped back): such
+  -- an end is brought back to now + its Lease, so that a slot whose holder
+  -- died is held a Lease at most, not as long as the clock went back. An
+  -- end beyond now + this caller's Lease but within its own (a limiter of
+  -- the set with a longer Lease: a reload, ManualRenew) is a live lease,
+  -- kept; one of a name without its Lease is kept too. Only the ends
+  -- beyond now + this Lease are read: one within it is held no longer
+  -- than this Lease anyway. (A caller's clock may lag another caller's:
+  -- not then.)
+  local far = redis.call('ZRANGEBYSCORE', KEYS[1], '(' .. (now + tonumber(ARGV[2])), '+inf', 'WITHSCORES')
+  local moved = false
+  for i = 1, #far, 2 do
+    local own = tonumber(string.match(far[i], '%.(%d+)$') or '')
+    if own and tonumber(far[i + 1]) > now + own then
+      redis.call('ZADD', KEYS[1], now + own, far[i])
+      moved = true
+    end
+  end
+  if moved then
+    local last = redis.call('ZRANGE', KEYS[1], -1, -1, 'WITHSCORES')
+    redis.call('PEXPIRE', KEYS[1], math.floor((tonumber(last[2]) - now) / 1000) + 1)
+  end
 end
 redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now)
 local n = redis.call('ZCARD', KEYS[1])

@@ -14,7 +14,8 @@ else
 end
 local s = redis.call('ZSCORE', KEYS[1], ARGV[1])
 -- On Redis TIME an end beyond now + a Lease is a clock that went back (see
--- acquire.lua): the renewal sets it to now + a Lease.
+-- acquire.lua): the renewal sets it to now + a Lease. (Only the limiter
+-- that took a lease renews it: ARGV[2] is that lease's own Lease.)
 if timed and s and tonumber(s) > now + tonumber(ARGV[2]) then s = now + tonumber(ARGV[2]) end
 if not s or tonumber(s) <= now then
   redis.call('ZREM', KEYS[1], ARGV[1])
