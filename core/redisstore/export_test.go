@@ -1,0 +1,28 @@
+package redisstore
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/floodgate-go/floodgate/core"
+)
+
+// LoadOnTime loads into c's Redis, for tests only, the store's library
+// with every decision made as on Redis TIME (ONTIME: settle runs) at the
+// instant its caller sends (CallerClock), so that the memory store's
+// differential can drive what TIME decides with a clock of its own. A
+// store of this version then finds its library loaded and calls it.
+func LoadOnTime(ctx context.Context, c redis.Cmdable) error {
+	sc, err := compile(core.MustPolicy("ontime", core.Limit{Name: "x", Algorithm: core.GCRA{Rate: core.PerSecond(1)}}))
+	if err != nil {
+		return err
+	}
+	const on = "ONTIME = now < 0"
+	if n := strings.Count(sc.lib, on); n < 3 {
+		return fmt.Errorf("redisstore: %d entry points set ONTIME", n)
+	}
+	return c.FunctionLoad(ctx, strings.ReplaceAll(sc.lib, on, "ONTIME = true")).Err()
+}
