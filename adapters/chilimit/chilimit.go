@@ -123,8 +123,7 @@ func Limit(m *middleware.Middleware) func(http.Handler) http.Handler {
 					// yet: the mount points are not read again for it.
 					sub = mounts.pending(rctx, pattern, !listed, t)
 				}
-				hidden := pattern != "" && !listed && sub == nil
-				if hidden {
+				if pattern != "" && !listed && sub == nil {
 					// A route chi found in a router the root cannot list
 					// (mounted behind a plain handler: r.Mount("/a",
 					// auth(sub))): which methods reach its handler is not
@@ -173,13 +172,7 @@ func Limit(m *middleware.Middleware) func(http.Handler) http.Handler {
 						method = reached
 					}
 				}
-				if !hidden {
-					// The root's Find names the mount point of a hidden
-					// router for every method, never its routes: it
-					// cannot tell which methods the router routes the
-					// path by to another route.
-					methods = narrow(rctx.Routes, &pool, r, stubs{&mounts, rctx.Routes, nil, t}, pattern, methods, method)
-				}
+				methods = narrow(rctx.Routes, &pool, r, stubs{&mounts, rctx.Routes, nil, t}, pattern, methods, method)
 			}
 			serve(m, w, r, pattern, methods, next, n.Load() > 1)
 		})
