@@ -188,26 +188,10 @@ func (m *Middleware) begin(w http.ResponseWriter, r *http.Request, route string,
 		refuseInvalid(w)
 		return false
 	}
-	// An adapter's pattern may mark methods for the Selector ("GET,-POST
-	// /api/*", see Routes), by the request's path: the key
-	// (keyfunc.Route) and the hooks see it without them, one pattern
-	// for the route, not one for each set of marks a client's paths
-	// choose (a bucket each).
-	pattern, clean := r.Pattern, ""
-	if c, ok := withoutMarks(pattern); ok {
-		clean, r.Pattern = c, c
-		defer func() { r.Pattern = pattern }()
-	}
 	if m.opts.Skip != nil && m.opts.Skip(r) {
 		return true
 	}
-	if clean != "" {
-		r.Pattern = pattern
-	}
 	lim, scope, err := m.selectLimiter(r, route)
-	if clean != "" {
-		r.Pattern = clean
-	}
 	if err != nil {
 		return m.refuse(w, r, err) == errUndecided
 	}

@@ -69,9 +69,7 @@ import (
 //     "-" ("GET,-POST /api/*": the router routes the request's path by it
 //     to a route of its own, e.POST("/api/login") beside e.Any("/api/*"))
 //     is not asked at the request's path, whose route for it guards
-//     another handler, only at the template. The marks, which change
-//     with the path, are the Selector's alone: the key (keyfunc.Route)
-//     and the Options hooks see the pattern without them.
+//     another handler, only at the template.
 //   - A route written in another syntax than the template a router served
 //     the request by ("GET /users/{id}" for gin's "/users/:id", "/admin/"
 //     for "/admin/*p") is found by that template, matched by ServeMux
@@ -931,28 +929,6 @@ func (rt *Routes) firstByMethods(r *http.Request, methods iter.Seq[string], keep
 		}
 	}
 	return best
-}
-
-// withoutMarks returns p, an adapter's pattern naming the methods reaching a
-// handler, without the marks "-" of the methods listed that the router
-// routes the request's path by to another route ("GET,-POST /api/*" is
-// "GET,POST /api/*"), and whether it held any.
-func withoutMarks(p string) (string, bool) {
-	list, rest, ok := strings.Cut(p, " ")
-	if !ok || !strings.HasPrefix(list, "-") && !strings.Contains(list, ",-") {
-		return p, false
-	}
-	var b strings.Builder
-	b.Grow(len(p))
-	for m := range strings.SplitSeq(list, ",") {
-		if b.Len() > 0 {
-			b.WriteByte(',')
-		}
-		b.WriteString(strings.TrimPrefix(m, "-"))
-	}
-	b.WriteByte(' ')
-	b.WriteString(rest)
-	return b.String(), true
 }
 
 // listed reports whether the comma-separated list of methods holds method
