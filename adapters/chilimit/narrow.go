@@ -28,12 +28,11 @@ func everyMethodWith(method string) string {
 // narrow returns methods, the methods reaching the handler r reaches at
 // pattern (see routemethods), with only those by which router, the root
 // router, routes r's path to pattern too: method, r's, and the others
-// whose Find names pattern, or another route of the handler r reaches. A
-// pattern with parameters or a catch-all ("/api/*") holds paths chi
-// routes by another method to a route of their own (r.Post("/api/login",
-// …) beside r.Handle("/api/*", h)): that route guards another handler
-// than the one a GET reaches (see routemethods.Narrow), unless it is h
-// (r.Post("/api/login", h)), which it guards still.
+// whose Find names pattern. A pattern with parameters or a catch-all
+// ("/api/*") holds paths chi routes by another method to a route of their
+// own (r.Post("/api/login", …) beside r.Handle("/api/*", h)): that route
+// guards another handler than the one a GET reaches (see
+// routemethods.Narrow).
 func narrow(router chi.Routes, pool *sync.Pool, r *http.Request, st stubs, pattern, methods, method string) string {
 	if methods == "" || !strings.ContainsAny(pattern, "{*") {
 		return methods
@@ -46,6 +45,6 @@ func narrow(router chi.Routes, pool *sync.Pool, r *http.Request, st stubs, patte
 	defer pool.Put(rctx)
 	return routemethods.Narrow(methods, method, func(m string) bool {
 		p, _ := findMethods(router, rctx, [2]string{m}, path, st)
-		return p == pattern || st.t.Same(pattern, method, p, m)
+		return p == pattern
 	})
 }

@@ -29,7 +29,7 @@ func TestAttackOtherMethodsRouteUnderACatchAllNotCharged(t *testing.T) {
 			e.Use(echolimit.Limit(m))
 		}
 		e.Any("/api/*", ok)
-		e.POST("/api/login", func(c echo.Context) error { return c.NoContent(http.StatusOK) })
+		e.POST("/api/login", ok)
 		assert.Equal(t, []int{200, 200, 200}, thrice(e, http.MethodGet, "/api/login"), "pre %v", pre)
 		assert.Equal(t, []int{200, 200, 200}, thrice(e, http.MethodPut, "/api/login"), "pre %v", pre)
 		assert.Equal(t, []int{200, 429, 429}, thrice(e, http.MethodPost, "/api/login"), "pre %v", pre)

@@ -51,11 +51,7 @@ func (t *tables) route(c echo.Context) (template, methods string) {
 		// A path under a template with parameters may be routed by
 		// another method to a route of its own (see routemethods.Narrow).
 		path := echo.GetPath(r)
-		methods = routemethods.Narrow(methods, r.Method, func(m string) bool {
-			// A route of the handler r reaches guards it still.
-			f := find(e, router, m, path)
-			return f == template || tab.Same(template, r.Method, f, m)
-		})
+		methods = routemethods.Narrow(methods, r.Method, func(m string) bool { return find(e, router, m, path) == template })
 	}
 	if !routed && methods == "" && !tab.Serves(template, r.Method) {
 		// echo will answer it itself (405, its own OPTIONS answer): no

@@ -9,8 +9,7 @@ import (
 // narrow returns methods, the methods reaching the handler a request of
 // method reaches at route (see routemethods), with only those by which gin
 // routes the request's path to route too: method, and the others none of
-// whose routes listed in t takes path before route does, but for a route
-// of the handler the request reaches, which guards it still. A route with
+// whose routes listed in t takes path before route does. A route with
 // parameters or a catch-all ("/api/:x") holds paths gin routes by another
 // method to a route of their own (e.POST("/api/login", …) beside
 // e.Any("/api/:x", h)): that route guards another handler than the one a
@@ -25,7 +24,7 @@ func narrow(t *routemethods.Table, path, route, methods, method string) string {
 	return routemethods.Narrow(methods, method, func(m string) bool {
 		taken := false
 		t.Templates(m, func(other string) bool {
-			taken = other != route && matches(other, path) && before(other, route) && !t.Same(route, method, other, m)
+			taken = other != route && matches(other, path) && before(other, route)
 			return !taken
 		})
 		return !taken

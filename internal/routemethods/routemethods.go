@@ -38,11 +38,10 @@ type Table struct {
 // that method alone): none for a template asked for in vain.
 type state map[string][]entry
 
-// entry is the pattern of a method at a template, and the handlers that
-// method reaches there, or, vain, a method asked for there in vain.
+// entry is the pattern of a method at a template, or, vain, a method
+// asked for there in vain.
 type entry struct {
 	method, pattern string
-	handlers        []any
 	vain            bool
 }
 
@@ -126,40 +125,6 @@ func Narrow(pattern, method string, routes func(method string) bool) string {
 		return pattern
 	}
 	return b.String() + " " + template
-}
-
-// Same reports whether the reading of the routes lists, among the
-// handlers a request of method reaches at template, one that a request of
-// other reaches at at: a route of other at the request's path that the
-// router takes for another route than template (r.Post("/api/login", h)
-// beside r.Handle("/api/*", h)) guards the handler the request reaches
-// when it is that handler still, and Narrow must not mark other.
-func (t *Table) Same(template, method, at, other string) bool {
-	s := t.state.Load()
-	if s == nil {
-		return false
-	}
-	a, b := entryOf((*s)[template], method), entryOf((*s)[at], other)
-	if a == nil || b == nil {
-		return false
-	}
-	for _, h := range a.handlers {
-		if slices.Contains(b.handlers, h) {
-			return true
-		}
-	}
-	return false
-}
-
-// entryOf returns the entry of method among es, nil for none or one
-// asked for in vain.
-func entryOf(es []entry, method string) *entry {
-	for i := range es {
-		if es[i].method == method && !es[i].vain {
-			return &es[i]
-		}
-	}
-	return nil
 }
 
 // Templates calls yield with each template the reading of the routes
@@ -277,14 +242,10 @@ func read(routes []Route) state {
 	}
 	type key struct{ template, method string }
 	shared := map[key][]string{}
-	handlers := map[key][]any{}
 	for g, ms := range methods {
 		for _, m := range ms {
 			k := key{g.template, m}
 			shared[k] = append(shared[k], ms...)
-			if !slices.Contains(handlers[k], g.handler) {
-				handlers[k] = append(handlers[k], g.handler)
-			}
 		}
 	}
 	s := state{}
@@ -295,7 +256,7 @@ func read(routes []Route) state {
 		if len(ms) > 1 {
 			p = strings.Join(ms, ",") + " " + k.template
 		}
-		s[k.template] = append(s[k.template], entry{method: k.method, pattern: p, handlers: handlers[k]})
+		s[k.template] = append(s[k.template], entry{method: k.method, pattern: p})
 	}
 	return s
 }

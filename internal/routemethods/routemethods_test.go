@@ -157,25 +157,3 @@ func TestNarrowMarksMethodsRoutedElsewhere(t *testing.T) {
 	assert.Equal(t, "GET /api/*", routemethods.Narrow("GET /api/*", "GET", to()))
 	assert.Empty(t, routemethods.Narrow("", "GET", to()))
 }
-
-// Same tells a route of another method at another template whose handler
-// is the one a request reaches (r.Post("/api/login", h) beside
-// r.Handle("/api/*", h)) from a route of another handler; before any
-// reading, and for a template or method not listed, it says no.
-func TestSameHandlerAtAnotherRoute(t *testing.T) {
-	t.Parallel()
-	tab := routemethods.New(func() []routemethods.Route {
-		return []routemethods.Route{
-			{Method: "GET", Template: "/api/*", Handler: "h"},
-			{Method: "POST", Template: "/api/*", Handler: "h"},
-			{Method: "POST", Template: "/api/login", Handler: "h"},
-			{Method: "POST", Template: "/api/logout", Handler: "out"},
-		}
-	})
-	assert.False(t, tab.Same("/api/*", "GET", "/api/login", "POST"), "not read yet")
-	tab.Pattern("/api/*", "GET")
-	assert.True(t, tab.Same("/api/*", "GET", "/api/login", "POST"))
-	assert.False(t, tab.Same("/api/*", "GET", "/api/logout", "POST"))
-	assert.False(t, tab.Same("/api/*", "GET", "/api/login", "PUT"))
-	assert.False(t, tab.Same("/api/*", "GET", "", "POST"))
-}
