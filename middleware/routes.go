@@ -65,11 +65,7 @@ import (
 //     otherwise than the template ("POST /users/{id}/login" for gin's
 //     "/users/:id/login") guards those methods too: when no route is
 //     written as the template, the first added that ServeMux matches the
-//     request's path to with one of them does. A method the adapter marks
-//     "-" ("GET,-POST /api/*": the router routes the request's path by it
-//     to a route of its own, e.POST("/api/login") beside e.Any("/api/*"))
-//     is not asked at the request's path, whose route for it guards
-//     another handler, only at the template.
+//     request's path to with one of them does.
 //   - A route written in another syntax than the template a router served
 //     the request by ("GET /users/{id}" for gin's "/users/:id", "/admin/"
 //     for "/admin/*p") is found by that template, matched by ServeMux
@@ -633,7 +629,7 @@ func (rt *Routes) find(r *http.Request, method, template string) choice {
 			// A route written in another syntax than the template ("POST
 			// /users/{id}/login" for gin's "/users/:id/login") guards the
 			// handler the methods r.Pattern names reach as surely.
-			if rte := rt.sharedMuxRoute(req, method, template, true); rte != nil {
+			if rte := rt.sharedMuxRoute(req, method, template); rte != nil {
 				return rt.underCatchAll(req, template, rte)
 			}
 		} else if path, ok := oneHandlerPath(r.Pattern); ok {
@@ -648,7 +644,7 @@ func (rt *Routes) find(r *http.Request, method, template string) choice {
 		}
 	}
 	if byTemplate {
-		if rte := rt.sharedMuxRoute(t, method, template, false); rte != nil {
+		if rte := rt.sharedMuxRoute(t, method, template); rte != nil {
 			return choice{rte: rte}
 		}
 	}
@@ -855,11 +851,8 @@ func (rt *Routes) sharedRoute(r *http.Request, method, template string) *route {
 // sharedMuxRoute is sharedRoute for routes whose pattern is not written
 // as template: the first added of those ServeMux matches r's path to (the
 // path itself, not a subtree holding it) with one of the methods r.Pattern
-// names as reaching the same handler. atPath says r's path is the
-// request's own, not the template's: a method r.Pattern marks "-" (see
-// listed), which the router routes that path by to another route, is not
-// asked, as the route it finds there guards another handler.
-func (rt *Routes) sharedMuxRoute(r *http.Request, method, template string, atPath bool) *route {
+// names as reaching the same handler.
+func (rt *Routes) sharedMuxRoute(r *http.Request, method, template string) *route {
 	list, path, ok := strings.Cut(r.Pattern, " ")
 	if !ok || path != template || !strings.Contains(list, ",") {
 		return nil
@@ -871,10 +864,7 @@ func (rt *Routes) sharedMuxRoute(r *http.Request, method, template string, atPat
 		for list != "" {
 			var m string
 			m, list, _ = strings.Cut(list, ",")
-			if atPath && strings.HasPrefix(m, "-") {
-				continue
-			}
-			if m = routepath.Method(strings.TrimPrefix(m, "-")); m != method && rt.methods[m] && !yield(m) {
+			if m = routepath.Method(m); m != method && rt.methods[m] && !yield(m) {
 				return
 			}
 		}
@@ -932,15 +922,11 @@ func (rt *Routes) firstByMethods(r *http.Request, methods iter.Seq[string], keep
 }
 
 // listed reports whether the comma-separated list of methods holds method
-// (canonical), in any ASCII case. An adapter marks "-" a method reaching
-// the handler at the template that the router routes the request's path
-// by to another route ("GET,-POST /api/*", see routemethods.Narrow): it
-// is listed, for the routes written at the template.
+// (canonical), in any ASCII case.
 func listed(list, method string) bool {
 	for list != "" {
 		var m string
 		m, list, _ = strings.Cut(list, ",")
-		m = strings.TrimPrefix(m, "-")
 		if len(m) == len(method) && routepath.Method(m) == method {
 			return true
 		}

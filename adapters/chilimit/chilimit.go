@@ -169,10 +169,8 @@ func Limit(m *middleware.Middleware) func(http.Handler) http.Handler {
 						if ms != "" {
 							pattern, methods = p, ms
 						}
-						method = reached
 					}
 				}
-				methods = narrow(rctx.Routes, &pool, r, stubs{&mounts, rctx.Routes, nil, t}, pattern, methods, method)
 			}
 			serve(m, w, r, pattern, methods, next, n.Load() > 1)
 		})
@@ -223,8 +221,7 @@ func LimitMux(m *middleware.Middleware, router chi.Routes) func(http.Handler) ht
 				}
 			}
 			rctx := pool.Get().(*chi.Context)
-			st := stubs{&ms, root, nil, t}
-			pattern, method, _ := find(root, rctx, r, st)
+			pattern, method, _ := find(root, rctx, r, stubs{&ms, root, nil, t})
 			pool.Put(rctx)
 			methods := ""
 			if method != "" {
@@ -235,7 +232,6 @@ func LimitMux(m *middleware.Middleware, router chi.Routes) func(http.Handler) ht
 					// middleware.Preflight).
 					methods = routepath.PreflightPattern(r, pattern)
 				}
-				methods = narrow(root, &pool, r, st, pattern, methods, method)
 			}
 			serve(m, w, r, pattern, methods, next, n.Load() > 1)
 		})

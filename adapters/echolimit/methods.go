@@ -2,7 +2,6 @@ package echolimit
 
 import (
 	"net/http"
-	"strings"
 
 	"github.com/floodgate-go/floodgate/internal/routemethods"
 	"github.com/floodgate-go/floodgate/internal/routepath"
@@ -46,12 +45,6 @@ func (t *tables) route(c echo.Context) (template, methods string) {
 		methods, _ = tab.Routed(template, r.Method)
 	} else {
 		methods = tab.Pattern(template, r.Method)
-	}
-	if strings.ContainsAny(template, ":*") {
-		// A path under a template with parameters may be routed by
-		// another method to a route of its own (see routemethods.Narrow).
-		path := echo.GetPath(r)
-		methods = routemethods.Narrow(methods, r.Method, func(m string) bool { return find(e, router, m, path) == template })
 	}
 	if !routed && methods == "" && !tab.Serves(template, r.Method) {
 		// echo will answer it itself (405, its own OPTIONS answer): no

@@ -134,7 +134,6 @@ func limit(m *middleware.Middleware, values bool, t *routemethods.Table) gin.Han
 				otherEngine(c, route)
 				return
 			}
-			methods = narrow(t, c.Request.URL.Path, route, methods, c.Request.Method)
 		}
 		if methods == "" && route != "" {
 			// gin routed r to a handler of its method alone (PerIP's

@@ -93,54 +93,6 @@ func (t *Table) Serves(template, method string) bool {
 // a route was added since.
 func (t *Table) Reads() uint64 { return t.reads.Load() }
 
-// Narrow returns pattern, an answer of Pattern for a request of method
-// at template, with each method the router does not route the request's
-// path to template by marked "-" ("GET,-POST,PUT /api/*"): method is
-// kept, the others are kept when routes says the router routes the path
-// by them to template. A template with parameters or a catch-all
-// ("/api/*") holds paths that the router routes by another method to a
-// route of their own (e.POST("/api/login") beside e.Any("/api/*", h)):
-// a route written for that method at the path guards another handler
-// than the one a GET reaches, and the GET was charged on it. A route
-// written at the template for a method marked guards the handler still
-// (see middleware.Routes).
-func Narrow(pattern, method string, routes func(method string) bool) string {
-	list, template, ok := strings.Cut(pattern, " ")
-	if !ok || !strings.Contains(list, ",") {
-		return pattern
-	}
-	var b strings.Builder
-	marked := false
-	for m := range strings.SplitSeq(list, ",") {
-		if b.Len() > 0 {
-			b.WriteByte(',')
-		}
-		if m != method && !routes(m) {
-			b.WriteByte('-')
-			marked = true
-		}
-		b.WriteString(m)
-	}
-	if !marked {
-		return pattern
-	}
-	return b.String() + " " + template
-}
-
-// Templates calls yield with each template the reading of the routes
-// lists a route of method at, until it returns false.
-func (t *Table) Templates(method string, yield func(template string) bool) {
-	s := t.state.Load()
-	if s == nil {
-		return
-	}
-	for template, es := range *s {
-		if _, served, _ := find(es, method); served && !yield(template) {
-			return
-		}
-	}
-}
-
 // Standard reports whether method is one of net/http's: an adapter whose
 // router routes a request of a made-up method to a template (echo, to
 // answer it 405) asks Routed for these alone, each of which reads the

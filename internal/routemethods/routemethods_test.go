@@ -1,7 +1,6 @@
 package routemethods_test
 
 import (
-	"slices"
 	"sync"
 	"testing"
 
@@ -142,18 +141,4 @@ func TestTables(t *testing.T) {
 	}
 	assert.Equal(t, map[string]int{"a": 1, "b": 1}, reads)
 	assert.Same(t, ts.Of("a", list), ts.Of("a", list))
-}
-
-// Narrow marks the methods the router routes the request's path by to
-// another route, and keeps the request's own.
-func TestNarrowMarksMethodsRoutedElsewhere(t *testing.T) {
-	t.Parallel()
-	to := func(ms ...string) func(string) bool {
-		return func(m string) bool { return slices.Contains(ms, m) }
-	}
-	assert.Equal(t, "GET,-POST,PUT /api/*", routemethods.Narrow("GET,POST,PUT /api/*", "GET", to("PUT")))
-	assert.Equal(t, "GET,POST /api/*", routemethods.Narrow("GET,POST /api/*", "GET", to("POST")))
-	assert.Equal(t, "-GET,POST /api/*", routemethods.Narrow("GET,POST /api/*", "POST", to()))
-	assert.Equal(t, "GET /api/*", routemethods.Narrow("GET /api/*", "GET", to()))
-	assert.Empty(t, routemethods.Narrow("", "GET", to()))
 }
