@@ -38,7 +38,7 @@ func (t *tables) route(c echo.Context) (template, methods string) {
 		}
 	}
 	tab := t.Of(router, routes)
-	if routemethods.Standard(r.Method) {
+	if anyMethod(r.Method) {
 		// echo routes r to template: a route of r's method added there
 		// since the routes were read is read (a made-up method, which
 		// echo answers 405 at any template, is not asked for).
@@ -52,6 +52,16 @@ func (t *tables) route(c echo.Context) (template, methods string) {
 		template = ""
 	}
 	return template, methods
+}
+
+// anyMethod reports whether echo's Any registers method: net/http's, and
+// PROPFIND and REPORT. A route of one of them added after the routes were
+// read (e.Any("/login", login) beside e.POST("/login", login)) is read
+// when echo routes a request by it; a PROPFIND reached login past "POST
+// /login" while net/http's methods alone were read again. Each is read
+// once at most for each template.
+func anyMethod(method string) bool {
+	return routemethods.Standard(method) || method == echo.PROPFIND || method == echo.REPORT
 }
 
 // servesOptionsAt reports whether echo routes c's request, an OPTIONS
