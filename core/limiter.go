@@ -82,7 +82,7 @@ func WithClock(c Clock) Option { return func(cfg *limiterConfig) { cfg.clock = c
 // sooner; so window × the refund rate must stay below capacity. A refund
 // that finds capacity entries still remembered is refused with
 // [ErrRefundLedgerFull]: the cost stays taken (the limiter denies more, it
-// never admits more). An entry takes about 50 bytes, allocated only as
+// never admits more). An entry takes about 90 bytes, allocated only as
 // refunds are made. Zero values keep the defaults.
 func WithRefundLedger(capacity int, window time.Duration) Option {
 	return func(c *limiterConfig) { c.ledger, c.refundWindow = capacity, window }
