@@ -659,6 +659,16 @@ func (rt *Routes) find(r *http.Request, method, template string) choice {
 	// route of the pattern serving it.
 	served := best
 	best = rt.variants(req, best, within)
+	if template != "" && (best.e == nil || best.weak) {
+		// A route of another method reaching the handler (r.Pattern's
+		// list), at a variant of the path: a router behind CleanPath or
+		// StripSlashes serves "/api//secret" as "/api/secret", where
+		// "POST /api/secret" guards the catch-all's handler of every
+		// method for a GET as surely as at the path itself.
+		if rte := rt.sharedVariant(req, method, template, within); rte != nil {
+			return choice{rte: rte, served: served.route(), variant: true}
+		}
+	}
 	if rt.hosts && (best.e == nil || best.weak) {
 		// A host-specific pattern: the host in another case or with a
 		// trailing dot names the same host (routers that ignore the host
@@ -783,6 +793,26 @@ func (rt *Routes) variants(req *http.Request, best match, within string) match {
 		c.URL = &u
 		if m := rt.muxMatch(&c); m.better(best) {
 			best = m
+		}
+	}
+	return best
+}
+
+// sharedVariant returns the first route added of those sharedMuxRoute
+// finds at the path variants of req that start with within; nil for
+// none.
+func (rt *Routes) sharedVariant(req *http.Request, method, template, within string) *route {
+	var best *route
+	for _, p := range routepath.Variants(req.URL.Path) {
+		if p == "" || !under(p, within, false) {
+			continue
+		}
+		c := *req
+		u := *req.URL
+		u.Path, u.RawPath = p, ""
+		c.URL = &u
+		if rte := rt.sharedMuxRoute(&c, method, template); rte != nil && (best == nil || rte.order < best.order) {
+			best = rte
 		}
 	}
 	return best
