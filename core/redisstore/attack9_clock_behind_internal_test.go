@@ -10,6 +10,7 @@ import (
 
 	"github.com/floodgate-go/floodgate/core"
 	"github.com/floodgate-go/floodgate/internal/redistest"
+	"github.com/redis/go-redis/v9"
 	"github.com/stretchr/testify/require"
 )
 
@@ -58,6 +59,9 @@ func TestAttackClockBehindEveryCallSettles(t *testing.T) {
 			require.NoError(t, err)
 			ahead := before.Add(time.Hour).UnixMicro()
 			require.NoError(t, fcall(ctx, c, sc, sc.fn, keys, "T", int64(5), ahead, int64(0), int64(0)).Err())
+			for _, k := range keys {
+				stampSeen(t, c, k, ahead) // as a server on TIME an hour ahead writes it
+			}
 			require.NoError(t, call(sc, keys), "%s %s", p.Name(), name)
 			after, err := c.Time(ctx).Result()
 			require.NoError(t, err)
@@ -87,4 +91,17 @@ func TestAttackClockBehindEveryCallSettles(t *testing.T) {
 	v, err := c.Get(ctx, keys[0]).Bytes()
 	require.NoError(t, err)
 	require.Equal(t, at+3_600_000_000+span, int64(math.Float64frombits(binary.LittleEndian.Uint64(v))))
+}
+
+// stampSeen sets the seen of the state at key (its last word) to at, as
+// a decision on Redis TIME reading at writes it: a write on the caller's
+// clock records none.
+func stampSeen(t *testing.T, c redis.Cmdable, key string, at int64) {
+	t.Helper()
+	ctx := context.Background()
+	v, err := c.Get(ctx, key).Bytes()
+	require.NoError(t, err)
+	require.Zero(t, math.Float64frombits(binary.LittleEndian.Uint64(v[len(v)-8:])), "no seen on the caller's clock")
+	binary.LittleEndian.PutUint64(v[len(v)-8:], math.Float64bits(float64(at)))
+	require.NoError(t, c.Set(ctx, key, v, redis.KeepTTL).Err())
 }

@@ -21,11 +21,13 @@ import (
 // the limit can hold is now brought back to it, and written: the key is
 // denied at most the limit's period, as when it was used up, never
 // admitted beyond it. The old server is a store on the caller's clock,
-// set an hour after Redis's TIME (bracketed by two readings of it).
+// set an hour after Redis's TIME (bracketed by two readings of it), with
+// the scripts deciding and stamping its writes as on TIME (LoadOnTime).
 func TestAttackClockBehindBoundsLockout(t *testing.T) {
 	t.Parallel()
 	c := startRedis(t).Client(t)
 	ctx := context.Background()
+	require.NoError(t, redisstore.LoadOnTime(ctx, c))
 	const period = time.Minute
 	policies := [][]core.Limit{
 		{{Name: "g", Algorithm: core.GCRA{Rate: core.Per(5, period)}},

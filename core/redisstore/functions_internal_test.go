@@ -2,7 +2,9 @@ package redisstore
 
 import (
 	"context"
+	"encoding/binary"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"strings"
 	"testing"
@@ -73,6 +75,26 @@ type keyState struct {
 // readKey queues the reads of k's keyState in pipe.
 func readKey(ctx context.Context, pipe redis.Pipeliner, k string) keyState {
 	return keyState{pipe.Get(ctx, k), pipe.PExpireTime(ctx, k)}
+}
+
+// requireSameKeyButSeen is requireSameKey for a reference decided on the
+// caller's clock at the instant got was decided at on Redis TIME: the
+// reference records no seen (the value's last word), got that instant
+// where it wrote the key (else the 0 of a state written on the caller's
+// clock).
+func requireSameKeyButSeen(t *testing.T, what string, want, got keyState, at int64, lo, hi time.Duration) {
+	t.Helper()
+	cut := func(k keyState, seen ...float64) keyState {
+		v, err := k.val.Bytes()
+		if err != nil || len(v) < 8 {
+			return k
+		}
+		require.Contains(t, seen, math.Float64frombits(binary.LittleEndian.Uint64(v[len(v)-8:])), "seen of %s", what)
+		s := redis.NewStringCmd(context.Background())
+		s.SetVal(string(v[:len(v)-8]))
+		return keyState{s, k.exp}
+	}
+	requireSameKey(t, what, cut(want, 0), cut(got, 0, float64(at)), lo, hi)
 }
 
 // requireSameKey requires got to hold want's value (or the same error),

@@ -89,7 +89,9 @@
 // Redis's TIME never reads earlier than a decision already made on the
 // same server unless its clock went back: a failover or a slot migration
 // to a server whose clock lags, or a clock stepped back (NTP). Every key
-// records the instant of the decision that wrote it; a decision on TIME
+// records the instant of the last decision on TIME that wrote it (a write
+// on the caller's clock keeps the one it read: a caller's clock ahead of
+// TIME is no clock that went back); a decision on TIME
 // that reads an earlier instant moves the key's state back by the
 // difference and writes it, so that a clock an hour behind denies a
 // used-up key as long as it would have been denied at that instant (at

@@ -135,6 +135,15 @@ end
 -- and admits no more than it would have at seen. It reports whether it
 -- moved s (the caller then writes it, with now as its seen, also on a
 -- denial or a peek, so that no later call moves it again).
+-- stamp is the seen a write at now records: now on Redis TIME, else the
+-- key's seen as read (0 for none). A caller's clock (CallerClock) may run
+-- ahead of TIME by its skew: its instant as seen would read to the next
+-- decision on TIME as a clock that went back, and every such pair would
+-- move the state back by the skew, without bound.
+local function stamp(now, seen)
+  if ONTIME then return now end
+  return seen or 0
+end
 local function settle(L, s, now, seen)
   if not ONTIME or not seen or seen <= now or not L.shift then return false end
   L.shift(s, seen - now)

@@ -98,14 +98,15 @@ local function ttl(L, s, now, slack, exp)
   end
   return px, exp
 end
-local function put(C, key, L, s, now, slack, born, exp)
+local function put(C, key, L, s, now, slack, born, exp, seen)
   local px
   px, exp = ttl(L, s, now, slack, exp)
+  seen = stamp(now, seen)
   if not C then
     if px == nil then
-      redis.call('SET', key, encode(L, s, born, exp, now), 'KEEPTTL')
+      redis.call('SET', key, encode(L, s, born, exp, seen), 'KEEPTTL')
     elseif px > 0 then
-      redis.call('SET', key, encode(L, s, born, exp, now), 'PX', sformat('%d', px))
+      redis.call('SET', key, encode(L, s, born, exp, seen), 'PX', sformat('%d', px))
     elseif exp then
       redis.call('DEL', key)
     end
@@ -119,7 +120,7 @@ local function put(C, key, L, s, now, slack, born, exp)
   -- A TTL set earlier in the batch, which exp stands for, is kept.
   local r = C.rec[key]
   if px == nil and r then px = r.px end
-  C.rec[key] = {s = s, born = born, exp = exp, seen = now, px = px, L = L}
+  C.rec[key] = {s = s, born = born, exp = exp, seen = seen, px = px, L = L}
 end
 -- take1 is step for a take alone (no batch) on a policy of one limit:
 -- the same decision and writes, with as few Lua calls as it can.
@@ -163,7 +164,7 @@ take1 = function(key, cost, now, slack)
   elseif not moved then
     return spack(RFMT, 0, now, 0, rem, reset, retry, delay, rr1 or 0, rr2 or 0)
   end
-  put(nil, key, L, s, now, slack, born, exp)
+  put(nil, key, L, s, now, slack, born, exp, seen)
   return spack(RFMT, took, now, al, rem, reset, retry, delay, rr1 or 0, rr2 or 0)
 end
 -- gtake is take1 for GCRA and LeakyBucket (gcra.lua's take and put,
@@ -243,18 +244,19 @@ if NL == 1 and L1.gcra then
       px = px + extra(diff, exp)
       exp = now + (px - 1) * 1000
     end
+    seen = stamp(now, seen)
     if cache then
       written(C, key)
       if r then
-        r.s[1], r.born, r.exp, r.seen = now + diff, born, exp, now
+        r.s[1], r.born, r.exp, r.seen = now + diff, born, exp, seen
         if px then r.px = px end -- else a TTL set earlier in the batch stands
       else
-        C.rec[key] = {s = {now + diff}, born = born, exp = exp, seen = now, px = px, L = L1}
+        C.rec[key] = {s = {now + diff}, born = born, exp = exp, seen = seen, px = px, L = L1}
       end
     elseif px then
-      rcall('SET', key, spack(F1, now + diff, born, exp, now), 'PX', sformat('%d', px))
+      rcall('SET', key, spack(F1, now + diff, born, exp, seen), 'PX', sformat('%d', px))
     else
-      rcall('SET', key, spack(F1, now + diff, born, exp, now), 'KEEPTTL')
+      rcall('SET', key, spack(F1, now + diff, born, exp, seen), 'KEEPTTL')
     end
     if deny then return spack(f, pre, -debt - 1, now) end
     return spack(f, pre, diff, now)
@@ -299,6 +301,7 @@ if NL == 1 and L1.gcra then
     elseif not exp or now < born then
       born = now
     end
+    seen = stamp(now, seen)
     local px = diff / 1000 -- ceil(diff / 1000), without a call
     local q = px - px % 1
     if q < px then q = q + 1 end
@@ -306,10 +309,10 @@ if NL == 1 and L1.gcra then
     if px <= 0 then
       if exp then rcall('DEL', key) end
     elseif exp and exp >= now + px * 1000 then
-      rcall('SET', key, spack(F1, now + diff, born, exp, now), 'KEEPTTL')
+      rcall('SET', key, spack(F1, now + diff, born, exp, seen), 'KEEPTTL')
     else
       px = px + extra(diff, exp)
-      rcall('SET', key, spack(F1, now + diff, born, now + (px - 1) * 1000, now), 'PX', sformat('%d', px))
+      rcall('SET', key, spack(F1, now + diff, born, now + (px - 1) * 1000, seen), 'PX', sformat('%d', px))
     end
     if deny then return spack(SFMT, -debt - 1, now) end
     return spack(SFMT, diff, now)
@@ -460,7 +463,7 @@ local function step(K, k0, op, cost, now, taken, slack, C)
     if a then
       took, al = 1, 1
       if not exp or now < born then born = now end
-      put(C, key, L, s, now, slack, born, exp)
+      put(C, key, L, s, now, slack, born, exp, seen)
     elseif retry ~= NEVER then
       -- core's: a limit that records denied attempts reports what it
       -- decides once it has.
@@ -469,18 +472,19 @@ local function step(K, k0, op, cost, now, taken, slack, C)
         a, rem, reset, retry, delay, rr1, rr2 = o[1], o[2], o[3], o[4], o[5], 0, 0
         if a then al = 1 end
         if not exp then born = now end
-        put(C, key, L, s, now, slack, born, exp)
+        put(C, key, L, s, now, slack, born, exp, seen)
       elseif moved then
-        put(C, key, L, s, now, slack, born, exp)
+        put(C, key, L, s, now, slack, born, exp, seen)
       end
     elseif moved then
-      put(C, key, L, s, now, slack, born, exp)
+      put(C, key, L, s, now, slack, born, exp, seen)
     end
     return spack(RFMT, took, now, al, rem, reset, retry, delay, rr1 or 0, rr2 or 0)
   end
-  local st, born, exp, dirty = {}, {}, {}, {}
+  local st, born, exp, seens, dirty = {}, {}, {}, {}, {}
   for i = 1, n do
     local s, b, e, seen = kget(C, K[k0 + i], LIMITS[i])
+    seens[i] = seen
     if not s then return b end
     if e and settle(LIMITS[i], s, now, seen) then
       e, dirty[i] = now, true -- written, with a new TTL, whatever the op
@@ -577,7 +581,7 @@ local function step(K, k0, op, cost, now, taken, slack, C)
   for i = 1, n do
     if dirty[i] then
       if not exp[i] then born[i] = now end
-      put(C, K[k0 + i], LIMITS[i], st[i], now, slack, born[i], exp[i])
+      put(C, K[k0 + i], LIMITS[i], st[i], now, slack, born[i], exp[i], seens[i])
     end
   end
   local out = {took, now}
