@@ -783,19 +783,31 @@ func (rt *Routes) pastCatchAll(r *http.Request, method, template string, served 
 // the path variants of req to, of those variants that start with within
 // (see servedPrefix).
 func (rt *Routes) variants(req *http.Request, best match, within string) match {
-	for _, p := range routepath.Variants(req.URL.Path) {
-		if p == "" || !under(p, within, false) {
-			continue
-		}
-		c := *req
-		u := *req.URL
-		u.Path, u.RawPath = p, ""
-		c.URL = &u
-		if m := rt.muxMatch(&c); m.better(best) {
+	for c := range variantRequests(req, within) {
+		if m := rt.muxMatch(c); m.better(best) {
 			best = m
 		}
 	}
 	return best
+}
+
+// variantRequests yields a copy of req for each path variant of its path
+// that starts with within (see servedPrefix), the variant its path.
+func variantRequests(req *http.Request, within string) iter.Seq[*http.Request] {
+	return func(yield func(*http.Request) bool) {
+		for _, p := range routepath.Variants(req.URL.Path) {
+			if p == "" || !under(p, within, false) {
+				continue
+			}
+			c := *req
+			u := *req.URL
+			u.Path, u.RawPath = p, ""
+			c.URL = &u
+			if !yield(&c) {
+				return
+			}
+		}
+	}
 }
 
 // sharedVariant returns the first route added of those sharedMuxRoute
@@ -803,15 +815,8 @@ func (rt *Routes) variants(req *http.Request, best match, within string) match {
 // none.
 func (rt *Routes) sharedVariant(req *http.Request, method, template, within string) *route {
 	var best *route
-	for _, p := range routepath.Variants(req.URL.Path) {
-		if p == "" || !under(p, within, false) {
-			continue
-		}
-		c := *req
-		u := *req.URL
-		u.Path, u.RawPath = p, ""
-		c.URL = &u
-		if rte := rt.sharedMuxRoute(&c, method, template); rte != nil && (best == nil || rte.order < best.order) {
+	for c := range variantRequests(req, within) {
+		if rte := rt.sharedMuxRoute(c, method, template); rte != nil && (best == nil || rte.order < best.order) {
 			best = rte
 		}
 	}
