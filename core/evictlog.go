@@ -23,7 +23,16 @@ const minEvictLog = 256
 // the overflow, evicted or not). It is guarded by its shard's lock.
 type evictLog struct {
 	marks map[uint64]evictMark
-	floor uint64
+	// byUntil holds the marks' key hashes by until, so that a full log
+	// forgets its recovered marks without looking at the others (a scan
+	// of every mark, once for each instant one recovered, cost a key
+	// flood whose marks recover about as fast as new ones come a look at
+	// every mark at each eviction, under the shard's lock). An entry
+	// whose mark was raised or forgotten since is stale: skipped when it
+	// comes due, and dropped when the heap is rebuilt from the marks.
+	byUntil untilHeap[uint64]
+	floor   uint64
+	visited int // entries looked at to make room (a measure for tests)
 }
 
 type evictMark struct {
@@ -38,18 +47,36 @@ func (l *evictLog) add(kh, seq uint64, until, now int64, limit int) {
 	if l.marks == nil {
 		l.marks = make(map[uint64]evictMark)
 	}
-	if _, ok := l.marks[kh]; !ok && len(l.marks) >= limit {
-		for k, m := range l.marks {
-			if m.until <= now {
-				delete(l.marks, k)
+	m, ok := l.marks[kh]
+	if !ok && len(l.marks) >= limit {
+		for l.byUntil.due(now) {
+			l.visited++
+			e := l.byUntil.pop()
+			if em, live := l.marks[e.key]; live && em.until == e.until {
+				delete(l.marks, e.key)
 			}
 		}
 		if len(l.marks) >= limit {
 			l.forgetOlder()
 		}
 	}
-	m := l.marks[kh]
-	l.marks[kh] = evictMark{seq: max(m.seq, seq), until: max(m.until, until)}
+	n := evictMark{seq: max(m.seq, seq), until: max(m.until, until)}
+	l.marks[kh] = n
+	if !ok || n.until != m.until {
+		l.byUntil.push(n.until, kh)
+		if len(l.byUntil) > 2*max(limit, len(l.marks)) {
+			l.rebuild()
+		}
+	}
+}
+
+// rebuild makes byUntil anew from the marks, without its stale entries:
+// at most once every limit pushes, so that its cost is spread over them.
+func (l *evictLog) rebuild() {
+	l.byUntil = l.byUntil[:0]
+	for k, m := range l.marks {
+		l.byUntil.push(m.until, k)
+	}
 }
 
 // forgetOlder forgets the older half of the marks (by seq), raising the

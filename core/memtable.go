@@ -83,9 +83,9 @@ type memShard struct {
 	// scratch holds, in the word mode, a copy of one entry's state for the
 	// steppers run under mu (view).
 	scratch [1]int64
-	// (The locked fields take 72 bytes: pad them to two lines, so that the
-	// next shard's arr and epoch start a line of their own.)
-	_ [2*cacheLine - 72]byte
+	// (The locked fields take 104 bytes: pad them to two lines, so that
+	// the next shard's arr and epoch start a line of their own.)
+	_ [2*cacheLine - 104]byte
 }
 
 const cacheLine = 64

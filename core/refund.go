@@ -29,10 +29,10 @@ type refundLedger struct {
 
 type ledgerShard struct {
 	mu      sync.Mutex
-	spent   map[decisionName]int64 // decision → instant from which its entry may go
-	byUntil ledgerHeap             // the entries of spent, soonest to go first
-	purged  int64                  // entries up to this instant may have gone
-	visited int                    // entries looked at to make room (a measure for tests)
+	spent   map[decisionName]int64  // decision → instant from which its entry may go
+	byUntil untilHeap[decisionName] // the entries of spent, soonest to go first
+	purged  int64                   // entries up to this instant may have gone
+	visited int                     // entries looked at to make room (a measure for tests)
 	_       [64 - 56]byte
 }
 
@@ -62,21 +62,21 @@ func (lg *refundLedger) spend(id decisionName, until, now int64) error {
 		// Its entry may have gone (a clock that stepped back): refuse.
 		return fmt.Errorf("core: refund: %w", ErrRefundExpired)
 	}
-	if len(s.spent) >= lg.perShard && len(s.byUntil) > 0 && s.byUntil[0].until <= now {
+	if len(s.spent) >= lg.perShard && s.byUntil.due(now) {
 		// Only the entries that may go are looked at: the shard's
 		// whole scan, once for each instant one went, made each refund
 		// of a client refunding about as fast as its entries go cost
 		// a look at every entry of the shard, under its lock.
-		for len(s.byUntil) > 0 && s.byUntil[0].until <= now {
+		for s.byUntil.due(now) {
 			s.visited++
-			delete(s.spent, s.byUntil.pop().id)
+			delete(s.spent, s.byUntil.pop().key)
 		}
 		s.purged = max(s.purged, now)
 	}
 	if len(s.spent) >= lg.perShard {
 		return fmt.Errorf("core: refund: %d refunds already within their window: %w", len(s.spent)*ledgerShards, ErrRefundLedgerFull)
 	}
-	s.byUntil.push(ledgerEntry{until: until, id: id})
+	s.byUntil.push(until, id)
 	s.spent[id] = until
 	return nil
 }

@@ -1,21 +1,21 @@
 package core
 
-// ledgerEntry is a refund ledger's entry: a decision refunded, and the
-// instant from which its entry may go.
-type ledgerEntry struct {
+// untilEntry is an entry of an untilHeap: a key, and the instant from
+// which it may go.
+type untilEntry[K comparable] struct {
 	until int64
-	id    decisionName
+	key   K
 }
 
-// ledgerHeap is a min-heap of ledger entries by until: a full ledger
-// shard finds the entries that may go without looking at the others.
-// (container/heap would allocate for each entry pushed, boxed in an
-// interface.)
-type ledgerHeap []ledgerEntry
+// untilHeap is a min-heap of keys by the instant they may go: a full log
+// (the refund ledger, the evicted keys' marks) finds the entries that may
+// go without looking at the others. (container/heap would allocate for
+// each entry pushed, boxed in an interface.)
+type untilHeap[K comparable] []untilEntry[K]
 
-// push adds e.
-func (h *ledgerHeap) push(e ledgerEntry) {
-	*h = append(*h, e)
+// push adds key, which may go from until.
+func (h *untilHeap[K]) push(until int64, key K) {
+	*h = append(*h, untilEntry[K]{until: until, key: key})
 	a := *h
 	i := len(a) - 1
 	for i > 0 {
@@ -28,8 +28,11 @@ func (h *ledgerHeap) push(e ledgerEntry) {
 	}
 }
 
+// due reports whether the soonest entry may go at now.
+func (h untilHeap[K]) due(now int64) bool { return len(h) > 0 && h[0].until <= now }
+
 // pop removes and returns the entry of the soonest until; h is not empty.
-func (h *ledgerHeap) pop() ledgerEntry {
+func (h *untilHeap[K]) pop() untilEntry[K] {
 	a := *h
 	top := a[0]
 	last := len(a) - 1
