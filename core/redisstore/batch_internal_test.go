@@ -22,15 +22,32 @@ import (
 // called once per request in the same order.
 func TestBatchFunction(t *testing.T) {
 	t.Parallel()
-	srv := redistest.Start(t)
-	c := srv.Client(t)
+	c := redistest.Start(t).Client(t)
+	batchTrials(t, c, rand.New(rand.NewPCG(7, 11)), 20, 1000)
+}
+
+// TestBatchFunctionOnTime is TestBatchFunction with every request decided
+// as on Redis TIME (LoadOnTime): an instant behind a key's last decision
+// on TIME (up to 3 s back) is a clock that went back, which settle moves
+// the key's state back for, and a batch must settle each key once, as the
+// single-decision function called once per request does, whatever the
+// requests before it in the batch read or wrote.
+func TestBatchFunctionOnTime(t *testing.T) {
+	t.Parallel()
+	c := redistest.Start(t).Client(t)
+	require.NoError(t, LoadOnTime(context.Background(), c))
+	batchTrials(t, c, rand.New(rand.NewPCG(8, 11)), 8, 3_000_000)
+}
+
+// batchTrials runs TestBatchFunction's trials, per policy, with instants
+// going back by up to back µs now and then.
+func batchTrials(t *testing.T, c *redis.Client, rng *rand.Rand, trials int, back int64) {
 	ctx := context.Background()
-	rng := rand.New(rand.NewPCG(7, 11))
 	ops := []string{"T", "T", "T", "T", "P", "P", "F", "R"}
 	for pi, p := range functionPolicies(rng, 6) {
 		sc := loadFunctions(t, c, p)
 		n := len(p.Limits())
-		for trial := range 20 {
+		for trial := range trials {
 			m := 1 + rng.IntN(40)
 			now := int64(1_700_000_000_000_000) + rng.Int64N(1e6)
 			var args [][]any
@@ -40,7 +57,7 @@ func TestBatchFunction(t *testing.T) {
 				case 0:
 					now += rng.Int64N(3_000_000)
 				case 1:
-					now -= rng.Int64N(1000)
+					now -= rng.Int64N(back)
 				}
 				cost := 1 + rng.Int64N(6)
 				if rng.IntN(10) == 0 {

@@ -484,25 +484,26 @@ local function step(K, k0, op, cost, now, taken, slack, C)
   local st, born, exp, seens, dirty = {}, {}, {}, {}, {}
   for i = 1, n do
     local s, b, e, seen = kget(C, K[k0 + i], LIMITS[i])
-    seens[i] = seen
     if not s then return b end
-    if e and settle(LIMITS[i], s, now, seen) then
-      e, dirty[i] = now, true -- written, with a new TTL, whatever the op
-    end
-    st[i], born[i], exp[i] = s, b, e
+    st[i], born[i], exp[i], seens[i] = s, b, e, seen
   end
+  -- settle moves the states in place, which in a batch are its cache's
+  -- (see kget): only once nothing can fail (a key, a refund's argument or
+  -- marker), as a request that fails leaves the keys as they were.
+  local tk, remU, remN, px, give
   if op == 'F' then
-    local tk = decnums(taken, n + 2)
+    tk = decnums(taken, n + 2)
     if not tk then return redis.error_reply('ERR floodgate: malformed refund') end
     -- The marker K[k0 + n + 1] names this refund: a client sending the
     -- command again (a retry after a lost reply) finds it and gives
     -- nothing back. It lives while the refund could give anything back,
     -- and at least tk[n + 2] ms.
-    local px, give = tk[n + 2], false
+    px, give = tk[n + 2], false
     -- What each limit's hold has left after now, in whole µs (remU) and
     -- ns (remN): a hold of over 2^53 ns (104 days) is not exact in a
     -- double, so its decimal is split at the µs.
-    local remU, remN, pos = {}, {}, sfind(taken, ',', 1, true) + 1
+    remU, remN = {}, {}
+    local pos = sfind(taken, ',', 1, true) + 1
     for i = 1, n do
       local c = sfind(taken, ',', pos, true)
       local h = ssub(taken, pos, c - 1)
@@ -523,6 +524,13 @@ local function step(K, k0, op, cost, now, taken, slack, C)
       if type(ok) == 'table' and ok.err then return ok end
       give = ok ~= false
     end
+  end
+  for i = 1, n do
+    if exp[i] and settle(LIMITS[i], st[i], now, seens[i]) then
+      exp[i], dirty[i] = now, true -- written, with a new TTL, whatever the op
+    end
+  end
+  if op == 'F' then
     for i = 1, n do
       -- The time left of the take's hold: nothing is given back after it,
       -- and never more than the take still holds before it.
