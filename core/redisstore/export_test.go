@@ -26,3 +26,20 @@ func LoadOnTime(ctx context.Context, c redis.Cmdable) error {
 	}
 	return c.FunctionLoad(ctx, strings.ReplaceAll(sc.lib, on, "ONTIME = true")).Err()
 }
+
+// LoadMixedTime loads, for tests only, the library deciding as on Redis
+// TIME (ONTIME) at the caller's instants of odd µs, and on the caller's
+// clock (CallerClock) at the even ones, so that one CallerClock store
+// drives both a process on TIME and one on its own clock, each with a
+// clock of its own.
+func LoadMixedTime(ctx context.Context, c redis.Cmdable) error {
+	sc, err := compile(core.MustPolicy("mixed", core.Limit{Name: "x", Algorithm: core.GCRA{Rate: core.PerSecond(1)}}))
+	if err != nil {
+		return err
+	}
+	const on = "ONTIME = now < 0"
+	if n := strings.Count(sc.lib, on); n < 3 {
+		return fmt.Errorf("redisstore: %d entry points set ONTIME", n)
+	}
+	return c.FunctionLoad(ctx, strings.ReplaceAll(sc.lib, on, "ONTIME = now < 0 or now % 2 == 1")).Err()
+}
