@@ -43,7 +43,7 @@ func attemptVia(h http.Handler, remote, xff, user, password string, cookies ...*
 // under any spelling of the name) until the lockout ends.
 func TestOnlyFailuresCount(t *testing.T) {
 	clk := coretest.NewClock(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
-	h := newServer(login.Options{Clock: clk})
+	h := newServer(testSecret, login.Options{Clock: clk})
 	for range 20 {
 		require.Equal(t, http.StatusOK, attempt(h, "192.0.2.1:1", "alice", "correct horse").Code)
 	}
@@ -67,9 +67,7 @@ func TestOnlyFailuresCount(t *testing.T) {
 func TestAttackLockoutSparesTheOwnersDevice(t *testing.T) {
 	t.Parallel()
 	clk := coretest.NewClock(time.Date(2026, 1, 2, 0, 0, 0, 0, time.UTC))
-	opts := options(nil)
-	opts.Clock = clk
-	h := newServer(opts)
+	h := newServer(testSecret, login.Options{Clock: clk})
 	w := attempt(h, "192.0.2.1:1", "alice", "correct horse")
 	require.Equal(t, http.StatusOK, w.Code)
 	var device *http.Cookie
@@ -94,3 +92,6 @@ func TestAttackLockoutSparesTheOwnersDevice(t *testing.T) {
 	assert.Equal(t, http.StatusTooManyRequests, attempt(h, "198.51.100.9:1", "alice", "correct horse").Code,
 		"without the cookie the account stays locked")
 }
+
+// testSecret signs the tests' device cookies.
+var testSecret = []byte("0123456789abcdef0123456789abcdef")

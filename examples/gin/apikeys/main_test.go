@@ -51,7 +51,7 @@ func TestAPIKeysOrIP(t *testing.T) {
 		store, err := redisstore.New(srv.Client(t), redisstore.Options{CallerClock: true, Timeout: 10 * time.Second})
 		require.NoError(t, err)
 		t.Cleanup(func() { _ = store.Close() })
-		return newEngine(nil, core.WithStore(store), core.WithClock(clk))
+		return newEngine(core.WithStore(store), core.WithClock(clk))
 	}
 	a, b := engine(), engine()
 
