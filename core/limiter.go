@@ -437,7 +437,7 @@ func (l *Limiter) unmoved(sh *lowerShard, p *Policy, taken *Result, pos uint64, 
 	for i := range p.limits {
 		e.until[i] = taken.at + min(max(holds[i], 0), 2*maxSpan)
 	}
-	moved, ok := sh.moved(taken.kh, pos, l.markHi(l.cur.Load(), pos, taken.id), taken.at, &e.until)
+	moved, ok := sh.moved(taken.kh, pos, l.markHi(l.cur.Load(), pos), taken.at, &e.until)
 	left := false
 	for i := range p.limits {
 		h := holds[i]
@@ -476,13 +476,9 @@ func (l *Limiter) shiftFrom(p *Policy, taken *Result, from int64, holds *[MaxLim
 // exact, a take's id given under the shard's lock in the locked mode, the
 // epoch it read in the word mode (see "Positions" in memword.go). On
 // other stores nothing bounds it: a take's mark is read before the store
-// decides it. Nor does it bound a word-mode take named by chance (id's top
-// bit, see "Names and epochs" in memword.go): a change counted while it
-// decided may have been undone by another take before its swap (the word
-// back at the value it read), so that its swap landed after takes whose
-// positions are above pos. noHi only gives back less.
-func (l *Limiter) markHi(b *binding, pos, id uint64) uint64 {
-	if b.mem == nil || id>>63 == 1 {
+// decides it.
+func (l *Limiter) markHi(b *binding, pos uint64) uint64 {
+	if b.mem == nil {
 		return noHi
 	}
 	return pos
