@@ -110,20 +110,23 @@ func Standard(method string) bool {
 // routed, Routed.
 func (t *Table) lookup(template, method string, routed bool) (pattern string, listed, served bool) {
 	if s := t.state.Load(); s != nil {
-		if es, ok := (*s)[template]; ok && !stale(es, method, routed) {
-			pattern, served, _ = find(es, method)
-			return pattern, es != nil, served
+		if es, ok := (*s)[template]; ok {
+			if pattern, served, ok := current(es, method, routed); ok {
+				return pattern, es != nil, served
+			}
 		}
 	}
 	return t.reread(template, method, routed)
 }
 
-// stale reports whether es, a template's entries, is older than a route
-// of method the router has routed a request by there (routed): es lists
-// the template, neither serving method nor asked for it in vain.
-func stale(es []entry, method string, routed bool) bool {
-	_, served, asked := find(es, method)
-	return routed && es != nil && !served && !asked
+// current returns the pattern of method among es, a template's entries,
+// whether es lists method, and whether es answers for it: it is stale
+// when older than a route of method the router has routed a request by
+// there (routed), listing the template, neither serving method nor asked
+// for it in vain.
+func current(es []entry, method string, routed bool) (pattern string, served, ok bool) {
+	pattern, served, asked := find(es, method)
+	return pattern, served, !routed || es == nil || served || asked
 }
 
 // find returns the pattern of method among es, whether es lists method,
@@ -138,7 +141,7 @@ func find(es []entry, method string) (pattern string, served, asked bool) {
 }
 
 // reread reads the routes again, for a template not read before or a
-// method routed there since (see stale), and returns lookup's answer from
+// method routed there since (see current), and returns lookup's answer from
 // the new reading. A method routed there that the new reading does not
 // list either is kept as asked in vain, across later readings.
 func (t *Table) reread(template, method string, routed bool) (string, bool, bool) {
@@ -146,9 +149,10 @@ func (t *Table) reread(template, method string, routed bool) (string, bool, bool
 	defer t.mu.Unlock()
 	old := t.state.Load()
 	if old != nil {
-		if es, ok := (*old)[template]; ok && !stale(es, method, routed) {
-			p, served, _ := find(es, method) // read by another request meanwhile
-			return p, es != nil, served
+		if es, ok := (*old)[template]; ok {
+			if p, served, ok := current(es, method, routed); ok { // read by another request meanwhile
+				return p, es != nil, served
+			}
 		}
 	}
 	s := read(t.list())
