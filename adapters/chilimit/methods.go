@@ -72,7 +72,7 @@ func routePattern(p string) string {
 		p = strings.ReplaceAll(p, "//", "/")
 	}
 	if p != "/" {
-		p = strings.TrimSuffix(strings.TrimSuffix(p, "//"), "/")
+		p = strings.TrimSuffix(p, "/") // no "//" is left
 	}
 	return p
 }
