@@ -20,10 +20,20 @@ func (t *tables) of(rctx *chi.Context) *routemethods.Table {
 		return nil
 	}
 	router := rctx.Routes
-	if _, ok := router.(*chi.Mux); !ok && !reflect.ValueOf(router).Comparable() {
+	if !mapKey(router) {
 		return nil
 	}
 	return t.Of(router, walk)
+}
+
+// mapKey reports whether router can key a map (a *chi.Mux, or a
+// comparable value of another type): the tables and mount points of
+// other routers are not kept.
+func mapKey(router chi.Routes) bool {
+	if _, ok := router.(*chi.Mux); ok {
+		return true
+	}
+	return reflect.ValueOf(router).Comparable()
 }
 
 // walk returns router's routes, read as chi.Walk reads them: each route

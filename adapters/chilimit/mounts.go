@@ -1,7 +1,6 @@
 package chilimit
 
 import (
-	"reflect"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -63,7 +62,7 @@ type reading struct {
 // reread: a route the root's table lists (Limit inline) is none.
 func (ms *mounts) pending(rctx *chi.Context, pattern string, reread bool, t *routemethods.Table) *mount {
 	root := rctx.Routes
-	if _, ok := root.(*chi.Mux); !ok && !reflect.ValueOf(root).Comparable() {
+	if !mapKey(root) {
 		return nil
 	}
 	m := ms.at(root, mountKey{pattern, len(rctx.RoutePatterns)}, reread, t.Reads())
@@ -192,7 +191,7 @@ func (st stubs) through(rctx *chi.Context, method, pattern string) string {
 	if st.ms == nil || st.t == nil || strings.HasSuffix(pattern, "*") {
 		return pattern
 	}
-	if _, ok := st.root.(*chi.Mux); !ok && !reflect.ValueOf(st.root).Comparable() {
+	if !mapKey(st.root) {
 		return pattern
 	}
 	depth, prefix := len(rctx.RoutePatterns), ""
