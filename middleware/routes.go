@@ -814,6 +814,9 @@ func variantRequests(req *http.Request, within string) iter.Seq[*http.Request] {
 // finds at the path variants of req that start with within; nil for
 // none.
 func (rt *Routes) sharedVariant(req *http.Request, method, template, within string) *route {
+	if _, ok := sharedList(req.Pattern, method, template); !ok {
+		return nil // none at any variant: r.Pattern is each one's
+	}
 	var best *route
 	for c := range variantRequests(req, within) {
 		if rte := rt.sharedMuxRoute(c, method, template); rte != nil && (best == nil || rte.order < best.order) {
@@ -867,12 +870,23 @@ func (rt *Routes) appRoute(p, method string) *route {
 // r.Pattern ("PUT,POST /login"): the first added at template for one of
 // them. nil when r.Pattern is no such list, or names another template, or
 // not the request's method (canonical), nor GET for HEAD.
-func (rt *Routes) sharedRoute(r *http.Request, method, template string) *route {
-	list, path, ok := strings.Cut(r.Pattern, " ")
+// sharedList returns the methods pattern, r.Pattern as an adapter sets
+// it, names as reaching one handler at template, when they are several
+// and method (HEAD by GET) is one of them.
+func sharedList(pattern, method, template string) (string, bool) {
+	list, path, ok := strings.Cut(pattern, " ")
 	if !ok || path != template || !strings.Contains(list, ",") {
-		return nil
+		return "", false
 	}
 	if !listed(list, method) && (method != http.MethodHead || !listed(list, http.MethodGet)) {
+		return "", false
+	}
+	return list, true
+}
+
+func (rt *Routes) sharedRoute(r *http.Request, method, template string) *route {
+	list, ok := sharedList(r.Pattern, method, template)
+	if !ok {
 		return nil
 	}
 	for _, mr := range rt.byPath[template] {
@@ -888,11 +902,8 @@ func (rt *Routes) sharedRoute(r *http.Request, method, template string) *route {
 // path itself, not a subtree holding it) with one of the methods r.Pattern
 // names as reaching the same handler.
 func (rt *Routes) sharedMuxRoute(r *http.Request, method, template string) *route {
-	list, path, ok := strings.Cut(r.Pattern, " ")
-	if !ok || path != template || !strings.Contains(list, ",") {
-		return nil
-	}
-	if !listed(list, method) && (method != http.MethodHead || !listed(list, http.MethodGet)) {
+	list, ok := sharedList(r.Pattern, method, template)
+	if !ok {
 		return nil
 	}
 	return rt.firstByMethods(r, func(yield func(string) bool) {
