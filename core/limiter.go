@@ -112,6 +112,11 @@ func NewLimiter(p *Policy, opts ...Option) (*Limiter, error) {
 	if cfg.clock != nil && isnil.Value(cfg.clock) {
 		return nil, fmt.Errorf("core: WithClock: nil %T: %w", cfg.clock, ErrInvalidConfig)
 	}
+	if _, ok := cfg.clock.(systemClock); ok {
+		// The default clock, given explicitly (as the local-first store's
+		// documentation asks): read directly, as when none is given.
+		cfg.clock = nil
+	}
 	if cfg.observer != nil && isnil.Value(cfg.observer) {
 		return nil, fmt.Errorf("core: WithObserver: nil %T: %w", cfg.observer, ErrInvalidConfig)
 	}
