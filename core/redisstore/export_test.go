@@ -16,15 +16,7 @@ import (
 // differential can drive what TIME decides with a clock of its own. A
 // store of this version then finds its library loaded and calls it.
 func LoadOnTime(ctx context.Context, c redis.Cmdable) error {
-	sc, err := compile(core.MustPolicy("ontime", core.Limit{Name: "x", Algorithm: core.GCRA{Rate: core.PerSecond(1)}}))
-	if err != nil {
-		return err
-	}
-	const on = "ONTIME = now < 0"
-	if n := strings.Count(sc.lib, on); n < 3 {
-		return fmt.Errorf("redisstore: %d entry points set ONTIME", n)
-	}
-	return c.FunctionLoad(ctx, strings.ReplaceAll(sc.lib, on, "ONTIME = true")).Err()
+	return loadONTIME(ctx, c, "ontime", "ONTIME = true")
 }
 
 // LoadMixedTime loads, for tests only, the library deciding as on Redis
@@ -33,7 +25,13 @@ func LoadOnTime(ctx context.Context, c redis.Cmdable) error {
 // drives both a process on TIME and one on its own clock, each with a
 // clock of its own.
 func LoadMixedTime(ctx context.Context, c redis.Cmdable) error {
-	sc, err := compile(core.MustPolicy("mixed", core.Limit{Name: "x", Algorithm: core.GCRA{Rate: core.PerSecond(1)}}))
+	return loadONTIME(ctx, c, "mixed", "ONTIME = now < 0 or now % 2 == 1")
+}
+
+// loadONTIME loads the store's library with every entry point's setting
+// of ONTIME replaced by set.
+func loadONTIME(ctx context.Context, c redis.Cmdable, name, set string) error {
+	sc, err := compile(core.MustPolicy(name, core.Limit{Name: "x", Algorithm: core.GCRA{Rate: core.PerSecond(1)}}))
 	if err != nil {
 		return err
 	}
@@ -41,5 +39,5 @@ func LoadMixedTime(ctx context.Context, c redis.Cmdable) error {
 	if n := strings.Count(sc.lib, on); n < 3 {
 		return fmt.Errorf("redisstore: %d entry points set ONTIME", n)
 	}
-	return c.FunctionLoad(ctx, strings.ReplaceAll(sc.lib, on, "ONTIME = now < 0 or now % 2 == 1")).Err()
+	return c.FunctionLoad(ctx, strings.ReplaceAll(sc.lib, on, set)).Err()
 }
