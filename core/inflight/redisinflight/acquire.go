@@ -243,7 +243,11 @@ func (l *Limiter) cancel(rk, tomb, member string, ends time.Time) {
 func newMember(leaseUS int64) string {
 	var b [16]byte
 	_, _ = rand.Read(b[:]) // never fails (crypto/rand panics rather)
-	return hex.EncodeToString(b[:]) + "." + strconv.FormatInt(leaseUS, 10)
+	// Written into one buffer: one allocation, the string's.
+	var m [2*len(b) + 1 + 20]byte // hex, ".", an int64 in decimal
+	out := hex.AppendEncode(m[:0], b[:])
+	out = append(out, '.')
+	return string(strconv.AppendInt(out, leaseUS, 10))
 }
 
 // fallback answers an Acquire that met err: the caller's own end, a key
