@@ -35,8 +35,10 @@ func loadONTIME(ctx context.Context, c redis.Cmdable, name, set string) error {
 	if err != nil {
 		return err
 	}
-	const on = "ONTIME = now < 0"
-	if n := strings.Count(sc.lib, on); n < 3 {
+	// main, take, batch and step's single-key GCRA function: every entry
+	// point but gbatch, which decides on TIME only.
+	const on, entries = "ONTIME = now < 0", 4
+	if n := strings.Count(sc.lib, on); n != entries {
 		return fmt.Errorf("redisstore: %d entry points set ONTIME", n)
 	}
 	return c.FunctionLoad(ctx, strings.ReplaceAll(sc.lib, on, set)).Err()
