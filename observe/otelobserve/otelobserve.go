@@ -319,9 +319,8 @@ func (o *Observer) set(override bool, k setKey) *attrSet {
 	if prev, ok := o.sets[k]; ok {
 		return prev
 	}
-	counted := o.counted(override, k)
-	if counted && o.overLocked(override, k) {
-		k.policy, k.limit, counted = Other, Other, false
+	if o.overLocked(override, k) {
+		k.policy, k.limit = Other, Other // counted no more
 		if prev, ok := o.sets[k]; ok {
 			return prev
 		}
@@ -339,7 +338,7 @@ func (o *Observer) set(override bool, k setKey) *attrSet {
 	opt := metric.WithAttributeSet(attribute.NewSet(kv...))
 	s = &attrSet{add: []metric.AddOption{opt}, record: []metric.RecordOption{opt}}
 	o.sets[k] = s
-	if counted {
+	if o.counted(override, k) {
 		o.overrideSets[k.kind]++
 	}
 	if k.kind == 0 {
