@@ -865,13 +865,8 @@ func (rt *Routes) appRoute(p, method string) *route {
 	return nil
 }
 
-// sharedRoute returns the route that guards the handler r reaches at
-// template, as an adapter names the methods reaching that handler in
-// r.Pattern ("PUT,POST /login"): the first added at template for one of
-// them. nil when r.Pattern is no such list, or names another template, or
-// not the request's method (canonical), nor GET for HEAD.
-// sharedList returns the methods pattern, r.Pattern as an adapter sets
-// it, names as reaching one handler at template, when they are several
+// sharedList returns the methods pattern (r.Pattern as an adapter sets
+// it) names as reaching one handler at template, when they are several
 // and method (HEAD by GET) is one of them.
 func sharedList(pattern, method, template string) (string, bool) {
 	list, path, ok := strings.Cut(pattern, " ")
@@ -884,6 +879,11 @@ func sharedList(pattern, method, template string) (string, bool) {
 	return list, true
 }
 
+// sharedRoute returns the route that guards the handler r reaches at
+// template, as an adapter names the methods reaching that handler in
+// r.Pattern ("PUT,POST /login"): the first added at template for one of
+// them. nil when r.Pattern is no such list, or names another template, or
+// not the request's method (canonical), nor GET for HEAD.
 func (rt *Routes) sharedRoute(r *http.Request, method, template string) *route {
 	list, ok := sharedList(r.Pattern, method, template)
 	if !ok {
