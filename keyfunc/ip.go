@@ -7,6 +7,7 @@ import (
 	"net/netip"
 	"slices"
 	"strconv"
+	"sync/atomic"
 
 	"github.com/floodgate-go/floodgate/internal/httpsyntax"
 )
@@ -150,6 +151,12 @@ type IPOptions struct {
 // used gives an error wrapping [ErrNoKey], unless TrustedHops is set and a forwarding header
 // names the client: every peer is then a proxy, one without an IP address
 // too (a Unix socket's RemoteAddr, "@" or "").
+//
+// A request from a private or loopback peer that is not a trusted proxy
+// but carries X-Forwarded-For, Forwarded or X-Real-IP is keyed by the peer
+// as above; the first one is logged (a warning to slog's default logger,
+// once per Func): the usual sign of a proxy nobody named, behind which
+// every client shares one key.
 func ClientIP(opts IPOptions) (Func, error) {
 	c, err := newIPExtractor(opts)
 	if err != nil {
@@ -166,6 +173,9 @@ type ipExtractor struct {
 	headers []string // canonical names
 	v4Bits  int
 	v6Bits  int
+
+	hinted atomic.Bool                   // hintUntrusted has logged
+	warn   func(msg string, args ...any) // hintUntrusted's log; nil: slog.Warn
 }
 
 func invalid(format string, args ...any) error {
@@ -326,6 +336,7 @@ func (c *ipExtractor) appendKey(dst []byte, r *http.Request) ([]byte, error) {
 	if a, n, ok := parseIPv4Node(r.RemoteAddr); ok && c.v4Bits == 32 && (c.trustsNone() || !c.peerTrusted(netip.AddrFrom4(a))) {
 		// The usual case: the key is the address as written, canonical
 		// already (see parseIPv4Node), by /32.
+		c.hintUntrusted(netip.AddrFrom4(a), r.Header)
 		dst = append(dst, r.RemoteAddr[:n]...)
 		return append(dst, "/32"...), nil
 	}
@@ -341,6 +352,8 @@ func (c *ipExtractor) appendKey(dst []byte, r *http.Request) ([]byte, error) {
 		if a, found := c.fromHeaders(r.Header); found {
 			client, ok = a, true
 		}
+	case ok:
+		c.hintUntrusted(peer, r.Header)
 	}
 	if !ok {
 		return dst, fmt.Errorf("keyfunc: client IP: unusable RemoteAddr %.64q: %w", r.RemoteAddr, ErrNoKey)
