@@ -27,15 +27,16 @@ type overrideKey [2]uint64
 
 const overrideShards = 16
 
-// overrideScan is how many entries a full shard examines for an expired
-// one before it forgets any.
-const overrideScan = 16
-
 type overrideShard struct {
 	mu  sync.Mutex
 	m   map[overrideKey]*overrideEntry
 	max int      // entries at most
 	def *Limiter // the default's limiter
+	// defs and overs hold the answered entries of m by expiry, the
+	// default's apart from the others', so that a full shard finds an
+	// entry that may go without looking at the others (see room).
+	defs, overs untilHeap[*overrideEntry]
+	visited     int // entries looked at to make room (a measure for tests)
 }
 
 // overrideEntry is a key's cached limiter. While the provider is asked,
@@ -44,6 +45,7 @@ type overrideShard struct {
 // that was not given (the asking caller went away, or resolve panicked):
 // its waiters ask again.
 type overrideEntry struct {
+	key   overrideKey
 	lim   *Limiter
 	exp   int64
 	done  bool
@@ -110,7 +112,7 @@ func (s *overrideShard) resolve(ctx context.Context, old *overrideEntry, k overr
 	}
 	var e *overrideEntry
 	if old != nil || s.room(now) {
-		e = &overrideEntry{ready: make(chan struct{})}
+		e = &overrideEntry{key: k, ready: make(chan struct{})}
 		s.m[k] = e
 	}
 	s.mu.Unlock()
@@ -123,10 +125,12 @@ func (s *overrideShard) resolve(ctx context.Context, old *overrideEntry, k overr
 		s.mu.Lock()
 		if given {
 			e.done = true
+			s.track(e)
 		} else {
 			e.gone = true
 			if old != nil && s.m[k] == e {
 				s.m[k] = old // kept for the next caller's prev
+				s.track(old)
 			} else if s.m[k] == e {
 				delete(s.m, k)
 			}
@@ -143,45 +147,4 @@ func (s *overrideShard) resolve(ctx context.Context, old *overrideEntry, k overr
 	s.mu.Unlock()
 	given = true
 	return l, nil
-}
-
-// room makes room for one more entry (s.mu held). It forgets an entry of
-// a key decided by the default policy, an expired one first (among the
-// first overrideScan); failing that, an expired entry of a key with an
-// override. It never forgets a live entry of a key with an override: a
-// flood of keys (each a default key, since the provider decides who has an
-// override) would otherwise forget a restricted tenant's, whose key,
-// unknown again, goes to the default when the provider next fails. It
-// reports false when no entry may go: the key is then not cached.
-func (s *overrideShard) room(now int64) bool {
-	if len(s.m) < s.max {
-		return true
-	}
-	var def, old overrideKey
-	foundDef, foundOld, scanned := false, false, 0
-	for k, e := range s.m {
-		if !e.done {
-			continue
-		}
-		expired := now >= e.exp
-		switch {
-		case e.lim == s.def && expired:
-			delete(s.m, k)
-			return true
-		case e.lim == s.def && !foundDef:
-			def, foundDef = k, true
-		case expired && !foundOld:
-			old, foundOld = k, true
-		}
-		if scanned++; scanned >= overrideScan && foundDef {
-			break
-		}
-	}
-	switch {
-	case foundDef:
-		delete(s.m, def)
-	case foundOld:
-		delete(s.m, old)
-	}
-	return foundDef || foundOld
 }

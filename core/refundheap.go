@@ -37,6 +37,7 @@ func (h *untilHeap[K]) pop() untilEntry[K] {
 	top := a[0]
 	last := len(a) - 1
 	a[0] = a[last]
+	a[last] = untilEntry[K]{} // a key that holds memory (a pointer) is let go
 	a = a[:last]
 	for i := 0; ; {
 		l, least := 2*i+1, i
