@@ -2,7 +2,6 @@ package core
 
 import (
 	"fmt"
-	"slices"
 	"sync"
 	"time"
 )
@@ -97,6 +96,17 @@ type resetLog struct {
 	mu    sync.Mutex
 	at    map[uint64]int64
 	floor int64
+	// byAt holds the keys of at by the instant of their reset, so that a
+	// full log forgets the keys whose window has passed, or its older
+	// half, without looking at the others (a scan of every key, once for
+	// each instant a window passed, cost a client resetting keys about
+	// as fast as their windows pass a look at every key at each reset,
+	// under the lock every refund waits for). An entry whose key was
+	// reset again or forgotten since is stale: skipped when it comes
+	// first, and dropped when the heap is rebuilt from at.
+	byAt    untilHeap[uint64]
+	limit   int // keys remembered at most: maxResets when 0 (tests set less)
+	visited int // entries looked at to make room (a measure for tests)
 }
 
 // reset records that the key of hash kh was reset at now; entries older
@@ -107,38 +117,66 @@ func (r *resetLog) reset(kh uint64, now, window int64) {
 	if r.at == nil {
 		r.at = make(map[uint64]int64)
 	}
-	if _, ok := r.at[kh]; !ok && len(r.at) >= maxResets {
-		for k, at := range r.at {
-			if now-at >= window {
-				delete(r.at, k)
-			}
+	limit := r.limit
+	if limit == 0 {
+		limit = maxResets
+	}
+	t, ok := r.at[kh]
+	if !ok && len(r.at) >= limit {
+		// A reset at or before now−window is past its window (now−at ≥
+		// window; now ≥ 0 and window > 0, see Reset and NewLimiter).
+		for r.byAt.due(now - window) {
+			r.drop(r.byAt.pop())
 		}
-		if len(r.at) >= maxResets {
+		if len(r.at) >= limit {
 			r.forgetOlder()
 		}
 	}
-	r.at[kh] = max(r.at[kh], now)
-}
-
-// forgetOlder forgets the older half of the keys (by instant), raising
-// the floor to the latest of their instants: a decision one of them
-// forgot is still refused, by the floor. r.mu is held.
-func (r *resetLog) forgetOlder() {
-	if len(r.at) == 0 {
-		return
-	}
-	ats := make([]int64, 0, len(r.at))
-	for _, at := range r.at {
-		ats = append(ats, at)
-	}
-	slices.Sort(ats)
-	cut := ats[(len(ats)-1)/2]
-	for k, at := range r.at {
-		if at <= cut {
-			delete(r.at, k)
+	if !ok || now > t {
+		r.at[kh] = now
+		r.byAt.push(now, kh)
+		if len(r.byAt) > 2*max(limit, len(r.at)) {
+			r.rebuild()
 		}
 	}
-	r.floor = max(r.floor, cut)
+}
+
+// drop forgets e's key if e is its latest reset, and reports whether it
+// did; a stale e (its key reset again, or forgotten) is only let go.
+func (r *resetLog) drop(e untilEntry[uint64]) bool {
+	r.visited++
+	if at, ok := r.at[e.key]; ok && at == e.until {
+		delete(r.at, e.key)
+		return true
+	}
+	return false
+}
+
+// forgetOlder forgets the older half of the keys (by instant), and every
+// other key reset at the latest of their instants, raising the floor to
+// it: a decision one of them forgot is still refused, by the floor. r.mu
+// is held.
+func (r *resetLog) forgetOlder() {
+	half := (len(r.at) + 1) / 2
+	for forgot := 0; forgot < half && len(r.byAt) > 0; {
+		e := r.byAt.pop()
+		if r.drop(e) {
+			forgot++
+			r.floor = max(r.floor, e.until)
+		}
+	}
+	for r.byAt.due(r.floor) {
+		r.drop(r.byAt.pop())
+	}
+}
+
+// rebuild makes byAt anew from at, without its stale entries: at most
+// once every limit resets, so that its cost is spread over them.
+func (r *resetLog) rebuild() {
+	r.byAt = r.byAt[:0]
+	for k, at := range r.at {
+		r.byAt.push(at, k)
+	}
 }
 
 // forgot reports whether a decision taken at for the key of hash kh was
