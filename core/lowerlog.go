@@ -65,7 +65,14 @@ type lowerShard struct {
 	// forgot is the highest position of a refund forgotten: a take at or
 	// below it may have been moved by refunds the shard no longer knows.
 	forgot uint64
-	_      [32]byte
+	// byAt holds a record of each entry of keys, its instant and key
+	// hash, soonest first, so that a full shard prunes only the keys of
+	// entries older than the window. A record whose entry has gone since
+	// (pruned with its key's, or forgotten) is stale: its key is pruned
+	// for nothing when it comes first, and it is dropped when the heap is
+	// rebuilt from keys.
+	byAt    untilHeap[uint64]
+	visited int // keys looked at to make room (a measure for tests)
 }
 
 // lowering is one refund: its position (see lowerLog), its take's, when
@@ -223,8 +230,13 @@ func (sh *lowerShard) record(kh uint64, e lowering, window int64, perShard int) 
 		sh.keys = make(map[uint64][]lowering)
 	}
 	if sh.n >= perShard {
-		for kh := range sh.keys {
-			sh.pruneKey(kh, e.at, window)
+		// Only the keys of the entries older than window are pruned: a
+		// prune of every key, once for each instant one entry aged, cost
+		// refunds arriving about as fast as their entries age a look at
+		// every key of the shard at each refund, under its lock.
+		for sh.byAt.due(e.at - window) {
+			sh.visited++
+			sh.pruneKey(sh.byAt.pop().key, e.at, window)
 		}
 		if sh.n >= perShard {
 			sh.forgetOlder()
@@ -233,6 +245,22 @@ func (sh *lowerShard) record(kh uint64, e lowering, window int64, perShard int) 
 	sh.pruneKey(kh, e.at, window)
 	sh.keys[kh] = append(sh.keys[kh], e)
 	sh.n++
+	sh.byAt.push(e.at, kh)
+	if len(sh.byAt) > 2*max(perShard, sh.n) {
+		sh.rebuild()
+	}
+}
+
+// rebuild makes byAt anew from keys, without its stale records (of
+// entries gone since): at most once every perShard refunds, so that its
+// cost is spread over them.
+func (sh *lowerShard) rebuild() {
+	sh.byAt = sh.byAt[:0]
+	for kh, list := range sh.keys {
+		for _, e := range list {
+			sh.byAt.push(e.at, kh)
+		}
+	}
 }
 
 // forgetOlder forgets the older half of the shard's refunds (by position,
