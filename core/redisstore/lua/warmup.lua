@@ -88,5 +88,8 @@ function ALG.warmup(limit, stable, threshold, maxP, slope, coolDown)
   function A.idle(st)
     return st[1] + cdiv(st[2] + coldIn(st[3]), 1000)
   end
+  -- shift moves the next free instant back by d µs (settle): the stored
+  -- permits, counted from it, stand to now as they stood to seen.
+  function A.shift(st, d) st[1] = st[1] - d end
   return A
 end
