@@ -149,3 +149,22 @@ local function settle(L, s, now, seen)
   L.shift(s, seen - now)
   return true
 end
+-- retaken returns the instant of a take at t, of a key of L with exp and
+-- seen as read, on the clock of the state a refund at now gives it back
+-- to, or nil when what the take holds is not known there (the refund
+-- gives that limit nothing back). On Redis TIME a take that wrote the key
+-- wrote its instant as seen, and seen moves forward only while the clock
+-- does: when settle moves the state back, the take's instant moves with
+-- it (or the refund, measuring the take's hold from the instant before
+-- the step, gave back as held a cost whose hold had ended, out of the
+-- takes made since); a take after seen was made before a step a decision
+-- settled since by an amount not kept (so was one on a key written since
+-- by no decision on TIME, seen 0). A caller's clock is decided at the
+-- key's latest instant: unchanged.
+local function retaken(L, t, now, exp, seen)
+  if not ONTIME or not exp or not L.shift then return t end
+  if not seen or t > seen then return nil end
+  if seen <= now then return t end
+  if L.moves then return t - L.moves(seen - now) end
+  return t - (seen - now)
+end

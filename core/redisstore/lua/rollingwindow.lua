@@ -90,6 +90,7 @@ function ALG.rollingwindow(limit, pcap, period, n)
   function A.idle(st) return newestEnd(st, st[1] - n + 1) end
   -- shift moves the periods back by d rounded down to whole periods (never
   -- further than the clock went back), the ring's counts with them.
+  function A.moves(d) return fdiv(d, period) * period end
   function A.shift(st, d)
     local k, idx, c = fdiv(d, period), st[1], {}
     for q = idx - n + 1, idx do c[q] = st[bi(q)] end

@@ -490,7 +490,7 @@ local function step(K, k0, op, cost, now, taken, slack, C)
   -- settle moves the states in place, which in a batch are its cache's
   -- (see kget): only once nothing can fail (a key, a refund's argument or
   -- marker), as a request that fails leaves the keys as they were.
-  local tk, remU, remN, px, give
+  local tk, remU, remN, tt, px, give
   if op == 'F' then
     tk = decnums(taken, n + 2)
     if not tk then return redis.error_reply('ERR floodgate: malformed refund') end
@@ -502,17 +502,21 @@ local function step(K, k0, op, cost, now, taken, slack, C)
     -- What each limit's hold has left after now, in whole µs (remU) and
     -- ns (remN): a hold of over 2^53 ns (104 days) is not exact in a
     -- double, so its decimal is split at the µs.
-    remU, remN = {}, {}
+    remU, remN, tt = {}, {}, {}
     local pos = sfind(taken, ',', 1, true) + 1
     for i = 1, n do
       local c = sfind(taken, ',', pos, true)
       local h = ssub(taken, pos, c - 1)
       pos = c + 1
       local hu, hn = 0, 0
+      -- The take's instant, on the clock of the state it is given back
+      -- to (see retaken).
+      tt[i] = retaken(LIMITS[i], tk[1], now, exp[i], seens[i])
+      if not tt[i] then tk[i + 1] = 0 end
       if tk[i + 1] > 0 then
         if #h > 3 then hu, hn = tonumber(ssub(h, 1, -4)), tonumber(ssub(h, -3)) else hn = tonumber(h) end
       end
-      remU[i], remN[i] = tk[1] - now + hu, hn
+      remU[i], remN[i] = (tt[i] or tk[1]) - now + hu, hn
       if tk[i + 1] > 0 and (remU[i] > 0 or (remU[i] == 0 and hn > 0)) then
         local ms = fdiv(remU[i], 1000)
         if remU[i] - ms * 1000 > 0 or hn > 0 then ms = ms + 1 end
@@ -540,7 +544,7 @@ local function step(K, k0, op, cost, now, taken, slack, C)
       -- the take (the key was reset, or evicted, and taken again since),
       -- which the take's cost is not part of.
       if give and tk[i + 1] > 0 and (ru > 0 or (ru == 0 and rn > 0)) and exp[i] and born[i] <= tk[1] and not fresh(LIMITS[i], st[i]) then
-        LIMITS[i].refund(st[i], now, tk[1], cost, ru * 1000 + rn, ru)
+        LIMITS[i].refund(st[i], now, tt[i], cost, ru * 1000 + rn, ru)
         dirty[i] = true
       end
     end
