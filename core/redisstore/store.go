@@ -99,8 +99,10 @@
 // under), not the hour, and admits nothing beyond the limit. A state
 // merely far ahead of now is never moved: limiters of one shape with
 // larger bursts or locks (a reload, an override) legitimately write one.
-// WarmUp's state is not moved; on the caller's clock a lagging caller is
-// decided at the key's latest instant.
+// A refund on TIME measures its take's hold from the take's instant moved
+// back with the state, and gives nothing back for a take made before a
+// step a decision has settled since. On the caller's clock a lagging
+// caller is decided at the key's latest instant.
 //
 // State is kept in integer microseconds (a Lua number is a double: Unix
 // nanoseconds do not fit its 53 bits). Decisions are identical to the
