@@ -88,16 +88,20 @@ func Limit(m *middleware.Middleware) func(http.Handler) http.Handler {
 	var mounts mounts
 	pool := sync.Pool{New: func() any { return chi.NewRouteContext() }}
 	n := usesOf(m)
-	return func(next http.Handler) http.Handler {
+	return ours.add(func(next http.Handler) http.Handler {
+		if _, ok := next.(probe); ok {
+			return probe{m} // asked which Middleware it limits with
+		}
 		mustNext("Limit", next)
-		n.Add(1)
+		n.n.Add(1)
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			rctx := chi.RouteContext(r.Context())
+			t := tables.of(rctx)
 			// chi joins a mount point's own "/api/" and a sub-router's
 			// "/*" as "/api//*": the route is "/api/*".
 			pattern := routePattern(rctx.RoutePattern())
 			methods := ""
-			if t := tables.of(rctx); t != nil {
+			if t != nil {
 				method := rctx.RouteMethod
 				if method == "" {
 					method = r.Method
@@ -172,9 +176,14 @@ func Limit(m *middleware.Middleware) func(http.Handler) http.Handler {
 					}
 				}
 			}
-			serve(m, w, r, pattern, methods, next, n.Load() > 1)
+			var root chi.Routes
+			var reads uint64
+			if t != nil {
+				root, reads = rctx.Routes, t.Reads()
+			}
+			serve(m, w, r, pattern, methods, next, n.twice(m, root, reads))
 		})
-	}
+	})
 }
 
 // LimitMux returns middleware for router.Use that limits requests with m by
@@ -208,9 +217,12 @@ func LimitMux(m *middleware.Middleware, router chi.Routes) func(http.Handler) ht
 	var serving tables
 	var ms mounts
 	n := usesOf(m)
-	return func(next http.Handler) http.Handler {
+	return ours.add(func(next http.Handler) http.Handler {
+		if _, ok := next.(probe); ok {
+			return probe{m} // asked which Middleware it limits with
+		}
 		mustNext("LimitMux", next)
-		n.Add(1)
+		n.n.Add(1)
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			// The root router serving r, when chi routes it: router may
 			// be another (a program's second router, a sub-router).
@@ -233,9 +245,9 @@ func LimitMux(m *middleware.Middleware, router chi.Routes) func(http.Handler) ht
 					methods = routepath.PreflightPattern(r, pattern)
 				}
 			}
-			serve(m, w, r, pattern, methods, next, n.Load() > 1)
+			serve(m, w, r, pattern, methods, next, n.twice(m, root, t.Reads()))
 		})
-	}
+	})
 }
 
 // find returns the pattern of the route router, the root router, serves r
@@ -355,9 +367,9 @@ func mustNext(who string, next http.Handler) {
 
 // serve limits r with m by its route pattern and the methods reaching its
 // handler there (see middleware.Routes), then serves it with next. twice
-// says m is mounted more than once: a request m has decided by the same
-// pattern and methods, mounted outside, and passed on unchanged (see
-// decision), is not charged again.
+// says r may meet m twice (see useState.twice): a request m has decided
+// by the same pattern and methods, mounted outside, and passed on
+// unchanged (see decision), is not charged again.
 func serve(m *middleware.Middleware, w http.ResponseWriter, r *http.Request, pattern, methods string, next http.Handler, twice bool) {
 	if twice && decidedBefore(r, m, pattern, methods) {
 		next.ServeHTTP(w, r)

@@ -7,28 +7,28 @@ import (
 	"net/url"
 	"runtime"
 	"sync"
-	"sync/atomic"
 	"weak"
 
 	"github.com/floodgate-go/floodgate/middleware"
 )
 
-// uses counts, for each Middleware, the handlers Limit and LimitMux have
-// wrapped with it: one Middleware mounted twice (one Limit value in a
-// root router's Use and a sub-router's, or Limit and LimitMux) may decide
-// a request twice, charging it twice in the same buckets. A Middleware is
-// held weakly, its counter dropped once it is collected (a configuration
-// reloaded makes new ones).
-var uses sync.Map // weak.Pointer[middleware.Middleware] → *atomic.Int32
+// uses holds, for each Middleware, what the handlers Limit and LimitMux
+// have wrapped with it know of one another (see useState): one Middleware
+// mounted twice (one Limit value in a root router's Use and a
+// sub-router's, or Limit and LimitMux) may decide a request twice,
+// charging it twice in the same buckets. A Middleware is held weakly, its
+// state dropped once it is collected (a configuration reloaded makes new
+// ones).
+var uses sync.Map // weak.Pointer[middleware.Middleware] → *useState
 
-// usesOf returns the counter of m's uses.
-func usesOf(m *middleware.Middleware) *atomic.Int32 {
+// usesOf returns the state of m's uses.
+func usesOf(m *middleware.Middleware) *useState {
 	key := weak.Make(m)
-	n, loaded := uses.LoadOrStore(key, new(atomic.Int32))
+	s, loaded := uses.LoadOrStore(key, new(useState))
 	if !loaded {
 		runtime.AddCleanup(m, func(k weak.Pointer[middleware.Middleware]) { uses.Delete(k) }, key)
 	}
-	return n.(*atomic.Int32)
+	return s.(*useState)
 }
 
 // decidedKey is the context key of the decision a Limit or LimitMux
