@@ -2,9 +2,14 @@ package chilimit
 
 import (
 	"context"
+	"crypto/tls"
 	"hash/maphash"
+	"io"
+	"math/bits"
+	"mime/multipart"
 	"net/http"
 	"net/url"
+	"reflect"
 	"runtime"
 	"sync"
 	"weak"
@@ -40,16 +45,26 @@ type decidedKey struct{}
 // that very request, unchanged. The buckets a decision charges depend on
 // more than the route: the key (a user an authentication middleware
 // between the two uses stored in the context, a RemoteAddr chi's RealIP
-// rewrote in place, a header), Options.Skip, Options.Cost. A request
-// changed in any of these is decided again.
+// rewrote in place, a header, a form value or a body a middleware
+// normalised in place), Options.Skip, Options.Cost. A request changed in
+// any field a key or cost can read, in place or not, is decided again:
+// its context, method, address, host, URL, request URI, protocol, headers
+// and trailers, form values, body, length and TLS state.
 type decision struct {
 	m                *middleware.Middleware
 	pattern, methods string
-	r                *http.Request // the request passed on, its context holding the decision
+	r                *http.Request   // the request passed on, its context holding the decision
+	ctx              context.Context // r's context
 	method, addr     string
-	host             string
+	host, uri, proto string
 	url              url.URL
-	header           uint64 // headerSum of its header
+	header           uint64 // valuesSum of its header
+	trailer          uint64 // valuesSum of its trailer
+	form             uint64 // valuesSum of its Form, and of its PostForm
+	multipart        *multipart.Form
+	body             io.ReadCloser
+	length           int64
+	tls              *tls.ConnectionState
 }
 
 // decidedBefore reports whether m decided r by pattern and methods
@@ -58,8 +73,16 @@ type decision struct {
 func decidedBefore(r *http.Request, m *middleware.Middleware, pattern, methods string) bool {
 	d, _ := r.Context().Value(decidedKey{}).(*decision)
 	return d != nil && d.m == m && d.pattern == pattern && d.methods == methods &&
-		d.r == r && d.method == r.Method && d.addr == r.RemoteAddr && d.host == r.Host &&
-		r.URL != nil && d.url == *r.URL && d.header == headerSum(r.Header)
+		d.r == r && d.ctx == r.Context() && d.snapshot(r)
+}
+
+// snapshot reports whether r's fields are those d took (see withDecision).
+func (d *decision) snapshot(r *http.Request) bool {
+	return d.method == r.Method && d.addr == r.RemoteAddr && d.host == r.Host &&
+		d.uri == r.RequestURI && d.proto == r.Proto && r.URL != nil && d.url == *r.URL &&
+		d.length == r.ContentLength && d.tls == r.TLS && d.multipart == r.MultipartForm &&
+		sameBody(d.body, r.Body) && d.header == valuesSum(r.Header) &&
+		d.trailer == valuesSum(r.Trailer) && d.form == formSum(r)
 }
 
 // withDecision returns r telling the handlers inside that m decided it by
@@ -68,17 +91,40 @@ func withDecision(r *http.Request, m *middleware.Middleware, pattern, methods st
 	if r.URL == nil {
 		return r
 	}
-	d := &decision{m: m, pattern: pattern, methods: methods, method: r.Method, addr: r.RemoteAddr, host: r.Host, url: *r.URL, header: headerSum(r.Header)}
-	d.r = r.WithContext(context.WithValue(r.Context(), decidedKey{}, d))
+	d := &decision{
+		m: m, pattern: pattern, methods: methods,
+		method: r.Method, addr: r.RemoteAddr, host: r.Host, uri: r.RequestURI, proto: r.Proto,
+		url: *r.URL, header: valuesSum(r.Header), trailer: valuesSum(r.Trailer), form: formSum(r),
+		multipart: r.MultipartForm, body: r.Body, length: r.ContentLength, tls: r.TLS,
+	}
+	d.ctx = context.WithValue(r.Context(), decidedKey{}, d)
+	d.r = r.WithContext(d.ctx)
 	return d.r
 }
 
-// headerSeed seeds headerSum.
+// sameBody reports whether a and b are one body: equal values of one
+// comparable type (a body of a type that cannot be compared is taken
+// for another).
+func sameBody(a, b io.ReadCloser) bool {
+	if a == nil || b == nil {
+		return a == nil && b == nil
+	}
+	t := reflect.TypeOf(a)
+	return t == reflect.TypeOf(b) && t.Comparable() && a == b
+}
+
+// formSum returns a sum of r's Form and PostForm, each apart.
+func formSum(r *http.Request) uint64 {
+	return valuesSum(r.Form) ^ bits.RotateLeft64(valuesSum(r.PostForm), 1)
+}
+
+// headerSeed seeds valuesSum.
 var headerSeed = maphash.MakeSeed()
 
-// headerSum returns a sum of h's fields, names and values, in no order:
-// a field set, changed or removed in place changes it.
-func headerSum(h http.Header) uint64 {
+// valuesSum returns a sum of h's fields (a header's, a form's), names
+// and values, in no order: a field set, changed or removed in place
+// changes it.
+func valuesSum(h map[string][]string) uint64 {
 	var sum uint64
 	for name, values := range h {
 		var mh maphash.Hash
