@@ -13,7 +13,6 @@ import (
 
 	"github.com/floodgate-go/floodgate/core"
 	"github.com/floodgate-go/floodgate/internal/both"
-	"github.com/floodgate-go/floodgate/internal/ownroutes"
 	"github.com/floodgate-go/floodgate/internal/routepath"
 	"github.com/floodgate-go/floodgate/internal/same"
 )
@@ -85,11 +84,7 @@ import (
 //     handler mounted there routes it further (a ServeMux on chi's
 //     "/legacy/*" serving "POST /legacy/login"), and a rewriting
 //     middleware after the limiter (chi's CleanPath, StripSlashes) routes
-//     it to the variant's. An adapter that knows its router's routes
-//     (chilimit) tells them: a route of the router's own is then charged
-//     so only where the router routes that path to it ("/b", which chi
-//     serves by r.Route("/b", …)'s "/*", is not charged on the root's
-//     "/{id}", which ServeMux matches it to).
+//     it to the variant's.
 //   - HEAD is limited like GET, in the GET route's buckets, unless a HEAD
 //     route of its own was added: ServeMux, chi's middleware.GetHead and
 //     routes registered for both methods all serve HEAD with the GET
@@ -175,9 +170,6 @@ type muxEntry struct {
 	// below it too ("/api/", "/files/{p...}").
 	path    string
 	subtree bool
-	// template is the pattern's path as written, without its host: a
-	// router's template when written so (see ownroutes.Router).
-	template string
 }
 
 // match is a route found by ServeMux matching, and how well it fits: a
@@ -321,11 +313,7 @@ func (rt *Routes) share(name string, l Limiter, added bool, patterns ...string) 
 				path = path[i:] // drop the host
 				rt.hosts = true
 			}
-			tmpl := key.path
-			if i := strings.IndexByte(tmpl, '/'); i > 0 {
-				tmpl = tmpl[i:]
-			}
-			rt.byPattern[muxCanon] = &muxEntry{rte: rte, path: path, subtree: strings.HasSuffix(path, "/") || strings.HasSuffix(path, "...}"), template: tmpl}
+			rt.byPattern[muxCanon] = &muxEntry{rte: rte, path: path, subtree: strings.HasSuffix(path, "/") || strings.HasSuffix(path, "...}")}
 		case muxCanon == canon:
 			return err
 		}
@@ -615,7 +603,7 @@ func (rt *Routes) find(r *http.Request, method, template string) choice {
 	cleaned := template != "" && req.Method != http.MethodConnect && uncleanPath(req.URL)
 	var best match
 	if !cleaned && staysWithin(req.URL, req.Method, within) {
-		best = rt.pathMatch(req)
+		best = rt.muxMatch(req)
 		if best.e != nil && !best.weak {
 			return rt.underCatchAll(req, template, best.route())
 		}
@@ -693,7 +681,7 @@ func (rt *Routes) find(r *http.Request, method, template string) choice {
 					best = m
 				}
 			}
-			if m := rt.pathMatch(&c); staysWithin(c.URL, c.Method, within) && m.better(best) {
+			if m := rt.muxMatch(&c); staysWithin(c.URL, c.Method, within) && m.better(best) {
 				best = m
 			}
 			best = rt.variants(&c, best, within)
@@ -780,7 +768,7 @@ func (rt *Routes) pastCatchAll(r *http.Request, method, template string, served 
 		// (it would have routed there): a route of it guards the handler
 		// the catch-all's routes it to (a mux mounted on chi's
 		// "/legacy/*" serving "POST /legacy/login").
-		if m := rt.pathMatch(req); !m.weak {
+		if m := rt.muxMatch(req); !m.weak {
 			best = m
 		}
 	}
@@ -796,7 +784,7 @@ func (rt *Routes) pastCatchAll(r *http.Request, method, template string, served 
 // (see servedPrefix).
 func (rt *Routes) variants(req *http.Request, best match, within string) match {
 	for c := range variantRequests(req, within) {
-		if m := rt.pathMatch(c); m.better(best) {
+		if m := rt.muxMatch(c); m.better(best) {
 			best = m
 		}
 	}
@@ -968,7 +956,7 @@ func (rt *Routes) firstByMethods(r *http.Request, methods iter.Seq[string], keep
 	c := *r // one copy, its method set in turn
 	for m := range methods {
 		c.Method = m
-		e := rt.pathMatch(&c)
+		e := rt.muxMatch(&c)
 		if e.e == nil || e.weak || keep != nil && !keep(e.e) {
 			continue
 		}
@@ -1023,27 +1011,6 @@ func (rt *Routes) muxMatch(r *http.Request) match {
 		return match{}
 	}
 	return match{e: e, weak: e.subtree && routepath.Clean(r.URL.Path) != e.path}
-}
-
-// pathMatch is muxMatch for r's path, itself or a variant, but for a
-// route the router serving r (see ownroutes.Router) has as a route of its
-// own and routes the path to another: ServeMux matches "/b" to "/{id}",
-// where chi serves it by the sub-router of r.Route("/b", …).
-func (rt *Routes) pathMatch(r *http.Request) match {
-	m := rt.muxMatch(r)
-	if m.e == nil {
-		return m
-	}
-	if o := ownroutes.Of(r); o != nil {
-		path := r.URL.RawPath
-		if path == "" {
-			path = r.URL.Path
-		}
-		if !o.Reaches(r.Method, path, m.e.template) {
-			return match{}
-		}
-	}
-	return m
 }
 
 // Patterns returns the patterns added, in canonical form (the method upper

@@ -72,7 +72,6 @@ import (
 
 	"github.com/floodgate-go/floodgate/core"
 	"github.com/floodgate-go/floodgate/internal/isnil"
-	"github.com/floodgate-go/floodgate/internal/ownroutes"
 	"github.com/floodgate-go/floodgate/internal/routemethods"
 	"github.com/floodgate-go/floodgate/internal/routepath"
 	"github.com/floodgate-go/floodgate/middleware"
@@ -182,7 +181,7 @@ func Limit(m *middleware.Middleware) func(http.Handler) http.Handler {
 			if t != nil {
 				root, reads = rctx.Routes, t.Reads()
 			}
-			serve(m, w, r, ownOf(r, pattern, root, t, &mounts), pattern, methods, next, n.twice(m, root, reads))
+			serve(m, w, r, pattern, methods, next, n.twice(m, root, reads))
 		})
 	})
 }
@@ -246,7 +245,7 @@ func LimitMux(m *middleware.Middleware, router chi.Routes) func(http.Handler) ht
 					methods = routepath.PreflightPattern(r, pattern)
 				}
 			}
-			serve(m, w, r, ownOf(r, pattern, root, t, &ms), pattern, methods, next, n.twice(m, root, t.Reads()))
+			serve(m, w, r, pattern, methods, next, n.twice(m, root, t.Reads()))
 		})
 	})
 }
@@ -367,12 +366,11 @@ func mustNext(who string, next http.Handler) {
 }
 
 // serve limits r with m by its route pattern and the methods reaching its
-// handler there (see middleware.Routes), telling Routes own, the
-// router's routes, when not nil (see ownOf), then serves it with next.
-// twice says r may meet m twice (see useState.twice): a request m has
-// decided by the same pattern and methods, mounted outside, and passed on
+// handler there (see middleware.Routes), then serves it with next. twice
+// says r may meet m twice (see useState.twice): a request m has decided
+// by the same pattern and methods, mounted outside, and passed on
 // unchanged (see decision), is not charged again.
-func serve(m *middleware.Middleware, w http.ResponseWriter, r *http.Request, own ownroutes.Router, pattern, methods string, next http.Handler, twice bool) {
+func serve(m *middleware.Middleware, w http.ResponseWriter, r *http.Request, pattern, methods string, next http.Handler, twice bool) {
 	if twice && decidedBefore(r, m, pattern, methods) {
 		next.ServeHTTP(w, r)
 		return
@@ -381,12 +379,7 @@ func serve(m *middleware.Middleware, w http.ResponseWriter, r *http.Request, own
 	if methods != "" {
 		r.Pattern = methods // for the decision only (see middleware.Routes)
 	}
-	restore := func() {}
-	if own != nil {
-		restore = ownroutes.Deciding(r, own) // for the decision only
-	}
 	a, ok := m.Begin(w, r, pattern)
-	restore()
 	r.Pattern = saved
 	if !ok {
 		return
