@@ -147,7 +147,7 @@ func Limit(m *middleware.Middleware) func(http.Handler) http.Handler {
 					if sub != nil {
 						// The sub-router, by the path chi routes it with
 						// there (the root's CleanPath has cleaned it).
-						p, reached, past = findPath(sub.router, sc, r, rctx.RoutePath, stubs{&mounts, rctx.Routes, sub, t})
+						p, reached, past = findPath(sub.router, sc, r, subPath(rctx), stubs{&mounts, rctx.Routes, sub, t})
 						if p != "" {
 							p = routePattern(sub.prefix + p)
 						}
@@ -184,6 +184,25 @@ func Limit(m *middleware.Middleware) func(http.Handler) http.Handler {
 			serve(m, w, r, pattern, methods, next, n.twice(m, root, reads))
 		})
 	})
+}
+
+// subPath returns the path chi routes a request with in the sub-router
+// mounted at its route pattern: in the sub-router's Use, the RoutePath
+// chi's mount handler set; inline on the mount point itself
+// (r.With(lim).Route("/a", …)), before the mount handler has run, the
+// rest the mount point's catch-all matched, which the mount handler makes
+// the sub-router's path. The parent's path there found no route of the
+// sub-router: the request was decided by the mount point's "/a/*", and
+// decided again, by its route, by a use inside, charged twice.
+func subPath(rctx *chi.Context) string {
+	keys, values := rctx.URLParams.Keys, rctx.URLParams.Values
+	if n := len(keys) - 1; n >= 0 && keys[n] == "*" && n < len(values) {
+		// chi's mount handler resets the value once past it.
+		if values[n] != "" || rctx.RoutePath == "" {
+			return "/" + values[n]
+		}
+	}
+	return rctx.RoutePath
 }
 
 // LimitMux returns middleware for router.Use that limits requests with m by
