@@ -236,11 +236,6 @@ func (l *Limiter) cancel(rk, tomb, member string, ends time.Time) {
 	l.cancelled.Add(1)
 }
 
-// seenMember is the member of a set of leases that is no lease: its score
-// is the instant of the set's latest decision on Redis TIME, by which the
-// scripts move every end back when TIME reads earlier (see acquire.lua).
-const seenMember = "seen"
-
 // newMember names a lease of leaseUS µs: 128 random bits, then "." and
 // leaseUS in decimal, which acquire.lua reads: an end more than its own
 // lease after now is a clock that went back, while one a Lease of another

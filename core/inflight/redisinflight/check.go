@@ -46,8 +46,7 @@ func (l *Limiter) Check(ctx context.Context) error {
 // set no limited key maps to (their sets are named by a hex digest): an
 // Acquire of a lease of a millisecond, removing an unreleased lease and
 // leaving its tombstone (every command a cancellation sends too), its
-// renewal, its release (and the set's seen member: see seenMember); then
-// it removes the tombstone.
+// renewal, its release; then it removes the tombstone.
 func (l *Limiter) probe(ctx context.Context) error {
 	rk := l.opts.Prefix + "c{floodgate-check}"
 	const leaseUS = 1000
@@ -61,7 +60,7 @@ func (l *Limiter) probe(ctx context.Context) error {
 	if err := renewScript.Run(ctx, l.client, keys, member, leaseUS, l.now()).Err(); err != nil {
 		return err
 	}
-	if err := l.client.ZRem(ctx, rk, member, seenMember).Err(); err != nil {
+	if err := l.client.ZRem(ctx, rk, member).Err(); err != nil {
 		return err
 	}
 	// The tombstone left lives a millisecond; removed at once, so that

@@ -52,13 +52,7 @@
 // lease of a longer Lease than the Acquire's (limiters of one Prefix and
 // limit share a key's leases: a reload, ManualRenew) keeps its end. Each
 // lease's member in Redis names its Lease (128 random bits in hex, ".",
-// the Lease in µs). A set also holds one member that is no lease, "seen",
-// scored by the instant of its latest Acquire or renewal on Redis TIME:
-// when TIME reads earlier, every end of the set moves back by as much,
-// also the leases of a member naming no Lease (an older version's), by
-// the next Acquire or renewal; such a lease is held no longer than it was
-// at that instant (a Lease at most when that version took it before).
-// (A set's ZCARD counts it: its leases are its members but "seen".)
+// the Lease in µs).
 //
 // # Failures
 //

@@ -16,30 +16,12 @@ end
 if redis.call('EXISTS', KEYS[2]) == 1 then
   return {0, 0}
 end
--- SEEN, a member that is no lease, scores the instant of the latest
--- decision on Redis TIME of the set (acquire or renewal): TIME never reads
--- earlier than a decision already made on the server unless its clock
--- went back (a failover to a server whose clock lags, a clock stepped
--- back), and then every end moves back by as much (settle), whatever its
--- member's name (one of a lease of an older version names no Lease). It
--- is out of the set while the leases are counted (removed with the ends
--- before now) and put back after: at now on TIME, as it was on a caller's
--- clock, which never moves it (it has the set's TTL). (A version
--- without it removes it with the ends before now, or counts it as a
--- lease while it lies ahead of that version's now: a clock that went
--- back, where it counted every lease taken before as live anyway.)
-local SEEN = 'seen'
-local seen = redis.call('ZSCORE', KEYS[1], SEEN)
-if seen then seen = tonumber(seen) end
-local now, timed = nil, false
+local now
 if ARGV[4] and ARGV[4] ~= '' then
   now = tonumber(ARGV[4])
-  -- Not at or before now, SEEN would be counted (the ends before now are
-  -- removed below, SEEN with them; on TIME it is moved back to now).
-  if seen and seen > now then redis.call('ZREM', KEYS[1], SEEN) end
 else
   local t = redis.call('TIME')
-  now, timed = tonumber(t[1]) * 1000000 + tonumber(t[2]), true
+  now = tonumber(t[1]) * 1000000 + tonumber(t[2])
   -- On Redis TIME no lease ends later than now + its own Lease (the
   -- member's name ends with it: see newMember) unless the clock went back
   -- (a failover to a server whose clock lags, a clock stepped back): such
@@ -47,54 +29,34 @@ else
   -- died is held a Lease at most, not as long as the clock went back. An
   -- end beyond now + this caller's Lease but within its own (a limiter of
   -- the set with a longer Lease: a reload, ManualRenew) is a live lease,
-  -- kept; one of a name without its Lease is moved back by seen - now
-  -- alone (as every end is first): no further than the clock went back.
-  -- Only the ends beyond now + this Lease are read when TIME is not
-  -- behind seen: one within it is held no longer than this Lease anyway.
-  -- (A caller's clock may lag another caller's: not then.)
-  local back = 0
-  if seen and seen > now then back = seen - now end
-  local from = now + tonumber(ARGV[2])
-  if back > 0 then from = now end
-  local far = redis.call('ZRANGEBYSCORE', KEYS[1], '(' .. from, '+inf', 'WITHSCORES')
+  -- kept; one of a name without its Lease is kept too. Only the ends
+  -- beyond now + this Lease are read: one within it is held no longer
+  -- than this Lease anyway. (A caller's clock may lag another caller's:
+  -- not then.)
+  local far = redis.call('ZRANGEBYSCORE', KEYS[1], '(' .. (now + tonumber(ARGV[2])), '+inf', 'WITHSCORES')
   local moved = false
   for i = 1, #far, 2 do
-    local e = tonumber(far[i + 1]) - back
     local own = tonumber(string.match(far[i], '%.(%d+)$') or '')
-    if own and e > now + own then e = now + own end
-    if e < tonumber(far[i + 1]) then
-      redis.call('ZADD', KEYS[1], e, far[i])
+    if own and tonumber(far[i + 1]) > now + own then
+      redis.call('ZADD', KEYS[1], now + own, far[i])
       moved = true
     end
   end
   if moved then
     local last = redis.call('ZRANGE', KEYS[1], -1, -1, 'WITHSCORES')
-    if last[2] then
-      redis.call('PEXPIRE', KEYS[1], math.floor((tonumber(last[2]) - now) / 1000) + 1)
-    end
+    redis.call('PEXPIRE', KEYS[1], math.floor((tonumber(last[2]) - now) / 1000) + 1)
   end
-end
--- mark puts SEEN back: now on TIME, else as it was. The set holds a
--- lease whenever it is called (this one, or those that fill it): SEEN
--- lives with its TTL.
-local function mark()
-  local at = seen
-  if timed then at = now end
-  if at then redis.call('ZADD', KEYS[1], at, SEEN) end
 end
 redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now)
 local n = redis.call('ZCARD', KEYS[1])
 if redis.call('ZSCORE', KEYS[1], ARGV[3]) then
-  mark()
   return {1, n} -- this very acquire, sent again: already taken
 end
 if n >= tonumber(ARGV[1]) then
   local first = redis.call('ZRANGE', KEYS[1], 0, 0, 'WITHSCORES')
-  mark()
   return {0, n, tonumber(first[2]) - now}
 end
 redis.call('ZADD', KEYS[1], now + tonumber(ARGV[2]), ARGV[3])
 local last = redis.call('ZRANGE', KEYS[1], -1, -1, 'WITHSCORES')
 redis.call('PEXPIRE', KEYS[1], math.floor((tonumber(last[2]) - now) / 1000) + 1)
-mark()
 return {1, n + 1}

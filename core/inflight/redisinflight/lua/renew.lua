@@ -12,23 +12,6 @@ else
   local t = redis.call('TIME')
   now, timed = tonumber(t[1]) * 1000000 + tonumber(t[2]), true
 end
--- On Redis TIME a set whose SEEN (see acquire.lua) lies after now is one
--- the clock went back on since: every end moves back by as much (its
--- own too, before it is renewed), and SEEN becomes now. A renewal that
--- left the other ends where they were and SEEN at now would have its own
--- end moved back by the next Acquire that finds SEEN ahead.
-local SEEN = 'seen'
-local seen
-if timed then
-  seen = redis.call('ZSCORE', KEYS[1], SEEN)
-  if seen and tonumber(seen) > now then
-    local back = tonumber(seen) - now
-    local far = redis.call('ZRANGEBYSCORE', KEYS[1], '(' .. now, '+inf', 'WITHSCORES')
-    for i = 1, #far, 2 do
-      if far[i] ~= SEEN then redis.call('ZADD', KEYS[1], tonumber(far[i + 1]) - back, far[i]) end
-    end
-  end
-end
 local s = redis.call('ZSCORE', KEYS[1], ARGV[1])
 -- On Redis TIME an end beyond now + a Lease is a clock that went back (see
 -- acquire.lua): the renewal sets it to now + a Lease. (Only the limiter
@@ -36,11 +19,9 @@ local s = redis.call('ZSCORE', KEYS[1], ARGV[1])
 if timed and s and tonumber(s) > now + tonumber(ARGV[2]) then s = now + tonumber(ARGV[2]) end
 if not s or tonumber(s) <= now then
   redis.call('ZREM', KEYS[1], ARGV[1])
-  if seen and redis.call('EXISTS', KEYS[1]) == 1 then redis.call('ZADD', KEYS[1], now, SEEN) end
   return 0
 end
 redis.call('ZADD', KEYS[1], math.max(tonumber(s), now + tonumber(ARGV[2])), ARGV[1])
-if timed then redis.call('ZADD', KEYS[1], now, SEEN) end
 local last = redis.call('ZRANGE', KEYS[1], -1, -1, 'WITHSCORES')
 redis.call('PEXPIRE', KEYS[1], math.floor((tonumber(last[2]) - now) / 1000) + 1)
 return 1
