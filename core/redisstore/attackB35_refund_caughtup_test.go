@@ -1,0 +1,60 @@
+package redisstore_test
+
+import (
+	"context"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/floodgate-go/floodgate/core"
+	"github.com/floodgate-go/floodgate/core/coretest"
+	"github.com/floodgate-go/floodgate/core/redisstore"
+	"github.com/stretchr/testify/require"
+)
+
+// TestAttackRefundAfterClockCaughtUp: on Redis TIME (LoadOnTime), take A
+// at T, the clock back 30 s, a decision settles the key (its state moves
+// back 30 s, seen T-30), the clock runs on past T, a take C writes seen
+// past A's instant again, and then A is refunded: retaken finds A's
+// instant before seen and after no step, and measures A's hold from T,
+// not from T-30 where the state now holds it: 30 s more than A had left.
+// At 1 a minute, burst 1, a take D 31 s after C was admitted (2 in 31 s).
+func TestAttackRefundAfterClockCaughtUp(t *testing.T) {
+	t.Parallel()
+	c := startRedis(t).Client(t)
+	ctx := context.Background()
+	require.NoError(t, redisstore.LoadOnTime(ctx, c))
+	algs := []core.Algorithm{
+		core.GCRA{Rate: core.PerMinute(1), Burst: 1},
+		core.LeakyBucket{Rate: core.PerMinute(1), Capacity: 1, NoDelay: 1},
+		core.TokenBucket{Rate: core.PerMinute(1), Burst: 1},
+		core.WarmUp{Rate: core.PerMinute(1), WarmUp: time.Minute, ColdFactor: 1},
+	}
+	for i, alg := range algs {
+		t.Run(fmt.Sprint(alg), func(t *testing.T) {
+			t.Parallel()
+			clk := coretest.NewClock(coretest.T0.Add(time.Hour))
+			l, err := core.NewLimiter(core.MustPolicy("p", core.Limit{Name: "x", Algorithm: alg}),
+				core.WithClock(clk), core.WithStore(newStore(t, c, redisstore.Options{
+					Prefix: fmt.Sprintf("fg:caught%d:", i), CallerClock: true, DenyCacheSize: -1})))
+			require.NoError(t, err)
+			a, err := l.Allow(ctx, "k")
+			require.NoError(t, err)
+			require.True(t, a.Allowed, "A")
+			clk.Advance(-30 * time.Second) // the clock steps back 30 s
+			_, err = l.Peek(ctx, "k", 1)   // settles: the state moves back 30 s
+			require.NoError(t, err)
+			clk.Advance(60 * time.Second) // real: A + 60 s; A's hold has ended
+			cr, err := l.Allow(ctx, "k")
+			require.NoError(t, err)
+			require.True(t, cr.Allowed, "C")
+			clk.Advance(time.Second)
+			_, err = l.Refund(ctx, "k", a)
+			require.NoError(t, err)
+			clk.Advance(30 * time.Second) // C + 31 s
+			d, err := l.Allow(ctx, "k")
+			require.NoError(t, err)
+			require.False(t, d.Allowed, "D: A's refund, after its hold ended, gave back C's cost")
+		})
+	}
+}
