@@ -58,3 +58,41 @@ func TestAttackRefundAfterClockCaughtUp(t *testing.T) {
 		})
 	}
 }
+
+// TestAttackRefundAfterClockCaughtUpTakeBetween: as
+// TestAttackRefundAfterClockCaughtUp, with a take B admitted after the
+// step, before the clock caught up with A's instant (GCRA, 1 a minute,
+// burst 2: A1, A2 at T, back 90 s, B at T-20, C at T+30): a take at a now
+// before the state's born set born to it, and A2's refund (its hold ended
+// at T+120 on the clock before the step, at T+30 on the state's) then
+// gave 60 s back: D at T+31, 3 admitted in 51 s where burst 2 allows 2.
+func TestAttackRefundAfterClockCaughtUpTakeBetween(t *testing.T) {
+	t.Parallel()
+	c := startRedis(t).Client(t)
+	ctx := context.Background()
+	require.NoError(t, redisstore.LoadOnTime(ctx, c))
+	clk := coretest.NewClock(coretest.T0.Add(time.Hour))
+	l, err := core.NewLimiter(core.MustPolicy("p", core.Limit{Name: "x", Algorithm: core.GCRA{Rate: core.PerMinute(1), Burst: 2}}),
+		core.WithClock(clk), core.WithStore(newStore(t, c, redisstore.Options{
+			Prefix: "fg:between:", CallerClock: true, DenyCacheSize: -1})))
+	require.NoError(t, err)
+	allow := func(want bool, what string) core.Result {
+		t.Helper()
+		r, err := l.Allow(ctx, "k")
+		require.NoError(t, err)
+		require.Equal(t, want, r.Allowed, what)
+		return r
+	}
+	allow(true, "A1")
+	a2 := allow(true, "A2")
+	clk.Advance(-90 * time.Second) // the clock steps back 90 s
+	allow(false, "at the step")    // settles: the state moves back 90 s
+	clk.Advance(70 * time.Second)
+	allow(true, "B") // T-20
+	clk.Advance(50 * time.Second)
+	allow(true, "C") // T+30
+	clk.Advance(time.Second)
+	_, err = l.Refund(ctx, "k", a2)
+	require.NoError(t, err)
+	allow(false, "D: A2's refund, after its hold ended, gave back B's or C's cost")
+}

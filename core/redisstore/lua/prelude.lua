@@ -149,6 +149,17 @@ local function settle(L, s, now, seen)
   L.shift(s, seen - now)
   return true
 end
+-- reborn is the born a state settle moved records: after seen, so that
+-- a refund of a take made at or before seen (before the step) gives
+-- nothing back, however far the clock later runs past the take's
+-- instant (retaken could not then tell it from a take since: the amount
+-- the state moved is not kept). On Redis TIME a take at a now before
+-- born (since the step, before the clock caught up) leaves born as it
+-- is: its refund gives nothing back either.
+local function reborn(born, seen)
+  if born > seen then return born end
+  return seen + 1
+end
 -- retaken returns the instant of a take at t, of a key of L with exp and
 -- seen as read, on the clock of the state a refund at now gives it back
 -- to, or nil when what the take holds is not known there (the refund

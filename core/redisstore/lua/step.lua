@@ -146,12 +146,12 @@ take1 = function(key, cost, now, slack)
   -- A state settle moves is written whatever the decision, with a new
   -- TTL (exp as if it had run out).
   local moved = v and settle(L, s, now, seen)
-  if moved then exp = now end
+  if moved then exp, born = now, reborn(born, seen) end
   local a, rem, reset, retry, delay, rr1, rr2 = L.take(s, now, cost, true)
   local took, al = 0, 0
   if a then
     took, al = 1, 1
-    if not exp or now < born then born = now end
+    if not exp or (now < born and not ONTIME) then born = now end
   elseif retry ~= NEVER then
     local o = L.denied(s, now, cost, true)
     if o then
@@ -216,7 +216,7 @@ if NL == 1 and L1.gcra then
     -- clock that went back), moves back by seen - now and is written, with
     -- a new TTL, whatever the decision.
     local moved = ONTIME and seen and seen > now
-    if moved then tat, exp = tat - (seen - now), now end
+    if moved then tat, exp, born = tat - (seen - now), now, reborn(born, seen) end
     local debt = tat - now
     if debt < 0 then debt = 0 end
     local diff = debt + cost * IV
@@ -224,7 +224,7 @@ if NL == 1 and L1.gcra then
     if deny then
       if not moved then return spack(f, pre, -debt - 1, now) end
       diff = debt -- the state written: TAT as settled
-    elseif not exp or now < born then
+    elseif not exp or (now < born and not ONTIME) then
       born = now
     end
     -- put: the key lives until TAT (now + diff) plus the slack, or goes
@@ -290,7 +290,7 @@ if NL == 1 and L1.gcra then
       tat, born, exp, seen = sunpack(F1, v)
     end
     local moved = ONTIME and seen and seen > now -- settle, inlined (see gtake)
-    if moved then tat, exp = tat - (seen - now), now end
+    if moved then tat, exp, born = tat - (seen - now), now, reborn(born, seen) end
     local debt = tat - now
     if debt < 0 then debt = 0 end
     local diff = debt + cost * IV
@@ -298,7 +298,7 @@ if NL == 1 and L1.gcra then
     if deny then
       if not moved then return spack(SFMT, -debt - 1, now) end
       diff = debt
-    elseif not exp or now < born then
+    elseif not exp or (now < born and not ONTIME) then
       born = now
     end
     seen = stamp(now, seen)
@@ -371,7 +371,7 @@ if NL == 1 and L1.gcra then
         errs = true
       else
         local moved = seen and seen > now -- settle, inlined (see gtake)
-        if moved then tat, exp = tat - (seen - now), now end
+        if moved then tat, exp, born = tat - (seen - now), now, reborn(born, seen) end
         local debt = tat - now
         if debt < 0 then debt = 0 end
         local diff = debt + cost * IV
@@ -380,7 +380,7 @@ if NL == 1 and L1.gcra then
         if deny and not moved then
           o = -debt - 1
         else
-          if not deny and (not exp or now < born) then born = now end
+          if not deny and not exp then born = now end
           local px = ceil(diff / 1000) + slack
           if px <= 0 then
             T[f], GB[f], GE[f], GS[f], GP[f] = 0, now, false, false, 0
@@ -457,12 +457,12 @@ local function step(K, k0, op, cost, now, taken, slack, C)
     local s, born, exp, seen = kget(C, key, L)
     if not s then return born end
     local moved = exp and settle(L, s, now, seen)
-    if moved then exp = now end -- written, with a new TTL, whatever the decision
+    if moved then exp, born = now, reborn(born, seen) end -- written, with a new TTL, whatever the decision
     local a, rem, reset, retry, delay, rr1, rr2 = L.take(s, now, cost, true)
     local took, al = 0, 0
     if a then
       took, al = 1, 1
-      if not exp or now < born then born = now end
+      if not exp or (now < born and not ONTIME) then born = now end
       put(C, key, L, s, now, slack, born, exp, seen)
     elseif retry ~= NEVER then
       -- core's: a limit that records denied attempts reports what it
@@ -532,6 +532,7 @@ local function step(K, k0, op, cost, now, taken, slack, C)
   for i = 1, n do
     if exp[i] and settle(LIMITS[i], st[i], now, seens[i]) then
       exp[i], dirty[i] = now, true -- written, with a new TTL, whatever the op
+      born[i] = reborn(born[i], seens[i])
     end
   end
   if op == 'F' then
@@ -575,7 +576,7 @@ local function step(K, k0, op, cost, now, taken, slack, C)
         if commit then
           res[i] = {L.take(st[i], now, cost, true)}
           dirty[i] = true
-          if exp[i] and now < born[i] then born[i] = now end
+          if exp[i] and now < born[i] and not ONTIME then born[i] = now end
         end
       else
         local o
