@@ -14,6 +14,7 @@ import (
 	"sync"
 	"weak"
 
+	"github.com/floodgate-go/floodgate/internal/charges"
 	"github.com/floodgate-go/floodgate/middleware"
 )
 
@@ -65,15 +66,36 @@ type decision struct {
 	body             io.ReadCloser
 	length           int64
 	tls              *tls.ConnectionState
+	// charge is what the decision charged, told again after it (see
+	// charges.Of); charged is false when that could not be told.
+	charge  charges.Charge
+	charged bool
 }
 
 // decidedBefore reports whether m decided r by pattern and methods
-// already, mounted outside, and r is the request it passed on, unchanged:
-// r is then not charged again.
+// already, mounted outside, r is the request it passed on, unchanged, and
+// r charges now what it charged then: r is then not charged again. A key
+// may read what chi sets on that very request between the two uses (its
+// URL parameters, r.PathValue): one unchanged request, two keys.
 func decidedBefore(r *http.Request, m *middleware.Middleware, pattern, methods string) bool {
 	d, _ := r.Context().Value(decidedKey{}).(*decision)
-	return d != nil && d.m == m && d.pattern == pattern && d.methods == methods &&
-		d.r == r && d.ctx == r.Context() && d.snapshot(r)
+	if d == nil || !d.charged || d.m != m || d.pattern != pattern || d.methods != methods ||
+		d.r != r || d.ctx != r.Context() || !d.snapshot(r) {
+		return false
+	}
+	c, ok := chargeOf(r, m, pattern, methods)
+	return ok && charges.Same(d.charge, c)
+}
+
+// chargeOf returns what m charges r with by pattern and methods (see
+// serve), deciding nothing.
+func chargeOf(r *http.Request, m *middleware.Middleware, pattern, methods string) (charges.Charge, bool) {
+	saved := r.Pattern
+	if methods != "" {
+		r.Pattern = methods
+	}
+	defer func() { r.Pattern = saved }()
+	return charges.Of(m, r, pattern)
 }
 
 // snapshot reports whether r's fields are those d took (see withDecision).
@@ -97,6 +119,7 @@ func withDecision(r *http.Request, m *middleware.Middleware, pattern, methods st
 		url: *r.URL, header: valuesSum(r.Header), trailer: valuesSum(r.Trailer), form: formSum(r),
 		multipart: r.MultipartForm, body: r.Body, length: r.ContentLength, tls: r.TLS,
 	}
+	d.charge, d.charged = chargeOf(r, m, pattern, methods)
 	d.ctx = context.WithValue(r.Context(), decidedKey{}, d)
 	d.r = r.WithContext(d.ctx)
 	return d.r

@@ -537,3 +537,17 @@ func (p *Pair) giveBack(ctx context.Context, i int) (core.Result, error) {
 	}
 	return res, err
 }
+
+// SameParts reports whether p and o charge the same parts, in order: one
+// set of buckets for one key (Pairs are made afresh for each request).
+func (p *Pair) SameParts(o *Pair) bool {
+	if p.n != o.n {
+		return false
+	}
+	for i := range p.n {
+		if !p.parts[i].same(o.parts[i]) {
+			return false
+		}
+	}
+	return true
+}

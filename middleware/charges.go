@@ -1,0 +1,58 @@
+package middleware
+
+import (
+	"net/http"
+
+	"github.com/floodgate-go/floodgate/internal/both"
+	"github.com/floodgate-go/floodgate/internal/charges"
+	"github.com/floodgate-go/floodgate/internal/same"
+)
+
+func init() {
+	charges.Of = func(m any, r *http.Request, route string) (charges.Charge, bool) {
+		mw, _ := m.(*Middleware)
+		return mw.chargeOf(r, route)
+	}
+	charges.Same = sameCharge
+}
+
+// chargeOf returns what a decision of r by route charges, deciding
+// nothing, as begin would decide it (see charges.Of).
+func (m *Middleware) chargeOf(r *http.Request, route string) (charges.Charge, bool) {
+	if m == nil || m.sel == nil || m.opts.Skip != nil && m.opts.Skip(r) {
+		return charges.Charge{}, false
+	}
+	lim, scope, err := m.selectLimiter(r, route)
+	if err != nil || lim == nil {
+		return charges.Charge{}, false
+	}
+	key, err := requestKey(m.key, r)
+	if err != nil {
+		return charges.Charge{}, false
+	}
+	if scope != "" {
+		key = scoped(scope, key)
+	}
+	cost := int64(1)
+	if m.opts.Cost != nil {
+		if cost = m.opts.Cost(r); cost < 1 {
+			return charges.Charge{}, false
+		}
+	}
+	return charges.Charge{Lim: lim, Key: key, Cost: cost}, true
+}
+
+// sameCharge reports whether a and b charge one set of buckets by one
+// cost: one key and cost on one limiter, or on two Pairs (made afresh
+// for each request) of the same parts.
+func sameCharge(a, b charges.Charge) bool {
+	if a.Key != b.Key || a.Cost != b.Cost {
+		return false
+	}
+	pa, okA := a.Lim.(*both.Pair)
+	pb, okB := b.Lim.(*both.Pair)
+	if okA && okB {
+		return pa.SameParts(pb)
+	}
+	return same.Is(a.Lim, b.Lim)
+}
