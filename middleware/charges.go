@@ -39,6 +39,11 @@ func (m *Middleware) chargeOf(r *http.Request, route string) (charges.Charge, bo
 			return charges.Charge{}, false
 		}
 	}
+	if _, ok := m.sel.(one); ok {
+		// One limiter, whatever the request: m stands for it, which a
+		// limiter == cannot compare (a value holding a slice) cannot.
+		return charges.Charge{Lim: m, Key: key, Cost: cost}, true
+	}
 	return charges.Charge{Lim: lim, Key: key, Cost: cost}, true
 }
 

@@ -113,13 +113,17 @@ func withDecision(r *http.Request, m *middleware.Middleware, pattern, methods st
 	if r.URL == nil {
 		return r
 	}
+	// What it charges is told first: a key or cost may put a body read
+	// back (r.Body = io.NopCloser(…)), which the request passed on, and
+	// the snapshot, must both hold, or the use inside takes it for
+	// another request and charges it again.
+	charge, charged := chargeOf(r, m, pattern, methods)
 	d := &decision{
-		m: m, pattern: pattern, methods: methods,
+		m: m, pattern: pattern, methods: methods, charge: charge, charged: charged,
 		method: r.Method, addr: r.RemoteAddr, host: r.Host, uri: r.RequestURI, proto: r.Proto,
 		url: *r.URL, header: valuesSum(r.Header), trailer: valuesSum(r.Trailer), form: formSum(r),
 		multipart: r.MultipartForm, body: r.Body, length: r.ContentLength, tls: r.TLS,
 	}
-	d.charge, d.charged = chargeOf(r, m, pattern, methods)
 	d.ctx = context.WithValue(r.Context(), decidedKey{}, d)
 	d.r = r.WithContext(d.ctx)
 	return d.r

@@ -11,8 +11,10 @@ package charges
 
 import "net/http"
 
-// Charge is what a decision charges: a limiter, the key it is given (its
-// scope joined) and the cost. It is compared with Same only.
+// Charge is what a decision charges: a limiter (or what stands for it: a
+// Middleware of one limiter, for that limiter, which == may not compare),
+// the key it is given (its scope joined) and the cost. It is compared
+// with Same only.
 type Charge struct {
 	Lim  any
 	Key  string
