@@ -147,7 +147,7 @@ func Limit(m *middleware.Middleware) func(http.Handler) http.Handler {
 					if sub != nil {
 						// The sub-router, by the path chi routes it with
 						// there (the root's CleanPath has cleaned it).
-						p, reached, past = findPath(sub.router, sc, r, subPath(rctx), stubs{&mounts, rctx.Routes, sub, t})
+						p, reached, past = findPath(sub.router, sc, r, subPath(rctx, pattern), stubs{&mounts, rctx.Routes, sub, t})
 						if p != "" {
 							p = routePattern(sub.prefix + p)
 						}
@@ -193,8 +193,15 @@ func Limit(m *middleware.Middleware) func(http.Handler) http.Handler {
 // rest the mount point's catch-all matched, which the mount handler makes
 // the sub-router's path. The parent's path there found no route of the
 // sub-router: the request was decided by the mount point's "/a/*", and
-// decided again, by its route, by a use inside, charged twice.
-func subPath(rctx *chi.Context) string {
+// decided again, by its route, by a use inside, charged twice. A request
+// for the mount point itself (pattern "/a" or "/a/", no catch-all) is
+// routed there by "/" (see chi's Mux.nextRoutePath): the parent's path
+// ("/a") would find the sub-router's "/a", another route, its own "/a/"
+// left uncharged.
+func subPath(rctx *chi.Context, pattern string) string {
+	if !strings.HasSuffix(pattern, "*") {
+		return "/"
+	}
 	keys, values := rctx.URLParams.Keys, rctx.URLParams.Values
 	if n := len(keys) - 1; n >= 0 && keys[n] == "*" && n < len(values) {
 		// chi's mount handler resets the value once past it.
