@@ -14,6 +14,23 @@ func init() {
 		return mw.chargeOf(r, route)
 	}
 	charges.Same = sameCharge
+	charges.Decided = func(a any) (charges.Charge, bool) {
+		ad, _ := a.(*Admission)
+		return ad.charge()
+	}
+}
+
+// charge returns what the decision admitted as a charged, as chargeOf
+// tells it (see charges.Decided).
+func (a *Admission) charge() (charges.Charge, bool) {
+	if a == nil || a.m == nil || a.lim == nil || a.key == "" {
+		return charges.Charge{}, false
+	}
+	var lim any = a.lim
+	if _, ok := a.m.sel.(one); ok {
+		lim = a.m // as chargeOf
+	}
+	return charges.Charge{Lim: lim, Key: a.key, Cost: a.cost}, true
 }
 
 // chargeOf returns what a decision of r by route charges, deciding

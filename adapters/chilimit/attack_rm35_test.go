@@ -111,3 +111,30 @@ func TestAttackMountedTwiceUncomparableSelectedLimiterChargedOnce(t *testing.T) 
 	}
 	assert.Equal(t, 2, runs)
 }
+
+// One Middleware in the root's Use and inline on one route: its key (a
+// token verified, a tenant looked up) ran again for the charge of every
+// decision of every route (chargeOf in withDecision), 2 runs for a
+// request to a route the inner use never meets (1 before b8cfe88), 3 for
+// one it meets (the outer's decision, its charge, the inner's charge).
+// What the outer use charged is known to its decision: the key need run
+// once for it, and once for the inner use's.
+func TestAttackMountedTwiceKeyRunsOncePerUse(t *testing.T) {
+	t.Parallel()
+	runs := 0
+	m, err := middleware.New(fixed(t, 100), middleware.Options{Key: func(r *http.Request) (string, error) {
+		runs++
+		return "client " + r.RemoteAddr, nil
+	}})
+	require.NoError(t, err)
+	root := chi.NewRouter()
+	root.Use(chilimit.Limit(m))
+	h := func(http.ResponseWriter, *http.Request) {}
+	root.Get("/outer", h)
+	root.With(chilimit.Limit(m)).Get("/inner", h)
+	for path, want := range map[string]int{"/outer": 1, "/inner": 2} {
+		runs = 0
+		root.ServeHTTP(httptest.NewRecorder(), httptest.NewRequest(http.MethodGet, path, nil))
+		assert.Equal(t, want, runs, path)
+	}
+}

@@ -412,7 +412,7 @@ func serve(m *middleware.Middleware, w http.ResponseWriter, r *http.Request, pat
 	}
 	r = a.Request(r) // tells the middlewares inside of the admission
 	if twice {
-		r = withDecision(r, m, pattern, methods)
+		r = withDecision(r, m, pattern, methods, &a)
 	}
 	if !a.Counting() {
 		next.ServeHTTP(w, r)

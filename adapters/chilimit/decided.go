@@ -66,7 +66,8 @@ type decision struct {
 	body             io.ReadCloser
 	length           int64
 	tls              *tls.ConnectionState
-	// charge is what the decision charged, told again after it (see
+	// charge is what the decision charged (see charges.Decided), or,
+	// where it does not say, what it charges told again after it (see
 	// charges.Of); charged is false when that could not be told.
 	charge  charges.Charge
 	charged bool
@@ -108,8 +109,8 @@ func (d *decision) snapshot(r *http.Request) bool {
 }
 
 // withDecision returns r telling the handlers inside that m decided it by
-// pattern and methods.
-func withDecision(r *http.Request, m *middleware.Middleware, pattern, methods string) *http.Request {
+// pattern and methods, admitting it as a.
+func withDecision(r *http.Request, m *middleware.Middleware, pattern, methods string, a *middleware.Admission) *http.Request {
 	if r.URL == nil {
 		return r
 	}
@@ -117,7 +118,12 @@ func withDecision(r *http.Request, m *middleware.Middleware, pattern, methods st
 	// back (r.Body = io.NopCloser(…)), which the request passed on, and
 	// the snapshot, must both hold, or the use inside takes it for
 	// another request and charges it again.
-	charge, charged := chargeOf(r, m, pattern, methods)
+	// What the decision charged, else told again: the key of every
+	// request of a router where m is met twice is not run twice here.
+	charge, charged := charges.Decided(a)
+	if !charged {
+		charge, charged = chargeOf(r, m, pattern, methods)
+	}
 	d := &decision{
 		m: m, pattern: pattern, methods: methods, charge: charge, charged: charged,
 		method: r.Method, addr: r.RemoteAddr, host: r.Host, uri: r.RequestURI, proto: r.Proto,

@@ -29,6 +29,13 @@ type Charge struct {
 // it; it calls the key and cost functions, as a decision does.
 var Of func(m any, r *http.Request, route string) (c Charge, ok bool)
 
+// Decided returns what the decision admitted as a (a
+// *middleware.Admission from Begin) charged, as Of tells it, without
+// running the key, the Selector or the cost again; ok is false when a
+// does not tell it (skipped, unlimited, undecided, or a key the decision
+// did not spell out): a caller then asks Of. Package middleware sets it.
+var Decided func(a any) (c Charge, ok bool)
+
 // Same reports whether a and b charge one set of buckets by one cost
 // (false when that cannot be told). Package middleware sets it.
 var Same func(a, b Charge) bool
