@@ -73,6 +73,7 @@ type lowerShard struct {
 	// rebuilt from keys.
 	byAt    untilHeap[uint64]
 	visited int // keys looked at to make room (a measure for tests)
+	walked  int // entries pruneKey looked at (a measure for tests)
 }
 
 // lowering is one refund: its position (see lowerLog), its take's, when
@@ -234,9 +235,19 @@ func (sh *lowerShard) record(kh uint64, e lowering, window int64, perShard int) 
 		// prune of every key, once for each instant one entry aged, cost
 		// refunds arriving about as fast as their entries age a look at
 		// every key of the shard at each refund, under its lock.
+		// A key is pruned once for all its records that come due
+		// (pruneKey walks its whole list): one per record let a key
+		// whose own refunds pruned it, leaving up to a heap's worth of
+		// stale records, be walked once for each by the next refund of
+		// any key of the shard.
+		var due []uint64
 		for sh.byAt.due(e.at - window) {
 			sh.visited++
-			sh.pruneKey(sh.byAt.pop().key, e.at, window)
+			due = append(due, sh.byAt.pop().key)
+		}
+		slices.Sort(due)
+		for _, k := range slices.Compact(due) {
+			sh.pruneKey(k, e.at, window)
 		}
 		if sh.n >= perShard {
 			sh.forgetOlder()
@@ -307,6 +318,7 @@ func (sh *lowerShard) forgetOlder() {
 // before: no take they may have moved may still be refunded.
 func (sh *lowerShard) pruneKey(kh uint64, now, window int64) {
 	list := sh.keys[kh]
+	sh.walked += len(list)
 	kept := list[:0]
 	for _, e := range list {
 		if e.at > now-window {
