@@ -152,10 +152,11 @@ type IPOptions struct {
 // names the client: every peer is then a proxy, one without an IP address
 // too (a Unix socket's RemoteAddr, "@" or "").
 //
-// A request from a private or loopback peer that is not a trusted proxy
-// but carries X-Forwarded-For, Forwarded or X-Real-IP is keyed by the peer
-// as above; the first one is logged (a warning to slog's default logger,
-// once per Func): the usual sign of a proxy nobody named, behind which
+// A request from a private, loopback or shared (100.64.0.0/10) peer that
+// is not a trusted proxy but carries X-Forwarded-For, Forwarded or
+// X-Real-IP is keyed by the peer as above; one is logged (a warning to
+// slog's default logger, once per Func; requests of one connection in ten
+// are looked at): the usual sign of a proxy nobody named, behind which
 // every client shares one key.
 func ClientIP(opts IPOptions) (Func, error) {
 	c, err := newIPExtractor(opts)
@@ -336,7 +337,7 @@ func (c *ipExtractor) appendKey(dst []byte, r *http.Request) ([]byte, error) {
 	if a, n, ok := parseIPv4Node(r.RemoteAddr); ok && c.v4Bits == 32 && (c.trustsNone() || !c.peerTrusted(netip.AddrFrom4(a))) {
 		// The usual case: the key is the address as written, canonical
 		// already (see parseIPv4Node), by /32.
-		c.hintUntrusted(netip.AddrFrom4(a), r.Header)
+		c.hintUntrusted(r, netip.AddrFrom4(a))
 		dst = append(dst, r.RemoteAddr[:n]...)
 		return append(dst, "/32"...), nil
 	}
@@ -353,7 +354,7 @@ func (c *ipExtractor) appendKey(dst []byte, r *http.Request) ([]byte, error) {
 			client, ok = a, true
 		}
 	case ok:
-		c.hintUntrusted(peer, r.Header)
+		c.hintUntrusted(r, peer)
 	}
 	if !ok {
 		return dst, fmt.Errorf("keyfunc: client IP: unusable RemoteAddr %.64q: %w", r.RemoteAddr, ErrNoKey)

@@ -51,6 +51,8 @@ func TestHintUntrustedProxyOnce(t *testing.T) {
 		{"unique-local IPv6 peer", IPOptions{}, "[fd00::5]:4000", "X-Forwarded-For", 1},
 		{"a peer outside the trusted proxy", IPOptions{TrustedProxyCIDRs: []string{"10.0.0.5/32"}}, "10.0.0.7:4000", "X-Forwarded-For", 1},
 		{"IPv4 keyed by /24", IPOptions{IPv4Prefix: 24}, "192.168.1.9:4000", "X-Forwarded-For", 1},
+		{"shared address space", IPOptions{}, "100.64.1.2:4000", "X-Forwarded-For", 1},
+		{"a connection not looked at (port 4001)", IPOptions{}, "10.0.0.5:4001", "X-Forwarded-For", 0},
 		{"public peer", IPOptions{}, "203.0.113.7:4000", "X-Forwarded-For", 0},
 		{"no forwarding header", IPOptions{}, "10.0.0.5:4000", "", 0},
 		{"X-Real-IP", IPOptions{}, "10.0.0.5:4000", "X-Real-IP", 1},
