@@ -25,9 +25,8 @@ import (
 // the scripts deciding and stamping its writes as on TIME (LoadOnTime).
 func TestAttackClockBehindBoundsLockout(t *testing.T) {
 	t.Parallel()
-	c := startRedis(t).Client(t)
+	c := startOnTime(t)
 	ctx := context.Background()
-	require.NoError(t, redisstore.LoadOnTime(ctx, c))
 	const period = time.Minute
 	policies := [][]core.Limit{
 		{{Name: "g", Algorithm: core.GCRA{Rate: core.Per(5, period)}},

@@ -21,16 +21,9 @@ import (
 // At 1 a minute, burst 1, a take D 31 s after C was admitted (2 in 31 s).
 func TestAttackRefundAfterClockCaughtUp(t *testing.T) {
 	t.Parallel()
-	c := startRedis(t).Client(t)
+	c := startOnTime(t)
 	ctx := context.Background()
-	require.NoError(t, redisstore.LoadOnTime(ctx, c))
-	algs := []core.Algorithm{
-		core.GCRA{Rate: core.PerMinute(1), Burst: 1},
-		core.LeakyBucket{Rate: core.PerMinute(1), Capacity: 1, NoDelay: 1},
-		core.TokenBucket{Rate: core.PerMinute(1), Burst: 1},
-		core.WarmUp{Rate: core.PerMinute(1), WarmUp: time.Minute, ColdFactor: 1},
-	}
-	for i, alg := range algs {
+	for i, alg := range spansOfOnePerMinute() {
 		t.Run(fmt.Sprint(alg), func(t *testing.T) {
 			t.Parallel()
 			clk := coretest.NewClock(coretest.T0.Add(time.Hour))
@@ -68,9 +61,8 @@ func TestAttackRefundAfterClockCaughtUp(t *testing.T) {
 // gave 60 s back: D at T+31, 3 admitted in 51 s where burst 2 allows 2.
 func TestAttackRefundAfterClockCaughtUpTakeBetween(t *testing.T) {
 	t.Parallel()
-	c := startRedis(t).Client(t)
+	c := startOnTime(t)
 	ctx := context.Background()
-	require.NoError(t, redisstore.LoadOnTime(ctx, c))
 	clk := coretest.NewClock(coretest.T0.Add(time.Hour))
 	l, err := core.NewLimiter(core.MustPolicy("p", core.Limit{Name: "x", Algorithm: core.GCRA{Rate: core.PerMinute(1), Burst: 2}}),
 		core.WithClock(clk), core.WithStore(newStore(t, c, redisstore.Options{

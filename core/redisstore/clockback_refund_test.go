@@ -22,9 +22,8 @@ import (
 // refund never brings a state below now. A guard: this held before.
 func TestClockBackRefundsOldTakesBounded(t *testing.T) {
 	t.Parallel()
-	c := startRedis(t).Client(t)
+	c := startOnTime(t)
 	ctx := context.Background()
-	require.NoError(t, redisstore.LoadOnTime(ctx, c))
 	clk := coretest.NewClock(coretest.T0.Add(time.Hour))
 	for _, alg := range []core.Algorithm{
 		core.GCRA{Rate: core.PerMinute(1), Burst: 1},

@@ -24,16 +24,9 @@ import (
 // a step settled since gives nothing back.
 func TestAttackClockBehindRefundsEndedHold(t *testing.T) {
 	t.Parallel()
-	c := startRedis(t).Client(t)
+	c := startOnTime(t)
 	ctx := context.Background()
-	require.NoError(t, redisstore.LoadOnTime(ctx, c))
-	algs := []core.Algorithm{
-		core.GCRA{Rate: core.PerMinute(1), Burst: 1},
-		core.LeakyBucket{Rate: core.PerMinute(1), Capacity: 1, NoDelay: 1},
-		core.TokenBucket{Rate: core.PerMinute(1), Burst: 1},
-		core.WarmUp{Rate: core.PerMinute(1), WarmUp: time.Minute, ColdFactor: 1},
-	}
-	for i, alg := range algs {
+	for i, alg := range spansOfOnePerMinute() {
 		for _, peek := range []bool{false, true} {
 			t.Run(fmt.Sprintf("%v/peek=%v", alg, peek), func(t *testing.T) {
 				t.Parallel()
@@ -61,5 +54,16 @@ func TestAttackClockBehindRefundsEndedHold(t *testing.T) {
 				require.False(t, r.Allowed, "C: A's refund gave back B's cost")
 			})
 		}
+	}
+}
+
+// spansOfOnePerMinute returns the algorithms whose state is a span of time,
+// each at 1 a minute with a burst of 1.
+func spansOfOnePerMinute() []core.Algorithm {
+	return []core.Algorithm{
+		core.GCRA{Rate: core.PerMinute(1), Burst: 1},
+		core.LeakyBucket{Rate: core.PerMinute(1), Capacity: 1, NoDelay: 1},
+		core.TokenBucket{Rate: core.PerMinute(1), Burst: 1},
+		core.WarmUp{Rate: core.PerMinute(1), WarmUp: time.Minute, ColdFactor: 1},
 	}
 }

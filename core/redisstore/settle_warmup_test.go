@@ -20,9 +20,8 @@ import (
 // alike (a batch settles as they do: one function, settle).
 func TestAttackClockBehindWarmUpSettles(t *testing.T) {
 	t.Parallel()
-	c := startRedis(t).Client(t)
+	c := startOnTime(t)
 	ctx := context.Background()
-	require.NoError(t, redisstore.LoadOnTime(ctx, c))
 	alg := core.WarmUp{Rate: core.PerMinute(5), WarmUp: time.Minute}
 	p := core.MustPolicy("p", core.Limit{Name: "w", Algorithm: alg})
 	const cold = 3 * time.Minute / 5 // a cold key's interval: ColdFactor 3
