@@ -276,18 +276,7 @@ func TestStressResetRaceRefunds(t *testing.T) {
 					var failures atomic.Int64
 					start := make(chan struct{})
 					workers := max(2, runtime.GOMAXPROCS(0))
-					for g := range workers {
-						wg.Add(1)
-						go func() {
-							defer wg.Done()
-							<-start
-							for i := g; i < len(taken); i += workers {
-								if _, err := l.Refund(ctx, "hot", taken[i]); err != nil {
-									failures.Add(1)
-								}
-							}
-						}()
-					}
+					refundStriped(ctx, l, taken, workers, &wg, &failures, func() { <-start })
 					wg.Add(2)
 					go func() {
 						defer wg.Done()
@@ -313,6 +302,24 @@ func TestStressResetRaceRefunds(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// refundStriped starts workers goroutines (counted in wg) that each wait
+// with start, then refund every workers-th of taken on the key "hot",
+// counting errors in failures.
+func refundStriped(ctx context.Context, l *core.Limiter, taken []core.Result, workers int, wg *sync.WaitGroup, failures *atomic.Int64, start func()) {
+	for g := range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			start()
+			for i := g; i < len(taken); i += workers {
+				if _, err := l.Refund(ctx, "hot", taken[i]); err != nil {
+					failures.Add(1)
+				}
+			}
+		}()
 	}
 }
 
@@ -356,18 +363,7 @@ func TestStressEvictRaceRefunds(t *testing.T) {
 				var failures atomic.Int64
 				var ready atomic.Int32
 				workers := max(2, runtime.GOMAXPROCS(0))
-				for g := range workers {
-					wg.Add(1)
-					go func() {
-						defer wg.Done()
-						spinBarrier(&ready, int32(workers+1))
-						for i := g; i < len(taken); i += workers {
-							if _, err := l.Refund(ctx, "hot", taken[i]); err != nil {
-								failures.Add(1)
-							}
-						}
-					}()
-				}
+				refundStriped(ctx, l, taken, workers, &wg, &failures, func() { spinBarrier(&ready, int32(workers+1)) })
 				wg.Add(1)
 				go func() {
 					defer wg.Done()
