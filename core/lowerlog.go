@@ -240,7 +240,8 @@ func (sh *lowerShard) record(kh uint64, e lowering, window int64, perShard int) 
 		// whose own refunds pruned it, leaving up to a heap's worth of
 		// stale records, be walked once for each by the next refund of
 		// any key of the shard.
-		var due []uint64
+		var buf [16]uint64 // most refunds find few keys due: no allocation
+		due := buf[:0]
 		for sh.byAt.due(e.at - window) {
 			sh.visited++
 			due = append(due, sh.byAt.pop().key)
