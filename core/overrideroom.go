@@ -45,11 +45,7 @@ func (s *overrideShard) holds(e *overrideEntry) bool {
 // held). An entry put back in m (an answer not given, see resolve) is
 // added again: its earlier record may have gone as stale meanwhile.
 func (s *overrideShard) track(e *overrideEntry) {
-	if e.lim == s.def {
-		s.defs.push(e.exp, e)
-	} else {
-		s.overs.push(e.exp, e)
-	}
+	s.heapOf(e).push(e.exp, e)
 	if len(s.defs)+len(s.overs) > 2*s.max {
 		s.rebuild()
 	}
@@ -63,11 +59,16 @@ func (s *overrideShard) rebuild() {
 	s.defs, s.overs = s.defs[:0], s.overs[:0]
 	for _, e := range s.m {
 		if e.done {
-			if e.lim == s.def {
-				s.defs.push(e.exp, e)
-			} else {
-				s.overs.push(e.exp, e)
-			}
+			s.heapOf(e).push(e.exp, e)
 		}
 	}
+}
+
+// heapOf returns the heap an answered e is kept in: defs for a key the
+// default decides, overs for one with an override.
+func (s *overrideShard) heapOf(e *overrideEntry) *untilHeap[*overrideEntry] {
+	if e.lim == s.def {
+		return &s.defs
+	}
+	return &s.overs
 }
