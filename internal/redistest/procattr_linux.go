@@ -8,3 +8,7 @@ import "syscall"
 func sysProcAttr() *syscall.SysProcAttr {
 	return &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
 }
+
+// pooling: the pool's idle servers are killed with their test process
+// (see pooled).
+const pooling = true

@@ -1,6 +1,7 @@
 // Package redistest starts throwaway redis-server processes for tests: on
 // a free 127.0.0.1 port, without persistence, killed by PID when the test
-// ends. It is internal to floodgate.
+// ends or, emptied, handed to a later test of the same process. It is
+// internal to floodgate.
 //
 // A test calling [Start] is skipped when redis-server is not on PATH, and
 // fails instead when the environment has CI=true, so that CI never passes
@@ -13,6 +14,7 @@ import (
 	"net"
 	"os"
 	"os/exec"
+	"slices"
 	"strconv"
 	"syscall"
 	"testing"
@@ -27,6 +29,9 @@ type Server struct {
 	port int
 	args []string
 	cmd  *exec.Cmd
+	// pool is the server's pool state: nil for a server started with
+	// extra arguments, which is never reused (see pool.go).
+	pool *pooled
 }
 
 // Binary returns redis-server's path. It skips t when redis-server is not
@@ -74,8 +79,18 @@ func FreePort(t testing.TB) int {
 // 30 s) and kills it by PID at t's cleanup, which runs also when t fails
 // or panics. On Linux the server is also killed when the test process
 // dies (PR_SET_PDEATHSIG), so that not even a killed test leaves one.
+//
+// Without extra arguments, the server may be one an earlier test of the
+// process used, emptied (see pooled in pool.go): a test that needs a new
+// process, or a directory that stays, passes extra arguments.
 func Start(t testing.TB, extra ...string) *Server {
 	t.Helper()
+	reusable := len(extra) == 0 && pooling
+	if reusable {
+		if s := reuse(t); s != nil {
+			return s
+		}
+	}
 	// Two servers started at once (parallel tests, or test binaries of
 	// several packages) can be handed one port: the loser's redis-server
 	// exits, and a PING would reach the winner's. So a start succeeds only
@@ -83,17 +98,35 @@ func Start(t testing.TB, extra ...string) *Server {
 	// retried on another port otherwise.
 	for attempt := 1; ; attempt++ {
 		s := &Server{t: t, port: FreePort(t)}
+		dir := ""
+		if reusable {
+			// A reused server outlives this test and its TempDir: its
+			// directory is its own, there only while it starts (see
+			// pooled).
+			s.pool = &pooled{}
+			var err error
+			if dir, err = os.MkdirTemp("", "redistest-"); err != nil {
+				t.Fatalf("redistest: %v", err)
+			}
+		} else {
+			dir = t.TempDir()
+		}
 		s.args = append([]string{"--port", strconv.Itoa(s.port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no",
-			"--dir", t.TempDir()}, extra...)
+			"--dir", dir}, extra...)
 		// Registered before the process exists: whatever fails or panics
 		// from here on, the server is killed (Kill of a killed or never
 		// started server does nothing).
-		t.Cleanup(s.Kill)
+		t.Cleanup(s.end)
 		err := s.start()
 		if err == nil {
-			return s
+			if reusable {
+				err = s.pool.snapshot(s)
+			}
+			if err == nil {
+				return s
+			}
 		}
-		s.Kill()
+		s.kill()
 		if attempt == 5 {
 			t.Fatalf("redistest: %v", err)
 		}
@@ -119,8 +152,9 @@ func (s *Server) PID() int {
 // server answers on its port.
 func (s *Server) Restart() {
 	s.t.Helper()
+	s.spoil()
 	if err := s.start(); err != nil {
-		s.Kill()
+		s.kill()
 		s.t.Fatalf("redistest: %v", err)
 	}
 }
@@ -128,6 +162,15 @@ func (s *Server) Restart() {
 // start runs redis-server with s.args and waits until it answers PING as
 // itself: its INFO process_id is the PID started here.
 func (s *Server) start() error {
+	if s.pool != nil {
+		// The server's own directory exists while it starts: it has
+		// moved into it by the time it answers, and saves nothing.
+		dir := s.args[slices.Index(s.args, "--dir")+1]
+		if err := os.MkdirAll(dir, 0o700); err != nil {
+			return fmt.Errorf("redistest: %w", err)
+		}
+		defer os.Remove(dir)
+	}
 	s.cmd = exec.Command(Binary(s.t), s.args...)
 	s.cmd.Stdout, s.cmd.Stderr = nil, nil
 	s.cmd.SysProcAttr = sysProcAttr()
@@ -175,6 +218,13 @@ func (s *Server) start() error {
 // Kill SIGKILLs the server by PID (resuming it first if stopped) and waits
 // for it; it does nothing when the server is not running.
 func (s *Server) Kill() {
+	s.spoil()
+	s.kill()
+}
+
+// kill is Kill without spoiling the server for reuse (see pooled): for a
+// server that is not reused anyway.
+func (s *Server) kill() {
 	if s.cmd == nil || s.cmd.Process == nil {
 		return
 	}
@@ -188,6 +238,7 @@ func (s *Server) Kill() {
 // resumes it).
 func (s *Server) Signal(sig syscall.Signal) {
 	s.t.Helper()
+	s.spoil()
 	if s.cmd == nil || s.cmd.Process == nil {
 		s.t.Fatalf("redistest: signal %v: the server is not running", sig)
 	}
