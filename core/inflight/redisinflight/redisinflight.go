@@ -380,6 +380,9 @@ type Limiter struct {
 	// (lostScans counts the scans).
 	lostNext  time.Time
 	lostScans int
+	// lostVisited counts the leases looked at to keep the table (a
+	// measure for tests).
+	lostVisited int
 }
 
 var (

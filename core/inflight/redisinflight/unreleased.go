@@ -214,6 +214,7 @@ func (l *Limiter) keep(rk string, ok func(lost) bool) {
 		return
 	}
 	ls := set.leases
+	l.lostVisited += len(ls)
 	kept := ls[:0]
 	for _, x := range ls {
 		if ok(x) {

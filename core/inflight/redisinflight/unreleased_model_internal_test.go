@@ -1,0 +1,129 @@
+package redisinflight
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+)
+
+// lostRow is a remembered lease, with its set's key.
+type lostRow struct {
+	rk, member, tomb string
+	ends             time.Time
+}
+
+// lostDump is a lost-lease table's state (see oldLost.dump).
+type lostDump struct {
+	sets, tombSets []string
+	leases         []lostRow
+	n, tombs       int
+	any            bool
+}
+
+// TestUnreleasedModel: thousands of random operations (leases remembered
+// with or without a tombstone, ending at instants near now, some ended
+// already; keys Acquired; leases sent and removed; the clock moving,
+// sometimes back) on the table and on oldLost, the table as it was before
+// its expiry heap, keep, drop and send the same leases, in the same
+// order, and order the sets alike.
+func TestUnreleasedModel(t *testing.T) {
+	t.Parallel()
+	for seed := range uint64(9) {
+		rng := rand.New(rand.NewPCG(seed, 36))
+		l, clk := offlineLimiter(t)
+		m := newOldLost(clk.Now, l.opts.Lease)
+		keys := []int{2, 40, 3000}[seed%3] // one key's big set, some keys, many
+		tombPct := []int{0, 50, 90}[seed/3%3]
+		member := 0
+		var members []string     // recent members, some remembered again
+		fulls, tombFulls := 0, 0 // adds that found the table full, its tombstones
+		check := func(step int, full bool) {
+			if !full {
+				require.Equal(t, m.lostN, l.lostN, "seed %d step %d", seed, step)
+				require.Equal(t, m.lostTombs, l.lostTombs, "seed %d step %d", seed, step)
+				return
+			}
+			require.Equal(t, m.dump(), dumpLost(l), "seed %d step %d", seed, step)
+		}
+		for step := range 10000 {
+			rk := fmt.Sprint("rk", rng.IntN(keys))
+			switch op := rng.IntN(20); {
+			case op < 12:
+				mb := fmt.Sprint("m", member)
+				member++
+				if len(members) > 0 && rng.IntN(20) == 0 {
+					mb = members[rng.IntN(len(members))]
+				}
+				members = append(members[max(0, len(members)-50):], mb)
+				tomb := ""
+				if rng.IntN(100) < tombPct {
+					tomb = "x" + mb
+				}
+				// Ends, plus a Lease, from 10 s ago to 110 s on, in
+				// steps of 100 ms (leases ending together).
+				ends := clk.Now().Add(time.Duration(rng.IntN(1200)-700) * 100 * time.Millisecond)
+				m.unreleasedLease(rk, mb, tomb, ends)
+				l.unreleasedLease(rk, mb, tomb, ends)
+				if m.lostN == maxUnreleased {
+					fulls++
+				}
+				if m.lostTombs == maxUnreleasedCancels {
+					tombFulls++
+				}
+			case op < 14:
+				m.touchLost(rk)
+				l.touchLost(rk)
+			case op < 17:
+				wantArgs, wantKeys := m.unreleased(rk, []string{"k"})
+				args, gotKeys := l.unreleased(rk, []string{"k"})
+				require.Equal(t, wantArgs, args, "seed %d step %d", seed, step)
+				require.Equal(t, wantKeys, gotKeys, "seed %d step %d", seed, step)
+				if len(args) > 0 && rng.IntN(4) == 0 { // the script ran
+					args = args[:rng.IntN(min(len(args), 8)+1)]
+					m.forget(rk, args)
+					l.forget(rk, args)
+				}
+			case op < 18:
+				gone := []any{fmt.Sprint("m", rng.IntN(member+1)), "nobody's"}
+				m.forget(rk, gone)
+				l.forget(rk, gone)
+			default:
+				switch r := rng.IntN(200); {
+				case r < 2:
+					clk.Advance(-time.Duration(rng.IntN(30_000)) * time.Millisecond)
+				case r < 3: // most leases end
+					clk.Advance(time.Duration(rng.IntN(120_000)) * time.Millisecond)
+				default:
+					clk.Advance(time.Duration(rng.IntN(20)) * time.Millisecond)
+				}
+			}
+			check(step, step%97 == 0 || step == 9999)
+		}
+		t.Logf("seed %d: %d adds to a full table, %d to its full tombstones", seed, fulls, tombFulls)
+		require.Positive(t, fulls+tombFulls, "seed %d: the table filled", seed)
+		if tombPct == 50 {
+			require.Positive(t, fulls, "seed %d: the table filled", seed)
+			require.Positive(t, tombFulls, "seed %d: its tombstones filled", seed)
+		}
+	}
+}
+
+// dumpLost is l's lost-lease table's state (see oldLost.dump).
+func dumpLost(l *Limiter) lostDump {
+	var d lostDump
+	for e := l.lostUse.Front(); e != nil; e = e.Next() {
+		set := e.Value.(*lostSet)
+		d.sets = append(d.sets, set.rk)
+		for _, x := range set.leases {
+			d.leases = append(d.leases, lostRow{set.rk, x.member, x.tomb, x.ends})
+		}
+	}
+	for e := l.lostTombUse.Front(); e != nil; e = e.Next() {
+		d.tombSets = append(d.tombSets, e.Value.(*lostSet).rk)
+	}
+	d.n, d.tombs, d.any = l.lostN, l.lostTombs, l.lostAny.Load()
+	return d
+}
