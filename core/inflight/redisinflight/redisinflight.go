@@ -375,11 +375,9 @@ type Limiter struct {
 	// lease remembered takes no lock for them (a lease remembered while it
 	// reads is removed by the key's next Acquire).
 	lostAny atomic.Bool
-	// lostNext is no later than the first instant a remembered lease is
-	// surely ended: a full table is scanned for room only from then on
-	// (lostScans counts the scans).
-	lostNext  time.Time
-	lostScans int
+	// lostEnds is the remembered leases by when each has surely ended:
+	// a full table drops those ended without looking at the others.
+	lostEnds lostHeap
 	// lostVisited counts the leases looked at to keep the table (a
 	// measure for tests).
 	lostVisited int

@@ -22,21 +22,27 @@ const (
 // lease of an abandoned Acquire whose cancellation was not sent, is its
 // tombstone (see Limiter.cancel), which the key's next Acquire leaves as
 // the cancellation would have: the Acquire's script may be on its way
-// still. "" for a lease released (its script ran).
+// still. "" for a lease released (its script ran). set is its set, links
+// its places in the set's orders (see lostSet), at its place in
+// Limiter.lostEnds.
 type lost struct {
 	member, tomb string
 	ends         time.Time
+	set          *lostSet
+	links        [2]lostLink
+	at           int
 }
 
-// lostSet is the leases of one lease set, rk, remembered as lost, in the
-// order they were remembered; tombs is those of them with a tombstone.
-// use is rk's place in Limiter.lostUse, tombUse in Limiter.lostTombUse
-// (nil while tombs is 0): a full table forgets first the leases of the
-// set least recently used (see Limiter.unreleasedLease).
+// lostSet is the leases of one lease set, rk, remembered as lost:
+// orders[allLost] all n of them, orders[tombLost] the tombs of them with
+// a tombstone, each in the order they were remembered. use is rk's place
+// in Limiter.lostUse, tombUse in Limiter.lostTombUse (nil while tombs is
+// 0): a full table forgets first the leases of the set least recently
+// used (see Limiter.unreleasedLease).
 type lostSet struct {
 	rk           string
-	leases       []lost
-	tombs        int
+	orders       [2]lostList
+	n, tombs     int
 	use, tombUse *list.Element
 }
 
@@ -59,7 +65,9 @@ func (l *Limiter) lostUntil(ends time.Time) time.Time { return ends.Add(l.opts.L
 // of the set least recently used (a release or an Acquire of its key: see
 // touchLost), which then ends by itself: a client that fills the table
 // with the slots it held, leaving them as an outage starts, loses its own
-// keys' leases, not those of the keys others come back to.
+// keys' leases, not those of the keys others come back to. Making room
+// looks at the leases that go and no others (see lostHeap, lostSet): O(log
+// n) each, whatever the table holds.
 func (l *Limiter) unreleasedLease(rk, member, tomb string, ends time.Time) {
 	now := l.clock()
 	if ends = l.lostUntil(ends); !ends.After(now) {
@@ -70,26 +78,18 @@ func (l *Limiter) unreleasedLease(rk, member, tomb string, ends time.Time) {
 	full := func() bool {
 		return l.lostN >= maxUnreleased || tomb != "" && l.lostTombs >= maxUnreleasedCancels
 	}
-	if full() && !now.Before(l.lostNext) {
-		// Scan for leases ended only once one may have (a scan of
-		// every lease under l.mu on each release would stall every
-		// Acquire and release of the limiter for the rest of an outage).
-		l.lostScans++
-		l.lostNext = time.Time{}
-		for k := range l.lost {
-			l.prune(k, now)
-			for _, x := range l.lost[k].leasesOrNil() {
-				if l.lostNext.IsZero() || x.ends.Before(l.lostNext) {
-					l.lostNext = x.ends
-				}
-			}
+	if full() {
+		// The leases surely ended go first: those due on the heap,
+		// looked at alone (a scan of every lease, once for each
+		// instant one ended, let a client timing its releases during
+		// an outage make each look at the whole table under l.mu).
+		for x := l.lostEnds.due(now); x != nil; x = l.lostEnds.due(now) {
+			l.lostVisited++
+			l.dropLost(x)
 		}
 	}
 	for full() {
 		l.evictLost(tomb != "" && l.lostTombs >= maxUnreleasedCancels)
-	}
-	if l.lostN == 0 || ends.Before(l.lostNext) {
-		l.lostNext = ends
 	}
 	set := l.lost[rk]
 	if set == nil {
@@ -97,12 +97,16 @@ func (l *Limiter) unreleasedLease(rk, member, tomb string, ends time.Time) {
 		set.use = l.lostUse.PushFront(set)
 		l.lost[rk] = set
 	}
-	set.leases = append(set.leases, lost{member, tomb, ends})
+	x := &lost{member: member, tomb: tomb, ends: ends, set: set}
+	set.push(x, allLost)
+	set.n++
 	l.lostN++
 	if tomb != "" {
+		set.push(x, tombLost)
 		set.tombs++
 		l.lostTombs++
 	}
+	l.lostEnds.add(x)
 	l.used(set)
 	l.lostAny.Store(true)
 }
@@ -116,14 +120,12 @@ func (l *Limiter) evictLost(tomb bool) {
 	} else {
 		set = l.lostUse.Back().Value.(*lostSet)
 	}
-	first := true
-	l.keep(set.rk, func(x lost) bool {
-		if first && (!tomb || x.tomb != "") {
-			first = false
-			return false
-		}
-		return true
-	})
+	o := allLost
+	if tomb {
+		o = tombLost
+	}
+	l.lostVisited++
+	l.dropLost(set.orders[o].first)
 }
 
 // used puts set first in the order of use (l.mu held).
@@ -153,14 +155,6 @@ func (l *Limiter) touchLost(rk string) {
 	}
 }
 
-// leasesOrNil is s's leases, nil for a nil s.
-func (s *lostSet) leasesOrNil() []lost {
-	if s == nil {
-		return nil
-	}
-	return s.leases
-}
-
 // unreleased returns, as script arguments, the leases of rk whose release
 // did not reach Redis and that may still be live (at most
 // maxUnreleasedSent), and appends to keys the tombstones to leave (see
@@ -175,9 +169,12 @@ func (l *Limiter) unreleased(rk string, keys []string) ([]any, []string) {
 		return nil, keys
 	}
 	l.prune(rk, l.clock())
-	ls := l.lost[rk].leasesOrNil()
-	args := make([]any, 0, min(len(ls), maxUnreleasedSent))
-	for _, x := range ls[:cap(args)] {
+	set := l.lost[rk]
+	if set == nil {
+		return []any{}, keys
+	}
+	args := make([]any, 0, min(set.n, maxUnreleasedSent))
+	for x := set.orders[allLost].first; len(args) < cap(args); x = x.links[allLost].next {
 		args = append(args, x.member)
 		if x.tomb != "" {
 			keys = append(keys, x.tomb)
@@ -198,37 +195,45 @@ func (l *Limiter) forget(rk string, members []any) {
 	for _, m := range members {
 		gone[m.(string)] = true
 	}
-	l.keep(rk, func(x lost) bool { return !gone[x.member] })
+	l.keep(rk, func(x *lost) bool { return !gone[x.member] })
 }
 
 // prune drops the remembered leases of rk that have ended by now (l.mu
 // held).
 func (l *Limiter) prune(rk string, now time.Time) {
-	l.keep(rk, func(x lost) bool { return x.ends.After(now) })
+	l.keep(rk, func(x *lost) bool { return x.ends.After(now) })
 }
 
 // keep keeps the remembered leases of rk that ok accepts (l.mu held).
-func (l *Limiter) keep(rk string, ok func(lost) bool) {
+func (l *Limiter) keep(rk string, ok func(*lost) bool) {
 	set := l.lost[rk]
 	if set == nil {
 		return
 	}
-	ls := set.leases
-	l.lostVisited += len(ls)
-	kept := ls[:0]
-	for _, x := range ls {
-		if ok(x) {
-			kept = append(kept, x)
-		} else if x.tomb != "" {
-			set.tombs--
-			l.lostTombs--
+	for x := set.orders[allLost].first; x != nil; {
+		next := x.links[allLost].next
+		l.lostVisited++
+		if !ok(x) {
+			l.dropLost(x)
 		}
+		x = next
 	}
-	clear(ls[len(kept):])
-	l.lostN -= len(ls) - len(kept)
+}
+
+// dropLost forgets x, and its set if x was its last lease (l.mu held).
+func (l *Limiter) dropLost(x *lost) {
+	set := x.set
+	set.unlink(x, allLost)
+	set.n--
+	l.lostN--
+	if x.tomb != "" {
+		set.unlink(x, tombLost)
+		set.tombs--
+		l.lostTombs--
+	}
+	l.lostEnds.remove(x)
 	l.lostAny.Store(l.lostN > 0)
-	set.leases = kept
-	if len(kept) > 0 {
+	if set.n > 0 {
 		if set.tombs == 0 && set.tombUse != nil {
 			l.lostTombUse.Remove(set.tombUse)
 			set.tombUse = nil
@@ -239,5 +244,5 @@ func (l *Limiter) keep(rk string, ok func(lost) bool) {
 	if set.tombUse != nil {
 		l.lostTombUse.Remove(set.tombUse)
 	}
-	delete(l.lost, rk)
+	delete(l.lost, set.rk)
 }

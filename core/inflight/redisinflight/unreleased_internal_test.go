@@ -48,22 +48,24 @@ func TestAttackUnreleasedFullScansOnlyWhenOneEnded(t *testing.T) {
 	for i := range maxUnreleased {
 		l.unreleasedLease(fmt.Sprint("rk", i), fmt.Sprint("m", i), "", clk.Now().Add(time.Minute+time.Duration(i)*time.Millisecond))
 	}
-	require.Zero(t, l.lostScans)
+	require.Zero(t, l.lostVisited)
 	for i := range 100 {
 		l.unreleasedLease("full", fmt.Sprint("f", i), "", clk.Now().Add(time.Minute+time.Second))
 	}
 	require.Equal(t, maxUnreleased, l.lostN)
-	require.Zero(t, l.lostScans, "none has ended: nothing to look for")
+	require.Equal(t, 100, l.lostVisited, "none has ended: only those forgotten looked at")
 	require.Nil(t, l.lost["rk99"], "the least recently used forgotten")
 	require.NotNil(t, l.lost["rk100"])
 
 	clk.Advance(2*time.Minute + 100*time.Millisecond) // rk100's lease surely ended
 	l.unreleasedLease("rk", "new", "", clk.Now().Add(time.Minute))
-	require.Equal(t, 1, l.lostScans)
+	require.Equal(t, 101, l.lostVisited, "only the ended one looked at")
 	require.Equal(t, maxUnreleased, l.lostN, "the ended one made room")
 	require.Nil(t, l.lost["rk100"])
+	require.NotNil(t, l.lost["rk101"])
 	l.unreleasedLease("rk", "newer", "", clk.Now().Add(time.Minute))
-	require.Equal(t, 1, l.lostScans, "the next to end has not")
+	require.Equal(t, 102, l.lostVisited, "the next to end has not: only the one forgotten looked at")
+	require.Nil(t, l.lost["rk101"], "the least recently used forgotten")
 	require.Equal(t, maxUnreleased, l.lostN)
 }
 
@@ -139,7 +141,7 @@ func TestAttackCancelsLeaveRoomForReleases(t *testing.T) {
 	l.forget("flood0", []any{"m0"}) // one removed: room for another
 	l.unreleasedLease("flood", "again", "x", clk.Now().Add(time.Minute))
 	require.Equal(t, maxUnreleasedCancels, l.lostTombs)
-	require.Len(t, l.lost["flood"].leases, 1)
+	require.Equal(t, 1, l.lost["flood"].n)
 	clk.Advance(3 * time.Minute) // all surely ended: the scan frees their room
 	l.unreleasedLease("flood", "late", "x", clk.Now().Add(time.Minute))
 	require.Equal(t, 1, l.lostTombs)

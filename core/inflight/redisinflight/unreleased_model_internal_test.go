@@ -46,7 +46,7 @@ func TestUnreleasedModel(t *testing.T) {
 				require.Equal(t, m.lostTombs, l.lostTombs, "seed %d step %d", seed, step)
 				return
 			}
-			require.Equal(t, m.dump(), dumpLost(l), "seed %d step %d", seed, step)
+			require.Equal(t, m.dump(), dumpLost(t, l), "seed %d step %d", seed, step)
 		}
 		for step := range 10000 {
 			rk := fmt.Sprint("rk", rng.IntN(keys))
@@ -100,7 +100,7 @@ func TestUnreleasedModel(t *testing.T) {
 					clk.Advance(time.Duration(rng.IntN(20)) * time.Millisecond)
 				}
 			}
-			check(step, step%97 == 0 || step == 9999)
+			check(step, step%193 == 0 || step == 9999)
 		}
 		t.Logf("seed %d: %d adds to a full table, %d to its full tombstones", seed, fulls, tombFulls)
 		require.Positive(t, fulls+tombFulls, "seed %d: the table filled", seed)
@@ -111,19 +111,40 @@ func TestUnreleasedModel(t *testing.T) {
 	}
 }
 
-// dumpLost is l's lost-lease table's state (see oldLost.dump).
-func dumpLost(l *Limiter) lostDump {
+// dumpLost is l's lost-lease table's state (see oldLost.dump), checked
+// on the way: each set's orders and counts agree, and the heap holds the
+// table's leases, each at its place, in heap order.
+func dumpLost(t *testing.T, l *Limiter) lostDump {
 	var d lostDump
 	for e := l.lostUse.Front(); e != nil; e = e.Next() {
 		set := e.Value.(*lostSet)
 		d.sets = append(d.sets, set.rk)
-		for _, x := range set.leases {
+		var tombed []*lost
+		n := 0
+		for x := set.orders[allLost].first; x != nil; x = x.links[allLost].next {
+			n++
 			d.leases = append(d.leases, lostRow{set.rk, x.member, x.tomb, x.ends})
+			require.Same(t, set, x.set)
+			require.Same(t, x, l.lostEnds[x.at], "in the heap, at its place")
+			if x.tomb != "" {
+				tombed = append(tombed, x)
+			}
 		}
+		var tombs []*lost
+		for x := set.orders[tombLost].first; x != nil; x = x.links[tombLost].next {
+			tombs = append(tombs, x)
+		}
+		require.Equal(t, tombed, tombs, "those with a tombstone, in order")
+		require.Len(t, tombs, set.tombs)
+		require.Equal(t, n, set.n)
 	}
 	for e := l.lostTombUse.Front(); e != nil; e = e.Next() {
 		d.tombSets = append(d.tombSets, e.Value.(*lostSet).rk)
 	}
 	d.n, d.tombs, d.any = l.lostN, l.lostTombs, l.lostAny.Load()
+	require.Len(t, l.lostEnds, l.lostN, "the heap holds the table's leases and no more")
+	for i := 1; i < len(l.lostEnds); i++ {
+		require.False(t, l.lostEnds[i].ends.Before(l.lostEnds[(i-1)/2].ends), "heap order")
+	}
 	return d
 }
