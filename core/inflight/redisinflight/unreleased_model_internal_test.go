@@ -31,6 +31,7 @@ type lostDump struct {
 // order, and order the sets alike.
 func TestUnreleasedModel(t *testing.T) {
 	t.Parallel()
+	const steps = 6000 // each seed fills the table hundreds of times
 	for seed := range uint64(9) {
 		rng := rand.New(rand.NewPCG(seed, 36))
 		l, clk := offlineLimiter(t)
@@ -48,7 +49,7 @@ func TestUnreleasedModel(t *testing.T) {
 			}
 			require.Equal(t, m.dump(), dumpLost(t, l), "seed %d step %d", seed, step)
 		}
-		for step := range 10000 {
+		for step := range steps {
 			rk := fmt.Sprint("rk", rng.IntN(keys))
 			switch op := rng.IntN(20); {
 			case op < 12:
@@ -100,7 +101,7 @@ func TestUnreleasedModel(t *testing.T) {
 					clk.Advance(time.Duration(rng.IntN(20)) * time.Millisecond)
 				}
 			}
-			check(step, step%193 == 0 || step == 9999)
+			check(step, step%193 == 0 || step == steps-1)
 		}
 		t.Logf("seed %d: %d adds to a full table, %d to its full tombstones", seed, fulls, tombFulls)
 		require.Positive(t, fulls+tombFulls, "seed %d: the table filled", seed)
