@@ -73,7 +73,7 @@ type lowerShard struct {
 	// rebuilt from keys.
 	byAt    untilHeap[uint64]
 	visited int // keys looked at to make room (a measure for tests)
-	walked  int // entries pruneKey looked at (a measure for tests)
+	walked  int // entries moved and pruneKey looked at (a measure for tests)
 }
 
 // lowering is one refund: its position (see lowerLog), its take's, when
@@ -173,6 +173,7 @@ func (sh *lowerShard) moved(kh, pos, hi uint64, taken int64, until *[MaxLimits]i
 		return shift, false
 	}
 	list := sh.keys[kh]
+	sh.walked += 2 * len(list) // it walks the list twice
 	// Per limit, the two highest positions of the refunds that moved it
 	// and may precede the take (indexes into list), for "a refund other
 	// than R's between R's take and T's".
