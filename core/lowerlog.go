@@ -39,7 +39,8 @@ import (
 // A shard's refunds are made one at a time, each recorded before the next
 // reads the log, so that none made before is missed. What a log cannot know,
 // it never gives: a take positioned before a refund the log has forgotten (a
-// full shard forgets the older half it holds) gives nothing back from its span limits,
+// full shard forgets the older half it holds, a key at lowerKeyCap the
+// oldest quarter of its own) gives nothing back from its span limits,
 // and a refund whose store call failed is counted by every later refund while
 // it is remembered. It knows the refunds of its own Limiter: another
 // process's refunds of the same Redis key are not counted (see "Refunds" in
@@ -65,6 +66,10 @@ type lowerShard struct {
 	// forgot is the highest position of a refund forgotten: a take at or
 	// below it may have been moved by refunds the shard no longer knows.
 	forgot uint64
+	// floors holds, per key hash, the highest position of a refund of
+	// the key forgotten to keep its list within lowerKeyCap: forgot for
+	// that key alone (see lowerkey.go). Only keys in keys have one.
+	floors map[uint64]uint64
 	// byAt holds a record of each entry of keys, its instant and key
 	// hash, soonest first, so that a full shard prunes only the keys of
 	// entries older than the window. A record whose entry has gone since
@@ -167,9 +172,12 @@ func (sh *lowerShard) lockChan() chan struct{} {
 // T's, R was taken at T's instant or later, and no refund that may lie
 // between R's take and T's (positioned at or above R's position and below
 // T's hi) moved the limit, nor may have: none forgotten positioned at or
-// above R's position. The caller holds sh's lock.
+// above R's position. The forgotten refunds are those of the shard
+// (forgot) and those of the key alone (see lowerShard.floor). The caller
+// holds sh's lock.
 func (sh *lowerShard) moved(kh, pos, hi uint64, taken int64, until *[MaxLimits]int64) (shift [MaxLimits]int64, ok bool) {
-	if pos <= sh.forgot {
+	forgot := sh.floor(kh)
+	if pos <= forgot {
 		return shift, false
 	}
 	list := sh.keys[kh]
@@ -209,7 +217,7 @@ func (sh *lowerShard) moved(kh, pos, hi uint64, taken int64, until *[MaxLimits]i
 			}
 			// A forgotten refund positioned at or above R's take may lie
 			// between the two takes: the log no longer tells.
-			between := sh.forgot >= e.tmark
+			between := forgot >= e.tmark
 			for _, k := range top[i] {
 				if k >= 0 && k != j && list[k].pos >= e.tmark {
 					between = true
@@ -224,9 +232,10 @@ func (sh *lowerShard) moved(kh, pos, hi uint64, taken int64, until *[MaxLimits]i
 }
 
 // record remembers refund e of the key of hash kh, dropping the key's
-// entries older than window, and, when the shard is full, every entry
-// older than window, or the older half of them (see forgetOlder) when that
-// is not enough. The caller holds sh's lock.
+// entries older than window, the oldest quarter of them when it holds
+// lowerKeyCap (see forgetKeyOlder), and, when the shard is full, every
+// entry older than window, or the older half of them (see forgetOlder)
+// when that is not enough. The caller holds sh's lock.
 func (sh *lowerShard) record(kh uint64, e lowering, window int64, perShard int) {
 	if sh.keys == nil {
 		sh.keys = make(map[uint64][]lowering)
@@ -256,6 +265,9 @@ func (sh *lowerShard) record(kh uint64, e lowering, window int64, perShard int) 
 		}
 	}
 	sh.pruneKey(kh, e.at, window)
+	if len(sh.keys[kh]) >= lowerKeyCap {
+		sh.forgetKeyOlder(kh)
+	}
 	sh.keys[kh] = append(sh.keys[kh], e)
 	sh.n++
 	sh.byAt.push(e.at, kh)
@@ -308,7 +320,7 @@ func (sh *lowerShard) forgetOlder() {
 		}
 		sh.n -= len(list) - len(kept)
 		if len(kept) == 0 {
-			delete(sh.keys, kh)
+			sh.dropKey(kh)
 			continue
 		}
 		clear(list[len(kept):])
@@ -331,7 +343,7 @@ func (sh *lowerShard) pruneKey(kh uint64, now, window int64) {
 	}
 	sh.n -= len(list) - len(kept)
 	if len(kept) == 0 {
-		delete(sh.keys, kh)
+		sh.dropKey(kh)
 		return
 	}
 	clear(list[len(kept):])
@@ -343,13 +355,19 @@ func (sh *lowerShard) pruneKey(kh uint64, now, window int64) {
 // have to count being unknown. A failed refund's position is unknown:
 // every take numbered so far is at or below it (on the in-memory store no
 // refund fails).
-func (sh *lowerShard) forget(e lowering) {
+func (sh *lowerShard) forget(e lowering) { sh.forgot = max(sh.forgot, sh.forgotPos(e)) }
+
+// forgotPos is the floor forgetting e raises (see forget): its position,
+// every take numbered so far for a failed refund, 0 for one that changed
+// nothing.
+func (sh *lowerShard) forgotPos(e lowering) uint64 {
 	switch e.pos {
 	case 0:
+		return 0
 	case failedPos:
-		sh.forgot = max(sh.forgot, sh.seq.Load())
+		return sh.seq.Load()
 	default:
-		sh.forgot = max(sh.forgot, e.pos)
+		return e.pos
 	}
 }
 
