@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -26,16 +27,22 @@ import (
 //   - when its configuration, its users or its persistence differ from
 //     what they were when it started (a test's CONFIG SET, ACL SETUSER,
 //     BGSAVE or REPLICAOF);
+//   - when its function engine holds more than [poolFunctionMemory] once
+//     flushed (FUNCTION FLUSH leaves it to Lua's collector);
 //   - outside Linux, where nothing would kill the pool's idle servers
 //     when the test process ends (PR_SET_PDEATHSIG).
 //
 // Emptied means: every client connection closed, pauses lifted, every
 // key, function and cached script gone, statistics reset (INFO stats and
 // commandstats, errorstats, the slow log, latency and the ACL log).
-// Two things are not reset, and a test that needs them passes extra
-// arguments to [Start] to get a server of its own: the server's process
-// (its PID, its uptime, its client ids, which keep counting) and its
-// directory, gone once it has started, so that a save fails.
+// What is not reset, and a test that needs it passes extra arguments to
+// [Start] to get a server of its own: the server's process (its PID, its
+// uptime, its client ids, which keep counting, its CPU time), its
+// directory, gone once it has started, so that a save fails, and a few
+// INFO fields that CONFIG RESETSTAT leaves: used_memory_peak,
+// rdb_changes_since_last_save, the replication ids after a REPLICAOF
+// undone, and used_memory_vm_functions, up to [poolFunctionMemory] more
+// than a new server's.
 //
 // A test that leaves a connection of its own to the server after its end
 // (a store it never closed) is the one risk: a connection is closed when
@@ -207,6 +214,30 @@ func state(ctx context.Context, c *redis.Client) (config map[string]string, user
 	return config, users, pers["rdb_saves"], nil
 }
 
+// poolFunctionMemory bounds the function engine's memory (INFO
+// used_memory_vm_functions) of a server going back to the pool, ~33 KB
+// on a new server. FUNCTION FLUSH leaves the deleted libraries' memory to
+// the engine's Lua collector, which runs only as the engine allocates
+// again: up to 3 MB of the redisstore suite's was left once flushed.
+const poolFunctionMemory = 1 << 20
+
+// functionMemory returns INFO used_memory_vm_functions, 0 without it.
+func functionMemory(ctx context.Context, c *redis.Client) (int64, error) {
+	info, err := c.InfoMap(ctx, "memory").Result()
+	if err != nil {
+		return 0, fmt.Errorf("INFO memory: %w", err)
+	}
+	v, ok := info["Memory"]["used_memory_vm_functions"]
+	if !ok {
+		return 0, nil
+	}
+	vm, err := strconv.ParseInt(v, 10, 64)
+	if err != nil {
+		return 0, fmt.Errorf("INFO used_memory_vm_functions %q: %w", v, err)
+	}
+	return vm, nil
+}
+
 // empty closes the server's other connections and empties it (see
 // pooled), or returns why it cannot be reused.
 func (s *Server) empty() error {
@@ -242,6 +273,11 @@ func (s *Server) empty() error {
 	}
 	if saves != s.pool.saves {
 		return errors.New("a save was made")
+	}
+	if vm, err := functionMemory(ctx, c); err != nil {
+		return err
+	} else if vm > poolFunctionMemory {
+		return fmt.Errorf("its function engine holds %d bytes once flushed", vm)
 	}
 	// Last, so that the commands above are not counted.
 	if err := c.ConfigResetStat(ctx).Err(); err != nil {
