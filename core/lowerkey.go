@@ -10,7 +10,9 @@ import "slices"
 // cost back: the loop has no end within the refund window) grew its list
 // to the shard's bound (16,384 by default) and made each of its refunds
 // walk three times that. A key's list now holds at most lowerKeyCap
-// entries.
+// entries, and beyond them its failed refunds alone, which the log keeps
+// as it did (see forgetKeyOlder): a failed refund gives nothing back, so
+// that a loop of them ends with what the key admits.
 //
 // The cost: a key holding lowerKeyCap refunds forgets the oldest quarter
 // of them (by position), raising its own floor (lowerShard.floors), and a
@@ -51,29 +53,44 @@ func (sh *lowerShard) floor(kh uint64) uint64 { return max(sh.forgot, sh.floors[
 // back from its spans. A refund R remembered, taken at or below the floor,
 // is counted against every later take (moved's "between": a forgotten
 // refund may lie between R's take and theirs), which only gives back
-// less. A failed refund's position is unknown and sorts last: it is
-// forgotten only when more than 3/4 of the list failed, raising the floor
-// past every take numbered so far, as forget does. The list may be left
-// empty (ties at the quartile): the caller appends its refund at once, so
+// less.
+//
+// A failed refund is never forgotten here: the store may make it at any
+// time, after takes positioned above any floor (forgetting one raised the
+// floor to the takes numbered so far, and a take decided after that, then
+// moved by the refund made late, gave back the whole of its hold: more
+// than the log as it was, which kept it within the window). It stays,
+// counted against every take of the key, until the window or a full shard
+// forgets it; the key's list exceeds lowerKeyCap by its failed refunds
+// alone (a failed refund gives nothing back, so that a client makes no
+// more of them than its key admits within the window), and forgetKeyOlder
+// then runs at each refund of the key, forgetting the refunds made that
+// did not fail. The list may be left empty (ties at the quartile, of
+// refunds that changed nothing): the caller appends its refund at once, so
 // that the key, and its floor, stay. The sort costs an allocation once
-// every lowerKeyCap/4 refunds of a key at its cap. The caller holds sh's
-// lock.
+// every lowerKeyCap/4 refunds of a key at its cap (at each refund while
+// failed refunds fill its list). The caller holds sh's lock.
 func (sh *lowerShard) forgetKeyOlder(kh uint64) {
 	list := sh.keys[kh]
 	sh.walked += 2 * len(list)
-	pos := make([]uint64, len(list))
+	pos := make([]uint64, 0, len(list))
 	for i := range list {
-		pos[i] = list[i].pos
+		if list[i].pos != failedPos {
+			pos = append(pos, list[i].pos)
+		}
+	}
+	if len(pos) == 0 {
+		return // every refund of the key failed: kept, see above
 	}
 	slices.Sort(pos)
-	cut := pos[max(0, len(pos)/4-1)]
+	cut := pos[min(len(pos), max(1, len(list)/4))-1]
 	if sh.floors == nil {
 		sh.floors = make(map[uint64]uint64)
 	}
 	floor := sh.floors[kh]
 	kept := list[:0]
 	for _, e := range list {
-		if e.pos <= cut {
+		if e.pos != failedPos && e.pos <= cut {
 			floor = max(floor, sh.forgotPos(e))
 		} else {
 			kept = append(kept, e)
