@@ -184,8 +184,8 @@ func runKeyCapDiff(seed uint64, perShard, failPct int, memHi bool) diffStats {
 // lowerKeyCap refunds of its key made after it.
 func TestLowerLogKeyCapNeverGivesMore(t *testing.T) {
 	t.Parallel()
-	for seed := range uint64(6) {
-		for _, memHi := range []bool{false, true} {
+	for seed := range uint64(4) {
+		for _, memHi := range []bool{seed%2 == 0} { // (positions of both kinds)
 			perShard := []int{1500, 4096, 20_000}[seed%3]
 			st := runKeyCapDiff(seed, perShard, 0, memHi)
 			t.Logf("seed %d perShard %d memHi %v: %+v", seed, perShard, memHi, st)

@@ -16,13 +16,14 @@ import (
 // more than the log as it was, and more than one that forgets nothing but
 // by its window (400 and 92 of 16,000 moves on seeds 1 and 2, 85% of the
 // refunds failing). On a small shard (seed 0, a bound of 1,500) the
-// shard's own forgetOlder forgets failed refunds too, as it did, old and
-// new alike giving more than the ideal log, at instants that differ (the
-// key cap changes when the shard fills): logged, not compared.
+// shard's own forgetOlder forgets failed refunds too, as it did: with 85%
+// failing, old and new alike gave more than the ideal log (984 and 703
+// moves), at instants that differ (the key cap changes when the shard
+// fills). Seed 0 runs with 20% failing, and is not compared.
 func TestLowerLogKeyCapFailedRefunds(t *testing.T) {
 	t.Parallel()
 	for seed := range uint64(3) {
-		for _, failPct := range []int{20, 85} {
+		for _, failPct := range []int{20 + 65*int(min(seed, 1))} { // 20%, then 85%
 			perShard := []int{1500, 4096, 20_000}[seed%3]
 			st := runKeyCapDiff(seed, perShard, failPct, false)
 			t.Logf("seed %d perShard %d failPct %d: %+v", seed, perShard, failPct, st)
