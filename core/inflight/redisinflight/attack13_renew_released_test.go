@@ -26,7 +26,7 @@ func TestAttackRenewalAfterReleaseReportsNoLostLease(t *testing.T) {
 	require.NoError(t, err)
 	timer := within.Recv(t, timers, "the slot's renewal timer")
 	require.NoError(t, s.Release(ctx))
-	require.True(t, timer.Stopped)
+	require.Positive(t, timer.Stops()) // (read safely: the slot, now garbage, may be collected and stop it again)
 
 	sent := scriptsRun(t, srv)
 	timer.Renew() // fired before the release stopped it: runs after it
