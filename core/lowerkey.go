@@ -42,7 +42,7 @@ const lowerKeyCap = 1024
 // shard's. The caller holds sh's lock.
 func (sh *lowerShard) floor(kh uint64) uint64 { return max(sh.forgot, sh.floors[kh]) }
 
-// forgetKeyOlder forgets the oldest quarter of the refunds of the key of
+// forgetKeyOlder forgets the oldest quarter of the refunds (made, not failed) of the key of
 // hash kh (by position: those at or below the lower quartile, at least a
 // quarter, more on ties), raising the key's floor
 // to the latest of them, as forgetOlder does for the shard's, but for this
@@ -61,15 +61,17 @@ func (sh *lowerShard) floor(kh uint64) uint64 { return max(sh.forgot, sh.floors[
 // moved by the refund made late, gave back the whole of its hold: more
 // than the log as it was, which kept it within the window). It stays,
 // counted against every take of the key, until the window or a full shard
-// forgets it; the key's list exceeds lowerKeyCap by its failed refunds
+// forgets it: the key's list exceeds lowerKeyCap by its failed refunds
 // alone (a failed refund gives nothing back, so that a client makes no
 // more of them than its key admits within the window), and forgetKeyOlder
-// then runs at each refund of the key, forgetting the refunds made that
-// did not fail. The list may be left empty (ties at the quartile, of
-// refunds that changed nothing): the caller appends its refund at once, so
-// that the key, and its floor, stay. The sort costs an allocation once
-// every lowerKeyCap/4 refunds of a key at its cap (at each refund while
-// failed refunds fill its list). The caller holds sh's lock.
+// runs once lowerKeyCap of its refunds did not fail, forgetting the oldest
+// quarter of those. Each refund of a key holding f failed refunds walks
+// its list of up to lowerKeyCap+f entries about three times, as every
+// refund of the key did before lowerKeyCap. The list may be left empty
+// (ties at the quartile, of refunds that changed nothing): the caller
+// appends its refund at once, so that the key, and its floor, stay. The
+// sort costs an allocation once every lowerKeyCap/4 refunds of a key at
+// its cap. The caller holds sh's lock.
 func (sh *lowerShard) forgetKeyOlder(kh uint64) {
 	list := sh.keys[kh]
 	sh.walked += 2 * len(list)
@@ -83,7 +85,7 @@ func (sh *lowerShard) forgetKeyOlder(kh uint64) {
 		return // every refund of the key failed: kept, see above
 	}
 	slices.Sort(pos)
-	cut := pos[min(len(pos), max(1, len(list)/4))-1]
+	cut := pos[max(1, len(pos)/4)-1]
 	if sh.floors == nil {
 		sh.floors = make(map[uint64]uint64)
 	}

@@ -232,8 +232,8 @@ func (sh *lowerShard) moved(kh, pos, hi uint64, taken int64, until *[MaxLimits]i
 }
 
 // record remembers refund e of the key of hash kh, dropping the key's
-// entries older than window, the oldest quarter of them when it holds
-// lowerKeyCap (see forgetKeyOlder), and, when the shard is full, every
+// entries older than window, the oldest quarter of those that did not fail
+// when it holds lowerKeyCap of them (see forgetKeyOlder), and, when the shard is full, every
 // entry older than window, or the older half of them (see forgetOlder)
 // when that is not enough. The caller holds sh's lock.
 func (sh *lowerShard) record(kh uint64, e lowering, window int64, perShard int) {
@@ -264,8 +264,7 @@ func (sh *lowerShard) record(kh uint64, e lowering, window int64, perShard int) 
 			sh.forgetOlder()
 		}
 	}
-	sh.pruneKey(kh, e.at, window)
-	if len(sh.keys[kh]) >= lowerKeyCap {
+	if failed := sh.pruneKey(kh, e.at, window); len(sh.keys[kh])-failed >= lowerKeyCap {
 		sh.forgetKeyOlder(kh)
 	}
 	sh.keys[kh] = append(sh.keys[kh], e)
@@ -329,14 +328,18 @@ func (sh *lowerShard) forgetOlder() {
 }
 
 // pruneKey drops the entries of the key of hash kh made at now−window or
-// before: no take they may have moved may still be refunded.
-func (sh *lowerShard) pruneKey(kh uint64, now, window int64) {
+// before: no take they may have moved may still be refunded. It returns
+// how many of the entries kept are failed refunds (see forgetKeyOlder).
+func (sh *lowerShard) pruneKey(kh uint64, now, window int64) (failed int) {
 	list := sh.keys[kh]
 	sh.walked += len(list)
 	kept := list[:0]
 	for _, e := range list {
 		if e.at > now-window {
 			kept = append(kept, e)
+			if e.pos == failedPos {
+				failed++
+			}
 		} else {
 			sh.forget(e)
 		}
@@ -344,10 +347,11 @@ func (sh *lowerShard) pruneKey(kh uint64, now, window int64) {
 	sh.n -= len(list) - len(kept)
 	if len(kept) == 0 {
 		sh.dropKey(kh)
-		return
+		return 0
 	}
 	clear(list[len(kept):])
 	sh.keys[kh] = kept
+	return failed
 }
 
 // forget raises the floor past e, a refund forgotten: the takes positioned
