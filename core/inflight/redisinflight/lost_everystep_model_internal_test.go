@@ -18,7 +18,7 @@ import (
 // same member twice, and a clock stepping back often.
 func TestUnreleasedModelEveryStep(t *testing.T) {
 	t.Parallel()
-	for seed := range uint64(4) {
+	for _, seed := range []uint64{1, 2} { // three sets, all tombstones; one set, half (no tombstone: TestUnreleasedModel)
 		rng := rand.New(rand.NewPCG(seed, 3636))
 		l, clk := offlineLimiter(t)
 		m := newOldLost(clk.Now, l.opts.Lease)
