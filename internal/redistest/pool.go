@@ -15,8 +15,9 @@ import (
 	"github.com/redis/go-redis/v9"
 )
 
-// A redis-server costs ~40 ms of CPU to start and stop, and the suite
-// started ~320 of them. A server started without extra arguments goes,
+// A redis-server costs tens of milliseconds of CPU to start and stop (a
+// fork of the test process, the server's start, the wait for it), and
+// the suite started ~320 of them. A server started without extra arguments goes,
 // at the end of a test that passed, back to its test process's pool,
 // emptied and as it was started, and [Start] hands it to a later test
 // rather than start one: the same state as a new server for every test
