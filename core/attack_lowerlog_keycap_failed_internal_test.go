@@ -22,7 +22,7 @@ import (
 // fills). Seed 0 runs with 20% failing, and is not compared.
 func TestLowerLogKeyCapFailedRefunds(t *testing.T) {
 	t.Parallel()
-	for seed := range uint64(3) {
+	for _, seed := range raceSeeds(3) {
 		for _, failPct := range []int{20 + 65*int(min(seed, 1))} { // 20%, then 85%
 			perShard := []int{1500, 4096, 20_000}[seed%3]
 			st := runKeyCapDiff(seed, perShard, failPct, false)
