@@ -65,9 +65,29 @@ var idle struct {
 type pooled struct {
 	mu      sync.Mutex
 	spoiled bool
-	config  map[string]string // CONFIG GET *
-	users   []string          // ACL LIST
-	saves   string            // INFO persistence rdb_saves
+	base    baseline
+}
+
+// baseline is what a test may change of a server and emptying cannot
+// reset, read when the server started.
+type baseline struct {
+	config map[string]string // CONFIG GET *
+	users  []string          // ACL LIST
+	saves  string            // INFO persistence rdb_saves
+}
+
+// differs returns why b, read from an emptied server, is not the
+// server's baseline, or nil.
+func (base baseline) differs(b baseline) error {
+	switch {
+	case !maps.Equal(b.config, base.config):
+		return errors.New("its configuration changed")
+	case !slices.Equal(b.users, base.users):
+		return errors.New("its users changed")
+	case b.saves != base.saves:
+		return errors.New("a save was made")
+	}
+	return nil
 }
 
 // reuse returns an idle server of the pool for t, or nil when there is
@@ -104,7 +124,7 @@ func takeIdle() *Server {
 func (p *Server) handOver(t testing.TB) *Server {
 	// A new Server for t: a handle the previous test kept cannot kill
 	// or signal the server t has now.
-	s := &Server{t: t, port: p.port, args: p.args, cmd: p.cmd, pool: &pooled{config: p.pool.config, users: p.pool.users, saves: p.pool.saves}}
+	s := &Server{t: t, port: p.port, dir: p.dir, args: p.args, cmd: p.cmd, pool: &pooled{base: p.pool.base}}
 	p.cmd = nil
 	t.Cleanup(s.end)
 	return s
@@ -187,32 +207,39 @@ func (p *pooled) snapshot(s *Server) error {
 	ctx, cancel := context.WithTimeout(context.Background(), emptyTimeout)
 	defer cancel()
 	var err error
-	if p.config, p.users, p.saves, err = state(ctx, c); err != nil {
+	if p.base, _, err = state(ctx, c); err != nil {
 		return fmt.Errorf("reading the new server's state: %w", err)
 	}
 	return nil
 }
 
-// state reads what a test may change of a server and empty cannot reset.
-func state(ctx context.Context, c *redis.Client) (config map[string]string, users []string, saves string, err error) {
-	if config, err = c.ConfigGet(ctx, "*").Result(); err != nil {
-		return nil, nil, "", fmt.Errorf("CONFIG GET: %w", err)
+// state reads the server's baseline and its function engine's memory
+// (INFO used_memory_vm_functions, 0 without it).
+func state(ctx context.Context, c *redis.Client) (b baseline, functionMemory int64, err error) {
+	if b.config, err = c.ConfigGet(ctx, "*").Result(); err != nil {
+		return b, 0, fmt.Errorf("CONFIG GET: %w", err)
 	}
-	if users, err = c.Do(ctx, "ACL", "LIST").StringSlice(); err != nil {
-		return nil, nil, "", fmt.Errorf("ACL LIST: %w", err)
+	if b.users, err = c.Do(ctx, "ACL", "LIST").StringSlice(); err != nil {
+		return b, 0, fmt.Errorf("ACL LIST: %w", err)
 	}
-	info, err := c.InfoMap(ctx, "persistence", "replication").Result()
+	info, err := c.InfoMap(ctx, "persistence", "replication", "memory").Result()
 	if err != nil {
-		return nil, nil, "", fmt.Errorf("INFO: %w", err)
+		return b, 0, fmt.Errorf("INFO: %w", err)
 	}
 	if role := info["Replication"]["role"]; role != "master" {
-		return nil, nil, "", fmt.Errorf("role %q", role)
+		return b, 0, fmt.Errorf("role %q", role)
 	}
 	pers := info["Persistence"]
 	if pers["rdb_bgsave_in_progress"] != "0" || pers["aof_rewrite_in_progress"] != "0" || pers["rdb_last_bgsave_status"] != "ok" {
-		return nil, nil, "", errors.New("a save was made")
+		return b, 0, errors.New("a save was made")
 	}
-	return config, users, pers["rdb_saves"], nil
+	b.saves = pers["rdb_saves"]
+	if v, ok := info["Memory"]["used_memory_vm_functions"]; ok {
+		if functionMemory, err = strconv.ParseInt(v, 10, 64); err != nil {
+			return b, 0, fmt.Errorf("INFO used_memory_vm_functions %q: %w", v, err)
+		}
+	}
+	return b, functionMemory, nil
 }
 
 // poolFunctionMemory bounds the function engine's memory (INFO
@@ -221,23 +248,6 @@ func state(ctx context.Context, c *redis.Client) (config map[string]string, user
 // the engine's Lua collector, which runs only as the engine allocates
 // again: up to 3 MB of the redisstore suite's was left once flushed.
 const poolFunctionMemory = 1 << 20
-
-// functionMemory returns INFO used_memory_vm_functions, 0 without it.
-func functionMemory(ctx context.Context, c *redis.Client) (int64, error) {
-	info, err := c.InfoMap(ctx, "memory").Result()
-	if err != nil {
-		return 0, fmt.Errorf("INFO memory: %w", err)
-	}
-	v, ok := info["Memory"]["used_memory_vm_functions"]
-	if !ok {
-		return 0, nil
-	}
-	vm, err := strconv.ParseInt(v, 10, 64)
-	if err != nil {
-		return 0, fmt.Errorf("INFO used_memory_vm_functions %q: %w", v, err)
-	}
-	return vm, nil
-}
 
 // empty closes the server's other connections and empties it (see
 // pooled), or returns why it cannot be reused.
@@ -262,22 +272,14 @@ func (s *Server) empty() error {
 			return fmt.Errorf("%s: %w", strings.Trim(fmt.Sprint(cmd), "[]"), err)
 		}
 	}
-	config, users, saves, err := state(ctx, c)
+	b, vm, err := state(ctx, c)
 	if err != nil {
 		return err
 	}
-	if !maps.Equal(config, s.pool.config) {
-		return errors.New("its configuration changed")
-	}
-	if !slices.Equal(users, s.pool.users) {
-		return errors.New("its users changed")
-	}
-	if saves != s.pool.saves {
-		return errors.New("a save was made")
-	}
-	if vm, err := functionMemory(ctx, c); err != nil {
+	if err := s.pool.base.differs(b); err != nil {
 		return err
-	} else if vm > poolFunctionMemory {
+	}
+	if vm > poolFunctionMemory {
 		return fmt.Errorf("its function engine holds %d bytes once flushed", vm)
 	}
 	// Last, so that the commands above are not counted.

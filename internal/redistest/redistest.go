@@ -14,7 +14,6 @@ import (
 	"net"
 	"os"
 	"os/exec"
-	"slices"
 	"strconv"
 	"syscall"
 	"testing"
@@ -27,6 +26,7 @@ import (
 type Server struct {
 	t    testing.TB
 	port int
+	dir  string // its --dir
 	args []string
 	cmd  *exec.Cmd
 	// pool is the server's pool state: nil for a server started with
@@ -111,6 +111,7 @@ func Start(t testing.TB, extra ...string) *Server {
 		} else {
 			dir = t.TempDir()
 		}
+		s.dir = dir
 		s.args = append([]string{"--port", strconv.Itoa(s.port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no",
 			"--dir", dir}, extra...)
 		// Registered before the process exists: whatever fails or panics
@@ -165,11 +166,10 @@ func (s *Server) start() error {
 	if s.pool != nil {
 		// The server's own directory exists while it starts: it has
 		// moved into it by the time it answers, and saves nothing.
-		dir := s.args[slices.Index(s.args, "--dir")+1]
-		if err := os.MkdirAll(dir, 0o700); err != nil {
+		if err := os.MkdirAll(s.dir, 0o700); err != nil {
 			return fmt.Errorf("redistest: %w", err)
 		}
-		defer os.Remove(dir)
+		defer os.Remove(s.dir)
 	}
 	s.cmd = exec.Command(Binary(s.t), s.args...)
 	s.cmd.Stdout, s.cmd.Stderr = nil, nil
