@@ -26,11 +26,17 @@ func (a *Admission) charge() (charges.Charge, bool) {
 	if a == nil || a.m == nil || a.lim == nil || a.key == "" {
 		return charges.Charge{}, false
 	}
-	var lim any = a.lim
-	if _, ok := a.m.sel.(one); ok {
-		lim = a.m // as chargeOf
+	return charges.Charge{Lim: a.m.charged(a.lim), Key: a.key, Cost: a.cost}, true
+}
+
+// charged is what a charge of lim names as its limiter: lim, or m when m
+// has one limiter whatever the request, which m stands for (a limiter ==
+// cannot compare, a value holding a slice, can then be told by m).
+func (m *Middleware) charged(lim Limiter) any {
+	if _, ok := m.sel.(one); ok {
+		return m
 	}
-	return charges.Charge{Lim: lim, Key: a.key, Cost: a.cost}, true
+	return lim
 }
 
 // chargeOf returns what a decision of r by route charges, deciding
@@ -43,12 +49,9 @@ func (m *Middleware) chargeOf(r *http.Request, route string) (charges.Charge, bo
 	if err != nil || lim == nil {
 		return charges.Charge{}, false
 	}
-	key, err := requestKey(m.key, r)
+	key, err := scopedKey(m.key, r, scope)
 	if err != nil {
 		return charges.Charge{}, false
-	}
-	if scope != "" {
-		key = scoped(scope, key)
 	}
 	cost := int64(1)
 	if m.opts.Cost != nil {
@@ -56,12 +59,7 @@ func (m *Middleware) chargeOf(r *http.Request, route string) (charges.Charge, bo
 			return charges.Charge{}, false
 		}
 	}
-	if _, ok := m.sel.(one); ok {
-		// One limiter, whatever the request: m stands for it, which a
-		// limiter == cannot compare (a value holding a slice) cannot.
-		return charges.Charge{Lim: m, Key: key, Cost: cost}, true
-	}
-	return charges.Charge{Lim: lim, Key: key, Cost: cost}, true
+	return charges.Charge{Lim: m.charged(lim), Key: key, Cost: cost}, true
 }
 
 // sameCharge reports whether a and b charge one set of buckets by one

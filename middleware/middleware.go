@@ -232,12 +232,9 @@ var errUndecided = errors.New("middleware: served undecided")
 // decideKey decides r with lim, by the key of Options.Key joined to scope,
 // into a. A limiter error is returned as it is.
 func (m *Middleware) decideKey(w http.ResponseWriter, r *http.Request, lim Limiter, scope string, a *Admission) error {
-	key, err := requestKey(m.key, r)
+	key, err := scopedKey(m.key, r, scope)
 	if err != nil {
 		return m.refuse(w, r, err)
-	}
-	if scope != "" {
-		key = scoped(scope, key)
 	}
 	cost, err := m.cost(w, r)
 	if err != nil {
@@ -260,6 +257,15 @@ func requestKey(key keyfunc.Func, r *http.Request) (string, error) {
 	k, err := key(r)
 	if err == nil && k == "" {
 		err = fmt.Errorf("middleware: the key function gave an empty key: %w", keyfunc.ErrNoKey)
+	}
+	return k, err
+}
+
+// scopedKey returns the key of r by key (see requestKey) joined to scope.
+func scopedKey(key keyfunc.Func, r *http.Request, scope string) (string, error) {
+	k, err := requestKey(key, r)
+	if err == nil && scope != "" {
+		k = scoped(scope, k)
 	}
 	return k, err
 }
