@@ -100,7 +100,10 @@ func (w *Waiter) Wait(ctx context.Context, key string) (Result, error) {
 //     refunded);
 //   - with the denial and an error wrapping [ErrWaitExceedsDeadline] as
 //     soon as a denial's RetryAfter would end after ctx's deadline, or is
-//     [Never];
+//     [Never]; a caller that finds others of its key waiting ahead of it
+//     peeks ([Limiter.Peek], one more call of the store) before it waits
+//     in line, and is told so at once, with the peek's denial, rather
+//     than when it becomes the head or its deadline passes;
 //   - with a zero Result and an error wrapping [ErrWaitExceedsDeadline]
 //     when an admission's shaping delay would end after ctx's deadline
 //     (the admission is refunded: there is no denial to report);
@@ -117,8 +120,7 @@ func (w *Waiter) WaitN(ctx context.Context, key string, cost int64) (Result, err
 	if cost < 1 {
 		return Result{}, fmt.Errorf("core: cost %d: %w", cost, ErrInvalidCost)
 	}
-	var res Result
-	turn, err := w.line.Await(ctx, key)
+	turn, res, err := w.await(ctx, key, cost)
 	switch {
 	case errors.Is(err, ErrWaitQueueFull) && w.line.Len(key) == 0:
 		// The bound of all lines refused it, yet nobody waits for its
@@ -132,7 +134,7 @@ func (w *Waiter) WaitN(ctx context.Context, key string, cost int64) (Result, err
 			return Result{}, err
 		}
 	case err != nil:
-		return Result{}, err
+		return res, err
 	default:
 		defer turn.Leave()
 		for {
@@ -160,9 +162,45 @@ func (w *Waiter) WaitN(ctx context.Context, key string, cost int64) (Result, err
 	return res, nil
 }
 
-// sleep waits d, or fails at once with ErrWaitExceedsDeadline when d
-// would end after ctx's deadline, or with ctx's error when it ends first.
-func sleep(ctx context.Context, d time.Duration) error {
+// await joins key's line and waits until the caller is its head, as
+// waitline's Await does. A caller that finds others ahead of it peeks at
+// cost first: when no wait admits it (RetryAfter [Never]), or not before
+// ctx's deadline even were it the head now (what the callers ahead take
+// only delays it further), it leaves the line at once, returning the
+// peek's denial and an error wrapping [ErrWaitExceedsDeadline], instead of
+// holding its place until it is the head or its deadline passes. A failed
+// peek is ignored: the head's take reports the fault.
+func (w *Waiter) await(ctx context.Context, key string, cost int64) (*waitline.Turn, Result, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, Result{}, err
+	}
+	turn, err := w.line.Join(key)
+	if err != nil {
+		return nil, Result{}, err
+	}
+	select {
+	case <-turn.Ready():
+		return turn, Result{}, nil
+	default:
+	}
+	if res, err := w.l.Peek(ctx, key, cost); err == nil && !res.Allowed {
+		if err := beyond(ctx, res.RetryAfter); err != nil {
+			turn.Leave()
+			return nil, res, err
+		}
+	}
+	select {
+	case <-turn.Ready():
+		return turn, Result{}, nil
+	case <-ctx.Done():
+		turn.Leave()
+		return nil, Result{}, ctx.Err()
+	}
+}
+
+// beyond returns an error wrapping ErrWaitExceedsDeadline when a wait of
+// d never ends ([Never]) or would end after ctx's deadline, nil otherwise.
+func beyond(ctx context.Context, d time.Duration) error {
 	if d == Never {
 		return fmt.Errorf("core: the request can never pass: %w", ErrWaitExceedsDeadline)
 	}
@@ -170,7 +208,17 @@ func sleep(ctx context.Context, d time.Duration) error {
 	if dl, ok := ctx.Deadline(); ok && time.Until(dl) < d {
 		return fmt.Errorf("core: a wait of %v: %w", d, ErrWaitExceedsDeadline)
 	}
-	t := time.NewTimer(d)
+	return nil
+}
+
+// sleep waits d, or fails at once with ErrWaitExceedsDeadline when d
+// would end after ctx's deadline (see beyond), or with ctx's error when
+// it ends first.
+func sleep(ctx context.Context, d time.Duration) error {
+	if err := beyond(ctx, d); err != nil {
+		return err
+	}
+	t := time.NewTimer(max(d, time.Nanosecond))
 	defer t.Stop()
 	select {
 	case <-t.C:
