@@ -17,9 +17,9 @@
 // # Release
 //
 // A Slot is released at most once: the first Release gives the slot back,
-// every later one (through any copy of the *Slot) fails with
-// [ErrReleased] and changes nothing, so a double release never makes
-// capacity that was not there. A slot that is never released is held
+// every later one (through any copy of the *Slot, or of the struct it
+// points to) fails with [ErrReleased] and changes nothing, so a double
+// release never makes capacity that was not there. A slot that is never released is held
 // forever by [Memory] (release it in a defer) and until its lease ends in
 // Redis (renewals stop once the dropped Slot is garbage-collected).
 package inflight

@@ -336,7 +336,7 @@ func (m *Memory) try(key string, watching bool) (s *Slot, w watch) {
 		}
 		sh.inOver[h]++
 	}
-	return &Slot{mem: m, sh: sh, e: e, key: key, hash: h, over: over}, w
+	return newSlot(&Slot{mem: m, sh: sh, e: e, key: key, hash: h, over: over}), w
 }
 
 // release gives back a slot held in e, by key of hash h.

@@ -21,8 +21,13 @@ var ErrQueueFull = errors.New("inflight: wait queue full")
 // Slot is one request's hold on a concurrency slot of its key, from
 // Acquire or Wait. It is safe for concurrent use; release it exactly when
 // the request ends. Share it by pointer: a copy of the struct is not a
-// slot.
+// slot of its own, it releases (once, with every copy) the slot it was
+// copied from.
 type Slot struct {
+	// self is the slot made by Acquire, Wait or NewSlot, whose released
+	// flag every copy of the struct reads (nil in the zero Slot): a copy
+	// with a flag of its own gave the slot back twice.
+	self     *Slot
 	released atomic.Bool
 	release  func(ctx context.Context) error // nil for a Memory slot
 	renew    func(ctx context.Context) error
@@ -42,7 +47,22 @@ type Slot struct {
 // concurrency limiters on other stores; callers get their slots from
 // Acquire or Wait.
 func NewSlot(release, renew func(ctx context.Context) error) *Slot {
-	return &Slot{release: release, renew: renew}
+	return newSlot(&Slot{release: release, renew: renew})
+}
+
+// newSlot returns s, made its own self.
+func newSlot(s *Slot) *Slot {
+	s.self = s
+	return s
+}
+
+// origin returns the slot s was made as (s itself unless s is a copy of
+// the struct), nil for a nil or zero Slot and one that holds nothing.
+func (s *Slot) origin() *Slot {
+	if s == nil || s.self == nil || (s.self.release == nil && s.self.mem == nil) {
+		return nil
+	}
+	return s.self
 }
 
 // Release gives the slot back. The first call releases it; every later
@@ -50,7 +70,7 @@ func NewSlot(release, renew func(ctx context.Context) error) *Slot {
 // (Redis unreachable) is returned too: the slot then comes back when its
 // lease ends. A nil Slot returns ErrReleased.
 func (s *Slot) Release(ctx context.Context) error {
-	if s == nil || (s.release == nil && s.mem == nil) || !s.released.CompareAndSwap(false, true) {
+	if s = s.origin(); s == nil || !s.released.CompareAndSwap(false, true) {
 		return ErrReleased
 	}
 	if s.mem != nil {
@@ -65,7 +85,7 @@ func (s *Slot) Release(ctx context.Context) error {
 // slots by itself unless its ManualRenew is set); for a slot without a
 // lease (in memory) it does nothing. A released slot returns [ErrReleased].
 func (s *Slot) Renew(ctx context.Context) error {
-	if s == nil || (s.release == nil && s.mem == nil) || s.released.Load() {
+	if s = s.origin(); s == nil || s.released.Load() {
 		return ErrReleased
 	}
 	if s.renew == nil {
@@ -74,5 +94,9 @@ func (s *Slot) Renew(ctx context.Context) error {
 	return s.renew(ctx)
 }
 
-// Released reports whether Release was called.
-func (s *Slot) Released() bool { return s == nil || s.released.Load() }
+// Released reports whether the slot, or a copy of it, was released; a
+// nil or zero Slot, which holds nothing, reports true.
+func (s *Slot) Released() bool {
+	s = s.origin()
+	return s == nil || s.released.Load()
+}
