@@ -61,3 +61,37 @@ func TestAttackInf37QueuedWaiterToldAtOnce(t *testing.T) {
 		require.Equal(t, time.Minute, <-head, "the head is served on time: nothing was taken before it")
 	})
 }
+
+// TestAttackInf37QueuedNeverEveryAlgorithm: for every algorithm (a quota
+// of 4 a minute), a key spent, a head waiting, and a caller queued behind
+// it with a cost of 5 that no wait admits: it is told at once with
+// RetryAfter Never (before, it waited until the head was served).
+func TestAttackInf37QueuedNeverEveryAlgorithm(t *testing.T) {
+	t.Parallel()
+	for _, a := range allAlgorithms(4, time.Minute) {
+		synctest.Test(t, func(t *testing.T) {
+			l, w := newWaiter(t, a, core.WaitOptions{})
+			bg := context.Background()
+			for i := 0; ; i++ {
+				require.Less(t, i, 100, "%T: never denied", a)
+				res, err := l.Allow(bg, "k")
+				require.NoError(t, err)
+				if !res.Allowed {
+					break
+				}
+			}
+			hctx, cancel := context.WithCancel(bg)
+			defer cancel()
+			go func() { _, _ = w.Wait(hctx, "k") }()
+			synctest.Wait()
+			require.Equal(t, 1, w.Waiting("k"), "%T: the head waits", a)
+			start := time.Now()
+			res, err := w.WaitN(bg, "k", 5)
+			require.ErrorIs(t, err, core.ErrWaitExceedsDeadline, "%T", a)
+			require.Zero(t, time.Since(start), "%T: a cost above the quota waited behind the head", a)
+			require.Equal(t, core.Never, res.RetryAfter, "%T", a)
+			cancel()
+			synctest.Wait()
+		})
+	}
+}
