@@ -29,6 +29,7 @@ type Slot struct {
 	// with a flag of its own gave the slot back twice.
 	self     *Slot
 	released atomic.Bool
+	over     bool                            // (beside released: a Slot stays 80 bytes)
 	release  func(ctx context.Context) error // nil for a Memory slot
 	renew    func(ctx context.Context) error
 
@@ -39,7 +40,6 @@ type Slot struct {
 	e    *entry
 	key  string
 	hash uint64
-	over bool
 }
 
 // NewSlot returns a slot that release gives back, once, and that renew
