@@ -42,6 +42,15 @@ func (b *builder) routes(n *yaml.Node, def *rule) *middleware.Routes {
 		if pats == nil {
 			continue
 		}
+		// A pattern ServeMux accepts may still match no request a
+		// client sends: refused, never a route that limits nothing.
+		bad := false
+		for k, p := range pats {
+			if col, err := checkPattern(p); err != nil {
+				b.patternError(nodes[k], col, fmt.Errorf("%s: pattern %q: %w", what, clip(p), err))
+				bad = true
+			}
+		}
 		name := strings.Join(pats, ", ")
 		at := nodes[0]
 		if f, ok := fs["name"]; ok {
@@ -65,6 +74,9 @@ func (b *builder) routes(n *yaml.Node, def *rule) *middleware.Routes {
 					break
 				}
 			}
+		}
+		if bad {
+			continue
 		}
 		m := &marker{ru}
 		for k, p := range pats {
