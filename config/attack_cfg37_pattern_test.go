@@ -71,6 +71,7 @@ func TestAttackPatternMatchingNoRequestRefused(t *testing.T) {
 		{"GET /page#top", "GET", "", "/page"},
 		{"GET /login ", "GET", "", "/login"},
 		{"POST /login, POST /signup", "POST", "", "/login"},
+		{"POST /login\n", "POST", "", "/login"}, // a block scalar, | or >
 	} {
 		n, err := c.admitted(t)
 		if err == nil {
@@ -79,6 +80,23 @@ func TestAttackPatternMatchingNoRequestRefused(t *testing.T) {
 		}
 		assert.ErrorIs(t, err, core.ErrInvalidConfig, c.pattern)
 		assert.Contains(t, err.Error(), "t.yaml:3:", c.pattern)
+	}
+}
+
+// A pattern written as a block scalar (| or >, for a long one) keeps its
+// line break: before, "limit 1/hour" admitted 3 of 3 POST /login.
+func TestAttackPatternBlockScalarRefused(t *testing.T) {
+	for _, style := range []string{"|", ">"} {
+		src := "policies: {strict: 1/hour}\nroutes:\n  - pattern: " + style + "\n      POST /login\n    policy: strict\n"
+		l, err := config.Parse("t.yaml", []byte(src), options(coretest.NewClock(t0)))
+		if err == nil {
+			c := client{h: l.Handler(ok), remote: "192.0.2.1:1"}
+			t.Errorf("pattern: %s loaded: limit 1/hour, %d of 3 POST /login admitted", style, c.served("POST", "/login", 3))
+			require.NoError(t, l.Close())
+			continue
+		}
+		assert.ErrorIs(t, err, core.ErrInvalidConfig)
+		assert.Contains(t, err.Error(), "ends in a line break")
 	}
 }
 

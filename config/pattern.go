@@ -19,7 +19,8 @@ import (
 //
 // Refused are an invisible character or a space other than a space or a
 // tab ("POST\u00a0/login" is the host "POST\u00a0", never a request's), a
-// pattern ending in a space or a tab (the path would end in it), a method
+// pattern ending in a line break (a block scalar's), a space or a tab (the
+// path would end in it), a method
 // that is no method a client sends as one ("GET|POST", "*", "ANY"), a host
 // that is not one as ServeMux compares it (a URL's "https:", a port, upper
 // case, a name not in its ASCII form), and a path holding '?' or '#' (a
@@ -27,6 +28,9 @@ import (
 // space or a tab ("POST /login, POST /signup": two patterns in one),
 // outside the braces of a router's parameter.
 func checkPattern(p string) (int, error) {
+	if t := strings.TrimRight(p, "\r\n"); t != p && !strings.ContainsAny(t, "\r\n") {
+		return len(t) + 1, errors.New("ends in a line break, which a block scalar (| or >) keeps: write |- or >-, or the pattern on one line")
+	}
 	for i, r := range p {
 		if r != ' ' && r != '\t' && invisible(r) {
 			return i + 1, fmt.Errorf("character %U is invisible or a space ServeMux does not read as one (only a space or a tab separates the method from the path): retype it", r)
