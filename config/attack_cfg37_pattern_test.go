@@ -50,8 +50,9 @@ func (c patternCase) admitted(t *testing.T) (int, error) {
 // under "limit 1/hour", each of these admitted 3 of 3 of the requests it
 // was written for: a no-break space (or a zero-width one) pasted between
 // the method and the path made "POST\u00a0/login" a host pattern; a URL, a
-// host with a port (ServeMux drops the request's), a host in upper case or
-// not in ASCII (Routes matches hosts in lower case, clients send
+// host with a port (ServeMux drops the request's), a host in upper case
+// (an IPv6 address's too), with a trailing dot, or not in ASCII (Routes
+// matches hosts in lower case and without the dot, clients send
 // punycode); a method list ("GET|POST") or wildcard ("*", "ANY") taken as
 // one method of that name; a query or fragment, a trailing space, or two
 // patterns in one string, in the path. Each is now an error at load, at
@@ -64,6 +65,8 @@ func TestAttackPatternMatchingNoRequestRefused(t *testing.T) {
 		{"api.example.com:8080/x", "GET", "api.example.com:8080", "/x"},
 		{"API.example.com/x", "GET", "api.example.com", "/x"},
 		{"café.example/x", "GET", "xn--caf-dma.example", "/x"},
+		{"2001:DB8::1/x", "GET", "[2001:db8::1]:80", "/x"},
+		{"api.example.com./x", "GET", "api.example.com", "/x"},
 		{"GET|POST /x", "POST", "", "/x"},
 		{"* /x", "POST", "", "/x"},
 		{"ANY /x", "POST", "", "/x"},
@@ -126,6 +129,9 @@ func TestPatternsMatchingTheirRequestsStillLoad(t *testing.T) {
 		{"api.example.com/x", "GET", "API.EXAMPLE.COM:8080", "/x"},
 		{"CONNECT example.com:443/", "CONNECT", "example.com:443", "/"},
 		{"::1/x", "GET", "[::1]:8080", "/x"},
+		{"[::1]/x", "GET", "[::1]", "/x"},
+		{"2001:db8::1/x", "GET", "[2001:DB8::1]:80", "/x"},
+		{"api.example.com/x", "GET", "api.example.com.", "/x"},
 		{"M-SEARCH /x", "M-SEARCH", "", "/x"},
 	} {
 		n, err := c.admitted(t)

@@ -23,7 +23,7 @@ import (
 // path would end in it), a method
 // that is no method a client sends as one ("GET|POST", "*", "ANY"), a host
 // that is not one as ServeMux compares it (a URL's "https:", a port, upper
-// case, a name not in its ASCII form), and a path holding '?' or '#' (a
+// case, a trailing dot, a name not in its ASCII form), and a path holding '?' or '#' (a
 // request's path holds neither: they start its query and its fragment), a
 // space or a tab ("POST /login, POST /signup": two patterns in one),
 // outside the braces of a router's parameter.
@@ -97,8 +97,12 @@ func checkHost(h string, connect bool) (int, error) {
 	if strings.HasSuffix(h, ":") || strings.Contains(h, "://") {
 		return 1, fmt.Errorf("host %q: a pattern is not a URL: write the host and the path (api.example.com/login) or the path alone, without a scheme", clip(h))
 	}
+	if strings.HasSuffix(h, ".") {
+		return len(h), fmt.Errorf("host %q: leave the trailing dot out (a request's host with one is matched as without, and clients send none)", clip(h))
+	}
+	ipv6 := false
 	if a, err := netip.ParseAddr(strings.TrimSuffix(strings.TrimPrefix(h, "["), "]")); err == nil && a.Is6() {
-		return 0, nil // an IPv6 address, with or without brackets
+		ipv6 = true // with or without brackets
 	}
 	for i := 0; i < len(h); i++ {
 		c := h[i]
@@ -106,6 +110,7 @@ func checkHost(h string, connect bool) (int, error) {
 		case c >= 'a' && c <= 'z', c >= '0' && c <= '9', c == '-', c == '.', c == '_', c == ':' && connect:
 		case c == '{':
 			return 0, nil
+		case ipv6 && (c == ':' || c == '[' || c == ']'):
 		case c >= 'A' && c <= 'Z':
 			return i + 1, fmt.Errorf("host %q: write it in lower case (a request's host in any case is matched in lower case)", clip(h))
 		case c == ':':
