@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/floodgate-go/floodgate/internal/routepath"
 	"github.com/floodgate-go/floodgate/keyfunc"
 	"github.com/floodgate-go/floodgate/middleware"
 	"go.yaml.in/yaml/v3"
@@ -46,7 +47,7 @@ func (b *builder) routes(n *yaml.Node, def *rule) *middleware.Routes {
 		// client sends: refused, never a route that limits nothing.
 		bad := false
 		for k, p := range pats {
-			if col, err := checkPattern(p); err != nil {
+			if col, err := routepath.Check(p); err != nil {
 				b.patternError(nodes[k], col, fmt.Errorf("%s: pattern %q: %w", what, clip(p), err))
 				bad = true
 			}

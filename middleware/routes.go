@@ -222,7 +222,11 @@ func NewRoutes(def Limiter) *Routes {
 	return rt
 }
 
-// Add limits the requests matching pattern with l. An error is sticky, as
+// Add limits the requests matching pattern with l. A pattern ServeMux
+// accepts but that no request a client sends reaches as written is refused
+// (a host in upper case, with a port or a scheme, a method list such as
+// "GET|POST", a '?' or '#' in the path, an invisible character): its limit
+// would limit nothing. An error is sticky, as
 // [Routes.Share]'s: every later Add and Share, and [NewSelect], report the
 // first one, so checking NewSelect's error is enough. Once Routes serves
 // (see [Routes]), Add and Share refuse, and that error is not sticky.
@@ -291,6 +295,12 @@ func (rt *Routes) share(name string, l Limiter, added bool, patterns ...string) 
 	rt.groups[group] = namedGroup{lim: l, added: added}
 	rte := &route{lim: l, scope: group, order: len(rt.patterns)}
 	for _, p := range patterns {
+		// A pattern ServeMux accepts may still match no request a client
+		// sends (an upper-case host, "GET|POST", a query): refused, never
+		// a route that limits nothing.
+		if col, err := routepath.Check(p); err != nil {
+			return fmt.Errorf("middleware: route %q, at byte %d: %w: %w", p, col, err, core.ErrInvalidConfig)
+		}
 		key, canon, err := parsePattern(p)
 		if err != nil {
 			return err
