@@ -64,7 +64,10 @@ func (m *Middleware) chargeOf(r *http.Request, route string) (charges.Charge, bo
 
 // sameCharge reports whether a and b charge one set of buckets by one
 // cost: one key and cost on one limiter, or on two Pairs (made afresh
-// for each request) of the same parts.
+// for each request) of the same parts. A limiter == cannot compare (a
+// func, a struct holding a slice) is one limiter when it is the same
+// value by identity (see same.Identical): the same closure, the same
+// slice.
 func sameCharge(a, b charges.Charge) bool {
 	if a.Key != b.Key || a.Cost != b.Cost {
 		return false
@@ -74,5 +77,5 @@ func sameCharge(a, b charges.Charge) bool {
 	if okA && okB {
 		return pa.SameParts(pb)
 	}
-	return same.Is(a.Lim, b.Lim)
+	return same.Identical(a.Lim, b.Lim)
 }

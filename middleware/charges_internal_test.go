@@ -19,7 +19,8 @@ type uncomparable struct {
 
 // What a decision charges is told as the decision would charge it:
 // nothing for a skipped request or a broken cost, the scope joined to
-// the key, and Pairs (made afresh for each request) compared by parts.
+// the key, Pairs (made afresh for each request) compared by parts, and
+// limiters == cannot compare by identity.
 func TestChargeOfAsDecided(t *testing.T) {
 	t.Parallel()
 	l := Rate("api", "10/min")
@@ -67,6 +68,9 @@ func TestChargeOfAsDecided(t *testing.T) {
 	assert.True(t, sameCharge(charges.Charge{Lim: one, Key: "k", Cost: 1}, charges.Charge{Lim: two, Key: "k", Cost: 1}))
 	assert.False(t, sameCharge(charges.Charge{Lim: one, Key: "k", Cost: 1}, charges.Charge{Lim: pair(l2, l), Key: "k", Cost: 1}))
 	assert.False(t, sameCharge(charges.Charge{Lim: one, Key: "k", Cost: 1}, charges.Charge{Lim: l, Key: "k", Cost: 1}))
+	// A limiter == cannot compare is one by identity (see
+	// same.Identical): the same value, not another of equal parts.
 	u := uncomparable{Limiter: l}
-	assert.False(t, sameCharge(charges.Charge{Lim: u, Key: "k", Cost: 1}, charges.Charge{Lim: u, Key: "k", Cost: 1}))
+	assert.True(t, sameCharge(charges.Charge{Lim: u, Key: "k", Cost: 1}, charges.Charge{Lim: u, Key: "k", Cost: 1}))
+	assert.False(t, sameCharge(charges.Charge{Lim: u, Key: "k", Cost: 1}, charges.Charge{Lim: uncomparable{Limiter: l2}, Key: "k", Cost: 1}))
 }
