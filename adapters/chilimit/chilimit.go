@@ -197,10 +197,17 @@ func Limit(m *middleware.Middleware) func(http.Handler) http.Handler {
 // for the mount point itself (pattern "/a" or "/a/", no catch-all) is
 // routed there by "/" (see chi's Mux.nextRoutePath): the parent's path
 // ("/a") would find the sub-router's "/a", another route, its own "/a/"
-// left uncharged.
+// left uncharged. It is the path chi's mount handler computes (see
+// nextRoutePath): inline on a mount point matched with nothing past it
+// ("/p/a/" on p.Route("/a/", …), p mounted at "/p"), the URL parameter
+// ("") and the parent's path ("/a/") would take the request for one of
+// the sub-router's Use, its path "/a/", and find the sub-router's "/a/".
 func subPath(rctx *chi.Context, pattern string) string {
 	if !strings.HasSuffix(pattern, "*") {
 		return "/"
+	}
+	if p, ok := nextRoutePath(rctx); ok {
+		return p
 	}
 	keys, values := rctx.URLParams.Keys, rctx.URLParams.Values
 	if n := len(keys) - 1; n >= 0 && keys[n] == "*" && n < len(values) {
