@@ -181,7 +181,7 @@ func Limit(m *middleware.Middleware) func(http.Handler) http.Handler {
 			if t != nil {
 				root, reads = rctx.Routes, t.Reads()
 			}
-			serve(m, w, r, pattern, methods, next, n.twice(m, root, reads))
+			serve(m, w, r, pattern, methods, next, n, n.twice(m, root, reads))
 		})
 	})
 }
@@ -278,7 +278,7 @@ func LimitMux(m *middleware.Middleware, router chi.Routes) func(http.Handler) ht
 					methods = routepath.PreflightPattern(r, pattern)
 				}
 			}
-			serve(m, w, r, pattern, methods, next, n.twice(m, root, t.Reads()))
+			serve(m, w, r, pattern, methods, next, n, n.twice(m, root, t.Reads()))
 		})
 	})
 }
@@ -402,9 +402,12 @@ func mustNext(who string, next http.Handler) {
 // handler there (see middleware.Routes), then serves it with next. twice
 // says r may meet m twice (see useState.twice): a request m has decided
 // by the same pattern and methods, mounted outside, and passed on
-// unchanged (see decision), is not charged again.
-func serve(m *middleware.Middleware, w http.ResponseWriter, r *http.Request, pattern, methods string, next http.Handler, twice bool) {
-	if twice && decidedBefore(r, m, pattern, methods) {
+// unchanged (see decision), is not charged again. s is the state of m's
+// uses, nil for a use met once by construction: a request decided where
+// it could not meet m twice is held in its flights while served, for a
+// use wrapped meanwhile (see flights).
+func serve(m *middleware.Middleware, w http.ResponseWriter, r *http.Request, pattern, methods string, next http.Handler, s *useState, twice bool) {
+	if twice && (decidedBefore(r, m, pattern, methods) || s != nil && s.flights.took(r, m, pattern, methods)) {
 		next.ServeHTTP(w, r)
 		return
 	}
@@ -420,6 +423,8 @@ func serve(m *middleware.Middleware, w http.ResponseWriter, r *http.Request, pat
 	r = a.Request(r) // tells the middlewares inside of the admission
 	if twice {
 		r = withDecision(r, m, pattern, methods, &a)
+	} else if s != nil && s.flights.add(r, pattern, methods, &a) {
+		defer s.flights.remove(r)
 	}
 	if !a.Counting() {
 		next.ServeHTTP(w, r)
