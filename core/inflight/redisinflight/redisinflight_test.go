@@ -363,12 +363,16 @@ func TestStalledRedis(t *testing.T) {
 	// A release is sent whether its context has ended or not, bounded by
 	// the holder's Timeout (10 s by default): a short one, and an Acquire
 	// asked again if a loaded machine let it pass (a bounded number of
-	// times; a breaker that does not open on them).
-	holder := newLimiter(t, pc, 2, redisinflight.Options{Timeout: 250 * time.Millisecond, Failures: 100})
+	// times; a breaker that does not open on them). An Acquire that
+	// timed out on the client may still have taken its slot in Redis: the
+	// limit leaves room for every try, or a loaded machine's late tries
+	// filled it ("every slot of the key is in use", 1 run in 20).
+	const tries = 40
+	holder := newLimiter(t, pc, tries+1, redisinflight.Options{Timeout: 250 * time.Millisecond, Failures: 100})
 	ctx := context.Background()
 	var s *inflight.Slot
 	var err error
-	for range 40 {
+	for range tries {
 		if s, err = holder.Acquire(ctx, "k"); !errors.Is(err, redisstore.ErrUnavailable) {
 			break
 		}
