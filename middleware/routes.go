@@ -125,7 +125,12 @@ import (
 //     ServeMux matches it, then, when that fails, with the request's host in
 //     lower case and without a trailing dot: the same host to DNS, and to
 //     routers that ignore the host. A request without a host (HTTP/1.0)
-//     matches no such pattern.
+//     matches no such pattern. Such a route limits the requests naming
+//     its host alone, and the Host header is the client's to choose: when
+//     the application serves the path for every host (its handler's
+//     pattern names none), a request naming another host reaches that
+//     handler limited by the default only. Add the path without the host
+//     too, or route by host in the application as well.
 //   - CORS preflights: see [Preflight].
 //   - Method overrides (X-HTTP-Method-Override and the like) are the
 //     router's business: mount such middleware before the limiter, so that
