@@ -55,6 +55,7 @@ func demos() []demo {
 		{"Hybrid: 5 per 10 s, bursty then linear", core.Hybrid{Quota: 5, Window: ten}, pattern},
 		{"RollingWindow: 5 per rolling 10 s in 2 s periods, at most 3 per period", core.RollingWindow{Quota: 5, Window: ten, Period: 2 * time.Second, PeriodCap: 3}, pattern},
 		{"WarmUp: 5 per 10 s after a 10 s warm-up", core.WarmUp{Rate: core.Per(5, ten), WarmUp: ten}, pattern},
+		{"Backoff: 5 free failures per 10 s, then locks of 2 s doubling (each request a failed login)", core.Backoff{Free: 5, Window: ten, Base: 2 * time.Second, Max: ten}, pattern},
 	}
 }
 
