@@ -4,8 +4,8 @@
 // A [Guard] keys every attempt twice: by the submitted username (normalized
 // by [NormalizeUsername], NFKC, full case folding, accents dropped and
 // letters a primary-strength collation equates mapped to one, so that
-// "Alice", " alice ", fullwidth "ａｌｉｃｅ", "álice" and "łukasz" and
-// "lukasz" share one counter; then hashed by
+// "Alice", " alice ", fullwidth "ａｌｉｃｅ" and "álice" share one counter,
+// and "łukasz" and "lukasz" another; then hashed by
 // package keyfunc, so raw usernames are never kept and an unknown username
 // is counted exactly like a known one: the guard never knows which accounts
 // exist) and by the client's network (keyfunc.ClientIP, an IPv4 address or
