@@ -129,7 +129,7 @@ func TestPatternsMatchingTheirRequestsStillLoad(t *testing.T) {
 		{"api.example.com/x", "GET", "API.EXAMPLE.COM:8080", "/x"},
 		{"CONNECT example.com:443/", "CONNECT", "example.com:443", "/"},
 		{"::1/x", "GET", "[::1]:8080", "/x"},
-		{"[::1]/x", "GET", "[::1]", "/x"},
+		{"::1/x", "GET", "[::1]", "/x"},
 		{"2001:db8::1/x", "GET", "[2001:DB8::1]:80", "/x"},
 		{"api.example.com/x", "GET", "api.example.com.", "/x"},
 		{"M-SEARCH /x", "M-SEARCH", "", "/x"},

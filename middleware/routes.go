@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"iter"
 	"net/http"
+	"net/netip"
 	"net/url"
 
 	"slices"
@@ -847,6 +848,18 @@ func canonicalHost(host string) string {
 	name, port := host, ""
 	if i := strings.LastIndexByte(host, ':'); i >= 0 && !strings.Contains(host[i:], "]") {
 		name, port = host[:i], host[i:]
+	}
+	if len(name) > 2 && name[0] == '[' && name[len(name)-1] == ']' {
+		// An IPv6 address, in its canonical form ("0:0::1" is "::1")
+		// without a zone (which names the client's interface, not the
+		// server), and without brackets when it has no port: ServeMux
+		// drops them only with the port ("[::1]:8080" matched "::1/x",
+		// "[::1]" did not).
+		if a, err := netip.ParseAddr(name[1 : len(name)-1]); err == nil && a.Is6() {
+			if name = a.WithZone("").String(); port != "" {
+				name = "[" + name + "]"
+			}
+		}
 	}
 	return strings.TrimSuffix(strings.ToLower(name), ".") + port
 }

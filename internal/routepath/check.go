@@ -3,6 +3,7 @@ package routepath
 import (
 	"errors"
 	"fmt"
+	"net"
 	"net/netip"
 	"strings"
 	"unicode"
@@ -21,7 +22,7 @@ import (
 // a tab (the path would end in it), a method that is no method a client
 // sends as one ("GET|POST", "*", "ANY"), a host that is not one as
 // ServeMux compares it (a URL's "https:", a port, upper case, a trailing
-// dot, a name not in its ASCII form), and a path holding '?' or '#' (a
+// dot, a name not in its ASCII form, an IPv6 address in brackets), and a path holding '?' or '#' (a
 // request's path holds neither: they start its query and its fragment),
 // a space or a tab ("POST /login, POST /signup": two patterns in one),
 // outside the braces of a router's parameter. Router templates (":id",
@@ -99,9 +100,16 @@ func checkHost(h string, connect bool) (int, error) {
 	if strings.HasSuffix(h, ".") {
 		return len(h), errors.New("leave the host's trailing dot out (a request's host with one is matched as without, and clients send none)")
 	}
+	if strings.HasPrefix(h, "[") && !connect {
+		return 1, errors.New("write an IPv6 host without brackets (::1/x): ServeMux drops a request's brackets with its port, and Routes without one, so that only the bare address matches both")
+	}
+	addr := h
+	if host, _, err := net.SplitHostPort(h); err == nil && connect {
+		addr = host // CONNECT [::1]:443
+	}
 	ipv6 := false
-	if a, err := netip.ParseAddr(strings.TrimSuffix(strings.TrimPrefix(h, "["), "]")); err == nil && a.Is6() {
-		ipv6 = true // with or without brackets
+	if a, err := netip.ParseAddr(addr); err == nil && a.Is6() {
+		ipv6 = true
 	}
 	for i := 0; i < len(h); i++ {
 		c := h[i]
