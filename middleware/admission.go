@@ -17,11 +17,7 @@ type Admission struct {
 	lim  Limiter
 	key  string
 	cost int64
-	// scope is the Selector's scope of a decision by the default key
-	// (see decideIP), whose key is spelt out only when needed: it is
-	// spelt again from scope and r by appendCharge.
-	scope string
-	res   core.Result
+	res  core.Result
 	// share is what the admission tells the middlewares inside this one
 	// (see stacked), or nil.
 	share *stacked

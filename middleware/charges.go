@@ -3,11 +3,9 @@ package middleware
 import (
 	"net/http"
 
-	"github.com/floodgate-go/floodgate/core"
 	"github.com/floodgate-go/floodgate/internal/both"
 	"github.com/floodgate-go/floodgate/internal/charges"
 	"github.com/floodgate-go/floodgate/internal/same"
-	"github.com/floodgate-go/floodgate/keyfunc"
 )
 
 func init() {
@@ -20,34 +18,6 @@ func init() {
 		ad, _ := a.(*Admission)
 		return ad.charge()
 	}
-	charges.AppendDecided = func(a any, dst []byte) (charges.Charge, []byte, bool) {
-		ad, _ := a.(*Admission)
-		return ad.appendCharge(dst)
-	}
-}
-
-// appendCharge is charge with the key of a decision by the default key
-// that did not spell it out appended to dst (see charges.AppendDecided):
-// from the scope and the request decided, as decideIP spelt it.
-func (a *Admission) appendCharge(dst []byte) (charges.Charge, []byte, bool) {
-	if c, ok := a.charge(); ok {
-		return c, dst, true
-	}
-	if a == nil || a.m == nil || a.lim == nil || a.r == nil || !a.m.ipKey {
-		return charges.Charge{}, dst, false
-	}
-	if _, ok := a.lim.(*core.Limiter); !ok {
-		return charges.Charge{}, dst, false
-	}
-	b := dst
-	if a.scope != "" {
-		b = appendScope(b, a.scope)
-	}
-	b, err := keyfunc.AppendClientIP(b, a.r)
-	if err != nil {
-		return charges.Charge{}, dst, false
-	}
-	return charges.Charge{Lim: a.m.charged(a.lim), Cost: a.cost}, b, true
 }
 
 // charge returns what the decision admitted as a charged, as chargeOf

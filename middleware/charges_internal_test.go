@@ -7,7 +7,6 @@ import (
 
 	"github.com/floodgate-go/floodgate/internal/both"
 	"github.com/floodgate-go/floodgate/internal/charges"
-	"github.com/floodgate-go/floodgate/internal/race"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -74,40 +73,4 @@ func TestChargeOfAsDecided(t *testing.T) {
 	u := uncomparable{Limiter: l}
 	assert.True(t, sameCharge(charges.Charge{Lim: u, Key: "k", Cost: 1}, charges.Charge{Lim: u, Key: "k", Cost: 1}))
 	assert.False(t, sameCharge(charges.Charge{Lim: u, Key: "k", Cost: 1}, charges.Charge{Lim: uncomparable{Limiter: l2}, Key: "k", Cost: 1}))
-}
-
-// A decision by the default key (the client IP) does not spell its key
-// out: AppendDecided spells it into the caller's buffer, allocating
-// nothing, as Of tells it, scope joined. Not parallel: it counts
-// allocations.
-func TestAppendDecidedSpellsTheDefaultKey(t *testing.T) {
-	one, err := New(Rate("api", "10/min"), Options{})
-	require.NoError(t, err)
-	rt := NewRoutes(nil)
-	require.NoError(t, rt.Add("/x", Rate("x", "10/min")))
-	require.NoError(t, rt.Share("g", Rate("g", "10/min"), "/y", "/z"))
-	routed, err := NewSelect(rt, Options{})
-	require.NoError(t, err)
-	for name, c := range map[string]struct {
-		m     *Middleware
-		route string
-	}{"one": {one, ""}, "route": {routed, "/x"}, "group": {routed, "/y"}} {
-		r := httptest.NewRequest(http.MethodGet, c.route+"/", nil)
-		r.RemoteAddr = "192.0.2.7:1234"
-		a, ok := c.m.Begin(httptest.NewRecorder(), r, c.route)
-		require.True(t, ok, name)
-		_, decided := charges.Decided(&a)
-		require.False(t, decided, "%s: the key is not spelt out", name)
-		var buf [128]byte
-		got, key, ok := charges.AppendDecided(&a, buf[:0])
-		require.True(t, ok, name)
-		want, ok := charges.Of(c.m, r, c.route)
-		require.True(t, ok, name)
-		assert.Equal(t, want.Key, string(key), name)
-		got.Key = string(key)
-		assert.True(t, charges.Same(want, got), name)
-		if !race.Enabled {
-			assert.Zero(t, testing.AllocsPerRun(20, func() { _, _, _ = charges.AppendDecided(&a, buf[:0]) }), name)
-		}
-	}
 }

@@ -36,7 +36,7 @@ func (m *Middleware) decideIP(w http.ResponseWriter, r *http.Request, l *core.Li
 	if err := l.TakeBytes(m.decisionContext(r), b, cost, &a.res); err != nil {
 		return err
 	}
-	a.m, a.r, a.lim, a.cost, a.scope = m, r, l, cost, scope
+	a.m, a.r, a.lim, a.cost = m, r, l, cost
 	if m.opts.CountIf != nil || a.res.Delay > 0 || a.res.Taken() && !a.res.Allowed || m.pk || a.res.Allowed && a.res.Remaining < cost {
 		a.key = string(b)
 	}

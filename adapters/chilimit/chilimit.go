@@ -181,7 +181,7 @@ func Limit(m *middleware.Middleware) func(http.Handler) http.Handler {
 			if t != nil {
 				root, reads = rctx.Routes, t.Reads()
 			}
-			serve(m, w, r, pattern, methods, next, n, n.twice(m, root, reads))
+			serve(m, w, r, pattern, methods, next, n.twice(m, root, reads))
 		})
 	})
 }
@@ -197,17 +197,10 @@ func Limit(m *middleware.Middleware) func(http.Handler) http.Handler {
 // for the mount point itself (pattern "/a" or "/a/", no catch-all) is
 // routed there by "/" (see chi's Mux.nextRoutePath): the parent's path
 // ("/a") would find the sub-router's "/a", another route, its own "/a/"
-// left uncharged. It is the path chi's mount handler computes (see
-// nextRoutePath): inline on a mount point matched with nothing past it
-// ("/p/a/" on p.Route("/a/", …), p mounted at "/p"), the URL parameter
-// ("") and the parent's path ("/a/") would take the request for one of
-// the sub-router's Use, its path "/a/", and find the sub-router's "/a/".
+// left uncharged.
 func subPath(rctx *chi.Context, pattern string) string {
 	if !strings.HasSuffix(pattern, "*") {
 		return "/"
-	}
-	if p, ok := nextRoutePath(rctx); ok {
-		return p
 	}
 	keys, values := rctx.URLParams.Keys, rctx.URLParams.Values
 	if n := len(keys) - 1; n >= 0 && keys[n] == "*" && n < len(values) {
@@ -278,7 +271,7 @@ func LimitMux(m *middleware.Middleware, router chi.Routes) func(http.Handler) ht
 					methods = routepath.PreflightPattern(r, pattern)
 				}
 			}
-			serve(m, w, r, pattern, methods, next, n, n.twice(m, root, t.Reads()))
+			serve(m, w, r, pattern, methods, next, n.twice(m, root, t.Reads()))
 		})
 	})
 }
@@ -402,12 +395,9 @@ func mustNext(who string, next http.Handler) {
 // handler there (see middleware.Routes), then serves it with next. twice
 // says r may meet m twice (see useState.twice): a request m has decided
 // by the same pattern and methods, mounted outside, and passed on
-// unchanged (see decision), is not charged again. s is the state of m's
-// uses, nil for a use met once by construction: a request decided where
-// it could not meet m twice is held in its flights while served, for a
-// use wrapped meanwhile (see flights).
-func serve(m *middleware.Middleware, w http.ResponseWriter, r *http.Request, pattern, methods string, next http.Handler, s *useState, twice bool) {
-	if twice && (decidedBefore(r, m, pattern, methods) || s != nil && s.flights.took(r, m, pattern, methods)) {
+// unchanged (see decision), is not charged again.
+func serve(m *middleware.Middleware, w http.ResponseWriter, r *http.Request, pattern, methods string, next http.Handler, twice bool) {
+	if twice && decidedBefore(r, m, pattern, methods) {
 		next.ServeHTTP(w, r)
 		return
 	}
@@ -423,8 +413,6 @@ func serve(m *middleware.Middleware, w http.ResponseWriter, r *http.Request, pat
 	r = a.Request(r) // tells the middlewares inside of the admission
 	if twice {
 		r = withDecision(r, m, pattern, methods, &a)
-	} else if s != nil && s.flights.add(r, pattern, methods, &a) {
-		defer s.flights.remove(r)
 	}
 	if !a.Counting() {
 		next.ServeHTTP(w, r)

@@ -4,10 +4,12 @@ import (
 	"context"
 	"crypto/tls"
 	"hash/maphash"
+	"io"
 	"math/bits"
 	"mime/multipart"
 	"net/http"
 	"net/url"
+	"reflect"
 	"runtime"
 	"sync"
 	"weak"
@@ -48,13 +50,7 @@ type decidedKey struct{}
 // normalised in place), Options.Skip, Options.Cost. A request changed in
 // any field a key or cost can read, in place or not, is decided again:
 // its context, method, address, host, URL, request URI, protocol, headers
-// and trailers, form values, length and TLS state. Its body is not
-// compared: a decision reads it only through the key, cost, Skip and
-// Selector, which the charge compared (see decidedBefore) reads again, so
-// that a middleware wrapping the body between the two uses (chi's
-// RequestSize, any http.MaxBytesReader) does not make the request another
-// (it was charged twice), and one rewriting what a key reads in it is
-// charged again by the key it makes.
+// and trailers, form values, body, length and TLS state.
 type decision struct {
 	m                *middleware.Middleware
 	pattern, methods string
@@ -67,6 +63,7 @@ type decision struct {
 	trailer          uint64 // valuesSum of its trailer
 	form             uint64 // valuesSum of its Form, and of its PostForm
 	multipart        *multipart.Form
+	body             io.ReadCloser
 	length           int64
 	tls              *tls.ConnectionState
 	// charge is what the decision charged (see charges.Decided), or,
@@ -107,7 +104,7 @@ func (d *decision) snapshot(r *http.Request) bool {
 	return d.method == r.Method && d.addr == r.RemoteAddr && d.host == r.Host &&
 		d.uri == r.RequestURI && d.proto == r.Proto && r.URL != nil && d.url == *r.URL &&
 		d.length == r.ContentLength && d.tls == r.TLS && d.multipart == r.MultipartForm &&
-		d.header == valuesSum(r.Header) &&
+		sameBody(d.body, r.Body) && d.header == valuesSum(r.Header) &&
 		d.trailer == valuesSum(r.Trailer) && d.form == formSum(r)
 }
 
@@ -117,10 +114,10 @@ func withDecision(r *http.Request, m *middleware.Middleware, pattern, methods st
 	if r.URL == nil {
 		return r
 	}
-	// What it charges is told first: a key or cost may change the
-	// request as it reads it (r.FormValue filling r.Form), which the
-	// snapshot must hold, or the use inside takes it for another request
-	// and charges it again.
+	// What it charges is told first: a key or cost may put a body read
+	// back (r.Body = io.NopCloser(…)), which the request passed on, and
+	// the snapshot, must both hold, or the use inside takes it for
+	// another request and charges it again.
 	// What the decision charged, else told again: the key of every
 	// request of a router where m is met twice is not run twice here.
 	charge, charged := charges.Decided(a)
@@ -131,11 +128,22 @@ func withDecision(r *http.Request, m *middleware.Middleware, pattern, methods st
 		m: m, pattern: pattern, methods: methods, charge: charge, charged: charged,
 		method: r.Method, addr: r.RemoteAddr, host: r.Host, uri: r.RequestURI, proto: r.Proto,
 		url: *r.URL, header: valuesSum(r.Header), trailer: valuesSum(r.Trailer), form: formSum(r),
-		multipart: r.MultipartForm, length: r.ContentLength, tls: r.TLS,
+		multipart: r.MultipartForm, body: r.Body, length: r.ContentLength, tls: r.TLS,
 	}
 	d.ctx = context.WithValue(r.Context(), decidedKey{}, d)
 	d.r = r.WithContext(d.ctx)
 	return d.r
+}
+
+// sameBody reports whether a and b are one body: equal values of one
+// comparable type (a body of a type that cannot be compared is taken
+// for another).
+func sameBody(a, b io.ReadCloser) bool {
+	if a == nil || b == nil {
+		return a == nil && b == nil
+	}
+	t := reflect.TypeOf(a)
+	return t == reflect.TypeOf(b) && t.Comparable() && a == b
 }
 
 // formSum returns a sum of r's Form and PostForm, each apart.

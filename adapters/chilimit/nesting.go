@@ -18,9 +18,6 @@ type useState struct {
 	n    atomic.Int32 // handlers wrapped
 	mu   sync.Mutex   // serialises readings of the trees
 	view atomic.Pointer[nestView]
-	// flights are the requests decided and served by a use that told
-	// the handlers inside nothing (see serve).
-	flights flights
 }
 
 // nestView is a reading of the trees of the root routers m served a

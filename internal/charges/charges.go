@@ -39,13 +39,3 @@ var Decided func(a any) (c Charge, ok bool)
 // Same reports whether a and b charge one set of buckets by one cost
 // (false when that cannot be told). Package middleware sets it.
 var Same func(a, b Charge) bool
-
-// AppendDecided is Decided for a caller that keeps the key in a buffer of
-// its own: it returns what the decision admitted as a charged, and dst
-// with the key appended, or, where the decision spelt it out, the charge
-// with its Key and dst as it was. A decision by the default key (the
-// client IP) is spelt into dst from the request it decided, allocating
-// nothing while dst has room; it must be asked before anything may have
-// changed that request. ok is false as for Decided. Package middleware
-// sets it.
-var AppendDecided func(a any, dst []byte) (c Charge, key []byte, ok bool)
