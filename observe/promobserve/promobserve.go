@@ -144,7 +144,8 @@ type latencyKey struct {
 }
 
 // New returns an Observer whose metrics are registered with reg. It fails
-// when reg refuses them (metrics of the same names registered already),
+// when reg refuses them (metrics of the same names registered already:
+// the error names the first, and none of the Observer's stays registered),
 // and on Buckets or ConstLabels Prometheus would refuse (wrapping
 // core.ErrInvalidConfig).
 func New(reg prometheus.Registerer, opts Options) (*Observer, error) {
@@ -203,12 +204,38 @@ func New(reg prometheus.Registerer, opts Options) (*Observer, error) {
 		instances: map[instanceKey]*instanceState{},
 	}
 	o.memory.label = o.bounds.Table
-	for _, c := range []prometheus.Collector{o.decisions, o.latency, o.up, o.fallback, o.slow, o.changes, o.memory} {
-		if err := reg.Register(c); err != nil {
-			return nil, fmt.Errorf("promobserve: %w", err)
-		}
+	if err := register(reg, ns, []named{
+		{o.decisions, "decisions_total"}, {o.latency, "store_latency_seconds"}, {o.up, "store_up"},
+		{o.fallback, "store_fallback"}, {o.slow, "store_slow"}, {o.changes, "store_changes_total"},
+		{o.memory, "memory_keys and " + prometheus.BuildFQName(ns, "memory", "max_keys")},
+	}); err != nil {
+		return nil, err
 	}
 	return o, nil
+}
+
+// named is a collector and the name of its metrics, without namespace.
+type named struct {
+	c    prometheus.Collector
+	name string
+}
+
+// register registers each of cs with reg, or none: when reg refuses one
+// (a metric of its name registered already), those registered before it
+// are unregistered, so that a failed New leaves nothing behind that a
+// later New, the name freed, would collide with; the error names the
+// metric refused.
+func register(reg prometheus.Registerer, ns string, cs []named) error {
+	for i, c := range cs {
+		if err := reg.Register(c.c); err != nil {
+			for _, done := range cs[:i] {
+				reg.Unregister(done.c)
+			}
+			return fmt.Errorf("promobserve: registering %s (another Namespace, or a registry of its own, keeps two Observers apart): %w",
+				prometheus.BuildFQName(ns, "", c.name), err)
+		}
+	}
+	return nil
 }
 
 // checkHistogram makes a histogram of buckets and const labels cl, as
