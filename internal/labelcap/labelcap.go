@@ -8,7 +8,6 @@
 package labelcap
 
 import (
-	"hash/fnv"
 	"strings"
 	"sync"
 	"unicode/utf8"
@@ -39,15 +38,55 @@ func Value(s string) string {
 	for cut > 0 && !utf8.RuneStart(s[cut]) {
 		cut--
 	}
-	h := fnv.New64a()
-	_, _ = h.Write([]byte(s))
 	const hex = "0123456789abcdef"
 	b := make([]byte, 0, MaxBytes)
 	b = append(append(b, s[:cut]...), "…"...)
-	for _, c := range h.Sum(nil) {
+	sum := fnv64a(s)
+	for i := 56; i >= 0; i -= 8 {
+		c := byte(sum >> i)
 		b = append(b, hex[c>>4], hex[c&0xf])
 	}
 	return string(b)
+}
+
+// fnv64a returns the FNV-1a hash of s (as hash/fnv's New64a, without
+// allocating).
+func fnv64a(s string) uint64 {
+	const offset, prime = 14695981039346656037, 1099511628211
+	h := uint64(offset)
+	for i := 0; i < len(s); i++ {
+		h = (h ^ uint64(s[i])) * prime
+	}
+	return h
+}
+
+// name is a name as [Names] holds it: itself when it is at most MaxBytes
+// long; else its first MaxBytes bytes and the hash of the whole, which is
+// all its label ([Value]) depends on. A long name, client-chosen (a
+// tenant's), is thus never kept whole: the names admitted hold at most
+// MaxBytes bytes each, for good, whatever their length.
+type name struct {
+	head string
+	sum  uint64
+	long bool
+}
+
+// nameOf returns how Names looks s up: a long s's head is a part of s, to
+// be copied when stored (see stored).
+func nameOf(s string) name {
+	if len(s) <= MaxBytes {
+		return name{head: s}
+	}
+	return name{head: s[:MaxBytes], sum: fnv64a(s), long: true}
+}
+
+// stored returns k as Names stores it: a long name's head a copy, lest the
+// map keep the whole name it was cut from.
+func (k name) stored() name {
+	if k.long {
+		k.head = strings.Clone(k.head)
+	}
+	return k
 }
 
 // Other is the policy and limit label value of a decision whose names
@@ -58,21 +97,21 @@ const Other = "(other)"
 // policy names seen, and of their limit names the first max ×
 // core.MaxLimits pairs (a policy has at most core.MaxLimits limits at a
 // time; the pairs bound those changed later). It holds the names admitted
-// as given, with their labels ([Value]) computed once: a name seen
-// before, admitted or not, costs a read lock and map lookups, never a
-// hash of the whole name nor an allocation. It is safe for concurrent
-// use.
+// (a name longer than MaxBytes as its start and a hash: see name), with
+// their labels ([Value]) computed once: a name seen before, admitted or
+// not, costs a read lock and map lookups, never an allocation (nor, for a
+// name of at most MaxBytes, a hash). It is safe for concurrent use.
 type Names struct {
 	max int
 
 	mu       sync.RWMutex
-	policies map[string]string    // an admitted policy name → its label
-	pairs    map[[2]string]string // an admitted (policy, limit) → the limit's label
+	policies map[name]string    // an admitted policy name → its label
+	pairs    map[[2]name]string // an admitted (policy, limit) → the limit's label
 }
 
 // New returns an empty Names admitting max policy names.
 func New(max int) *Names {
-	return &Names{max: max, policies: map[string]string{}, pairs: map[[2]string]string{}}
+	return &Names{max: max, policies: map[name]string{}, pairs: map[[2]name]string{}}
 }
 
 // Labels returns the label values of a decision of policy, binding (or
@@ -81,9 +120,10 @@ func New(max int) *Names {
 // the bound), or for the limit alone (a pair beyond it). A name admitted
 // once stays admitted.
 func (n *Names) Labels(policy, limit string) (string, string) {
-	pair := [2]string{policy, limit}
+	pk := nameOf(policy)
+	pair := [2]name{pk, nameOf(limit)}
 	n.mu.RLock()
-	pl, known := n.policies[policy]
+	pl, known := n.policies[pk]
 	ll, paired := n.pairs[pair]
 	full, pairsFull := len(n.policies) >= n.max, len(n.pairs) >= n.max*core.MaxLimits
 	n.mu.RUnlock()
@@ -97,7 +137,7 @@ func (n *Names) Labels(policy, limit string) (string, string) {
 	}
 	n.mu.Lock()
 	defer n.mu.Unlock()
-	if pl, known = n.admitLocked(policy); !known {
+	if pl, known = n.admitLocked(policy, pk); !known {
 		return Other, Other
 	}
 	if ll, paired = n.pairs[pair]; !paired {
@@ -105,24 +145,26 @@ func (n *Names) Labels(policy, limit string) (string, string) {
 			return pl, Other
 		}
 		ll = Value(limit)
-		n.pairs[pair] = ll
+		n.pairs[[2]name{pair[0].stored(), pair[1].stored()}] = ll
 	}
 	return pl, ll
 }
 
 // Label returns the label of policy if it is admitted.
 func (n *Names) Label(policy string) (string, bool) {
+	k := nameOf(policy)
 	n.mu.RLock()
 	defer n.mu.RUnlock()
-	l, ok := n.policies[policy]
+	l, ok := n.policies[k]
 	return l, ok
 }
 
 // Policy returns the label of policy alone, as [Names.Labels] does,
 // admitting it while the bound allows, else Other.
 func (n *Names) Policy(policy string) string {
+	k := nameOf(policy)
 	n.mu.RLock()
-	l, ok := n.policies[policy]
+	l, ok := n.policies[k]
 	full := len(n.policies) >= n.max
 	n.mu.RUnlock()
 	switch {
@@ -133,23 +175,23 @@ func (n *Names) Policy(policy string) string {
 	}
 	n.mu.Lock()
 	defer n.mu.Unlock()
-	if l, ok = n.admitLocked(policy); !ok {
+	if l, ok = n.admitLocked(policy, k); !ok {
 		return Other
 	}
 	return l
 }
 
-// admitLocked returns the label of policy, admitting it while the bound
-// allows, and whether it is admitted; n.mu is held for writing.
-func (n *Names) admitLocked(policy string) (string, bool) {
-	if l, ok := n.policies[policy]; ok {
+// admitLocked returns the label of policy (held as k), admitting it while
+// the bound allows, and whether it is admitted; n.mu is held for writing.
+func (n *Names) admitLocked(policy string, k name) (string, bool) {
+	if l, ok := n.policies[k]; ok {
 		return l, true
 	}
 	if len(n.policies) >= n.max {
 		return "", false
 	}
 	l := Value(policy)
-	n.policies[policy] = l
+	n.policies[k.stored()] = l
 	return l, true
 }
 
