@@ -33,6 +33,7 @@ package otelobserve
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sync"
 
 	"github.com/floodgate-go/floodgate/core"
@@ -146,6 +147,8 @@ type Observer struct {
 	latency  metric.Float64Histogram
 	changes  metric.Int64Counter
 	noSpans  bool
+	// opts are the Options of New, their defaults set.
+	opts Options
 	// bounds are the policy and limit names given values of their own
 	// (labelcap.Bounds).
 	bounds *labelcap.Bounds
@@ -186,7 +189,15 @@ type storeState struct {
 	down, fallbacks map[uint64]bool
 }
 
-// New returns an Observer recording with opts.MeterProvider's meter.
+// New returns an Observer recording with opts.MeterProvider's meter. A
+// provider has one Observer: New on a provider it has made one for already
+// (New per limiter, or two components on the global provider) returns
+// that one when opts are the same (the defaults spelled out or not), and
+// refuses others (wrapping core.ErrInvalidConfig): two Observers would
+// each observe the store and memory gauges, of which the SDK exports one
+// observation per attribute set, the last (an outage one of them was told
+// of hidden by the other), and each bound the names and override sets
+// alone. (A provider that is not a pointer, such as noop's, is not held.)
 func New(opts Options) (*Observer, error) {
 	mp := opts.MeterProvider
 	if mp == nil {
@@ -206,12 +217,19 @@ func New(opts Options) (*Observer, error) {
 	if opts.MaxOverrideSets == 0 {
 		opts.MaxOverrideSets = DefaultMaxOverrideSets
 	}
-	buckets := opts.Buckets
-	if buckets == nil {
-		buckets = DefaultBuckets
+	if opts.Buckets == nil {
+		opts.Buckets = DefaultBuckets
 	}
+	opts.Buckets = slices.Clone(opts.Buckets)
+	return recording(mp, opts, func() (*Observer, error) { return newObserver(mp, opts) })
+}
+
+// newObserver returns a new Observer recording with mp, of opts (their
+// defaults set).
+func newObserver(mp metric.MeterProvider, opts Options) (*Observer, error) {
+	buckets := opts.Buckets
 	m := mp.Meter(ScopeName)
-	o := &Observer{noSpans: opts.NoSpans, bounds: labelcap.NewBounds(opts.MaxPolicies),
+	o := &Observer{opts: opts, noSpans: opts.NoSpans, bounds: labelcap.NewBounds(opts.MaxPolicies),
 		maxOverrideSets: opts.MaxOverrideSets, sets: map[setKey]*attrSet{}, stores: map[string]*storeState{}}
 	var errs [8]error
 	var up, fb, keys, keyLimit metric.Int64ObservableGauge

@@ -1,0 +1,80 @@
+package otelobserve
+
+import (
+	"fmt"
+	"reflect"
+	"slices"
+	"sync"
+	"weak"
+
+	"github.com/floodgate-go/floodgate/core"
+	"go.opentelemetry.io/otel/metric"
+)
+
+// providers holds the Observer recording with each MeterProvider, weakly
+// on both sides: an Observer lives as long as its provider (which holds
+// its callback), and neither is kept alive here. Two Observers of one
+// provider would each observe the store and memory gauges with the same
+// attributes, and the SDK keeps one observation per set, the last: the
+// Observer a store reported its outage to said up 0, another that only
+// saw decisions said 1, and 1 was exported; two stores watched apart were
+// not summed; and each would bound its policy names and override sets
+// alone, together twice the bound. So New gives the one there is.
+var providers = struct {
+	mu sync.Mutex
+	m  map[weak.Pointer[byte]]weak.Pointer[Observer]
+}{m: map[weak.Pointer[byte]]weak.Pointer[Observer]{}}
+
+// providerKey returns the key of mp in providers: a weak pointer to what
+// mp points to; false for a provider that is not a pointer to something
+// of a size (a noop.MeterProvider, a struct, records nothing).
+func providerKey(mp metric.MeterProvider) (weak.Pointer[byte], bool) {
+	v := reflect.ValueOf(mp)
+	if v.Kind() != reflect.Pointer || v.IsNil() || v.Type().Elem().Size() == 0 {
+		return weak.Pointer[byte]{}, false
+	}
+	return weak.Make((*byte)(v.UnsafePointer())), true
+}
+
+// recording returns the Observer recording with mp, made by make when
+// there is none; the one there is when its options are opts, else an
+// error wrapping core.ErrInvalidConfig.
+func recording(mp metric.MeterProvider, opts Options, make func() (*Observer, error)) (*Observer, error) {
+	k, ok := providerKey(mp)
+	if !ok {
+		return make()
+	}
+	providers.mu.Lock()
+	defer providers.mu.Unlock()
+	for pk, o := range providers.m {
+		if pk.Value() == nil || o.Value() == nil {
+			delete(providers.m, pk) // a provider gone, and its Observer
+		}
+	}
+	if o := providers.m[k].Value(); o != nil {
+		if !o.opts.same(opts) {
+			return nil, fmt.Errorf("otelobserve: an Observer records with this MeterProvider already, of other Options (%+v, not %+v): "+
+				"give the limiters and stores that one, or use another provider (two would observe the same gauges, and the SDK export one's): %w",
+				o.opts.shown(), opts.shown(), core.ErrInvalidConfig)
+		}
+		return o, nil
+	}
+	o, err := make()
+	if err != nil {
+		return nil, err
+	}
+	providers.m[k] = weak.Make(o)
+	return o, nil
+}
+
+// same reports whether o and p, their defaults set, are the same options.
+func (o Options) same(p Options) bool {
+	return o.NoSpans == p.NoSpans && o.MaxPolicies == p.MaxPolicies && o.MaxOverrideSets == p.MaxOverrideSets &&
+		slices.Equal(o.Buckets, p.Buckets)
+}
+
+// shown is o without its provider, to be printed.
+func (o Options) shown() Options {
+	o.MeterProvider = nil
+	return o
+}
