@@ -8,6 +8,7 @@
 package labelcap
 
 import (
+	"hash/maphash"
 	"strings"
 	"sync"
 	"unicode/utf8"
@@ -61,10 +62,12 @@ func fnv64a(s string) uint64 {
 }
 
 // name is a name as [Names] holds it: itself when it is at most MaxBytes
-// long; else its first MaxBytes bytes and the hash of the whole, which is
-// all its label ([Value]) depends on. A long name, client-chosen (a
-// tenant's), is thus never kept whole: the names admitted hold at most
-// MaxBytes bytes each, for good, whatever their length.
+// long; else its first MaxBytes bytes and a hash of the whole (maphash's,
+// as fast as the map's own hashing of a long key: a decision of a long
+// name looks it up every time). A long name, client-chosen (a tenant's),
+// is thus never kept whole: the names admitted hold at most MaxBytes
+// bytes each, for good, whatever their length. (Two long names of one
+// head and one hash, one chance in 2⁶⁴, would share their labels.)
 type name struct {
 	head string
 	sum  uint64
@@ -77,8 +80,11 @@ func nameOf(s string) name {
 	if len(s) <= MaxBytes {
 		return name{head: s}
 	}
-	return name{head: s[:MaxBytes], sum: fnv64a(s), long: true}
+	return name{head: s[:MaxBytes], sum: maphash.String(seed, s), long: true}
 }
+
+// seed is the hash of long names' seed.
+var seed = maphash.MakeSeed()
 
 // stored returns k as Names stores it: a long name's head a copy, lest the
 // map keep the whole name it was cut from.
