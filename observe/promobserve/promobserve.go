@@ -231,7 +231,7 @@ func register(reg prometheus.Registerer, ns string, cs []named) error {
 			for _, done := range cs[:i] {
 				reg.Unregister(done.c)
 			}
-			return fmt.Errorf("promobserve: registering %s (another Namespace, or a registry of its own, keeps two Observers apart): %w",
+			return fmt.Errorf("promobserve: registering %s (one Observer serves every limiter and store; another Namespace, or a registry of its own, keeps two apart): %w",
 				prometheus.BuildFQName(ns, "", c.name), err)
 		}
 	}
