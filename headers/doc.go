@@ -44,6 +44,12 @@
 //     burst and the time it takes to refill for GCRA, TokenBucket and
 //     LeakyBucket (100 a minute with a burst of 20: q=20, w=12); windows in
 //     seconds rounded up and at least 1.
+//   - A limit's name in the draft 11 fields is an sf-string of the name,
+//     '"' and '\' escaped, '%' and the bytes outside printable ASCII
+//     percent-encoded; a name longer than 128 bytes is written as its
+//     first bytes, "…" and 16 hex digits of a hash of the whole, as the
+//     exporters label it, so that no name makes fields longer than proxies
+//     and Structured Field parsers take.
 //
 // A request that passes two limiters writing to one response (a global
 // middleware around a route's) is described by both with

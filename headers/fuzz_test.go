@@ -206,8 +206,12 @@ func checkFuzzed6(t *testing.T, h http.Header, r *core.Result) {
 }
 
 // plainName reports whether name is written as itself: printable ASCII
-// without '%' (quotes and backslashes are escaped, and unescaped by parsing).
+// without '%' (quotes and backslashes are escaped, and unescaped by
+// parsing), of at most 128 bytes (a longer one is cut, with a hash).
 func plainName(name string) bool {
+	if len(name) > 128 {
+		return false
+	}
 	for i := 0; i < len(name); i++ {
 		if c := name[i]; c < 0x20 || c > 0x7e || c == '%' {
 			return false

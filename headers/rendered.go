@@ -5,6 +5,7 @@ import (
 	"sync/atomic"
 
 	"github.com/floodgate-go/floodgate/core"
+	"github.com/floodgate-go/floodgate/internal/labelcap"
 	"github.com/floodgate-go/floodgate/internal/seconds"
 )
 
@@ -34,7 +35,7 @@ func render(p *core.Policy, ls []core.LimitResult, d Draft) *rendered {
 		pr.quota[i] = l.Quota
 		pr.quotaText[i] = string(appendInt(nil, l.Quota))
 		pr.item[i] = string(appendPolicyItem11(b[:0], l))
-		b = appendSFString(b[:0], l.Name)
+		b = appendSFString(b[:0], limitName(l.Name))
 		pr.rateHead[i] = string(append(b, ";r="...))
 	}
 	if d == DraftIETF11 {
@@ -43,6 +44,21 @@ func render(p *core.Policy, ls []core.LimitResult, d Draft) *rendered {
 		pr.policy = string(appendPolicy67(b[:0], ls))
 	}
 	return pr
+}
+
+// limitName returns the name written of a limit named name: name itself,
+// or, when it is longer than labelcap.MaxBytes (128) bytes, its start,
+// "…" and a hash of the whole, as the exporters label it. A core.Limit's
+// name has no bound (an Overrides provider may name limits after its
+// data): written whole, it made fields of any size, past proxies' header
+// buffers and the 1,024 characters RFC 9651 asks sf-string parsers to
+// take, and the client lost every limit. Two long names stay apart, and a
+// name is written alike by every process.
+func limitName(name string) string {
+	if len(name) <= labelcap.MaxBytes {
+		return name
+	}
+	return labelcap.Value(name)
 }
 
 // limitText returns the text of v if it is one of the limits' quotas
@@ -59,7 +75,7 @@ func (pr *rendered) limitText(v int64) string {
 // appendPolicyItem11 appends the draft 11 RateLimit-Policy item of l,
 // without a partition key.
 func appendPolicyItem11(b []byte, l *core.LimitResult) []byte {
-	b = appendSFString(b, l.Name)
+	b = appendSFString(b, limitName(l.Name))
 	b = append(b, ";q="...)
 	b = appendInt(b, l.Quota)
 	if l.Window > 0 {
