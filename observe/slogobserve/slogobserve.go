@@ -24,7 +24,7 @@ import (
 // Observer is a [core.Observer] logging store changes to a [slog.Logger].
 // It is safe for concurrent use.
 type Observer struct {
-	log *slog.Logger
+	log *slog.Logger // nil: slog.Default() when a line is logged
 
 	mu    sync.Mutex
 	state map[aspect]core.StoreChange // the last change logged, per store and aspect
@@ -38,12 +38,21 @@ type aspect struct {
 	kind     uint8
 }
 
-// New returns an Observer logging to l; nil means slog.Default().
+// New returns an Observer logging to l; nil means slog.Default() when a
+// line is logged, not when New runs: an Observer made before the
+// application sets its logger (a package-level variable) logs to that
+// logger, with its levels and attributes, never through the log package's
+// bridge, which makes every line an INFO record of text.
 func New(l *slog.Logger) *Observer {
-	if l == nil {
-		l = slog.Default()
-	}
 	return &Observer{log: l, state: map[aspect]core.StoreChange{}}
+}
+
+// logger returns the logger to log to.
+func (o *Observer) logger() *slog.Logger {
+	if o.log == nil {
+		return slog.Default()
+	}
+	return o.log
 }
 
 // Decided does nothing: decisions are never logged.
@@ -74,7 +83,7 @@ func (o *Observer) StoreChanged(e core.StoreEvent) {
 		a.kind, level, msg = 5, slog.LevelError, "floodgate: decisions fail with an error reply from the store's backend (fail-open admits them all)"
 	case core.StoreClosed:
 		if o.forget(e.Store, e.Instance) {
-			o.log.LogAttrs(context.Background(), slog.LevelInfo,
+			o.logger().LogAttrs(context.Background(), slog.LevelInfo,
 				"floodgate: store closed (the outage or slow link logged ends with it)", o.attrs(e)...)
 		}
 		return
@@ -94,7 +103,7 @@ func (o *Observer) StoreChanged(e core.StoreEvent) {
 	}
 	o.state[a] = e.Change
 	o.mu.Unlock()
-	o.log.LogAttrs(context.Background(), level, msg, o.attrs(e)...)
+	o.logger().LogAttrs(context.Background(), level, msg, o.attrs(e)...)
 }
 
 // attrs returns the attributes e is logged with.
