@@ -83,7 +83,7 @@ func nameOf(s string) name {
 	return name{head: s[:MaxBytes], sum: maphash.String(seed, s), long: true}
 }
 
-// seed is the hash of long names' seed.
+// seed seeds the hash of long names.
 var seed = maphash.MakeSeed()
 
 // stored returns k as Names stores it: a long name's head a copy, lest the
