@@ -661,7 +661,7 @@ func (s *Store) loadFunctions(ctx context.Context) bool {
 	if err != nil {
 		if classify(err) != classFault {
 			if s.noFunctions.CompareAndSwap(false, true) {
-				s.log.Info("redisstore: redis refuses FUNCTION LOAD, using EVALSHA", "err", err)
+				s.logger().Info("redisstore: redis refuses FUNCTION LOAD, using EVALSHA", "err", err)
 			}
 		}
 		return false

@@ -103,7 +103,7 @@ func (s *Store) Check(ctx context.Context) error {
 			}
 			return nil
 		},
-		Log: s.log, Failing: "under FailOpen, every call would be admitted",
+		Log: s.logger(), Failing: "under FailOpen, every call would be admitted",
 	}.Run(ctx)
 	if err != nil || policy == "" {
 		return err
@@ -245,11 +245,11 @@ func (s *Store) observeRTT(d time.Duration, now bool) {
 	}
 	m.slow = slow
 	if slow {
-		s.log.Error("redisstore: the round trip to redis is not below Options.Timeout: decisions miss their deadline",
+		s.logger().Error("redisstore: the round trip to redis is not below Options.Timeout: decisions miss their deadline",
 			"rtt", m.last, "timeout", s.opts.Timeout)
 		s.notify(core.StoreSlow, nil)
 	} else {
-		s.log.Info("redisstore: the round trip to redis is below Options.Timeout again", "rtt", m.last, "timeout", s.opts.Timeout)
+		s.logger().Info("redisstore: the round trip to redis is below Options.Timeout again", "rtt", m.last, "timeout", s.opts.Timeout)
 		s.notify(core.StoreSlowEnded, nil)
 	}
 }

@@ -22,7 +22,7 @@ func (t *table) failed(ctx context.Context, req store.Request, err error) (store
 	case classConflict:
 		t.s.stats.conflicts.Add(1)
 		if t.s.stats.conflictLogged.CompareAndSwap(false, true) {
-			t.s.log.Error("redisstore: a key of the store holds another type (WRONGTYPE): something else writes under the prefix; such decisions fail",
+			t.s.logger().Error("redisstore: a key of the store holds another type (WRONGTYPE): something else writes under the prefix; such decisions fail",
 				"prefix", t.s.opts.Prefix, "policy", t.p.Name(), "mode", t.s.opts.FailureMode.String())
 			t.s.notify(core.StoreKeyConflict, err)
 		}
@@ -35,7 +35,7 @@ func (t *table) failed(ctx context.Context, req store.Request, err error) (store
 		// (An error reply that is not a fault, such as an ACL refusing
 		// the script, fails every decision alike: under FailOpen, it
 		// admits them all. Said once.)
-		t.s.log.Error("redisstore: decisions fail with an error reply; such decisions fail (FailOpen admits them)",
+		t.s.logger().Error("redisstore: decisions fail with an error reply; such decisions fail (FailOpen admits them)",
 			"policy", t.p.Name(), "mode", t.s.opts.FailureMode.String(), "err", err)
 		t.s.notify(core.StoreErrorReply, err)
 	}

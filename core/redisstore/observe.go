@@ -33,6 +33,6 @@ func (s *Store) notify(c core.StoreChange, err error) {
 // end the process.
 func (s *Store) recoverHook(hook string, c core.StoreChange) {
 	if v := recover(); v != nil {
-		s.log.Error("redisstore: "+hook+" panicked; the store goes on", "change", c.String(), "panic", fmt.Sprint(v))
+		s.logger().Error("redisstore: "+hook+" panicked; the store goes on", "change", c.String(), "panic", fmt.Sprint(v))
 	}
 }

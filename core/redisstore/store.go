@@ -382,7 +382,8 @@ type Options struct {
 	Observer core.Observer
 	// Logger receives a line per switch, and one per other state change
 	// (a slow link, a key conflict, an evicting Redis); nil means
-	// slog.Default().
+	// slog.Default() at the time a line is logged (one set by
+	// slog.SetDefault after New is followed).
 	Logger *slog.Logger
 	// DenyCacheSize bounds the denials each bound policy remembers
 	// locally; 0 means 65,536 and a negative value disables the cache.
@@ -448,7 +449,7 @@ type Store struct {
 	cluster   bool              // calls coalesced into one script call must share a slot
 	ring      *redis.Ring       // a Ring's: calls coalesced into one script call must share a shard
 	opts      Options
-	log       *slog.Logger
+	log       *slog.Logger  // nil: slog.Default() at each line (see logger)
 	ioTimeout time.Duration // a round trip's own bound, past the decision's
 	instance  uint64        // tells the store from the others of the process, for observers (see core.StoreEvent)
 
@@ -563,9 +564,6 @@ func New(client redis.UniversalClient, opts Options) (*Store, error) {
 	case *redis.ClusterClient:
 		s.direct = c.Options().ContextTimeoutEnabled
 	}
-	if s.log == nil {
-		s.log = slog.Default()
-	}
 	s.br = s.newBreaker(nil)
 	s.noFunctions.Store(opts.NoFunctions)
 	for range opts.Pipelines {
@@ -607,7 +605,7 @@ func (s *Store) Down() bool { return s.down.Load() }
 func (s *Store) switchDown(err error) {
 	s.down.Store(true)
 	s.stats.switches.Add(1)
-	s.log.Warn("redisstore: redis unreachable, switching", "mode", s.opts.FailureMode.String(), "err", err)
+	s.logger().Warn("redisstore: redis unreachable, switching", "mode", s.opts.FailureMode.String(), "err", err)
 	s.notify(core.StoreUnreachable, err)
 	s.onSwitch(Switch{Down: true, Mode: s.opts.FailureMode, Err: err, At: time.Now()})
 }
@@ -615,7 +613,7 @@ func (s *Store) switchDown(err error) {
 // switchUp is the breaker closing (under its lock).
 func (s *Store) switchUp() {
 	s.down.Store(false)
-	s.log.Info("redisstore: redis reachable again, back to redis")
+	s.logger().Info("redisstore: redis reachable again, back to redis")
 	s.notify(core.StoreReachable, nil)
 	s.onSwitch(Switch{Down: false, Mode: s.opts.FailureMode, At: time.Now()})
 }
@@ -641,4 +639,15 @@ var _ core.Store = (*Store)(nil)
 func (s *Store) newBreaker(now func() time.Time) *circuit.Breaker {
 	return circuit.New(circuit.Config{Failures: s.opts.Failures, Base: s.opts.ProbeInterval, Max: s.opts.ProbeMax, Window: s.opts.Timeout,
 		Soft: soft, Now: now, OnOpen: s.switchDown, OnClose: s.switchUp})
+}
+
+// logger returns the store's Logger, or slog.Default() as it is now: a
+// default read once by New would miss a slog.SetDefault made after it,
+// and its lines would reach the new default through package log's bridge,
+// at INFO whatever their level.
+func (s *Store) logger() *slog.Logger {
+	if s.log != nil {
+		return s.log
+	}
+	return slog.Default()
 }

@@ -133,7 +133,7 @@ func (l *Limiter) report(err error, epoch uint64, trial, cut bool) {
 			// (An error reply that is not a fault, such as an ACL
 			// refusing the scripts, fails every call alike: under
 			// FailOpen, it grants them all. Said once.)
-			l.log.Error("redisinflight: calls fail with an error reply; such Acquires fail (FailOpen grants them)",
+			l.logger().Error("redisinflight: calls fail with an error reply; such Acquires fail (FailOpen grants them)",
 				"mode", l.opts.FailureMode.String(), "err", err)
 		}
 		l.br.Answered(epoch)
@@ -167,7 +167,7 @@ func (l *Limiter) onError(err error) {
 	}
 	defer func() {
 		if v := recover(); v != nil {
-			l.log.Error("redisinflight: Options.OnError panicked; the limiter goes on", "err", err, "panic", fmt.Sprint(v))
+			l.logger().Error("redisinflight: Options.OnError panicked; the limiter goes on", "err", err, "panic", fmt.Sprint(v))
 		}
 	}()
 	l.opts.OnError(err)

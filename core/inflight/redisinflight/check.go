@@ -34,7 +34,7 @@ func (l *Limiter) Check(ctx context.Context) error {
 			return errors.Is(err, redisstore.ErrUnavailable) || redisfault.Unreachable(err)
 		},
 		Probe: l.probe,
-		Log:   l.log, Failing: "under FailOpen, every call would be admitted",
+		Log:   l.logger(), Failing: "under FailOpen, every call would be admitted",
 	}.Run(ctx)
 	if err == nil && policy != "" {
 		l.policy.Store(&policy)

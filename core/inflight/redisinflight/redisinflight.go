@@ -311,7 +311,7 @@ type Options struct {
 	OnError func(error)
 	// Logger receives a line for the first call failing with an error
 	// reply that is not a fault, Check's warnings and a panic of OnError;
-	// nil means slog.Default().
+	// nil means slog.Default() at the time a line is logged.
 	Logger *slog.Logger
 }
 
@@ -349,7 +349,7 @@ type Limiter struct {
 	// try finds its tokens spent.
 	pollShed func()
 
-	log         *slog.Logger
+	log         *slog.Logger           // nil: slog.Default() at each line (see logger)
 	closed      atomic.Bool            // Close was called: held slots are no longer renewed
 	cancelled   atomic.Int64           // abandoned Acquires' leases cancelled (see Limiter.cancel)
 	otherLogged atomic.Bool            // the first error reply that is not a fault was logged
@@ -457,8 +457,6 @@ func New(client redis.UniversalClient, limit int, opts Options) (*Limiter, error
 		return nil, fmt.Errorf("redisinflight: %v: %w", opts.FailureMode, core.ErrInvalidConfig)
 	case opts.Clock != nil && isnil.Value(opts.Clock):
 		return nil, fmt.Errorf("redisinflight: nil Clock %T: %w", opts.Clock, core.ErrInvalidConfig)
-	case opts.Logger == nil:
-		opts.Logger = slog.Default()
 	}
 	// Round trips end within max(1 s, 4 × Timeout) whatever the client's
 	// options, so that black-holed connections give their calls' tokens
@@ -543,3 +541,12 @@ var errZeroLimiter = fmt.Errorf("redisinflight: nil or zero Limiter (make it wit
 
 // zero reports whether l is nil or zero, not made by New.
 func (l *Limiter) zero() bool { return l == nil || l.line == nil }
+
+// logger returns the limiter's Logger, or slog.Default() as it is now (see
+// Options.Logger).
+func (l *Limiter) logger() *slog.Logger {
+	if l.log != nil {
+		return l.log
+	}
+	return slog.Default()
+}
