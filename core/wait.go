@@ -183,7 +183,18 @@ func (w *Waiter) await(ctx context.Context, key string, cost int64) (*waitline.T
 		return turn, Result{}, nil
 	default:
 	}
-	if res, err := w.l.Peek(ctx, key, cost); err == nil && !res.Allowed {
+	// The peek calls the store: should it panic (a caller's recover, or
+	// net/http's, serving on), the turn leaves the line as the caller
+	// unwinds, or every later caller of key would wait behind it for ever.
+	peeked := false
+	defer func() {
+		if !peeked {
+			turn.Leave()
+		}
+	}()
+	res, err := w.l.Peek(ctx, key, cost)
+	peeked = true
+	if err == nil && !res.Allowed {
 		if err := beyond(ctx, res.RetryAfter); err != nil {
 			turn.Leave()
 			return nil, res, err
