@@ -22,7 +22,8 @@ import (
 // a tab (the path would end in it), a method that is no method a client
 // sends as one ("GET|POST", "*", "ANY"), a host that is not one as
 // ServeMux compares it (a URL's "https:", a port, upper case, a trailing
-// dot, a name not in its ASCII form, an IPv6 address in brackets), and a path holding '?' or '#' (a
+// dot or another empty label, a name not in its ASCII form, an IPv6
+// address in brackets or not in its canonical form), and a path holding '?' or '#' (a
 // request's path holds neither: they start its query and its fragment),
 // a space or a tab ("POST /login, POST /signup": two patterns in one),
 // outside the braces of a router's parameter. Router templates (":id",
@@ -107,9 +108,16 @@ func checkHost(h string, connect bool) (int, error) {
 	if host, _, err := net.SplitHostPort(h); err == nil && connect {
 		addr = host // CONNECT [::1]:443
 	}
-	ipv6 := false
+	ipv6, canon := false, ""
 	if a, err := netip.ParseAddr(addr); err == nil && a.Is6() {
-		ipv6 = true
+		ipv6, canon = true, a.WithZone("").String()
+	}
+	if !ipv6 {
+		// An empty label: ".example.com" (nginx's "and its subdomains"),
+		// "example..com", a CONNECT's "example.com.:443".
+		if i := strings.Index("."+addr+".", ".."); i >= 0 && addr != "" {
+			return strings.Index(h, addr) + min(i, len(addr)-1) + 1, errors.New("a host name has an empty label (a leading, doubled or trailing dot): a pattern names one host, written as clients send it; give each host its own pattern")
+		}
 	}
 	for i := 0; i < len(h); i++ {
 		c := h[i]
@@ -127,6 +135,12 @@ func checkHost(h string, connect bool) (int, error) {
 		default:
 			return i + 1, fmt.Errorf("%q is in no host name", string(c))
 		}
+	}
+	if ipv6 && canon != addr {
+		// ServeMux compares the pattern's address as written, Routes the
+		// request's in canonical form: "0:0::1" matched neither "[::1]"
+		// nor "[0:0::1]" without a port.
+		return strings.Index(h, addr) + 1, fmt.Errorf("write the IPv6 address in its canonical form, %s: a request's host in any spelling is matched in that form", canon)
 	}
 	return 0, nil
 }

@@ -1,0 +1,70 @@
+package middleware_test
+
+import (
+	"context"
+	"errors"
+	"net/http/httptest"
+	"testing"
+
+	"github.com/floodgate-go/floodgate/core"
+	"github.com/floodgate-go/floodgate/middleware"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// TestAttackRpat37HostPatternNoRequestReaches: host patterns the route
+// check let through, whose limit no request a client sends (or only one
+// spelling of its host) reaches. An IPv6 address not in its canonical
+// form ("0:0::1", "2001:0db8::1", "::ffff:7f00:1") is compared by
+// ServeMux as written, and Routes canonicalises the request's host, not
+// the pattern's: of 6 requests naming the address ("[::1]:8080", "[::1]",
+// even "[0:0::1]" without a port, "[::ffff:127.0.0.1]:80",
+// "[2001:db8::1]:443" twice) and a CONNECT to "[::1]:443", all 7 were
+// charged on the default, none on the route. A host with an empty label
+// (".example.com", nginx's "this domain and its subdomains";
+// "example..com"; a CONNECT's "example.com.:443") names no host a client
+// resolves: 4 of 4 requests for example.com and www.example.com went to
+// the default. Now Add refuses them, naming the canonical spelling.
+func TestAttackRpat37HostPatternNoRequestReaches(t *testing.T) {
+	for _, c := range []struct{ pat, method, host, want string }{
+		{"0:0::1/x", "GET", "[::1]:8080", "::1"},
+		{"0:0::1/x", "GET", "[::1]", "::1"},
+		{"0:0::1/x", "GET", "[0:0::1]", "::1"},
+		{"::ffff:7f00:1/x", "GET", "[::ffff:127.0.0.1]:80", "::ffff:127.0.0.1"},
+		{"2001:db8:0:0:0:0:0:1/x", "GET", "[2001:db8::1]:443", "2001:db8::1"},
+		{"2001:0db8::1/x", "GET", "[2001:db8::1]:443", "2001:db8::1"},
+		{"CONNECT [0:0::1]:443/", "CONNECT", "[::1]:443", "::1"},
+		{".example.com/x", "GET", "www.example.com", "empty label"},
+		{".example.com/x", "GET", "example.com", "empty label"},
+		{"example..com/x", "GET", "example.com", "empty label"},
+		{"CONNECT example.com.:443/", "CONNECT", "example.com:443", "trailing dot"},
+	} {
+		err := middleware.NewRoutes(nil).Add(c.pat, &charges{})
+		if err == nil {
+			route, def := &charges{}, &charges{}
+			rt := middleware.NewRoutes(def)
+			require.NoError(t, rt.Add(c.pat, route))
+			r := httptest.NewRequest(c.method, "/x", nil)
+			r.Host = c.host
+			lim, _, serr := rt.Select(r, "")
+			require.NoError(t, serr)
+			_, _ = lim.AllowN(context.Background(), "k", 1)
+			assert.Failf(t, "added", "%q: Host %s charged %d on the route, %d on the default", c.pat, c.host, route.n, def.n)
+			continue
+		}
+		assert.True(t, errors.Is(err, core.ErrInvalidConfig), "%q: %v", c.pat, err)
+		assert.Contains(t, err.Error(), c.want, c.pat)
+	}
+}
+
+// TestRpat37HostPatternsStillAdded: the canonical spellings, and hosts
+// that only look odd, are added as before.
+func TestRpat37HostPatternsStillAdded(t *testing.T) {
+	for _, p := range []string{
+		"::1/x", "2001:db8::1/x", "::ffff:127.0.0.1/x", "fe80::1/x", "CONNECT [::1]:443/",
+		"CONNECT example.com:443/", "CONNECT example.com/", "_dmarc.example.com/x", "a.b-c.example/x",
+		"127.0.0.1/x", "localhost/x", "xn--caf-dma.example/x",
+	} {
+		assert.NoError(t, middleware.NewRoutes(nil).Add(p, &charges{}), p)
+	}
+}
