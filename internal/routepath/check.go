@@ -17,7 +17,9 @@ import (
 // with (ServeMux checks it next).
 //
 // Refused are an invisible character or a space other than a space or a
-// tab ("POST\u00a0/login" is the host "POST\u00a0", never a request's), a
+// tab ("POST\u00a0/login" is the host "POST\u00a0", never a request's;
+// a zero-width joiner or non-joiner between two characters that are not
+// ASCII, part of a word or an emoji, passes), a
 // pattern ending in a line break (a YAML block scalar's) or in a space or
 // a tab (the path would end in it), a method that is no method a client
 // sends as one ("GET|POST", "*", "ANY"), a host that is not one as
@@ -33,7 +35,7 @@ func Check(p string) (int, error) {
 		return len(t) + 1, errors.New("ends in a line break, which a YAML block scalar (| or >) keeps: write |- or >-, or the pattern on one line")
 	}
 	for i, r := range p {
-		if r != ' ' && r != '\t' && invisible(r) {
+		if r != ' ' && r != '\t' && invisible(r) && !joiner(p, i, r) {
 			return i + 1, fmt.Errorf("character %U is invisible or a space ServeMux does not read as one (only a space or a tab separates the method from the path): retype it", r)
 		}
 	}
@@ -71,6 +73,21 @@ func Check(p string) (int, error) {
 // space or line break other than ASCII's.
 func invisible(r rune) bool {
 	return unicode.IsControl(r) || unicode.Is(unicode.Cf, r) || unicode.IsSpace(r)
+}
+
+// joiner reports whether r, at byte i of p, is a zero-width non-joiner or
+// joiner between two visible characters that are not ASCII: part of a
+// word's spelling (Persian's non-joiner) or of an emoji sequence, which a
+// path may hold. Beside ASCII it is no part of either, and a method or a
+// host holding one is refused for its other characters.
+func joiner(p string, i int, r rune) bool {
+	if r != '\u200c' && r != '\u200d' {
+		return false
+	}
+	b, _ := utf8.DecodeLastRuneInString(p[:i])
+	a, _ := utf8.DecodeRuneInString(p[i+utf8.RuneLen(r):])
+	visible := func(c rune) bool { return c >= utf8.RuneSelf && c != utf8.RuneError && !invisible(c) }
+	return visible(b) && visible(a)
 }
 
 // checkMethod refuses a method no client sends as the one meant: a list
