@@ -100,3 +100,27 @@ func TestRpat37JoinerInPathAdded(t *testing.T) {
 		assert.Error(t, middleware.NewRoutes(nil).Add(p, &charges{}), "%q", p)
 	}
 }
+
+// TestAttackRpat37ChiNestedBraceRegexp: chi counts braces to find the end
+// of a parameter, so "{id:[0-9]{2}}" is one parameter (chi's own tests
+// route "/articles/{rid:^[0-9]{5,6}}"), and the route check passes it;
+// but MuxPath took a segment with nested braces for malformed and left it
+// for ServeMux, which refused "GET /users/{id:[0-9]{2}}" (bad wildcard
+// name: 1 legit route of 1 refused) and, beside a parameter MuxPath did
+// rewrite, failed to register "GET /users/{id:[0-9]{2}}/{name}" without
+// a word: the route was found by its template only, and a request whose
+// template is not known (a limiter mounted before the router) was
+// charged on the default (3 of 3). Now the segment is one parameter.
+func TestAttackRpat37ChiNestedBraceRegexp(t *testing.T) {
+	assert.NoError(t, middleware.NewRoutes(nil).Add("GET /users/{id:[0-9]{2}}", &charges{}), "a chi regexp with nested braces")
+	other, def := &charges{}, &charges{}
+	rt := middleware.NewRoutes(def)
+	require.NoError(t, rt.Add("GET /users/{id:[0-9]{2}}/{name}", other))
+	for range 3 {
+		lim, _, err := rt.Select(httptest.NewRequest("GET", "/users/12/bob", nil), "")
+		require.NoError(t, err)
+		_, _ = lim.AllowN(context.Background(), "k", 1)
+	}
+	assert.Equal(t, 3, other.n, "charged on the route")
+	assert.Zero(t, def.n, "charged on the default")
+}

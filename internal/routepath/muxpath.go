@@ -39,9 +39,10 @@ func MuxPath(p string) string {
 }
 
 // param reports whether the segment s holds a parameter: ":name", "*" or
-// "*name", or braces, balanced and not nested ("{id}", "{id:[0-9]+}",
-// "{name}.{ext}"). Anything else (unbalanced braces) is left for ServeMux
-// to refuse.
+// "*name", or balanced braces ("{id}", "{id:[0-9]+}", "{name}.{ext}"),
+// nested as chi reads them, counting braces to find a parameter's end
+// ("{id:[0-9]{2}}" is one parameter). Anything else (unbalanced braces)
+// is left for ServeMux to refuse.
 func param(s string) bool {
 	switch {
 	case s == "":
@@ -49,21 +50,19 @@ func param(s string) bool {
 	case s[0] == '*' || len(s) > 1 && s[0] == ':':
 		return true
 	}
-	open, braces := false, 0
+	depth, braces := 0, 0
 	for i := 0; i < len(s); i++ {
 		switch s[i] {
 		case '{':
-			if open {
-				return false
-			}
-			open = true
+			depth++
 		case '}':
-			if !open {
+			if depth == 0 {
 				return false
 			}
-			open = false
-			braces++
+			if depth--; depth == 0 {
+				braces++
+			}
 		}
 	}
-	return !open && braces > 0
+	return depth == 0 && braces > 0
 }

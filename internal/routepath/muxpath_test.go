@@ -28,6 +28,9 @@ func TestMuxPath(t *testing.T) {
 		"/users/{id":               "/users/{id",
 		"/a/}{":                    "/a/}{",
 		"/a/:":                     "/a/:",
+		"/users/{id:[0-9]{2}}/x":   "/users/{p1}/x",
+		"/a/{rid:^[0-9]{5,6}}":     "/a/{p1}",
+		"/a/{x}}":                  "/a/{x}}",
 	} {
 		assert.Equal(t, want, routepath.MuxPath(in), in)
 	}
