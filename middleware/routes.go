@@ -332,6 +332,15 @@ func (rt *Routes) share(name string, l Limiter, added bool, patterns ...string) 
 			rt.byPattern[muxCanon] = &muxEntry{rte: rte, path: path, subtree: strings.HasSuffix(path, "/") || strings.HasSuffix(path, "...}")}
 		case muxCanon == canon:
 			return err
+		default:
+			// Only a clash with a route added before (one route in two
+			// syntaxes) may leave the template to its lookup: a pattern
+			// ServeMux refuses on its own (a '{' in the host, "{$}" before
+			// the end, an unclosed brace) would match no request without
+			// its template.
+			if err := register(http.NewServeMux(), p, muxCanon); err != nil {
+				return err
+			}
 		}
 		// A template that ServeMux matches like one added before ("/users/:id"
 		// after "/users/{id}", for another router) is found by its template;
