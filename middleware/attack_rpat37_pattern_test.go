@@ -1,9 +1,12 @@
 package middleware_test
 
 import (
+	"bufio"
 	"context"
 	"errors"
+	"net/http"
 	"net/http/httptest"
+	"strings"
 	"testing"
 
 	"github.com/floodgate-go/floodgate/core"
@@ -62,7 +65,7 @@ func TestAttackRpat37HostPatternNoRequestReaches(t *testing.T) {
 func TestRpat37HostPatternsStillAdded(t *testing.T) {
 	for _, p := range []string{
 		"::1/x", "2001:db8::1/x", "::ffff:127.0.0.1/x", "fe80::1/x", "CONNECT [::1]:443/",
-		"CONNECT example.com:443/", "CONNECT example.com/", "_dmarc.example.com/x", "a.b-c.example/x",
+		"CONNECT example.com:443/", "_dmarc.example.com/x", "a.b-c.example/x",
 		"127.0.0.1/x", "localhost/x", "xn--caf-dma.example/x",
 	} {
 		assert.NoError(t, middleware.NewRoutes(nil).Add(p, &charges{}), p)
@@ -123,4 +126,34 @@ func TestAttackRpat37ChiNestedBraceRegexp(t *testing.T) {
 	}
 	assert.Equal(t, 3, other.n, "charged on the route")
 	assert.Zero(t, def.n, "charged on the default")
+}
+
+// TestAttackRpat37ConnectHostWithoutPort: a CONNECT request names its
+// target with its port ("CONNECT example.com:443"), and ServeMux matches a
+// CONNECT pattern's host against it as sent, port and all; a pattern of
+// CONNECT naming its host without one ("CONNECT example.com/", the way a
+// host is written everywhere else) was added and matched no CONNECT a
+// client sends (2 of 2 charged on the default only). It is refused now,
+// asking for the port.
+func TestAttackRpat37ConnectHostWithoutPort(t *testing.T) {
+	for _, c := range []struct{ pat, target string }{
+		{"CONNECT example.com/", "example.com:443"},
+		{"connect ::1/", "[::1]:443"},
+	} {
+		route, def := &charges{}, &charges{}
+		rt := middleware.NewRoutes(def)
+		err := rt.Add(c.pat, route)
+		if err == nil {
+			r, rerr := http.ReadRequest(bufio.NewReader(strings.NewReader("CONNECT " + c.target + " HTTP/1.1\r\nHost: " + c.target + "\r\n\r\n")))
+			require.NoError(t, rerr)
+			lim, _, serr := rt.Select(r, "")
+			require.NoError(t, serr)
+			_, _ = lim.AllowN(context.Background(), "k", 1)
+			assert.Failf(t, "added", "%q: CONNECT %s charged %d on the route, %d on the default", c.pat, c.target, route.n, def.n)
+			continue
+		}
+		assert.ErrorIs(t, err, core.ErrInvalidConfig, c.pat)
+		assert.Contains(t, err.Error(), "port", c.pat)
+	}
+	assert.NoError(t, middleware.NewRoutes(nil).Add("CONNECT /", &charges{}), "every CONNECT")
 }

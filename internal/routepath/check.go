@@ -109,7 +109,7 @@ func checkMethod(m string) (int, error) {
 // checkHost refuses a host ServeMux compares with a request's host but
 // that no request's host equals: ServeMux drops the request's port (but
 // a CONNECT request's, whose host a pattern of CONNECT names with its
-// port), and Routes matches it in lower case. A '{' is left for ServeMux
+// port, which it must), and Routes matches it in lower case. A '{' is left for ServeMux
 // to refuse in its own words.
 func checkHost(h string, connect bool) (int, error) {
 	if strings.HasSuffix(h, ":") || strings.Contains(h, "://") {
@@ -124,6 +124,8 @@ func checkHost(h string, connect bool) (int, error) {
 	addr := h
 	if host, _, err := net.SplitHostPort(h); err == nil && connect {
 		addr = host // CONNECT [::1]:443
+	} else if connect && !strings.Contains(h, "{") {
+		return len(h), errors.New("a CONNECT request names its host with its port (CONNECT example.com:443), as ServeMux matches it: write the port, or no host for every CONNECT")
 	}
 	ipv6, canon := false, ""
 	if a, err := netip.ParseAddr(addr); err == nil && a.Is6() {
