@@ -121,7 +121,12 @@ import (
 //     handler it reaches. The trade-off: a plain ServeMux serves "/login/"
 //     with a "/" handler, yet it is counted against "POST /login" as well,
 //     so that no normalising router lets it escape the login limit. For a
-//     general limit prefer NewRoutes' default to a "/" pattern.
+//     general limit prefer NewRoutes' default to a "/" pattern. Where an
+//     adapter knows that the handler of its template serves variants of
+//     the path too (chilimit: a sub-router's mount point, "/b" and "/b/"
+//     alike; a route behind a sub-router's middleware, which may rewrite
+//     the path after the limiter), a request is charged on the route a
+//     variant names as well, all or nothing, even when its path names one.
 //   - A pattern naming a host ("api.example.com/login") is matched as
 //     ServeMux matches it, then, when that fails, with the request's host in
 //     lower case and without a trailing dot: the same host to DNS, and to
@@ -436,6 +441,15 @@ func (rt *Routes) choose(r *http.Request, template string) charge {
 	ch := charge{rte: c.rte}
 	if c.variant {
 		ch.add(c.served)
+	}
+	if template != "" && r.URL != nil && routepath.VariantsServed(r) {
+		// The adapter says the handler of the template serves the
+		// variants of the path too (chi's mount point with and without
+		// its slash, a sub-router's rewriting middleware after the
+		// limiter): the route a variant names is charged with it.
+		if rte := rt.servedVariant(r, method, template); rte != nil {
+			ch.add(rte)
+		}
 	}
 	if method == r.Method || template != "" {
 		// A template names the handler the router serves r with: the
@@ -799,6 +813,30 @@ func (rt *Routes) pastCatchAll(r *http.Request, method, template string, served 
 	}
 	best = rt.variants(req, best, within)
 	if best.e == nil || best.weak || best.e.rte == served {
+		return nil
+	}
+	return best.e.rte
+}
+
+// servedVariant returns the route that ServeMux matches a variant of r's
+// path to (see routepath.Variants: the path itself, a subtree holding a
+// variant, are none), under the literal start of template (see
+// servedPrefix), with method (canonical); nil for none. An adapter asks
+// for it (see routepath.ServeVariants) where the handler the router
+// serves r with by template serves those variants too.
+func (rt *Routes) servedVariant(r *http.Request, method, template string) *route {
+	req := r
+	if method != r.Method {
+		c := *r
+		c.Method = method
+		req = &c
+	}
+	within := servedPrefix(r.Pattern, template)
+	if !describes(req.URL, within) {
+		within = ""
+	}
+	best := rt.variants(req, match{}, within)
+	if best.e == nil || best.weak {
 		return nil
 	}
 	return best.e.rte
