@@ -178,10 +178,16 @@ func Limit(m *middleware.Middleware) func(http.Handler) http.Handler {
 			}
 			var root chi.Routes
 			var reads uint64
+			variants := false
 			if t != nil {
 				root, reads = rctx.Routes, t.Reads()
+				method := rctx.RouteMethod
+				if method == "" {
+					method = r.Method
+				}
+				variants = mounts.servesVariants(root, reads, pattern, method)
 			}
-			serve(m, w, r, pattern, methods, next, n.twice(m, root, reads))
+			serve(m, w, r, pattern, methods, next, n.twice(m, root, reads), variants)
 		})
 	})
 }
@@ -271,7 +277,10 @@ func LimitMux(m *middleware.Middleware, router chi.Routes) func(http.Handler) ht
 					methods = routepath.PreflightPattern(r, pattern)
 				}
 			}
-			serve(m, w, r, pattern, methods, next, n.twice(m, root, t.Reads()))
+			if method == "" {
+				method = r.Method
+			}
+			serve(m, w, r, pattern, methods, next, n.twice(m, root, t.Reads()), ms.servesVariants(root, t.Reads(), pattern, method))
 		})
 	})
 }
@@ -395,18 +404,26 @@ func mustNext(who string, next http.Handler) {
 // handler there (see middleware.Routes), then serves it with next. twice
 // says r may meet m twice (see useState.twice): a request m has decided
 // by the same pattern and methods, mounted outside, and passed on
-// unchanged (see decision), is not charged again.
-func serve(m *middleware.Middleware, w http.ResponseWriter, r *http.Request, pattern, methods string, next http.Handler, twice bool) {
+// unchanged (see decision), is not charged again. variants says the
+// handler of pattern serves variants of r's path too (see
+// mounts.servesVariants).
+func serve(m *middleware.Middleware, w http.ResponseWriter, r *http.Request, pattern, methods string, next http.Handler, twice, variants bool) {
 	if twice && decidedBefore(r, m, pattern, methods) {
 		next.ServeHTTP(w, r)
 		return
 	}
-	saved := r.Pattern
-	if methods != "" {
-		r.Pattern = methods // for the decision only (see middleware.Routes)
+	dr := r // the request decided
+	if variants {
+		// The handler of pattern serves variants of the path too (see
+		// mounts.servesVariants): Routes charges their route with it.
+		dr = routepath.ServeVariants(r)
 	}
-	a, ok := m.Begin(w, r, pattern)
-	r.Pattern = saved
+	saved := dr.Pattern
+	if methods != "" {
+		dr.Pattern = methods // for the decision only (see middleware.Routes)
+	}
+	a, ok := m.Begin(w, dr, pattern)
+	dr.Pattern = saved
 	if !ok {
 		return
 	}

@@ -213,3 +213,27 @@ func (st stubs) through(rctx *chi.Context, method, pattern string) string {
 	}
 	return pattern
 }
+
+// servesVariants reports whether the handler chi serves a request with by
+// pattern (as routePattern names it) and method, on root (whose route
+// table has been read reads times), may be reached by the variants of the
+// request's path too (see routepath.ServeVariants): a sub-router's "/"
+// route, which chi serves at its mount point with and without its slash
+// ("/b", "/b/", both named "/b").
+func (ms *mounts) servesVariants(root chi.Routes, reads uint64, pattern, method string) bool {
+	if pattern == "" || !mapKey(root) {
+		return false
+	}
+	ms.at(root, mountKey{pattern, -1}, false, reads) // the mount points read
+	all := ms.all.Load()
+	if all == nil || (*all)[root] == nil {
+		return false
+	}
+	for k, m := range (*all)[root].byKey {
+		// A mount point's own path ("/b"), routed to the sub-router.
+		if m != nil && m.own != nil && k.pattern == pattern && !m.owns(method) {
+			return true
+		}
+	}
+	return false
+}
