@@ -101,6 +101,7 @@ func Limit(m *middleware.Middleware) func(http.Handler) http.Handler {
 			// "/*" as "/api//*": the route is "/api/*".
 			pattern := routePattern(rctx.RoutePattern())
 			methods := ""
+			routed := true // by chi, to the route the limiter runs inline on
 			if t != nil {
 				method := rctx.RouteMethod
 				if method == "" {
@@ -135,6 +136,7 @@ func Limit(m *middleware.Middleware) func(http.Handler) http.Handler {
 					methods = everyMethodWith(method) + " " + pattern
 				}
 				unrouted := pattern == "" || sub != nil
+				routed = !unrouted
 				if unrouted {
 					// Mounted where chi has not routed yet (a router's Use):
 					// the route found as LimitMux finds it limits a
@@ -185,7 +187,7 @@ func Limit(m *middleware.Middleware) func(http.Handler) http.Handler {
 				if method == "" {
 					method = r.Method
 				}
-				variants = mounts.servesVariants(root, reads, pattern, method)
+				variants = mounts.servesVariants(root, reads, pattern, method, routed)
 			}
 			serve(m, w, r, pattern, methods, next, n.twice(m, root, reads), variants)
 		})
@@ -280,7 +282,7 @@ func LimitMux(m *middleware.Middleware, router chi.Routes) func(http.Handler) ht
 			if method == "" {
 				method = r.Method
 			}
-			serve(m, w, r, pattern, methods, next, n.twice(m, root, t.Reads()), ms.servesVariants(root, t.Reads(), pattern, method))
+			serve(m, w, r, pattern, methods, next, n.twice(m, root, t.Reads()), ms.servesVariants(root, t.Reads(), pattern, method, false))
 		})
 	})
 }

@@ -28,6 +28,9 @@ type mount struct {
 	// r.Route("/api", …)), "*" for all: chi routes the others there to
 	// the sub-router.
 	own map[string]bool
+	// rewrites says the sub-router's Use holds a middleware other than a
+	// limiter of this package (see rewrites).
+	rewrites bool
 }
 
 // owns reports whether the router mounting m serves method at m's own
@@ -150,7 +153,7 @@ func mountsOf(router chi.Routes) map[mountKey]*mount {
 				continue
 			}
 			p := prefix + rt.Pattern
-			sub := &mount{router: rt.SubRoutes, prefix: p, depth: depth + 1}
+			sub := &mount{router: rt.SubRoutes, prefix: p, depth: depth + 1, rewrites: rewrites(rt.SubRoutes)}
 			m[mountKey{routePattern(p), depth + 1}] = sub
 			if base, ok := strings.CutSuffix(rt.Pattern, "/*"); ok && !own[base]["*"] && !own[base+"/"]["*"] {
 				// Mount("/api", …) routes "/api" and "/api/" to the
@@ -219,8 +222,12 @@ func (st stubs) through(rctx *chi.Context, method, pattern string) string {
 // table has been read reads times), may be reached by the variants of the
 // request's path too (see routepath.ServeVariants): a sub-router's "/"
 // route, which chi serves at its mount point with and without its slash
-// ("/b", "/b/", both named "/b").
-func (ms *mounts) servesVariants(root chi.Routes, reads uint64, pattern, method string) bool {
+// ("/b", "/b/", both named "/b"), and, unless chi has routed the request
+// already (routed), a route under a sub-router whose Use holds a
+// middleware other than a limiter of this package (CleanPath,
+// StripSlashes, any that may rewrite the path chi routes there): the
+// limiter, outside it, found the route by the path as it came.
+func (ms *mounts) servesVariants(root chi.Routes, reads uint64, pattern, method string, routed bool) bool {
 	if pattern == "" || !mapKey(root) {
 		return false
 	}
@@ -230,8 +237,29 @@ func (ms *mounts) servesVariants(root chi.Routes, reads uint64, pattern, method 
 		return false
 	}
 	for k, m := range (*all)[root].byKey {
-		// A mount point's own path ("/b"), routed to the sub-router.
-		if m != nil && m.own != nil && k.pattern == pattern && !m.owns(method) {
+		switch {
+		case m == nil:
+		case m.own != nil:
+			// A mount point's own path ("/b"), routed to the sub-router.
+			if k.pattern == pattern && !m.owns(method) {
+				return true
+			}
+		case !routed && m.rewrites:
+			base := strings.TrimSuffix(k.pattern, "*") // "/a/"
+			if strings.HasPrefix(pattern, base) || pattern+"/" == base {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// rewrites reports whether the Use of router holds a middleware other
+// than a limiter of this package: one that may rewrite the path router
+// routes by.
+func rewrites(router chi.Routes) bool {
+	for _, mw := range router.Middlewares() {
+		if useOf(mw) == nil {
 			return true
 		}
 	}
