@@ -241,6 +241,11 @@ func subPath(rctx *chi.Context, pattern string) string {
 // counted as that route, and, when a catch-all holds the path, as the
 // catch-all's too, all or nothing: chi serves the path as it comes there).
 // A request none of them finds is limited with the route template "".
+// A request to a sub-router's mount point ("/b" and "/b/", which chi
+// serves with one handler), and one reaching a route under a sub-router
+// whose Use holds a middleware other than a limiter (which may rewrite
+// the path after LimitMux: StripSlashes, CleanPath), is charged, all or
+// nothing, on the route a variant of its path names too.
 func LimitMux(m *middleware.Middleware, router chi.Routes) func(http.Handler) http.Handler {
 	mustValidate(m)
 	if isnil.Value(router) {
