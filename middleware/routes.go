@@ -442,12 +442,12 @@ func (rt *Routes) choose(r *http.Request, template string) charge {
 	if c.variant {
 		ch.add(c.served)
 	}
-	if template != "" && r.URL != nil && routepath.VariantsServed(r) {
+	if served, anywhere := routepath.VariantsServed(r); template != "" && r.URL != nil && served {
 		// The adapter says the handler of the template serves the
 		// variants of the path too (chi's mount point with and without
-		// its slash, a sub-router's rewriting middleware after the
-		// limiter): the route a variant names is charged with it.
-		if rte := rt.servedVariant(r, method, template); rte != nil {
+		// its slash, a rewriting middleware after the limiter): the
+		// route a variant names is charged with it.
+		if rte := rt.servedVariant(r, method, template, anywhere); rte != nil {
 			ch.add(rte)
 		}
 	}
@@ -821,10 +821,12 @@ func (rt *Routes) pastCatchAll(r *http.Request, method, template string, served 
 // servedVariant returns the route that ServeMux matches a variant of r's
 // path to (see routepath.Variants: the path itself, a subtree holding a
 // variant, are none), under the literal start of template (see
-// servedPrefix), with method (canonical); nil for none. An adapter asks
-// for it (see routepath.ServeVariants) where the handler the router
-// serves r with by template serves those variants too.
-func (rt *Routes) servedVariant(r *http.Request, method, template string) *route {
+// servedPrefix), or anywhere, with method (canonical); nil for none. An
+// adapter asks for it (see routepath.ServeVariants) where the handler
+// the router serves r with by template serves those variants too, and
+// for anywhere (routepath.ServeRewritten) where a middleware after the
+// limiter routes r by a variant of its whole path.
+func (rt *Routes) servedVariant(r *http.Request, method, template string, anywhere bool) *route {
 	req := r
 	if method != r.Method {
 		c := *r
@@ -832,7 +834,7 @@ func (rt *Routes) servedVariant(r *http.Request, method, template string) *route
 		req = &c
 	}
 	within := servedPrefix(r.Pattern, template)
-	if !describes(req.URL, within) {
+	if anywhere || !describes(req.URL, within) {
 		within = ""
 	}
 	best := rt.variants(req, match{}, within)

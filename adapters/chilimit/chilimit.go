@@ -180,7 +180,7 @@ func Limit(m *middleware.Middleware) func(http.Handler) http.Handler {
 			}
 			var root chi.Routes
 			var reads uint64
-			variants := false
+			variants := noVariants
 			if t != nil {
 				root, reads = rctx.Routes, t.Reads()
 				method := rctx.RouteMethod
@@ -414,16 +414,19 @@ func mustNext(who string, next http.Handler) {
 // unchanged (see decision), is not charged again. variants says the
 // handler of pattern serves variants of r's path too (see
 // mounts.servesVariants).
-func serve(m *middleware.Middleware, w http.ResponseWriter, r *http.Request, pattern, methods string, next http.Handler, twice, variants bool) {
+func serve(m *middleware.Middleware, w http.ResponseWriter, r *http.Request, pattern, methods string, next http.Handler, twice bool, variants variantMark) {
 	if twice && decidedBefore(r, m, pattern, methods) {
 		next.ServeHTTP(w, r)
 		return
 	}
 	dr := r // the request decided
-	if variants {
+	switch variants {
+	case variantsWithin:
 		// The handler of pattern serves variants of the path too (see
 		// mounts.servesVariants): Routes charges their route with it.
 		dr = routepath.ServeVariants(r)
+	case variantsAnywhere:
+		dr = routepath.ServeRewritten(r)
 	}
 	saved := dr.Pattern
 	if methods != "" {

@@ -1,12 +1,14 @@
 package chilimit
 
 import (
+	"reflect"
 	"strings"
 	"sync"
 	"sync/atomic"
 
 	"github.com/floodgate-go/floodgate/internal/routemethods"
 	"github.com/go-chi/chi/v5"
+	chimw "github.com/go-chi/chi/v5/middleware"
 )
 
 // mountKey is where chi hands a request to a sub-router (r.Route,
@@ -226,15 +228,21 @@ func (st stubs) through(rctx *chi.Context, method, pattern string) string {
 // already (routed), a route under a sub-router whose Use holds a
 // middleware other than a limiter of this package (CleanPath,
 // StripSlashes, any that may rewrite the path chi routes there): the
-// limiter, outside it, found the route by the path as it came.
-func (ms *mounts) servesVariants(root chi.Routes, reads uint64, pattern, method string, routed bool) bool {
+// limiter, outside it, found the route by the path as it came; and,
+// unless routed, any route of a root whose own Use holds chi's
+// StripSlashes or CleanPath (see rewritesPath), which may run after the
+// limiter there.
+func (ms *mounts) servesVariants(root chi.Routes, reads uint64, pattern, method string, routed bool) variantMark {
 	if pattern == "" || !mapKey(root) {
-		return false
+		return noVariants
+	}
+	if !routed && rewritesPath(root) {
+		return variantsAnywhere
 	}
 	ms.at(root, mountKey{pattern, -1}, false, reads) // the mount points read
 	all := ms.all.Load()
 	if all == nil || (*all)[root] == nil {
-		return false
+		return noVariants
 	}
 	for k, m := range (*all)[root].byKey {
 		switch {
@@ -242,17 +250,27 @@ func (ms *mounts) servesVariants(root chi.Routes, reads uint64, pattern, method 
 		case m.own != nil:
 			// A mount point's own path ("/b"), routed to the sub-router.
 			if k.pattern == pattern && !m.owns(method) {
-				return true
+				return variantsWithin
 			}
 		case !routed && m.rewrites:
 			base := strings.TrimSuffix(k.pattern, "*") // "/a/"
 			if strings.HasPrefix(pattern, base) || pattern+"/" == base {
-				return true
+				return variantsWithin
 			}
 		}
 	}
-	return false
+	return noVariants
 }
+
+// variantMark says which variants of a request's path the handler of its
+// route serves too (see mounts.servesVariants).
+type variantMark uint8
+
+const (
+	noVariants       variantMark = iota
+	variantsWithin               // under the route's literal start (routepath.ServeVariants)
+	variantsAnywhere             // anywhere (routepath.ServeRewritten)
+)
 
 // rewrites reports whether the Use of router holds a middleware other
 // than a limiter of this package: one that may rewrite the path router
@@ -261,6 +279,35 @@ func rewrites(router chi.Routes) bool {
 	for _, mw := range router.Middlewares() {
 		if useOf(mw) == nil {
 			return true
+		}
+	}
+	return false
+}
+
+// pathRewriters are the entry points of chi's middlewares that rewrite the
+// path chi routes by and serve the request (RedirectSlashes answers with
+// a redirect, whose own request is limited as it comes).
+var pathRewriters = [...]uintptr{
+	reflect.ValueOf(chimw.StripSlashes).Pointer(),
+	reflect.ValueOf(chimw.CleanPath).Pointer(),
+}
+
+// rewritesPath reports whether the Use of router, the root, holds one of
+// chi's path-rewriting middlewares (pathRewriters), found by function: a
+// root's Use holds a logger or an authentication middleware in most
+// programs, which rewrite no path, and a request of every route would be
+// charged on its variant's too (a sub-router's Use, see rewrites, holds
+// any).
+func rewritesPath(router chi.Routes) bool {
+	for _, mw := range router.Middlewares() {
+		if mw == nil {
+			continue
+		}
+		p := reflect.ValueOf(mw).Pointer()
+		for _, rw := range pathRewriters {
+			if p == rw {
+				return true
+			}
 		}
 	}
 	return false

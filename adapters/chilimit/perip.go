@@ -44,7 +44,7 @@ func PerIP(rate string, opts ...core.Option) (func(http.Handler) http.Handler, e
 					// It reaches a handler serving OPTIONS: decided as the
 					// OPTIONS request it is, in the client's bucket (see
 					// middleware.Preflight).
-					serve(m, w, r, pattern, http.MethodOptions+" "+pattern, next, false, false)
+					serve(m, w, r, pattern, http.MethodOptions+" "+pattern, next, false, noVariants)
 					return
 				}
 			}
