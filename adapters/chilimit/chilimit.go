@@ -194,6 +194,18 @@ func Limit(m *middleware.Middleware) func(http.Handler) http.Handler {
 	})
 }
 
+// marked returns r marked for Routes as variants says (see
+// routepath.ServeVariants), r itself for noVariants.
+func marked(r *http.Request, variants variantMark) *http.Request {
+	switch variants {
+	case variantsWithin:
+		return routepath.ServeVariants(r)
+	case variantsAnywhere:
+		return routepath.ServeRewritten(r)
+	}
+	return r
+}
+
 // subPath returns the path chi routes a request with in the sub-router
 // mounted at its route pattern: in the sub-router's Use, the RoutePath
 // chi's mount handler set; inline on the mount point itself
@@ -415,19 +427,14 @@ func mustNext(who string, next http.Handler) {
 // handler of pattern serves variants of r's path too (see
 // mounts.servesVariants).
 func serve(m *middleware.Middleware, w http.ResponseWriter, r *http.Request, pattern, methods string, next http.Handler, twice bool, variants variantMark) {
-	if twice && decidedBefore(r, m, pattern, methods) {
+	if twice && decidedBefore(r, m, pattern, methods, variants) {
 		next.ServeHTTP(w, r)
 		return
 	}
-	dr := r // the request decided
-	switch variants {
-	case variantsWithin:
-		// The handler of pattern serves variants of the path too (see
-		// mounts.servesVariants): Routes charges their route with it.
-		dr = routepath.ServeVariants(r)
-	case variantsAnywhere:
-		dr = routepath.ServeRewritten(r)
-	}
+	// The request decided: marked when the handler of pattern serves
+	// variants of the path too (see mounts.servesVariants), whose route
+	// Routes charges with it.
+	dr := marked(r, variants)
 	saved := dr.Pattern
 	if methods != "" {
 		dr.Pattern = methods // for the decision only (see middleware.Routes)
@@ -439,7 +446,7 @@ func serve(m *middleware.Middleware, w http.ResponseWriter, r *http.Request, pat
 	}
 	r = a.Request(r) // tells the middlewares inside of the admission
 	if twice {
-		r = withDecision(r, m, pattern, methods, &a)
+		r = withDecision(r, m, pattern, methods, variants, &a)
 	}
 	if !a.Counting() {
 		next.ServeHTTP(w, r)

@@ -78,13 +78,16 @@ type decision struct {
 // r charges now what it charged then: r is then not charged again. A key
 // may read what chi sets on that very request between the two uses (its
 // URL parameters, r.PathValue): one unchanged request, two keys.
-func decidedBefore(r *http.Request, m *middleware.Middleware, pattern, methods string) bool {
+func decidedBefore(r *http.Request, m *middleware.Middleware, pattern, methods string, variants variantMark) bool {
 	d, _ := r.Context().Value(decidedKey{}).(*decision)
 	if d == nil || !d.charged || d.m != m || d.pattern != pattern || d.methods != methods ||
 		d.r != r || d.ctx != r.Context() || !d.snapshot(r) {
 		return false
 	}
-	c, ok := chargeOf(r, m, pattern, methods)
+	// Told as it is decided (see serve): a request charged on its
+	// variant's route too, told without its mark, charged its route
+	// alone, another charge, and was decided, charged, twice.
+	c, ok := chargeOf(marked(r, variants), m, pattern, methods)
 	return ok && charges.Same(d.charge, c)
 }
 
@@ -110,7 +113,7 @@ func (d *decision) snapshot(r *http.Request) bool {
 
 // withDecision returns r telling the handlers inside that m decided it by
 // pattern and methods, admitting it as a.
-func withDecision(r *http.Request, m *middleware.Middleware, pattern, methods string, a *middleware.Admission) *http.Request {
+func withDecision(r *http.Request, m *middleware.Middleware, pattern, methods string, variants variantMark, a *middleware.Admission) *http.Request {
 	if r.URL == nil {
 		return r
 	}
@@ -122,7 +125,7 @@ func withDecision(r *http.Request, m *middleware.Middleware, pattern, methods st
 	// request of a router where m is met twice is not run twice here.
 	charge, charged := charges.Decided(a)
 	if !charged {
-		charge, charged = chargeOf(r, m, pattern, methods)
+		charge, charged = chargeOf(marked(r, variants), m, pattern, methods)
 	}
 	d := &decision{
 		m: m, pattern: pattern, methods: methods, charge: charge, charged: charged,
