@@ -450,6 +450,12 @@ func (rt *Routes) choose(r *http.Request, template string) charge {
 		if rte := rt.servedVariant(r, method, template, anywhere); rte != nil {
 			ch.add(rte)
 		}
+		// And the route the path itself names: the template may name the
+		// variant's ("/b" for "/b/", both served by a sub-router's "/"),
+		// which the path's own ("GET /b/", stricter) is not.
+		if rte := rt.servedPath(r, method, template); rte != nil {
+			ch.add(rte)
+		}
 	}
 	if method == r.Method || template != "" {
 		// A template names the handler the router serves r with: the
@@ -842,6 +848,35 @@ func (rt *Routes) servedVariant(r *http.Request, method, template string, anywhe
 		return nil
 	}
 	return best.e.rte
+}
+
+// servedPath returns the route that ServeMux matches r's path to, as it
+// comes, with method (canonical), when it stays under the literal start
+// of template (see servedPrefix) and ServeMux would not clean it (a
+// cleaned path is a variant, see servedVariant); nil for none. An adapter
+// asks for it with servedVariant (see routepath.ServeVariants): the
+// template's route may be the one a variant of the path names.
+func (rt *Routes) servedPath(r *http.Request, method, template string) *route {
+	req := r
+	if method != r.Method {
+		c := *r
+		c.Method = method
+		req = &c
+	}
+	if req.Method == http.MethodConnect || uncleanPath(req.URL) {
+		return nil
+	}
+	within := servedPrefix(r.Pattern, template)
+	if !describes(req.URL, within) {
+		within = ""
+	}
+	if !staysWithin(req.URL, req.Method, within) {
+		return nil
+	}
+	if m := rt.muxMatch(req); m.e != nil && !m.weak {
+		return m.e.rte
+	}
+	return nil
 }
 
 // variants returns the best fit of best and the routes ServeMux matches
