@@ -53,3 +53,30 @@ func TestAttackRchib37MountPointSlashRouteOfItsOwnPath(t *testing.T) {
 		}
 	}
 }
+
+// r.Mount("/b", sub) then r.Get("/b", own): chi serves "GET /b" with
+// the parent's own handler, but "GET /b/" still with the sub-router's
+// "/" (1 an hour, "GET /b/"), naming both "/b". The mount point was taken
+// for the parent's at both spellings, the request left unmarked and
+// charged on "GET /b" (1000 an hour) alone: 3 of 3 reached the
+// sub-router's handler. "GET /b" stays on its own route.
+func TestAttackRchib37MountPointOwnedAtOneSpelling(t *testing.T) {
+	t.Parallel()
+	for _, where := range []string{"mux", "root"} {
+		m := selectOn(t, quota{"GET /b", 1000}, quota{"GET /b/", 1})
+		var sub, own int
+		s := chi.NewRouter()
+		s.Get("/", func(http.ResponseWriter, *http.Request) { sub++ })
+		r := chi.NewRouter()
+		if where == "mux" {
+			r.Use(chilimit.LimitMux(m, r))
+		} else {
+			r.Use(chilimit.Limit(m))
+		}
+		r.Mount("/b", s)
+		r.Get("/b", func(http.ResponseWriter, *http.Request) { own++ })
+		assert.Equal(t, []int{200, 200, 200}, thrice(r, http.MethodGet, "/b"), where)
+		assert.Equal(t, []int{200, 429, 429}, thrice(r, http.MethodGet, "/b/"), where)
+		assert.Equal(t, []int{3, 1}, []int{own, sub}, where)
+	}
+}

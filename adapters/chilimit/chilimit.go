@@ -187,7 +187,7 @@ func Limit(m *middleware.Middleware) func(http.Handler) http.Handler {
 				if method == "" {
 					method = r.Method
 				}
-				variants = mounts.servesVariants(root, reads, pattern, method, routed)
+				variants = mounts.servesVariants(root, reads, pattern, method, r.URL.Path, routed)
 			}
 			serve(m, w, r, pattern, methods, next, n.twice(m, root, reads), variants)
 		})
@@ -299,7 +299,7 @@ func LimitMux(m *middleware.Middleware, router chi.Routes) func(http.Handler) ht
 			if method == "" {
 				method = r.Method
 			}
-			serve(m, w, r, pattern, methods, next, n.twice(m, root, t.Reads()), ms.servesVariants(root, t.Reads(), pattern, method, false))
+			serve(m, w, r, pattern, methods, next, n.twice(m, root, t.Reads()), ms.servesVariants(root, t.Reads(), pattern, method, r.URL.Path, false))
 		})
 	})
 }

@@ -30,6 +30,11 @@ type mount struct {
 	// r.Route("/api", …)), "*" for all: chi routes the others there to
 	// the sub-router.
 	own map[string]bool
+	// ownAt names them apart for the mount point's path without its
+	// slash ("/api", [0]) and with it ("/api/", [1]): chi routes a method
+	// the router serves at one of them alone to the sub-router at the
+	// other.
+	ownAt [2]map[string]bool
 	// rewrites says the sub-router's Use holds a middleware other than a
 	// limiter of this package (see rewrites).
 	rewrites bool
@@ -39,6 +44,17 @@ type mount struct {
 // path with a handler of its own.
 func (m *mount) owns(method string) bool {
 	return m.own["*"] || m.own[method]
+}
+
+// ownsAt reports whether the router mounting m serves method at m's own
+// path, with its trailing slash or without (slash), with a handler of
+// its own.
+func (m *mount) ownsAt(method string, slash bool) bool {
+	o := m.ownAt[0]
+	if slash {
+		o = m.ownAt[1]
+	}
+	return o["*"] || o[method]
 }
 
 // mounts tells, for the root routers a Limit serves, whether chi has
@@ -163,7 +179,8 @@ func mountsOf(router chi.Routes) map[mountKey]*mount {
 				// methods the router gives no handler of its own there.
 				stub := *sub
 				stub.own = map[string]bool{}
-				for _, o := range []map[string]bool{own[base], own[base+"/"]} {
+				for i, o := range []map[string]bool{own[base], own[base+"/"]} {
+					stub.ownAt[i] = o
 					for method := range o {
 						stub.own[method] = true
 					}
@@ -224,7 +241,9 @@ func (st stubs) through(rctx *chi.Context, method, pattern string) string {
 // table has been read reads times), may be reached by the variants of the
 // request's path too (see routepath.ServeVariants): a sub-router's "/"
 // route, which chi serves at its mount point with and without its slash
-// ("/b", "/b/", both named "/b"), and, unless chi has routed the request
+// ("/b", "/b/", both named "/b") unless the mounting router serves the
+// method at the spelling of path, the request's, with a handler of its
+// own; and, unless chi has routed the request
 // already (routed), a route under a sub-router whose Use holds a
 // middleware other than a limiter of this package (CleanPath,
 // StripSlashes, any that may rewrite the path chi routes there): the
@@ -232,7 +251,7 @@ func (st stubs) through(rctx *chi.Context, method, pattern string) string {
 // unless routed, any route of a root whose own Use holds chi's
 // StripSlashes or CleanPath (see rewritesPath), which may run after the
 // limiter there.
-func (ms *mounts) servesVariants(root chi.Routes, reads uint64, pattern, method string, routed bool) variantMark {
+func (ms *mounts) servesVariants(root chi.Routes, reads uint64, pattern, method, path string, routed bool) variantMark {
 	if pattern == "" || !mapKey(root) {
 		return noVariants
 	}
@@ -249,7 +268,11 @@ func (ms *mounts) servesVariants(root chi.Routes, reads uint64, pattern, method 
 		case m == nil:
 		case m.own != nil:
 			// A mount point's own path ("/b"), routed to the sub-router.
-			if k.pattern == pattern && !m.owns(method) {
+			// The mounting router may serve the method at one
+			// spelling alone ("GET /api" added after the mount):
+			// chi routes the other, which path is, there (see
+			// mountsOf), named alike.
+			if k.pattern == pattern && !m.ownsAt(method, strings.HasSuffix(path, "/")) {
 				return variantsWithin
 			}
 		case !routed && m.rewrites:
