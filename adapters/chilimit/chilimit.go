@@ -256,8 +256,10 @@ func subPath(rctx *chi.Context, pattern string) string {
 // A request to a sub-router's mount point ("/b" and "/b/", which chi
 // serves with one handler), and one reaching a route under a sub-router
 // whose Use holds a middleware other than a limiter (which may rewrite
-// the path after LimitMux: StripSlashes, CleanPath), is charged, all or
-// nothing, on the route a variant of its path names too.
+// the path after LimitMux: StripSlashes; chi's CleanPath does nothing in
+// a sub-router), or under a root whose own Use holds StripSlashes or
+// CleanPath, is charged, all or nothing, on the route a variant of its
+// path names too.
 func LimitMux(m *middleware.Middleware, router chi.Routes) func(http.Handler) http.Handler {
 	mustValidate(m)
 	if isnil.Value(router) {

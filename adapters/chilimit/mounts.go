@@ -245,8 +245,8 @@ func (st stubs) through(rctx *chi.Context, method, pattern string) string {
 // method at the spelling of path, the request's, with a handler of its
 // own; and, unless chi has routed the request
 // already (routed), a route under a sub-router whose Use holds a
-// middleware other than a limiter of this package (CleanPath,
-// StripSlashes, any that may rewrite the path chi routes there): the
+// middleware other than a limiter of this package (StripSlashes, any
+// that may rewrite the path chi routes there): the
 // limiter, outside it, found the route by the path as it came; and,
 // unless routed, any route of a root whose own Use holds chi's
 // StripSlashes or CleanPath (see rewritesPath), which may run after the
