@@ -623,19 +623,8 @@ func (rt *Routes) find(r *http.Request, method, template string) choice {
 	if r.URL == nil {
 		return choice{}
 	}
-	req := r
-	if method != r.Method {
-		c := *r
-		c.Method = method
-		req = &c
-	}
-	within := servedPrefix(r.Pattern, template)
-	if !describes(req.URL, within) {
-		// The path was rewritten after the pattern was matched
-		// (http.StripPrefix under an outer mux's "/api/"): the pattern
-		// says nothing of where the handler that runs serves it.
-		within = ""
-	}
+	var buf http.Request
+	req, within := asServed(r, method, template, &buf)
 	// r's path, as ServeMux matches it by r's method and by the others
 	// (which clean it; a CONNECT's is not), is a guide only while it stays
 	// where the handler r reaches serves (see servedPrefix): the route it
@@ -797,16 +786,8 @@ func (rt *Routes) pastCatchAll(r *http.Request, method, template string, served 
 	if r.URL == nil || !strings.HasSuffix(routepath.MuxPath(template), "...}") {
 		return nil
 	}
-	req := r
-	if method != r.Method {
-		c := *r
-		c.Method = method
-		req = &c
-	}
-	within := servedPrefix(r.Pattern, template)
-	if !describes(req.URL, within) {
-		within = ""
-	}
+	var buf http.Request
+	req, within := asServed(r, method, template, &buf)
 	var best match
 	if staysWithin(req.URL, req.Method, within) {
 		// The path itself, which the router has no route of its own for
@@ -824,6 +805,28 @@ func (rt *Routes) pastCatchAll(r *http.Request, method, template string, served 
 	return best.e.rte
 }
 
+// asServed returns r with method, the canonical form of r's (r itself
+// when it is that already, else a copy made in buf, which stays on the
+// caller's stack), and the literal start of the path under which the
+// handler r reaches by template or r.Pattern serves it (see
+// servedPrefix): "" when r's path no longer starts there, rewritten after
+// the pattern was matched (http.StripPrefix under an outer mux's "/api/"),
+// as the pattern then says nothing of where the handler that runs serves
+// it.
+func asServed(r *http.Request, method, template string, buf *http.Request) (*http.Request, string) {
+	req := r
+	if method != r.Method {
+		*buf = *r
+		buf.Method = method
+		req = buf
+	}
+	within := servedPrefix(r.Pattern, template)
+	if !describes(req.URL, within) {
+		within = ""
+	}
+	return req, within
+}
+
 // servedVariant returns the route that ServeMux matches a variant of r's
 // path to (see routepath.Variants: the path itself, a subtree holding a
 // variant, are none), under the literal start of template (see
@@ -833,14 +836,9 @@ func (rt *Routes) pastCatchAll(r *http.Request, method, template string, served 
 // for anywhere (routepath.ServeRewritten) where a middleware after the
 // limiter routes r by a variant of its whole path.
 func (rt *Routes) servedVariant(r *http.Request, method, template string, anywhere bool) *route {
-	req := r
-	if method != r.Method {
-		c := *r
-		c.Method = method
-		req = &c
-	}
-	within := servedPrefix(r.Pattern, template)
-	if anywhere || !describes(req.URL, within) {
+	var buf http.Request
+	req, within := asServed(r, method, template, &buf)
+	if anywhere {
 		within = ""
 	}
 	best := rt.variants(req, match{}, within)
@@ -857,18 +855,10 @@ func (rt *Routes) servedVariant(r *http.Request, method, template string, anywhe
 // asks for it with servedVariant (see routepath.ServeVariants): the
 // template's route may be the one a variant of the path names.
 func (rt *Routes) servedPath(r *http.Request, method, template string) *route {
-	req := r
-	if method != r.Method {
-		c := *r
-		c.Method = method
-		req = &c
-	}
+	var buf http.Request
+	req, within := asServed(r, method, template, &buf)
 	if req.Method == http.MethodConnect || uncleanPath(req.URL) {
 		return nil
-	}
-	within := servedPrefix(r.Pattern, template)
-	if !describes(req.URL, within) {
-		within = ""
 	}
 	if !staysWithin(req.URL, req.Method, within) {
 		return nil
