@@ -367,11 +367,8 @@ func (rt *Routes) share(name string, l Limiter, added bool, patterns ...string) 
 // parsePattern splits a pattern into its method, upper-cased, and the rest,
 // and returns the canonical pattern: "METHOD rest", or rest alone.
 func parsePattern(p string) (routeKey, string, error) {
-	rest := strings.TrimLeft(p, " \t")
-	method := ""
-	if i := strings.IndexAny(rest, " \t"); i >= 0 && !strings.Contains(rest[:i], "/") {
-		method, rest = routepath.Method(rest[:i]), strings.TrimLeft(rest[i:], " \t")
-	}
+	method, rest, _ := routepath.Split(p)
+	method = routepath.Method(method)
 	if rest == "" {
 		return routeKey{}, "", fmt.Errorf("middleware: route %q has no path: %w", p, core.ErrInvalidConfig)
 	}

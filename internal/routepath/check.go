@@ -42,18 +42,13 @@ func Check(p string) (int, error) {
 	if strings.HasSuffix(p, " ") || strings.HasSuffix(p, "\t") {
 		return len(p), errors.New("ends in a space: the path would end in it, and no request's does")
 	}
-	rest := strings.TrimLeft(p, " \t")
-	off := len(p) - len(rest)
-	connect := false
-	if i := strings.IndexAny(rest, " \t"); i >= 0 && !strings.Contains(rest[:i], "/") {
-		if col, err := checkMethod(rest[:i]); err != nil {
-			return off + col, err
+	method, rest, off := Split(p)
+	if method != "" {
+		if col, err := checkMethod(method); err != nil {
+			return len(p) - len(strings.TrimLeft(p, " \t")) + col, err
 		}
-		connect = strings.EqualFold(rest[:i], "CONNECT")
-		trimmed := strings.TrimLeft(rest[i:], " \t")
-		off += len(rest) - len(trimmed)
-		rest = trimmed
 	}
+	connect := strings.EqualFold(method, "CONNECT")
 	path := rest
 	if i := strings.IndexByte(rest, '/'); i > 0 {
 		if col, err := checkHost(rest[:i], connect); err != nil {

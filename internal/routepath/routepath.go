@@ -21,6 +21,17 @@ func Method(m string) string {
 	return m
 }
 
+// Split splits a ServeMux pattern into its method as written ("" for
+// none) and the rest, its host and path, at byte at of p: the method is
+// the first word, before a space or a tab, when it holds no '/'.
+func Split(p string) (method, rest string, at int) {
+	rest = strings.TrimLeft(p, " \t")
+	if i := strings.IndexAny(rest, " \t"); i >= 0 && !strings.Contains(rest[:i], "/") {
+		method, rest = rest[:i], strings.TrimLeft(rest[i:], " \t")
+	}
+	return method, rest, len(p) - len(rest)
+}
+
 // Variants returns the paths other routers may serve p with, to try in
 // order when p itself matches no route: p cleaned, cleaned with its
 // trailing slash toggled, cleaned in lower case, and that with its

@@ -81,3 +81,19 @@ func TestAttackCleanAllocatesPerSegment(t *testing.T) {
 	clean := "/admin" + strings.Repeat("/a", 1000)
 	assert.Zero(t, testing.AllocsPerRun(10, func() { _ = routepath.Clean(clean) }))
 }
+
+// Split takes the method as ServeMux does: the first word, when it holds
+// no '/', and the rest at its byte.
+func TestSplit(t *testing.T) {
+	for p, want := range map[string][3]any{
+		"GET /x":              {"GET", "/x", 4},
+		"  get\t /x":          {"get", "/x", 7},
+		"/x":                  {"", "/x", 0},
+		"api.example.com/x y": {"", "api.example.com/x y", 0},
+		"/a b":                {"", "/a b", 0},
+		"POST":                {"", "POST", 0},
+	} {
+		m, rest, at := routepath.Split(p)
+		assert.Equal(t, want, [3]any{m, rest, at}, p)
+	}
+}
