@@ -1,6 +1,7 @@
 package chilimit_test
 
 import (
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"testing"
@@ -59,5 +60,29 @@ func BenchmarkInlineCatchAll(b *testing.B) {
 	r.Get("/users/{id}", ok)
 	r.With(chilimit.Limit(m)).Get("/files/*", ok)
 	req := httptest.NewRequest(http.MethodGet, "/files/a/b.txt", nil)
+	httpbench.Serve(b, r, req, http.StatusOK)
+}
+
+// BenchmarkManyMounts is LimitMux's cost on a router of 200 routes and
+// 200 mounted sub-routers, each route asked once before: what a request
+// costs must not grow with the routes and mount points the router has.
+func BenchmarkManyMounts(b *testing.B) {
+	m, err := middleware.New(limiter(b, core.GCRA{Rate: core.PerSecond(1_000_000_000)}), middleware.Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	r := chi.NewRouter()
+	r.Use(chilimit.LimitMux(m, r))
+	for i := range 200 {
+		r.Get(fmt.Sprintf("/r%d/{id}", i), ok)
+		sub := chi.NewRouter()
+		sub.Get("/", ok)
+		r.Mount(fmt.Sprintf("/m%d", i), sub)
+	}
+	req := httptest.NewRequest(http.MethodGet, "/r7/42", nil)
+	for i := range 200 {
+		rr := httptest.NewRecorder()
+		r.ServeHTTP(rr, httptest.NewRequest(http.MethodGet, fmt.Sprintf("/r%d/1", i), nil))
+	}
 	httpbench.Serve(b, r, req, http.StatusOK)
 }

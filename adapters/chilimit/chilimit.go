@@ -100,11 +100,10 @@ func Limit(m *middleware.Middleware) func(http.Handler) http.Handler {
 			// chi joins a mount point's own "/api/" and a sub-router's
 			// "/*" as "/api//*": the route is "/api/*".
 			pattern := routePattern(rctx.RoutePattern())
-			methods := ""
+			methods, method := "", ""
 			routed := true // by chi, to the route the limiter runs inline on
 			if t != nil {
-				method := rctx.RouteMethod
-				if method == "" {
+				if method = rctx.RouteMethod; method == "" {
 					method = r.Method
 				}
 				var listed bool
@@ -183,10 +182,6 @@ func Limit(m *middleware.Middleware) func(http.Handler) http.Handler {
 			variants := noVariants
 			if t != nil {
 				root, reads = rctx.Routes, t.Reads()
-				method := rctx.RouteMethod
-				if method == "" {
-					method = r.Method
-				}
 				variants = mounts.servesVariants(root, reads, pattern, method, r.URL.Path, routed)
 			}
 			serve(m, w, r, pattern, methods, next, n.twice(m, root, reads), variants)

@@ -73,6 +73,35 @@ type mounts struct {
 type reading struct {
 	reads uint64
 	byKey map[mountKey]*mount
+	// What servesVariants asks at each request, read with the mount
+	// points: the stubs of byKey by pattern (a mount point's own path,
+	// see mountsOf), the bases ("/a/") of the sub-routers whose Use holds
+	// a middleware other than a limiter (see rewrites), and whether the
+	// root's own Use holds one of chi's path rewriters (see
+	// rewritesPath). chi refuses a Use after a route, and a route added
+	// since makes a new reading.
+	points       map[string][]*mount
+	rewriting    []string
+	rewritesPath bool
+}
+
+// newReading returns the reading of root's mount points m, made once its
+// route table had been read reads times.
+func newReading(root chi.Routes, reads uint64, m map[mountKey]*mount) *reading {
+	rd := &reading{reads: reads, byKey: m, rewritesPath: rewritesPath(root)}
+	for k, mt := range m {
+		switch {
+		case mt == nil:
+		case mt.own != nil:
+			if rd.points == nil {
+				rd.points = map[string][]*mount{}
+			}
+			rd.points[k.pattern] = append(rd.points[k.pattern], mt)
+		case mt.rewrites:
+			rd.rewriting = append(rd.rewriting, strings.TrimSuffix(k.pattern, "*")) // "/a/"
+		}
+	}
+	return rd
 }
 
 // pending returns the sub-router whose mount point rctx names, pattern
@@ -126,7 +155,7 @@ func (ms *mounts) at(root chi.Routes, k mountKey, reread bool, reads uint64) *mo
 	if _, ok := m[k]; !ok {
 		m[k] = nil // a route chi found: asked once, not read again
 	}
-	next[root] = &reading{reads: reads, byKey: m}
+	next[root] = newReading(root, reads, m)
 	ms.all.Store(&next)
 	return m[k]
 }
@@ -255,28 +284,26 @@ func (ms *mounts) servesVariants(root chi.Routes, reads uint64, pattern, method,
 	if pattern == "" || !mapKey(root) {
 		return noVariants
 	}
-	if !routed && rewritesPath(root) {
-		return variantsAnywhere
-	}
 	ms.at(root, mountKey{pattern, -1}, false, reads) // the mount points read
 	all := ms.all.Load()
 	if all == nil || (*all)[root] == nil {
 		return noVariants
 	}
-	for k, m := range (*all)[root].byKey {
-		switch {
-		case m == nil:
-		case m.own != nil:
-			// A mount point's own path ("/b"), routed to the sub-router.
-			// The mounting router may serve the method at one
-			// spelling alone ("GET /api" added after the mount):
-			// chi routes the other, which path is, there (see
-			// mountsOf), named alike.
-			if k.pattern == pattern && !m.ownsAt(method, strings.HasSuffix(path, "/")) {
-				return variantsWithin
-			}
-		case !routed && m.rewrites:
-			base := strings.TrimSuffix(k.pattern, "*") // "/a/"
+	rd := (*all)[root]
+	if !routed && rd.rewritesPath {
+		return variantsAnywhere
+	}
+	for _, m := range rd.points[pattern] {
+		// A mount point's own path ("/b"), routed to the sub-router.
+		// The mounting router may serve the method at one spelling
+		// alone ("GET /api" added after the mount): chi routes the
+		// other, which path is, there (see mountsOf), named alike.
+		if !m.ownsAt(method, strings.HasSuffix(path, "/")) {
+			return variantsWithin
+		}
+	}
+	if !routed {
+		for _, base := range rd.rewriting {
 			if strings.HasPrefix(pattern, base) || pattern+"/" == base {
 				return variantsWithin
 			}
