@@ -21,23 +21,7 @@ import (
 // "/a/admin" and "/a/x/" keep their own route alone.
 func TestAttackRchib37RootStripSlashesAfterLimiter(t *testing.T) {
 	t.Parallel()
-	for _, where := range []string{"mux", "root"} {
-		m := selectOn(t, quota{"GET /a/admin", 1}, quota{"GET /a/{x}", 1000})
-		hits := 0
-		h := func(http.ResponseWriter, *http.Request) { hits++ }
-		sub := chi.NewRouter()
-		sub.Get("/admin", h)
-		sub.Get("/{x}/", func(http.ResponseWriter, *http.Request) {})
-		r := chi.NewRouter()
-		if where == "mux" {
-			r.Use(chilimit.LimitMux(m, r), chimw.StripSlashes)
-		} else {
-			r.Use(chilimit.Limit(m), chimw.StripSlashes)
-		}
-		r.Mount("/a", sub)
-		assert.Equal(t, []int{200, 429, 429}, thrice(r, http.MethodGet, "/a/admin/"), where)
-		assert.Equal(t, 1, hits, where)
-	}
+	rootRewriteAfterLimiter(t, chimw.StripSlashes, "/{x}/", "GET /a/{x}", "/a/admin/")
 }
 
 // chi's CleanPath in the root's Use after the limiter routes
@@ -45,20 +29,30 @@ func TestAttackRchib37RootStripSlashesAfterLimiter(t *testing.T) {
 // finds "/a/{x}/{y}/{z}" (1000 an hour): 3 of 3 ran.
 func TestAttackRchib37RootCleanPathAfterLimiter(t *testing.T) {
 	t.Parallel()
+	rootRewriteAfterLimiter(t, chimw.CleanPath, "/{x}/{y}/{z}", "GET /a/{x}/{y}/{z}", "/a/b/../admin")
+}
+
+// rootRewriteAfterLimiter mounts at "/a" a sub-router of "/admin" (1 an
+// hour) and of loose (1000 an hour, the route loosePattern), behind a
+// root whose Use holds the limiter (LimitMux, then Limit) and rewrite
+// after it, and requires path, which rewrite routes to "/admin", to be
+// served once in 3.
+func rootRewriteAfterLimiter(t *testing.T, rewrite func(http.Handler) http.Handler, loose, loosePattern, path string) {
+	t.Helper()
 	for _, where := range []string{"mux", "root"} {
-		m := selectOn(t, quota{"GET /a/admin", 1}, quota{"GET /a/{x}/{y}/{z}", 1000})
+		m := selectOn(t, quota{"GET /a/admin", 1}, quota{loosePattern, 1000})
 		hits := 0
 		sub := chi.NewRouter()
 		sub.Get("/admin", func(http.ResponseWriter, *http.Request) { hits++ })
-		sub.Get("/{x}/{y}/{z}", func(http.ResponseWriter, *http.Request) {})
+		sub.Get(loose, func(http.ResponseWriter, *http.Request) {})
 		r := chi.NewRouter()
 		if where == "mux" {
-			r.Use(chilimit.LimitMux(m, r), chimw.CleanPath)
+			r.Use(chilimit.LimitMux(m, r), rewrite)
 		} else {
-			r.Use(chilimit.Limit(m), chimw.CleanPath)
+			r.Use(chilimit.Limit(m), rewrite)
 		}
 		r.Mount("/a", sub)
-		assert.Equal(t, []int{200, 429, 429}, thrice(r, http.MethodGet, "/a/b/../admin"), where)
+		assert.Equal(t, []int{200, 429, 429}, thrice(r, http.MethodGet, path), where)
 		assert.Equal(t, 1, hits, where)
 	}
 }
