@@ -8,6 +8,7 @@
 package labelcap
 
 import (
+	"hash/fnv"
 	"hash/maphash"
 	"strings"
 	"sync"
@@ -39,26 +40,15 @@ func Value(s string) string {
 	for cut > 0 && !utf8.RuneStart(s[cut]) {
 		cut--
 	}
+	h := fnv.New64a()
+	_, _ = h.Write([]byte(s))
 	const hex = "0123456789abcdef"
 	b := make([]byte, 0, MaxBytes)
 	b = append(append(b, s[:cut]...), "…"...)
-	sum := fnv64a(s)
-	for i := 56; i >= 0; i -= 8 {
-		c := byte(sum >> i)
+	for _, c := range h.Sum(nil) {
 		b = append(b, hex[c>>4], hex[c&0xf])
 	}
 	return string(b)
-}
-
-// fnv64a returns the FNV-1a hash of s (as hash/fnv's New64a, without
-// allocating).
-func fnv64a(s string) uint64 {
-	const offset, prime = 14695981039346656037, 1099511628211
-	h := uint64(offset)
-	for i := 0; i < len(s); i++ {
-		h = (h ^ uint64(s[i])) * prime
-	}
-	return h
 }
 
 // name is a name as [Names] holds it: itself when it is at most MaxBytes
