@@ -36,13 +36,13 @@ func providerKey(mp metric.MeterProvider) (weak.Pointer[byte], bool) {
 	return weak.Make((*byte)(v.UnsafePointer())), true
 }
 
-// recording returns the Observer recording with mp, made by make when
+// recording returns the Observer recording with mp, made by newOne when
 // there is none; the one there is when its options are opts, else an
 // error wrapping core.ErrInvalidConfig.
-func recording(mp metric.MeterProvider, opts Options, make func() (*Observer, error)) (*Observer, error) {
+func recording(mp metric.MeterProvider, opts Options, newOne func() (*Observer, error)) (*Observer, error) {
 	k, ok := providerKey(mp)
 	if !ok {
-		return make()
+		return newOne()
 	}
 	providers.mu.Lock()
 	defer providers.mu.Unlock()
@@ -59,7 +59,7 @@ func recording(mp metric.MeterProvider, opts Options, make func() (*Observer, er
 		}
 		return o, nil
 	}
-	o, err := make()
+	o, err := newOne()
 	if err != nil {
 		return nil, err
 	}
