@@ -95,6 +95,15 @@ import (
 //     written by the template, it is matched by ServeMux with each
 //     parameter a wildcard, so that a request whose template is not known
 //     (a limiter mounted before the router routes) is limited all the same.
+//     A parameter or catch-all after text in a segment (gin's and echo's
+//     "/v:version/x", echo's "/static*") is a literal to ServeMux
+//     ("/v1/books:batchGet"): when neither a template nor the
+//     application's pattern for one path names the handler, a request the
+//     router would serve by that template ("/v2/x", "/static/a.css") is
+//     charged on its route and on the route ServeMux matches (else the
+//     default), all or nothing. The trade-off: behind a handler that hides
+//     its ServeMux from the middleware, "POST /v1/books:list" is counted
+//     against "POST /v1/books:batchGet" too.
 //   - Without a template, a request is matched as ServeMux matches it,
 //     which cleans paths ("//x", "/a/../x"), decodes percent-encoding and
 //     redirects "/x" to "/x/". A request that matches no pattern that way,
@@ -152,6 +161,7 @@ type Routes struct {
 	limiters  map[Limiter]int       // how many scopes use each limiter
 	groups    map[string]namedGroup // the scopes named so far, by Add and Share
 	hosts     bool                  // whether a pattern names a host
+	globs     []globRoute           // the routes whose template ServeMux reads otherwise than gin and echo, in the order added
 	err       error                 // a bad argument of NewRoutes, reported by Add, Share and NewSelect
 	// mu orders Add and Share with the first request, which sets serving:
 	// after it, the table is read without a lock, and no longer changed.
@@ -352,6 +362,7 @@ func (rt *Routes) share(name string, l Limiter, added bool, patterns ...string) 
 		// ServeMux matches its requests to the route added first.
 		rt.patterns = append(rt.patterns, canon)
 		rt.byKey[key] = rte
+		rt.addGlob(key, rte)
 		if key.method != "" {
 			rt.byPath[key.path] = append(rt.byPath[key.path], methodRoute{key.method, rte})
 			if rt.methods == nil {
@@ -451,6 +462,13 @@ func (rt *Routes) choose(r *http.Request, template string) charge {
 		// variant's ("/b" for "/b/", both served by a sub-router's "/"),
 		// which the path's own ("GET /b/", stricter) is not.
 		if rte := rt.servedPath(r, method, template); rte != nil {
+			ch.add(rte)
+		}
+	}
+	if template == "" {
+		// A gin or echo template with text before a parameter in a
+		// segment ("/v:version/x"), for a router not known here.
+		if rte := rt.globMatch(r, method); rte != nil {
 			ch.add(rte)
 		}
 	}

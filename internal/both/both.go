@@ -36,8 +36,8 @@ func Scoped(scope, key string) string {
 
 // MaxParts is the most limiters a Pair charges: a variant's route and the
 // served pattern's, for a request's method in canonical form and as
-// written.
-const MaxParts = 4
+// written, and a gin or echo template's route that ServeMux cannot match.
+const MaxParts = 5
 
 // Part is a limiter a Pair charges, and the scope it charges the key under
 // (the key as is for "").

@@ -1,0 +1,140 @@
+package routepath
+
+import "strings"
+
+// Glob matches request paths as gin and echo match a route template whose
+// parameter or catch-all starts inside a segment, after text:
+// "/v:version/x" serves "/v2/x" and "/v/x", echo's "/static*" serves
+// "/static", "/staticfoo" and "/static/a/b". ServeMux reads such a
+// segment as a literal ("/v1/books:batchGet"), which matches none of
+// those paths, so a limiter that does not know the template (one mounted
+// before the router routes) must match them by the template's own rules.
+// It matches generously, never less than the routers do: a parameter
+// may be empty, a pattern ending in a slash holds the paths below it.
+// The zero Glob matches nothing.
+type Glob struct {
+	host string // lower case, without a trailing dot; "" for any
+	segs []globSeg
+}
+
+// globSeg is a segment of a Glob's pattern: text, and what follows it
+// in the segment.
+type globSeg struct {
+	text string
+	kind segKind
+}
+
+type segKind uint8
+
+const (
+	literal     segKind = iota // text, the whole segment
+	prefixParam                // text, then anything up to the next slash
+	wholeParam                 // a whole segment, anything
+	prefixRest                 // text, then anything to the end of the path
+	rest                       // anything to the end of the path, slashes too
+)
+
+// NewGlob returns the Glob of the path of a route template, with its host
+// ("api.example.com/v:version/x"), and whether it has a segment that
+// Glob matches otherwise than [MuxPath] does: a ':' or '*' after text
+// within a segment, gin's and echo's parameter or catch-all ("v:version",
+// "static*"). Templates without one are matched by MuxPath, and NewGlob
+// reports false for them.
+func NewGlob(p string) (Glob, bool) {
+	host, path := "", p
+	if i := strings.IndexByte(p, '/'); i > 0 {
+		host, path = p[:i], p[i:]
+	} else if i < 0 {
+		return Glob{}, false
+	}
+	var g Glob
+	inside := false
+	segs := strings.Split(path[1:], "/")
+	for n, s := range segs {
+		var seg globSeg
+		switch i := strings.IndexAny(s, ":*"); {
+		case s == "{$}":
+			seg = globSeg{kind: literal}
+		case s == "" && n == len(segs)-1:
+			seg = globSeg{kind: rest} // a trailing slash: the paths below it
+		case param(s):
+			seg = globSeg{kind: wholeParam}
+			if s[0] == '*' || strings.HasSuffix(s, "...}") && strings.Count(s, "{") == 1 {
+				seg.kind = rest
+			}
+		case i > 0 && s[i] == ':':
+			seg, inside = globSeg{text: s[:i], kind: prefixParam}, true
+		case i > 0:
+			seg, inside = globSeg{text: s[:i], kind: prefixRest}, true
+		default:
+			seg = globSeg{text: s, kind: literal}
+		}
+		g.segs = append(g.segs, seg)
+		if seg.kind >= prefixRest {
+			break // the rest of the path is matched
+		}
+	}
+	if !inside {
+		return Glob{}, false
+	}
+	g.host = strings.TrimSuffix(strings.ToLower(host), ".")
+	return g, true
+}
+
+// Match reports whether a request for host and path reaches g's route:
+// host compared without case and trailing dot when g names one, path
+// compared segment by segment as written (decoded or not, as the caller
+// reads it).
+func (g Glob) Match(host, path string) bool {
+	if len(g.segs) == 0 || path == "" || path[0] != '/' {
+		return false
+	}
+	if g.host != "" && strings.TrimSuffix(strings.ToLower(host), ".") != g.host {
+		return false
+	}
+	path = path[1:]
+	for i, seg := range g.segs {
+		last := i == len(g.segs)-1
+		s, after, more := strings.Cut(path, "/")
+		switch seg.kind {
+		case rest:
+			return true
+		case prefixRest:
+			return strings.HasPrefix(path, seg.text)
+		case literal:
+			if s != seg.text {
+				return false
+			}
+		case prefixParam:
+			if !strings.HasPrefix(s, seg.text) {
+				return false
+			}
+		}
+		if last {
+			return !more
+		}
+		if !more {
+			return false
+		}
+		path = after
+	}
+	return false
+}
+
+// Outranks reports whether gin and echo would serve a path both g and o
+// match by g's route rather than o's: at the first segment where they
+// differ, by the longer text, then by a whole literal before a parameter
+// before a catch-all. Neither outranks the other when they are alike.
+func (g Glob) Outranks(o Glob) bool {
+	for i := 0; i < len(g.segs) && i < len(o.segs); i++ {
+		a, b := g.segs[i], o.segs[i]
+		if a == b {
+			continue
+		}
+		if len(a.text) != len(b.text) {
+			return len(a.text) > len(b.text)
+		}
+		return a.kind < b.kind
+	}
+	return len(g.segs) > len(o.segs)
+}

@@ -1,0 +1,71 @@
+package routepath
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func TestGlobMatchesAsGinAndEchoServe(t *testing.T) {
+	cases := []struct {
+		pattern   string
+		match, no []string
+	}{
+		{"/v:version/x", []string{"/v2/x", "/v/x", "/v:version/x", "/vab/x"}, []string{"/w2/x", "/v2/x/", "/v2", "/v2/x/y", "v2/x", ""}},
+		{"/static*", []string{"/static", "/staticfoo", "/static/a/b"}, []string{"/stati", "/x/static", "/"}},
+		{"/files/pre_:name/y", []string{"/files/pre_a/y", "/files/pre_/y", "/files/pre_a.b/y"}, []string{"/files/pre/y", "/files/pre_a", "/files/pre_a/z"}},
+		{"/v:version/", []string{"/v2/", "/v2/a/b"}, []string{"/v2", "/x/"}},
+		{"/v:version/{$}", []string{"/v2/"}, []string{"/v2/a", "/v2"}},
+		{"/a/:id/v:version/*rest", []string{"/a/1/v2/q/r", "/a//v/"}, []string{"/a/1/w2/q", "/b/1/v2/q"}},
+		{"/{a}/v:x", []string{"/q/v1"}, []string{"/q/w1", "/v1"}},
+		{"/v1/books:batchGet", []string{"/v1/books:batchGet", "/v1/books:list", "/v1/booksX"}, []string{"/v1/book", "/v1/users"}},
+	}
+	for _, c := range cases {
+		g, ok := NewGlob(c.pattern)
+		require.True(t, ok, c.pattern)
+		for _, p := range c.match {
+			assert.True(t, g.Match("", p), "%s should match %q", c.pattern, p)
+		}
+		for _, p := range c.no {
+			assert.False(t, g.Match("", p), "%s should not match %q", c.pattern, p)
+		}
+	}
+}
+
+func TestGlobHost(t *testing.T) {
+	g, ok := NewGlob("api.example.com/v:version/x")
+	require.True(t, ok)
+	assert.True(t, g.Match("API.Example.com.", "/v2/x"))
+	assert.True(t, g.Match("api.example.com", "/v2/x"))
+	assert.False(t, g.Match("other.example.com", "/v2/x"))
+	assert.False(t, g.Match("", "/v2/x"))
+}
+
+func TestGlobOnlyForTextBeforeAParameter(t *testing.T) {
+	for _, p := range []string{"/users/:id", "/users/{id}", "/v1/x", "/static/*", "/static/*filepath", "/files/{p...}", "/{name}.{ext}", "/", "api.example.com", "/a/{$}"} {
+		_, ok := NewGlob(p)
+		assert.False(t, ok, p)
+	}
+	var zero Glob
+	assert.False(t, zero.Match("", "/"))
+}
+
+func TestGlobOutranks(t *testing.T) {
+	glob := func(p string) Glob {
+		g, ok := NewGlob(p)
+		require.True(t, ok, p)
+		return g
+	}
+	for _, c := range [][2]string{
+		{"/va:b/x", "/v:version/x"},             // echo: the static "a" before the parameter
+		{"/static*", "/st:x"},                   // the longer text
+		{"/v:x/a", "/v:x/:y"},                   // a literal before a parameter
+		{"/v:x/:y", "/v:x/*"},                   // a parameter before a catch-all
+		{"/api/v:version/x", "/api/v:version/"}, // a literal before a subtree
+	} {
+		assert.True(t, glob(c[0]).Outranks(glob(c[1])), "%s over %s", c[0], c[1])
+		assert.False(t, glob(c[1]).Outranks(glob(c[0])), "%s over %s", c[1], c[0])
+	}
+	assert.False(t, glob("/v:x/a").Outranks(glob("/v:x/a")))
+}
