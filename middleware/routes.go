@@ -103,7 +103,12 @@ import (
 //     charged on its route and on the route ServeMux matches (else the
 //     default), all or nothing. The trade-off: behind a handler that hides
 //     its ServeMux from the middleware, "POST /v1/books:list" is counted
-//     against "POST /v1/books:batchGet" too.
+//     against "POST /v1/books:batchGet" too. chi's braces beside text
+//     ("/v{version}/x", "/f/{name}.{ext}") are matched so too, not as a
+//     wildcard of the whole segment, which would take "/abc/x" from the
+//     route chi serves it by, or from the default; a template in other
+//     names or syntax ("/v{ver}/x", "/v:ver/x") finds such a route by its
+//     shape.
 //   - Without a template, a request is matched as ServeMux matches it,
 //     which cleans paths ("//x", "/a/../x"), decodes percent-encoding and
 //     redirects "/x" to "/x/". A request that matches no pattern that way,
@@ -337,7 +342,16 @@ func (rt *Routes) share(name string, l Limiter, added bool, patterns ...string) 
 		if muxKey.method != "" {
 			muxCanon = muxKey.method + " " + muxKey.path
 		}
-		switch err := register(rt.mux, p, muxCanon); {
+		glob, globbed := routepath.NewGlob(key.path)
+		switch err := rt.registerRoute(p, muxCanon, globbed && glob.Widened()); {
+		case globbed && glob.Widened():
+			// chi's braces beside text ("/v{version}/x"): ServeMux would
+			// match any segment there ("/abc/x"), taking requests the
+			// router serves by other routes from their limits, or the
+			// default's. Checked, not registered: the glob matches it.
+			if err != nil {
+				return err
+			}
 		case err == nil:
 			path := muxKey.path
 			if i := strings.IndexByte(path, '/'); i > 0 {
@@ -362,7 +376,9 @@ func (rt *Routes) share(name string, l Limiter, added bool, patterns ...string) 
 		// ServeMux matches its requests to the route added first.
 		rt.patterns = append(rt.patterns, canon)
 		rt.byKey[key] = rte
-		rt.addGlob(key, rte)
+		if globbed {
+			rt.globs = append(rt.globs, globRoute{method: key.method, glob: glob, rte: rte})
+		}
 		if key.method != "" {
 			rt.byPath[key.path] = append(rt.byPath[key.path], methodRoute{key.method, rte})
 			if rt.methods == nil {
@@ -387,6 +403,15 @@ func parsePattern(p string) (routeKey, string, error) {
 		return routeKey{path: rest}, rest, nil
 	}
 	return routeKey{method, rest}, method + " " + rest, nil
+}
+
+// registerRoute registers pattern, the ServeMux form of the route p, in
+// rt's ServeMux, or, checked, in a ServeMux of its own.
+func (rt *Routes) registerRoute(p, pattern string, checked bool) error {
+	if checked {
+		return register(http.NewServeMux(), p, pattern)
+	}
+	return register(rt.mux, p, pattern)
 }
 
 // register adds pattern, the ServeMux form of the route p, to mux, turning
@@ -465,12 +490,17 @@ func (rt *Routes) choose(r *http.Request, template string) charge {
 			ch.add(rte)
 		}
 	}
-	if template == "" {
+	switch {
+	case template == "":
 		// A gin or echo template with text before a parameter in a
 		// segment ("/v:version/x"), for a router not known here.
 		if rte := rt.globMatch(r, method); rte != nil {
 			ch.add(rte)
 		}
+	case ch.rte == nil && ch.n == 0:
+		// The router's template has text and a parameter in a segment,
+		// written otherwise in the route ("/v{ver}/x" for "/v{version}/x").
+		ch.rte = rt.globTemplate(r, method, template)
 	}
 	if method == r.Method || template != "" {
 		// A template names the handler the router serves r with: the

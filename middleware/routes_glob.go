@@ -19,14 +19,6 @@ type globRoute struct {
 	rte    *route
 }
 
-// addGlob keeps rte, added for key, among the glob routes when its
-// template needs one (see routepath.NewGlob).
-func (rt *Routes) addGlob(key routeKey, rte *route) {
-	if g, ok := routepath.NewGlob(key.path); ok {
-		rt.globs = append(rt.globs, globRoute{method: key.method, glob: g, rte: rte})
-	}
-}
-
 // globMatch returns the glob route r reaches by method (canonical) when
 // the router serving r is not known: no template, and no application
 // pattern naming one path (the middleware mounted before a gin engine or
@@ -41,15 +33,11 @@ func (rt *Routes) globMatch(r *http.Request, method string) *route {
 	if len(rt.globs) == 0 || r.URL == nil || r.Pattern != "" && !subtreePattern(r.Pattern) {
 		return nil
 	}
-	host := r.Host
-	if h, _, err := net.SplitHostPort(host); err == nil {
-		host = h
-	}
-	host = canonicalHost(host)
+	host := requestHost(r)
 	var best *globRoute
 	for i := range rt.globs {
 		g := &rt.globs[i]
-		if g.method != "" && g.method != method && (method != http.MethodHead || g.method != http.MethodGet) {
+		if !methodReaches(g.method, method) {
 			continue
 		}
 		if best != nil && !g.glob.Outranks(best.glob) || !globPaths(r.URL, host, g.glob) {
@@ -77,6 +65,50 @@ func globPaths(u *url.URL, host string, g routepath.Glob) bool {
 		}
 	}
 	return false
+}
+
+// globTemplate returns the glob route written, in whatever names or
+// syntax, as template, the router's, for r's method (canonical): chi's
+// "/v{ver}/x" is the route "GET /v{version}/x" or "GET /v:version/x".
+// Such a route, whose ServeMux form would match any segment in place of
+// its text and braces, is not in the ServeMux, which finds the routes of
+// other templates written otherwise.
+func (rt *Routes) globTemplate(r *http.Request, method, template string) *route {
+	if len(rt.globs) == 0 {
+		return nil
+	}
+	t, ok := routepath.NewGlob(template)
+	if !ok {
+		return nil
+	}
+	var host string
+	if r.URL != nil {
+		host = requestHost(r)
+	}
+	for i := range rt.globs {
+		g := &rt.globs[i]
+		if methodReaches(g.method, method) && g.glob.Same(t, host) {
+			return g.rte
+		}
+	}
+	return nil
+}
+
+// methodReaches reports whether a route added for method m (canonical, ""
+// for any) limits a request of method (canonical): HEAD is limited like
+// GET.
+func methodReaches(m, method string) bool {
+	return m == "" || m == method || method == http.MethodHead && m == http.MethodGet
+}
+
+// requestHost returns r's host as a pattern names it: without its port,
+// lower case, without a trailing dot.
+func requestHost(r *http.Request) string {
+	host := r.Host
+	if h, _, err := net.SplitHostPort(host); err == nil {
+		host = h
+	}
+	return canonicalHost(host)
 }
 
 // subtreePattern reports whether the application's ServeMux pattern p

@@ -1,6 +1,9 @@
 package routepath
 
-import "strings"
+import (
+	"slices"
+	"strings"
+)
 
 // Glob matches request paths as gin and echo match a route template whose
 // parameter or catch-all starts inside a segment, after text:
@@ -15,6 +18,9 @@ import "strings"
 type Glob struct {
 	host string // lower case, without a trailing dot; "" for any
 	segs []globSeg
+	// widened: MuxPath makes a segment of text and braces a wildcard of
+	// the whole segment.
+	widened bool
 }
 
 // globSeg is a segment of a Glob's pattern: text, and what follows it
@@ -36,10 +42,12 @@ const (
 
 // NewGlob returns the Glob of the path of a route template, with its host
 // ("api.example.com/v:version/x"), and whether it has a segment that
-// Glob matches otherwise than [MuxPath] does: a ':' or '*' after text
-// within a segment, gin's and echo's parameter or catch-all ("v:version",
-// "static*"). Templates without one are matched by MuxPath, and NewGlob
-// reports false for them.
+// mixes text and a parameter, which [MuxPath] cannot express: a ':' or
+// '*' after text, gin's and echo's parameter or catch-all ("v:version",
+// "static*"), which MuxPath leaves a literal, or chi's braces beside text
+// ("v{version}", "{name}.{ext}"), which MuxPath widens to the whole
+// segment (see [Glob.Widened]). Templates without one are matched by
+// MuxPath, and NewGlob reports false for them.
 func NewGlob(p string) (Glob, bool) {
 	host, path := "", p
 	if i := strings.IndexByte(p, '/'); i > 0 {
@@ -52,20 +60,24 @@ func NewGlob(p string) (Glob, bool) {
 	segs := strings.Split(path[1:], "/")
 	for n, s := range segs {
 		var seg globSeg
-		switch i := strings.IndexAny(s, ":*"); {
+		i := strings.IndexAny(s, ":*{")
+		switch {
 		case s == "{$}":
 			seg = globSeg{kind: literal}
 		case s == "" && n == len(segs)-1:
 			seg = globSeg{kind: rest} // a trailing slash: the paths below it
-		case param(s):
+		case param(s) && (s[0] == ':' || s[0] == '*' || wholeBraces(s)):
 			seg = globSeg{kind: wholeParam}
-			if s[0] == '*' || strings.HasSuffix(s, "...}") && strings.Count(s, "{") == 1 {
+			if s[0] == '*' || strings.HasSuffix(s, "...}") {
 				seg.kind = rest
 			}
-		case i > 0 && s[i] == ':':
+		case i >= 0 && (i > 0 || param(s)):
+			// Text and a parameter: the text before it, then anything.
 			seg, inside = globSeg{text: s[:i], kind: prefixParam}, true
-		case i > 0:
-			seg, inside = globSeg{text: s[:i], kind: prefixRest}, true
+			if s[i] == '*' || strings.Contains(s, "...}") {
+				seg.kind = prefixRest
+			}
+			g.widened = g.widened || param(s)
 		default:
 			seg = globSeg{text: s, kind: literal}
 		}
@@ -79,6 +91,29 @@ func NewGlob(p string) (Glob, bool) {
 	}
 	g.host = strings.TrimSuffix(strings.ToLower(host), ".")
 	return g, true
+}
+
+// Widened reports whether [MuxPath] widens g's template: a segment of
+// text and chi's braces ("v{version}", "{name}.{ext}") becomes a wildcard
+// matching any segment ("/abc"), which the router does not serve by that
+// template.
+func (g Glob) Widened() bool { return g.widened }
+
+// wholeBraces reports whether the segment s is one parameter in braces,
+// nested ones counted ("{id}", "{id:[0-9]{2}}"), not text beside one.
+func wholeBraces(s string) bool {
+	depth := 0
+	for i := 0; i < len(s); i++ {
+		switch s[i] {
+		case '{':
+			depth++
+		case '}':
+			if depth--; depth == 0 {
+				return i == len(s)-1 && s[0] == '{'
+			}
+		}
+	}
+	return false
 }
 
 // Match reports whether a request for host and path reaches g's route:
@@ -119,6 +154,14 @@ func (g Glob) Match(host, path string) bool {
 		path = after
 	}
 	return false
+}
+
+// Same reports whether g and t, a router's template without a host,
+// have one shape, whatever their parameters' names and syntax: the same
+// text, parameters and catch-alls in the same places, and g names no host
+// or host (lower case, without a trailing dot).
+func (g Glob) Same(t Glob, host string) bool {
+	return (g.host == "" || g.host == host) && slices.Equal(g.segs, t.segs)
 }
 
 // Outranks reports whether gin and echo would serve a path both g and o

@@ -33,6 +33,33 @@ func TestGlobMatchesAsGinAndEchoServe(t *testing.T) {
 	}
 }
 
+// chi's braces beside text: MuxPath widens the segment to a wildcard,
+// Glob keeps the text.
+func TestGlobBracesBesideText(t *testing.T) {
+	for _, c := range []struct {
+		pattern   string
+		match, no []string
+	}{
+		{"/v{version}/x", []string{"/v2/x", "/v/x"}, []string{"/abc/x", "/v2/y"}},
+		{"/login{$}", []string{"/login", "/loginx"}, []string{"/admin", "/login/x"}},
+		{"/f/{name}.{ext}", []string{"/f/a.txt", "/f/abc"}, []string{"/g/a.txt", "/f/a/b"}},
+		{"/f/img-{id:[0-9]{2}}.png", []string{"/f/img-12.png"}, []string{"/f/im.png"}},
+	} {
+		g, ok := NewGlob(c.pattern)
+		require.True(t, ok, c.pattern)
+		assert.True(t, g.Widened(), c.pattern)
+		for _, p := range c.match {
+			assert.True(t, g.Match("", p), "%s should match %q", c.pattern, p)
+		}
+		for _, p := range c.no {
+			assert.False(t, g.Match("", p), "%s should not match %q", c.pattern, p)
+		}
+	}
+	g, ok := NewGlob("/v:version/x")
+	require.True(t, ok)
+	assert.False(t, g.Widened(), "a literal to ServeMux, not widened")
+}
+
 func TestGlobHost(t *testing.T) {
 	g, ok := NewGlob("api.example.com/v:version/x")
 	require.True(t, ok)
@@ -43,7 +70,7 @@ func TestGlobHost(t *testing.T) {
 }
 
 func TestGlobOnlyForTextBeforeAParameter(t *testing.T) {
-	for _, p := range []string{"/users/:id", "/users/{id}", "/v1/x", "/static/*", "/static/*filepath", "/files/{p...}", "/{name}.{ext}", "/", "api.example.com", "/a/{$}"} {
+	for _, p := range []string{"/users/:id", "/users/{id}", "/v1/x", "/static/*", "/static/*filepath", "/files/{p...}", "/{id:[0-9]{2}}", "/", "/x/{rest...}", "api.example.com", "/a/{$}"} {
 		_, ok := NewGlob(p)
 		assert.False(t, ok, p)
 	}
