@@ -19,11 +19,14 @@ import (
 // form is (and, matched by ServeMux as written, perhaps on the pattern
 // that reaches: see TestAttackMethodCaseLooserThanServedRoute), by
 // ServeMux matching and by template alike; by template, on the same ones.
+// Its table holds glob routes too (see routepath.Glob), so that a request
+// charged on the most routes it can be is tried.
 func FuzzRoutesMethodVariants(f *testing.F) {
 	for _, s := range [][2]string{
 		{"/login", "POST"}, {"/login/", "post"}, {"//LOGIN", "Post"}, {"/users/7", "GET"}, {"/users/7/", "get"},
 		{"/api", "GET"}, {"/api/x/../y", "DELETE"}, {"*", "OPTIONS"}, {"", "GET"}, {"/static", "HEAD"},
 		{"/%6Cogin", "POST"}, {"/a/./b//c/", "PUT"}, {"/admin/PUBLIC", "get"}, {"/x/", "get"},
+		{"/v2/x", "GET"}, {"/staticfoo", "head"}, {"/f/a.b", "GET"}, {"/lo/", "Post"}, {"/v2/x/", "get"},
 	} {
 		f.Add(s[0], s[1], "")
 		f.Add(s[0], s[1], "/users/{id}")
@@ -44,7 +47,9 @@ func FuzzRoutesMethodVariants(f *testing.F) {
 			f.Fatal(err)
 		}
 	}
-	for _, p := range []string{"DELETE /api/y", "GET /admin/", "GET /admin/public", "GET /x/", "/x"} {
+	// Glob routes (a parameter after text in a segment), overlapping
+	// each other and the routes above: a request may be charged on five.
+	for _, p := range []string{"DELETE /api/y", "GET /admin/", "GET /admin/public", "GET /x/", "/x", "GET /v:version/x", "/static*", "GET /f/{name}.{ext}", "POST /lo:x", "/l:x/"} {
 		if err := rt.Add(p, lim(1)); err != nil {
 			f.Fatal(err)
 		}

@@ -46,7 +46,8 @@ const (
 // '*' after text, gin's and echo's parameter or catch-all ("v:version",
 // "static*"), which MuxPath leaves a literal, or chi's braces beside text
 // ("v{version}", "{name}.{ext}"), which MuxPath widens to the whole
-// segment (see [Glob.Widened]). Templates without one are matched by
+// segment (see [Glob.Widened]), or echo's parameter named "" (":"),
+// which MuxPath leaves a literal too. Templates without one are matched by
 // MuxPath, and NewGlob reports false for them.
 func NewGlob(p string) (Glob, bool) {
 	host, path := "", p
@@ -66,8 +67,11 @@ func NewGlob(p string) (Glob, bool) {
 			seg = globSeg{kind: literal}
 		case s == "" && n == len(segs)-1:
 			seg = globSeg{kind: rest} // a trailing slash: the paths below it
-		case param(s) && (s[0] == ':' || s[0] == '*' || wholeBraces(s)):
+		case s != "" && (s[0] == ':' || s[0] == '*') || wholeBraces(s):
 			seg = globSeg{kind: wholeParam}
+			// echo takes even ":" for a parameter, which MuxPath leaves a
+			// literal.
+			inside = inside || s == ":"
 			if s[0] == '*' || strings.HasSuffix(s, "...}") {
 				seg.kind = rest
 			}

@@ -1,6 +1,7 @@
 package routepath
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -19,6 +20,7 @@ func TestGlobMatchesAsGinAndEchoServe(t *testing.T) {
 		{"/v:version/{$}", []string{"/v2/"}, []string{"/v2/a", "/v2"}},
 		{"/a/:id/v:version/*rest", []string{"/a/1/v2/q/r", "/a//v/"}, []string{"/a/1/w2/q", "/b/1/v2/q"}},
 		{"/{a}/v:x", []string{"/q/v1"}, []string{"/q/w1", "/v1"}},
+		{"/a/:", []string{"/a/x", "/a/:"}, []string{"/a", "/a/x/y"}},
 		{"/v1/books:batchGet", []string{"/v1/books:batchGet", "/v1/books:list", "/v1/booksX"}, []string{"/v1/book", "/v1/users"}},
 	}
 	for _, c := range cases {
@@ -95,4 +97,57 @@ func TestGlobOutranks(t *testing.T) {
 		assert.False(t, glob(c[1]).Outranks(glob(c[0])), "%s over %s", c[1], c[0])
 	}
 	assert.False(t, glob("/v:x/a").Outranks(glob("/v:x/a")))
+}
+
+// FuzzGlobMatchesWhatItsTemplateServes fills each parameter of a template
+// with v, as a router's request would, and requires the template's Glob
+// to match the path: Glob never matches less than the routers. Any
+// pattern, host and path are also matched without a panic.
+func FuzzGlobMatchesWhatItsTemplateServes(f *testing.F) {
+	for _, s := range [][3]string{
+		{"/v:version/x", "2", "/v2/x"}, {"/static*", "/a/b", "/x"}, {"/v{version}/x", "", "/"},
+		{"api.example.com/a/:id/v:v/*rest", "q", "/a"}, {"/f/{name}.{ext}/", "a.b", "//"},
+		{"/login{$}", "x", "/login"}, {"/{id:[0-9]{2}}/p:x/{$}", "12", "/12/p/"},
+	} {
+		f.Add(s[0], s[1], s[2])
+	}
+	f.Fuzz(func(t *testing.T, pattern, v, path string) {
+		g, ok := NewGlob(pattern)
+		_ = g.Match(v, path)
+		_ = g.Same(g, v)
+		if !ok {
+			return
+		}
+		host, filled := "", fillTemplate(pattern, v)
+		if i := strings.IndexByte(pattern, '/'); i > 0 {
+			host = pattern[:i]
+		}
+		if !g.Match(host, filled) {
+			t.Fatalf("NewGlob(%q) does not match %q, the template filled with %q", pattern, filled, v)
+		}
+	})
+}
+
+// fillTemplate returns the path of pattern (its host dropped) with every
+// parameter replaced by v (without its slashes, but for a catch-all),
+// as gin, echo and chi read the template.
+func fillTemplate(pattern, v string) string {
+	path := pattern[strings.IndexByte(pattern, '/'):]
+	one := strings.ReplaceAll(v, "/", "")
+	var b strings.Builder
+	for _, s := range strings.Split(path[1:], "/") {
+		b.WriteByte('/')
+		i := strings.IndexAny(s, ":*{")
+		switch {
+		case s == "{$}":
+		case i < 0 || i > 0 && s[i] == '{' && !param(s) || i == 0 && s[0] == '{' && !param(s):
+			b.WriteString(s)
+		case s[i] == '*' || strings.Contains(s, "...}"):
+			b.WriteString(s[:i] + v)
+			return b.String()
+		default:
+			b.WriteString(s[:i] + one)
+		}
+	}
+	return b.String()
 }
