@@ -198,6 +198,8 @@ type storeState struct {
 // observation per attribute set, the last (an outage one of them was told
 // of hidden by the other), and each bound the names and override sets
 // alone. (A provider that is not a pointer, such as noop's, is not held.)
+// An Observer made on otel's global provider before otel.SetMeterProvider
+// records with the provider set then, and is the one New gives for it.
 func New(opts Options) (*Observer, error) {
 	mp := opts.MeterProvider
 	if mp == nil {

@@ -8,6 +8,7 @@ import (
 	"weak"
 
 	"github.com/floodgate-go/floodgate/core"
+	"go.opentelemetry.io/otel"
 	"go.opentelemetry.io/otel/metric"
 )
 
@@ -23,7 +24,18 @@ import (
 var providers = struct {
 	mu sync.Mutex
 	m  map[weak.Pointer[byte]]weak.Pointer[Observer]
+	// delegating is the Observer made on otel's global provider before
+	// otel.SetMeterProvider: its instruments and callback move to the
+	// provider set then, which therefore has it already.
+	delegating weak.Pointer[Observer]
 }{m: map[weak.Pointer[byte]]weak.Pointer[Observer]{}}
+
+// globalDelegate reports whether mp is otel's global provider before
+// otel.SetMeterProvider, which delegates to the provider set first.
+func globalDelegate(mp metric.MeterProvider) bool {
+	t := reflect.TypeOf(mp)
+	return t.Kind() == reflect.Pointer && t.Elem().PkgPath() == "go.opentelemetry.io/otel/internal/global"
+}
 
 // providerKey returns the key of mp in providers: a weak pointer to what
 // mp points to; false for a provider that is not a pointer to something
@@ -51,7 +63,17 @@ func recording(mp metric.MeterProvider, opts Options, newOne func() (*Observer, 
 			delete(providers.m, pk) // a provider gone, and its Observer
 		}
 	}
-	if o := providers.m[k].Value(); o != nil {
+	o := providers.m[k].Value()
+	if d := providers.delegating.Value(); o == nil && d != nil && !globalDelegate(mp) && mp == otel.GetMeterProvider() {
+		// The global provider, set since an Observer was made on it
+		// (one component's New before otel.SetMeterProvider, another's
+		// after): that Observer records with mp now.
+		o = d
+		if o.opts.same(opts) {
+			providers.m[k] = weak.Make(o)
+		}
+	}
+	if o != nil {
 		if !o.opts.same(opts) {
 			return nil, fmt.Errorf("otelobserve: an Observer records with this MeterProvider already, of other Options (%+v, not %+v): "+
 				"give the limiters and stores that one, or use another provider (two would observe the same gauges, and the SDK export one's): %w",
@@ -64,6 +86,9 @@ func recording(mp metric.MeterProvider, opts Options, newOne func() (*Observer, 
 		return nil, err
 	}
 	providers.m[k] = weak.Make(o)
+	if globalDelegate(mp) {
+		providers.delegating = weak.Make(o)
+	}
 	return o, nil
 }
 
