@@ -1,6 +1,7 @@
 package routepath
 
 import (
+	"regexp/syntax"
 	"slices"
 	"strings"
 )
@@ -23,11 +24,13 @@ type Glob struct {
 	widened bool
 }
 
-// globSeg is a segment of a Glob's pattern: text, and what follows it
-// in the segment.
+// globSeg is a segment of a Glob's pattern: text, what follows it in the
+// segment, and, for a prefixParam, the text that ends the segment (chi's
+// ".png" in "{name}.png").
 type globSeg struct {
-	text string
-	kind segKind
+	text   string
+	kind   segKind
+	suffix string
 }
 
 type segKind uint8
@@ -76,10 +79,16 @@ func NewGlob(p string) (Glob, bool) {
 				seg.kind = rest
 			}
 		case i >= 0 && (i > 0 || param(s)):
-			// Text and a parameter: the text before it, then anything.
+			// Text and a parameter: the text before it, then anything,
+			// then for chi's braces the text after the last one.
 			seg, inside = globSeg{text: s[:i], kind: prefixParam}, true
-			if s[i] == '*' || strings.Contains(s, "...}") {
-				seg.kind = prefixRest
+			if j := strings.LastIndexByte(s, '}'); s[i] == '{' && j > i {
+				seg.suffix = s[j+1:]
+			}
+			if strings.ContainsRune(s, '*') || strings.Contains(s, "...}") || regexpSpans(s) {
+				// A catch-all, or a chi regexp that takes a slash
+				// ("{name:.+}.png" serves "/a/b.png"): the rest.
+				seg = globSeg{text: s[:i], kind: prefixRest}
 			}
 			g.widened = g.widened || param(s)
 		default:
@@ -145,7 +154,7 @@ func (g Glob) Match(host, path string) bool {
 				return false
 			}
 		case prefixParam:
-			if !strings.HasPrefix(s, seg.text) {
+			if len(s) < len(seg.text)+len(seg.suffix) || !strings.HasPrefix(s, seg.text) || !strings.HasSuffix(s, seg.suffix) {
 				return false
 			}
 		}
@@ -158,6 +167,65 @@ func (g Glob) Match(host, path string) bool {
 		path = after
 	}
 	return false
+}
+
+// regexpSpans reports whether the segment s, of text and chi's braces,
+// holds a regexp parameter followed by more of the segment whose regexp
+// may match a slash: chi then matches it up to the text that follows,
+// across segments ("{name:.+}.png" serves "/a/b.png"). A regexp that does
+// not parse counts as one that may.
+func regexpSpans(s string) bool {
+	depth, start := 0, 0
+	for i := 0; i < len(s); i++ {
+		switch s[i] {
+		case '{':
+			if depth == 0 {
+				start = i
+			}
+			depth++
+		case '}':
+			if depth == 0 {
+				return false
+			}
+			if depth--; depth > 0 || i == len(s)-1 {
+				continue
+			}
+			_, re, ok := strings.Cut(s[start+1:i], ":")
+			if ok && mayMatchSlash(re) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// mayMatchSlash reports whether the regexp re may match a string holding
+// a slash: true when it does not parse.
+func mayMatchSlash(re string) bool {
+	t, err := syntax.Parse(re, syntax.Perl)
+	if err != nil {
+		return true
+	}
+	return slashIn(t)
+}
+
+// slashIn reports whether the parsed regexp t has a part that matches a
+// slash.
+func slashIn(t *syntax.Regexp) bool {
+	switch t.Op {
+	case syntax.OpAnyChar, syntax.OpAnyCharNotNL:
+		return true
+	case syntax.OpLiteral:
+		return slices.Contains(t.Rune, '/')
+	case syntax.OpCharClass:
+		for i := 0; i+1 < len(t.Rune); i += 2 {
+			if t.Rune[i] <= '/' && '/' <= t.Rune[i+1] {
+				return true
+			}
+		}
+		return false
+	}
+	return slices.ContainsFunc(t.Sub, slashIn)
 }
 
 // Same reports whether g and t, a router's template without a host,

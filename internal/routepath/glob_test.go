@@ -108,6 +108,7 @@ func FuzzGlobMatchesWhatItsTemplateServes(f *testing.F) {
 		{"/v:version/x", "2", "/v2/x"}, {"/static*", "/a/b", "/x"}, {"/v{version}/x", "", "/"},
 		{"api.example.com/a/:id/v:v/*rest", "q", "/a"}, {"/f/{name}.{ext}/", "a.b", "//"},
 		{"/login{$}", "x", "/login"}, {"/{id:[0-9]{2}}/p:x/{$}", "12", "/12/p/"},
+		{"/f/img-{id}.png", "1", "/f/img-1.png"}, {"/g/{name:.+}.png", "a/b", "/g/a/b.png"}, {"/h/x{a", "", "/h/x{a"},
 	} {
 		f.Add(s[0], s[1], s[2])
 	}
@@ -146,8 +147,46 @@ func fillTemplate(pattern, v string) string {
 			b.WriteString(s[:i] + v)
 			return b.String()
 		default:
+			// chi matches the text after a segment's last brace too.
 			b.WriteString(s[:i] + one)
+			if j := strings.LastIndexByte(s, '}'); s[i] == '{' && j > i {
+				b.WriteString(s[j+1:])
+			}
 		}
 	}
 	return b.String()
+}
+
+// TestAttackRglob38GlobChiSuffixAndRegexp: chi matches the text after a
+// parameter in a segment (".png" in "{name}.png"), which Glob dropped, so
+// that "/f/{name}.jpg" matched "/f/x.png" as well and the two read as one
+// shape; and a regexp parameter followed by text may take slashes
+// ("{name:.+}.png" serves "/g/a/b.png"), which Glob matched in one segment.
+func TestAttackRglob38GlobChiSuffixAndRegexp(t *testing.T) {
+	for _, c := range []struct {
+		pattern   string
+		match, no []string
+	}{
+		{"/f/{name}.jpg", []string{"/f/x.jpg", "/f/.jpg"}, []string{"/f/x.png", "/f/jpg"}},
+		{"/f/img-{id}.png", []string{"/f/img-1.png"}, []string{"/f/img-.pn", "/f/img-1.jpg"}},
+		{"/g/{name:.+}.png", []string{"/g/a/b.png", "/g/a.png"}, []string{"/h/a.png"}},
+		{"/g/{name:[^.]+}.png/x", []string{"/g/a/b.png/x", "/g/a/b.png/y"}, []string{"/h/a.png/x"}},
+		{"/g/{id:[0-9]+}.png", []string{"/g/1.png"}, []string{"/g/1/2.png"}},
+		{"/g/x{id:[0-9]{2}}", []string{"/g/x12"}, []string{"/g/x1/2"}},
+		{"/g/{a}x*", []string{"/g/ax/b/c"}, []string{"/h/ax"}},
+	} {
+		g, ok := NewGlob(c.pattern)
+		require.True(t, ok, c.pattern)
+		for _, p := range c.match {
+			assert.True(t, g.Match("", p), "%s should match %q", c.pattern, p)
+		}
+		for _, p := range c.no {
+			assert.False(t, g.Match("", p), "%s should not match %q", c.pattern, p)
+		}
+	}
+	png, _ := NewGlob("/f/{name}.png")
+	jpg, _ := NewGlob("/f/{file}.jpg")
+	assert.False(t, png.Same(jpg, ""), "another suffix is another shape")
+	other, _ := NewGlob("/f/{file}.png")
+	assert.True(t, png.Same(other, ""))
 }
