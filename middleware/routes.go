@@ -108,7 +108,14 @@ import (
 //     wildcard of the whole segment, which would take "/abc/x" from the
 //     route chi serves it by, or from the default; a template in other
 //     names or syntax ("/v{ver}/x", "/v:ver/x") finds such a route by its
-//     shape.
+//     shape, charged with any route the path finds, and a path under a
+//     router's catch-all template ("/legacy/*", whose handler may route
+//     further) is charged on the glob routes it matches too. Of several
+//     glob routes matching a request, the one gin and echo prefer is
+//     charged ("/static/v:x" before "/static*"), and all of those neither
+//     is preferred to (one shape for another host or method, chi's
+//     "/u{id:[0-9]+}" beside "/u{name}", "/f/{name}.png" beside
+//     "/f/{name}.{ext}"), all or nothing.
 //   - Without a template, a request is matched as ServeMux matches it,
 //     which cleans paths ("//x", "/a/../x"), decodes percent-encoding and
 //     redirects "/x" to "/x/". A request that matches no pattern that way,
@@ -490,27 +497,31 @@ func (rt *Routes) choose(r *http.Request, template string) charge {
 			ch.add(rte)
 		}
 	}
+	if method != r.Method && template == "" {
+		// ServeMux matches a pattern's method as written: the routes r
+		// reaches so, without a template (a router's own method matching
+		// decides with one).
+		raw := rt.find(r, r.Method, template)
+		ch.add(raw.rte)
+		if raw.variant {
+			ch.add(raw.served)
+		}
+	}
+	// The glob routes last: ch has room for them (see charge.add).
 	switch {
 	case template == "":
 		// A gin or echo template with text before a parameter in a
 		// segment ("/v:version/x"), for a router not known here.
-		if rte := rt.globMatch(r, method); rte != nil {
-			ch.add(rte)
-		}
-	case ch.rte == nil && ch.n == 0:
+		rt.globsUnrouted(&ch, r, method)
+	default:
 		// The router's template has text and a parameter in a segment,
 		// written otherwise in the route ("/v{ver}/x" for "/v{version}/x").
-		ch.rte = rt.globTemplate(r, method, template)
-	}
-	if method == r.Method || template != "" {
-		// A template names the handler the router serves r with: the
-		// routers' own method matching has decided.
-		return ch
-	}
-	raw := rt.find(r, r.Method, template)
-	ch.add(raw.rte)
-	if raw.variant {
-		ch.add(raw.served)
+		rt.globTemplate(&ch, r, method, template)
+		if r.URL != nil && len(rt.globs) > 0 && strings.HasSuffix(routepath.MuxPath(template), "...}") {
+			// A catch-all's handler may route the path further (a
+			// router mounted at chi's "/legacy/*"), by a glob route.
+			rt.globPath(&ch, r, method)
+		}
 	}
 	return ch
 }
@@ -523,14 +534,35 @@ type charge struct {
 	rte    *route
 	n      int
 	others [both.MaxParts - 1]*route
+	// over says that a glob route found no room in others (see add): the
+	// request is refused rather than left uncharged on it.
+	over bool
 }
 
-// add charges rte too, unless it is charged already.
+// add charges rte too, unless it is charged already. others holds every
+// route choose charges but its glob routes, which it adds last: a glob
+// route beyond its room (several glob routes of one rank matching a
+// request charged on a variant's routes for its method in both cases
+// too) sets over instead, which refuses the request (see limiter).
 func (ch *charge) add(rte *route) {
-	if rte != ch.rte && !slices.Contains(ch.others[:ch.n], rte) {
+	switch {
+	case rte == ch.rte || slices.Contains(ch.others[:ch.n], rte):
+	case ch.n == len(ch.others):
+		ch.over = true
+	default:
 		ch.others[ch.n] = rte
 		ch.n++
 	}
+}
+
+// own makes rte ch's route when ch charges none yet, not even the
+// default's, and charges it too otherwise.
+func (ch *charge) own(rte *route) {
+	if ch.rte == nil && ch.n == 0 {
+		ch.rte = rte
+		return
+	}
+	ch.add(rte)
 }
 
 // limiter returns the limiter and scope that decide ch: the route's, or,
@@ -538,6 +570,9 @@ func (ch *charge) add(rte *route) {
 // default for nil) by its own limits in its own buckets, but an unlimited
 // one, and a bucket once.
 func (rt *Routes) limiter(ch charge) (Limiter, string, error) {
+	if ch.over {
+		return nil, "", errTooManyRoutes
+	}
 	l, s, err := rt.pick(ch.rte)
 	if ch.n == 0 || err != nil {
 		return l, s, err
@@ -580,7 +615,10 @@ func (rt *Routes) ownRoute(r *http.Request, template string) (Limiter, string, b
 	if c.rte == nil && (rt.def == nil || !servesMethod(r.Pattern, method)) {
 		return nil, "", false
 	}
-	l, s, _ := rt.limiter(c)
+	l, s, err := rt.limiter(c)
+	if err != nil {
+		return nil, "", false
+	}
 	if s == partsScope {
 		s = "" // the parts' scopes as they are: Routes is the Selector
 	}
@@ -629,6 +667,12 @@ func groupClash(group string, added, before bool) error {
 	}
 	return fmt.Errorf("middleware: route group %q named twice for another limiter: the two would share buckets: name one otherwise: %w", group, core.ErrInvalidConfig)
 }
+
+// errTooManyRoutes refuses a request that more routes would be charged on
+// than a both.Pair holds: several glob routes of one rank (see
+// Routes.globPath) beside a variant's routes, for its method in canonical
+// form and as written. Refused, not charged on fewer.
+var errTooManyRoutes = fmt.Errorf("middleware: a request matches more routes than are charged at once (%d): several routes with text and a parameter in one segment overlap: %w", both.MaxParts, core.ErrInvalidConfig)
 
 var errZeroRoutes = fmt.Errorf("middleware: zero Routes, not made by NewRoutes: %w", core.ErrInvalidConfig)
 

@@ -19,36 +19,65 @@ type globRoute struct {
 	rte    *route
 }
 
-// globMatch returns the glob route r reaches by method (canonical) when
-// the router serving r is not known: no template, and no application
-// pattern naming one path (the middleware mounted before a gin engine or
-// an echo, or on a ServeMux subtree holding one). The route ServeMux
-// matches is charged with it, all or nothing, since the handler might be
-// either: ServeMux serves "/v1/books:list" by its own pattern, never by
-// "POST /v1/books:batchGet", which gin would read as "/v1/books" then a
-// parameter. Of several glob routes matching, the one gin and echo would
-// serve: at the first segment where they differ, the longer text, then a
-// literal before a parameter before a catch-all; else the first added.
-func (rt *Routes) globMatch(r *http.Request, method string) *route {
+// globsUnrouted charges on ch the glob routes r reaches by method
+// (canonical) when the router serving r is not known: no template, and
+// no application pattern naming one path (the middleware mounted before a
+// gin engine or an echo, or on a ServeMux subtree holding one). The route
+// ServeMux matches is charged with them, all or nothing, since the
+// handler might be either: ServeMux serves "/v1/books:list" by its own
+// pattern, never by "POST /v1/books:batchGet", which gin would read as
+// "/v1/books" then a parameter.
+func (rt *Routes) globsUnrouted(ch *charge, r *http.Request, method string) {
 	if len(rt.globs) == 0 || r.URL == nil || r.Pattern != "" && !subtreePattern(r.Pattern) {
-		return nil
+		return
 	}
+	rt.globPath(ch, r, method)
+}
+
+// globPath charges on ch the glob routes whose template matches r's path
+// (see globPaths) for method (canonical). Of several, those gin and echo
+// may serve it by: one outranks another when, at the first segment where
+// they differ, its text is longer, or a literal where the other has a
+// parameter, or a parameter where the other has a catch-all. Those that
+// neither outranks (one shape for another host or method, chi's regexp
+// beside a parameter, other text after a parameter) are all charged, or
+// the request refused when ch has no room for them (see charge.add).
+func (rt *Routes) globPath(ch *charge, r *http.Request, method string) {
 	host := requestHost(r)
-	var best *globRoute
+	var best [len(charge{}.others)]*globRoute
+	n := 0
 	for i := range rt.globs {
 		g := &rt.globs[i]
-		if !methodReaches(g.method, method) {
+		if !methodReaches(g.method, method) || outranked(best[:n], g) || !globPaths(r.URL, host, g.glob) {
 			continue
 		}
-		if best != nil && !g.glob.Outranks(best.glob) || !globPaths(r.URL, host, g.glob) {
-			continue
+		k := 0
+		for _, b := range best[:n] {
+			if !g.glob.Outranks(b.glob) {
+				best[k] = b
+				k++
+			}
 		}
-		best = g
+		if n = k; n == len(best) {
+			ch.over = true // more than ch holds: refused (see charge.add)
+			return
+		}
+		best[n] = g
+		n++
 	}
-	if best == nil {
-		return nil
+	for _, g := range best[:n] {
+		ch.add(g.rte)
 	}
-	return best.rte
+}
+
+// outranked reports whether a glob route of best outranks g's.
+func outranked(best []*globRoute, g *globRoute) bool {
+	for _, b := range best {
+		if b.glob.Outranks(g.glob) {
+			return true
+		}
+	}
+	return false
 }
 
 // globPaths reports whether g matches u's path as a router may read it:
@@ -67,31 +96,43 @@ func globPaths(u *url.URL, host string, g routepath.Glob) bool {
 	return false
 }
 
-// globTemplate returns the glob route written, in whatever names or
-// syntax, as template, the router's, for r's method (canonical): chi's
-// "/v{ver}/x" is the route "GET /v{version}/x" or "GET /v:version/x".
-// Such a route, whose ServeMux form would match any segment in place of
-// its text and braces, is not in the ServeMux, which finds the routes of
-// other templates written otherwise.
-func (rt *Routes) globTemplate(r *http.Request, method, template string) *route {
-	if len(rt.globs) == 0 {
-		return nil
+// globTemplate charges on ch the glob routes written, in whatever names
+// or syntax, as template, the router's, when no route is written as it:
+// chi's "/v{ver}/x" is the route "GET /v{version}/x" or "GET
+// /v:version/x". Such a route, whose ServeMux form would match any
+// segment in place of its text and braces, is not in the ServeMux, which
+// finds the routes of other templates written otherwise. Each route of
+// that shape is charged that r reaches by method (canonical), or, when
+// none, by a method r.Pattern names as reaching the same handler (see
+// sharedRoute): the first added of those. With nothing else charged, the
+// route is ch's own.
+func (rt *Routes) globTemplate(ch *charge, r *http.Request, method, template string) {
+	if len(rt.globs) == 0 || r.URL == nil {
+		return
 	}
 	t, ok := routepath.NewGlob(template)
-	if !ok {
-		return nil
+	if !ok || rt.templateRoute(r, method, template) != nil {
+		return
 	}
-	var host string
-	if r.URL != nil {
-		host = requestHost(r)
-	}
+	host := requestHost(r)
+	found := false
 	for i := range rt.globs {
-		g := &rt.globs[i]
-		if methodReaches(g.method, method) && g.glob.Same(t, host) {
-			return g.rte
+		if g := &rt.globs[i]; methodReaches(g.method, method) && g.glob.Same(t, host) {
+			ch.own(g.rte)
+			found = true
 		}
 	}
-	return nil
+	if found {
+		return
+	}
+	if list, ok := sharedList(r.Pattern, method, template); ok {
+		for i := range rt.globs {
+			if g := &rt.globs[i]; g.method != "" && listed(list, g.method) && g.glob.Same(t, host) {
+				ch.own(g.rte)
+				return
+			}
+		}
+	}
 }
 
 // methodReaches reports whether a route added for method m (canonical, ""

@@ -36,7 +36,8 @@ func Scoped(scope, key string) string {
 
 // MaxParts is the most limiters a Pair charges: a variant's route and the
 // served pattern's, for a request's method in canonical form and as
-// written, and a gin or echo template's route that ServeMux cannot match.
+// written, and the routes of templates with text and a parameter in a
+// segment that ServeMux cannot match (several when they overlap).
 const MaxParts = 5
 
 // Part is a limiter a Pair charges, and the scope it charges the key under
