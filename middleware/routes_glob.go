@@ -3,7 +3,7 @@ package middleware
 import (
 	"net"
 	"net/http"
-	"net/url"
+	"slices"
 	"strings"
 
 	"github.com/floodgate-go/floodgate/internal/routepath"
@@ -35,20 +35,42 @@ func (rt *Routes) globsUnrouted(ch *charge, r *http.Request, method string) {
 }
 
 // globPath charges on ch the glob routes whose template matches r's path
-// (see globPaths) for method (canonical). Of several, those gin and echo
-// may serve it by: one outranks another when, at the first segment where
-// they differ, its text is longer, or a literal where the other has a
-// parameter, or a parameter where the other has a catch-all. Those that
-// neither outranks (one shape for another host or method, chi's regexp
-// beside a parameter, other text after a parameter) are all charged, or
-// the request refused when ch has no room for them (see charge.add).
+// for method (canonical), read as a router may read it: decoded (gin) or
+// as it came (echo), or a variant of it (see routepath.Variants) that a
+// rewriting middleware between the limiter and the router may route.
+// Each reading is served by its own glob route: of several matching one,
+// those gin and echo may serve it by (see globReading); a route matching
+// a variant alone never takes the place of one matching the path as it
+// came, which echo serves "/static/V1" by ("/static*", not
+// "/static/v:x").
 func (rt *Routes) globPath(ch *charge, r *http.Request, method string) {
 	host := requestHost(r)
+	var paths [6]string
+	paths[0], paths[1] = r.URL.Path, r.URL.EscapedPath()
+	v := routepath.Variants(r.URL.Path)
+	copy(paths[2:], v[:])
+	for i, p := range paths {
+		if p != "" && !slices.Contains(paths[:i], p) {
+			rt.globReading(ch, host, p, method)
+		}
+	}
+}
+
+// globReading charges on ch the glob routes whose template matches path
+// (one reading of a request's, for host) for method (canonical). Of
+// several, those gin and echo may serve it by: one outranks another
+// when, at the first segment where they differ, its text is longer, or a
+// literal where the other has a parameter, or a parameter where the other
+// has a catch-all. Those that neither outranks (one shape for another
+// host or method, chi's regexp beside a parameter, other text after a
+// parameter) are all charged, or the request refused when ch has no room
+// for them (see charge.add).
+func (rt *Routes) globReading(ch *charge, host, path, method string) {
 	var best [len(charge{}.others)]*globRoute
 	n := 0
 	for i := range rt.globs {
 		g := &rt.globs[i]
-		if !methodReaches(g.method, method) || outranked(best[:n], g) || !globPaths(r.URL, host, g.glob) {
+		if !methodReaches(g.method, method) || outranked(best[:n], g) || !g.glob.Match(host, path) {
 			continue
 		}
 		k := 0
@@ -74,22 +96,6 @@ func (rt *Routes) globPath(ch *charge, r *http.Request, method string) {
 func outranked(best []*globRoute, g *globRoute) bool {
 	for _, b := range best {
 		if b.glob.Outranks(g.glob) {
-			return true
-		}
-	}
-	return false
-}
-
-// globPaths reports whether g matches u's path as a router may read it:
-// decoded (gin) or as it came (echo), or a variant of it (see
-// routepath.Variants) that a rewriting middleware between the limiter and
-// the router may route.
-func globPaths(u *url.URL, host string, g routepath.Glob) bool {
-	if g.Match(host, u.Path) || g.Match(host, u.EscapedPath()) {
-		return true
-	}
-	for _, v := range routepath.Variants(u.Path) {
-		if v != "" && g.Match(host, v) {
 			return true
 		}
 	}
