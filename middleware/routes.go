@@ -517,7 +517,7 @@ func (rt *Routes) choose(r *http.Request, template string) charge {
 		// The router's template has text and a parameter in a segment,
 		// written otherwise in the route ("/v{ver}/x" for "/v{version}/x").
 		rt.globTemplate(&ch, r, method, template)
-		if r.URL != nil && len(rt.globs) > 0 && strings.HasSuffix(routepath.MuxPath(template), "...}") {
+		if r.URL != nil && len(rt.globs) > 0 && catchAllTemplate(template) {
 			// A catch-all's handler may route the path further (a
 			// router mounted at chi's "/legacy/*"), by a glob route.
 			rt.globPath(&ch, r, method)
@@ -824,7 +824,7 @@ func (rt *Routes) find(r *http.Request, method, template string) choice {
 // reached the catch-all's handler past its limit. Which of the two
 // handlers serves (the catch-all's may route further) is not known here.
 func (rt *Routes) underCatchAll(r *http.Request, template string, rte *route) choice {
-	if template == "" || !strings.HasSuffix(routepath.MuxPath(template), "...}") {
+	if !catchAllTemplate(template) {
 		return choice{rte: rte}
 	}
 	t, ok := templateRequest(r, template)
@@ -833,6 +833,14 @@ func (rt *Routes) underCatchAll(r *http.Request, template string, rte *route) ch
 	}
 	served := rt.muxMatch(t).route()
 	return choice{rte: rte, served: served, variant: served != rte}
+}
+
+// catchAllTemplate reports whether the router's template ends in a
+// catch-all, whose handler serves every path below it as it comes:
+// "/admin/*", "/files/*filepath", "/files/{p...}", and echo's and chi's
+// "*" after text ("/legacy*"), which MuxPath leaves a literal.
+func catchAllTemplate(template string) bool {
+	return template != "" && (strings.HasSuffix(template, "*") || strings.HasSuffix(routepath.MuxPath(template), "...}"))
 }
 
 // uncleanPath reports whether ServeMux would clean u's path (its escaped
@@ -872,7 +880,7 @@ func (rt *Routes) templateRoute(r *http.Request, method, template string) *route
 // for a template that is no catch-all, whose router has matched the path
 // whole.
 func (rt *Routes) pastCatchAll(r *http.Request, method, template string, served *route) *route {
-	if r.URL == nil || !strings.HasSuffix(routepath.MuxPath(template), "...}") {
+	if r.URL == nil || !catchAllTemplate(template) {
 		return nil
 	}
 	var buf http.Request

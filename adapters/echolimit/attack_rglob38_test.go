@@ -1,6 +1,7 @@
 package echolimit_test
 
 import (
+	"net/http"
 	"testing"
 	"time"
 
@@ -48,5 +49,38 @@ func TestAttackRglob38VariantMatchOutranksThePath(t *testing.T) {
 			assert.Equal(t, []int{200, 429, 429}, codes, "%s, %s", path, mount)
 			assert.Equal(t, map[string]int{"any": 1}, hits, "%s, %s", path, mount)
 		}
+	}
+}
+
+// TestAttackRglob38CatchAllAfterTextRoutesFurther: echo's catch-all after
+// text ("/legacy*") serves "/legacy/login" with a handler that routes
+// further, a ServeMux serving "POST /legacy/login" (1 an hour; the
+// catch-all's route 1000). Written "/legacy/*", the catch-all's requests
+// are charged on the route the path names too; written "/legacy*", with
+// Limit in e.Pre or e.Use, they were charged on the catch-all's alone:
+// 3 of 3. Now 1 of 3 as for "/legacy/*".
+func TestAttackRglob38CatchAllAfterTextRoutesFurther(t *testing.T) {
+	for _, mount := range []string{"pre", "use"} {
+		rt := middleware.NewRoutes(limiter(t, core.FixedWindow{Quota: 1000, Window: time.Hour}))
+		require.NoError(t, rt.Add("POST /legacy/login", limiter(t, core.FixedWindow{Quota: 1, Window: time.Hour})))
+		require.NoError(t, rt.Add("/legacy*", limiter(t, core.FixedWindow{Quota: 1000, Window: time.Hour})))
+		m, err := middleware.NewSelect(rt, middleware.Options{})
+		require.NoError(t, err)
+		hits := 0
+		mux := http.NewServeMux()
+		mux.HandleFunc("POST /legacy/login", func(http.ResponseWriter, *http.Request) { hits++ })
+		e := echo.New()
+		if mount == "pre" {
+			e.Pre(echolimit.Limit(m))
+		} else {
+			e.Use(echolimit.Limit(m))
+		}
+		e.Any("/legacy*", echo.WrapHandler(mux))
+		var codes []int
+		for range 3 {
+			codes = append(codes, do(e, "POST", "/legacy/login").Code)
+		}
+		assert.Equal(t, []int{200, 429, 429}, codes, mount)
+		assert.Equal(t, 1, hits, mount)
 	}
 }
