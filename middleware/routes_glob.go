@@ -38,58 +38,91 @@ func (rt *Routes) globsUnrouted(ch *charge, r *http.Request, method string) {
 // for method (canonical), read as a router may read it: decoded (gin) or
 // as it came (echo), or a variant of it (see routepath.Variants) that a
 // rewriting middleware between the limiter and the router may route.
-// Each reading is served by its own glob route: of several matching one,
-// those gin and echo may serve it by (see globReading); a route matching
-// a variant alone never takes the place of one matching the path as it
-// came, which echo serves "/static/V1" by ("/static*", not
-// "/static/v:x").
+// Each reading is served by its own glob routes (see globReading): a
+// route matching a variant alone never takes the place of one matching
+// the path as it came, which echo serves "/static/V1" by ("/static*",
+// not "/static/v:x"), but one the path as it came outranks is not
+// charged for a variant ("/v:version/", for "/v2/items/", beside
+// "/v:version/items").
 func (rt *Routes) globPath(ch *charge, r *http.Request, method string) {
 	host := requestHost(r)
 	var paths [6]string
 	paths[0], paths[1] = r.URL.Path, r.URL.EscapedPath()
 	v := routepath.Variants(r.URL.Path)
 	copy(paths[2:], v[:])
+	var direct globSet
 	for i, p := range paths {
-		if p != "" && !slices.Contains(paths[:i], p) {
-			rt.globReading(ch, host, p, method)
+		if p == "" || slices.Contains(paths[:i], p) {
+			continue
+		}
+		set, ok := rt.globReading(host, p, method)
+		if !ok {
+			ch.over = true // more than ch holds: refused (see charge.add)
+			return
+		}
+		for _, g := range set.all() {
+			if i >= 2 && outranked(direct.all(), g) {
+				continue // a variant's, outranked by the path's own
+			}
+			if i < 2 && !direct.add(g) {
+				ch.over = true
+				return
+			}
+			ch.add(g.rte)
 		}
 	}
 }
 
-// globReading charges on ch the glob routes whose template matches path
-// (one reading of a request's, for host) for method (canonical). Of
-// several, those gin and echo may serve it by: one outranks another
-// when, at the first segment where they differ, its text is longer, or a
-// literal where the other has a parameter, or a parameter where the other
-// has a catch-all. Those that neither outranks (one shape for another
-// host or method, chi's regexp beside a parameter, other text after a
-// parameter) are all charged, or the request refused when ch has no room
-// for them (see charge.add).
-func (rt *Routes) globReading(ch *charge, host, path, method string) {
-	var best [len(charge{}.others)]*globRoute
-	n := 0
+// globSet is a few glob routes, as many as a charge holds.
+type globSet struct {
+	n int
+	g [len(charge{}.others)]*globRoute
+}
+
+func (s *globSet) all() []*globRoute { return s.g[:s.n] }
+
+// add adds g unless s holds it, and reports false when s is full.
+func (s *globSet) add(g *globRoute) bool {
+	switch {
+	case slices.Contains(s.all(), g):
+	case s.n == len(s.g):
+		return false
+	default:
+		s.g[s.n] = g
+		s.n++
+	}
+	return true
+}
+
+// globReading returns the glob routes whose template matches path (one
+// reading of a request's, for host) for method (canonical), and false
+// when they are more than a charge holds. Of several, those gin and echo
+// may serve it by: one outranks another when, at the first segment where
+// they differ, its text is longer, or a literal where the other has a
+// parameter, or a parameter where the other has a catch-all (chi's braces,
+// matched generously, outrank none: see routepath.Glob.Outranks). Those
+// that neither outranks (one shape for another host or method, chi's
+// regexp beside a parameter) are all returned.
+func (rt *Routes) globReading(host, path, method string) (globSet, bool) {
+	var best globSet
 	for i := range rt.globs {
 		g := &rt.globs[i]
-		if !methodReaches(g.method, method) || outranked(best[:n], g) || !g.glob.Match(host, path) {
+		if !methodReaches(g.method, method) || outranked(best.all(), g) || !g.glob.Match(host, path) {
 			continue
 		}
 		k := 0
-		for _, b := range best[:n] {
+		for _, b := range best.all() {
 			if !g.glob.Outranks(b.glob) {
-				best[k] = b
+				best.g[k] = b
 				k++
 			}
 		}
-		if n = k; n == len(best) {
-			ch.over = true // more than ch holds: refused (see charge.add)
-			return
+		best.n = k
+		if !best.add(g) {
+			return best, false
 		}
-		best[n] = g
-		n++
 	}
-	for _, g := range best[:n] {
-		ch.add(g.rte)
-	}
+	return best, true
 }
 
 // outranked reports whether a glob route of best outranks g's.

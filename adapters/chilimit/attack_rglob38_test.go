@@ -92,3 +92,29 @@ func TestAttackRglob38CatchAllHandlerRoutesGlob(t *testing.T) {
 		}
 	}
 }
+
+// TestAttackRglob38ChiGlobOutranksOnlyWhenServed: chi serves "/v1/xy" by
+// "/v{a}/{id}" (1 an hour): "/v{a}/{x}-{y}" (1000) needs a '-' there.
+// Glob matches chi's braces generously (any text between and around
+// them), and a generous match outranked the route chi serves: the
+// limiter before chi charged "/v{a}/{x}-{y}" alone, 3 of 3. A glob of
+// chi's braces outranks none now: both are charged, 1 of 3. And
+// "/v{version}/" serves "/v1/" alone in chi: "/v1/items" is not charged
+// on it (a trailing slash holds no paths below it there).
+func TestAttackRglob38ChiGlobOutranksOnlyWhenServed(t *testing.T) {
+	t.Parallel()
+	m := selectOn(t, quota{"GET /v{a}/{x}-{y}", 1000}, quota{"GET /v{a}/{id}", 1})
+	hits := 0
+	r := chi.NewRouter()
+	r.Get("/v{a}/{x}-{y}", func(http.ResponseWriter, *http.Request) {})
+	r.Get("/v{a}/{id}", func(http.ResponseWriter, *http.Request) { hits++ })
+	assert.Equal(t, []int{200, 429, 429}, thrice(m.Handler(r), "GET", "/v1/xy"))
+	assert.Equal(t, 1, hits)
+
+	m = selectOn(t, quota{"GET /v{version}/", 1}, quota{"GET /v{version}/items", 1000})
+	r = chi.NewRouter()
+	r.Get("/v{version}/", func(http.ResponseWriter, *http.Request) {})
+	r.Get("/v{version}/items", func(http.ResponseWriter, *http.Request) {})
+	assert.Equal(t, []int{200, 200, 200}, thrice(m.Handler(r), "GET", "/v1/items"), "not the slash's route")
+	assert.Equal(t, []int{200, 429, 429}, thrice(m.Handler(r), "GET", "/v1/"))
+}

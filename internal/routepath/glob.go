@@ -31,6 +31,15 @@ type globSeg struct {
 	text   string
 	kind   segKind
 	suffix string
+	// approx: chi's braces beside text, matched generously (any text
+	// between and around them, an empty value, a regexp unread).
+	approx bool
+}
+
+// like reports whether a and b match alike: the same text, kind and
+// suffix, whatever the router's syntax.
+func (a globSeg) like(b globSeg) bool {
+	return a.text == b.text && a.kind == b.kind && a.suffix == b.suffix
 }
 
 type segKind uint8
@@ -90,7 +99,8 @@ func NewGlob(p string) (Glob, bool) {
 				// ("{name:.+}.png" serves "/a/b.png"): the rest.
 				seg = globSeg{text: s[:i], kind: prefixRest}
 			}
-			g.widened = g.widened || param(s)
+			seg.approx = param(s)
+			g.widened = g.widened || seg.approx
 		default:
 			seg = globSeg{text: s, kind: literal}
 		}
@@ -233,23 +243,34 @@ func slashIn(t *syntax.Regexp) bool {
 // text, parameters and catch-alls in the same places, and g names no host
 // or host (lower case, without a trailing dot).
 func (g Glob) Same(t Glob, host string) bool {
-	return (g.host == "" || g.host == host) && slices.Equal(g.segs, t.segs)
+	return (g.host == "" || g.host == host) && slices.EqualFunc(g.segs, t.segs, globSeg.like)
 }
 
 // Outranks reports whether gin and echo would serve a path both g and o
 // match by g's route rather than o's: at the first segment where they
 // differ, by the longer text, then by a whole literal before a parameter
-// before a catch-all. Neither outranks the other when they are alike.
+// before a catch-all. Neither outranks the other when they are alike,
+// nor g when it has chi's braces beside text from there on, which it
+// matches generously: chi may serve the path by o's route all the same
+// ("/v1/xy" by "/v{a}/{id}", not "/v{a}/{x}-{y}").
 func (g Glob) Outranks(o Glob) bool {
 	for i := 0; i < len(g.segs) && i < len(o.segs); i++ {
 		a, b := g.segs[i], o.segs[i]
-		if a == b {
+		if a.like(b) {
 			continue
+		}
+		if slices.ContainsFunc(g.segs[i:], approx) {
+			// g's match there on is generous: chi may serve the path
+			// by o's route all the same.
+			return false
 		}
 		if len(a.text) != len(b.text) {
 			return len(a.text) > len(b.text)
 		}
 		return a.kind < b.kind
 	}
-	return len(g.segs) > len(o.segs)
+	return len(g.segs) > len(o.segs) && !slices.ContainsFunc(g.segs[len(o.segs):], approx)
 }
+
+// approx reports whether s is matched generously (see globSeg).
+func approx(s globSeg) bool { return s.approx }
