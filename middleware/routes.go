@@ -115,7 +115,11 @@ import (
 //     charged ("/static/v:x" before "/static*"), and all of those neither
 //     is preferred to (one shape for another host or method, chi's
 //     "/u{id:[0-9]+}" beside "/u{name}", "/f/{name}.png" beside
-//     "/f/{name}.{ext}"), all or nothing.
+//     "/f/{name}.{ext}"), all or nothing. A request that would be
+//     charged on more routes than a charge holds (several such routes
+//     beside a path variant's, for a method in both cases) is refused
+//     with an error wrapping core.ErrInvalidConfig, never charged on
+//     fewer.
 //   - Without a template, a request is matched as ServeMux matches it,
 //     which cleans paths ("//x", "/a/../x"), decodes percent-encoding and
 //     redirects "/x" to "/x/". A request that matches no pattern that way,
