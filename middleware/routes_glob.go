@@ -41,16 +41,21 @@ func (rt *Routes) globsUnrouted(ch *charge, r *http.Request, method string) {
 // Each reading is served by its own glob routes (see globReading): a
 // route matching a variant alone never takes the place of one matching
 // the path as it came, which echo serves "/static/V1" by ("/static*",
-// not "/static/v:x"), but one the path as it came outranks is not
-// charged for a variant ("/v:version/", for "/v2/items/", beside
-// "/v:version/items").
+// not "/static/v:x"), and a variant's route is charged though a route
+// the path as it came matches outranks it: the router routing the
+// variant serves it by the variant's ("/v1/products/../login", cleaned,
+// by "/v:version/login", not "/v:version/products/"). One is not: a
+// route ending in a slash that the variant reaches below that slash
+// alone (see routepath.Glob.Below), which the path as it came reaches
+// too and a route of that reading outranks there ("/v:version/", for
+// "/v2/items" as "/v2/items/", beside "/v:version/items").
 func (rt *Routes) globPath(ch *charge, r *http.Request, method string) {
 	host := requestHost(r)
 	var paths [6]string
 	paths[0], paths[1] = r.URL.Path, r.URL.EscapedPath()
 	v := routepath.Variants(r.URL.Path)
 	copy(paths[2:], v[:])
-	var direct globSet
+	var direct [2]globSet // the routes of paths[0] and paths[1]
 	for i, p := range paths {
 		if p == "" || slices.Contains(paths[:i], p) {
 			continue
@@ -60,17 +65,28 @@ func (rt *Routes) globPath(ch *charge, r *http.Request, method string) {
 			ch.over = true // more than ch holds: refused (see charge.add)
 			return
 		}
+		if i < 2 {
+			direct[i] = set
+		}
 		for _, g := range set.all() {
-			if i >= 2 && outranked(direct.all(), g) {
-				continue // a variant's, outranked by the path's own
-			}
-			if i < 2 && !direct.add(g) {
-				ch.over = true
-				return
+			if i >= 2 && g.glob.Below(host, p) && outrankedAt(direct[:], paths[:2], host, g) {
+				continue // below a slash, outranked by the path's own
 			}
 			ch.add(g.rte)
 		}
 	}
+}
+
+// outrankedAt reports whether g's route matches one of paths (for host)
+// where a route of that path's glob routes (sets, one for each) outranks
+// it.
+func outrankedAt(sets []globSet, paths []string, host string, g *globRoute) bool {
+	for i, p := range paths {
+		if p != "" && outranked(sets[i].all(), g) && g.glob.Match(host, p) {
+			return true
+		}
+	}
+	return false
 }
 
 // globSet is a few glob routes, as many as a charge holds.

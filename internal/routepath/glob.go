@@ -22,6 +22,9 @@ type Glob struct {
 	// widened: MuxPath makes a segment of text and braces a wildcard of
 	// the whole segment.
 	widened bool
+	// slash: the template ends in a slash, its last segment the paths
+	// below it (see Below).
+	slash bool
 }
 
 // globSeg is a segment of a Glob's pattern: text, what follows it in the
@@ -79,6 +82,7 @@ func NewGlob(p string) (Glob, bool) {
 			seg = globSeg{kind: literal}
 		case s == "" && n == len(segs)-1:
 			seg = globSeg{kind: rest} // a trailing slash: the paths below it
+			g.slash = true
 		case s != "" && (s[0] == ':' || s[0] == '*') || wholeBraces(s):
 			seg = globSeg{kind: wholeParam}
 			// echo takes even ":" for a parameter, which MuxPath leaves a
@@ -177,6 +181,18 @@ func (g Glob) Match(host, path string) bool {
 		path = after
 	}
 	return false
+}
+
+// Below reports whether g, a template ending in a slash, matches path
+// (for host) by a path below that slash alone: gin, echo and chi serve the
+// slash itself by such a template ("/v1/" by "/v:version/"), not the
+// paths below it ("/v1/items/"), which g matches generously, as ServeMux
+// does. False for a template of another end, or a path g does not match.
+func (g Glob) Below(host, path string) bool {
+	if !g.slash || !g.Match(host, path) {
+		return false
+	}
+	return strings.Count(path, "/") > len(g.segs) || !strings.HasSuffix(path, "/")
 }
 
 // regexpSpans reports whether the segment s, of text and chi's braces,

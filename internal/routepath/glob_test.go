@@ -190,3 +190,21 @@ func TestAttackRglob38GlobChiSuffixAndRegexp(t *testing.T) {
 	other, _ := NewGlob("/f/{file}.png")
 	assert.True(t, png.Same(other, ""))
 }
+
+// TestGlobBelow: a template ending in a slash matches the paths below it
+// generously; Below tells them from the slash itself, which routers serve
+// by it.
+func TestGlobBelow(t *testing.T) {
+	g, ok := NewGlob("/v:version/")
+	require.True(t, ok)
+	assert.False(t, g.Below("", "/v1/"), "the slash itself")
+	assert.True(t, g.Below("", "/v1/items"))
+	assert.True(t, g.Below("", "/v1/items/"))
+	assert.False(t, g.Below("", "/w1/items"), "not matched")
+	g, ok = NewGlob("/v:version/items")
+	require.True(t, ok)
+	assert.False(t, g.Below("", "/v1/items"), "no slash at the end")
+	g, ok = NewGlob("/static*")
+	require.True(t, ok)
+	assert.False(t, g.Below("", "/static/a/b"), "a catch-all")
+}
