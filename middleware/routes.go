@@ -95,6 +95,11 @@ import (
 //     written by the template, it is matched by ServeMux with each
 //     parameter a wildcard, so that a request whose template is not known
 //     (a limiter mounted before the router routes) is limited all the same.
+//     gin's and echo's escaped colon ("/v1/books\:batchGet") is a colon
+//     to them: such a route limits "/v1/books:batchGet" before the router
+//     too, and is found by gin's template, which drops the backslash
+//     (a route written as that template is refused beside it); to
+//     ServeMux and chi it stays a backslash and a colon.
 //     A parameter or catch-all after text in a segment (gin's and echo's
 //     "/v:version/x", echo's "/static*") is a literal to ServeMux
 //     ("/v1/books:batchGet"): when neither a template nor the
@@ -345,6 +350,14 @@ func (rt *Routes) share(name string, l Limiter, added bool, patterns ...string) 
 		if _, dup := rt.byKey[key]; dup {
 			return fmt.Errorf("middleware: route %q added twice: %w", p, core.ErrInvalidConfig)
 		}
+		// gin's template drops the backslash of an escaped colon
+		// ("/v1/books:batchGet" for "/v1/books\:batchGet"): the route is
+		// found by that template too, unless a route is written so.
+		alias, escaped := routepath.Unescape(key.path)
+		aliasKey := routeKey{key.method, alias}
+		if _, dup := rt.byKey[aliasKey]; escaped && dup {
+			return fmt.Errorf("middleware: route %q: gin reports its template as %q, a route added already: %w", p, alias, core.ErrInvalidConfig)
+		}
 		// ServeMux matches the template in its own syntax, so that a
 		// request whose template is unknown (a limiter mounted where the
 		// router has not routed yet) is still matched to the route.
@@ -387,11 +400,17 @@ func (rt *Routes) share(name string, l Limiter, added bool, patterns ...string) 
 		// ServeMux matches its requests to the route added first.
 		rt.patterns = append(rt.patterns, canon)
 		rt.byKey[key] = rte
+		if escaped {
+			rt.byKey[aliasKey] = rte
+		}
 		if globbed {
 			rt.globs = append(rt.globs, globRoute{method: key.method, glob: glob, rte: rte})
 		}
 		if key.method != "" {
 			rt.byPath[key.path] = append(rt.byPath[key.path], methodRoute{key.method, rte})
+			if escaped {
+				rt.byPath[alias] = append(rt.byPath[alias], methodRoute{key.method, rte})
+			}
 			if rt.methods == nil {
 				rt.methods = map[string]bool{}
 			}

@@ -62,8 +62,10 @@ const (
 // "static*"), which MuxPath leaves a literal, or chi's braces beside text
 // ("v{version}", "{name}.{ext}"), which MuxPath widens to the whole
 // segment (see [Glob.Widened]), or echo's parameter named "" (":"),
-// which MuxPath leaves a literal too. Templates without one are matched by
-// MuxPath, and NewGlob reports false for them.
+// which MuxPath leaves a literal too, or gin's and echo's escaped colon
+// ("/v1/books\:batchGet", a colon to them), which MuxPath leaves a
+// backslash and a colon, as chi reads it. Templates without one are
+// matched by MuxPath, and NewGlob reports false for them.
 func NewGlob(p string) (Glob, bool) {
 	host, path := "", p
 	if i := strings.IndexByte(p, '/'); i > 0 {
@@ -76,7 +78,7 @@ func NewGlob(p string) (Glob, bool) {
 	segs := strings.Split(path[1:], "/")
 	for n, s := range segs {
 		var seg globSeg
-		i := strings.IndexAny(s, ":*{")
+		i := wildcard(s)
 		switch {
 		case s == "{$}":
 			seg = globSeg{kind: literal}
@@ -94,19 +96,24 @@ func NewGlob(p string) (Glob, bool) {
 		case i >= 0 && (i > 0 || param(s)):
 			// Text and a parameter: the text before it, then anything,
 			// then for chi's braces the text after the last one.
-			seg, inside = globSeg{text: s[:i], kind: prefixParam}, true
+			text, _ := Unescape(s[:i])
+			seg, inside = globSeg{text: text, kind: prefixParam}, true
 			if j := strings.LastIndexByte(s, '}'); s[i] == '{' && j > i {
 				seg.suffix = s[j+1:]
 			}
 			if strings.ContainsRune(s, '*') || strings.Contains(s, "...}") || regexpSpans(s) {
 				// A catch-all, or a chi regexp that takes a slash
 				// ("{name:.+}.png" serves "/a/b.png"): the rest.
-				seg = globSeg{text: s[:i], kind: prefixRest}
+				seg = globSeg{text: text, kind: prefixRest}
 			}
 			seg.approx = param(s)
 			g.widened = g.widened || seg.approx
 		default:
-			seg = globSeg{text: s, kind: literal}
+			// gin's and echo's escaped colon ("books\:batchGet") is a
+			// colon, which ServeMux reads as a backslash and a colon
+			// (chi's reading).
+			text, escaped := Unescape(s)
+			seg, inside = globSeg{text: text, kind: literal}, inside || escaped
 		}
 		g.segs = append(g.segs, seg)
 		if seg.kind >= prefixRest {

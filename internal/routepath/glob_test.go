@@ -208,3 +208,28 @@ func TestGlobBelow(t *testing.T) {
 	require.True(t, ok)
 	assert.False(t, g.Below("", "/static/a/b"), "a catch-all")
 }
+
+// TestGlobEscapedColon: gin's and echo's "\:" is a literal colon, before
+// a parameter or not, and a segment holding one is a Glob: ServeMux reads
+// it as a backslash.
+func TestGlobEscapedColon(t *testing.T) {
+	for _, c := range []struct {
+		template, path string
+		match          bool
+	}{
+		{`/v1/books\:batchGet`, "/v1/books:batchGet", true},
+		{`/v1/books\:batchGet`, "/v1/books:other", false},
+		{`/v1/\:x`, "/v1/:x", true},
+		{`/v1/a\:b:id`, "/v1/a:b7", true},
+		{`/v1/a\:b:id`, "/v1/a7", false},
+	} {
+		g, ok := NewGlob(c.template)
+		require.True(t, ok, c.template)
+		assert.Equal(t, c.match, g.Match("", c.path), "%s %s", c.template, c.path)
+	}
+	u, ok := Unescape(`/v1/books\:batchGet`)
+	assert.True(t, ok)
+	assert.Equal(t, "/v1/books:batchGet", u)
+	_, ok = Unescape("/v1/books:batchGet")
+	assert.False(t, ok)
+}
