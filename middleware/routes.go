@@ -117,7 +117,10 @@ import (
 //     router's catch-all template ("/legacy/*", whose handler may route
 //     further) is charged on the glob routes it matches too. Of several
 //     glob routes matching a request, the one gin and echo prefer is
-//     charged ("/static/v:x" before "/static*"), and all of those neither
+//     charged ("/static/v:x" before "/static*", but "/a:y" for "/ab"
+//     beside "/ab:x", whose parameter would be empty at the end; echo's
+//     parameter ending a route may take the rest of the path: "/v1/a/b"
+//     is charged on "/v:version"), and all of those neither
 //     is preferred to (one shape for another host or method, chi's
 //     "/u{id:[0-9]+}" beside "/u{name}", "/f/{name}.png" beside
 //     "/f/{name}.{ext}"), all or nothing. A request that would be

@@ -82,32 +82,47 @@ func (rt *Routes) globPath(ch *charge, r *http.Request, method string) {
 // it.
 func outrankedAt(sets []globSet, paths []string, host string, g *globRoute) bool {
 	for i, p := range paths {
-		if p != "" && outranked(sets[i].all(), g) && g.glob.Match(host, p) {
+		if p != "" && sets[i].outranks(g) && g.glob.Match(host, p) {
 			return true
 		}
 	}
 	return false
 }
 
-// globSet is a few glob routes, as many as a charge holds.
+// globSet is a few glob routes, as many as a charge holds, each matching
+// one reading of a path, and whether it matches it by an empty parameter
+// at its end (weak: see routepath.Glob.MatchEnd), which outranks none.
 type globSet struct {
-	n int
-	g [len(charge{}.others)]*globRoute
+	n    int
+	g    [len(charge{}.others)]*globRoute
+	weak [len(charge{}.others)]bool
 }
 
 func (s *globSet) all() []*globRoute { return s.g[:s.n] }
 
-// add adds g unless s holds it, and reports false when s is full.
-func (s *globSet) add(g *globRoute) bool {
+// add adds g, weak or not, unless s holds it, and reports false when s is
+// full.
+func (s *globSet) add(g *globRoute, weak bool) bool {
 	switch {
 	case slices.Contains(s.all(), g):
 	case s.n == len(s.g):
 		return false
 	default:
-		s.g[s.n] = g
+		s.g[s.n], s.weak[s.n] = g, weak
 		s.n++
 	}
 	return true
+}
+
+// outranks reports whether a glob route of s, but a weak one, outranks
+// g's.
+func (s *globSet) outranks(g *globRoute) bool {
+	for i, b := range s.all() {
+		if !s.weak[i] && b.glob.Outranks(g.glob) {
+			return true
+		}
+	}
+	return false
 }
 
 // globReading returns the glob routes whose template matches path (one
@@ -116,39 +131,35 @@ func (s *globSet) add(g *globRoute) bool {
 // may serve it by: one outranks another when, at the first segment where
 // they differ, its text is longer, or a literal where the other has a
 // parameter, or a parameter where the other has a catch-all (chi's braces,
-// matched generously, outrank none: see routepath.Glob.Outranks). Those
-// that neither outranks (one shape for another host or method, chi's
-// regexp beside a parameter) are all returned.
+// matched generously, outrank none: see routepath.Glob.Outranks), unless
+// its parameter ending the path is empty there (gin and echo serve "/ab"
+// by "/a:y", not "/ab:x"). Those that neither outranks (one shape for
+// another host or method, chi's regexp beside a parameter) are all
+// returned.
 func (rt *Routes) globReading(host, path, method string) (globSet, bool) {
 	var best globSet
 	for i := range rt.globs {
 		g := &rt.globs[i]
-		if !methodReaches(g.method, method) || outranked(best.all(), g) || !g.glob.Match(host, path) {
+		if !methodReaches(g.method, method) || best.outranks(g) {
+			continue
+		}
+		ok, weak := g.glob.MatchEnd(host, path)
+		if !ok {
 			continue
 		}
 		k := 0
-		for _, b := range best.all() {
-			if !g.glob.Outranks(b.glob) {
-				best.g[k] = b
+		for j, b := range best.all() {
+			if weak || !g.glob.Outranks(b.glob) {
+				best.g[k], best.weak[k] = b, best.weak[j]
 				k++
 			}
 		}
 		best.n = k
-		if !best.add(g) {
+		if !best.add(g, weak) {
 			return best, false
 		}
 	}
 	return best, true
-}
-
-// outranked reports whether a glob route of best outranks g's.
-func outranked(best []*globRoute, g *globRoute) bool {
-	for _, b := range best {
-		if b.glob.Outranks(g.glob) {
-			return true
-		}
-	}
-	return false
 }
 
 // globTemplate charges on ch the glob routes written, in whatever names

@@ -61,3 +61,39 @@ func TestAttackRglob38bEscapedColon(t *testing.T) {
 		assert.Equal(t, 1, hits, mount)
 	}
 }
+
+// TestAttackRglob38bLeafParamAndEmptyEnd: echo serves "/v1/a/b" by
+// "/v:version" (1 an hour), its parameter a leaf taking the rest of the
+// path, and "/ab" by "/a:y" (1 an hour) beside "/ab:x" (1000), an empty
+// parameter at the end of a path taken by neither. The limiter around
+// echo charged the default alone, and "/ab:x" alone: 3 of 3 each. Now 1
+// of 3, around echo and in e.Use.
+func TestAttackRglob38bLeafParamAndEmptyEnd(t *testing.T) {
+	for _, c := range []struct {
+		routes  []quota
+		handler string
+		path    string
+	}{
+		{[]quota{{"GET /v:version", 1}}, "/v:version", "/v1/a/b"},
+		{[]quota{{"GET /ab:x", 1000}, {"GET /a:y", 1}}, "/a:y", "/ab"},
+	} {
+		for _, mount := range []string{"around", "use"} {
+			m := selectOn(t, c.routes...)
+			hits := map[string]int{}
+			e := echo.New()
+			if mount == "use" {
+				e.Use(echolimit.Limit(m))
+			}
+			for _, q := range c.routes {
+				tmpl := q.pattern[len("GET "):]
+				e.GET(tmpl, func(echo.Context) error { hits[tmpl]++; return nil })
+			}
+			h := m.Handler(e)
+			if mount != "around" {
+				h = e
+			}
+			assert.Equal(t, []int{200, 429, 429}, thrice(h, "GET", c.path), "%s, %s", c.path, mount)
+			assert.Equal(t, map[string]int{c.handler: 1}, hits, "%s, %s", c.path, mount)
+		}
+	}
+}

@@ -37,6 +37,10 @@ type globSeg struct {
 	// approx: chi's braces beside text, matched generously (any text
 	// between and around them, an empty value, a regexp unread).
 	approx bool
+	// leaf: gin's and echo's parameter (":id") ending the template,
+	// which echo lets take the rest of the path, slashes too, when no
+	// route goes below it ("/v:version" serves "/v1/a/b").
+	leaf bool
 }
 
 // like reports whether a and b match alike: the same text, kind and
@@ -115,6 +119,9 @@ func NewGlob(p string) (Glob, bool) {
 			text, escaped := Unescape(s)
 			seg, inside = globSeg{text: text, kind: literal}, inside || escaped
 		}
+		if n == len(segs)-1 && (seg.kind == wholeParam && s[0] == ':' || seg.kind == prefixParam && s[i] == ':') {
+			seg.leaf = true
+		}
 		g.segs = append(g.segs, seg)
 		if seg.kind >= prefixRest {
 			break // the rest of the path is matched
@@ -155,11 +162,20 @@ func wholeBraces(s string) bool {
 // compared segment by segment as written (decoded or not, as the caller
 // reads it).
 func (g Glob) Match(host, path string) bool {
+	ok, _ := g.MatchEnd(host, path)
+	return ok
+}
+
+// MatchEnd is [Glob.Match], and reports too whether the parameter ending
+// g's template takes nothing of path, which ends there: gin and echo
+// serve "/ab" by "/a:y", not by "/ab:x" with an empty parameter, and
+// such a match outranks no other (see [Glob.Outranks]).
+func (g Glob) MatchEnd(host, path string) (ok, emptyEnd bool) {
 	if len(g.segs) == 0 || path == "" || path[0] != '/' {
-		return false
+		return false, false
 	}
 	if g.host != "" && strings.TrimSuffix(strings.ToLower(host), ".") != g.host {
-		return false
+		return false, false
 	}
 	path = path[1:]
 	for i, seg := range g.segs {
@@ -167,27 +183,28 @@ func (g Glob) Match(host, path string) bool {
 		s, after, more := strings.Cut(path, "/")
 		switch seg.kind {
 		case rest:
-			return true
+			return true, false
 		case prefixRest:
-			return strings.HasPrefix(path, seg.text)
+			return strings.HasPrefix(path, seg.text), false
 		case literal:
 			if s != seg.text {
-				return false
+				return false, false
 			}
 		case prefixParam:
 			if len(s) < len(seg.text)+len(seg.suffix) || !strings.HasPrefix(s, seg.text) || !strings.HasSuffix(s, seg.suffix) {
-				return false
+				return false, false
 			}
 		}
 		if last {
-			return !more
+			empty := !more && seg.kind >= prefixParam && len(s) == len(seg.text)+len(seg.suffix)
+			return !more || seg.leaf, empty
 		}
 		if !more {
-			return false
+			return false, false
 		}
 		path = after
 	}
-	return false
+	return false, false
 }
 
 // Below reports whether g, a template ending in a slash, matches path
