@@ -60,7 +60,8 @@ func (rt *Routes) globPath(ch *charge, r *http.Request, method string) {
 		if p == "" || slices.Contains(paths[:i], p) {
 			continue
 		}
-		set, ok := rt.globReading(host, p, method)
+		sp := routepath.NewSegments(p)
+		set, ok := rt.globReading(host, &sp, method)
 		if !ok {
 			ch.over = true // more than ch holds: refused (see charge.add)
 			return
@@ -126,7 +127,8 @@ func (s *globSet) outranks(g *globRoute) bool {
 }
 
 // globReading returns the glob routes whose template matches path (one
-// reading of a request's, for host) for method (canonical), and false
+// reading of a request's, read once for them all; for host, as
+// requestHost gives it) for method (canonical), and false
 // when they are more than a charge holds. Of several, those gin and echo
 // may serve it by: one outranks another when, at the first segment where
 // they differ, its text is longer, or a literal where the other has a
@@ -136,14 +138,14 @@ func (s *globSet) outranks(g *globRoute) bool {
 // by "/a:y", not "/ab:x"). Those that neither outranks (one shape for
 // another host or method, chi's regexp beside a parameter) are all
 // returned.
-func (rt *Routes) globReading(host, path, method string) (globSet, bool) {
+func (rt *Routes) globReading(host string, path *routepath.Segments, method string) (globSet, bool) {
 	var best globSet
 	for i := range rt.globs {
 		g := &rt.globs[i]
 		if !methodReaches(g.method, method) || best.outranks(g) {
 			continue
 		}
-		ok, weak := g.glob.MatchEnd(host, path)
+		ok, weak := g.glob.MatchSegments(host, path)
 		if !ok {
 			continue
 		}
