@@ -79,3 +79,23 @@ func TestAttackRglob38bEchoLeafParamAndEmptyEnd(t *testing.T) {
 		assert.Equal(t, 1, admitted38(t, c), c.name)
 	}
 }
+
+// TestAttackRglob38bChiBracesNotOverflowing: chi's braces beside text
+// were matched by their first and last text alone ("{w}x{h}.png" matched
+// "cat.png"), so that a chi table of five image routes matched every
+// ".png" request five times, with the default six routes, more than a
+// charge holds: each was refused (403), 0 of 3 served for "/img/cat.png".
+// The text between braces is required now, in order, as chi needs it:
+// "/img/cat.png" matches two routes, 3 of 3 served (within its 100 an
+// hour), while a path crafted to match all five is still refused, never
+// charged on fewer.
+func TestAttackRglob38bChiBracesNotOverflowing(t *testing.T) {
+	routes := []quota{{"GET /img/{name}.{ext}", 100}, {"GET /img/{name}.png", 100}, {"GET /img/{w}x{h}.png", 100}, {"GET /img/{id}-{slug}.png", 100}, {"GET /img/{name}_{size}.png", 100}}
+	assert.Equal(t, 3, admitted38(t, rglob38Case{routes: routes, method: "GET", path: "/img/cat.png"}))
+	assert.Equal(t, 3, admitted38(t, rglob38Case{routes: routes, method: "GET", path: "/img/10x20.png"}))
+	assert.Equal(t, 0, admitted38(t, rglob38Case{routes: routes, method: "GET", path: "/img/10x20-a_b.png"}))
+	// Still charged on both where both match: 1 of 3 at the stricter's
+	// 1 an hour.
+	strict := []quota{{"GET /img/{name}.png", 1000}, {"GET /img/{w}x{h}.png", 1}}
+	assert.Equal(t, 1, admitted38(t, rglob38Case{routes: strict, method: "GET", path: "/img/10x20.png"}))
+}

@@ -34,9 +34,12 @@ type globSeg struct {
 	text   string
 	kind   segKind
 	suffix string
-	// approx: chi's braces beside text, matched generously (any text
-	// between and around them, an empty value, a regexp unread).
+	// approx: chi's braces beside text, matched generously (any value,
+	// an empty one too, around the text chi needs; a regexp unread).
 	approx bool
+	// mid: for chi's braces, the text between them, which chi needs in
+	// that order ("x" in "{w}x{h}.png").
+	mid []string
 	// leaf: gin's and echo's parameter (":id") ending the template,
 	// which echo lets take the rest of the path, slashes too, when no
 	// route goes below it ("/v:version" serves "/v1/a/b").
@@ -46,7 +49,48 @@ type globSeg struct {
 // like reports whether a and b match alike: the same text, kind and
 // suffix, whatever the router's syntax.
 func (a globSeg) like(b globSeg) bool {
-	return a.text == b.text && a.kind == b.kind && a.suffix == b.suffix
+	return a.text == b.text && a.kind == b.kind && a.suffix == b.suffix && slices.Equal(a.mid, b.mid)
+}
+
+// matches reports whether the segment s matches seg, a prefixParam: its
+// text, then anything holding its text between braces, then its suffix.
+func (seg globSeg) matches(s string) bool {
+	n := len(seg.text) + len(seg.suffix)
+	return len(s) >= n && strings.HasPrefix(s, seg.text) && strings.HasSuffix(s, seg.suffix) &&
+		(len(seg.mid) == 0 || hasMid(s[len(seg.text):len(s)-len(seg.suffix)], seg.mid))
+}
+
+// midText returns the text between the top-level braces of the segment
+// s, in order ("x" for "{w}x{h}.png"; none for "v{version}").
+func midText(s string) []string {
+	var mid []string
+	depth, end := 0, -1 // end: just past the last closing brace
+	for i := 0; i < len(s); i++ {
+		switch s[i] {
+		case '{':
+			if depth == 0 && end >= 0 && i > end {
+				mid = append(mid, s[end:i])
+			}
+			depth++
+		case '}':
+			if depth--; depth == 0 {
+				end = i + 1
+			}
+		}
+	}
+	return mid
+}
+
+// hasMid reports whether s holds each of mid, in order, apart.
+func hasMid(s string, mid []string) bool {
+	for _, m := range mid {
+		i := strings.Index(s, m)
+		if i < 0 {
+			return false
+		}
+		s = s[i+len(m):]
+	}
+	return true
 }
 
 type segKind uint8
@@ -111,6 +155,9 @@ func NewGlob(p string) (Glob, bool) {
 				seg = globSeg{text: text, kind: prefixRest}
 			}
 			seg.approx = param(s)
+			if seg.approx && seg.kind == prefixParam {
+				seg.mid = midText(s)
+			}
 			g.widened = g.widened || seg.approx
 		default:
 			// gin's and echo's escaped colon ("books\:batchGet") is a
@@ -191,7 +238,7 @@ func (g Glob) MatchEnd(host, path string) (ok, emptyEnd bool) {
 				return false, false
 			}
 		case prefixParam:
-			if len(s) < len(seg.text)+len(seg.suffix) || !strings.HasPrefix(s, seg.text) || !strings.HasSuffix(s, seg.suffix) {
+			if !seg.matches(s) {
 				return false, false
 			}
 		}

@@ -84,7 +84,7 @@ func (g Glob) MatchSegments(host string, sp *Segments) (ok, emptyEnd bool) {
 				return false, false
 			}
 		case prefixParam:
-			if len(s) < len(seg.text)+len(seg.suffix) || !strings.HasPrefix(s, seg.text) || !strings.HasSuffix(s, seg.suffix) {
+			if !seg.matches(s) {
 				return false, false
 			}
 		}
