@@ -99,3 +99,18 @@ func TestAttackRglob38bChiBracesNotOverflowing(t *testing.T) {
 	strict := []quota{{"GET /img/{name}.png", 1000}, {"GET /img/{w}x{h}.png", 1}}
 	assert.Equal(t, 1, admitted38(t, rglob38Case{routes: strict, method: "GET", path: "/img/10x20.png"}))
 }
+
+// TestAttackRglob38bOutrankedLaterNotOverflowing: a request matching
+// five chi routes of every method (1000 an hour each) and a GET route
+// added after them that outranks them all ("/img/a:x", 1 an hour) was
+// refused: the five overflowed the charge before the route pruning them
+// was read. 0 of 3 served; now charged on "/img/a:x" and the default, as
+// gin and echo serve it: 1 of 3.
+func TestAttackRglob38bOutrankedLaterNotOverflowing(t *testing.T) {
+	var routes []quota
+	for _, p := range []string{"/img/{name}.{ext}", "/img/{name}.png", "/img/{w}x{h}.png", "/img/{id}-{slug}.png", "/img/{name}_{size}.png"} {
+		routes = append(routes, quota{p, 1000})
+	}
+	routes = append(routes, quota{"GET /img/a:x", 1})
+	assert.Equal(t, 1, admitted38(t, rglob38Case{routes: routes, method: "GET", path: "/img/ax1-b_c.png"}))
+}

@@ -90,14 +90,21 @@ func outrankedAt(sets []globSet, paths []string, host string, g *globRoute) bool
 	return false
 }
 
-// globSet is a few glob routes, as many as a charge holds, each matching
-// one reading of a path, and whether it matches it by an empty parameter
-// at its end (weak: see routepath.Glob.MatchEnd), which outranks none.
+// globSet is a few glob routes, each matching one reading of a path, and
+// whether it matches it by an empty parameter at its end (weak: see
+// routepath.Glob.MatchEnd), which outranks none. It holds more than a
+// charge does (globScratch), so that routes a later one outranks do not
+// fill it first.
 type globSet struct {
 	n    int
-	g    [len(charge{}.others)]*globRoute
-	weak [len(charge{}.others)]bool
+	g    [globScratch]*globRoute
+	weak [globScratch]bool
 }
+
+// globScratch is how many glob routes of one reading of a path, none
+// outranking another, globReading holds while it reads the table; more
+// refuse the request, as do more than a charge holds once it has read it.
+const globScratch = 16
 
 func (s *globSet) all() []*globRoute { return s.g[:s.n] }
 
@@ -129,7 +136,8 @@ func (s *globSet) outranks(g *globRoute) bool {
 // globReading returns the glob routes whose template matches path (one
 // reading of a request's, read once for them all; for host, as
 // requestHost gives it) for method (canonical), and false
-// when they are more than a charge holds. Of several, those gin and echo
+// when they are more than a charge holds, those a later one outranks
+// not counted. Of several, those gin and echo
 // may serve it by: one outranks another when, at the first segment where
 // they differ, its text is longer, or a literal where the other has a
 // parameter, or a parameter where the other has a catch-all (chi's braces,
@@ -161,7 +169,7 @@ func (rt *Routes) globReading(host string, path *routepath.Segments, method stri
 			return best, false
 		}
 	}
-	return best, true
+	return best, best.n <= len(charge{}.others)
 }
 
 // globTemplate charges on ch the glob routes written, in whatever names
