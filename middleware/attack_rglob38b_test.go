@@ -1,6 +1,8 @@
 package middleware_test
 
 import (
+	"net/http"
+	"net/http/httptest"
 	"testing"
 	"time"
 
@@ -113,4 +115,32 @@ func TestAttackRglob38bOutrankedLaterNotOverflowing(t *testing.T) {
 	}
 	routes = append(routes, quota{"GET /img/a:x", 1})
 	assert.Equal(t, 1, admitted38(t, rglob38Case{routes: routes, method: "GET", path: "/img/ax1-b_c.png"}))
+}
+
+// TestAttackRglob38bPreflightOverNotAnnounced: a CORS preflight reaching
+// more routes by its own method than a charge holds (five chi routes of
+// every method, 1 an hour each) was not refused: Routes reported no route
+// of its own, and the preflight was limited as the GET it announces, by
+// a GET route outranking those five (1000): 3 of 3 served. Refused now, as
+// the request would be: 0 of 3.
+func TestAttackRglob38bPreflightOverNotAnnounced(t *testing.T) {
+	clk := newClock()
+	rt := middleware.NewRoutes(limiter(t, clk, core.FixedWindow{Quota: 1000, Window: time.Hour}))
+	for _, p := range []string{"/img/{name}.{ext}", "/img/{name}.png", "/img/{w}x{h}.png", "/img/{id}-{slug}.png", "/img/{name}_{size}.png"} {
+		require.NoError(t, rt.Add(p, limiter(t, clk, core.FixedWindow{Quota: 1, Window: time.Hour})))
+	}
+	require.NoError(t, rt.Add("GET /img/a:x", limiter(t, clk, core.FixedWindow{Quota: 1000, Window: time.Hour})))
+	m, err := middleware.NewSelect(rt, middleware.Options{})
+	require.NoError(t, err)
+	n := 0
+	for range 3 {
+		r := httptest.NewRequest(http.MethodOptions, "/img/ax1-b_c.png", nil)
+		r.RemoteAddr = "192.0.2.1:1"
+		r.Header.Set("Origin", "https://app.example")
+		r.Header.Set("Access-Control-Request-Method", "GET")
+		if _, ok := m.Begin(httptest.NewRecorder(), r, ""); ok {
+			n++
+		}
+	}
+	assert.Equal(t, 0, n)
 }

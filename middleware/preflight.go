@@ -71,7 +71,7 @@ const preflightScope = "\x00preflight"
 // by its own method ([Routes]): a preflight that does is limited as that
 // route.
 type ownRouter interface {
-	ownRoute(r *http.Request, template string) (Limiter, string, bool)
+	ownRoute(r *http.Request, template string) (Limiter, string, bool, error)
 }
 
 // selectLimiter is sel.Select with the Preflight mode applied.
@@ -87,8 +87,9 @@ func (m *Middleware) selectLimiter(r *http.Request, route string) (Limiter, stri
 		return m.selectScoped(r, route)
 	}
 	if own, ok := m.sel.(ownRouter); ok {
-		if l, scope, ok := own.ownRoute(r, route); ok {
-			return l, scope, nil
+		l, scope, ok, err := own.ownRoute(r, route)
+		if err != nil || ok {
+			return l, scope, err
 		}
 	} else if servesMethod(r.Pattern, http.MethodOptions) {
 		// It reaches a handler: the request it is, in that handler's

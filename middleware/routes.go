@@ -630,25 +630,30 @@ type choice struct {
 // (r.Pattern) serves with a handler by its own method gets the default
 // limiter, as it would without its preflight fields; without a default it
 // reaches no route (the Preflight mode then limits it like the request it
-// announces, at least).
-func (rt *Routes) ownRoute(r *http.Request, template string) (Limiter, string, bool) {
+// announces, at least). A request reaching more routes by its own method
+// than a charge holds is refused (errTooManyRoutes), not limited like the
+// request it announces.
+func (rt *Routes) ownRoute(r *http.Request, template string) (Limiter, string, bool, error) {
 	rt.serves()
 	if rt.validate() != nil {
-		return nil, "", false
+		return nil, "", false, nil
 	}
 	method := routepath.Method(r.Method)
 	c := rt.choose(r, template)
+	if c.over {
+		return nil, "", false, errTooManyRoutes
+	}
 	if c.rte == nil && (rt.def == nil || !servesMethod(r.Pattern, method)) {
-		return nil, "", false
+		return nil, "", false, nil
 	}
 	l, s, err := rt.limiter(c)
 	if err != nil {
-		return nil, "", false
+		return nil, "", false, nil
 	}
 	if s == partsScope {
 		s = "" // the parts' scopes as they are: Routes is the Selector
 	}
-	return l, s, true
+	return l, s, true, nil
 }
 
 // serves marks rt as serving, at its first request: Add and Share refuse
