@@ -125,9 +125,10 @@ import (
 //     "/u{id:[0-9]+}" beside "/u{name}", "/f/{name}.png" beside
 //     "/f/{name}.{ext}"), all or nothing. A request that would be
 //     charged on more routes than a charge holds (several such routes
-//     beside a path variant's, for a method in both cases) is refused
-//     with an error wrapping core.ErrInvalidConfig, never charged on
-//     fewer.
+//     beside a path variant's, for a method in both cases) is refused,
+//     never charged on fewer: Select returns an error wrapping
+//     core.ErrInvalidConfig, which the middleware reports to OnError and
+//     answers as a request it cannot key (403, or Options.NoKey).
 //   - Without a template, a request is matched as ServeMux matches it,
 //     which cleans paths ("//x", "/a/../x"), decodes percent-encoding and
 //     redirects "/x" to "/x/". A request that matches no pattern that way,
