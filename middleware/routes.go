@@ -123,7 +123,11 @@ import (
 //     is charged on "/v:version"), and all of those neither
 //     is preferred to (one shape for another host or method, chi's
 //     "/u{id:[0-9]+}" beside "/u{name}", "/f/{name}.png" beside
-//     "/f/{name}.{ext}"), all or nothing. A request that would be
+//     "/f/{name}.{ext}"), all or nothing. Without a template, a route
+//     ending in a gin or echo parameter ("GET /users/:id") is charged too
+//     for a deeper path that no pattern matches itself ("/users/1/2"),
+//     which echo serves by it when no route continues below, with the
+//     default, all or nothing. A request that would be
 //     charged on more routes than a charge holds (several such routes
 //     beside a path variant's, for a method in both cases) is refused,
 //     never charged on fewer: Select returns an error wrapping
@@ -187,6 +191,7 @@ type Routes struct {
 	groups    map[string]namedGroup // the scopes named so far, by Add and Share
 	hosts     bool                  // whether a pattern names a host
 	globs     []globRoute           // the routes whose template ServeMux reads otherwise than gin and echo, in the order added
+	tails     []int                 // the segments of the ServeMux patterns ending in a gin or echo parameter (see tailSegments)
 	err       error                 // a bad argument of NewRoutes, reported by Add, Share and NewSelect
 	// mu orders Add and Share with the first request, which sets serving:
 	// after it, the table is read without a lock, and no longer changed.
@@ -216,6 +221,9 @@ type muxEntry struct {
 	// below it too ("/api/", "/files/{p...}").
 	path    string
 	subtree bool
+	// tail: the segments of a pattern ending in a gin or echo parameter
+	// ("/users/:id": 2; see tailSegments), else 0.
+	tail int
 }
 
 // match is a route found by ServeMux matching, and how well it fits: a
@@ -386,7 +394,9 @@ func (rt *Routes) share(name string, l Limiter, added bool, patterns ...string) 
 				path = path[i:] // drop the host
 				rt.hosts = true
 			}
-			rt.byPattern[muxCanon] = &muxEntry{rte: rte, path: path, subtree: strings.HasSuffix(path, "/") || strings.HasSuffix(path, "...}")}
+			tail := tailSegments(key.path)
+			rt.byPattern[muxCanon] = &muxEntry{rte: rte, path: path, subtree: strings.HasSuffix(path, "/") || strings.HasSuffix(path, "...}"), tail: tail}
+			rt.addTail(tail)
 		case muxCanon == canon:
 			return err
 		default:
@@ -540,6 +550,8 @@ func (rt *Routes) choose(r *http.Request, template string) charge {
 		// A gin or echo template with text before a parameter in a
 		// segment ("/v:version/x"), for a router not known here.
 		rt.globsUnrouted(&ch, r, method)
+		// echo's parameter ending a route takes the rest of the path.
+		rt.tailRoutes(&ch, r, method)
 	default:
 		// The router's template has text and a parameter in a segment,
 		// written otherwise in the route ("/v{ver}/x" for "/v{version}/x").
