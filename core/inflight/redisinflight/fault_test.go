@@ -332,7 +332,10 @@ func TestAttackAbandonedAcquireLeavesNoLease(t *testing.T) {
 // cancellation itself, bounded by a round trip (1 s), may miss that
 // bound: the lease then ends by its TTL, as documented (it failed 1
 // package run in 20 under -race -cpu 1,2 with two CPU burners,
-// cancelled 0, OnError told "i/o timeout"). Neither attempt says
+// cancelled 0, OnError told "i/o timeout"). And a caller starved past
+// both the reply and its deadline may take the reply (it failed 1 run
+// in 4 of -count=3 beside another package's tests: the Acquire held a
+// lease, and its Release missed the 20 ms). None of these attempts says
 // anything of the claim: it is made again, on a limiter and a key of
 // its own, a bounded number of times.
 func TestAttackTimedOutAcquireLeavesNoLease(t *testing.T) {
@@ -401,6 +404,13 @@ func timedOutAcquire(t *testing.T, srv *redistest.Server, mode redisstore.Failur
 	proxy.SetLatency(15 * time.Millisecond) // a round trip of 30 ms or more: every reply late
 	sent := wc.acquires.Load()
 	s, err = l.Acquire(bg, key)
+	if err == nil && errs.Load() == 0 {
+		// The reply and the deadline were both due when a starved caller
+		// looked, and it took the reply: a lease held, not abandoned.
+		proxy.SetLatency(0)
+		require.NoError(t, s.Release(bg))
+		return false, "the reply came in before the caller saw its deadline"
+	}
 	if mode == redisstore.FailClosed {
 		require.ErrorIs(t, err, redisstore.ErrUnavailable, "the caller got no slot (503)")
 	} else {
