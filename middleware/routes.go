@@ -192,6 +192,7 @@ type Routes struct {
 	hosts     bool                  // whether a pattern names a host
 	globs     []globRoute           // the routes whose template ServeMux reads otherwise than gin and echo, in the order added
 	tails     []int                 // the segments of the ServeMux patterns ending in a gin or echo parameter (see tailSegments)
+	tailMux   *http.ServeMux        // those patterns alone (see tailRoutes)
 	err       error                 // a bad argument of NewRoutes, reported by Add, Share and NewSelect
 	// mu orders Add and Share with the first request, which sets serving:
 	// after it, the table is read without a lock, and no longer changed.
@@ -261,7 +262,7 @@ type route struct {
 // so is a process whose ServeMux runs in Go 1.21's mode (GODEBUG
 // httpmuxgo121=1), in which no pattern would match as Routes needs.
 func NewRoutes(def Limiter) *Routes {
-	rt := &Routes{mux: http.NewServeMux(), byPattern: map[string]*muxEntry{}, byKey: map[routeKey]*route{}, byPath: map[string][]methodRoute{}, limiters: map[Limiter]int{}}
+	rt := &Routes{mux: http.NewServeMux(), tailMux: http.NewServeMux(), byPattern: map[string]*muxEntry{}, byKey: map[routeKey]*route{}, byPath: map[string][]methodRoute{}, limiters: map[Limiter]int{}}
 	if !muxPatterns() {
 		rt.err = errMux121
 		return rt
@@ -396,7 +397,7 @@ func (rt *Routes) share(name string, l Limiter, added bool, patterns ...string) 
 			}
 			tail := tailSegments(key.path)
 			rt.byPattern[muxCanon] = &muxEntry{rte: rte, path: path, subtree: strings.HasSuffix(path, "/") || strings.HasSuffix(path, "...}"), tail: tail}
-			rt.addTail(tail)
+			rt.addTail(muxCanon, tail)
 		case muxCanon == canon:
 			return err
 		default:

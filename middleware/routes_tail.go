@@ -22,10 +22,16 @@ func tailSegments(p string) int {
 	return strings.Count(p, "/")
 }
 
-// addTail notes that a route of n path segments (see tailSegments) was
-// registered in the ServeMux.
-func (rt *Routes) addTail(n int) {
-	if n > 0 && !slices.Contains(rt.tails, n) {
+// addTail notes that the pattern p (canonical), of a route of n path
+// segments (see tailSegments), was registered in the ServeMux, and
+// registers it in tailMux too, with the others ending in a parameter.
+// ServeMux took it, so tailMux, holding fewer, does.
+func (rt *Routes) addTail(p string, n int) {
+	if n == 0 {
+		return
+	}
+	rt.tailMux.Handle(p, http.NotFoundHandler())
+	if !slices.Contains(rt.tails, n) {
 		rt.tails = append(rt.tails, n)
 	}
 }
@@ -33,11 +39,14 @@ func (rt *Routes) addTail(n int) {
 // tailRoutes charges on ch the routes ending in a gin or echo parameter
 // ("GET /users/:id") that echo serves r by when the router is not known
 // (see globsUnrouted): echo's last parameter takes the rest of a path no
-// route continues ("/users/1/2"). Only a path that no pattern matches
-// itself (none, or a subtree holding it) is tried, so that gin, which
-// serves such a path by no route, costs an over-charge of its 404s
-// alone: its first segments, as many as such a route's, matched exactly
-// by that route.
+// route continues, whatever it holds ("/users/1/2", "/users//1",
+// "/users/./x", "/users/me/x" beside a route "/users/me", which echo
+// leaves for it), and gin and echo serve a dot segment there as a value
+// ("/users/.."). Only a path that no pattern matches itself (none, or a
+// subtree holding it) is tried, so that gin, which serves a deeper path
+// by no route, costs an over-charge of its 404s alone: the path's first
+// segments, one fewer than such a route's, matched by that route, and
+// anything after them.
 func (rt *Routes) tailRoutes(ch *charge, r *http.Request, method string) {
 	if len(rt.tails) == 0 || r.URL == nil || r.Pattern != "" && !subtreePattern(r.Pattern) {
 		return
@@ -47,7 +56,7 @@ func (rt *Routes) tailRoutes(ch *charge, r *http.Request, method string) {
 	}
 	esc := r.URL.EscapedPath()
 	for _, n := range rt.tails {
-		cut, ok := firstSegments(esc, n)
+		cut, ok := tailCut(esc, n)
 		if !ok {
 			continue
 		}
@@ -60,23 +69,37 @@ func (rt *Routes) tailRoutes(ch *charge, r *http.Request, method string) {
 		u.Path, u.RawPath = path, cut
 		c.URL = &u
 		c.Method = method
-		if m := rt.muxMatch(&c); m.e != nil && !m.weak && m.e.tail == n {
-			ch.add(m.e.rte)
+		// Only the routes ending in a parameter are in tailMux: a
+		// literal route at the cut ("GET /users/me") does not hide the
+		// parameter's, which echo serves the deeper path by.
+		if _, p := rt.tailMux.Handler(&c); p != "" {
+			if e := rt.byPattern[p]; e != nil && e.tail == n {
+				ch.add(e.rte)
+			}
 		}
 	}
 }
 
-// firstSegments returns the escaped path p cut to its first n segments,
-// when it has more than n (a slash after them) and the last of those is
-// not empty.
-func firstSegments(p string, n int) (string, bool) {
-	i := 0
-	for range n {
+// tailPlaceholder stands for the value of a route's last parameter in
+// tailCut's result: a segment that only a wildcard matches in tailMux,
+// whose patterns all end in one.
+const tailPlaceholder = "_"
+
+// tailCut returns the escaped path p cut after its first n-1 segments,
+// with tailPlaceholder for the rest, when that rest is not empty ("/users/"
+// then anything: "1/2", "/1", ".", "me/x"): what a route of n segments
+// ending in a parameter takes there. False when p has fewer segments.
+func tailCut(p string, n int) (string, bool) {
+	i := 0 // the index of the slash before segment k
+	for range n - 1 {
 		j := strings.IndexByte(p[i+1:], '/')
 		if j < 0 {
 			return "", false
 		}
 		i += j + 1
 	}
-	return p[:i], p[i-1] != '/'
+	if i+1 >= len(p) {
+		return "", false // nothing for the parameter
+	}
+	return p[:i+1] + tailPlaceholder, true
 }
