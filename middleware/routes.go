@@ -193,6 +193,7 @@ type Routes struct {
 	globs     []globRoute           // the routes whose template ServeMux reads otherwise than gin and echo, in the order added
 	tails     []int                 // the segments of the ServeMux patterns ending in a gin or echo parameter (see tailSegments)
 	tailMux   *http.ServeMux        // those patterns alone (see tailRoutes)
+	depth     int                   // the most slashes in the path of a ServeMux pattern matching one path, not a subtree (see literalRoute)
 	err       error                 // a bad argument of NewRoutes, reported by Add, Share and NewSelect
 	// mu orders Add and Share with the first request, which sets serving:
 	// after it, the table is read without a lock, and no longer changed.
@@ -396,7 +397,11 @@ func (rt *Routes) share(name string, l Limiter, added bool, patterns ...string) 
 				rt.hosts = true
 			}
 			tail := tailSegments(key.path)
-			rt.byPattern[muxCanon] = &muxEntry{rte: rte, path: path, subtree: strings.HasSuffix(path, "/") || strings.HasSuffix(path, "...}"), tail: tail}
+			e := &muxEntry{rte: rte, path: path, subtree: strings.HasSuffix(path, "/") || strings.HasSuffix(path, "...}"), tail: tail}
+			rt.byPattern[muxCanon] = e
+			if !e.subtree {
+				rt.depth = max(rt.depth, strings.Count(path, "/"))
+			}
 			rt.addTail(muxCanon, tail)
 		case muxCanon == canon:
 			return err
@@ -550,9 +555,15 @@ func (rt *Routes) choose(r *http.Request, template string) charge {
 	case template == "":
 		// A gin or echo template with text before a parameter in a
 		// segment ("/v:version/x"), for a router not known here.
+		// gin, echo and chi take a dot or empty segment for a
+		// parameter's value, which ServeMux cleans away.
+		lit := rt.literalRoute(r, method)
+		if lit != nil {
+			ch.add(lit)
+		}
 		rt.globsUnrouted(&ch, r, method)
 		// echo's parameter ending a route takes the rest of the path.
-		rt.tailRoutes(&ch, r, method)
+		rt.tailRoutes(&ch, r, method, lit != nil)
 	default:
 		// The router's template has text and a parameter in a segment,
 		// written otherwise in the route ("/v{ver}/x" for "/v{version}/x").

@@ -46,9 +46,12 @@ func (rt *Routes) addTail(p string, n int) {
 // subtree holding it) is tried, so that gin, which serves a deeper path
 // by no route, costs an over-charge of its 404s alone: the path's first
 // segments, one fewer than such a route's, matched by that route, and
-// anything after them.
-func (rt *Routes) tailRoutes(ch *charge, r *http.Request, method string) {
-	if len(rt.tails) == 0 || r.URL == nil || r.Pattern != "" && !subtreePattern(r.Pattern) {
+// anything after them, the path read as it comes (see literalPath).
+//
+// literal says that the path, read as it comes, names a route of its
+// own (see literalRoute), which is charged instead.
+func (rt *Routes) tailRoutes(ch *charge, r *http.Request, method string, literal bool) {
+	if literal || len(rt.tails) == 0 || r.URL == nil || r.Pattern != "" && !subtreePattern(r.Pattern) {
 		return
 	}
 	if m := rt.muxMatch(r); m.e != nil && !m.weak {
@@ -60,6 +63,10 @@ func (rt *Routes) tailRoutes(ch *charge, r *http.Request, method string) {
 		if !ok {
 			continue
 		}
+		// The cut as echo reads it: its dot and empty segments, values
+		// of a parameter before the last ("/a/../x/y" for "/a/:b/:c"),
+		// are not cleaned away.
+		cut = literalPath(cut)
 		path, err := url.PathUnescape(cut)
 		if err != nil {
 			continue

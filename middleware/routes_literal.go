@@ -1,0 +1,94 @@
+package middleware
+
+import (
+	"net/http"
+	"net/url"
+	"strings"
+)
+
+// literalRoute returns the route that ServeMux matches r's path to as
+// routers read it when the router is not known (see globsUnrouted): as it
+// comes, uncleaned. gin, echo and chi serve a dot segment or an empty one
+// as a parameter's value ("/users/../x" by "/users/:id/x", "/users//x"
+// and "/users/." by chi's "/users/{id}/x" and "/users/{id}"), where
+// ServeMux cleans the path into another route's, or none. Each such
+// segment is read as one only a wildcard matches (see literalPath); the
+// route that reading matches itself (not a subtree holding it) is
+// returned, for the caller to charge with the others, all or nothing.
+// nil for none, for a path ServeMux would not clean, for a CONNECT (whose
+// path it does not clean), and for a path of more segments than any
+// pattern matching one path has: only a subtree could hold it. The
+// trade-off: behind a ServeMux subtree that cleans the path, such a
+// request is counted on that route too.
+func (rt *Routes) literalRoute(r *http.Request, method string) *route {
+	if r.URL == nil || method == http.MethodConnect || r.Pattern != "" && !subtreePattern(r.Pattern) {
+		return nil
+	}
+	esc := r.URL.EscapedPath()
+	if !unclean(esc) || deeper(esc, rt.depth) {
+		return nil
+	}
+	lit := literalPath(esc)
+	path, err := url.PathUnescape(lit)
+	if err != nil {
+		return nil
+	}
+	c := *r
+	u := *r.URL
+	u.Path, u.RawPath = path, lit
+	c.URL = &u
+	c.Method = method
+	if m := rt.muxMatch(&c); m.e != nil && !m.weak {
+		return m.e.rte
+	}
+	return nil
+}
+
+// unclean reports whether the escaped path p holds a segment literalPath
+// escapes: a dot segment or an empty one.
+func unclean(p string) bool {
+	return strings.HasPrefix(p, "/") && (strings.Contains(p, "//") || strings.Contains(p, "/."))
+}
+
+// deeper reports whether the path p has more than n slashes, counting no
+// further.
+func deeper(p string, n int) bool {
+	for i := 0; i <= n; i++ {
+		j := strings.IndexByte(p, '/')
+		if j < 0 {
+			return false
+		}
+		p = p[j+1:]
+	}
+	return true
+}
+
+// literalPath returns the escaped path p with each dot segment, and each
+// empty one but the leading slash's and a trailing slash's, escaped
+// ("/users/%2E%2E/x" for "/users/../x", "/users/%2E/x" for "/users//x"):
+// ServeMux neither cleans nor resolves such a segment, and matches it by
+// a wildcard alone, as gin, echo and chi take it for a parameter's value.
+// One pass, one allocation.
+func literalPath(p string) string {
+	if !unclean(p) {
+		return p
+	}
+	var b strings.Builder
+	b.Grow(len(p) + len(p)/2)
+	for rest := p[1:]; ; {
+		s, after, more := strings.Cut(rest, "/")
+		b.WriteByte('/')
+		switch {
+		case s == ".", s == "" && more:
+			b.WriteString("%2E")
+		case s == "..":
+			b.WriteString("%2E%2E")
+		default:
+			b.WriteString(s)
+		}
+		if !more {
+			return b.String()
+		}
+		rest = after
+	}
+}
