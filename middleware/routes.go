@@ -191,7 +191,7 @@ type Routes struct {
 	groups    map[string]namedGroup // the scopes named so far, by Add and Share
 	hosts     bool                  // whether a pattern names a host
 	globs     []globRoute           // the routes whose template ServeMux reads otherwise than gin and echo, in the order added
-	tails     []int                 // the segments of the ServeMux patterns ending in a gin or echo parameter (see tailSegments)
+	tails     []tailShape           // the ServeMux patterns ending in a gin or echo parameter, by their segments (see tailSegments)
 	tailMux   *http.ServeMux        // those patterns alone (see tailRoutes)
 	depth     int                   // the most slashes in the path of a ServeMux pattern matching one path, not a subtree (see literalRoute)
 	err       error                 // a bad argument of NewRoutes, reported by Add, Share and NewSelect
@@ -402,7 +402,7 @@ func (rt *Routes) share(name string, l Limiter, added bool, patterns ...string) 
 			if !e.subtree {
 				rt.depth = max(rt.depth, strings.Count(path, "/"))
 			}
-			rt.addTail(muxCanon, tail)
+			rt.addTail(muxCanon, path, tail)
 		case muxCanon == canon:
 			return err
 		default:

@@ -3,7 +3,6 @@ package middleware
 import (
 	"net/http"
 	"net/url"
-	"slices"
 	"strings"
 )
 
@@ -22,18 +21,17 @@ func tailSegments(p string) int {
 	return strings.Count(p, "/")
 }
 
-// addTail notes that the pattern p (canonical), of a route of n path
-// segments (see tailSegments), was registered in the ServeMux, and
-// registers it in tailMux too, with the others ending in a parameter.
-// ServeMux took it, so tailMux, holding fewer, does.
-func (rt *Routes) addTail(p string, n int) {
+// addTail notes that the pattern p (canonical), whose path is path (its
+// host dropped), of a route of n path segments (see tailSegments), was
+// registered in the ServeMux, and registers it in tailMux too, with the
+// others ending in a parameter. ServeMux took it, so tailMux, holding
+// fewer, does.
+func (rt *Routes) addTail(p, path string, n int) {
 	if n == 0 {
 		return
 	}
 	rt.tailMux.Handle(p, http.NotFoundHandler())
-	if !slices.Contains(rt.tails, n) {
-		rt.tails = append(rt.tails, n)
-	}
+	rt.addTailShape(path, n)
 }
 
 // tailRoutes charges on ch the routes ending in a gin or echo parameter
@@ -58,7 +56,11 @@ func (rt *Routes) tailRoutes(ch *charge, r *http.Request, method string, literal
 		return
 	}
 	esc := r.URL.EscapedPath()
-	for _, n := range rt.tails {
+	for _, shape := range rt.tails {
+		n := shape.n
+		if !shape.mayMatch(esc) {
+			continue
+		}
 		cut, ok := tailCut(esc, n)
 		if !ok {
 			continue
