@@ -8,38 +8,50 @@ import (
 
 // literalRoute returns the route that ServeMux matches r's path to as
 // routers read it when the router is not known (see globsUnrouted): as it
-// comes, uncleaned. gin, echo and chi serve a dot segment or an empty one
-// as a parameter's value ("/users/../x" by "/users/:id/x", "/users//x"
-// and "/users/." by chi's "/users/{id}/x" and "/users/{id}"), where
-// ServeMux cleans the path into another route's, or none. Each such
-// segment is read as one only a wildcard matches (see literalPath); the
-// route that reading matches itself (not a subtree holding it) is
-// returned, for the caller to charge with the others, all or nothing.
-// nil for none, for a path ServeMux would not clean, for a CONNECT (whose
-// path it does not clean), and for a path of more segments than any
-// pattern matching one path has: only a subtree could hold it. The
-// trade-off: behind a ServeMux subtree that cleans the path, such a
-// request is counted on that route too.
+// comes, uncleaned, escaped (echo, chi) or decoded (gin, whose
+// UseRawPath is off by default: "/users/a%2Fb/x" is "/users/a/b/x" to
+// it). gin, echo and chi serve a dot segment or an empty one as a
+// parameter's value ("/users/../x" by "/users/:id/x", "/users//x" and
+// "/users/." by chi's "/users/{id}/x" and "/users/{id}"), where ServeMux
+// cleans the path into another route's, or none. Each such segment is
+// read as one only a wildcard matches (see literalPath), and the host as
+// a pattern names it (see canonicalHost); the first route a reading
+// matches itself (not a subtree holding it) is returned, for the caller
+// to charge with the others, all or nothing. nil for none, for a reading
+// ServeMux matches already (the escaped path, clean), for a CONNECT
+// (whose path it does not clean), and for a reading of more segments than
+// any pattern matching one path has: only a subtree could hold it. The
+// trade-off: behind a ServeMux subtree that cleans the path, or a router
+// reading the escaped path, such a request is counted on that route too.
 func (rt *Routes) literalRoute(r *http.Request, method string) *route {
 	if r.URL == nil || method == http.MethodConnect || r.Pattern != "" && !subtreePattern(r.Pattern) {
 		return nil
 	}
 	esc := r.URL.EscapedPath()
-	if !unclean(esc) || deeper(esc, rt.depth) {
-		return nil
+	readings := [2]string{esc}
+	if r.URL.RawPath != "" {
+		// The decoded path, escaped as it would come without its
+		// escapes ("%2F" a slash).
+		readings[1] = (&url.URL{Path: r.URL.Path}).EscapedPath()
 	}
-	lit := literalPath(esc)
-	path, err := url.PathUnescape(lit)
-	if err != nil {
-		return nil
-	}
-	c := *r
-	u := *r.URL
-	u.Path, u.RawPath = path, lit
-	c.URL = &u
-	c.Method = method
-	if m := rt.muxMatch(&c); m.e != nil && !m.weak {
-		return m.e.rte
+	for i, p := range readings {
+		if p == "" || i > 0 && p == esc || i == 0 && !unclean(p) || deeper(p, rt.depth) {
+			continue
+		}
+		lit := literalPath(p)
+		path, err := url.PathUnescape(lit)
+		if err != nil {
+			continue
+		}
+		c := *r
+		u := *r.URL
+		u.Path, u.RawPath = path, lit
+		c.URL = &u
+		c.Method = method
+		c.Host = canonicalHost(r.Host)
+		if m := rt.muxMatch(&c); m.e != nil && !m.weak {
+			return m.e.rte
+		}
 	}
 	return nil
 }

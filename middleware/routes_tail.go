@@ -78,6 +78,7 @@ func (rt *Routes) tailRoutes(ch *charge, r *http.Request, method string, literal
 		u.Path, u.RawPath = path, cut
 		c.URL = &u
 		c.Method = method
+		c.Host = canonicalHost(r.Host) // as a pattern names it
 		// Only the routes ending in a parameter are in tailMux: a
 		// literal route at the cut ("GET /users/me") does not hide the
 		// parameter's, which echo serves the deeper path by.

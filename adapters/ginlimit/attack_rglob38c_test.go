@@ -12,16 +12,19 @@ import (
 )
 
 // TestAttackRglob38cDotSegmentParamAroundGin: gin serves "/users/../x"
-// by "/users/:id/x" (id ".."), "/users/." by "/users/:id". With the
-// limiter around gin, ServeMux cleaned them into "/x" and "/users/" and
-// charged the default or "GET /x": 3 of 3 handler runs past a route limit
-// of 1 an hour. Now 1 of 3.
+// by "/users/:id/x" (id ".."), "/users/." by "/users/:id", and, routing
+// the decoded path, "/users/a%2Fb/x" by "/users/:id/:y/x". With the
+// limiter around gin, ServeMux cleaned the first into "/x" and "/users/",
+// read the last as one segment "a%2Fb", and charged the default or "GET
+// /x": 3 of 3 handler runs past a route limit of 1 an hour. Now 1 of 3.
 func TestAttackRglob38cDotSegmentParamAroundGin(t *testing.T) {
 	for _, c := range []struct{ route, path string }{
 		{"/users/:id/x", "/users/../x"},
 		{"/users/:id/x", "/users/./x"},
 		{"/users/:id", "/users/."},
 		{"/users/:id", "/users/.."},
+		{"/users/:id/:y/x", "/users/a%2Fb/x"},
+		{"/users/:id/:y/x", "/users/a%2F../x"},
 	} {
 		rt := middleware.NewRoutes(limiter(t, core.FixedWindow{Quota: 1000, Window: time.Hour}))
 		require.NoError(t, rt.Add("GET "+c.route, limiter(t, core.FixedWindow{Quota: 1, Window: time.Hour})))
