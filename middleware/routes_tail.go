@@ -98,8 +98,12 @@ const tailPlaceholder = "_"
 // tailCut returns the escaped path p cut after its first n-1 segments,
 // with tailPlaceholder for the rest, when that rest is not empty ("/users/"
 // then anything: "1/2", "/1", ".", "me/x"): what a route of n segments
-// ending in a parameter takes there. False when p has fewer segments.
+// ending in a parameter takes there. False when p has fewer segments, or
+// does not start with a slash.
 func tailCut(p string, n int) (string, bool) {
+	if !strings.HasPrefix(p, "/") {
+		return "", false // "" (an absolute-form request line's), "*"
+	}
 	i := 0 // the index of the slash before segment k
 	for range n - 1 {
 		j := strings.IndexByte(p[i+1:], '/')
