@@ -52,10 +52,12 @@ func (rt *Routes) tailRoutes(ch *charge, r *http.Request, method string, literal
 	if literal || len(rt.tails) == 0 || r.URL == nil || r.Pattern != "" && !subtreePattern(r.Pattern) {
 		return
 	}
-	if m := rt.muxMatch(r); m.e != nil && !m.weak {
+	esc := r.URL.EscapedPath()
+	// A path ServeMux cleans ("/users/me/x/..") is matched as another
+	// ("/users/me"), not itself: echo serves it as it comes.
+	if m := rt.muxMatch(r); m.e != nil && !m.weak && !unclean(esc) {
 		return
 	}
-	esc := r.URL.EscapedPath()
 	for _, shape := range rt.tails {
 		n := shape.n
 		if !shape.mayMatch(esc) {
