@@ -24,10 +24,13 @@ import (
 // trade-off: behind a ServeMux subtree that cleans the path, or a router
 // reading the escaped path, such a request is counted on that route too.
 func (rt *Routes) literalRoute(r *http.Request, method string) *route {
-	if r.URL == nil || method == http.MethodConnect || r.Pattern != "" && !subtreePattern(r.Pattern) {
+	if r.URL == nil || method == http.MethodConnect {
 		return nil
 	}
 	esc := r.URL.EscapedPath()
+	if !unclean(esc) && r.URL.RawPath == "" || r.Pattern != "" && !subtreePattern(r.Pattern) {
+		return nil // the cheap test first: subtreePattern allocates
+	}
 	readings := [2]string{esc}
 	if r.URL.RawPath != "" {
 		// The decoded path, escaped as it would come without its
