@@ -127,7 +127,13 @@ import (
 //     ending in a gin or echo parameter ("GET /users/:id") is charged too
 //     for a deeper path that no pattern matches itself ("/users/1/2"),
 //     which echo serves by it when no route continues below, with the
-//     default, all or nothing. A request that would be
+//     default, all or nothing, whatever the rest holds ("/users//1",
+//     "/users/./x", "/users/me/x" beside "GET /users/me", which echo
+//     leaves for the parameter). Without a template, a path read as gin,
+//     echo and chi read it, uncleaned (a dot or empty segment is a
+//     parameter's value to them: "/users/../x" reaches "/users/:id/x")
+//     and, for gin, decoded ("/users/a%2Fb/x" is "/users/a/b/x"), is
+//     charged on the route that reading matches too. A request that would be
 //     charged on more routes than a charge holds (several such routes
 //     beside a path variant's, for a method in both cases) is refused,
 //     never charged on fewer: Select returns an error wrapping
