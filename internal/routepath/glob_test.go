@@ -123,7 +123,7 @@ func FuzzGlobMatchesWhatItsTemplateServes(f *testing.F) {
 		g, ok := NewGlob(pattern)
 		_ = g.Match(v, path)
 		_ = g.Same(g, v)
-		if !ok || strings.ContainsAny(pattern, "{}") && strings.ContainsAny(fillBraces(pattern, ""), `:*\`) {
+		if !ok || mixedSyntax(pattern) {
 			return // no router reads chi's braces and gin's or echo's syntax together
 		}
 		host, filled := "", fillTemplate(pattern, v)
@@ -166,6 +166,22 @@ func fillTemplate(pattern, v string) string {
 // colons returns the text t with gin's and echo's escaped colons ("\\:")
 // colons.
 func colons(t string) string { return strings.ReplaceAll(t, `\:`, ":") }
+
+// mixedSyntax reports whether pattern holds chi's braces and gin's or
+// echo's syntax (":", "*", an escape) in one segment, or braces in its
+// host, which no router reads.
+func mixedSyntax(pattern string) bool {
+	i := strings.IndexByte(pattern, '/')
+	if strings.ContainsAny(pattern[:i], "{}") {
+		return true
+	}
+	for _, s := range strings.Split(pattern[i:], "/") {
+		if strings.ContainsAny(s, "{}") && strings.ContainsAny(fillBraces(s, ""), `:*\`) {
+			return true
+		}
+	}
+	return false
+}
 
 // fillBraces returns the segment s with each of chi's parameters, in
 // braces (nested ones counted), replaced by v and its text kept.
