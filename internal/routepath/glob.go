@@ -226,32 +226,39 @@ func (g Glob) MatchEnd(host, path string) (ok, emptyEnd bool) {
 	}
 	path = path[1:]
 	for i, seg := range g.segs {
-		last := i == len(g.segs)-1
 		s, after, more := strings.Cut(path, "/")
-		switch seg.kind {
-		case rest:
-			return true, false
-		case prefixRest:
-			return strings.HasPrefix(path, seg.text), false
-		case literal:
-			if s != seg.text {
-				return false, false
-			}
-		case prefixParam:
-			if !seg.matches(s) {
-				return false, false
-			}
-		}
-		if last {
-			empty := !more && seg.kind >= prefixParam && len(s) == len(seg.text)+len(seg.suffix)
-			return !more || seg.leaf, empty
-		}
-		if !more {
-			return false, false
+		if done, ok, empty := seg.step(s, path, more, i == len(g.segs)-1); done {
+			return ok, empty
 		}
 		path = after
 	}
 	return false, false
+}
+
+// step matches seg, the last of its Glob's when last, against the segment
+// s of a path (from: the path from s on; more: whether a segment follows
+// s). done says that ok and emptyEnd are the Glob's answer (see
+// [Glob.MatchEnd]); else the next segment is matched.
+func (seg globSeg) step(s, from string, more, last bool) (done, ok, emptyEnd bool) {
+	switch seg.kind {
+	case rest:
+		return true, true, false
+	case prefixRest:
+		return true, strings.HasPrefix(from, seg.text), false
+	case literal:
+		if s != seg.text {
+			return true, false, false
+		}
+	case prefixParam:
+		if !seg.matches(s) {
+			return true, false, false
+		}
+	}
+	if last {
+		empty := !more && seg.kind >= prefixParam && len(s) == len(seg.text)+len(seg.suffix)
+		return true, !more || seg.leaf, empty
+	}
+	return !more, false, false
 }
 
 // Below reports whether g, a template ending in a slash, matches path

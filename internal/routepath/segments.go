@@ -72,28 +72,9 @@ func (g Glob) MatchSegments(host string, sp *Segments) (ok, emptyEnd bool) {
 		if i == sp.n {
 			return false, false // the path ends before g does
 		}
-		last := i == len(g.segs)-1
 		s, from, more := sp.seg(i)
-		switch seg.kind {
-		case rest:
-			return true, false
-		case prefixRest:
-			return strings.HasPrefix(from, seg.text), false
-		case literal:
-			if s != seg.text {
-				return false, false
-			}
-		case prefixParam:
-			if !seg.matches(s) {
-				return false, false
-			}
-		}
-		if last {
-			empty := !more && seg.kind >= prefixParam && len(s) == len(seg.text)+len(seg.suffix)
-			return !more || seg.leaf, empty
-		}
-		if !more {
-			return false, false
+		if done, ok, empty := seg.step(s, from, more, i == len(g.segs)-1); done {
+			return ok, empty
 		}
 	}
 	return false, false
