@@ -183,11 +183,11 @@ func (rt *Routes) globReading(host string, path *routepath.Segments, method stri
 // sharedRoute): the first added of those. With nothing else charged, the
 // route is ch's own.
 func (rt *Routes) globTemplate(ch *charge, r *http.Request, method, template string) {
-	if len(rt.globs) == 0 || r.URL == nil {
-		return
+	if len(rt.globs) == 0 || r.URL == nil || rt.templateRoute(r, method, template) != nil {
+		return // (the lookup first: parsing the template allocates)
 	}
 	t, ok := routepath.NewGlob(template)
-	if !ok || rt.templateRoute(r, method, template) != nil {
+	if !ok {
 		return
 	}
 	host := requestHost(r)
