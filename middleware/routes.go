@@ -387,7 +387,11 @@ func (rt *Routes) share(name string, l Limiter, added bool, patterns ...string) 
 			muxCanon = muxKey.method + " " + muxKey.path
 		}
 		glob, globbed := routepath.NewGlob(key.path)
-		switch err := rt.registerRoute(p, muxCanon, globbed && glob.Widened()); {
+		mux := rt.mux
+		if globbed && glob.Widened() {
+			mux = http.NewServeMux() // checked there, not registered (see below)
+		}
+		switch err := register(mux, p, muxCanon); {
 		case globbed && glob.Widened():
 			// chi's braces beside text ("/v{version}/x"): ServeMux would
 			// match any segment there ("/abc/x"), taking requests the
@@ -459,15 +463,6 @@ func parsePattern(p string) (routeKey, string, error) {
 		return routeKey{path: rest}, rest, nil
 	}
 	return routeKey{method, rest}, method + " " + rest, nil
-}
-
-// registerRoute registers pattern, the ServeMux form of the route p, in
-// rt's ServeMux, or, checked, in a ServeMux of its own.
-func (rt *Routes) registerRoute(p, pattern string, checked bool) error {
-	if checked {
-		return register(http.NewServeMux(), p, pattern)
-	}
-	return register(rt.mux, p, pattern)
 }
 
 // register adds pattern, the ServeMux form of the route p, to mux, turning
