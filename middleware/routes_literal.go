@@ -27,10 +27,12 @@ func (rt *Routes) literalRoute(r *http.Request, method string) *route {
 	if r.URL == nil || method == http.MethodConnect {
 		return nil
 	}
-	esc := r.URL.EscapedPath()
-	if !unclean(esc) && r.URL.RawPath == "" || r.Pattern != "" && !subtreePattern(r.Pattern) {
-		return nil // the cheap test first: subtreePattern allocates
+	// The cheap test first (subtreePattern allocates), on the path itself
+	// when it came without escapes: escaping adds no dot or slash.
+	if r.URL.RawPath == "" && !unclean(r.URL.Path) || r.Pattern != "" && !subtreePattern(r.Pattern) {
+		return nil
 	}
+	esc := r.URL.EscapedPath()
 	readings := [2]string{esc}
 	if r.URL.RawPath != "" {
 		// The decoded path, escaped as it would come without its
