@@ -19,9 +19,6 @@ import (
 type Glob struct {
 	host string // lower case, without a trailing dot; "" for any
 	segs []globSeg
-	// widened: MuxPath makes a segment of text and braces a wildcard of
-	// the whole segment.
-	widened bool
 	// slash: the template ends in a slash, its last segment the paths
 	// below it (see Below).
 	slash bool
@@ -158,7 +155,6 @@ func NewGlob(p string) (Glob, bool) {
 			if seg.approx && seg.kind == prefixParam {
 				seg.mid = midText(s)
 			}
-			g.widened = g.widened || seg.approx
 		default:
 			// gin's and echo's escaped colon ("books\:batchGet") is a
 			// colon, which ServeMux reads as a backslash and a colon
@@ -185,7 +181,7 @@ func NewGlob(p string) (Glob, bool) {
 // text and chi's braces ("v{version}", "{name}.{ext}") becomes a wildcard
 // matching any segment ("/abc"), which the router does not serve by that
 // template.
-func (g Glob) Widened() bool { return g.widened }
+func (g Glob) Widened() bool { return slices.ContainsFunc(g.segs, approx) }
 
 // wholeBraces reports whether the segment s is one parameter in braces,
 // nested ones counted ("{id}", "{id:[0-9]{2}}"), not text beside one.
